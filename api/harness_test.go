@@ -1,0 +1,194 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	sandboxes "github.com/auxilia/sandboxes"
+	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
+	"github.com/auxilia/sandboxes/pkg/token"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+)
+
+// env is a running API on a real database, with tokens of every kind.
+type env struct {
+	t       *testing.T
+	db      *store.DB
+	echo    *echo.Echo
+	srv     *httptest.Server
+	logs    *syncBuffer
+	admin   string // admin of workspace "default"
+	member  string // member of workspace "default"
+	foreign string // admin of workspace "other"
+}
+
+func newEnv(t *testing.T, db *store.DB) *env {
+	t.Helper()
+	ctx := context.Background()
+	logs := &syncBuffer{}
+	tokens := token.New(db.Tokens(), db.Workspaces(), db)
+	e := api.New(api.Config{
+		Log:         slog.New(slog.NewJSONHandler(logs, nil)),
+		DB:          db,
+		Tokens:      tokens,
+		Idempotency: db.Idempotency(),
+		OpenAPI:     sandboxes.OpenAPI,
+		JSONLimit:   64 << 10,
+	})
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	issue := func(ws string, role auxilia.Role) string {
+		issued, err := tokens.Issue(ctx, ws, string(role)+"@"+ws, role)
+		require.NoError(t, err)
+		return issued.Value
+	}
+	return &env{t: t, db: db, echo: e, srv: srv, logs: logs,
+		admin: issue("default", auxilia.RoleAdmin), member: issue("default", auxilia.RoleMember),
+		foreign: issue("other", auxilia.RoleAdmin)}
+}
+
+// response is an answer already checked against openapi.yaml.
+type response struct {
+	*http.Response
+	body []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(r.body, &m), "body: %s", r.body)
+	return m
+}
+
+// call sends a request as the given token ("" for none). body may be a
+// string (sent as is) or any value (sent as JSON).
+func (e *env) call(method, path, tok string, body any, headers ...string) response {
+	e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		js, err := json.Marshal(b)
+		require.NoError(e.t, err)
+		rd = bytes.NewReader(js)
+	}
+	req, err := http.NewRequest(method, e.srv.URL+path, rd)
+	require.NoError(e.t, err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(e.t, err)
+	defer res.Body.Close()
+	out, err := io.ReadAll(res.Body)
+	require.NoError(e.t, err)
+	checkAgainstSpec(e.t, req, res, out)
+	return response{Response: res, body: out}
+}
+
+var (
+	specOnce   sync.Once
+	specRouter routers.Router
+	specErr    error
+)
+
+// checkAgainstSpec fails the test when an answer is not what openapi.yaml
+// promises for its route: an undocumented status, or a body off its schema.
+func checkAgainstSpec(t *testing.T, req *http.Request, res *http.Response, body []byte) {
+	t.Helper()
+	specOnce.Do(func() {
+		loader := openapi3.NewLoader()
+		doc, err := loader.LoadFromData(sandboxes.OpenAPI)
+		if err != nil {
+			specErr = err
+			return
+		}
+		if specErr = doc.Validate(loader.Context); specErr == nil {
+			specRouter, specErr = gorillamux.NewRouter(doc)
+		}
+	})
+	require.NoError(t, specErr, "openapi.yaml")
+	route, params, err := specRouter.FindRoute(req)
+	if err != nil {
+		return // routes the API does not have (404/405 tests) are not in the spec
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: res.StatusCode,
+		Header: res.Header, Body: io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+	require.NoError(t, openapi3filter.ValidateResponse(context.Background(), out),
+		"%s %s answered %d, which openapi.yaml does not describe: %s", req.Method, req.URL.Path, res.StatusCode, body)
+}
+
+// problem asserts that r is a problem+json with the given status and reason.
+func (r response) problem(t *testing.T, status int, reason string) map[string]any {
+	t.Helper()
+	require.Equal(t, status, r.StatusCode, "body: %s", r.body)
+	require.Equal(t, "application/problem+json", r.Header.Get("Content-Type"))
+	p := r.json(t)
+	require.Equal(t, reason, p["reason"], "body: %s", r.body)
+	require.EqualValues(t, status, p["status"])
+	require.Equal(t, "https://auxilia.dev/problems/"+reason, p["type"])
+	require.NotEmpty(t, p["title"])
+	require.NotEmpty(t, p["detail"])
+	return p
+}
+
+// fields lists the names of the broken fields of a 422 problem.
+func fields(p map[string]any) []string {
+	var out []string
+	errs, _ := p["errors"].([]any)
+	for _, e := range errs {
+		out = append(out, e.(map[string]any)["field"].(string))
+	}
+	return out
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// eachDB runs fn against a fresh API on each database engine.
+func eachDB(t *testing.T, fn func(t *testing.T, e *env)) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
+}

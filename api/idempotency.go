@@ -1,0 +1,135 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/labstack/echo/v4"
+)
+
+const headerIdempotencyKey = "Idempotency-Key"
+
+// staleClaim is how long an unfinished request keeps its key: past it, the
+// process that ran it is presumed dead and a retry runs again.
+const staleClaim = 5 * time.Minute
+
+// replayedHeaders are the answer's headers worth replaying.
+var replayedHeaders = []string{echo.HeaderContentType, echo.HeaderLocation, "ETag"}
+
+// IdempotencyStore keeps the answers to requests made with an Idempotency-Key.
+type IdempotencyStore interface {
+	Claim(ctx context.Context, tokenID, key, hash string, expired, stale time.Time) (*auxilia.IdempotentRequest, error)
+	Complete(ctx context.Context, tokenID, key string, status int, headers map[string]string, body []byte) error
+	Release(ctx context.Context, tokenID, key string) error
+}
+
+// idempotent makes a create route safe to retry: a request with the same
+// Idempotency-Key and body gets the first answer again; the same key with
+// another body is a 422; a retry while the first is still running is a 409.
+// Keys are scoped to the token and kept for auxilia.IdempotencyTTL.
+func idempotent(store IdempotencyStore, log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			key := c.Request().Header.Get(headerIdempotencyKey)
+			if key == "" {
+				return next(c)
+			}
+			if len(key) > 255 || !printableASCII(key) {
+				return auxilia.Errorf(auxilia.CodeMalformed, "Idempotency-Key must be 1 to 255 printable ASCII characters.")
+			}
+			body, err := io.ReadAll(c.Request().Body)
+			if err != nil {
+				return bodyReadError(err)
+			}
+			c.Request().Body = io.NopCloser(bytes.NewReader(body))
+
+			sum := sha256.New()
+			sum.Write([]byte(c.Request().Method + " " + c.Request().URL.Path + "\n"))
+			sum.Write(body)
+			hash := hex.EncodeToString(sum.Sum(nil))
+
+			ctx := c.Request().Context()
+			tokenID := actor(c).TokenID
+			now := time.Now()
+			prev, err := store.Claim(ctx, tokenID, key, hash, now.Add(-auxilia.IdempotencyTTL), now.Add(-staleClaim))
+			if err != nil {
+				return err
+			}
+			if prev != nil {
+				return replay(c, prev, hash)
+			}
+
+			rec := &recorder{ResponseWriter: c.Response().Writer}
+			c.Response().Writer = rec
+			completed := false
+			defer func() {
+				if !completed { // a panic: let a retry run again
+					_ = store.Release(context.WithoutCancel(ctx), tokenID, key)
+				}
+			}()
+			if err := next(c); err != nil {
+				c.Error(err) // write the problem now, so that it is recorded
+			}
+			completed = true
+			status := c.Response().Status
+			if status >= 500 || !c.Response().Committed {
+				return store.Release(context.WithoutCancel(ctx), tokenID, key)
+			}
+			headers := map[string]string{}
+			for _, h := range replayedHeaders {
+				if v := c.Response().Header().Get(h); v != "" {
+					headers[h] = v
+				}
+			}
+			if err := store.Complete(context.WithoutCancel(ctx), tokenID, key, status, headers, rec.body.Bytes()); err != nil {
+				log.WarnContext(ctx, "keep idempotent answer", "request_id", requestID(c), "error", err.Error())
+			}
+			return nil
+		}
+	}
+}
+
+func replay(c echo.Context, prev *auxilia.IdempotentRequest, hash string) error {
+	switch {
+	case prev.RequestHash != hash:
+		return auxilia.Errorf(auxilia.CodeIdempotencyReused,
+			"This Idempotency-Key was used with another request body; use a new key for a new request.")
+	case !prev.Done:
+		return auxilia.Errorf(auxilia.CodeInFlight,
+			"A request with this Idempotency-Key is still running; retry when it has finished.")
+	}
+	for k, v := range prev.Headers {
+		c.Response().Header().Set(k, v)
+	}
+	c.Response().Header().Set("Idempotent-Replayed", "true")
+	c.Response().WriteHeader(prev.Status)
+	_, err := c.Response().Write(prev.Body)
+	return err
+}
+
+// recorder keeps a copy of what a handler writes.
+type recorder struct {
+	http.ResponseWriter
+	body bytes.Buffer
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}

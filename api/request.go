@@ -1,0 +1,143 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+)
+
+// readJSONBody reads the request body (within its limit) and checks that it
+// is JSON text: a JSON media type (or none) and valid UTF-8.
+func readJSONBody(c echo.Context) ([]byte, error) {
+	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return nil, auxilia.Errorf(auxilia.CodeUnsupportedMedia, "The body must be JSON (Content-Type: application/json).")
+		}
+	}
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return nil, bodyReadError(err)
+	}
+	if !utf8.Valid(body) {
+		return nil, auxilia.Errorf(auxilia.CodeMalformed, "The body is not valid UTF-8.")
+	}
+	return body, nil
+}
+
+// bindJSON decodes the request body into v. Malformed JSON, an unknown
+// field or trailing data is a 400; a value of the wrong type is a 422 on its field.
+func bindJSON(c echo.Context, v any) error {
+	body, err := readJSONBody(c)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(body, v)
+}
+
+// decodeJSON is bindJSON for bytes already read.
+func decodeJSON(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return auxilia.Errorf(auxilia.CodeMalformed, "The request needs a JSON body.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return auxilia.Errorf(auxilia.CodeMalformed, "The body has data after its JSON value.")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return auxilia.Errorf(auxilia.CodeMalformed, "The body must be a JSON object.")
+		}
+		var fe auxilia.FieldErrors
+		fe.Add(typeErr.Field, "must be %s", jsonTypeName(typeErr.Type.Kind().String()))
+		return fe.Err()
+	case errors.As(err, &syntaxErr):
+		return auxilia.Errorf(auxilia.CodeMalformed, "The body is not valid JSON: %s (at byte %d).", syntaxErr.Error(), syntaxErr.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return auxilia.Errorf(auxilia.CodeMalformed, "The body is not valid JSON: it ends too early.")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return auxilia.Errorf(auxilia.CodeMalformed, "The body has an unknown field %s.", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	default:
+		return auxilia.Errorf(auxilia.CodeMalformed, "The body is not valid JSON: %s.", err.Error())
+	}
+}
+
+func jsonTypeName(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice", "array":
+		return "a list"
+	case "map", "struct":
+		return "an object"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "a whole number"
+	case "float32", "float64":
+		return "a number"
+	default:
+		return "of another type"
+	}
+}
+
+// pathID reads a UUID path parameter. Anything that is not a UUID cannot
+// name a resource, so it is a 404 like any unknown id.
+func pathID(c echo.Context, name, resource string) (string, error) {
+	id, err := uuid.Parse(c.Param(name))
+	if err != nil {
+		return "", auxilia.NotFound(resource)
+	}
+	return id.String(), nil
+}
+
+// actor returns who makes the request (set by the auth middleware).
+func actor(c echo.Context) auxilia.Actor {
+	a, _ := auxilia.ActorFrom(c.Request().Context())
+	return a
+}
+
+// bodyReadError maps a failed body read to the answer the client should get.
+func bodyReadError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return tooLargeError(tooLarge.Limit)
+	}
+	return auxilia.Errorf(auxilia.CodeMalformed, "The body could not be read: %s.", err.Error())
+}
+
+func tooLargeError(limit int64) error {
+	return auxilia.Errorf(auxilia.CodeTooLarge, "The body is larger than the limit of %s.", formatBytes(limit))
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}

@@ -1,0 +1,97 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Default body limits (both configurable).
+const (
+	DefaultJSONLimit   int64 = 1 << 20
+	DefaultUploadLimit int64 = 64 << 20
+)
+
+// Config is everything the API needs to serve.
+type Config struct {
+	Log         *slog.Logger
+	DB          Pinger
+	Tokens      TokenService
+	Idempotency IdempotencyStore
+	// OpenAPI is the contract served at /api/v1/openapi.yaml.
+	OpenAPI []byte
+	// JSONLimit and UploadLimit cap request bodies (0 means the default).
+	JSONLimit   int64
+	UploadLimit int64
+}
+
+// TokenService is what the API needs of tokens: authentication and management.
+type TokenService interface {
+	Authenticator
+	tokenService
+}
+
+// Pinger checks that a dependency answers.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// New returns the HTTP handler of the whole API.
+func New(cfg Config) *echo.Echo {
+	if cfg.JSONLimit == 0 {
+		cfg.JSONLimit = DefaultJSONLimit
+	}
+	if cfg.UploadLimit == 0 {
+		cfg.UploadLimit = DefaultUploadLimit
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = errorHandler(cfg.Log)
+	e.Use(withRequestID(), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit))
+
+	health := healthHandler{db: cfg.DB}
+	e.GET("/healthz", health.live)
+	e.GET("/readyz", health.ready)
+	e.GET("/api/v1/openapi.yaml", specHandler(cfg.OpenAPI).serve)
+
+	v1 := newRoutes(e.Group("/api/v1"), authenticate(cfg.Tokens))
+	idem := idempotent(cfg.Idempotency, cfg.Log)
+	workspaceHandler{}.routes(v1)
+	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
+	return e
+}
+
+// routes registers routes with middleware of their own. (Echo's group
+// middleware would add a catch-all route that turns every 405 into a 404.)
+type routes struct {
+	g  *echo.Group
+	mw []echo.MiddlewareFunc
+}
+
+func newRoutes(g *echo.Group, mw ...echo.MiddlewareFunc) routes { return routes{g: g, mw: mw} }
+
+func (r routes) add(method, path string, h echo.HandlerFunc, mw []echo.MiddlewareFunc) {
+	r.g.Add(method, path, h, append(append([]echo.MiddlewareFunc{}, r.mw...), mw...)...)
+}
+
+func (r routes) GET(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+	r.add(http.MethodGet, path, h, mw)
+}
+
+func (r routes) POST(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+	r.add(http.MethodPost, path, h, mw)
+}
+
+func (r routes) PUT(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+	r.add(http.MethodPut, path, h, mw)
+}
+
+func (r routes) PATCH(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+	r.add(http.MethodPatch, path, h, mw)
+}
+
+func (r routes) DELETE(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+	r.add(http.MethodDelete, path, h, mw)
+}

@@ -1,0 +1,52 @@
+// Command auxilia runs Auxilia sandboxes: the API server and its admin tasks.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: auxilia <command> [flags]
+
+commands:
+  serve                  run the server (configured by environment variables; see the README)
+  migrate                bring the database schema up to date and exit
+  tokens create          create an API token: --workspace NAME --role admin|member [--name NAME]
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "auxilia:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return fmt.Errorf("no command given")
+	}
+	cfg, err := loadConfig(os.Getenv)
+	if err != nil {
+		return err
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "serve":
+		return serve(ctx, cfg)
+	case "migrate":
+		return migrate(ctx, cfg)
+	case "tokens":
+		return tokens(ctx, cfg, rest)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	default:
+		fmt.Fprint(os.Stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}

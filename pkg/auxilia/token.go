@@ -1,0 +1,49 @@
+package auxilia
+
+import (
+	"context"
+	"time"
+)
+
+// Role decides what a token may do.
+type Role string
+
+// Roles. Admins manage sandboxes and tokens; members use what admins set up.
+const (
+	RoleAdmin  Role = "admin"
+	RoleMember Role = "member"
+)
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool { return r == RoleAdmin || r == RoleMember }
+
+// Token is an API bearer token as stored: its value is never kept, only a hash.
+type Token struct {
+	ID          string
+	WorkspaceID string
+	Name        string
+	Role        Role
+	CreatedAt   time.Time
+	LastUsedAt  *time.Time
+}
+
+// Actor is who makes a request: the authenticated token and its workspace.
+type Actor struct {
+	TokenID   string
+	TokenName string
+	Role      Role
+	Workspace Workspace
+}
+
+type actorKey struct{}
+
+// WithActor returns a context carrying the actor of the request.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorFrom returns the actor the context carries, if any.
+func ActorFrom(ctx context.Context) (Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(Actor)
+	return a, ok
+}

@@ -1,0 +1,145 @@
+// Package store keeps Auxilia's state in Postgres or in an embedded SQLite
+// file through GORM. It is the only package that speaks SQL.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"github.com/google/uuid"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Dialect names the database engine behind a DB.
+type Dialect string
+
+// Supported engines.
+const (
+	Postgres Dialect = "postgres"
+	SQLite   Dialect = "sqlite"
+)
+
+// SQLiteFile is the embedded database's file name inside the data folder.
+const SQLiteFile = "auxilia.db"
+
+// DB is a handle on the database. It is safe for concurrent use.
+type DB struct {
+	gorm    *gorm.DB
+	dialect Dialect
+}
+
+// Open connects to url: a postgres:// (or postgresql://) URL selects Postgres;
+// an empty url selects the embedded SQLite file in dataDir.
+func Open(ctx context.Context, url, dataDir string) (*DB, error) {
+	cfg := &gorm.Config{
+		TranslateError:         true,
+		SkipDefaultTransaction: true,
+		Logger:                 logger.Discard,
+		NowFunc:                Now,
+	}
+	var (
+		g       *gorm.DB
+		dialect Dialect
+		err     error
+	)
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		dialect = Postgres
+		g, err = gorm.Open(postgres.Open(url), cfg)
+	case url == "":
+		dialect = SQLite
+		if err := os.MkdirAll(dataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("create data folder: %w", err)
+		}
+		g, err = gorm.Open(sqlite.Open(SQLiteDSN(filepath.Join(dataDir, SQLiteFile))), cfg)
+	default:
+		return nil, errors.New("DATABASE_URL must be a postgres:// URL, or unset for the embedded database")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	db := &DB{gorm: g, dialect: dialect}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("reach %s database: %w", dialect, err)
+	}
+	return db, nil
+}
+
+// SQLiteDSN is the connection string for the embedded file: WAL for concurrent
+// readers, a busy timeout instead of immediate "database is locked" errors,
+// foreign keys on, and transactions that take the write lock when they begin
+// (so two of them never deadlock upgrading from read to write).
+func SQLiteDSN(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+}
+
+// Dialect tells which engine this is.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	sqlDB, err := db.gorm.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.PingContext(ctx)
+}
+
+// Close releases every connection.
+func (db *DB) Close() error {
+	sqlDB, err := db.gorm.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+type txKey struct{}
+
+// InTx runs fn in a transaction: every store call made with the context fn
+// receives joins it. Nested calls join the outer transaction.
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := ctx.Value(txKey{}).(*gorm.DB); ok {
+		return fn(ctx)
+	}
+	return db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(context.WithValue(ctx, txKey{}, tx))
+	})
+}
+
+// conn returns the transaction ctx carries, or the pool.
+func (db *DB) conn(ctx context.Context) *gorm.DB {
+	if tx, ok := ctx.Value(txKey{}).(*gorm.DB); ok {
+		return tx
+	}
+	return db.gorm.WithContext(ctx)
+}
+
+// Lock takes a lock named name for the rest of ctx's transaction, so that
+// concurrent transactions doing the same work run one after the other, in
+// this process and in every other one on the same database.
+func (db *DB) Lock(ctx context.Context, name string) error {
+	if _, ok := ctx.Value(txKey{}).(*gorm.DB); !ok {
+		return errors.New("store: Lock outside a transaction")
+	}
+	if db.dialect == SQLite {
+		return nil // SQLite transactions begin with the database's write lock.
+	}
+	return db.conn(ctx).Exec("SELECT pg_advisory_xact_lock(hashtext(?))", name).Error
+}
+
+// Now is the store's clock: UTC, at the microsecond precision both engines keep.
+func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// newID returns a time-ordered UUID, so that ordering by id is creation order.
+func newID() string { return uuid.Must(uuid.NewV7()).String() }

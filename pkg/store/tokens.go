@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+type tokenRow struct {
+	ID          string `gorm:"primaryKey"`
+	WorkspaceID string
+	Name        string
+	Role        string
+	Hash        string
+	CreatedAt   time.Time
+	LastUsedAt  *time.Time
+	RevokedAt   *time.Time
+}
+
+func (tokenRow) TableName() string { return "tokens" }
+
+func (r tokenRow) domain() auxilia.Token {
+	return auxilia.Token{ID: r.ID, WorkspaceID: r.WorkspaceID, Name: r.Name, Role: auxilia.Role(r.Role),
+		CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt}
+}
+
+// Tokens stores API tokens by the hash of their value.
+type Tokens struct{ db *DB }
+
+// Tokens returns the token repository.
+func (db *DB) Tokens() Tokens { return Tokens{db} }
+
+// Create stores a new token with the given value hash and returns it with its id.
+func (s Tokens) Create(ctx context.Context, t auxilia.Token, hash string) (auxilia.Token, error) {
+	row := tokenRow{ID: newID(), WorkspaceID: t.WorkspaceID, Name: t.Name, Role: string(t.Role),
+		Hash: hash, CreatedAt: Now()}
+	if err := s.db.conn(ctx).Create(&row).Error; err != nil {
+		return auxilia.Token{}, err
+	}
+	return row.domain(), nil
+}
+
+// ByHash returns the live token whose value hashes to hash, with its workspace.
+func (s Tokens) ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error) {
+	var row tokenRow
+	err := s.db.conn(ctx).Where("hash = ? AND revoked_at IS NULL", hash).Take(&row).Error
+	if err != nil {
+		return auxilia.Token{}, auxilia.Workspace{}, notFound(err, "token")
+	}
+	var ws workspaceRow
+	if err := s.db.conn(ctx).Where("id = ?", row.WorkspaceID).Take(&ws).Error; err != nil {
+		return auxilia.Token{}, auxilia.Workspace{}, err
+	}
+	return row.domain(), ws.domain(), nil
+}
+
+// Get returns the live token id of the workspace.
+func (s Tokens) Get(ctx context.Context, workspaceID, id string) (auxilia.Token, error) {
+	var row tokenRow
+	err := s.db.conn(ctx).Where("workspace_id = ? AND id = ? AND revoked_at IS NULL", workspaceID, id).Take(&row).Error
+	return row.domain(), notFound(err, "token")
+}
+
+// List returns one page of the workspace's live tokens.
+func (s Tokens) List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Token], error) {
+	var rows []tokenRow
+	q := s.db.conn(ctx).Where("workspace_id = ? AND revoked_at IS NULL", workspaceID)
+	if err := pageQuery(q, req).Find(&rows).Error; err != nil {
+		return auxilia.Page[auxilia.Token]{}, err
+	}
+	return toPage(rows, req, func(r tokenRow) string { return r.ID }, tokenRow.domain), nil
+}
+
+// Revoke ends the live token id of the workspace.
+func (s Tokens) Revoke(ctx context.Context, workspaceID, id string) error {
+	res := s.db.conn(ctx).Model(&tokenRow{}).
+		Where("workspace_id = ? AND id = ? AND revoked_at IS NULL", workspaceID, id).
+		Update("revoked_at", Now())
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return auxilia.NotFound("token")
+	}
+	return nil
+}
+
+// Touch records that the token was used at `at`, unless a use after `since` is already recorded.
+func (s Tokens) Touch(ctx context.Context, id string, at, since time.Time) error {
+	return s.db.conn(ctx).Model(&tokenRow{}).
+		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", id, since).
+		Update("last_used_at", at).Error
+}
+
+// AnyLive reports whether a live token exists; with role set, one of that role.
+func (s Tokens) AnyLive(ctx context.Context, role auxilia.Role) (bool, error) {
+	q := s.db.conn(ctx).Model(&tokenRow{}).Where("revoked_at IS NULL")
+	if role != "" {
+		q = q.Where("role = ?", string(role))
+	}
+	var n int64
+	err := q.Limit(1).Count(&n).Error
+	return n > 0, err
+}
+
+// HashExists reports whether any token, live or revoked, has this hash.
+func (s Tokens) HashExists(ctx context.Context, hash string) (bool, error) {
+	var n int64
+	err := s.db.conn(ctx).Model(&tokenRow{}).Where("hash = ?", hash).Count(&n).Error
+	return n > 0, err
+}

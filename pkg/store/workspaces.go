@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"gorm.io/gorm"
+)
+
+type workspaceRow struct {
+	ID        string `gorm:"primaryKey"`
+	Name      string
+	CreatedAt time.Time
+}
+
+func (workspaceRow) TableName() string { return "workspaces" }
+
+func (r workspaceRow) domain() auxilia.Workspace {
+	return auxilia.Workspace{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt}
+}
+
+// Workspaces stores the tenants.
+type Workspaces struct{ db *DB }
+
+// Workspaces returns the workspace repository.
+func (db *DB) Workspaces() Workspaces { return Workspaces{db} }
+
+// ByName returns the workspace called name.
+func (s Workspaces) ByName(ctx context.Context, name string) (auxilia.Workspace, error) {
+	var row workspaceRow
+	err := s.db.conn(ctx).Where("name = ?", name).Take(&row).Error
+	return row.domain(), notFound(err, "workspace")
+}
+
+// Ensure returns the workspace called name, creating it when missing.
+func (s Workspaces) Ensure(ctx context.Context, name string) (auxilia.Workspace, error) {
+	ws, err := s.ByName(ctx, name)
+	if !auxilia.IsCode(err, auxilia.CodeNotFound) {
+		return ws, err
+	}
+	row := workspaceRow{ID: newID(), Name: name, CreatedAt: Now()}
+	err = s.db.conn(ctx).Create(&row).Error
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return s.ByName(ctx, name) // created meanwhile by another process
+	}
+	return row.domain(), err
+}

@@ -1,0 +1,185 @@
+// Package token issues, authenticates and revokes API bearer tokens. A
+// token's value is shown once; only its SHA-256 hash is stored.
+package token
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// Prefix starts every generated token value, so that leaked tokens are easy to scan for.
+const Prefix = "aux_"
+
+// touchEvery bounds how often a token's last use is written: at most once a minute.
+const touchEvery = time.Minute
+
+// Store keeps tokens by hash.
+type Store interface {
+	Create(ctx context.Context, t auxilia.Token, hash string) (auxilia.Token, error)
+	ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error)
+	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Token], error)
+	Revoke(ctx context.Context, workspaceID, id string) error
+	Touch(ctx context.Context, id string, at, since time.Time) error
+	AnyLive(ctx context.Context, role auxilia.Role) (bool, error)
+	HashExists(ctx context.Context, hash string) (bool, error)
+}
+
+// Workspaces finds or creates workspaces by name.
+type Workspaces interface {
+	Ensure(ctx context.Context, name string) (auxilia.Workspace, error)
+}
+
+// Transactor runs work atomically, under a named lock when asked.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+	Lock(ctx context.Context, name string) error
+}
+
+// Service manages tokens.
+type Service struct {
+	tokens     Store
+	workspaces Workspaces
+	tx         Transactor
+}
+
+// New returns a token service.
+func New(tokens Store, workspaces Workspaces, tx Transactor) *Service {
+	return &Service{tokens: tokens, workspaces: workspaces, tx: tx}
+}
+
+// Issued is a token just created, with the value shown this once.
+type Issued struct {
+	auxilia.Token
+	Value string
+}
+
+// Create issues a token in the actor's workspace.
+func (s *Service) Create(ctx context.Context, workspaceID, name string, role auxilia.Role) (Issued, error) {
+	var fe auxilia.FieldErrors
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		fe.Add("name", "is required")
+	case utf8.RuneCountInString(name) > 255:
+		fe.Add("name", "must be at most 255 characters")
+	}
+	if !role.Valid() {
+		fe.Add("role", "must be one of: admin, member")
+	}
+	if err := fe.Err(); err != nil {
+		return Issued{}, err
+	}
+	return s.issue(ctx, auxilia.Token{WorkspaceID: workspaceID, Name: name, Role: role}, newValue())
+}
+
+// Issue creates a token in the workspace called workspace (creating the
+// workspace when missing): the command line's way in.
+func (s *Service) Issue(ctx context.Context, workspace, name string, role auxilia.Role) (Issued, error) {
+	var out Issued
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		ws, err := s.workspaces.Ensure(ctx, workspace)
+		if err != nil {
+			return err
+		}
+		out, err = s.Create(ctx, ws.ID, name, role)
+		return err
+	})
+	return out, err
+}
+
+func (s *Service) issue(ctx context.Context, t auxilia.Token, value string) (Issued, error) {
+	created, err := s.tokens.Create(ctx, t, Hash(value))
+	if err != nil {
+		return Issued{}, err
+	}
+	return Issued{Token: created, Value: value}, nil
+}
+
+// List returns a page of the workspace's tokens.
+func (s *Service) List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Token], error) {
+	return s.tokens.List(ctx, workspaceID, req)
+}
+
+// Revoke ends a token of the workspace at once.
+func (s *Service) Revoke(ctx context.Context, workspaceID, id string) error {
+	return s.tokens.Revoke(ctx, workspaceID, id)
+}
+
+// Authenticate returns the actor whose token has this value.
+func (s *Service) Authenticate(ctx context.Context, value string) (auxilia.Actor, error) {
+	tok, ws, err := s.tokens.ByHash(ctx, Hash(value))
+	if auxilia.IsCode(err, auxilia.CodeNotFound) {
+		return auxilia.Actor{}, auxilia.Errorf(auxilia.CodeUnauthorized, "The token is unknown or revoked.")
+	}
+	if err != nil {
+		return auxilia.Actor{}, err
+	}
+	now := time.Now().UTC()
+	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) > touchEvery {
+		if err := s.tokens.Touch(ctx, tok.ID, now, now.Add(-touchEvery)); err != nil {
+			return auxilia.Actor{}, err
+		}
+	}
+	return auxilia.Actor{TokenID: tok.ID, TokenName: tok.Name, Role: tok.Role, Workspace: ws}, nil
+}
+
+// Bootstrap makes sure someone can sign in. With value set and no admin
+// token yet, it creates workspace "default" and an admin token with exactly
+// that value. With value empty and no token at all, it creates one and
+// returns it, for the caller to show once. Otherwise it does nothing.
+func (s *Service) Bootstrap(ctx context.Context, value string) (*Issued, error) {
+	var out *Issued
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.tx.Lock(ctx, "token_bootstrap"); err != nil {
+			return err
+		}
+		role := auxilia.Role("")
+		if value != "" {
+			role = auxilia.RoleAdmin
+		}
+		exists, err := s.tokens.AnyLive(ctx, role)
+		if err != nil || exists {
+			return err
+		}
+		name := "first admin"
+		if value != "" {
+			name = "bootstrap"
+			if used, err := s.tokens.HashExists(ctx, Hash(value)); err != nil || used {
+				return err // a revoked bootstrap token stays revoked
+			}
+		} else {
+			value = newValue()
+		}
+		ws, err := s.workspaces.Ensure(ctx, auxilia.DefaultWorkspace)
+		if err != nil {
+			return err
+		}
+		issued, err := s.issue(ctx, auxilia.Token{WorkspaceID: ws.ID, Name: name, Role: auxilia.RoleAdmin}, value)
+		out = &issued
+		return err
+	})
+	return out, err
+}
+
+// Hash is how a token value is stored: tokens are long random strings, so a
+// plain SHA-256 is enough and keeps each request's check cheap.
+func Hash(value string) string {
+	sum := sha256.Sum256([]byte(value))
+	return hex.EncodeToString(sum[:])
+}
+
+func newValue() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return Prefix + base64.RawURLEncoding.EncodeToString(b)
+}
