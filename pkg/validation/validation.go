@@ -23,6 +23,7 @@ func Validator() *validator.Validate {
 	once.Do(func() {
 		instance = validator.New(validator.WithRequiredStructEnabled())
 		instance.RegisterTagNameFunc(JSONName)
+		registerFormats(instance)
 	})
 	return instance
 }
@@ -106,6 +107,9 @@ func Message(fe validator.FieldError) string {
 	case "unique":
 		return "must not repeat an item"
 	default:
+		if f, ok := formats[fe.Tag()]; ok {
+			return f.message
+		}
 		return fmt.Sprintf("is not valid (%s)", fe.Tag())
 	}
 }

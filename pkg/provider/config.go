@@ -1,0 +1,112 @@
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/auxilia/sandboxes/pkg/validation"
+)
+
+// DecodeConfig reads raw (a JSON object; empty or null for all defaults) over
+// the kind's defaults. A key set to null keeps its default. Every unknown key
+// and every value of the wrong type is reported, not just the first.
+func DecodeConfig(k Kind, raw json.RawMessage) (Config, []FieldError) {
+	cfg := k.NewConfig()
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return cfg, nil
+	}
+	var values map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &values); err != nil {
+		return cfg, []FieldError{{Field: "", Message: "must be an object"}}
+	}
+	fields := fieldsByJSONName(reflect.TypeOf(cfg).Elem())
+	target := reflect.ValueOf(cfg).Elem()
+	var errs []FieldError
+	for _, key := range sortedKeys(values) {
+		f, ok := fields[key]
+		if !ok {
+			errs = append(errs, FieldError{Field: key, Message: fmt.Sprintf("is not a setting of %s sandboxes", k.Title())})
+			continue
+		}
+		value := values[key]
+		if string(bytes.TrimSpace(value)) == "null" {
+			continue
+		}
+		ptr := reflect.New(f.Type)
+		if err := json.Unmarshal(value, ptr.Interface()); err != nil {
+			errs = append(errs, FieldError{Field: key, Message: "must be " + describeType(f.Type, err)})
+			continue
+		}
+		target.FieldByIndex(f.Index).Set(ptr.Elem())
+	}
+	return cfg, errs
+}
+
+// ValidateConfig checks cfg by its tags and by its provider's hook, naming
+// each broken field once.
+func ValidateConfig(cfg Config, p Policy) []FieldError {
+	var out []FieldError
+	seen := map[string]bool{}
+	for _, fe := range validation.Struct(cfg) {
+		out = append(out, FieldError{Field: fe.Field, Message: fe.Message})
+		seen[fe.Field] = true
+	}
+	for _, fe := range cfg.Validate(p) {
+		if !seen[fe.Field] {
+			out = append(out, fe)
+			seen[fe.Field] = true
+		}
+	}
+	return out
+}
+
+// EncodeConfig writes cfg as JSON with every field present.
+func EncodeConfig(cfg Config) (json.RawMessage, error) {
+	return json.Marshal(cfg)
+}
+
+func fieldsByJSONName(t reflect.Type) map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		if name := validation.JSONName(f); name != "" {
+			out[name] = f
+		}
+	}
+	return out
+}
+
+func describeType(t reflect.Type, err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Type.Kind() == reflect.String && t.Kind() == reflect.Slice {
+		return "a list of strings"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "a whole number"
+	case reflect.Slice:
+		return "a list of strings"
+	default:
+		return "of another type"
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

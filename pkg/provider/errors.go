@@ -1,0 +1,61 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The kinds of provider failure. A provider returns an *Error wrapping one of
+// them; callers test with errors.Is.
+var (
+	// ErrGone: the instance no longer exists at the provider.
+	ErrGone = errors.New("the sandbox instance no longer exists")
+	// ErrUnauthorized: the provider refused the credentials.
+	ErrUnauthorized = errors.New("the provider refused the credentials")
+	// ErrUnreachable: the provider could not be reached (DNS, connection, TLS).
+	ErrUnreachable = errors.New("the provider could not be reached")
+	// ErrInvalidConfig: the provider refused the sandbox's configuration.
+	ErrInvalidConfig = errors.New("the provider refused the configuration")
+	// ErrTimeout: the provider did not answer in time.
+	ErrTimeout = errors.New("the provider did not answer in time")
+	// ErrNotFound: a file or directory does not exist.
+	ErrNotFound = errors.New("no such file or directory")
+	// ErrFailed: anything else the provider answered with (5xx, malformed answers).
+	ErrFailed = errors.New("the provider failed")
+)
+
+// Error is a provider failure with the provider's own words.
+type Error struct {
+	Kind     error  // one of the Err… values above
+	Provider string // "opensandbox", …
+	Op       string // what we asked: "create", "execute", …
+	Message  string // what the provider said (its code and message), safe to show
+}
+
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("%s %s: %s", e.Provider, e.Op, e.Kind)
+	}
+	return fmt.Sprintf("%s %s: %s: %s", e.Provider, e.Op, e.Kind, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Errorf returns an *Error of the given kind.
+func Errorf(kind error, provider, op, format string, args ...any) *Error {
+	return &Error{Kind: kind, Provider: provider, Op: op, Message: fmt.Sprintf(format, args...)}
+}
+
+// Reason sorts an error for people: "network", "auth", "config" or "provider".
+func Reason(err error) string {
+	switch {
+	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrTimeout):
+		return "network"
+	case errors.Is(err, ErrUnauthorized):
+		return "auth"
+	case errors.Is(err, ErrInvalidConfig):
+		return "config"
+	default:
+		return "provider"
+	}
+}

@@ -1,0 +1,156 @@
+// Package provider is the contract between Auxilia and the services that run
+// sandboxes: the Kind that describes and validates a provider's configuration,
+// the Client that drives its instances, the typed errors both speak, and the
+// Registry keyed by provider name. Each provider is one package beside this one.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Kind describes one provider: how its sandboxes are configured and how to
+// reach them. It is stateless; Open makes a client for one registered sandbox.
+type Kind interface {
+	// Name is the provider's key in the API: "opensandbox", "daytona", …
+	Name() string
+	// Title and Description are what the Add sandbox dialog shows.
+	Title() string
+	Description() string
+	// URL and Secret say whether a sandbox of this kind takes them.
+	URL() Field
+	Secret() Field
+	// NewConfig returns a config with every default filled in, as a pointer
+	// to the provider's config struct. Its `json`, `validate`, `title` and
+	// `doc` tags are the schema.
+	NewConfig() Config
+	// Open returns a client for a sandbox with these settings (already validated).
+	Open(s Settings) (Client, error)
+}
+
+// Field describes the url or the secret of a provider's sandboxes.
+type Field struct {
+	Accepted bool   // false: the field must be empty
+	Required bool   // true: the field must be set
+	Default  string // filled in when left empty
+	Label    string // what the dialog calls it: "Domain", "API key", …
+}
+
+// Config is a provider's typed configuration.
+type Config interface {
+	// Validate checks what tags cannot: rules across fields and rules that
+	// depend on the server's policy. Fields are named by JSON key.
+	Validate(p Policy) []FieldError
+	// Timeout is the longest a command may run.
+	CommandTimeout() time.Duration
+	// Packages are the pip requirement specifiers installed in every new instance.
+	Packages() []string
+}
+
+// FieldError names a broken config field by its JSON key (without "config.").
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+// Policy is the operator's rules for what sandbox settings are acceptable.
+type Policy struct {
+	// AllowedHostPaths, when set, are the only host folders (and their
+	// subfolders) that volume mounts may use.
+	AllowedHostPaths []string
+	// BlockPrivateURLs refuses loopback and private addresses in urls.
+	BlockPrivateURLs bool
+}
+
+// Settings are a registered sandbox as a client needs it.
+type Settings struct {
+	URL    string // normalised: a full http(s) URL, or "" where the provider takes none
+	Secret string // decrypted, "" when none
+	Config Config
+}
+
+// Labels mark an instance as Auxilia's, with our own ids (never user input).
+type Labels struct {
+	Workspace string
+	Sandbox   string
+	Thread    string
+}
+
+// Instance is a live sandbox at the provider.
+type Instance struct {
+	// ID is the provider's id for it.
+	ID string
+	// WorkDir is where relative paths resolve and commands run.
+	WorkDir string
+	// State is the provider's own data about the instance (endpoints,
+	// access headers, …). It may hold credentials, so it is stored encrypted.
+	State json.RawMessage
+}
+
+// Client drives the instances of one registered sandbox. Every method is
+// safe for concurrent use. Paths are absolute paths inside the instance.
+type Client interface {
+	// Probe makes one cheap authenticated call.
+	Probe(ctx context.Context) error
+	// Create starts a new instance and waits until it can execute commands.
+	Create(ctx context.Context, labels Labels) (Instance, error)
+	// Reconnect makes an existing instance usable again (renew its lease,
+	// start it, restore it) and returns it, possibly with new State; ErrGone
+	// when the provider no longer has it. It is an authenticated call, so it
+	// also serves as the probe of a warm run.
+	Reconnect(ctx context.Context, inst Instance) (Instance, error)
+	// KeepAlive tells the provider the instance is in use, during long calls.
+	KeepAlive(ctx context.Context, inst Instance) error
+	// Persist saves the instance's files where the provider keeps them
+	// between runs; a no-op where instances keep their files by themselves.
+	Persist(ctx context.Context, inst Instance) error
+	// Destroy removes the instance; destroying a gone instance is not an error.
+	Destroy(ctx context.Context, inst Instance) error
+
+	// Execute runs a shell command line (sh -c semantics) in inst.WorkDir.
+	Execute(ctx context.Context, inst Instance, req ExecRequest) (ExecResult, error)
+
+	// ListFiles lists a directory's direct entries.
+	ListFiles(ctx context.Context, inst Instance, dir string) ([]FileInfo, error)
+	// Stat describes one path; ErrNotFound when it does not exist.
+	Stat(ctx context.Context, inst Instance, path string) (FileInfo, error)
+	// ReadFile returns a file's bytes; ErrNotFound when it does not exist.
+	ReadFile(ctx context.Context, inst Instance, path string) ([]byte, error)
+	// WriteFile writes (or overwrites) a file, creating its parent directories.
+	WriteFile(ctx context.Context, inst Instance, path string, data []byte) error
+	// RemoveFile removes a file or an empty directory.
+	RemoveFile(ctx context.Context, inst Instance, path string) error
+}
+
+// ExecRequest is one command to run.
+type ExecRequest struct {
+	Command string
+	// Timeout ends the command: the result then has exit code 124 and its
+	// output ends with TimeoutNotice.
+	Timeout time.Duration
+	// OutputLimit caps the bytes of Output; past it the result is Truncated
+	// and Output ends with TruncationNotice. 0 means DefaultOutputLimit.
+	OutputLimit int
+	// OnOutput, when set, receives output as it arrives ("stdout" or
+	// "stderr"), up to the limit. Calls are sequential.
+	OnOutput func(stream, text string)
+}
+
+// ExecResult is how a command ended.
+type ExecResult struct {
+	ExitCode int
+	// Output is stdout and stderr together, in arrival order.
+	Output    string
+	Truncated bool
+	TimedOut  bool
+	Duration  time.Duration
+}
+
+// FileInfo describes a file or directory.
+type FileInfo struct {
+	Path       string
+	Dir        bool
+	Size       int64
+	ModifiedAt time.Time
+}

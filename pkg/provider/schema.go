@@ -1,0 +1,96 @@
+package provider
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/validation"
+)
+
+// Schema describes a kind's config as a JSON Schema, generated from the same
+// struct, tags and defaults that decoding and validation use, so that a form
+// rendered from it can never drift from what the server accepts.
+//
+// Tags read: `json` (the key), `validate` (bounds, enums, formats),
+// `title` (the field's label) and `doc` (its help text).
+func Schema(k Kind) map[string]any {
+	cfg := k.NewConfig()
+	v := reflect.ValueOf(cfg).Elem()
+	props := map[string]any{}
+	var order []string
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name := validation.JSONName(f)
+		if !f.IsExported() || f.Anonymous || name == "" {
+			continue
+		}
+		p := fieldSchema(f.Type, f.Tag.Get("validate"))
+		p["default"] = v.FieldByIndex(f.Index).Interface()
+		if t := f.Tag.Get("title"); t != "" {
+			p["title"] = t
+		}
+		if d := f.Tag.Get("doc"); d != "" {
+			p["description"] = d
+		}
+		props[name] = p
+		order = append(order, name)
+	}
+	return map[string]any{
+		"$schema":              "https://json-schema.org/draft/2020-12/schema",
+		"title":                k.Title() + " settings",
+		"type":                 "object",
+		"additionalProperties": false,
+		"properties":           props,
+		"x-order":              order,
+	}
+}
+
+// fieldSchema maps a Go type and its validate tag to JSON Schema keywords.
+func fieldSchema(t reflect.Type, tag string) map[string]any {
+	rules, itemRules, _ := strings.Cut(tag, ",dive")
+	itemRules = strings.TrimPrefix(itemRules, ",")
+	out := map[string]any{}
+	switch t.Kind() {
+	case reflect.String:
+		out["type"] = "string"
+	case reflect.Bool:
+		out["type"] = "boolean"
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		out["type"] = "integer"
+	case reflect.Slice:
+		out["type"] = "array"
+		out["items"] = fieldSchema(t.Elem(), itemRules)
+	}
+	for _, rule := range strings.Split(rules, ",") {
+		name, param, _ := strings.Cut(rule, "=")
+		applyRule(out, t.Kind(), name, param)
+	}
+	return out
+}
+
+func applyRule(out map[string]any, kind reflect.Kind, name, param string) {
+	n, numErr := strconv.Atoi(param)
+	switch {
+	case (name == "min" || name == "gte") && numErr == nil:
+		out[boundKey(kind, "minimum", "minLength", "minItems")] = n
+	case (name == "max" || name == "lte") && numErr == nil:
+		out[boundKey(kind, "maximum", "maxLength", "maxItems")] = n
+	case name == "oneof":
+		out["enum"] = strings.Fields(param)
+	case name == "unique":
+		out["uniqueItems"] = true
+	case validation.IsFormat(name):
+		out["format"] = strings.ReplaceAll(name, "_", "-")
+	}
+}
+
+func boundKey(kind reflect.Kind, number, text, list string) string {
+	switch kind {
+	case reflect.String:
+		return text
+	case reflect.Slice:
+		return list
+	default:
+		return number
+	}
+}
