@@ -14,9 +14,11 @@ type Kind struct {
 	DataDir string
 }
 
-func (Kind) Name() string        { return "local" }
-func (Kind) Title() string       { return "Local" }
-func (Kind) Description() string { return "Bubblewrap sandboxes on this server's host: no account needed." }
+func (Kind) Name() string  { return "local" }
+func (Kind) Title() string { return "Local" }
+func (Kind) Description() string {
+	return "Bubblewrap sandboxes on this server's host: no account needed."
+}
 
 func (Kind) URL() provider.Field    { return provider.Field{} }
 func (Kind) Secret() provider.Field { return provider.Field{} }
