@@ -11,10 +11,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sandboxes "github.com/auxilia/sandboxes"
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/builtin"
+	"github.com/auxilia/sandboxes/pkg/sandbox"
+	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/auxilia/sandboxes/pkg/token"
@@ -38,15 +43,35 @@ type env struct {
 	foreign string // admin of workspace "other"
 }
 
-func newEnv(t *testing.T, db *store.DB) *env {
+// options change the server an env runs.
+type options struct {
+	policy       provider.Policy
+	localOff     bool
+	probeTimeout time.Duration
+}
+
+func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	t.Helper()
 	ctx := context.Background()
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	logs := &syncBuffer{}
 	tokens := token.New(db.Tokens(), db.Workspaces(), db)
+	keys, err := secret.ParseKeys(secret.NewKey())
+	require.NoError(t, err)
+	providers := provider.NewRegistry(o.policy, builtin.Kinds(builtin.Options{DataDir: t.TempDir()})...)
+	if o.localOff {
+		providers.Disable("local", "AUXILIA_LOCAL_PROVIDER is off")
+	}
+	registry := sandbox.New(db.Sandboxes(), db, providers, keys, sandbox.Options{ProbeTimeout: o.probeTimeout})
+	db.CheckSandboxesWith(registry.Check)
 	e := api.New(api.Config{
 		Log:         slog.New(slog.NewJSONHandler(logs, nil)),
 		DB:          db,
 		Tokens:      tokens,
+		Sandboxes:   registry,
 		Idempotency: db.Idempotency(),
 		OpenAPI:     sandboxes.OpenAPI,
 		JSONLimit:   64 << 10,
@@ -189,6 +214,6 @@ func (s *syncBuffer) String() string {
 }
 
 // eachDB runs fn against a fresh API on each database engine.
-func eachDB(t *testing.T, fn func(t *testing.T, e *env)) {
-	storetest.EachDB(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
+func eachDB(t *testing.T, fn func(t *testing.T, e *env), opts ...func(*options)) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db, opts...)) })
 }

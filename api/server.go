@@ -19,6 +19,7 @@ type Config struct {
 	Log         *slog.Logger
 	DB          Pinger
 	Tokens      TokenService
+	Sandboxes   SandboxService
 	Idempotency IdempotencyStore
 	// OpenAPI is the contract served at /api/v1/openapi.yaml.
 	OpenAPI []byte
@@ -60,6 +61,7 @@ func New(cfg Config) *echo.Echo {
 	idem := idempotent(cfg.Idempotency, cfg.Log)
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
+	sandboxesHandler{svc: cfg.Sandboxes}.routes(v1, idem)
 	return e
 }
 

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/auxilia/sandboxes/api"
 )
@@ -18,6 +20,12 @@ type config struct {
 	JSONLimit      int64  // AUXILIA_JSON_BODY_LIMIT (bytes)
 	UploadLimit    int64  // AUXILIA_UPLOAD_BODY_LIMIT (bytes)
 	LogLevel       string // AUXILIA_LOG_LEVEL: debug, info, warn, error
+	SecretKeys     string // AUXILIA_SECRET_KEYS: comma-separated base64 keys, the first encrypts
+
+	BlockPrivateURLs bool          // AUXILIA_BLOCK_PRIVATE_URLS
+	AllowedHostPaths []string      // AUXILIA_ALLOWED_HOST_PATHS: comma-separated folders volume mounts may use
+	LocalProvider    bool          // AUXILIA_LOCAL_PROVIDER: on (default) or off
+	ProbeTimeout     time.Duration // AUXILIA_PROBE_TIMEOUT
 }
 
 // loadConfig reads the environment and reports every bad variable at once.
@@ -28,8 +36,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Listen:         orDefault(getenv("AUXILIA_LISTEN"), "127.0.0.1:8080"),
 		BootstrapToken: strings.TrimSpace(getenv("AUXILIA_BOOTSTRAP_TOKEN")),
 		LogLevel:       orDefault(getenv("AUXILIA_LOG_LEVEL"), "info"),
+		SecretKeys:     getenv("AUXILIA_SECRET_KEYS"),
 	}
 	var errs []error
+	cfg.BlockPrivateURLs = boolean(getenv, "AUXILIA_BLOCK_PRIVATE_URLS", false, &errs)
+	cfg.LocalProvider = switchOn(getenv, "AUXILIA_LOCAL_PROVIDER", &errs)
+	cfg.ProbeTimeout = duration(getenv, "AUXILIA_PROBE_TIMEOUT", 10*time.Second, &errs)
+	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)
 	cfg.UploadLimit = byteSize(getenv, "AUXILIA_UPLOAD_BODY_LIMIT", api.DefaultUploadLimit, &errs)
 	if u := cfg.DatabaseURL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
@@ -61,4 +74,52 @@ func byteSize(getenv func(string) string, name string, def int64, errs *[]error)
 		return def
 	}
 	return n
+}
+
+func boolean(getenv func(string) string, name string, def bool, errs *[]error) bool {
+	v := strings.ToLower(strings.TrimSpace(getenv(name)))
+	switch v {
+	case "":
+		return def
+	case "1", "true", "yes", "on":
+		return true
+	case "0", "false", "no", "off":
+		return false
+	}
+	*errs = append(*errs, fmt.Errorf("%s must be true or false, not %q", name, v))
+	return def
+}
+
+func switchOn(getenv func(string) string, name string, errs *[]error) bool {
+	return boolean(getenv, name, true, errs)
+}
+
+func duration(getenv func(string) string, name string, def time.Duration, errs *[]error) time.Duration {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		*errs = append(*errs, fmt.Errorf("%s must be a positive duration such as 10s, not %q", name, v))
+		return def
+	}
+	return d
+}
+
+// folders reads a comma-separated list of absolute, normalised folders.
+func folders(getenv func(string) string, name string, errs *[]error) []string {
+	var out []string
+	for _, f := range strings.Split(getenv(name), ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !path.IsAbs(f) || path.Clean(f) != f {
+			*errs = append(*errs, fmt.Errorf("%s: %q must be an absolute, normalised folder", name, f))
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -109,6 +109,17 @@ func (s *server) Stdout() string {
 	return s.stdout.String()
 }
 
+// waitFor waits until the server has written text (on either stream).
+func (s *server) waitFor(t *testing.T, text string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(s.logs(), text) {
+			return
+		}
+	}
+	t.Fatalf("the server never wrote %q: %s", text, s.logs())
+}
+
 func (s *server) stop(t *testing.T) {
 	if s.cmd.ProcessState != nil {
 		return
@@ -158,6 +169,7 @@ func TestFirstStartPrintsTheBannerOnce(t *testing.T) {
 	data := t.TempDir()
 	env := []string{"AUXILIA_DATA_DIR=" + data, "DATABASE_URL=", "AUXILIA_BOOTSTRAP_TOKEN="}
 	srv := startServer(t, env...)
+	srv.waitFor(t, "It is shown only")
 	m := bannerToken.FindStringSubmatch(srv.Stdout())
 	require.NotNil(t, m, "banner with a token on stdout: %s", srv.logs())
 	tok := m[1]
@@ -187,6 +199,14 @@ func TestBootstrapTokenOnPostgres(t *testing.T) {
 	url := storetest.NewEmptyPostgresDatabase(t)
 	env := []string{"DATABASE_URL=" + url, "AUXILIA_DATA_DIR=" + t.TempDir(), "AUXILIA_BOOTSTRAP_TOKEN=let-me-in-0123456789"}
 	assert.Contains(t, cli(t, env, "migrate"), "database schema at version")
+
+	refused := exec.Command(binary, "serve")
+	refused.Env = append(os.Environ(), append(env, "AUXILIA_SECRET_KEYS=")...)
+	out, err := refused.CombinedOutput()
+	require.Error(t, err, "Postgres without secret keys is refused")
+	assert.Contains(t, string(out), "AUXILIA_SECRET_KEYS is required with Postgres")
+
+	env = append(env, "AUXILIA_SECRET_KEYS="+strings.TrimSpace(cli(t, nil, "keys", "generate")))
 	srv := startServer(t, env...)
 	assert.NotContains(t, srv.Stdout(), "aux_", "no banner when the operator chose the token")
 	status, me := get(t, srv.URL+"/api/v1/me", "let-me-in-0123456789")

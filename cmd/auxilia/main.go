@@ -15,6 +15,8 @@ commands:
   serve                  run the server (configured by environment variables; see the README)
   migrate                bring the database schema up to date and exit
   tokens create          create an API token: --workspace NAME --role admin|member [--name NAME]
+  keys generate          print a new secret key for AUXILIA_SECRET_KEYS
+  keys rotate            re-encrypt every stored secret under the first key of AUXILIA_SECRET_KEYS
 `
 
 func main() {
@@ -42,6 +44,8 @@ func run(ctx context.Context, args []string) error {
 		return migrate(ctx, cfg)
 	case "tokens":
 		return tokens(ctx, cfg, rest)
+	case "keys":
+		return keys(ctx, cfg, rest)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

@@ -19,11 +19,12 @@ import (
 
 func serve(ctx context.Context, cfg config) error {
 	log := newLogger(cfg.LogLevel)
-	db, err := openDB(ctx, cfg, log)
+	a, err := newApp(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer a.Close()
+	db := a.db
 
 	tokens := token.New(db.Tokens(), db.Workspaces(), db)
 	first, err := tokens.Bootstrap(ctx, cfg.BootstrapToken)
@@ -35,6 +36,7 @@ func serve(ctx context.Context, cfg config) error {
 		Log:         log,
 		DB:          db,
 		Tokens:      tokens,
+		Sandboxes:   a.sandboxes,
 		Idempotency: db.Idempotency(),
 		OpenAPI:     sandboxes.OpenAPI,
 		JSONLimit:   cfg.JSONLimit,

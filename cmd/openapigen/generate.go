@@ -51,6 +51,9 @@ func Generate(dir string) ([]byte, error) {
 		return nil, fmt.Errorf("convert to OpenAPI 3: %w", err)
 	}
 	refine(v3)
+	if err := addProviderConfigs(v3); err != nil {
+		return nil, err
+	}
 	js, err := json.Marshal(v3)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/glebarez/sqlite"
-	"github.com/google/uuid"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -32,8 +33,9 @@ const SQLiteFile = "auxilia.db"
 
 // DB is a handle on the database. It is safe for concurrent use.
 type DB struct {
-	gorm    *gorm.DB
-	dialect Dialect
+	gorm         *gorm.DB
+	dialect      Dialect
+	sandboxCheck auxilia.SandboxCheck
 }
 
 // Open connects to url: a postgres:// (or postgresql://) URL selects Postgres;
@@ -79,6 +81,8 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 // foreign keys on, and transactions that take the write lock when they begin
 // (so two of them never deadlock upgrading from read to write).
 func SQLiteDSN(path string) string {
+	// In a file: URI, "?" starts the options and "#" a fragment: escape them (and "%") in the path.
+	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	return "file:" + path + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
@@ -141,5 +145,6 @@ func (db *DB) Lock(ctx context.Context, name string) error {
 // Now is the store's clock: UTC, at the microsecond precision both engines keep.
 func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
-// newID returns a time-ordered UUID, so that ordering by id is creation order.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
+// SQL returns the database/sql handle under the store, for tools that must
+// look at raw rows (tests that prove secrets are sealed, benchmarks).
+func (db *DB) SQL() (*sql.DB, error) { return db.gorm.DB() }

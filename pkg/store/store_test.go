@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -173,4 +175,18 @@ func TestIdempotencyClaims(t *testing.T) {
 		require.NoError(t, err)
 		assert.EqualValues(t, 1, n)
 	})
+}
+
+func TestSQLiteInAFolderWithURIMetacharacters(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "a#b?c%d")
+	db, err := store.Open(ctx, "", dir)
+	require.NoError(t, err)
+	_, err = db.Migrate(ctx)
+	require.NoError(t, err)
+	_, err = db.Workspaces().Ensure(ctx, "x")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	_, err = os.Stat(filepath.Join(dir, store.SQLiteFile))
+	assert.NoError(t, err, "the database file is inside the folder, whatever its name")
 }

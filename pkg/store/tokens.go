@@ -33,7 +33,7 @@ func (db *DB) Tokens() Tokens { return Tokens{db} }
 
 // Create stores a new token with the given value hash and returns it with its id.
 func (s Tokens) Create(ctx context.Context, t auxilia.Token, hash string) (auxilia.Token, error) {
-	row := tokenRow{ID: newID(), WorkspaceID: t.WorkspaceID, Name: t.Name, Role: string(t.Role),
+	row := tokenRow{ID: auxilia.NewID(), WorkspaceID: t.WorkspaceID, Name: t.Name, Role: string(t.Role),
 		Hash: hash, CreatedAt: Now()}
 	if err := s.db.conn(ctx).Create(&row).Error; err != nil {
 		return auxilia.Token{}, err

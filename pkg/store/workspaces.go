@@ -40,7 +40,7 @@ func (s Workspaces) Ensure(ctx context.Context, name string) (auxilia.Workspace,
 	if !auxilia.IsCode(err, auxilia.CodeNotFound) {
 		return ws, err
 	}
-	row := workspaceRow{ID: newID(), Name: name, CreatedAt: Now()}
+	row := workspaceRow{ID: auxilia.NewID(), Name: name, CreatedAt: Now()}
 	err = s.db.conn(ctx).Create(&row).Error
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return s.ByName(ctx, name) // created meanwhile by another process

@@ -1,0 +1,344 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/sandbox"
+	"github.com/labstack/echo/v4"
+)
+
+// SandboxService is what the API needs of the sandbox registry.
+type SandboxService interface {
+	Create(ctx context.Context, workspaceID string, in sandbox.Input) (auxilia.Sandbox, error)
+	Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error)
+	List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error)
+	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Sandbox, error)
+	Delete(ctx context.Context, workspaceID, id string, expect *int) error
+	SecretHint(ctx context.Context, workspaceID, id string) (auxilia.SecretHint, error)
+	ProbeInput(ctx context.Context, in sandbox.Input) (sandbox.ProbeResult, error)
+	ProbeSaved(ctx context.Context, workspaceID, id string, patch json.RawMessage) (sandbox.ProbeResult, error)
+	Catalogue() []sandbox.ProviderInfo
+}
+
+type sandboxesHandler struct{ svc SandboxService }
+
+func (h sandboxesHandler) routes(g routes, idem echo.MiddlewareFunc) {
+	g.GET("/providers", h.providers)
+	g.GET("/sandboxes", h.list)
+	g.POST("/sandboxes", h.create, adminOnly, idem)
+	g.POST("/sandboxes/probe", h.probeInput, adminOnly)
+	g.GET("/sandboxes/:id", h.get)
+	g.PATCH("/sandboxes/:id", h.patch, adminOnly)
+	g.DELETE("/sandboxes/:id", h.delete, adminOnly)
+	g.GET("/sandboxes/:id/secret-hint", h.secretHint, adminOnly)
+	g.POST("/sandboxes/:id/probe", h.probeSaved, adminOnly)
+}
+
+type sandboxView struct {
+	ID          string          `json:"id" format:"uuid"`
+	Name        string          `json:"name" example:"Team OpenSandbox"`
+	Description string          `json:"description" example:"Python 3.12 with pandas"`
+	Provider    string          `json:"provider" enums:"opensandbox,daytona,cloudrun,local"`
+	URL         string          `json:"url" example:"http://sandbox.internal:8083"`
+	HasSecret   bool            `json:"has_secret"`
+	Config      json.RawMessage `json:"config" swaggertype:"object"`
+	Health      healthView      `json:"health"`
+	CreatedAt   time.Time       `json:"created_at" format:"date-time"`
+	UpdatedAt   time.Time       `json:"updated_at" format:"date-time"`
+} //@name Sandbox
+
+type healthView struct {
+	Status    string      `json:"status" enums:"ok,failed,unknown"`
+	CheckedAt *time.Time  `json:"checked_at" format:"date-time" extensions:"x-nullable"`
+	LatencyMS *int        `json:"latency_ms" extensions:"x-nullable"`
+	Detail    string      `json:"detail"`
+	History   []probeView `json:"history"`
+} //@name SandboxHealth
+
+type probeView struct {
+	At        time.Time `json:"at" format:"date-time"`
+	OK        bool      `json:"ok"`
+	LatencyMS int       `json:"latency_ms"`
+} //@name ProbeRecord
+
+type sandboxList list[sandboxView] //@name SandboxList
+
+type sandboxCreate struct {
+	Name        string          `json:"name" example:"Team OpenSandbox" minLength:"1" maxLength:"255"`
+	Description string          `json:"description" maxLength:"255" binding:"optional"`
+	Provider    string          `json:"provider" enums:"opensandbox,daytona,cloudrun,local"`
+	URL         string          `json:"url" example:"sandbox.internal:8083" binding:"optional"`
+	Secret      *string         `json:"secret" binding:"optional" extensions:"x-nullable"`
+	Config      json.RawMessage `json:"config" swaggertype:"object" binding:"optional"`
+} //@name SandboxCreate
+
+// sandboxPatch documents the merge patch; the handler reads it as raw JSON.
+type sandboxPatch struct {
+	Name        string          `json:"name" binding:"optional"`
+	Description string          `json:"description" binding:"optional" extensions:"x-nullable"`
+	Provider    string          `json:"provider" binding:"optional"`
+	URL         string          `json:"url" binding:"optional" extensions:"x-nullable"`
+	Secret      string          `json:"secret" binding:"optional" extensions:"x-nullable"`
+	Config      json.RawMessage `json:"config" swaggertype:"object" binding:"optional" extensions:"x-nullable"`
+} //@name SandboxPatch
+
+type secretHintView struct {
+	IsSet  bool    `json:"is_set"`
+	Last4  *string `json:"last4" example:"x9Qz" extensions:"x-nullable"`
+	Length *int    `json:"length" example:"40" extensions:"x-nullable"`
+} //@name SecretHint
+
+type probeResultView struct {
+	OK        bool   `json:"ok"`
+	LatencyMS int    `json:"latency_ms"`
+	Reason    string `json:"reason,omitempty" enums:"network,auth,config,provider"`
+	Detail    string `json:"detail,omitempty"`
+} //@name ProbeResult
+
+func viewSandbox(sb auxilia.Sandbox) sandboxView {
+	history := make([]probeView, len(sb.Health.History))
+	for i, p := range sb.Health.History {
+		history[i] = probeView(p)
+	}
+	return sandboxView{
+		ID: sb.ID, Name: sb.Name, Description: sb.Description, Provider: sb.Provider, URL: sb.URL,
+		HasSecret: sb.Secret.IsSet, Config: sb.Config,
+		Health: healthView{Status: string(sb.Health.Status), CheckedAt: sb.Health.CheckedAt,
+			LatencyMS: sb.Health.LatencyMS, Detail: sb.Health.Detail, History: history},
+		CreatedAt: sb.CreatedAt, UpdatedAt: sb.UpdatedAt,
+	}
+}
+
+func (in sandboxCreate) input() sandbox.Input {
+	return sandbox.Input{Name: in.Name, Description: in.Description, Provider: in.Provider, URL: in.URL,
+		Secret: in.Secret, Config: in.Config}
+}
+
+// writeSandbox answers with a sandbox and its ETag.
+func writeSandbox(c echo.Context, status int, sb auxilia.Sandbox) error {
+	setETag(c, sb.Version)
+	return c.JSON(status, viewSandbox(sb))
+}
+
+// create registers a sandbox.
+//
+//	@Summary	Register a sandbox
+//	@Tags		sandboxes
+//	@Accept		json
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		Idempotency-Key	header		string			false	"Makes the request safe to retry"	maxLength(255)
+//	@Param		body			body		sandboxCreate	true	"The sandbox; config keys left out take their defaults"
+//	@Success	201				{object}	sandboxView
+//	@Header		201				{string}	ETag		"The sandbox's version"
+//	@Header		201				{string}	Location	"The new sandbox"
+//	@Failure	400,401,403,409,413,415,422	{object}	Problem
+//	@Router		/api/v1/sandboxes [post]
+func (h sandboxesHandler) create(c echo.Context) error {
+	var in sandboxCreate
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	sb, err := h.svc.Create(c.Request().Context(), actor(c).Workspace.ID, in.input())
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/sandboxes/"+sb.ID)
+	return writeSandbox(c, http.StatusCreated, sb)
+}
+
+// list pages through the workspace's sandboxes.
+//
+//	@Summary	List sandboxes
+//	@Tags		sandboxes
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		name		query		string	false	"Only the sandbox with exactly this name"
+//	@Param		page_size	query		int		false	"Items per page"	minimum(1)	maximum(200)	default(50)
+//	@Param		page_token	query		string	false	"next_page_token of the previous page"
+//	@Success	200			{object}	sandboxList
+//	@Failure	401,422		{object}	Problem
+//	@Router		/api/v1/sandboxes [get]
+func (h sandboxesHandler) list(c echo.Context) error {
+	req, err := pageRequest(c)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.List(c.Request().Context(), actor(c).Workspace.ID, c.QueryParam("name"), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, sandboxList(listOf(page, viewSandbox)))
+}
+
+// get reads one sandbox.
+//
+//	@Summary	Get a sandbox
+//	@Tags		sandboxes
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		id		path		string	true	"Sandbox id"	format(uuid)
+//	@Success	200		{object}	sandboxView
+//	@Header		200		{string}	ETag	"The sandbox's version"
+//	@Failure	401,404	{object}	Problem
+//	@Router		/api/v1/sandboxes/{id} [get]
+func (h sandboxesHandler) get(c echo.Context) error {
+	id, err := pathID(c, "id", "sandbox")
+	if err != nil {
+		return err
+	}
+	sb, err := h.svc.Get(c.Request().Context(), actor(c).Workspace.ID, id)
+	if err != nil {
+		return err
+	}
+	return writeSandbox(c, http.StatusOK, sb)
+}
+
+// patch edits a sandbox with a JSON merge patch.
+//
+//	@Summary		Edit a sandbox
+//	@Description	A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none). `provider` cannot change. The result is validated as a whole.
+//	@Tags			sandboxes
+//	@Accept			json
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			id			path		string			true	"Sandbox id"	format(uuid)
+//	@Param			If-Match	header		string			false	"The ETag last read: the edit fails with 412 if the sandbox changed since"
+//	@Param			body		body		sandboxPatch	true	"The changes"
+//	@Success		200			{object}	sandboxView
+//	@Header			200			{string}	ETag	"The sandbox's new version"
+//	@Failure		400,401,403,404,409,412,413,415,422	{object}	Problem
+//	@Router			/api/v1/sandboxes/{id} [patch]
+func (h sandboxesHandler) patch(c echo.Context) error {
+	id, err := pathID(c, "id", "sandbox")
+	if err != nil {
+		return err
+	}
+	body, err := readJSONBody(c)
+	if err != nil {
+		return err
+	}
+	if err := decodeJSON(body, new(json.RawMessage)); err != nil {
+		return err
+	}
+	sb, err := h.svc.Patch(c.Request().Context(), actor(c).Workspace.ID, id, body, ifMatch(c))
+	if err != nil {
+		return err
+	}
+	return writeSandbox(c, http.StatusOK, sb)
+}
+
+// delete removes a sandbox.
+//
+//	@Summary	Delete a sandbox
+//	@Tags		sandboxes
+//	@Security	BearerAuth
+//	@Param		id			path	string	true	"Sandbox id"	format(uuid)
+//	@Param		If-Match	header	string	false	"The ETag last read: the delete fails with 412 if the sandbox changed since"
+//	@Success	204
+//	@Failure	401,403,404,409,412	{object}	Problem
+//	@Router		/api/v1/sandboxes/{id} [delete]
+func (h sandboxesHandler) delete(c echo.Context) error {
+	id, err := pathID(c, "id", "sandbox")
+	if err != nil {
+		return err
+	}
+	if err := h.svc.Delete(c.Request().Context(), actor(c).Workspace.ID, id, ifMatch(c)); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// secretHint says which secret is stored without revealing it.
+//
+//	@Summary	What may be shown of a sandbox's secret
+//	@Tags		sandboxes
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		id			path		string	true	"Sandbox id"	format(uuid)
+//	@Success	200			{object}	secretHintView
+//	@Failure	401,403,404	{object}	Problem
+//	@Router		/api/v1/sandboxes/{id}/secret-hint [get]
+func (h sandboxesHandler) secretHint(c echo.Context) error {
+	id, err := pathID(c, "id", "sandbox")
+	if err != nil {
+		return err
+	}
+	hint, err := h.svc.SecretHint(c.Request().Context(), actor(c).Workspace.ID, id)
+	if err != nil {
+		return err
+	}
+	out := secretHintView{IsSet: hint.IsSet}
+	if hint.IsSet {
+		out.Length = &hint.Length
+		if hint.Last4 != "" {
+			out.Last4 = &hint.Last4
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// probeInput tests a configuration before it is saved.
+//
+//	@Summary	Test a sandbox configuration without saving it
+//	@Tags		sandboxes
+//	@Accept		json
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		body	body		sandboxCreate	true	"The sandbox as it would be created"
+//	@Success	200		{object}	probeResultView
+//	@Failure	400,401,403,413,415,422	{object}	Problem
+//	@Router		/api/v1/sandboxes/probe [post]
+func (h sandboxesHandler) probeInput(c echo.Context) error {
+	var in sandboxCreate
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	res, err := h.svc.ProbeInput(c.Request().Context(), in.input())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, probeResultView(res))
+}
+
+// probeSaved tests a saved sandbox.
+//
+//	@Summary		Test a saved sandbox
+//	@Description	Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing.
+//	@Tags			sandboxes
+//	@Accept			json
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			id		path		string			true	"Sandbox id"	format(uuid)
+//	@Param			body	body		sandboxPatch	false	"Changes to try"
+//	@Success		200		{object}	probeResultView
+//	@Failure		400,401,403,404,413,415,422	{object}	Problem
+//	@Router			/api/v1/sandboxes/{id}/probe [post]
+func (h sandboxesHandler) probeSaved(c echo.Context) error {
+	id, err := pathID(c, "id", "sandbox")
+	if err != nil {
+		return err
+	}
+	var patch json.RawMessage
+	if c.Request().ContentLength != 0 {
+		body, err := readJSONBody(c)
+		if err != nil {
+			return err
+		}
+		if len(body) > 0 {
+			if err := decodeJSON(body, new(json.RawMessage)); err != nil {
+				return err
+			}
+			patch = body
+		}
+	}
+	res, err := h.svc.ProbeSaved(c.Request().Context(), actor(c).Workspace.ID, id, patch)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, probeResultView(res))
+}

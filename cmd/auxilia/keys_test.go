@@ -1,0 +1,71 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// post sends a JSON body with a token and returns the status and decoded answer.
+func post(t *testing.T, method, url, tok string, body any) (int, map[string]any) {
+	t.Helper()
+	js, err := json.Marshal(body)
+	require.NoError(t, err)
+	req, err := http.NewRequest(method, url, bytes.NewReader(js))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+func TestEmbeddedDefaultGeneratesAPrivateKey(t *testing.T) {
+	data := t.TempDir()
+	srv := startServer(t, "AUXILIA_DATA_DIR="+data, "DATABASE_URL=", "AUXILIA_SECRET_KEYS=", "AUXILIA_BOOTSTRAP_TOKEN=admin-token-0123456789")
+	info, err := os.Stat(filepath.Join(data, "secret.key"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	assert.Contains(t, srv.logs(), "generated a secret key in the data folder")
+	srv.stop(t)
+	assert.NotContains(t, startServer(t, "AUXILIA_DATA_DIR="+data, "DATABASE_URL=", "AUXILIA_SECRET_KEYS=").logs(),
+		"generated a secret key", "the key is reused")
+}
+
+// Rotation: secrets sealed under key A are re-encrypted under key B by
+// `auxilia keys rotate`, after which A can be dropped.
+func TestKeyRotation(t *testing.T) {
+	keyA := strings.TrimSpace(cli(t, nil, "keys", "generate"))
+	keyB := strings.TrimSpace(cli(t, nil, "keys", "generate"))
+	base := []string{"DATABASE_URL=" + storetest.NewEmptyPostgresDatabase(t), "AUXILIA_DATA_DIR=" + t.TempDir(),
+		"AUXILIA_BOOTSTRAP_TOKEN=admin-token-0123456789"}
+	with := func(keys string) []string { return append(append([]string{}, base...), "AUXILIA_SECRET_KEYS="+keys) }
+
+	srv := startServer(t, with(keyA)...)
+	status, sb := post(t, "POST", srv.URL+"/api/v1/sandboxes", "admin-token-0123456789",
+		map[string]any{"name": "dt", "provider": "daytona", "secret": "dtn_secret_value_0001"})
+	require.Equal(t, 201, status)
+	id := sb["id"].(string)
+	srv.stop(t)
+
+	assert.Contains(t, cli(t, with(keyB+","+keyA), "keys", "rotate"), "re-encrypted 1 secrets")
+	assert.Contains(t, cli(t, with(keyB+","+keyA), "keys", "rotate"), "re-encrypted 0 secrets", "a second rotation has nothing to do")
+
+	srv = startServer(t, with(keyB)...)
+	// A probe with a changed url opens the stored secret: it fails on the network, not on decryption.
+	status, res := post(t, "POST", srv.URL+"/api/v1/sandboxes/"+id+"/probe", "admin-token-0123456789",
+		map[string]any{"url": "http://127.0.0.1:1/api"})
+	require.Equal(t, 200, status)
+	assert.NotContains(t, res["detail"], "cannot be decrypted", "the secret opens with the new key alone")
+}

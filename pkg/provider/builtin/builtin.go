@@ -1,0 +1,27 @@
+// Package builtin lists the providers this server ships with: adding a
+// provider is one package beside pkg/provider plus one line here.
+package builtin
+
+import (
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/cloudrun"
+	"github.com/auxilia/sandboxes/pkg/provider/daytona"
+	"github.com/auxilia/sandboxes/pkg/provider/local"
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox"
+)
+
+// Options are what the providers need from the server's configuration.
+type Options struct {
+	// DataDir is the server's data folder (local instances live under it).
+	DataDir string
+}
+
+// Kinds returns every provider, in catalogue order.
+func Kinds(o Options) []provider.Kind {
+	return []provider.Kind{
+		opensandbox.Kind{},
+		daytona.Kind{},
+		cloudrun.Kind{},
+		local.Kind{DataDir: o.DataDir},
+	}
+}

@@ -1,0 +1,99 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestNormalizeURL(t *testing.T) {
+	required := Field{Accepted: true, Required: true}
+	open, blocked := Policy{}, Policy{BlockPrivateURLs: true}
+	ok := []struct{ in, want string }{
+		{"sandbox.internal:8083", "http://sandbox.internal:8083"},
+		{"  sandbox.internal:8083  ", "http://sandbox.internal:8083"},
+		{"https://Sandbox.Example.com/api/", "https://sandbox.example.com/api"},
+		{"http://10.1.2.3:8080", "http://10.1.2.3:8080"},
+		{"http://[::1]:8080", "http://[::1]:8080"},
+		{"a1.example:80", "http://a1.example:80"},
+		{"deadbeef.example", "http://deadbeef.example"},
+	}
+	for _, c := range ok {
+		got, err := NormalizeURL(c.in, required, open)
+		if assert.NoError(t, err, c.in) {
+			assert.Equal(t, c.want, got, c.in)
+		}
+	}
+	bad := []struct {
+		in     string
+		policy Policy
+	}{
+		{"", open},
+		{"ftp://x", open},
+		{"http://u:p@x", open},
+		{"http://x/?q=1", open},
+		{"http://x/#f", open},
+		{"http://x:0", open},
+		{"http://x:65536", open},
+		{"http://169.254.169.254", open},
+		{"http://169.254.1.1", open},
+		{"http://[fd00:ec2::254]", open},
+		{"http://[::ffff:169.254.169.254]", open},
+		{"http://metadata.google.internal", open},
+		{"http://METADATA.GOOGLE.INTERNAL.", open},
+		{"http://2852039166", open},
+		{"http://0xa9fea9fe", open},
+		{"http://0251.0376.0251.0376", open},
+		{"http://169.254.43518", open},
+		{"http://127.0.0.1", blocked},
+		{"http://localhost:8080", blocked},
+		{"http://api.localhost", blocked},
+		{"http://10.0.0.1", blocked},
+		{"http://172.16.5.4", blocked},
+		{"http://192.168.0.1", blocked},
+		{"http://[fd12::1]", blocked},
+		{"http://[::1]", blocked},
+		{"http://0.0.0.0", blocked},
+		{"http://100.64.1.1", blocked},
+	}
+	for _, c := range bad {
+		_, err := NormalizeURL(c.in, required, c.policy)
+		assert.Error(t, err, "%s should be refused (block private: %v)", c.in, c.policy.BlockPrivateURLs)
+	}
+
+	got, err := NormalizeURL("", Field{Accepted: true, Required: true, Default: "https://app.example/api"}, open)
+	assert.NoError(t, err)
+	assert.Equal(t, "https://app.example/api", got, "an empty url takes the default")
+	_, err = NormalizeURL("http://x", Field{}, open)
+	assert.Error(t, err, "a provider that takes no url refuses one")
+}
+
+func TestVolumeMounts(t *testing.T) {
+	m, err := ParseVolumeMount("/srv/data:/data:ro")
+	assert.NoError(t, err)
+	assert.Equal(t, VolumeMount{HostPath: "/srv/data", SandboxPath: "/data", ReadOnly: true}, m)
+	m, err = ParseVolumeMount("/srv/data:/data")
+	assert.NoError(t, err)
+	assert.False(t, m.ReadOnly)
+
+	for _, bad := range []string{"", "/a", "/a:/b:/c:/d", "a:/b", "/a:b", "/a:/b:rx", "/a/../b:/c", "/a/:/b", "/a:/b/./c",
+		"/a b:/c", "/a;b:/c", "/a:/b$(x)"} {
+		_, err := ParseVolumeMount(bad)
+		assert.Error(t, err, "%q", bad)
+	}
+	for _, bad := range []string{"/:/x", "/etc:/x", "/etc/ssl:/x", "/proc/1:/x", "/sys:/x", "/dev:/x", "/root:/x", "/boot:/x",
+		"/var/run/docker.sock:/s", "/run/docker.sock:/s", "/srv:/"} {
+		m, err := ParseVolumeMount(bad)
+		if err == nil {
+			err = CheckVolumeMount(m, Policy{})
+		}
+		assert.Error(t, err, "%q", bad)
+	}
+	allowed := Policy{AllowedHostPaths: []string{"/srv/data", "/mnt/shared"}}
+	for in, want := range map[string]bool{"/srv/data:/d": true, "/srv/data/x:/d": true, "/mnt/shared:/s": true,
+		"/srv/database:/d": false, "/srv:/d": false, "/home/x:/d": false} {
+		m, err := ParseVolumeMount(in)
+		assert.NoError(t, err)
+		assert.Equal(t, want, CheckVolumeMount(m, allowed) == nil, in)
+	}
+}

@@ -1,0 +1,77 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// maxCachedClients bounds the client cache; past it, the cache starts over.
+const maxCachedClients = 4096
+
+// clientCache keeps one provider client per sandbox version, so that runs
+// reuse its connections instead of dialling the provider afresh each time.
+type clientCache struct {
+	mu      sync.Mutex
+	clients map[string]cachedClient
+}
+
+type cachedClient struct {
+	version int
+	client  provider.Client
+}
+
+func newClientCache() *clientCache { return &clientCache{clients: map[string]cachedClient{}} }
+
+// client returns the cached client for sb, or makes one with open.
+func (c *clientCache) client(sb auxilia.Sandbox, open func() (provider.Client, error)) (provider.Client, error) {
+	c.mu.Lock()
+	cached, ok := c.clients[sb.ID]
+	c.mu.Unlock()
+	if ok && cached.version == sb.Version {
+		return cached.client, nil
+	}
+	client, err := open()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.clients) >= maxCachedClients {
+		c.clients = map[string]cachedClient{}
+	}
+	c.clients[sb.ID] = cachedClient{version: sb.Version, client: client}
+	c.mu.Unlock()
+	return client, nil
+}
+
+// openClient makes a provider client for a sandbox spec and secret.
+func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (provider.Client, error) {
+	kind, ok := r.providers.Kind(spec.Provider)
+	if !ok {
+		return nil, fmt.Errorf("no provider %q on this server", spec.Provider)
+	}
+	cfg, errs := provider.DecodeConfig(kind, spec.Config)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("stored config of provider %s does not decode: %s %s", spec.Provider, errs[0].Field, errs[0].Message)
+	}
+	return kind.Open(provider.Settings{URL: spec.URL, Secret: secretValue, Config: cfg})
+}
+
+// Client returns the provider client of a workspace's sandbox, with the sandbox.
+func (r *Registry) Client(ctx context.Context, workspaceID, id string) (provider.Client, auxilia.Sandbox, error) {
+	sb, sealed, err := r.store.GetSealed(ctx, workspaceID, id)
+	if err != nil {
+		return nil, sb, err
+	}
+	client, err := r.clients.client(sb, func() (provider.Client, error) {
+		secretValue, err := r.open(sb.ID, sealed)
+		if err != nil {
+			return nil, err
+		}
+		return r.openClient(sb.SandboxSpec, secretValue)
+	})
+	return client, sb, err
+}

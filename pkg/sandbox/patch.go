@@ -1,0 +1,149 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/mergepatch"
+)
+
+// patchable are the members a merge patch of a sandbox may carry.
+var patchable = map[string]bool{"name": true, "description": true, "provider": true, "url": true, "secret": true, "config": true}
+
+// staleRetries bounds how often a patch without If-Match is retried when
+// another write lands between its read and its write.
+const staleRetries = 3
+
+// Patch applies a JSON merge patch (RFC 7396) to a sandbox and validates the
+// result as a whole. `secret` absent or "" keeps the stored one, null clears
+// it; `provider` cannot change; null elsewhere resets a member to its
+// default. expect, when set, is the version the caller last read.
+func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Sandbox, error) {
+	for attempt := 0; ; attempt++ {
+		current, err := r.store.Get(ctx, workspaceID, id)
+		if err != nil {
+			return auxilia.Sandbox{}, err
+		}
+		if expect != nil && *expect != current.Version {
+			return auxilia.Sandbox{}, auxilia.Errorf(auxilia.CodePrecondition,
+				"The sandbox changed since it was read (version %d, now %d): read it again.", *expect, current.Version)
+		}
+		next, newSecret, err := r.merge(current, patch)
+		if err != nil {
+			return auxilia.Sandbox{}, err
+		}
+		var sealed *auxilia.SealedSecret
+		if newSecret != nil {
+			s, hint, err := r.seal(current.ID, *newSecret)
+			if err != nil {
+				return auxilia.Sandbox{}, err
+			}
+			next.Secret, sealed = hint, &s
+		}
+		updated, err := r.store.Update(ctx, next, sealed)
+		if auxilia.IsCode(err, auxilia.CodePrecondition) && expect == nil && attempt < staleRetries {
+			continue
+		}
+		return updated, err
+	}
+}
+
+// merge returns current with the patch applied and validated, and the new
+// secret (nil when it stays as it is; "" when it is cleared).
+func (r *Registry) merge(current auxilia.Sandbox, patch json.RawMessage) (auxilia.Sandbox, *string, error) {
+	members, err := mergepatch.Object(patch)
+	if err != nil {
+		return current, nil, auxilia.Errorf(auxilia.CodeMalformed, "The body must be a JSON object (a merge patch).")
+	}
+	var unknown []string
+	for k := range members {
+		if !patchable[k] {
+			unknown = append(unknown, fmt.Sprintf("%q", k))
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return current, nil, auxilia.Errorf(auxilia.CodeMalformed, "The body has unknown fields: %s.", strings.Join(unknown, ", "))
+	}
+
+	var fe auxilia.FieldErrors
+	if p, ok := members["provider"]; ok {
+		var name string
+		if json.Unmarshal(p, &name) != nil || name != current.Provider {
+			fe.Add("provider", "cannot change after creation (it is %s)", current.Provider)
+		}
+		delete(members, "provider")
+	}
+	newSecret := patchSecret(&fe, members["secret"])
+	delete(members, "secret")
+
+	doc, _ := json.Marshal(map[string]any{"name": current.Name, "description": current.Description,
+		"url": current.URL, "config": current.Config})
+	rest, _ := json.Marshal(members)
+	merged, err := mergepatch.Apply(doc, rest)
+	if err != nil {
+		return current, nil, auxilia.Errorf(auxilia.CodeMalformed, "The body is not valid JSON.")
+	}
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(merged, &m)
+
+	next := current
+	next.Name = stringMember(&fe, m, "name")
+	next.Description = stringMember(&fe, m, "description")
+	next.URL = stringMember(&fe, m, "url")
+	next.Config = m["config"]
+	next.HasSecret = current.Secret.IsSet
+	if newSecret != nil {
+		next.HasSecret = *newSecret != ""
+	}
+	spec, specErrs := r.validateSpec(next.SandboxSpec, false)
+	for _, e := range specErrs {
+		if !fe.Has(e.Field) {
+			fe = append(fe, e)
+		}
+	}
+	if err := fe.Err(); err != nil {
+		return current, nil, err
+	}
+	next.SandboxSpec = spec
+	return next, newSecret, nil
+}
+
+// patchSecret reads the patch's secret member: nil keeps the stored one.
+func patchSecret(fe *auxilia.FieldErrors, raw json.RawMessage) *string {
+	if raw == nil {
+		return nil
+	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		cleared := ""
+		return &cleared
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		fe.Add("secret", "must be a string, or null to clear it")
+		return nil
+	}
+	if s == "" {
+		return nil
+	}
+	checkSecret(fe, s)
+	return &s
+}
+
+// stringMember reads a merged member that must be a string (absent = "").
+func stringMember(fe *auxilia.FieldErrors, m map[string]json.RawMessage, key string) string {
+	raw, ok := m[key]
+	if !ok {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		fe.Add(key, "must be a string")
+	}
+	return s
+}

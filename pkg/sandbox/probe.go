@@ -1,0 +1,127 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/secret"
+)
+
+// ProbeResult is what a probe found. Reason (network, auth, config or
+// provider) and Detail are set only when it failed.
+type ProbeResult struct {
+	OK        bool
+	LatencyMS int
+	Reason    string
+	Detail    string
+}
+
+// ProbeInput probes a configuration without saving anything: "Test connection".
+func (r *Registry) ProbeInput(ctx context.Context, in Input) (ProbeResult, error) {
+	secretValue := deref(in.Secret)
+	spec, fe := r.validateSpec(auxilia.SandboxSpec{Name: in.Name, Description: in.Description, Provider: in.Provider,
+		URL: in.URL, Config: in.Config, HasSecret: secretValue != ""}, true)
+	if secretValue != "" {
+		checkSecret(&fe, secretValue)
+	}
+	if err := fe.Err(); err != nil {
+		return ProbeResult{}, err
+	}
+	client, err := r.openClient(spec, secretValue)
+	if err != nil {
+		return failed(0, "config", err.Error()), nil
+	}
+	return r.probe(ctx, client, secretValue), nil
+}
+
+// ProbeSaved probes a saved sandbox. With a patch, it probes the sandbox as
+// the patch would leave it, saving nothing; without one, it records the
+// outcome as the sandbox's health, as the probe before each run does.
+func (r *Registry) ProbeSaved(ctx context.Context, workspaceID, id string, patch json.RawMessage) (ProbeResult, error) {
+	if len(strings.TrimSpace(string(patch))) == 0 {
+		client, sb, err := r.Client(ctx, workspaceID, id)
+		if auxilia.IsCode(err, auxilia.CodeNotFound) {
+			return ProbeResult{}, err
+		}
+		if err != nil {
+			return r.recordHealth(ctx, sb, failed(0, "config", clientError(err))), nil
+		}
+		return r.recordHealth(ctx, sb, r.probe(ctx, client, "")), nil
+	}
+	current, sealed, err := r.store.GetSealed(ctx, workspaceID, id)
+	if err != nil {
+		return ProbeResult{}, err
+	}
+	next, newSecret, err := r.merge(current, patch)
+	if err != nil {
+		return ProbeResult{}, err
+	}
+	secretValue := deref(newSecret)
+	if newSecret == nil {
+		if secretValue, err = r.open(current.ID, sealed); err != nil {
+			return failed(0, "config", clientError(err)), nil
+		}
+	}
+	client, err := r.openClient(next.SandboxSpec, secretValue)
+	if err != nil {
+		return failed(0, "config", err.Error()), nil
+	}
+	return r.probe(ctx, client, secretValue), nil
+}
+
+// probe makes the provider's cheap authenticated call within the probe
+// timeout. The secret is scrubbed from whatever the provider answered.
+func (r *Registry) probe(ctx context.Context, client provider.Client, secretValue string) ProbeResult {
+	ctx, cancel := context.WithTimeout(ctx, r.probeTimeout)
+	defer cancel()
+	start := time.Now()
+	err := client.Probe(ctx)
+	latency := int(time.Since(start).Milliseconds())
+	switch {
+	case err == nil:
+		return ProbeResult{OK: true, LatencyMS: latency}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return failed(latency, "network", fmt.Sprintf("no answer within %s", r.probeTimeout))
+	}
+	detail := err.Error()
+	if secretValue != "" {
+		detail = strings.ReplaceAll(detail, secretValue, "••••")
+	}
+	return failed(latency, provider.Reason(err), detail)
+}
+
+// recordHealth makes a probe of a saved sandbox part of its health.
+func (r *Registry) recordHealth(ctx context.Context, sb auxilia.Sandbox, res ProbeResult) ProbeResult {
+	now := time.Now().UTC()
+	h := auxilia.Health{Status: auxilia.HealthOK, CheckedAt: &now, Detail: res.Detail}
+	if !res.OK {
+		h.Status = auxilia.HealthFailed
+	}
+	latency := res.LatencyMS
+	h.LatencyMS = &latency
+	h.History = append(sb.Health.History, auxilia.Probe{At: now, OK: res.OK, LatencyMS: latency})
+	if n := len(h.History); n > auxilia.HealthHistoryLength {
+		h.History = h.History[n-auxilia.HealthHistoryLength:]
+	}
+	// A failure to record health must not hide the probe's own answer.
+	_ = r.store.SetHealth(context.WithoutCancel(ctx), sb.ID, h)
+	return res
+}
+
+func failed(latency int, reason, detail string) ProbeResult {
+	return ProbeResult{LatencyMS: latency, Reason: reason, Detail: detail}
+}
+
+// clientError words a failure to make a client (not the provider's answer).
+func clientError(err error) string {
+	if errors.Is(err, secret.ErrUnknownKey) {
+		return "the stored secret cannot be decrypted with this server's keys (AUXILIA_SECRET_KEYS)"
+	}
+	return err.Error()
+}

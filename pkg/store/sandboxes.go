@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"gorm.io/gorm"
+)
+
+type sandboxRow struct {
+	ID               string `gorm:"primaryKey"`
+	WorkspaceID      string
+	Name             string
+	Description      string
+	Provider         string
+	URL              string
+	Config           string
+	SecretKeyID      string
+	SecretCiphertext string
+	SecretLast4      string
+	SecretLength     int
+	HealthStatus     string
+	HealthCheckedAt  *time.Time
+	HealthLatencyMS  *int `gorm:"column:health_latency_ms"`
+	HealthDetail     string
+	HealthHistory    string
+	Version          int
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	DeletedAt        *time.Time
+}
+
+func (sandboxRow) TableName() string { return "sandboxes" }
+
+const sandboxCheckKey = "auxilia:sandbox_check"
+
+// BeforeSave validates the row with the check the DB was given: the last
+// line of defence, so that no route can store an invalid sandbox.
+func (r *sandboxRow) BeforeSave(tx *gorm.DB) error {
+	check, ok := tx.Get(sandboxCheckKey)
+	if !ok {
+		return errors.New("store: no sandbox check configured (call DB.CheckSandboxesWith)")
+	}
+	return check.(auxilia.SandboxCheck)(r.domain().SandboxSpec)
+}
+
+func (r sandboxRow) domain() auxilia.Sandbox {
+	return auxilia.Sandbox{
+		ID: r.ID, WorkspaceID: r.WorkspaceID,
+		SandboxSpec: auxilia.SandboxSpec{Name: r.Name, Description: r.Description, Provider: r.Provider,
+			URL: r.URL, Config: []byte(r.Config), HasSecret: r.SecretCiphertext != ""},
+		Secret: auxilia.SecretHint{IsSet: r.SecretCiphertext != "", Last4: r.SecretLast4, Length: r.SecretLength},
+		Health: auxilia.Health{Status: auxilia.HealthStatus(r.HealthStatus), CheckedAt: r.HealthCheckedAt,
+			LatencyMS: r.HealthLatencyMS, Detail: r.HealthDetail, History: parseHistory(r.HealthHistory)},
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}
+
+func (r sandboxRow) sealed() auxilia.SealedSecret {
+	return auxilia.SealedSecret{KeyID: r.SecretKeyID, Ciphertext: r.SecretCiphertext}
+}
+
+// Sandboxes stores registered sandboxes.
+type Sandboxes struct{ db *DB }
+
+// Sandboxes returns the sandbox repository.
+func (db *DB) Sandboxes() Sandboxes { return Sandboxes{db} }
+
+// CheckSandboxesWith sets the validation every sandbox save runs.
+func (db *DB) CheckSandboxesWith(check auxilia.SandboxCheck) { db.sandboxCheck = check }
+
+func (s Sandboxes) conn(ctx context.Context) *gorm.DB {
+	q := s.db.conn(ctx)
+	if s.db.sandboxCheck != nil {
+		q = q.Set(sandboxCheckKey, s.db.sandboxCheck)
+	}
+	return q
+}
+
+// Create stores a new sandbox (its ID chosen by the caller, so that its
+// secret can be sealed to it). A live sandbox of the same name is a conflict.
+func (s Sandboxes) Create(ctx context.Context, sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.Sandbox, error) {
+	now := Now()
+	row := sandboxRow{
+		ID: sb.ID, WorkspaceID: sb.WorkspaceID, Name: sb.Name, Description: sb.Description, Provider: sb.Provider,
+		URL: sb.URL, Config: string(sb.Config), SecretKeyID: sealed.KeyID, SecretCiphertext: sealed.Ciphertext,
+		SecretLast4: sb.Secret.Last4, SecretLength: sb.Secret.Length, HealthStatus: string(auxilia.HealthUnknown),
+		HealthHistory: "[]",
+		Version:       1, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := s.conn(ctx).Create(&row).Error; err != nil {
+		return auxilia.Sandbox{}, s.nameConflict(ctx, err, sb.WorkspaceID, sb.Name)
+	}
+	return row.domain(), nil
+}
+
+// nameConflict turns a duplicate-name error into a conflict naming the
+// sandbox that holds the name.
+func (s Sandboxes) nameConflict(ctx context.Context, err error, workspaceID, name string) error {
+	if !errors.Is(err, gorm.ErrDuplicatedKey) {
+		return err
+	}
+	conflict := auxilia.Errorf(auxilia.CodeConflict, "A sandbox named %q already exists in this workspace.", name)
+	var existing sandboxRow
+	if s.db.conn(context.WithoutCancel(ctx)).Select("id").
+		Where("workspace_id = ? AND name = ? AND deleted_at IS NULL", workspaceID, name).Take(&existing).Error == nil {
+		return conflict.With("existing_id", existing.ID)
+	}
+	return conflict
+}
+
+func (s Sandboxes) live(ctx context.Context, workspaceID string) *gorm.DB {
+	return s.db.conn(ctx).Where("workspace_id = ? AND deleted_at IS NULL", workspaceID)
+}
+
+// Get returns a live sandbox of the workspace.
+func (s Sandboxes) Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error) {
+	sb, _, err := s.GetSealed(ctx, workspaceID, id)
+	return sb, err
+}
+
+// GetSealed returns a live sandbox with its sealed secret.
+func (s Sandboxes) GetSealed(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, auxilia.SealedSecret, error) {
+	var row sandboxRow
+	if err := s.live(ctx, workspaceID).Where("id = ?", id).Take(&row).Error; err != nil {
+		return auxilia.Sandbox{}, auxilia.SealedSecret{}, notFound(err, "sandbox")
+	}
+	return row.domain(), row.sealed(), nil
+}
+
+// List returns a page of the workspace's live sandboxes, only the one called name when it is set.
+func (s Sandboxes) List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error) {
+	q := s.live(ctx, workspaceID)
+	if name != "" {
+		q = q.Where("name = ?", name)
+	}
+	var rows []sandboxRow
+	if err := pageQuery(q, req).Find(&rows).Error; err != nil {
+		return auxilia.Page[auxilia.Sandbox]{}, err
+	}
+	return toPage(rows, req, func(r sandboxRow) string { return r.ID }, sandboxRow.domain), nil
+}
+
+// Update saves sb's spec (and, when sealed is not nil, its new secret: an
+// empty one clears it) if the stored version is still sb.Version; a stale
+// version is a precondition failure.
+func (s Sandboxes) Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxilia.SealedSecret) (auxilia.Sandbox, error) {
+	var row sandboxRow
+	if err := s.live(ctx, sb.WorkspaceID).Where("id = ?", sb.ID).Take(&row).Error; err != nil {
+		return auxilia.Sandbox{}, notFound(err, "sandbox")
+	}
+	if row.Version != sb.Version {
+		return auxilia.Sandbox{}, staleVersion(sb.Version, row.Version)
+	}
+	row.Name, row.Description, row.URL, row.Config = sb.Name, sb.Description, sb.URL, string(sb.Config)
+	if sealed != nil {
+		row.SecretKeyID, row.SecretCiphertext = sealed.KeyID, sealed.Ciphertext
+		row.SecretLast4, row.SecretLength = sb.Secret.Last4, sb.Secret.Length
+	}
+	row.Version++
+	row.UpdatedAt = Now()
+	res := s.conn(ctx).Model(&row).Where("version = ? AND deleted_at IS NULL", sb.Version).
+		Select("name", "description", "url", "config", "secret_key_id", "secret_ciphertext", "secret_last4",
+			"secret_length", "version", "updated_at").Updates(&row)
+	if res.Error != nil {
+		return auxilia.Sandbox{}, s.nameConflict(ctx, res.Error, sb.WorkspaceID, sb.Name)
+	}
+	if res.RowsAffected == 0 {
+		return auxilia.Sandbox{}, staleVersion(sb.Version, sb.Version+1)
+	}
+	return row.domain(), nil
+}
+
+// Delete removes a live sandbox from view; its row and sealed secret stay
+// for the reaper. expect, when set, is the version the caller last read.
+func (s Sandboxes) Delete(ctx context.Context, workspaceID, id string, expect *int) error {
+	q := s.live(ctx, workspaceID).Model(&sandboxRow{}).Where("id = ?", id)
+	if expect != nil {
+		q = q.Where("version = ?", *expect)
+	}
+	res := q.UpdateColumns(map[string]any{"deleted_at": Now(), "version": gorm.Expr("version + 1")})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		current, err := s.Get(ctx, workspaceID, id)
+		if err != nil {
+			return err
+		}
+		return staleVersion(*expect, current.Version)
+	}
+	return nil
+}
+
+// SetHealth records what a probe found; it does not change the version,
+// which tracks what admins configure.
+func (s Sandboxes) SetHealth(ctx context.Context, id string, h auxilia.Health) error {
+	history, err := json.Marshal(h.History)
+	if err != nil {
+		return err
+	}
+	return s.db.conn(ctx).Model(&sandboxRow{}).Where("id = ?", id).UpdateColumns(map[string]any{
+		"health_status": string(h.Status), "health_checked_at": h.CheckedAt,
+		"health_latency_ms": h.LatencyMS, "health_detail": h.Detail, "health_history": string(history),
+	}).Error
+}
+
+// ResealSecrets calls fn with every stored sandbox secret (deleted sandboxes
+// included) and saves the one fn returns when it differs: key rotation.
+func (s Sandboxes) ResealSecrets(ctx context.Context, fn func(id string, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error) {
+	var rows []sandboxRow
+	if err := s.db.conn(ctx).Select("id", "secret_key_id", "secret_ciphertext").
+		Where("secret_ciphertext <> ''").Order("id").Find(&rows).Error; err != nil {
+		return 0, err
+	}
+	changed := 0
+	for _, r := range rows {
+		out, err := fn(r.ID, r.sealed())
+		if err != nil {
+			return changed, err
+		}
+		if out == r.sealed() {
+			continue
+		}
+		if err := s.db.conn(ctx).Model(&sandboxRow{}).Where("id = ?", r.ID).
+			UpdateColumns(map[string]any{"secret_key_id": out.KeyID, "secret_ciphertext": out.Ciphertext}).Error; err != nil {
+			return changed, err
+		}
+		changed++
+	}
+	return changed, nil
+}
+
+func parseHistory(s string) []auxilia.Probe {
+	var out []auxilia.Probe
+	_ = json.Unmarshal([]byte(s), &out)
+	return out
+}
+
+func staleVersion(expected, actual int) error {
+	return auxilia.Errorf(auxilia.CodePrecondition,
+		"The sandbox changed since it was read (version %d, now %d): read it again.", expected, actual)
+}

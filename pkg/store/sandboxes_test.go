@@ -1,0 +1,84 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// refuseNamed is a check that refuses one name, standing in for the real validation.
+func refuseNamed(bad string) auxilia.SandboxCheck {
+	return func(s auxilia.SandboxSpec) error {
+		if s.Name == bad {
+			return errors.New("invalid sandbox")
+		}
+		return nil
+	}
+}
+
+func newSandbox(ws, name string) auxilia.Sandbox {
+	return auxilia.Sandbox{ID: auxilia.NewID(), WorkspaceID: ws,
+		SandboxSpec: auxilia.SandboxSpec{Name: name, Provider: "local", Config: json.RawMessage(`{}`)}}
+}
+
+func TestSandboxSavesRunTheCheck(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		ws, err := db.Workspaces().Ensure(ctx, "acme")
+		require.NoError(t, err)
+
+		_, err = db.Sandboxes().Create(ctx, newSandbox(ws.ID, "x"), auxilia.SealedSecret{})
+		require.ErrorContains(t, err, "no sandbox check configured", "without a check nothing is saved")
+
+		db.CheckSandboxesWith(refuseNamed("bad"))
+		_, err = db.Sandboxes().Create(ctx, newSandbox(ws.ID, "bad"), auxilia.SealedSecret{})
+		require.ErrorContains(t, err, "invalid sandbox")
+		sb, err := db.Sandboxes().Create(ctx, newSandbox(ws.ID, "good"), auxilia.SealedSecret{})
+		require.NoError(t, err)
+
+		sb.Name = "bad"
+		_, err = db.Sandboxes().Update(ctx, sb, nil)
+		require.ErrorContains(t, err, "invalid sandbox", "updates run the check too")
+		got, err := db.Sandboxes().Get(ctx, ws.ID, sb.ID)
+		require.NoError(t, err)
+		assert.Equal(t, "good", got.Name)
+		assert.Equal(t, 1, got.Version)
+	})
+}
+
+func TestSandboxVersions(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		db.CheckSandboxesWith(refuseNamed(""))
+		ws, err := db.Workspaces().Ensure(ctx, "acme")
+		require.NoError(t, err)
+		sb, err := db.Sandboxes().Create(ctx, newSandbox(ws.ID, "a"), auxilia.SealedSecret{KeyID: "k", Ciphertext: "c1"})
+		require.NoError(t, err)
+
+		first, second := sb, sb
+		first.Description = "first"
+		updated, err := db.Sandboxes().Update(ctx, first, nil)
+		require.NoError(t, err)
+		assert.Equal(t, 2, updated.Version)
+		second.Description = "second"
+		_, err = db.Sandboxes().Update(ctx, second, nil)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodePrecondition), "a write from a stale read fails: %v", err)
+
+		stale := 1
+		assert.True(t, auxilia.IsCode(db.Sandboxes().Delete(ctx, ws.ID, sb.ID, &stale), auxilia.CodePrecondition))
+		require.NoError(t, db.Sandboxes().Delete(ctx, ws.ID, sb.ID, &updated.Version))
+
+		n, err := db.Sandboxes().ResealSecrets(ctx, func(id string, s auxilia.SealedSecret) (auxilia.SealedSecret, error) {
+			return auxilia.SealedSecret{KeyID: "k2", Ciphertext: s.Ciphertext + "!"}, nil
+		})
+		require.NoError(t, err)
+		assert.Equal(t, 1, n, "deleted sandboxes' secrets are re-sealed too: the reaper still needs them")
+	})
+}
