@@ -15,14 +15,12 @@ import (
 
 	sandboxes "github.com/auxilia/sandboxes"
 	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
-	"github.com/auxilia/sandboxes/pkg/provider/builtin"
-	"github.com/auxilia/sandboxes/pkg/sandbox"
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
-	"github.com/auxilia/sandboxes/pkg/token"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -46,7 +44,7 @@ type env struct {
 // options change the server an env runs.
 type options struct {
 	policy       provider.Policy
-	localOff     bool
+	localOff     string
 	probeTimeout time.Duration
 }
 
@@ -58,20 +56,18 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		f(&o)
 	}
 	logs := &syncBuffer{}
-	tokens := token.New(db.Tokens(), db.Workspaces(), db)
 	keys, err := secret.ParseKeys(secret.NewKey())
 	require.NoError(t, err)
-	providers := provider.NewRegistry(o.policy, builtin.Kinds(builtin.Options{DataDir: t.TempDir()})...)
-	if o.localOff {
-		providers.Disable("local", "AUXILIA_LOCAL_PROVIDER is off")
-	}
-	registry := sandbox.New(db.Sandboxes(), db, providers, keys, sandbox.Options{ProbeTimeout: o.probeTimeout})
-	db.CheckSandboxesWith(registry.Check)
+	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Policy: o.policy, LocalDisabled: o.localOff,
+		ProbeTimeout: o.probeTimeout})
+	tokens := a.Tokens
 	e := api.New(api.Config{
 		Log:         slog.New(slog.NewJSONHandler(logs, nil)),
 		DB:          db,
-		Tokens:      tokens,
-		Sandboxes:   registry,
+		Tokens:      a.Tokens,
+		Sandboxes:   a.Sandboxes,
+		Agents:      a.Agents,
+		Audit:       db.Audit(),
 		Idempotency: db.Idempotency(),
 		OpenAPI:     sandboxes.OpenAPI,
 		JSONLimit:   64 << 10,

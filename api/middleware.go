@@ -128,6 +128,8 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 func (b *limitedBody) Close() error { return b.body.Close() }
 
 // Authenticator resolves a bearer token to the actor making the request.
+// A refused token it recognises (a revoked one) comes back with its actor
+// beside the error, so that the refusal is audited in its workspace.
 type Authenticator interface {
 	Authenticate(ctx context.Context, token string) (auxilia.Actor, error)
 }
@@ -144,6 +146,9 @@ func authenticate(auth Authenticator) echo.MiddlewareFunc {
 			}
 			a, err := auth.Authenticate(c.Request().Context(), token)
 			if err != nil {
+				if a.TokenID != "" {
+					c.Set(refusedActorKey, a)
+				}
 				return err
 			}
 			c.SetRequest(c.Request().WithContext(auxilia.WithActor(c.Request().Context(), a)))

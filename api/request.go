@@ -141,3 +141,16 @@ func formatBytes(n int64) string {
 		return fmt.Sprintf("%d bytes", n)
 	}
 }
+
+// boolQuery reads an optional true/false query parameter.
+func boolQuery(c echo.Context, name string) (bool, error) {
+	switch c.QueryParam(name) {
+	case "", "false", "0":
+		return false, nil
+	case "true", "1":
+		return true, nil
+	}
+	var fe auxilia.FieldErrors
+	fe.Add(name, "must be true or false")
+	return false, fe.Err()
+}

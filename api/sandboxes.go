@@ -17,7 +17,8 @@ type SandboxService interface {
 	Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error)
 	List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error)
 	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Sandbox, error)
-	Delete(ctx context.Context, workspaceID, id string, expect *int) error
+	Delete(ctx context.Context, workspaceID, id string, expect *int, detach bool) error
+	Agents(ctx context.Context, workspaceID, id string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error)
 	SecretHint(ctx context.Context, workspaceID, id string) (auxilia.SecretHint, error)
 	ProbeInput(ctx context.Context, in sandbox.Input) (sandbox.ProbeResult, error)
 	ProbeSaved(ctx context.Context, workspaceID, id string, patch json.RawMessage) (sandbox.ProbeResult, error)
@@ -35,6 +36,7 @@ func (h sandboxesHandler) routes(g routes, idem echo.MiddlewareFunc) {
 	g.PATCH("/sandboxes/:id", h.patch, adminOnly)
 	g.DELETE("/sandboxes/:id", h.delete, adminOnly)
 	g.GET("/sandboxes/:id/secret-hint", h.secretHint, adminOnly)
+	g.GET("/sandboxes/:id/agents", h.agents)
 	g.POST("/sandboxes/:id/probe", h.probeSaved, adminOnly)
 }
 
@@ -234,23 +236,66 @@ func (h sandboxesHandler) patch(c echo.Context) error {
 
 // delete removes a sandbox.
 //
-//	@Summary	Delete a sandbox
-//	@Tags		sandboxes
-//	@Security	BearerAuth
-//	@Param		id			path	string	true	"Sandbox id"	format(uuid)
-//	@Param		If-Match	header	string	false	"The ETag last read: the delete fails with 412 if the sandbox changed since"
-//	@Success	204
-//	@Failure	401,403,404,409,412	{object}	Problem
-//	@Router		/api/v1/sandboxes/{id} [delete]
+//	@Summary		Delete a sandbox
+//	@Description	While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released and the sandbox deleted, in one transaction.
+//	@Tags			sandboxes
+//	@Security		BearerAuth
+//	@Param			id				path	string	true	"Sandbox id"	format(uuid)
+//	@Param			detach_agents	query	bool	false	"Unbind the agents that use the sandbox"
+//	@Param			If-Match		header	string	false	"The ETag last read: the delete fails with 412 if the sandbox changed since"
+//	@Success		204
+//	@Failure		401,403,404,409,412,422	{object}	Problem
+//	@Router			/api/v1/sandboxes/{id} [delete]
 func (h sandboxesHandler) delete(c echo.Context) error {
 	id, err := pathID(c, "id", "sandbox")
 	if err != nil {
 		return err
 	}
-	if err := h.svc.Delete(c.Request().Context(), actor(c).Workspace.ID, id, ifMatch(c)); err != nil {
+	detach, err := boolQuery(c, "detach_agents")
+	if err != nil {
+		return err
+	}
+	if err := h.svc.Delete(c.Request().Context(), actor(c).Workspace.ID, id, ifMatch(c), detach); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+type agentRefView struct {
+	ID    string `json:"id" format:"uuid"`
+	Name  string `json:"name" example:"Analyst"`
+	Emoji string `json:"emoji" example:"📊"`
+	Color string `json:"color" example:"#1f6feb"`
+} //@name AgentRef
+
+type agentRefList list[agentRefView] //@name AgentRefList
+
+// agents lists the agents bound to a sandbox.
+//
+//	@Summary	Agents that use a sandbox
+//	@Tags		sandboxes
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		id			path		string	true	"Sandbox id"	format(uuid)
+//	@Param		page_size	query		int		false	"Items per page"	minimum(1)	maximum(200)	default(50)
+//	@Param		page_token	query		string	false	"next_page_token of the previous page"
+//	@Success	200			{object}	agentRefList
+//	@Failure	401,404,422	{object}	Problem
+//	@Router		/api/v1/sandboxes/{id}/agents [get]
+func (h sandboxesHandler) agents(c echo.Context) error {
+	id, err := pathID(c, "id", "sandbox")
+	if err != nil {
+		return err
+	}
+	req, err := pageRequest(c)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.Agents(c.Request().Context(), actor(c).Workspace.ID, id, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, agentRefList(listOf(page, func(a auxilia.AgentRef) agentRefView { return agentRefView(a) })))
 }
 
 // secretHint says which secret is stored without revealing it.

@@ -418,7 +418,7 @@ func TestCatalogue(t *testing.T) {
 		assert.Contains(t, local["disabled_reason"], "AUXILIA_LOCAL_PROVIDER")
 		p := e.call("POST", "/api/v1/sandboxes", e.admin, validSandboxes["local"]).problem(t, 422, "validation_failed")
 		assert.Equal(t, []string{"provider"}, fields(p))
-	}, func(o *options) { o.localOff = true })
+	}, func(o *options) { o.localOff = "AUXILIA_LOCAL_PROVIDER is off" })
 }
 
 func TestCreateIsIdempotent(t *testing.T) {
@@ -430,4 +430,3 @@ func TestCreateIsIdempotent(t *testing.T) {
 		assert.Equal(t, first.Header.Get("ETag"), again.Header.Get("ETag"))
 	})
 }
-

@@ -20,6 +20,8 @@ type Config struct {
 	DB          Pinger
 	Tokens      TokenService
 	Sandboxes   SandboxService
+	Agents      AgentService
+	Audit       AuditLog
 	Idempotency IdempotencyStore
 	// OpenAPI is the contract served at /api/v1/openapi.yaml.
 	OpenAPI []byte
@@ -50,7 +52,7 @@ func New(cfg Config) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Log)
-	e.Use(withRequestID(), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit))
+	e.Use(withRequestID(), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit), auditRefusals(cfg.Audit, cfg.Log))
 
 	health := healthHandler{db: cfg.DB}
 	e.GET("/healthz", health.live)
@@ -62,6 +64,8 @@ func New(cfg Config) *echo.Echo {
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes}.routes(v1, idem)
+	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
+	auditHandler{log: cfg.Audit}.routes(v1)
 	return e
 }
 

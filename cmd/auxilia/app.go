@@ -6,21 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/provider"
-	"github.com/auxilia/sandboxes/pkg/provider/builtin"
-	"github.com/auxilia/sandboxes/pkg/sandbox"
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
 )
 
-// app is the server's parts, wired together.
-type app struct {
-	db        *store.DB
-	keys      *secret.Keyring
-	sandboxes *sandbox.Registry
-}
-
-func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
+// newApp opens and migrates the database, loads the keys and wires the services.
+func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app.App, error) {
 	db, err := openDB(ctx, cfg, log)
 	if err != nil {
 		return nil, err
@@ -30,18 +23,13 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		db.Close()
 		return nil, err
 	}
-	providers := provider.NewRegistry(
-		provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs},
-		builtin.Kinds(builtin.Options{DataDir: cfg.DataDir})...)
+	o := app.Options{DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout,
+		Policy: provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs}}
 	if !cfg.LocalProvider {
-		providers.Disable("local", "AUXILIA_LOCAL_PROVIDER is off")
+		o.LocalDisabled = "AUXILIA_LOCAL_PROVIDER is off"
 	}
-	registry := sandbox.New(db.Sandboxes(), db, providers, keys, sandbox.Options{ProbeTimeout: cfg.ProbeTimeout})
-	db.CheckSandboxesWith(registry.Check)
-	return &app{db: db, keys: keys, sandboxes: registry}, nil
+	return app.New(db, keys, o), nil
 }
-
-func (a *app) Close() error { return a.db.Close() }
 
 // loadKeys reads AUXILIA_SECRET_KEYS. Without it the embedded default keeps
 // a generated key in the data folder; Postgres refuses to start, because

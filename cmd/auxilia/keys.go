@@ -24,12 +24,12 @@ func keys(ctx context.Context, cfg config, args []string) error {
 		if err != nil {
 			return err
 		}
-		defer a.Close()
-		n, err := a.db.Sandboxes().ResealSecrets(ctx, a.sandboxes.Reseal)
+		defer a.DB.Close()
+		n, err := a.Sandboxes.RotateKeys(ctx)
 		if err != nil {
 			return fmt.Errorf("rotate: %d secrets re-encrypted before: %w", n, err)
 		}
-		fmt.Printf("re-encrypted %d secrets under key %s\n", n, a.keys.PrimaryID())
+		fmt.Printf("re-encrypted %d secrets under key %s\n", n, a.Keys.PrimaryID())
 		return nil
 	default:
 		return fmt.Errorf("unknown keys command %q (generate, rotate)", args[0])

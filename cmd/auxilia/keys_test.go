@@ -68,4 +68,12 @@ func TestKeyRotation(t *testing.T) {
 		map[string]any{"url": "http://127.0.0.1:1/api"})
 	require.Equal(t, 200, status)
 	assert.NotContains(t, res["detail"], "cannot be decrypted", "the secret opens with the new key alone")
+
+	status, audit := get(t, srv.URL+"/api/v1/audit?resource_type=key", "admin-token-0123456789")
+	require.Equal(t, 200, status)
+	items := audit["items"].([]any)
+	require.Len(t, items, 1, "the rotation is in the audit log")
+	entry := items[0].(map[string]any)
+	assert.Equal(t, "key.rotate", entry["action"])
+	assert.Equal(t, "auxilia command line", entry["actor"].(map[string]any)["token_name"])
 }

@@ -53,7 +53,13 @@ func TestREADMEWalkthrough(t *testing.T) {
 		`"field":"config.timeout"`,
 		`"description":"EU team"`,
 		`{"is_set":true,"last4":"WXYZ","length":24}`,
+		`"tools":{"edit_file":"always_allow","execute":"always_allow","glob":"always_allow","grep":"always_allow","ls":"always_allow","read_file":"always_allow","write_file":"needs_approval"}`,
+		`"reason":"sandbox_in_use"`,
+		`Sandbox is used by 1 agent(s) — detach it first`,
+		`"agents":[{`,
+		`"sandbox":null`,
 		`{"items":[],"next_page_token":""}`,
+		`"action":"sandbox.delete"`,
 	} {
 		assert.Contains(t, text, want)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/store"
-	"github.com/auxilia/sandboxes/pkg/token"
 )
 
 func serve(ctx context.Context, cfg config) error {
@@ -23,11 +22,10 @@ func serve(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	db := a.db
+	defer a.DB.Close()
+	db := a.DB
 
-	tokens := token.New(db.Tokens(), db.Workspaces(), db)
-	first, err := tokens.Bootstrap(ctx, cfg.BootstrapToken)
+	first, err := a.Tokens.Bootstrap(ctx, cfg.BootstrapToken)
 	if err != nil {
 		return fmt.Errorf("bootstrap tokens: %w", err)
 	}
@@ -35,8 +33,10 @@ func serve(ctx context.Context, cfg config) error {
 	handler := api.New(api.Config{
 		Log:         log,
 		DB:          db,
-		Tokens:      tokens,
-		Sandboxes:   a.sandboxes,
+		Tokens:      a.Tokens,
+		Sandboxes:   a.Sandboxes,
+		Agents:      a.Agents,
+		Audit:       db.Audit(),
 		Idempotency: db.Idempotency(),
 		OpenAPI:     sandboxes.OpenAPI,
 		JSONLimit:   cfg.JSONLimit,

@@ -30,7 +30,7 @@ func tokens(ctx context.Context, cfg config, args []string) error {
 		return err
 	}
 	defer db.Close()
-	issued, err := token.New(db.Tokens(), db.Workspaces(), db).Issue(ctx, *workspace, *name, auxilia.Role(*role))
+	issued, err := token.New(db.Tokens(), db.Workspaces(), db, db.Audit()).Issue(ctx, *workspace, *name, auxilia.Role(*role))
 	if err != nil {
 		var ae *auxilia.Error
 		if errors.As(err, &ae) && len(ae.Fields) > 0 {

@@ -25,6 +25,7 @@ type Token struct {
 	Role        Role
 	CreatedAt   time.Time
 	LastUsedAt  *time.Time
+	RevokedAt   *time.Time
 }
 
 // Actor is who makes a request: the authenticated token and its workspace.

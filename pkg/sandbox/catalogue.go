@@ -18,9 +18,9 @@ type ProviderInfo struct {
 // Catalogue lists the providers this server offers.
 func (r *Registry) Catalogue() []ProviderInfo {
 	var out []ProviderInfo
-	for _, name := range r.providers.Names() {
-		k, _ := r.providers.Kind(name)
-		reason := r.providers.Disabled(name)
+	for _, name := range r.Providers.Names() {
+		k, _ := r.Providers.Kind(name)
+		reason := r.Providers.Disabled(name)
 		out = append(out, ProviderInfo{
 			Name: k.Name(), Title: k.Title(), Description: k.Description(),
 			Enabled: reason == "", DisabledReason: reason,

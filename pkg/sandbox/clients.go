@@ -49,7 +49,7 @@ func (c *clientCache) client(sb auxilia.Sandbox, open func() (provider.Client, e
 
 // openClient makes a provider client for a sandbox spec and secret.
 func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (provider.Client, error) {
-	kind, ok := r.providers.Kind(spec.Provider)
+	kind, ok := r.Providers.Kind(spec.Provider)
 	if !ok {
 		return nil, fmt.Errorf("no provider %q on this server", spec.Provider)
 	}
@@ -62,7 +62,7 @@ func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (pro
 
 // Client returns the provider client of a workspace's sandbox, with the sandbox.
 func (r *Registry) Client(ctx context.Context, workspaceID, id string) (provider.Client, auxilia.Sandbox, error) {
-	sb, sealed, err := r.store.GetSealed(ctx, workspaceID, id)
+	sb, sealed, err := r.Store.GetSealed(ctx, workspaceID, id)
 	if err != nil {
 		return nil, sb, err
 	}

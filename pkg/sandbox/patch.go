@@ -25,7 +25,7 @@ const staleRetries = 3
 // default. expect, when set, is the version the caller last read.
 func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Sandbox, error) {
 	for attempt := 0; ; attempt++ {
-		current, err := r.store.Get(ctx, workspaceID, id)
+		current, err := r.Store.Get(ctx, workspaceID, id)
 		if err != nil {
 			return auxilia.Sandbox{}, err
 		}
@@ -45,7 +45,13 @@ func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json
 			}
 			next.Secret, sealed = hint, &s
 		}
-		updated, err := r.store.Update(ctx, next, sealed)
+		var updated auxilia.Sandbox
+		err = r.Tx.InTx(ctx, func(ctx context.Context) error {
+			if updated, err = r.Store.Update(ctx, next, sealed); err != nil {
+				return err
+			}
+			return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.update", "sandbox", id, describeChanges(current, next, newSecret))
+		})
 		if auxilia.IsCode(err, auxilia.CodePrecondition) && expect == nil && attempt < staleRetries {
 			continue
 		}
@@ -146,4 +152,41 @@ func stringMember(fe *auxilia.FieldErrors, m map[string]json.RawMessage, key str
 		fe.Add(key, "must be a string")
 	}
 	return s
+}
+
+// describeChanges names what a patch changed, for the audit log: field
+// names and config keys, never a secret.
+func describeChanges(before, after auxilia.Sandbox, newSecret *string) string {
+	var changed []string
+	if before.Name != after.Name {
+		changed = append(changed, "name")
+	}
+	if before.Description != after.Description {
+		changed = append(changed, "description")
+	}
+	if before.URL != after.URL {
+		changed = append(changed, "url")
+	}
+	var was, is map[string]json.RawMessage
+	_ = json.Unmarshal(before.Config, &was)
+	_ = json.Unmarshal(after.Config, &is)
+	var keys []string
+	for k, v := range is {
+		if !bytes.Equal(was[k], v) {
+			keys = append(keys, "config."+k)
+		}
+	}
+	sort.Strings(keys)
+	changed = append(changed, keys...)
+	switch {
+	case newSecret == nil:
+	case *newSecret == "":
+		changed = append(changed, "secret cleared")
+	default:
+		changed = append(changed, "secret replaced")
+	}
+	if len(changed) == 0 {
+		return fmt.Sprintf("saved sandbox %q unchanged", after.Name)
+	}
+	return fmt.Sprintf("changed sandbox %q: %s", after.Name, strings.Join(changed, ", "))
 }

@@ -54,7 +54,7 @@ func (r *Registry) ProbeSaved(ctx context.Context, workspaceID, id string, patch
 		}
 		return r.recordHealth(ctx, sb, r.probe(ctx, client, "")), nil
 	}
-	current, sealed, err := r.store.GetSealed(ctx, workspaceID, id)
+	current, sealed, err := r.Store.GetSealed(ctx, workspaceID, id)
 	if err != nil {
 		return ProbeResult{}, err
 	}
@@ -110,7 +110,7 @@ func (r *Registry) recordHealth(ctx context.Context, sb auxilia.Sandbox, res Pro
 		h.History = h.History[n-auxilia.HealthHistoryLength:]
 	}
 	// A failure to record health must not hide the probe's own answer.
-	_ = r.store.SetHealth(context.WithoutCancel(ctx), sb.ID, h)
+	_ = r.Store.SetHealth(context.WithoutCancel(ctx), sb.ID, h)
 	return res
 }
 

@@ -5,6 +5,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -21,36 +22,53 @@ type Store interface {
 	Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxilia.SealedSecret) (auxilia.Sandbox, error)
 	Delete(ctx context.Context, workspaceID, id string, expect *int) error
 	SetHealth(ctx context.Context, id string, h auxilia.Health) error
+	ResealSecrets(ctx context.Context, fn func(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error)
 }
 
-// Transactor runs work atomically.
+// Bindings knows which agents use a sandbox.
+type Bindings interface {
+	AgentsOf(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error)
+	DeleteForSandbox(ctx context.Context, sandboxID string) (int64, error)
+}
+
+// Instances releases the provider instances a sandbox made.
+type Instances interface {
+	ReleaseForSandbox(ctx context.Context, sandboxID string) (int64, error)
+}
+
+// Transactor runs work atomically under named locks.
 type Transactor interface {
 	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+	Lock(ctx context.Context, name string) error
 }
 
 // Registry manages a workspace's sandboxes.
 type Registry struct {
-	store        Store
-	tx           Transactor
-	providers    *provider.Registry
-	keys         *secret.Keyring
+	Deps
 	probeTimeout time.Duration
 	clients      *clientCache
 }
 
-// Options configure a Registry.
-type Options struct {
+// Deps are what the registry works with.
+type Deps struct {
+	Store     Store
+	Bindings  Bindings
+	Instances Instances
+	Audit     auxilia.Auditor
+	Tx        Transactor
+	Providers *provider.Registry
+	Keys      *secret.Keyring
 	// ProbeTimeout bounds a probe (default 10 s).
 	ProbeTimeout time.Duration
 }
 
 // New returns a registry.
-func New(store Store, tx Transactor, providers *provider.Registry, keys *secret.Keyring, opt Options) *Registry {
-	if opt.ProbeTimeout <= 0 {
-		opt.ProbeTimeout = 10 * time.Second
+func New(d Deps) *Registry {
+	timeout := d.ProbeTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
 	}
-	return &Registry{store: store, tx: tx, providers: providers, keys: keys,
-		probeTimeout: opt.ProbeTimeout, clients: newClientCache()}
+	return &Registry{Deps: d, probeTimeout: timeout, clients: newClientCache()}
 }
 
 // Create registers a sandbox in the workspace.
@@ -70,28 +88,31 @@ func (r *Registry) Create(ctx context.Context, workspaceID string, in Input) (au
 		return auxilia.Sandbox{}, err
 	}
 	sb.Secret = hint
-	return r.store.Create(ctx, sb, sealed)
+	var out auxilia.Sandbox
+	err = r.Tx.InTx(ctx, func(ctx context.Context) error {
+		if out, err = r.Store.Create(ctx, sb, sealed); err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.create", "sandbox", sb.ID,
+			fmt.Sprintf("registered %s sandbox %q", sb.Provider, sb.Name))
+	})
+	return out, err
 }
 
 // Get returns a sandbox of the workspace.
 func (r *Registry) Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error) {
-	return r.store.Get(ctx, workspaceID, id)
+	return r.Store.Get(ctx, workspaceID, id)
 }
 
 // List returns a page of the workspace's sandboxes; with name set, only the one of that name.
 func (r *Registry) List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error) {
-	return r.store.List(ctx, workspaceID, name, req)
+	return r.Store.List(ctx, workspaceID, name, req)
 }
 
 // SecretHint returns what may be shown of a sandbox's secret.
 func (r *Registry) SecretHint(ctx context.Context, workspaceID, id string) (auxilia.SecretHint, error) {
-	sb, err := r.store.Get(ctx, workspaceID, id)
+	sb, err := r.Store.Get(ctx, workspaceID, id)
 	return sb.Secret, err
-}
-
-// Delete removes a sandbox. expect, when set, is the version the caller last read.
-func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect *int) error {
-	return r.store.Delete(ctx, workspaceID, id, expect)
 }
 
 func deref(s *string) string {

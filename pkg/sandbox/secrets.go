@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"context"
+
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/secret"
 )
@@ -14,7 +16,7 @@ func (r *Registry) seal(sandboxID, value string) (auxilia.SealedSecret, auxilia.
 	if value == "" {
 		return auxilia.SealedSecret{}, auxilia.SecretHint{}, nil
 	}
-	sealed, err := r.keys.Seal([]byte(value), secretAAD(sandboxID))
+	sealed, err := r.Keys.Seal([]byte(value), secretAAD(sandboxID))
 	if err != nil {
 		return auxilia.SealedSecret{}, auxilia.SecretHint{}, err
 	}
@@ -28,12 +30,27 @@ func (r *Registry) open(sandboxID string, s auxilia.SealedSecret) (string, error
 	if s.Ciphertext == "" {
 		return "", nil
 	}
-	plain, err := r.keys.Open(secret.Sealed{KeyID: s.KeyID, Ciphertext: s.Ciphertext}, secretAAD(sandboxID))
+	plain, err := r.Keys.Open(secret.Sealed{KeyID: s.KeyID, Ciphertext: s.Ciphertext}, secretAAD(sandboxID))
 	return string(plain), err
 }
 
-// Reseal re-encrypts a stored secret under the newest key (key rotation).
-func (r *Registry) Reseal(sandboxID string, s auxilia.SealedSecret) (auxilia.SealedSecret, error) {
-	out, _, err := r.keys.Reseal(secret.Sealed{KeyID: s.KeyID, Ciphertext: s.Ciphertext}, secretAAD(sandboxID))
-	return auxilia.SealedSecret{KeyID: out.KeyID, Ciphertext: out.Ciphertext}, err
+// RotateKeys re-encrypts every stored secret (of deleted sandboxes too: the
+// reaper still needs them) under the newest key, and records the rotation
+// in the audit log of each workspace it touched. It returns how many it re-encrypted.
+func (r *Registry) RotateKeys(ctx context.Context) (int, error) {
+	touched := map[string]bool{}
+	n, err := r.Store.ResealSecrets(ctx, func(sb auxilia.Sandbox, s auxilia.SealedSecret) (auxilia.SealedSecret, error) {
+		out, changed, err := r.Keys.Reseal(secret.Sealed{KeyID: s.KeyID, Ciphertext: s.Ciphertext}, secretAAD(sb.ID))
+		if changed {
+			touched[sb.WorkspaceID] = true
+		}
+		return auxilia.SealedSecret{KeyID: out.KeyID, Ciphertext: out.Ciphertext}, err
+	})
+	for ws := range touched {
+		if aerr := auxilia.Audit(ctx, r.Audit, ws, "key.rotate", "key", r.Keys.PrimaryID(),
+			"re-encrypted this workspace's secrets under key "+r.Keys.PrimaryID()); aerr != nil && err == nil {
+			err = aerr
+		}
+	}
+	return n, err
 }

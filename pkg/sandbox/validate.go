@@ -38,20 +38,20 @@ func (r *Registry) validateSpec(spec auxilia.SandboxSpec, creating bool) (auxili
 	checkText(&fe, "name", spec.Name, maxNameLength, true)
 	checkText(&fe, "description", spec.Description, maxDescriptionLength, false)
 
-	kind, ok := r.providers.Kind(spec.Provider)
+	kind, ok := r.Providers.Kind(spec.Provider)
 	switch {
 	case spec.Provider == "":
 		fe.Add("provider", "is required")
 	case !ok:
-		fe.Add("provider", "must be one of: %s", strings.Join(r.providers.Names(), ", "))
-	case creating && r.providers.Disabled(spec.Provider) != "":
-		fe.Add("provider", "is switched off on this server: %s", r.providers.Disabled(spec.Provider))
+		fe.Add("provider", "must be one of: %s", strings.Join(r.Providers.Names(), ", "))
+	case creating && r.Providers.Disabled(spec.Provider) != "":
+		fe.Add("provider", "is switched off on this server: %s", r.Providers.Disabled(spec.Provider))
 	}
 	if !ok {
 		return spec, fe
 	}
 
-	url, err := provider.NormalizeURL(spec.URL, kind.URL(), r.providers.Policy())
+	url, err := provider.NormalizeURL(spec.URL, kind.URL(), r.Providers.Policy())
 	if err != nil {
 		fe.Add("url", "%s", err.Error())
 	}
@@ -66,7 +66,7 @@ func (r *Registry) validateSpec(spec auxilia.SandboxSpec, creating bool) (auxili
 
 	cfg, errs := provider.DecodeConfig(kind, spec.Config)
 	if len(errs) == 0 {
-		errs = provider.ValidateConfig(cfg, r.providers.Policy())
+		errs = provider.ValidateConfig(cfg, r.Providers.Policy())
 	}
 	for _, e := range errs {
 		fe.Add(joinField("config", e.Field), "%s", e.Message)

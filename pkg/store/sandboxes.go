@@ -104,8 +104,9 @@ func (s Sandboxes) nameConflict(ctx context.Context, err error, workspaceID, nam
 		return err
 	}
 	conflict := auxilia.Errorf(auxilia.CodeConflict, "A sandbox named %q already exists in this workspace.", name)
+	// Outside the caller's transaction: on Postgres the failed insert has aborted it.
 	var existing sandboxRow
-	if s.db.conn(context.WithoutCancel(ctx)).Select("id").
+	if s.db.gorm.WithContext(context.WithoutCancel(ctx)).Select("id").
 		Where("workspace_id = ? AND name = ? AND deleted_at IS NULL", workspaceID, name).Take(&existing).Error == nil {
 		return conflict.With("existing_id", existing.ID)
 	}
@@ -210,15 +211,15 @@ func (s Sandboxes) SetHealth(ctx context.Context, id string, h auxilia.Health) e
 
 // ResealSecrets calls fn with every stored sandbox secret (deleted sandboxes
 // included) and saves the one fn returns when it differs: key rotation.
-func (s Sandboxes) ResealSecrets(ctx context.Context, fn func(id string, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error) {
+func (s Sandboxes) ResealSecrets(ctx context.Context, fn func(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error) {
 	var rows []sandboxRow
-	if err := s.db.conn(ctx).Select("id", "secret_key_id", "secret_ciphertext").
+	if err := s.db.conn(ctx).Select("id", "workspace_id", "secret_key_id", "secret_ciphertext").
 		Where("secret_ciphertext <> ''").Order("id").Find(&rows).Error; err != nil {
 		return 0, err
 	}
 	changed := 0
 	for _, r := range rows {
-		out, err := fn(r.ID, r.sealed())
+		out, err := fn(auxilia.Sandbox{ID: r.ID, WorkspaceID: r.WorkspaceID}, r.sealed())
 		if err != nil {
 			return changed, err
 		}

@@ -75,7 +75,7 @@ func TestSandboxVersions(t *testing.T) {
 		assert.True(t, auxilia.IsCode(db.Sandboxes().Delete(ctx, ws.ID, sb.ID, &stale), auxilia.CodePrecondition))
 		require.NoError(t, db.Sandboxes().Delete(ctx, ws.ID, sb.ID, &updated.Version))
 
-		n, err := db.Sandboxes().ResealSecrets(ctx, func(id string, s auxilia.SealedSecret) (auxilia.SealedSecret, error) {
+		n, err := db.Sandboxes().ResealSecrets(ctx, func(_ auxilia.Sandbox, s auxilia.SealedSecret) (auxilia.SealedSecret, error) {
 			return auxilia.SealedSecret{KeyID: "k2", Ciphertext: s.Ciphertext + "!"}, nil
 		})
 		require.NoError(t, err)

@@ -22,7 +22,7 @@ func (tokenRow) TableName() string { return "tokens" }
 
 func (r tokenRow) domain() auxilia.Token {
 	return auxilia.Token{ID: r.ID, WorkspaceID: r.WorkspaceID, Name: r.Name, Role: auxilia.Role(r.Role),
-		CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt}
+		CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt, RevokedAt: r.RevokedAt}
 }
 
 // Tokens stores API tokens by the hash of their value.
@@ -41,10 +41,10 @@ func (s Tokens) Create(ctx context.Context, t auxilia.Token, hash string) (auxil
 	return row.domain(), nil
 }
 
-// ByHash returns the live token whose value hashes to hash, with its workspace.
+// ByHash returns the token whose value hashes to hash (revoked or not), with its workspace.
 func (s Tokens) ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error) {
 	var row tokenRow
-	err := s.db.conn(ctx).Where("hash = ? AND revoked_at IS NULL", hash).Take(&row).Error
+	err := s.db.conn(ctx).Where("hash = ?", hash).Take(&row).Error
 	if err != nil {
 		return auxilia.Token{}, auxilia.Workspace{}, notFound(err, "token")
 	}

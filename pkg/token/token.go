@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -48,11 +49,12 @@ type Service struct {
 	tokens     Store
 	workspaces Workspaces
 	tx         Transactor
+	audit      auxilia.Auditor
 }
 
 // New returns a token service.
-func New(tokens Store, workspaces Workspaces, tx Transactor) *Service {
-	return &Service{tokens: tokens, workspaces: workspaces, tx: tx}
+func New(tokens Store, workspaces Workspaces, tx Transactor, audit auxilia.Auditor) *Service {
+	return &Service{tokens: tokens, workspaces: workspaces, tx: tx, audit: audit}
 }
 
 // Issued is a token just created, with the value shown this once.
@@ -96,11 +98,17 @@ func (s *Service) Issue(ctx context.Context, workspace, name string, role auxili
 }
 
 func (s *Service) issue(ctx context.Context, t auxilia.Token, value string) (Issued, error) {
-	created, err := s.tokens.Create(ctx, t, Hash(value))
-	if err != nil {
-		return Issued{}, err
-	}
-	return Issued{Token: created, Value: value}, nil
+	var out Issued
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		created, err := s.tokens.Create(ctx, t, Hash(value))
+		if err != nil {
+			return err
+		}
+		out = Issued{Token: created, Value: value}
+		return auxilia.Audit(ctx, s.audit, t.WorkspaceID, "token.create", "token", created.ID,
+			fmt.Sprintf("created %s token %q", t.Role, t.Name))
+	})
+	return out, err
 }
 
 // List returns a page of the workspace's tokens.
@@ -110,10 +118,17 @@ func (s *Service) List(ctx context.Context, workspaceID string, req auxilia.Page
 
 // Revoke ends a token of the workspace at once.
 func (s *Service) Revoke(ctx context.Context, workspaceID, id string) error {
-	return s.tokens.Revoke(ctx, workspaceID, id)
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.tokens.Revoke(ctx, workspaceID, id); err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, s.audit, workspaceID, "token.revoke", "token", id, "revoked the token")
+	})
 }
 
-// Authenticate returns the actor whose token has this value.
+// Authenticate returns the actor whose token has this value. For a revoked
+// token it also returns the actor, beside the error, so that the refusal
+// can be recorded where it belongs.
 func (s *Service) Authenticate(ctx context.Context, value string) (auxilia.Actor, error) {
 	tok, ws, err := s.tokens.ByHash(ctx, Hash(value))
 	if auxilia.IsCode(err, auxilia.CodeNotFound) {
@@ -122,13 +137,17 @@ func (s *Service) Authenticate(ctx context.Context, value string) (auxilia.Actor
 	if err != nil {
 		return auxilia.Actor{}, err
 	}
+	a := auxilia.Actor{TokenID: tok.ID, TokenName: tok.Name, Role: tok.Role, Workspace: ws}
+	if tok.RevokedAt != nil {
+		return a, auxilia.Errorf(auxilia.CodeUnauthorized, "The token is unknown or revoked.")
+	}
 	now := time.Now().UTC()
 	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) > touchEvery {
 		if err := s.tokens.Touch(ctx, tok.ID, now, now.Add(-touchEvery)); err != nil {
 			return auxilia.Actor{}, err
 		}
 	}
-	return auxilia.Actor{TokenID: tok.ID, TokenName: tok.Name, Role: tok.Role, Workspace: ws}, nil
+	return a, nil
 }
 
 // Bootstrap makes sure someone can sign in. With value set and no admin

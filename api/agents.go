@@ -1,0 +1,298 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/labstack/echo/v4"
+)
+
+// AgentService is what the API needs of agents and their bindings.
+type AgentService interface {
+	Create(ctx context.Context, workspaceID string, spec auxilia.AgentSpec) (auxilia.Agent, error)
+	Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error)
+	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error)
+	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Agent, error)
+	Delete(ctx context.Context, workspaceID, id string, expect *int) error
+	Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string) (auxilia.Binding, error)
+	Binding(ctx context.Context, workspaceID, agentID string) (auxilia.Binding, error)
+	Unbind(ctx context.Context, workspaceID, agentID string) error
+}
+
+type agentsHandler struct{ svc AgentService }
+
+func (h agentsHandler) routes(g routes, idem echo.MiddlewareFunc) {
+	g.GET("/agents", h.list)
+	g.POST("/agents", h.create, idem)
+	g.GET("/agents/:id", h.get)
+	g.PATCH("/agents/:id", h.patch)
+	g.DELETE("/agents/:id", h.delete)
+	g.PUT("/agents/:id/sandbox", h.bind)
+	g.GET("/agents/:id/sandbox", h.binding)
+	g.DELETE("/agents/:id/sandbox", h.unbind)
+}
+
+type agentView struct {
+	ID          string       `json:"id" format:"uuid"`
+	Name        string       `json:"name" example:"Analyst"`
+	Description string       `json:"description" example:"Answers questions about our data"`
+	Emoji       string       `json:"emoji" example:"📊"`
+	Color       string       `json:"color" example:"#1f6feb"`
+	Sandbox     *bindingView `json:"sandbox" extensions:"x-nullable"`
+	CreatedAt   time.Time    `json:"created_at" format:"date-time"`
+	UpdatedAt   time.Time    `json:"updated_at" format:"date-time"`
+} //@name Agent
+
+type bindingView struct {
+	SandboxID string            `json:"sandbox_id" format:"uuid"`
+	Name      string            `json:"name" example:"Team OpenSandbox"`
+	Provider  string            `json:"provider" enums:"opensandbox,daytona,cloudrun,local"`
+	URL       string            `json:"url"`
+	Tools     map[string]string `json:"tools" example:"execute:always_allow,write_file:needs_approval"`
+} //@name Binding
+
+type agentList list[agentView] //@name AgentList
+
+type agentCreate struct {
+	Name        string `json:"name" example:"Analyst" minLength:"1" maxLength:"255"`
+	Description string `json:"description" maxLength:"1000" binding:"optional"`
+	Emoji       string `json:"emoji" example:"📊" binding:"optional"`
+	Color       string `json:"color" example:"#1f6feb" binding:"optional"`
+} //@name AgentCreate
+
+type agentPatch struct {
+	Name        string `json:"name" binding:"optional"`
+	Description string `json:"description" binding:"optional" extensions:"x-nullable"`
+	Emoji       string `json:"emoji" binding:"optional" extensions:"x-nullable"`
+	Color       string `json:"color" binding:"optional" extensions:"x-nullable"`
+} //@name AgentPatch
+
+type bindingPut struct {
+	SandboxID string            `json:"sandbox_id" format:"uuid"`
+	Tools     map[string]string `json:"tools" binding:"optional" example:"write_file:needs_approval"`
+} //@name BindingPut
+
+func viewBinding(b auxilia.Binding) bindingView {
+	tools := make(map[string]string, len(b.Tools))
+	for k, v := range b.Tools {
+		tools[k] = string(v)
+	}
+	return bindingView{SandboxID: b.SandboxID, Name: b.SandboxName, Provider: b.Provider, URL: b.URL, Tools: tools}
+}
+
+func viewAgent(a auxilia.Agent) agentView {
+	v := agentView{ID: a.ID, Name: a.Name, Description: a.Description, Emoji: a.Emoji, Color: a.Color,
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	if a.Binding != nil {
+		b := viewBinding(*a.Binding)
+		v.Sandbox = &b
+	}
+	return v
+}
+
+func writeAgent(c echo.Context, status int, a auxilia.Agent) error {
+	setETag(c, a.Version)
+	return c.JSON(status, viewAgent(a))
+}
+
+// create adds an agent.
+//
+//	@Summary	Create an agent
+//	@Tags		agents
+//	@Accept		json
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		Idempotency-Key	header		string		false	"Makes the request safe to retry"	maxLength(255)
+//	@Param		body			body		agentCreate	true	"The agent"
+//	@Success	201				{object}	agentView
+//	@Header		201				{string}	ETag		"The agent's version"
+//	@Header		201				{string}	Location	"The new agent"
+//	@Failure	400,401,409,413,415,422	{object}	Problem
+//	@Router		/api/v1/agents [post]
+func (h agentsHandler) create(c echo.Context) error {
+	var in agentCreate
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	a, err := h.svc.Create(c.Request().Context(), actor(c).Workspace.ID,
+		auxilia.AgentSpec{Name: in.Name, Description: in.Description, Emoji: in.Emoji, Color: in.Color})
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/agents/"+a.ID)
+	return writeAgent(c, http.StatusCreated, a)
+}
+
+// list pages through the workspace's agents.
+//
+//	@Summary	List agents
+//	@Tags		agents
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		page_size	query		int		false	"Items per page"	minimum(1)	maximum(200)	default(50)
+//	@Param		page_token	query		string	false	"next_page_token of the previous page"
+//	@Success	200			{object}	agentList
+//	@Failure	401,422		{object}	Problem
+//	@Router		/api/v1/agents [get]
+func (h agentsHandler) list(c echo.Context) error {
+	req, err := pageRequest(c)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.List(c.Request().Context(), actor(c).Workspace.ID, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, agentList(listOf(page, viewAgent)))
+}
+
+// get reads an agent, with its sandbox.
+//
+//	@Summary	Get an agent
+//	@Tags		agents
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		id		path		string	true	"Agent id"	format(uuid)
+//	@Success	200		{object}	agentView
+//	@Header		200		{string}	ETag	"The agent's version"
+//	@Failure	401,404	{object}	Problem
+//	@Router		/api/v1/agents/{id} [get]
+func (h agentsHandler) get(c echo.Context) error {
+	id, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Get(c.Request().Context(), actor(c).Workspace.ID, id)
+	if err != nil {
+		return err
+	}
+	return writeAgent(c, http.StatusOK, a)
+}
+
+// patch edits an agent with a JSON merge patch.
+//
+//	@Summary	Edit an agent
+//	@Tags		agents
+//	@Accept		json
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		id			path		string		true	"Agent id"	format(uuid)
+//	@Param		If-Match	header		string		false	"The ETag last read: the edit fails with 412 if the agent changed since"
+//	@Param		body		body		agentPatch	true	"The changes (null resets a field to its default)"
+//	@Success	200			{object}	agentView
+//	@Header		200			{string}	ETag	"The agent's new version"
+//	@Failure	400,401,404,412,413,415,422	{object}	Problem
+//	@Router		/api/v1/agents/{id} [patch]
+func (h agentsHandler) patch(c echo.Context) error {
+	id, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	body, err := readJSONBody(c)
+	if err != nil {
+		return err
+	}
+	if err := decodeJSON(body, new(json.RawMessage)); err != nil {
+		return err
+	}
+	a, err := h.svc.Patch(c.Request().Context(), actor(c).Workspace.ID, id, body, ifMatch(c))
+	if err != nil {
+		return err
+	}
+	return writeAgent(c, http.StatusOK, a)
+}
+
+// delete removes an agent with its binding and threads.
+//
+//	@Summary	Delete an agent
+//	@Tags		agents
+//	@Security	BearerAuth
+//	@Param		id			path	string	true	"Agent id"	format(uuid)
+//	@Param		If-Match	header	string	false	"The ETag last read: the delete fails with 412 if the agent changed since"
+//	@Success	204
+//	@Failure	401,404,412	{object}	Problem
+//	@Router		/api/v1/agents/{id} [delete]
+func (h agentsHandler) delete(c echo.Context) error {
+	id, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	if err := h.svc.Delete(c.Request().Context(), actor(c).Workspace.ID, id, ifMatch(c)); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// bind gives the agent a sandbox, replacing any earlier one.
+//
+//	@Summary		Bind a sandbox to an agent
+//	@Description	An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+//	@Tags			agents
+//	@Accept			json
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			id		path		string		true	"Agent id"	format(uuid)
+//	@Param			body	body		bindingPut	true	"The sandbox and the tools' policies"
+//	@Success		200		{object}	bindingView
+//	@Failure		400,401,404,413,415,422	{object}	Problem
+//	@Router			/api/v1/agents/{id}/sandbox [put]
+func (h agentsHandler) bind(c echo.Context) error {
+	id, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	var in bindingPut
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	b, err := h.svc.Bind(c.Request().Context(), actor(c).Workspace.ID, id, in.SandboxID, in.Tools)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, viewBinding(b))
+}
+
+// binding reads the agent's sandbox binding.
+//
+//	@Summary	Get an agent's sandbox binding
+//	@Tags		agents
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		id		path		string	true	"Agent id"	format(uuid)
+//	@Success	200		{object}	bindingView
+//	@Failure	401,404	{object}	Problem
+//	@Router		/api/v1/agents/{id}/sandbox [get]
+func (h agentsHandler) binding(c echo.Context) error {
+	id, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.Binding(c.Request().Context(), actor(c).Workspace.ID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, viewBinding(b))
+}
+
+// unbind takes the agent's sandbox away.
+//
+//	@Summary	Remove an agent's sandbox
+//	@Tags		agents
+//	@Security	BearerAuth
+//	@Param		id	path	string	true	"Agent id"	format(uuid)
+//	@Success	204
+//	@Failure	401,404	{object}	Problem
+//	@Router		/api/v1/agents/{id}/sandbox [delete]
+func (h agentsHandler) unbind(c echo.Context) error {
+	id, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	if err := h.svc.Unbind(c.Request().Context(), actor(c).Workspace.ID, id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

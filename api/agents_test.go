@@ -1,0 +1,153 @@
+package api_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func (e *env) createAgent(name string) map[string]any {
+	e.t.Helper()
+	r := e.call("POST", "/api/v1/agents", e.member, map[string]any{"name": name})
+	require.Equal(e.t, 201, r.StatusCode, "%s", r.body)
+	return r.json(e.t)
+}
+
+var allAllowed = map[string]any{"execute": "always_allow", "ls": "always_allow", "read_file": "always_allow",
+	"write_file": "always_allow", "edit_file": "always_allow", "glob": "always_allow", "grep": "always_allow"}
+
+func TestAgentsCRUD(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		r := e.call("POST", "/api/v1/agents", e.member, map[string]any{"name": "Analyst", "description": "Answers\nquestions", "emoji": "📊", "color": "#1F6FEB"})
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		a := r.json(t)
+		assert.Equal(t, "#1f6feb", a["color"])
+		assert.Nil(t, a["sandbox"], "a new agent runs without code execution")
+		path := "/api/v1/agents/" + a["id"].(string)
+
+		plain := e.createAgent("Plain")
+		assert.Equal(t, "🤖", plain["emoji"], "looks have defaults")
+		assert.Equal(t, "#6366f1", plain["color"])
+
+		p := e.call("POST", "/api/v1/agents", e.member, map[string]any{"name": "", "color": "blue", "emoji": "two words"}).problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"name", "color", "emoji"}, fields(p))
+		e.call("POST", "/api/v1/agents", e.member, map[string]any{"name": strings.Repeat("a", 256)}).problem(t, 422, "validation_failed")
+
+		r = e.call("PATCH", path, e.member, map[string]any{"description": nil, "color": "#000000"})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		assert.Equal(t, "", r.json(t)["description"])
+		assert.Equal(t, "Analyst", r.json(t)["name"])
+		e.call("PATCH", path, e.member, map[string]any{"name": nil}).problem(t, 422, "validation_failed")
+		e.call("PATCH", path, e.member, map[string]any{"owner": "x"}).problem(t, 400, "malformed_request")
+		e.call("PATCH", path, e.member, map[string]any{"name": "x"}, "If-Match", `"1"`).problem(t, 412, "precondition_failed")
+
+		e.call("GET", path, e.foreign, nil).problem(t, 404, "not_found")
+		e.call("PATCH", path, e.foreign, map[string]any{"name": "x"}).problem(t, 404, "not_found")
+		e.call("DELETE", path, e.foreign, nil).problem(t, 404, "not_found")
+		assert.Empty(t, e.call("GET", "/api/v1/agents", e.foreign, nil).json(t)["items"])
+		assert.Len(t, e.call("GET", "/api/v1/agents?page_size=1", e.member, nil).json(t)["items"], 1)
+
+		require.Equal(t, 204, e.call("DELETE", path, e.member, nil).StatusCode)
+		e.call("GET", path, e.member, nil).problem(t, 404, "not_found")
+	})
+}
+
+func TestBindings(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		sb := e.createSandbox(validSandboxes["opensandbox"])
+		other := e.createSandbox(validSandboxes["local"])
+		a := e.createAgent("Analyst")
+		path := "/api/v1/agents/" + a["id"].(string) + "/sandbox"
+
+		e.call("GET", path, e.member, nil).problem(t, 404, "not_found")
+		r := e.call("PUT", path, e.member, map[string]any{"sandbox_id": sb["id"]})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		assert.Equal(t, map[string]any{"sandbox_id": sb["id"], "name": "Team OpenSandbox", "provider": "opensandbox",
+			"url": "http://sandbox.internal:8083", "tools": allAllowed}, r.json(t), "tools left out are always allowed")
+		got := e.call("GET", "/api/v1/agents/"+a["id"].(string), e.member, nil).json(t)
+		assert.Equal(t, r.json(t), got["sandbox"], "the agent shows its binding")
+
+		r = e.call("PUT", path, e.member, map[string]any{"sandbox_id": other["id"], "tools": map[string]any{"write_file": "needs_approval", "execute": "disabled"}})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		b := r.json(t)
+		assert.Equal(t, other["id"], b["sandbox_id"], "a second binding replaces the first")
+		assert.Equal(t, "needs_approval", b["tools"].(map[string]any)["write_file"])
+		assert.Equal(t, "disabled", b["tools"].(map[string]any)["execute"])
+		assert.Equal(t, "always_allow", b["tools"].(map[string]any)["grep"])
+
+		users := e.call("GET", "/api/v1/sandboxes/"+other["id"].(string)+"/agents", e.member, nil).json(t)["items"].([]any)
+		require.Len(t, users, 1)
+		assert.Equal(t, map[string]any{"id": a["id"], "name": "Analyst", "emoji": "🤖", "color": "#6366f1"}, users[0])
+		assert.Empty(t, e.call("GET", "/api/v1/sandboxes/"+sb["id"].(string)+"/agents", e.member, nil).json(t)["items"])
+
+		p := e.call("PUT", path, e.member, map[string]any{"sandbox_id": other["id"], "tools": map[string]any{"shell": "always_allow", "grep": "sometimes"}}).problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"tools.shell", "tools.grep"}, fields(p))
+		p = e.call("PUT", path, e.member, map[string]any{"sandbox_id": "01a22760-0000-7000-8000-000000000000"}).problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"sandbox_id"}, fields(p))
+		foreign := e.call("POST", "/api/v1/sandboxes", e.foreign, validSandboxes["local"]).json(t)
+		p = e.call("PUT", path, e.member, map[string]any{"sandbox_id": foreign["id"]}).problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"sandbox_id"}, fields(p), "another workspace's sandbox is never bound")
+		e.call("PUT", path, e.member, map[string]any{}).problem(t, 422, "validation_failed")
+		e.call("PUT", path, e.foreign, map[string]any{"sandbox_id": foreign["id"]}).problem(t, 404, "not_found")
+
+		require.Equal(t, 204, e.call("DELETE", path, e.member, nil).StatusCode)
+		e.call("GET", path, e.member, nil).problem(t, 404, "not_found")
+		e.call("DELETE", path, e.member, nil).problem(t, 404, "not_found")
+		assert.Nil(t, e.call("GET", "/api/v1/agents/"+a["id"].(string), e.member, nil).json(t)["sandbox"])
+	})
+}
+
+func TestConcurrentBindsLeaveOneBinding(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		a := e.createAgent("Racer")
+		var ids []any
+		for i := 0; i < 4; i++ {
+			ids = append(ids, e.createSandbox(map[string]any{"name": "sb" + string(rune('a'+i)), "provider": "local"})["id"])
+		}
+		var wg sync.WaitGroup
+		for i := 0; i < 16; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := e.call("PUT", "/api/v1/agents/"+a["id"].(string)+"/sandbox", e.member, map[string]any{"sandbox_id": ids[i%len(ids)]})
+				assert.Equal(t, 200, r.StatusCode, "%s", r.body)
+			}()
+		}
+		wg.Wait()
+		sqlDB, err := e.db.SQL()
+		require.NoError(t, err)
+		var n int
+		require.NoError(t, sqlDB.QueryRowContext(context.Background(), "SELECT COUNT(*) FROM bindings").Scan(&n))
+		assert.Equal(t, 1, n, "one binding per agent, whatever the race")
+	})
+}
+
+func TestDeleteSandboxInUse(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		sb := e.createSandbox(validSandboxes["local"])
+		path := "/api/v1/sandboxes/" + sb["id"].(string)
+		a, b := e.createAgent("Analyst"), e.createAgent("Writer")
+		for _, ag := range []map[string]any{a, b} {
+			require.Equal(t, 200, e.call("PUT", "/api/v1/agents/"+ag["id"].(string)+"/sandbox", e.member, map[string]any{"sandbox_id": sb["id"]}).StatusCode)
+		}
+		p := e.call("DELETE", path, e.admin, nil).problem(t, 409, "sandbox_in_use")
+		assert.Equal(t, "Sandbox is used by 2 agent(s) — detach it first", p["detail"])
+		agents := p["agents"].([]any)
+		require.Len(t, agents, 2)
+		assert.Equal(t, "Analyst", agents[0].(map[string]any)["name"])
+		assert.Equal(t, a["id"], agents[0].(map[string]any)["id"])
+		assert.Equal(t, 200, e.call("GET", path, e.admin, nil).StatusCode, "nothing was deleted")
+
+		e.call("DELETE", path+"?detach_agents=maybe", e.admin, nil).problem(t, 422, "validation_failed")
+		require.Equal(t, 204, e.call("DELETE", path+"?detach_agents=true", e.admin, nil).StatusCode)
+		e.call("GET", path, e.admin, nil).problem(t, 404, "not_found")
+		for _, ag := range []map[string]any{a, b} {
+			got := e.call("GET", "/api/v1/agents/"+ag["id"].(string), e.member, nil).json(t)
+			assert.Nil(t, got["sandbox"], "detached agents run on without code execution")
+		}
+	})
+}

@@ -1,0 +1,142 @@
+// Package agent manages agents and the sandbox each one is bound to.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// Store keeps agents.
+type Store interface {
+	Create(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error)
+	Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error)
+	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error)
+	Update(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error)
+	Delete(ctx context.Context, workspaceID, id string, expect *int) error
+}
+
+// Bindings keeps which sandbox each agent runs with.
+type Bindings interface {
+	Put(ctx context.Context, agentID, sandboxID string, tools map[string]auxilia.ToolPolicy) error
+	Get(ctx context.Context, agentID string) (auxilia.Binding, error)
+	Delete(ctx context.Context, agentID string) error
+}
+
+// Sandboxes finds a workspace's sandboxes.
+type Sandboxes interface {
+	Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error)
+}
+
+// Instances releases the provider instances of an agent's threads.
+type Instances interface {
+	ReleaseForAgent(ctx context.Context, agentID string) (int64, error)
+}
+
+// Transactor runs work atomically under named locks.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+	Lock(ctx context.Context, name string) error
+}
+
+// Service manages agents.
+type Service struct {
+	agents    Store
+	bindings  Bindings
+	sandboxes Sandboxes
+	instances Instances
+	audit     auxilia.Auditor
+	tx        Transactor
+}
+
+// Deps are what the service works with.
+type Deps struct {
+	Agents    Store
+	Bindings  Bindings
+	Sandboxes Sandboxes
+	Instances Instances
+	Audit     auxilia.Auditor
+	Tx        Transactor
+}
+
+// New returns an agent service.
+func New(d Deps) *Service {
+	return &Service{agents: d.Agents, bindings: d.Bindings, sandboxes: d.Sandboxes, instances: d.Instances, audit: d.Audit, tx: d.Tx}
+}
+
+// Create adds an agent to the workspace.
+func (s *Service) Create(ctx context.Context, workspaceID string, spec auxilia.AgentSpec) (auxilia.Agent, error) {
+	spec, err := validateSpec(spec)
+	if err != nil {
+		return auxilia.Agent{}, err
+	}
+	var out auxilia.Agent
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		a, err := s.agents.Create(ctx, auxilia.Agent{WorkspaceID: workspaceID, AgentSpec: spec})
+		if err != nil {
+			return err
+		}
+		out = a
+		return auxilia.Audit(ctx, s.audit, workspaceID, "agent.create", "agent", a.ID, fmt.Sprintf("created agent %q", a.Name))
+	})
+	return out, err
+}
+
+// Get returns an agent of the workspace.
+func (s *Service) Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error) {
+	return s.agents.Get(ctx, workspaceID, id)
+}
+
+// List returns a page of the workspace's agents.
+func (s *Service) List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error) {
+	return s.agents.List(ctx, workspaceID, req)
+}
+
+// Patch applies a JSON merge patch to an agent. expect, when set, is the version the caller read.
+func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Agent, error) {
+	var out auxilia.Agent
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		current, err := s.agents.Get(ctx, workspaceID, id)
+		if err != nil {
+			return err
+		}
+		if expect != nil && *expect != current.Version {
+			return auxilia.Errorf(auxilia.CodePrecondition,
+				"The agent changed since it was read (version %d, now %d): read it again.", *expect, current.Version)
+		}
+		spec, changed, err := mergeSpec(current.AgentSpec, patch)
+		if err != nil {
+			return err
+		}
+		next := current
+		next.AgentSpec = spec
+		out, err = s.agents.Update(ctx, next)
+		if err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, s.audit, workspaceID, "agent.update", "agent", id, "changed "+changed)
+	})
+	return out, err
+}
+
+// Delete removes an agent with its binding and threads; its threads'
+// instances are released for the reaper to destroy.
+func (s *Service) Delete(ctx context.Context, workspaceID, id string, expect *int) error {
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
+		a, err := s.agents.Get(ctx, workspaceID, id)
+		if err != nil {
+			return err
+		}
+		released, err := s.instances.ReleaseForAgent(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := s.agents.Delete(ctx, workspaceID, id, expect); err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, s.audit, workspaceID, "agent.delete", "agent", id,
+			fmt.Sprintf("deleted agent %q; released %d instance(s)", a.Name, released))
+	})
+}

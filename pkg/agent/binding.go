@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// Bind gives an agent a sandbox of its workspace, replacing any earlier
+// binding. tools maps tool names to policies; a tool left out is always
+// allowed. Moving to another sandbox releases the instances the old one made.
+func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string) (auxilia.Binding, error) {
+	policies, fe := toolPolicies(tools)
+	if sandboxID == "" {
+		fe.Add("sandbox_id", "is required")
+	}
+	if err := fe.Err(); err != nil {
+		return auxilia.Binding{}, err
+	}
+	var out auxilia.Binding
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		// The sandbox's lock orders this bind with a concurrent delete of the sandbox.
+		if err := s.tx.Lock(ctx, "sandbox:"+sandboxID); err != nil {
+			return err
+		}
+		a, err := s.agents.Get(ctx, workspaceID, agentID)
+		if err != nil {
+			return err
+		}
+		sb, err := s.sandboxes.Get(ctx, workspaceID, sandboxID)
+		if auxilia.IsCode(err, auxilia.CodeNotFound) {
+			var fe auxilia.FieldErrors
+			fe.Add("sandbox_id", "is not a sandbox of this workspace")
+			return fe.Err()
+		}
+		if err != nil {
+			return err
+		}
+		if a.Binding != nil && a.Binding.SandboxID != sandboxID {
+			if _, err := s.instances.ReleaseForAgent(ctx, agentID); err != nil {
+				return err
+			}
+		}
+		if err := s.bindings.Put(ctx, agentID, sandboxID, policies); err != nil {
+			return err
+		}
+		if out, err = s.bindings.Get(ctx, agentID); err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, s.audit, workspaceID, "binding.put", "binding", agentID,
+			fmt.Sprintf("bound agent %q to sandbox %q; %s", a.Name, sb.Name, describeTools(policies)))
+	})
+	return out, err
+}
+
+// Binding returns an agent's binding.
+func (s *Service) Binding(ctx context.Context, workspaceID, agentID string) (auxilia.Binding, error) {
+	a, err := s.agents.Get(ctx, workspaceID, agentID)
+	if err != nil {
+		return auxilia.Binding{}, err
+	}
+	if a.Binding == nil {
+		return auxilia.Binding{}, auxilia.Errorf(auxilia.CodeNotFound, "Agent %q has no sandbox.", a.Name)
+	}
+	return *a.Binding, nil
+}
+
+// Unbind takes an agent's sandbox away: it runs on without code execution,
+// and its threads' instances are released.
+func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string) error {
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
+		a, err := s.agents.Get(ctx, workspaceID, agentID)
+		if err != nil {
+			return err
+		}
+		if a.Binding == nil {
+			return auxilia.Errorf(auxilia.CodeNotFound, "Agent %q has no sandbox.", a.Name)
+		}
+		if err := s.bindings.Delete(ctx, agentID); err != nil {
+			return err
+		}
+		released, err := s.instances.ReleaseForAgent(ctx, agentID)
+		if err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, s.audit, workspaceID, "binding.delete", "binding", agentID,
+			fmt.Sprintf("unbound agent %q from sandbox %q; released %d instance(s)", a.Name, a.Binding.SandboxName, released))
+	})
+}
+
+// toolPolicies checks a policy map and fills in every missing tool.
+func toolPolicies(in map[string]string) (map[string]auxilia.ToolPolicy, auxilia.FieldErrors) {
+	var fe auxilia.FieldErrors
+	out := make(map[string]auxilia.ToolPolicy, len(auxilia.Tools))
+	for _, t := range auxilia.Tools {
+		out[t] = auxilia.AlwaysAllow
+	}
+	for name, policy := range in {
+		switch {
+		case !auxilia.IsTool(name):
+			fe.Add("tools."+name, "is not a sandbox tool (tools: %s)", strings.Join(auxilia.Tools, ", "))
+		case !auxilia.ToolPolicy(policy).Valid():
+			fe.Add("tools."+name, "must be one of: always_allow, needs_approval, disabled")
+		default:
+			out[name] = auxilia.ToolPolicy(policy)
+		}
+	}
+	return out, fe
+}
+
+func describeTools(p map[string]auxilia.ToolPolicy) string {
+	var parts []string
+	for _, t := range auxilia.Tools {
+		if p[t] != auxilia.AlwaysAllow {
+			parts = append(parts, t+" "+string(p[t]))
+		}
+	}
+	if len(parts) == 0 {
+		return "every tool always allowed"
+	}
+	return strings.Join(parts, ", ")
+}

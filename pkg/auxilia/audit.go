@@ -1,0 +1,58 @@
+package auxilia
+
+import (
+	"context"
+	"time"
+)
+
+// AuditEntry records a change, or an attempt refused.
+type AuditEntry struct {
+	ID           string
+	WorkspaceID  string // "" for a request whose token is unknown
+	At           time.Time
+	TokenID      string // "" when no token (or an unknown one) was sent
+	TokenName    string
+	Action       string // "sandbox.create", "binding.put", …
+	ResourceType string // sandbox, agent, binding, token, thread, run, key
+	ResourceID   string
+	Outcome      AuditOutcome
+	Detail       string // never a secret value
+}
+
+// AuditOutcome is how the attempt ended.
+type AuditOutcome string
+
+// Audit outcomes.
+const (
+	OutcomeSuccess  AuditOutcome = "success"
+	OutcomeDenied   AuditOutcome = "denied"   // 401, 403
+	OutcomeInvalid  AuditOutcome = "invalid"  // 400, 413, 415, 422
+	OutcomeConflict AuditOutcome = "conflict" // 409, 412
+	OutcomeError    AuditOutcome = "error"
+)
+
+// AuditFilter narrows an audit listing; empty fields match everything.
+type AuditFilter struct {
+	ResourceType string
+	ResourceID   string
+	TokenID      string
+}
+
+// Auditor records audit entries (in the transaction ctx carries, if any).
+type Auditor interface {
+	Append(ctx context.Context, e AuditEntry) error
+}
+
+// CommandLine is the actor name of changes made with the auxilia command.
+const CommandLine = "auxilia command line"
+
+// Audit records a successful change in a workspace, made by the actor in ctx
+// (or on the command line when there is none).
+func Audit(ctx context.Context, a Auditor, workspaceID, action, resourceType, resourceID, detail string) error {
+	e := AuditEntry{WorkspaceID: workspaceID, TokenName: CommandLine, Action: action, ResourceType: resourceType,
+		ResourceID: resourceID, Outcome: OutcomeSuccess, Detail: detail}
+	if actor, ok := ActorFrom(ctx); ok {
+		e.TokenID, e.TokenName = actor.TokenID, actor.TokenName
+	}
+	return a.Append(ctx, e)
+}

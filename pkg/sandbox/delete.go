@@ -1,0 +1,74 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// maxListedAgents caps the agents a "sandbox in use" answer names.
+const maxListedAgents = 200
+
+// Delete removes a sandbox. While agents are bound to it, it refuses with
+// sandbox_in_use naming them, unless detach is set: then it unbinds them,
+// releases every instance the sandbox made (the reaper destroys them with
+// the sandbox's retained credentials) and deletes it, all in one
+// transaction. expect, when set, is the version the caller last read.
+func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect *int, detach bool) error {
+	return r.Tx.InTx(ctx, func(ctx context.Context) error {
+		// The lock orders this delete with concurrent binds to the sandbox.
+		if err := r.Tx.Lock(ctx, "sandbox:"+id); err != nil {
+			return err
+		}
+		sb, err := r.Store.Get(ctx, workspaceID, id)
+		if err != nil {
+			return err
+		}
+		if expect != nil && *expect != sb.Version {
+			return auxilia.Errorf(auxilia.CodePrecondition,
+				"The sandbox changed since it was read (version %d, now %d): read it again.", *expect, sb.Version)
+		}
+		users, err := r.Bindings.AgentsOf(ctx, id, auxilia.PageRequest{Size: maxListedAgents})
+		if err != nil {
+			return err
+		}
+		var detached, released int64
+		if len(users.Items) > 0 {
+			if !detach {
+				return inUse(users)
+			}
+			if detached, err = r.Bindings.DeleteForSandbox(ctx, id); err != nil {
+				return err
+			}
+		}
+		if released, err = r.Instances.ReleaseForSandbox(ctx, id); err != nil {
+			return err
+		}
+		if err := r.Store.Delete(ctx, workspaceID, id, &sb.Version); err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.delete", "sandbox", id,
+			fmt.Sprintf("deleted sandbox %q; detached %d agent(s); released %d instance(s)", sb.Name, detached, released))
+	})
+}
+
+func inUse(users auxilia.Page[auxilia.AgentRef]) error {
+	agents := make([]map[string]string, len(users.Items))
+	for i, a := range users.Items {
+		agents[i] = map[string]string{"id": a.ID, "name": a.Name, "emoji": a.Emoji, "color": a.Color}
+	}
+	n := fmt.Sprint(len(users.Items))
+	if users.Next != "" {
+		n = fmt.Sprintf("more than %d", len(users.Items))
+	}
+	return auxilia.Errorf(auxilia.CodeSandboxInUse, "Sandbox is used by %s agent(s) — detach it first", n).With("agents", agents)
+}
+
+// Agents returns a page of the agents bound to a sandbox of the workspace.
+func (r *Registry) Agents(ctx context.Context, workspaceID, id string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error) {
+	if _, err := r.Store.Get(ctx, workspaceID, id); err != nil {
+		return auxilia.Page[auxilia.AgentRef]{}, err
+	}
+	return r.Bindings.AgentsOf(ctx, id, req)
+}

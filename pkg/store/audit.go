@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+type auditRow struct {
+	ID           string `gorm:"primaryKey"`
+	WorkspaceID  *string
+	At           time.Time
+	TokenID      string
+	TokenName    string
+	Action       string
+	ResourceType string
+	ResourceID   string
+	Outcome      string
+	Detail       string
+}
+
+func (auditRow) TableName() string { return "audit_entries" }
+
+func (r auditRow) domain() auxilia.AuditEntry {
+	e := auxilia.AuditEntry{ID: r.ID, At: r.At, TokenID: r.TokenID, TokenName: r.TokenName, Action: r.Action,
+		ResourceType: r.ResourceType, ResourceID: r.ResourceID, Outcome: auxilia.AuditOutcome(r.Outcome), Detail: r.Detail}
+	if r.WorkspaceID != nil {
+		e.WorkspaceID = *r.WorkspaceID
+	}
+	return e
+}
+
+// Audit stores the audit log.
+type Audit struct{ db *DB }
+
+// Audit returns the audit log repository.
+func (db *DB) Audit() Audit { return Audit{db} }
+
+// Append records an entry, in the transaction ctx carries when there is one.
+func (s Audit) Append(ctx context.Context, e auxilia.AuditEntry) error {
+	row := auditRow{ID: auxilia.NewID(), At: Now(), TokenID: e.TokenID, TokenName: e.TokenName, Action: e.Action,
+		ResourceType: e.ResourceType, ResourceID: e.ResourceID, Outcome: string(e.Outcome), Detail: e.Detail}
+	if e.WorkspaceID != "" {
+		row.WorkspaceID = &e.WorkspaceID
+	}
+	return s.db.conn(ctx).Create(&row).Error
+}
+
+// List returns a page of the workspace's entries, newest first.
+func (s Audit) List(ctx context.Context, workspaceID string, f auxilia.AuditFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.AuditEntry], error) {
+	q := s.db.conn(ctx).Where("workspace_id = ?", workspaceID)
+	if f.ResourceType != "" {
+		q = q.Where("resource_type = ?", f.ResourceType)
+	}
+	if f.ResourceID != "" {
+		q = q.Where("resource_id = ?", f.ResourceID)
+	}
+	if f.TokenID != "" {
+		q = q.Where("token_id = ?", f.TokenID)
+	}
+	if req.After != "" {
+		q = q.Where("id < ?", req.After)
+	}
+	var rows []auditRow
+	if err := q.Order("id DESC").Limit(req.Size + 1).Find(&rows).Error; err != nil {
+		return auxilia.Page[auxilia.AuditEntry]{}, err
+	}
+	return toPage(rows, req, func(r auditRow) string { return r.ID }, auditRow.domain), nil
+}

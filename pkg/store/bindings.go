@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+type bindingRow struct {
+	AgentID   string `gorm:"primaryKey"`
+	SandboxID string
+	Tools     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+func (bindingRow) TableName() string { return "bindings" }
+
+// bindingView is a binding joined with its sandbox.
+type bindingView struct {
+	AgentID     string
+	SandboxID   string
+	Tools       string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	SandboxName string
+	Provider    string
+	URL         string
+}
+
+func (r bindingView) domain() auxilia.Binding {
+	b := auxilia.Binding{AgentID: r.AgentID, SandboxID: r.SandboxID, SandboxName: r.SandboxName,
+		Provider: r.Provider, URL: r.URL, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	_ = json.Unmarshal([]byte(r.Tools), &b.Tools)
+	return b
+}
+
+// Bindings stores which sandbox each agent runs with.
+type Bindings struct{ db *DB }
+
+// Bindings returns the binding repository.
+func (db *DB) Bindings() Bindings { return Bindings{db} }
+
+func (s Bindings) joined(ctx context.Context) *gorm.DB {
+	return s.db.conn(ctx).Table("bindings").
+		Select("bindings.*, sandboxes.name AS sandbox_name, sandboxes.provider, sandboxes.url").
+		Joins("JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL")
+}
+
+// Put binds the agent to the sandbox, replacing any earlier binding: the
+// agent's primary key makes a second binding impossible, however many
+// requests race.
+func (s Bindings) Put(ctx context.Context, agentID, sandboxID string, tools map[string]auxilia.ToolPolicy) error {
+	raw, err := json.Marshal(tools)
+	if err != nil {
+		return err
+	}
+	now := Now()
+	row := bindingRow{AgentID: agentID, SandboxID: sandboxID, Tools: string(raw), CreatedAt: now, UpdatedAt: now}
+	return s.db.conn(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "agent_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"sandbox_id", "tools", "updated_at"}),
+	}).Create(&row).Error
+}
+
+// Get returns an agent's binding.
+func (s Bindings) Get(ctx context.Context, agentID string) (auxilia.Binding, error) {
+	var v bindingView
+	if err := s.joined(ctx).Where("bindings.agent_id = ?", agentID).Take(&v).Error; err != nil {
+		return auxilia.Binding{}, notFound(err, "binding")
+	}
+	return v.domain(), nil
+}
+
+func (s Bindings) ofAgents(ctx context.Context, agentIDs []string) (map[string]auxilia.Binding, error) {
+	var views []bindingView
+	if err := s.joined(ctx).Where("bindings.agent_id IN ?", agentIDs).Find(&views).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]auxilia.Binding, len(views))
+	for _, v := range views {
+		out[v.AgentID] = v.domain()
+	}
+	return out, nil
+}
+
+// Delete unbinds an agent; an agent without a binding is not found.
+func (s Bindings) Delete(ctx context.Context, agentID string) error {
+	res := s.db.conn(ctx).Where("agent_id = ?", agentID).Delete(&bindingRow{})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return auxilia.NotFound("binding")
+	}
+	return nil
+}
+
+// DeleteForSandbox unbinds every agent bound to the sandbox.
+func (s Bindings) DeleteForSandbox(ctx context.Context, sandboxID string) (int64, error) {
+	res := s.db.conn(ctx).Where("sandbox_id = ?", sandboxID).Delete(&bindingRow{})
+	return res.RowsAffected, res.Error
+}
+
+// AgentsOf returns a page of the agents bound to the sandbox.
+func (s Bindings) AgentsOf(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error) {
+	var rows []agentRow
+	q := s.db.conn(ctx).Table("agents").Select("agents.*").
+		Joins("JOIN bindings ON bindings.agent_id = agents.id").Where("bindings.sandbox_id = ?", sandboxID)
+	if req.After != "" {
+		q = q.Where("agents.id > ?", req.After)
+	}
+	if err := q.Order("agents.id").Limit(req.Size + 1).Find(&rows).Error; err != nil {
+		return auxilia.Page[auxilia.AgentRef]{}, err
+	}
+	return toPage(rows, req, func(r agentRow) string { return r.ID }, func(r agentRow) auxilia.AgentRef {
+		return auxilia.AgentRef{ID: r.ID, Name: r.Name, Emoji: r.Emoji, Color: r.Color}
+	}), nil
+}
