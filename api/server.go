@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"io/fs"
 	"log/slog"
 	"net/http"
 
@@ -25,6 +26,8 @@ type Config struct {
 	Idempotency IdempotencyStore
 	// OpenAPI is the contract served at /api/v1/openapi.yaml.
 	OpenAPI []byte
+	// SPA is the built web app, served at / (nil serves none).
+	SPA fs.FS
 	// JSONLimit and UploadLimit cap request bodies (0 means the default).
 	JSONLimit   int64
 	UploadLimit int64
@@ -66,6 +69,9 @@ func New(cfg Config) *echo.Echo {
 	sandboxesHandler{svc: cfg.Sandboxes}.routes(v1, idem)
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
 	auditHandler{log: cfg.Audit}.routes(v1)
+	if cfg.SPA != nil {
+		e.GET("/*", spaHandler(cfg.SPA))
+	}
 	return e
 }
 

@@ -12,6 +12,7 @@ import (
 
 	sandboxes "github.com/auxilia/sandboxes"
 	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/frontend"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/store"
 )
@@ -39,6 +40,7 @@ func serve(ctx context.Context, cfg config) error {
 		Audit:       db.Audit(),
 		Idempotency: db.Idempotency(),
 		OpenAPI:     sandboxes.OpenAPI,
+		SPA:         frontend.Dist(),
 		JSONLimit:   cfg.JSONLimit,
 		UploadLimit: cfg.UploadLimit,
 	})
