@@ -4,17 +4,21 @@ package local
 
 import (
 	"errors"
+	"fmt"
+	"path/filepath"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // Kind is the local provider.
 type Kind struct {
-	// DataDir holds one folder per instance.
+	// DataDir holds one folder per instance, under instances/.
 	DataDir string
+	// Bwrap is the bubblewrap binary ("" = "bwrap" from PATH).
+	Bwrap string
 }
 
-func (Kind) Name() string  { return "local" }
+func (Kind) Name() string  { return providerName }
 func (Kind) Title() string { return "Local" }
 func (Kind) Description() string {
 	return "Bubblewrap sandboxes on this server's host: no account needed."
@@ -25,6 +29,18 @@ func (Kind) Secret() provider.Field { return provider.Field{} }
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }
 
+// Open returns a client whose instances live under DataDir/instances.
 func (k Kind) Open(s provider.Settings) (provider.Client, error) {
-	return nil, errors.New("local: client not built yet")
+	cfg, ok := s.Config.(*Config)
+	if !ok {
+		return nil, fmt.Errorf("local: config is a %T, not a *local.Config", s.Config)
+	}
+	if k.DataDir == "" {
+		return nil, errors.New("local: no data folder")
+	}
+	instances, err := filepath.Abs(filepath.Join(k.DataDir, "instances"))
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	return &client{instances: instances, bwrap: k.Bwrap, config: *cfg, running: map[string]*commands{}}, nil
 }

@@ -1,0 +1,215 @@
+package bubblewrap
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// How long bwrap may take to tell the jail's first process, and how long
+// the kernel may take to empty a PID namespace: both are instant in practice.
+const (
+	setupTimeout = 30 * time.Second
+	exitTimeout  = 10 * time.Second
+)
+
+// launch is one bwrap process and the pipes it speaks on.
+type launch struct {
+	cmd     *exec.Cmd
+	info    *os.File // bwrap writes {"child-pid": …} here
+	status  *os.File // bwrap writes {"exit-code": …} here once the command has run
+	release *os.File // a byte here lets bwrap go on
+	stderr  *headWriter
+	fed     func() // waits until bwrap has read its options and files
+
+	mu     sync.Mutex
+	first  *firstProcess
+	killed bool
+}
+
+// start starts bwrap for command. bwrap then waits, holding the jail's first
+// process, until handOver lets it go on.
+func (j Jail) start(bwrap, root, command string, stdout, stderr io.Writer) (l *launch, err error) {
+	uid, gid := j.User()
+	asRoot := os.Geteuid() == 0
+	argv, err := j.limitsCommand()
+	if err != nil {
+		return nil, fmt.Errorf("bubblewrap: %w", err)
+	}
+	argv = append(argv, "/bin/sh", "-c", command)
+
+	var p plumbing
+	defer func() {
+		if err != nil {
+			p.close()
+			err = fmt.Errorf("bubblewrap: %w", err)
+		}
+	}()
+	l = &launch{stderr: &headWriter{w: stderr}}
+	if l.stderr.w == nil {
+		l.stderr.w = io.Discard
+	}
+	var fds pipeFDs
+	if l.info, fds.info, err = p.from(); err != nil {
+		return nil, err
+	}
+	if l.status, fds.status, err = p.from(); err != nil {
+		return nil, err
+	}
+	if l.release, fds.release, err = p.to(); err != nil {
+		return nil, err
+	}
+	files := j.dataFiles(uid, gid)
+	for _, f := range files {
+		fd, err := p.feed(f.content)
+		if err != nil {
+			return nil, err
+		}
+		fds.data = append(fds.data, fd)
+	}
+	// Options go through a pipe: the jail sees bwrap's command line, and
+	// should not learn where Root is on the host.
+	options := j.options(root, asRoot, files, fds)
+	argsFD, err := p.feed(strings.Join(options, "\x00") + "\x00")
+	if err != nil {
+		return nil, err
+	}
+
+	l.cmd = exec.Command(bwrap, append([]string{"--args", itoa(argsFD), "--"}, argv...)...)
+	l.cmd.Env = []string{}
+	l.cmd.Stdout = stdout
+	l.cmd.Stderr = l.stderr
+	l.cmd.ExtraFiles = p.theirs
+	l.cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if asRoot {
+		l.cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	}
+	l.cmd.WaitDelay = exitTimeout
+	if err := closeInheritedOnExec(); err != nil {
+		return nil, err
+	}
+	if err := l.cmd.Start(); err != nil {
+		return nil, err
+	}
+	p.closeTheirs()
+	l.fed = p.startFeeding()
+	return l, nil
+}
+
+// handOver takes hold of the jail's first process, writes the maps of its
+// user namespace when the server runs as root, and lets bwrap go on.
+func (l *launch) handOver(asRoot bool, uid, gid int) error {
+	pid, err := l.firstPid()
+	if err != nil {
+		return err
+	}
+	p, err := openFirstProcess(pid, l.cmd.Process.Pid)
+	if err != nil {
+		return fmt.Errorf("hold the jail's first process: %w", err)
+	}
+	if p == nil {
+		return nil // bwrap failed while it set the jail up: its status says so
+	}
+	l.mu.Lock()
+	l.first = p
+	killed := l.killed
+	l.mu.Unlock()
+	if killed {
+		return errors.New("ended before it started")
+	}
+	if asRoot {
+		if err := writeIDMaps(pid, uid, gid); err != nil {
+			return err
+		}
+	}
+	if _, err := l.release.Write([]byte{1}); err != nil {
+		return fmt.Errorf("start the jail: %w", err)
+	}
+	return nil
+}
+
+// firstPid reads the pid of the jail's first process from bwrap.
+func (l *launch) firstPid() (int, error) {
+	_ = l.info.SetReadDeadline(time.Now().Add(setupTimeout))
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(l.info).Decode(&info); err != nil || info.ChildPid <= 0 {
+		return 0, errors.New("bwrap did not make the jail")
+	}
+	return info.ChildPid, nil
+}
+
+// kill ends the jail. Before its first process is known, killing bwrap
+// would strand that process, so handOver ends both once it is known.
+func (l *launch) kill() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.killed = true
+	if l.first != nil {
+		l.first.kill()
+		_ = l.cmd.Process.Kill()
+	}
+}
+
+// abort ends the jail after a failed handOver.
+func (l *launch) abort() {
+	l.kill()
+	_ = l.cmd.Process.Kill()
+}
+
+// exitCode is the command's exit code as bwrap reports it; ran is false
+// when bwrap failed before it could start the command.
+func (l *launch) exitCode() (code int, ran bool) {
+	_ = l.status.SetReadDeadline(time.Now().Add(time.Second))
+	dec := json.NewDecoder(l.status)
+	for {
+		var doc struct {
+			ExitCode *int `json:"exit-code"`
+		}
+		if err := dec.Decode(&doc); err != nil {
+			return 0, false
+		}
+		if doc.ExitCode != nil {
+			return *doc.ExitCode, true
+		}
+	}
+}
+
+// waitGone waits until no process of the jail is left.
+func (l *launch) waitGone() error {
+	if l.first == nil {
+		return nil
+	}
+	return l.first.waitGone(exitTimeout)
+}
+
+// close releases the pipes and the pidfd once bwrap has exited.
+func (l *launch) close() {
+	l.fed()
+	closeAll([]*os.File{l.info, l.status, l.release})
+	if l.first != nil {
+		l.first.close()
+	}
+}
+
+// headWriter passes output on and keeps its first bytes: where bwrap says
+// why it could not set a jail up.
+type headWriter struct {
+	w    io.Writer
+	head []byte
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if room := 4096 - len(h.head); room > 0 {
+		h.head = append(h.head, p[:min(room, len(p))]...)
+	}
+	return h.w.Write(p)
+}

@@ -1,0 +1,11 @@
+package local
+
+import (
+	"testing"
+
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
+)
+
+func TestConformance(t *testing.T) {
+	providertest.Run(t, newClient(t).client)
+}

@@ -1,0 +1,242 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// maxReadBytes is the largest file ReadFile returns: the server holds it in memory.
+const maxReadBytes = 64 << 20
+
+// Files are read and written on the host, through an os.Root on the
+// instance's folder: no path, symlinks included, leads out of it.
+
+// ListFiles lists a directory's entries, by name.
+func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir string) ([]provider.FileInfo, error) {
+	const op = "list files"
+	root, p, rel, err := c.open(op, inst, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, fileError(op, p, err)
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, fileError(op, p, err)
+	}
+	files := make([]provider.FileInfo, 0, len(entries))
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		files = append(files, fileInfo(path.Join(p, e.Name()), info))
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, nil
+}
+
+// Stat describes one path; a symlink leading out of the instance is
+// described as itself.
+func (c *client) Stat(ctx context.Context, inst provider.Instance, name string) (provider.FileInfo, error) {
+	const op = "stat"
+	root, p, rel, err := c.open(op, inst, name)
+	if err != nil {
+		return provider.FileInfo{}, err
+	}
+	defer root.Close()
+	info, err := root.Stat(rel)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if linkInfo, lerr := root.Lstat(rel); lerr == nil {
+			info, err = linkInfo, nil
+		}
+	}
+	if err != nil {
+		return provider.FileInfo{}, fileError(op, p, err)
+	}
+	return fileInfo(p, info), nil
+}
+
+// ReadFile returns a regular file's bytes.
+func (c *client) ReadFile(ctx context.Context, inst provider.Instance, name string) ([]byte, error) {
+	const op = "read file"
+	root, p, rel, err := c.open(op, inst, name)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	// Non-blocking: a FIFO a command made must not hang the server.
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fileError(op, p, err)
+	}
+	defer f.Close()
+	if err := regular(f); err != nil {
+		return nil, fileError(op, p, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
+	if err != nil {
+		return nil, fileError(op, p, err)
+	}
+	if len(data) > maxReadBytes {
+		return nil, fileError(op, p, fmt.Errorf("larger than %d MiB", maxReadBytes>>20))
+	}
+	return data, nil
+}
+
+// WriteFile writes a file, making its parent directories, all owned by the
+// user commands run as.
+func (c *client) WriteFile(ctx context.Context, inst provider.Instance, name string, data []byte) error {
+	const op = "write file"
+	root, p, rel, err := c.open(op, inst, name)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if rel == "." {
+		return fileError(op, p, errors.New("is a directory"))
+	}
+	uid, gid, chown := c.owner()
+	if err := mkdirAll(root, path.Dir(rel), uid, gid, chown); err != nil {
+		return fileError(op, p, err)
+	}
+	f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return fileError(op, p, err)
+	}
+	err = regular(f)
+	if err == nil && chown {
+		err = f.Chown(uid, gid)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fileError(op, p, err)
+	}
+	return nil
+}
+
+// RemoveFile removes a file or an empty directory.
+func (c *client) RemoveFile(ctx context.Context, inst provider.Instance, name string) error {
+	const op = "remove file"
+	root, p, rel, err := c.open(op, inst, name)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if rel == "." {
+		return fileError(op, p, errors.New("the working directory cannot be removed"))
+	}
+	if err := root.Remove(rel); err != nil {
+		return fileError(op, p, err)
+	}
+	return nil
+}
+
+// open opens the instance's folder and resolves name in it: p is the
+// clean sandbox path, rel the same path relative to the folder.
+func (c *client) open(op string, inst provider.Instance, name string) (root *os.Root, p, rel string, err error) {
+	dir, err := c.folder(op, inst)
+	if err != nil {
+		return nil, "", "", err
+	}
+	p, rel, err = sandboxPath(name)
+	if err != nil {
+		return nil, "", "", provider.Errorf(provider.ErrFailed, providerName, op, "%v", err)
+	}
+	root, err = os.OpenRoot(dir)
+	if err != nil {
+		return nil, "", "", gone(op, inst.ID)
+	}
+	return root, p, rel, nil
+}
+
+// sandboxPath resolves name, absolute or relative to the working
+// directory, to a clean path that must lie within it.
+func sandboxPath(name string) (p, rel string, err error) {
+	if !path.IsAbs(name) {
+		name = path.Join(workDir, name)
+	}
+	p = path.Clean(name)
+	switch {
+	case p == workDir:
+		return p, ".", nil
+	case strings.HasPrefix(p, workDir+"/"):
+		return p, strings.TrimPrefix(p, workDir+"/"), nil
+	}
+	return "", "", fmt.Errorf("%s is outside %s: only files under %s can be reached", name, workDir, workDir)
+}
+
+// mkdirAll makes dir and its missing parents, giving each to uid and gid
+// when chown is set.
+func mkdirAll(root *os.Root, dir string, uid, gid int, chown bool) error {
+	if dir == "." {
+		return nil
+	}
+	made := ""
+	for _, part := range strings.Split(dir, "/") {
+		made = path.Join(made, part)
+		err := root.Mkdir(made, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if chown {
+			if err := root.Lchown(made, uid, gid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// regular refuses anything but a regular file (directories, FIFOs, sockets).
+func regular(f *os.File) error {
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		return err
+	case info.IsDir():
+		return errors.New("is a directory")
+	case !info.Mode().IsRegular():
+		return errors.New("is not a regular file")
+	}
+	return nil
+}
+
+func fileInfo(p string, info fs.FileInfo) provider.FileInfo {
+	return provider.FileInfo{Path: p, Dir: info.IsDir(), Size: info.Size(), ModifiedAt: info.ModTime()}
+}
+
+// fileError words a failed file operation with the sandbox path, never the
+// host's.
+func fileError(op, p string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return provider.Errorf(provider.ErrNotFound, providerName, op, "%s does not exist", p)
+	}
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		err = pathErr.Err
+	}
+	return provider.Errorf(provider.ErrFailed, providerName, op, "%s: %v", p, err)
+}
