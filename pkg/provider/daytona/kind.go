@@ -3,16 +3,19 @@
 package daytona
 
 import (
-	"errors"
-
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // DefaultURL is Daytona's hosted control plane.
 const DefaultURL = "https://app.daytona.io/api"
 
-// Kind is the Daytona provider.
-type Kind struct{}
+// Kind is the Daytona provider. The zero value is ready to use.
+type Kind struct {
+	// Policy is the operator's rules: the client dials no address they refuse.
+	Policy provider.Policy
+	// Waits bounds polling and retrying; zero fields take their defaults.
+	Waits Waits
+}
 
 func (Kind) Name() string        { return "daytona" }
 func (Kind) Title() string       { return "Daytona" }
@@ -28,6 +31,7 @@ func (Kind) Secret() provider.Field {
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }
 
-func (Kind) Open(s provider.Settings) (provider.Client, error) {
-	return nil, errors.New("daytona: client not built yet")
+// Open returns a client for one registered Daytona sandbox.
+func (k Kind) Open(s provider.Settings) (provider.Client, error) {
+	return newClient(k, s)
 }

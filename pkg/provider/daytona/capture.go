@@ -1,0 +1,114 @@
+package daytona
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// capture wraps a command for Daytona's /process/execute, which answers with
+// stdout and stderr mixed together, and with nothing at all when the command
+// runs out of time. The wrapper keeps the output in a file in the sandbox
+// (so that a timed-out command's output can still be fetched), marks each
+// line of stderr (so that the streams can be told apart), runs the command
+// with sh whatever shell the daemon uses, with no stdin, and sends back no
+// more of the output than the limit needs.
+type capture struct {
+	dir         string // in the sandbox; removed by the wrapper, or after a timeout
+	open, close string // around each line of stderr in the output file
+	send        int    // bytes of the output file sent back at most
+}
+
+func newCapture(outputLimit int) capture {
+	if outputLimit <= 0 {
+		outputLimit = provider.DefaultOutputLimit
+	}
+	tag := randomID()[:8]
+	cp := capture{
+		dir:   "/tmp/.auxilia-exec-" + randomID(),
+		open:  "<<e:" + tag + ">>",
+		close: "<</e:" + tag + ">>",
+	}
+	// A byte of output takes at most this much of the file (a one-byte line
+	// of stderr with its markers), so sending this much is always enough to
+	// fill the limit and tell that it was passed.
+	perByte := len(cp.open) + len(cp.close) + 1
+	cp.send = perByte * (outputLimit + 2)
+	return cp
+}
+
+// outputFile is where the wrapped command's output accumulates.
+func (cp capture) outputFile() string { return cp.dir + "/out" }
+
+// script is the shell text sent as the command. stdout goes straight to the
+// output file; stderr through a loop that writes each line there between
+// the markers as it comes. A sandbox where the folder cannot be made runs
+// the command plainly.
+func (cp capture) script(command string) string {
+	q := shellQuote(command)
+	mark := fmt.Sprintf(`while IFS= read -r l; do printf '%%s%%s\n%%s' '%[1]s' "$l" '%[2]s'; done; [ -z "$l" ] || printf '%%s%%s%%s' '%[1]s' "$l" '%[2]s'`, cp.open, cp.close)
+	var b strings.Builder
+	fmt.Fprintf(&b, "d=%s\n", shellQuote(cp.dir))
+	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\"; then\n", q)
+	fmt.Fprintf(&b, "{ { sh \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; } | { %s; } >&3 3>&-; } 3>>\"$d/out\"\n", mark)
+	fmt.Fprintf(&b, "s=$(cat \"$d/status\" 2>/dev/null)\nhead -c %d \"$d/out\"\nrm -rf \"$d\"\nexit \"${s:-125}\"\nfi\n", cp.send)
+	fmt.Fprintf(&b, "sh -c %s </dev/null 2>&1\n", q)
+	return b.String()
+}
+
+// collectScript fetches what a command killed at its timeout left in the
+// output file, and removes the folder its wrapper had no time to remove.
+func (cp capture) collectScript() string {
+	return fmt.Sprintf("head -c %d %s 2>/dev/null; rm -rf %s\n", cp.send, shellQuote(cp.outputFile()), shellQuote(cp.dir))
+}
+
+// segment is a run of output from one stream.
+type segment struct {
+	stream, text string
+}
+
+// segments splits the output file back into its streams, in order; a line
+// of stderr cut short (by a timeout) runs to the end.
+func (cp capture) segments(raw string) []segment {
+	var out []segment
+	add := func(stream, text string) {
+		if text == "" {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].stream == stream {
+			out[n-1].text += text
+			return
+		}
+		out = append(out, segment{stream, text})
+	}
+	for raw != "" {
+		i := strings.Index(raw, cp.open)
+		if i < 0 {
+			add("stdout", raw)
+			break
+		}
+		add("stdout", raw[:i])
+		raw = raw[i+len(cp.open):]
+		j := strings.Index(raw, cp.close)
+		if j < 0 {
+			add("stderr", raw)
+			break
+		}
+		add("stderr", raw[:j])
+		raw = raw[j+len(cp.close):]
+	}
+	return out
+}
+
+// replay writes the output file's streams to out.
+func (cp capture) replay(raw string, out *provider.Output) {
+	for _, s := range cp.segments(raw) {
+		out.Write(s.stream, s.text)
+	}
+}
+
+// shellQuote quotes s for any POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,86 @@
+package daytona
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// Client drives the Daytona sandboxes of one registered sandbox: the control
+// plane at its URL, each sandbox's toolbox behind the toolbox proxy.
+type Client struct {
+	api    string // the control plane, with its /api prefix
+	apiKey string
+	cfg    *Config
+	waits  Waits
+	http   *http.Client
+}
+
+var _ provider.Client = (*Client)(nil)
+
+func newClient(k Kind, s provider.Settings) (*Client, error) {
+	cfg, ok := s.Config.(*Config)
+	if !ok || cfg == nil {
+		return nil, fmt.Errorf("daytona: config is %T, not *daytona.Config", s.Config)
+	}
+	raw := s.URL
+	if raw == "" {
+		raw = DefaultURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("daytona: url %q is not an http(s) URL", s.URL)
+	}
+	return &Client{
+		api:    strings.TrimSuffix(raw, "/"),
+		apiKey: s.Secret,
+		cfg:    cfg,
+		waits:  k.Waits.withDefaults(),
+		http: &http.Client{
+			Transport: provider.NewTransport(k.Policy),
+			// A redirect would carry the API key elsewhere: never follow one.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+	}, nil
+}
+
+// CloseIdleConnections lets go of kept-alive connections (tests use it to
+// leave no goroutines behind).
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
+// apiKeyAnswer is the part of GET /api-keys/current the probe checks.
+type apiKeyAnswer struct {
+	Name  *string `json:"name"`
+	Value *string `json:"value"`
+}
+
+// Probe reads the API key's own record: the cheapest call that needs a
+// valid key, and one that needs no permission.
+func (c *Client) Probe(ctx context.Context) error {
+	const op = "probe"
+	ans, err := c.do(ctx, c.controlPlane(op, http.MethodGet, "/api-keys/current", nil))
+	if err != nil {
+		return err
+	}
+	switch {
+	case ans.status == http.StatusOK:
+		var key apiKeyAnswer
+		if json.Unmarshal(ans.body, &key) != nil || (key.Name == nil && key.Value == nil) {
+			// Daytona serves its dashboard's page for any path outside /api.
+			return failure(provider.ErrInvalidConfig, op, "%s answered with something other than Daytona's API (does the URL end in /api?)", c.api)
+		}
+		return nil
+	case ans.status == http.StatusNotFound:
+		return failure(provider.ErrInvalidConfig, op, "%s (is %s Daytona's API URL?)", describe(ans), c.api)
+	default:
+		return c.controlPlaneError(op, ans)
+	}
+}
+
+// Persist does nothing: a Daytona sandbox keeps its files while stopped or archived.
+func (c *Client) Persist(context.Context, provider.Instance) error { return nil }

@@ -1,0 +1,344 @@
+package daytonatest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// dashboardPage is what Daytona serves for any path outside /api.
+const dashboardPage = "<!doctype html><html><head><title>Daytona</title></head><body><div id=\"root\"></div></body></html>\n"
+
+// controlPlaneRoute is one API endpoint: its operation and its handler,
+// which runs with s.mu held and the caller's key checked.
+type controlPlaneRoute struct {
+	op     string
+	handle func(w http.ResponseWriter, r *http.Request, k *apiKey)
+}
+
+func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
+	rest, isAPI := strings.CutPrefix(r.URL.Path, "/api/")
+	if !isAPI {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(dashboardPage))
+		return
+	}
+	route, id := s.controlPlaneRoute(r.Method, strings.Split(strings.Trim(rest, "/"), "/"))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.count(route.op)
+	f, faulted := s.takeFault(route.op)
+	if faulted && !f.Lost {
+		writeFault(w, r, f, false)
+		return
+	}
+	if faulted {
+		// Carry the call out, then lose its answer.
+		defer writeFault(w, r, f, false)
+		w = httptest.NewRecorder()
+	}
+	if route.handle == nil {
+		apiError(w, r, http.StatusNotFound, fmt.Sprintf("Cannot %s %s", r.Method, r.URL.Path))
+		return
+	}
+	k := s.authorized(r)
+	if k == nil {
+		apiError(w, r, http.StatusUnauthorized, "Invalid credentials")
+		return
+	}
+	s.autoStop()
+	r.SetPathValue("id", id)
+	route.handle(w, r, k)
+}
+
+func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneRoute, string) {
+	none := controlPlaneRoute{op: OpOther}
+	switch {
+	case len(parts) == 2 && parts[0] == "api-keys" && parts[1] == "current" && method == http.MethodGet:
+		return controlPlaneRoute{OpGetCurrentAPIKey, s.getCurrentAPIKey}, ""
+	case len(parts) == 1 && parts[0] == "sandbox" && method == http.MethodGet:
+		return controlPlaneRoute{OpListSandboxes, s.listSandboxes}, ""
+	case len(parts) == 1 && parts[0] == "sandbox" && method == http.MethodPost:
+		return controlPlaneRoute{OpCreateSandbox, s.createSandbox}, ""
+	case len(parts) == 2 && parts[0] == "sandbox" && method == http.MethodGet:
+		return controlPlaneRoute{OpGetSandbox, s.getSandbox}, parts[1]
+	case len(parts) == 2 && parts[0] == "sandbox" && method == http.MethodDelete:
+		return controlPlaneRoute{OpDeleteSandbox, s.deleteSandbox}, parts[1]
+	case len(parts) == 3 && parts[0] == "sandbox":
+		actions := map[string]controlPlaneRoute{
+			"POST start":            {OpStartSandbox, s.startSandbox},
+			"POST stop":             {OpStopSandbox, s.stopSandbox},
+			"POST archive":          {OpArchiveSandbox, s.archiveSandbox},
+			"POST last-activity":    {OpUpdateLastActivity, s.updateLastActivity},
+			"GET toolbox-proxy-url": {OpGetToolboxProxyURL, s.getToolboxProxyURL},
+		}
+		if route, ok := actions[method+" "+parts[2]]; ok {
+			return route, parts[1]
+		}
+	}
+	return none, ""
+}
+
+func (s *Server) getCurrentAPIKey(w http.ResponseWriter, _ *http.Request, k *apiKey) {
+	var expires, lastUsed any
+	if !k.expiresAt.IsZero() {
+		expires = isoTime(k.expiresAt)
+	}
+	if !k.lastUsed.IsZero() {
+		lastUsed = isoTime(k.lastUsed)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"name":        "test key",
+		"value":       k.masked(),
+		"createdAt":   isoTime(k.createdAt),
+		"permissions": []string{"write:sandboxes", "delete:sandboxes"},
+		"lastUsedAt":  lastUsed,
+		"expiresAt":   expires,
+		"userId":      "user-test",
+	})
+}
+
+// createRequest is the part of Daytona's CreateSandbox the fake reads.
+type createRequest struct {
+	Snapshot            string            `json:"snapshot"`
+	Target              string            `json:"target"`
+	Labels              map[string]string `json:"labels"`
+	AutoStopInterval    *int              `json:"autoStopInterval"`
+	AutoArchiveInterval *int              `json:"autoArchiveInterval"`
+	AutoDeleteInterval  *int              `json:"autoDeleteInterval"`
+	CPU                 *int              `json:"cpu"`
+	GPU                 *int              `json:"gpu"`
+	Memory              *int              `json:"memory"`
+	Disk                *int              `json:"disk"`
+}
+
+func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	var req createRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		apiError(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	targets := s.opts.Targets
+	if len(targets) == 0 {
+		targets = []string{"us", "eu"}
+	}
+	if req.Target == "" {
+		req.Target = targets[0]
+	}
+	switch {
+	case req.CPU != nil || req.GPU != nil || req.Memory != nil || req.Disk != nil:
+		apiError(w, r, http.StatusBadRequest, "Cannot specify Sandbox resources when using a snapshot")
+		return
+	case !slices.Contains(targets, req.Target):
+		apiError(w, r, http.StatusNotFound, "Region not found")
+		return
+	case req.Snapshot != "" && len(s.opts.Snapshots) > 0 && !slices.Contains(s.opts.Snapshots, req.Snapshot):
+		apiError(w, r, http.StatusBadRequest, fmt.Sprintf("Snapshot %s not found. Did you add it through the Daytona Dashboard?", req.Snapshot))
+		return
+	}
+	sb := &sandbox{
+		id:          newSandboxID(),
+		snapshot:    req.Snapshot,
+		target:      req.Target,
+		labels:      req.Labels,
+		autoStop:    intOr(req.AutoStopInterval, 15),
+		autoArchive: intOr(req.AutoArchiveInterval, 10080),
+		autoDelete:  intOr(req.AutoDeleteInterval, -1),
+		createdAt:   s.now(),
+	}
+	if sb.snapshot == "" {
+		sb.snapshot = "daytonaio/sandbox:0.5.0"
+	}
+	if sb.labels == nil {
+		sb.labels = map[string]string{}
+	}
+	if s.forward == nil {
+		sb.home = filepath.Join(s.dir, sb.id, "home")
+		sb.tmp = filepath.Join(s.dir, sb.id, "tmp")
+		if err := makeSandboxDirs(sb.home, sb.tmp); err != nil {
+			apiError(w, r, http.StatusInternalServerError, "An unexpected error occurred.")
+			return
+		}
+	}
+	s.sandboxes[sb.id] = sb
+	// Daytona answers with the state from before its own wait for "started".
+	s.move(sb, "started", "creating", "started")
+	writeJSON(w, http.StatusOK, s.dto(sb))
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	var filter map[string]string
+	if raw := r.URL.Query().Get("labels"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &filter); err != nil {
+			apiError(w, r, http.StatusBadRequest, "Invalid labels JSON format")
+			return
+		}
+	}
+	limit, err := strconv.Atoi(r.URL.Query().Get("limit"))
+	if err != nil || limit <= 0 {
+		limit = 100
+	}
+	start, _ := strconv.Atoi(r.URL.Query().Get("cursor"))
+	var matching []*sandbox
+	for _, sb := range s.sandboxes {
+		if !sb.destroyed && hasLabels(sb.labels, filter) {
+			matching = append(matching, sb)
+		}
+	}
+	slices.SortFunc(matching, func(a, b *sandbox) int { return a.createdAt.Compare(b.createdAt) })
+	items := []map[string]any{}
+	for i := start; i < len(matching) && i < start+limit; i++ {
+		items = append(items, s.dto(matching[i]))
+	}
+	if s.opts.BareList {
+		writeJSON(w, http.StatusOK, items)
+		return
+	}
+	var next any
+	if start+limit < len(matching) {
+		next = strconv.Itoa(start + limit)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": items, "nextCursor": next})
+}
+
+func hasLabels(labels, filter map[string]string) bool {
+	for k, v := range filter {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// sandboxOr404 finds the path's sandbox, or answers as Daytona does when it has none.
+func (s *Server) sandboxOr404(w http.ResponseWriter, r *http.Request) *sandbox {
+	id := r.PathValue("id")
+	sb := s.find(id)
+	if sb == nil {
+		apiError(w, r, http.StatusNotFound, fmt.Sprintf("Sandbox with ID or name %s not found", id))
+	}
+	return sb
+}
+
+func (s *Server) getSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	sb := s.sandboxOr404(w, r)
+	if sb == nil {
+		return
+	}
+	s.look(sb)
+	if sb.destroyed {
+		apiError(w, r, http.StatusNotFound, fmt.Sprintf("Sandbox with ID or name %s not found", sb.id))
+		return
+	}
+	writeJSON(w, http.StatusOK, s.dto(sb))
+}
+
+func (s *Server) startSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	sb := s.sandboxOr404(w, r)
+	if sb == nil {
+		return
+	}
+	if sb.state == "started" && sb.desired == "started" {
+		writeJSON(w, http.StatusOK, s.dto(sb))
+		return
+	}
+	if sb.state == "error" || sb.state == "build_failed" {
+		apiError(w, r, http.StatusBadRequest, "Sandbox is in an errored state")
+		return
+	}
+	// Only an archiving sandbox may be started while it changes state.
+	if sb.pending() && sb.state != "archiving" {
+		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
+		return
+	}
+	switch sb.state {
+	case "stopped", "paused":
+		s.move(sb, "started", "starting", "started")
+	case "archived", "archiving":
+		// Restoring from the archive: Daytona answers at once, still "archived".
+		s.move(sb, "started", "archived", "restoring", "started")
+	default:
+		apiError(w, r, http.StatusBadRequest, "Sandbox is not in valid state")
+		return
+	}
+	writeJSON(w, http.StatusOK, s.dto(sb))
+}
+
+func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	sb := s.sandboxOr404(w, r)
+	if sb == nil {
+		return
+	}
+	switch {
+	case sb.state == "error" || sb.state == "build_failed":
+		apiError(w, r, http.StatusBadRequest, "Sandbox is in an errored state")
+	case sb.pending():
+		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
+	case sb.state != "started" && sb.state != "paused":
+		apiError(w, r, http.StatusBadRequest, "Sandbox is not in a stoppable state")
+	default:
+		s.move(sb, "stopped", "stopping", "stopped")
+		writeJSON(w, http.StatusOK, s.dto(sb))
+	}
+}
+
+func (s *Server) archiveSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	sb := s.sandboxOr404(w, r)
+	if sb == nil {
+		return
+	}
+	switch {
+	case sb.state == "error" || sb.state == "build_failed":
+		apiError(w, r, http.StatusBadRequest, "Sandbox is in an errored state")
+	case sb.pending():
+		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
+	case sb.state != "stopped":
+		apiError(w, r, http.StatusBadRequest, "Sandbox is not stopped")
+	default:
+		s.move(sb, "archived", "archiving", "archived")
+		writeJSON(w, http.StatusOK, s.dto(sb))
+	}
+}
+
+// deleteSandbox answers at once with the sandbox "destroying": Daytona
+// destroys it in the background.
+func (s *Server) deleteSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	sb := s.sandboxOr404(w, r)
+	if sb == nil {
+		return
+	}
+	if sb.pending() {
+		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
+		return
+	}
+	sb.desired = "destroyed"
+	sb.state, sb.queue, sb.looks = "destroying", []string{"destroyed"}, max(s.opts.Transition, 1)
+	writeJSON(w, http.StatusOK, s.dto(sb))
+}
+
+func (s *Server) updateLastActivity(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	sb := s.sandboxOr404(w, r)
+	if sb == nil {
+		return
+	}
+	sb.lastActivity = s.now()
+	w.WriteHeader(http.StatusCreated)
+}
+
+func (s *Server) getToolboxProxyURL(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	if sb := s.sandboxOr404(w, r); sb != nil {
+		writeJSON(w, http.StatusOK, map[string]string{"url": s.ToolboxProxyURL()})
+	}
+}

@@ -1,0 +1,129 @@
+package daytonatest
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Operation names: Daytona's own operationIds, for counting calls and
+// injecting faults.
+const (
+	OpGetCurrentAPIKey   = "getCurrentApiKey"
+	OpCreateSandbox      = "createSandbox"
+	OpGetSandbox         = "getSandbox"
+	OpListSandboxes      = "listSandboxes"
+	OpStartSandbox       = "startSandbox"
+	OpStopSandbox        = "stopSandbox"
+	OpArchiveSandbox     = "archiveSandbox"
+	OpDeleteSandbox      = "deleteSandbox"
+	OpUpdateLastActivity = "updateLastActivity"
+	OpGetToolboxProxyURL = "getToolboxProxyUrl"
+
+	OpGetWorkDir     = "GetWorkDir"
+	OpGetUserHomeDir = "GetUserHomeDir"
+	OpGetVersion     = "GetVersion"
+	OpExecuteCommand = "ExecuteCommand"
+	OpListFiles      = "ListFiles"
+	OpGetFileInfo    = "GetFileInfo"
+	OpDownloadFile   = "DownloadFile"
+	OpUploadFile     = "UploadFile"
+	OpCreateFolder   = "CreateFolder"
+	OpDeleteFile     = "DeleteFile"
+	OpOther          = "other"
+)
+
+// Fault is an answer the fake gives instead of its own, the next Times
+// calls of an operation.
+type Fault struct {
+	Status int
+	Times  int // 0 means once
+	Header http.Header
+	// Body is sent as it is; empty means Daytona's own error body for the
+	// status, in the dialect of the server answering.
+	Body    string
+	Message string // the message of that own body; empty means the status text
+	// Lost makes the fake do what was asked before answering with the
+	// fault, as when a gateway gives up on a call the server carried out.
+	Lost bool
+}
+
+// Inject queues f for op's next calls.
+func (s *Server) Inject(op string, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.Times <= 0 {
+		f.Times = 1
+	}
+	s.faults[op] = append(s.faults[op], f)
+}
+
+// RateLimit answers op's next times calls with Daytona's 429, whose
+// headers ask to wait retryAfter (whole seconds, as Daytona sends them).
+func (s *Server) RateLimit(op string, times int, retryAfter time.Duration) {
+	secs := strconv.Itoa(int(retryAfter.Round(time.Second) / time.Second))
+	h := http.Header{}
+	h.Set("Retry-After-authenticated", secs)
+	h.Set("X-RateLimit-Limit-authenticated", "100")
+	h.Set("X-RateLimit-Remaining-authenticated", "0")
+	h.Set("X-RateLimit-Reset-authenticated", secs)
+	s.Inject(op, Fault{Status: http.StatusTooManyRequests, Times: times, Header: h, Message: "ThrottlerException: Too Many Requests"})
+}
+
+// StateChangeStorm answers op's next times calls with Daytona's 409
+// "Sandbox state change in progress".
+func (s *Server) StateChangeStorm(op string, times int) {
+	s.Inject(op, Fault{Status: http.StatusConflict, Times: times, Message: "Sandbox state change in progress"})
+}
+
+// takeFault returns the fault due for op's call, if any. Caller holds s.mu.
+func (s *Server) takeFault(op string) (Fault, bool) {
+	queue := s.faults[op]
+	if len(queue) == 0 {
+		return Fault{}, false
+	}
+	f := queue[0]
+	if queue[0].Times--; queue[0].Times <= 0 {
+		s.faults[op] = queue[1:]
+	}
+	return f, true
+}
+
+// count records one call of op. Caller holds s.mu.
+func (s *Server) count(op string) { s.calls[op]++ }
+
+// Calls returns how many calls of op the fake received, faulted ones included.
+func (s *Server) Calls(op string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[op]
+}
+
+// AllCalls returns the count of every operation called so far.
+func (s *Server) AllCalls() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int, len(s.calls))
+	for op, n := range s.calls {
+		out[op] = n
+	}
+	return out
+}
+
+// TotalCalls returns how many calls the fake received in all.
+func (s *Server) TotalCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	total := 0
+	for _, n := range s.calls {
+		total += n
+	}
+	return total
+}
+
+// ResetCalls starts counting afresh.
+func (s *Server) ResetCalls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = map[string]int{}
+}

@@ -1,0 +1,249 @@
+package daytonatest
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// sandbox is one fake sandbox. Its state is what Daytona shows (the API
+// derives "stopping", "destroying", … from a state and a desired state; the
+// fake keeps the shown one), and queue holds the states it will pass through.
+type sandbox struct {
+	id           string
+	state        string
+	desired      string
+	queue        []string // states to come, each lasting Options.Transition looks
+	looks        int      // looks left before the next state of queue
+	labels       map[string]string
+	snapshot     string
+	target       string
+	autoStop     int // minutes; 0 = never
+	autoArchive  int
+	autoDelete   int
+	createdAt    time.Time
+	updatedAt    time.Time
+	lastActivity time.Time
+	errorReason  string
+	home, tmp    string // host folders seen as WorkDir and /tmp inside
+	destroyed    bool
+}
+
+// pending reports a transition in progress: Daytona refuses most actions then.
+func (sb *sandbox) pending() bool { return len(sb.queue) > 0 }
+
+// move sets the sandbox on its way through states, ending in the last one,
+// with desired as its desired state. Without transitions it gets there at once.
+func (s *Server) move(sb *sandbox, desired string, states ...string) {
+	sb.desired = desired
+	sb.updatedAt = s.now()
+	if s.opts.Transition <= 0 {
+		s.settle(sb, states[len(states)-1])
+		sb.queue = nil
+		return
+	}
+	sb.state, sb.queue, sb.looks = states[0], states[1:], s.opts.Transition
+}
+
+// look is one GET of the sandbox: transitions advance by looks. Caller holds s.mu.
+func (s *Server) look(sb *sandbox) {
+	if !sb.pending() {
+		return
+	}
+	if sb.looks--; sb.looks > 0 {
+		return
+	}
+	next := sb.queue[0]
+	sb.queue, sb.looks = sb.queue[1:], s.opts.Transition
+	s.settle(sb, next)
+}
+
+// settle puts the sandbox in state, doing what reaching it means.
+func (s *Server) settle(sb *sandbox, state string) {
+	sb.state, sb.updatedAt = state, s.now()
+	switch state {
+	case "started":
+		sb.lastActivity = s.now()
+	case "destroyed":
+		sb.destroyed = true
+		sb.queue = nil
+		_ = os.RemoveAll(filepath.Dir(sb.home))
+	}
+}
+
+// autoStop begins stopping every started sandbox idle past its interval,
+// as Daytona's auto-stop does. Caller holds s.mu.
+func (s *Server) autoStop() {
+	for _, sb := range s.sandboxes {
+		if sb.state == "started" && !sb.pending() && sb.autoStop > 0 &&
+			s.now().Sub(sb.lastActivity) >= time.Duration(sb.autoStop)*time.Minute {
+			s.move(sb, "stopped", "stopping", "stopped")
+		}
+	}
+}
+
+// find returns a sandbox Daytona still has. Caller holds s.mu.
+func (s *Server) find(id string) *sandbox {
+	sb := s.sandboxes[id]
+	if sb == nil || sb.destroyed {
+		return nil
+	}
+	return sb
+}
+
+func newSandboxID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// Stop stops a sandbox now, as an auto-stop or a user in Daytona's dashboard would.
+func (s *Server) Stop(id string) error { return s.SetState(id, "stopped", "stopped") }
+
+// Archive moves a sandbox to the archive now; its files are kept.
+func (s *Server) Archive(id string) error { return s.SetState(id, "archived", "archived") }
+
+// Destroy destroys a sandbox now: Daytona no longer has it.
+func (s *Server) Destroy(id string) error { return s.SetState(id, "destroyed", "destroyed") }
+
+// Break puts a sandbox in the error state, with reason.
+func (s *Server) Break(id, reason string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sb := s.find(id)
+	if sb == nil {
+		return errNoSandbox
+	}
+	sb.state, sb.queue, sb.errorReason = "error", nil, reason
+	return nil
+}
+
+// SetState shows a sandbox in any state Daytona has ("destroying",
+// "pulling_snapshot", …), staying there until the next action or knob.
+func (s *Server) SetState(id, state, desired string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sb := s.find(id)
+	if sb == nil {
+		return errNoSandbox
+	}
+	sb.queue, sb.desired = nil, desired
+	s.settle(sb, state)
+	return nil
+}
+
+// Transit sets a sandbox on its way through states, wanting desired; each
+// lasts Options.Transition looks (at least one).
+func (s *Server) Transit(id, desired string, states ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sb := s.find(id)
+	if sb == nil {
+		return errNoSandbox
+	}
+	if len(states) == 0 {
+		return errors.New("daytonatest: Transit needs the states to pass through")
+	}
+	sb.desired, sb.updatedAt = desired, s.now()
+	sb.state, sb.queue, sb.looks = states[0], states[1:], max(s.opts.Transition, 1)
+	return nil
+}
+
+// State returns a sandbox's state as Daytona shows it; false when Daytona
+// no longer has it.
+func (s *Server) State(id string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sb := s.find(id)
+	if sb == nil {
+		return "", false
+	}
+	return sb.state, true
+}
+
+// Labels returns a sandbox's labels.
+func (s *Server) Labels(id string) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{}
+	if sb := s.sandboxes[id]; sb != nil {
+		for k, v := range sb.labels {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Sandboxes lists the ids of the sandboxes Daytona has, oldest first.
+func (s *Server) Sandboxes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var live []*sandbox
+	for _, sb := range s.sandboxes {
+		if !sb.destroyed {
+			live = append(live, sb)
+		}
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].createdAt.Before(live[j].createdAt) })
+	ids := make([]string, len(live))
+	for i, sb := range live {
+		ids[i] = sb.id
+	}
+	return ids
+}
+
+// HomeDir is the host folder seen as WorkDir in a sandbox (when the fake
+// runs the toolbox itself).
+func (s *Server) HomeDir(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sb := s.sandboxes[id]; sb != nil {
+		return sb.home
+	}
+	return ""
+}
+
+// dto is the sandbox as Daytona's API shows it.
+func (s *Server) dto(sb *sandbox) map[string]any {
+	out := map[string]any{
+		"id":                  sb.id,
+		"organizationId":      "org-test",
+		"name":                sb.id,
+		"snapshot":            sb.snapshot,
+		"user":                "daytona",
+		"env":                 map[string]string{},
+		"labels":              sb.labels,
+		"public":              false,
+		"networkBlockAll":     false,
+		"target":              sb.target,
+		"cpu":                 1,
+		"gpu":                 0,
+		"memory":              1,
+		"disk":                3,
+		"state":               sb.state,
+		"desiredState":        sb.desired,
+		"backupState":         "None",
+		"autoStopInterval":    sb.autoStop,
+		"autoArchiveInterval": sb.autoArchive,
+		"autoDeleteInterval":  sb.autoDelete,
+		"volumes":             []any{},
+		"sandboxClass":        "container",
+		"createdAt":           isoTime(sb.createdAt),
+		"updatedAt":           isoTime(sb.updatedAt),
+		"lastActivityAt":      isoTime(sb.lastActivity),
+		"daemonVersion":       "v0.190.0",
+		"runnerId":            "runner-test",
+		"toolboxProxyUrl":     s.ToolboxProxyURL(),
+	}
+	if sb.errorReason != "" {
+		out["errorReason"] = sb.errorReason
+		out["recoverable"] = false
+	}
+	return out
+}
+
+func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

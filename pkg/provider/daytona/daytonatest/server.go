@@ -1,0 +1,165 @@
+// Package daytonatest is a fake Daytona for tests: a control plane and a
+// toolbox proxy on loopback httptest servers that answer as Daytona's API,
+// proxy, runner and daemon do (status codes, both error dialects, the
+// quirks), with a toolbox that really runs commands in bubblewrap jails, or
+// forwards to a real Daytona daemon. Knobs let tests stop, archive or
+// destroy a sandbox, move the clock past auto-stop, manage API keys, count
+// calls per operation and inject faults.
+//
+// Where the fake's own toolbox knowingly differs from Daytona's daemon:
+// commands run with /bin/sh (the daemon prefers zsh or bash when the image
+// has them), a command ends when its caller hangs up (the daemon runs it to
+// its timeout), a command whose top-level shell is killed by signal n
+// reports 128+n (the daemon reports -1), and a sandbox has files only in
+// WorkDir and /tmp.
+package daytonatest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// DefaultKey is the API key a server accepts when Options.Keys is empty.
+const DefaultKey = "dtn_test_key"
+
+// WorkDir is the sandbox user's home: where commands run and relative paths resolve.
+const WorkDir = "/home/daytona"
+
+// Options shape a fake Daytona.
+type Options struct {
+	// Keys are the API keys accepted; empty means DefaultKey alone.
+	Keys []string
+	// Transition is how many looks (GET /sandbox/{id}) each intermediate
+	// state lasts: creating, starting, stopping, restoring, destroying, …
+	// 0 skips them, so that create answers "started".
+	Transition int
+	// Targets are the regions create accepts; empty means "us" and "eu".
+	Targets []string
+	// Snapshots are the snapshot names create accepts; empty accepts any.
+	Snapshots []string
+	// BareList answers GET /sandbox with a bare array, as older servers did,
+	// instead of {"items", "nextCursor"}.
+	BareList bool
+	// UploadNeedsParent makes the toolbox refuse an upload whose folder is
+	// missing, as daemons did before they made parent folders themselves.
+	UploadNeedsParent bool
+	// Dir holds each sandbox's files; empty means a temporary folder,
+	// removed by Close.
+	Dir string
+	// ToolboxURL, when set, forwards every toolbox call of a started
+	// sandbox to this daemon (a real Daytona toolbox, e.g.
+	// "http://127.0.0.1:2280") instead of serving it here.
+	ToolboxURL string
+	// Jail limits for commands run here (0 = none).
+	MemoryMB, MaxProcesses int
+}
+
+// Server is a fake Daytona. Its methods are safe for concurrent use.
+type Server struct {
+	opts    Options
+	api     *httptest.Server
+	proxy   *httptest.Server
+	dir     string
+	tempDir bool
+	forward *url.URL
+	// forwardTransport carries calls to the real daemon at Options.ToolboxURL.
+	forwardTransport *http.Transport
+
+	mu        sync.Mutex
+	offset    time.Duration // how far the fake clock is ahead of the real one
+	keys      map[string]*apiKey
+	sandboxes map[string]*sandbox
+	calls     map[string]int
+	faults    map[string][]Fault
+	executed  []Executed
+}
+
+// New starts a fake Daytona; Close stops it.
+func New(opts Options) (*Server, error) {
+	s := &Server{
+		opts:      opts,
+		keys:      map[string]*apiKey{},
+		sandboxes: map[string]*sandbox{},
+		calls:     map[string]int{},
+		faults:    map[string][]Fault{},
+	}
+	if opts.ToolboxURL != "" {
+		u, err := url.Parse(opts.ToolboxURL)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("daytonatest: ToolboxURL %q is not a URL", opts.ToolboxURL)
+		}
+		s.forward = u
+		s.forwardTransport = &http.Transport{}
+	}
+	s.dir = opts.Dir
+	if s.dir == "" {
+		dir, err := os.MkdirTemp("", "daytonatest-")
+		if err != nil {
+			return nil, err
+		}
+		s.dir, s.tempDir = dir, true
+	}
+	keys := opts.Keys
+	if len(keys) == 0 {
+		keys = []string{DefaultKey}
+	}
+	for _, k := range keys {
+		s.keys[k] = newAPIKey(k, time.Time{})
+	}
+	s.api = httptest.NewServer(http.HandlerFunc(s.serveControlPlane))
+	s.proxy = httptest.NewServer(http.HandlerFunc(s.serveToolboxProxy))
+	return s, nil
+}
+
+// Start is New for a test: it fails the test when the fake cannot start
+// and closes the fake when the test ends.
+func Start(t testing.TB, opts Options) *Server {
+	t.Helper()
+	s, err := New(opts)
+	if err != nil {
+		t.Fatalf("start fake Daytona: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Close stops the servers and removes the files the fake made.
+func (s *Server) Close() {
+	s.api.Close()
+	s.proxy.Close()
+	if s.forwardTransport != nil {
+		s.forwardTransport.CloseIdleConnections()
+	}
+	if s.tempDir {
+		_ = os.RemoveAll(s.dir)
+	}
+}
+
+// URL is the control plane's URL, with its /api prefix, as a sandbox's
+// settings hold it.
+func (s *Server) URL() string { return s.api.URL + "/api" }
+
+// ToolboxProxyURL is what sandboxes carry as their toolboxProxyUrl.
+func (s *Server) ToolboxProxyURL() string { return s.proxy.URL + "/toolbox" }
+
+// now is the fake clock: the real one, moved on by Advance.
+func (s *Server) now() time.Time { return time.Now().Add(s.offset) }
+
+// Advance moves the fake clock on, so that sandboxes idle for longer than
+// their auto-stop interval begin to stop, as Daytona's would.
+func (s *Server) Advance(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offset += d
+	s.autoStop()
+}
+
+// errNoSandbox is what the knobs return for an id the fake does not have.
+var errNoSandbox = errors.New("daytonatest: no such sandbox")

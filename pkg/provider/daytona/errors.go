@@ -1,0 +1,111 @@
+package daytona
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+const providerName = "daytona"
+
+func failure(kind error, op, format string, args ...any) *provider.Error {
+	return provider.Errorf(kind, providerName, op, format, args...)
+}
+
+// errorBody is an error answer in either of Daytona's shapes: the control
+// plane's {path, timestamp, statusCode, error, message} and the toolbox's
+// {statusCode, message, code, timestamp, path, method}.
+type errorBody struct {
+	Message json.RawMessage `json:"message"` // a string, or a list of validation messages
+	Error   string          `json:"error"`   // control plane: the status text
+	Code    string          `json:"code"`    // toolbox: BAD_REQUEST, NOT_FOUND, …
+}
+
+// messageOf returns what Daytona said in an error answer: its message, the
+// body's text when it is not JSON, or "" for an empty body (the toolbox's
+// file errors have none).
+func messageOf(ans answer) string {
+	body := bytes.TrimSpace(ans.body)
+	if len(body) == 0 {
+		return ""
+	}
+	var e errorBody
+	if json.Unmarshal(body, &e) != nil {
+		return clip(string(body))
+	}
+	var text string
+	if json.Unmarshal(e.Message, &text) == nil {
+		return text
+	}
+	var list []string
+	if json.Unmarshal(e.Message, &list) == nil {
+		return strings.Join(list, ", ")
+	}
+	return clip(string(body))
+}
+
+// structured reports whether the answer carries a JSON error from Daytona's
+// proxy or runner, as opposed to the daemon's bare status for a file error.
+func structured(ans answer) bool {
+	var e errorBody
+	return json.Unmarshal(bytes.TrimSpace(ans.body), &e) == nil && len(e.Message) > 0
+}
+
+// describe renders an error answer with Daytona's own words:
+// "HTTP 401 Unauthorized: Invalid credentials".
+func describe(ans answer) string {
+	label := http.StatusText(ans.status)
+	var e errorBody
+	if json.Unmarshal(bytes.TrimSpace(ans.body), &e) == nil {
+		switch {
+		case e.Code != "":
+			label = e.Code
+		case e.Error != "":
+			label = e.Error
+		}
+	}
+	head := strings.TrimSpace(fmt.Sprintf("HTTP %d %s", ans.status, label))
+	if wait := retryAfter(ans.header); wait > 0 {
+		head += fmt.Sprintf(" (retry after %s)", wait.Round(time.Second))
+	}
+	if msg := messageOf(ans); msg != "" {
+		return head + ": " + msg
+	}
+	return head + " (no message)"
+}
+
+// controlPlaneError sorts an error answer of the control plane about a sandbox.
+func (c *Client) controlPlaneError(op string, ans answer) error {
+	return failure(controlPlaneKind(ans.status), op, "%s", describe(ans))
+}
+
+func controlPlaneKind(status int) error {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return provider.ErrUnauthorized
+	case http.StatusNotFound:
+		return provider.ErrGone
+	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
+		return provider.ErrTimeout
+	default:
+		return provider.ErrFailed
+	}
+}
+
+// clip keeps an unexpected text body short enough to show.
+func clip(s string) string {
+	max := 300
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max] + "…"
+}

@@ -1,0 +1,85 @@
+package daytona
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// executeRequest is the body of the toolbox's POST /process/execute.
+type executeRequest struct {
+	Command string `json:"command"`
+	Cwd     string `json:"cwd,omitempty"`
+	// Timeout is always sent: without one the daemon waits for ever.
+	Timeout uint32 `json:"timeout"`
+}
+
+type executeAnswer struct {
+	ExitCode int    `json:"exitCode"`
+	Result   string `json:"result"`
+}
+
+// Execute runs a command in the sandbox's work dir. The daemon answers when
+// the command ends: a non-zero exit is still a 200, a timeout a 408 with no
+// output, which is then fetched from the file the wrapper kept it in.
+func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provider.ExecRequest) (provider.ExecResult, error) {
+	const op = "execute"
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = c.cfg.CommandTimeout()
+	}
+	secs := uint32(math.Max(1, math.Ceil(timeout.Seconds())))
+	timeout = time.Duration(secs) * time.Second
+	cp := newCapture(req.OutputLimit)
+	body, err := json.Marshal(executeRequest{Command: cp.script(req.Command), Cwd: inst.WorkDir, Timeout: secs})
+	if err != nil {
+		return provider.ExecResult{}, failure(provider.ErrFailed, op, "%s", err)
+	}
+	began := time.Now()
+	ans, err := c.toolbox(ctx, inst, toolboxCall{
+		op: op, method: http.MethodPost, path: "/process/execute",
+		body: body, contentType: "application/json",
+		timeout: timeout + c.waits.Request, // the command's own time, then as long as any call
+	})
+	if err != nil {
+		return provider.ExecResult{}, err
+	}
+	took := time.Since(began)
+	out := provider.NewOutput(req)
+	switch ans.status {
+	case http.StatusOK:
+		var res executeAnswer
+		if err := json.Unmarshal(ans.body, &res); err != nil {
+			return provider.ExecResult{}, failure(provider.ErrFailed, op, "the answer is not a command's result: %s", clip(string(ans.body)))
+		}
+		cp.replay(res.Result, out)
+		return out.Result(res.ExitCode, false, timeout, took), nil
+	case http.StatusRequestTimeout:
+		cp.replay(c.collectTimedOut(ctx, inst, cp), out)
+		return out.Result(provider.TimeoutExitCode, true, timeout, took), nil
+	default:
+		return provider.ExecResult{}, toolboxError(op, ans)
+	}
+}
+
+// collectTimedOut fetches what a command killed at its timeout wrote, with
+// a second, short command. What cannot be fetched is lost.
+func (c *Client) collectTimedOut(ctx context.Context, inst provider.Instance, cp capture) string {
+	body, _ := json.Marshal(executeRequest{Command: cp.collectScript(), Timeout: uint32(collectTimeout / time.Second)})
+	ans, err := c.toolbox(ctx, inst, toolboxCall{
+		op: "execute", method: http.MethodPost, path: "/process/execute",
+		body: body, contentType: "application/json", timeout: collectTimeout + c.waits.Request,
+	})
+	var res executeAnswer
+	if err != nil || ans.status != http.StatusOK || json.Unmarshal(ans.body, &res) != nil {
+		return ""
+	}
+	return res.Result
+}
+
+// collectTimeout bounds the command that fetches a timed-out command's output.
+const collectTimeout = 30 * time.Second

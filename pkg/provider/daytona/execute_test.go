@@ -1,0 +1,73 @@
+package daytona_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestExecuteTellsTheStreamsApart(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	streams := map[string]string{}
+	res, err := client.Execute(context.Background(), inst, provider.ExecRequest{
+		Command: "echo one; echo two >&2; sleep 0.2; echo three; printf 'no newline' >&2", Timeout: time.Minute,
+		OnOutput: func(stream, text string) { streams[stream] += text },
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "one\nthree\n", streams["stdout"])
+	assert.Equal(t, "two\nno newline", streams["stderr"], "stderr exactly, its last line unended")
+	assert.Equal(t, "one\ntwo\nthree\nno newline", res.Output, "both, in the order written")
+}
+
+func TestExecuteShellSyntax(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	cmd := `x='it'"'"'s'; printf '%s|%s\n' "$x" "\\back"` + "\ncat <<'EOF'\n$HOME stays\nEOF"
+	res := run(t, client, inst, cmd)
+	assert.Equal(t, "it's|\\back\n$HOME stays\n", res.Output)
+}
+
+func TestExecuteLongCommand(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	long := strings.Repeat("x", 300_000) // more than one exec argument may hold
+	res := run(t, client, inst, "printf '%s' '"+long+"' | wc -c")
+	assert.Equal(t, "300000", strings.TrimSpace(res.Output))
+}
+
+func TestExecuteHasNoStdin(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	res := run(t, client, inst, "cat; echo done")
+	assert.Equal(t, "done\n", res.Output)
+}
+
+func TestExecuteExitCodes(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	assert.Equal(t, 0, run(t, client, inst, "true").ExitCode)
+	assert.Equal(t, 255, run(t, client, inst, "exit 255").ExitCode)
+	assert.Equal(t, 137, run(t, client, inst, "kill -9 $$").ExitCode, "a killed command: 128 + the signal")
+}
+
+func TestExecuteLimitsStderrToo(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	res, err := client.Execute(context.Background(), inst, provider.ExecRequest{
+		Command: "for i in $(seq 1 2000); do echo line$i >&2; done", Timeout: time.Minute, OutputLimit: 100})
+	require.NoError(t, err)
+	assert.True(t, res.Truncated)
+	assert.True(t, strings.HasPrefix(res.Output, "line1\nline2\n"))
+	assert.True(t, strings.HasSuffix(res.Output, provider.TruncationNotice(100)))
+}
+
+func TestExecuteRelativeToTheWorkDir(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	ctx := context.Background()
+	require.NoError(t, client.WriteFile(ctx, inst, "rel/a.txt", []byte("A")))
+	assert.Equal(t, "A", run(t, client, inst, "cat rel/a.txt").Output)
+	info, err := client.Stat(ctx, inst, "rel/a.txt")
+	require.NoError(t, err)
+	assert.Equal(t, inst.WorkDir+"/rel/a.txt", info.Path, "relative paths resolve in the work dir")
+}

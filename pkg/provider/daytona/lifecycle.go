@@ -1,0 +1,297 @@
+package daytona
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// Create asks for a new sandbox, waits until it has started (Daytona may
+// answer while it is still "creating") and learns its work dir. A sandbox
+// that never gets there is deleted.
+func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
+	const op = "create"
+	creation := randomID()
+	body, err := json.Marshal(createSandbox{
+		Snapshot:         c.cfg.Snapshot,
+		Target:           c.cfg.Target,
+		AutoStopInterval: c.cfg.AutoStopInterval,
+		Labels:           sandboxLabels(labels, creation),
+	})
+	if err != nil {
+		return provider.Instance{}, failure(provider.ErrInvalidConfig, op, "%s", err)
+	}
+	sb, err := c.createSandbox(ctx, op, body, creation)
+	if err != nil {
+		return provider.Instance{}, err
+	}
+	inst, err := c.makeReady(ctx, op, sb)
+	if err != nil {
+		c.abandon(sb.ID)
+		return provider.Instance{}, err
+	}
+	return inst, nil
+}
+
+func (c *Client) createSandbox(ctx context.Context, op string, body []byte, creation string) (sandbox, error) {
+	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPost, "/sandbox", body))
+	switch {
+	case err != nil || ans.status >= http.StatusInternalServerError:
+		// The sandbox may exist although the answer was lost: look for it by
+		// its label, even when the caller has given up, so as not to leave it.
+		lookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.waits.Request)
+		defer cancel()
+		if sb, found := c.findCreated(lookCtx, creation); found {
+			if ctx.Err() != nil {
+				c.abandon(sb.ID)
+				return sandbox{}, transportError(ctx, op, ctx.Err())
+			}
+			return sb, nil
+		}
+		if err != nil {
+			return sandbox{}, err
+		}
+		return sandbox{}, c.controlPlaneError(op, ans)
+	case ans.status == http.StatusOK || ans.status == http.StatusCreated:
+		return decodeSandbox(op, ans)
+	case ans.status == http.StatusBadRequest || ans.status == http.StatusNotFound || ans.status == http.StatusUnprocessableEntity:
+		// A snapshot or target Daytona does not know, resources beside a snapshot, …
+		return sandbox{}, failure(provider.ErrInvalidConfig, op, "%s", describe(ans))
+	default:
+		return sandbox{}, c.controlPlaneError(op, ans)
+	}
+}
+
+// makeReady waits for a new sandbox to start and reads its work dir.
+func (c *Client) makeReady(ctx context.Context, op string, sb sandbox) (provider.Instance, error) {
+	sb, err := c.bringUp(ctx, op, sb)
+	if err != nil {
+		if errors.Is(err, provider.ErrGone) {
+			// A sandbox that fails while being made is a failure to create, not a lost one.
+			kind := provider.ErrFailed
+			if sb.State == "build_failed" {
+				kind = provider.ErrInvalidConfig
+			}
+			var pe *provider.Error
+			if errors.As(err, &pe) {
+				return provider.Instance{}, failure(kind, op, "%s", pe.Message)
+			}
+		}
+		return provider.Instance{}, err
+	}
+	inst := instanceOf(sb, "")
+	if inst.WorkDir, err = c.workDir(ctx, op, inst); err != nil {
+		return provider.Instance{}, err
+	}
+	return inst, nil
+}
+
+// abandon deletes a sandbox that Create could not make ready, so it costs
+// nothing; a failure to do so leaves it to Daytona's auto-stop.
+func (c *Client) abandon(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.waits.Request)
+	defer cancel()
+	_, _ = c.do(ctx, c.controlPlane("destroy", http.MethodDelete, "/sandbox/"+url.PathEscape(id), nil))
+}
+
+// Reconnect makes a sandbox usable again by its state: a started one is used
+// as it is (one call, which also proves the key), one on its way is waited
+// for, a stopped, paused or archived one is started, a destroyed or failed
+// one is ErrGone.
+func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
+	const op = "reconnect"
+	sb, err := c.getSandbox(ctx, op, inst.ID)
+	if err != nil {
+		return provider.Instance{}, err
+	}
+	if sb, err = c.bringUp(ctx, op, sb); err != nil {
+		return provider.Instance{}, err
+	}
+	if sb.ToolboxProxyURL == "" {
+		sb.ToolboxProxyURL = stateOf(inst).ToolboxProxyURL
+	}
+	again := instanceOf(sb, inst.WorkDir)
+	if again.WorkDir == "" {
+		if again.WorkDir, err = c.workDir(ctx, op, again); err != nil {
+			return provider.Instance{}, err
+		}
+	}
+	return again, nil
+}
+
+// KeepAlive reports activity to the control plane, which is what Daytona's
+// own toolbox proxy does on every call: it restarts the auto-stop clock.
+func (c *Client) KeepAlive(ctx context.Context, inst provider.Instance) error {
+	const op = "keep alive"
+	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPost, "/sandbox/"+url.PathEscape(inst.ID)+"/last-activity", nil))
+	if err != nil {
+		return err
+	}
+	if ans.status >= 200 && ans.status < 300 {
+		return nil
+	}
+	return c.controlPlaneError(op, ans)
+}
+
+// Destroy deletes a sandbox and waits until Daytona no longer has it.
+// Daytona answers the delete at once, with the sandbox "destroying"; while
+// the sandbox changes state it refuses with a 409, destroying included.
+func (c *Client) Destroy(ctx context.Context, inst provider.Instance) error {
+	const op = "destroy"
+	deadline := time.Now().Add(c.waits.Settle)
+	pauses := c.waits.backoff()
+	del := c.controlPlane(op, http.MethodDelete, "/sandbox/"+url.PathEscape(inst.ID), nil)
+	del.answerConflict = true
+	for {
+		ans, err := c.do(ctx, del)
+		if err != nil {
+			return err
+		}
+		switch {
+		case ans.status == http.StatusNotFound:
+			return nil
+		case ans.status == http.StatusOK || ans.status == http.StatusNoContent:
+			return c.waitGone(ctx, op, inst.ID)
+		case ans.status != http.StatusConflict:
+			return c.controlPlaneError(op, ans)
+		}
+		// A state change is in progress: wait out a destruction, or the
+		// change, and ask again.
+		sb, err := c.getSandbox(ctx, op, inst.ID)
+		switch {
+		case errors.Is(err, provider.ErrGone):
+			return nil
+		case err != nil:
+			return err
+		case sb.State == "destroying" || sb.State == "destroyed":
+			return c.waitGone(ctx, op, inst.ID)
+		case time.Now().After(deadline):
+			return c.controlPlaneError(op, ans)
+		}
+		if err := sleep(ctx, pauses.pause()); err != nil {
+			return transportError(ctx, op, err)
+		}
+	}
+}
+
+// waitGone polls a sandbox until Daytona no longer has it.
+func (c *Client) waitGone(ctx context.Context, op, id string) error {
+	deadline := time.Now().Add(c.waits.Settle)
+	pauses := c.waits.backoff()
+	for {
+		if err := sleep(ctx, pauses.pause()); err != nil {
+			return transportError(ctx, op, err)
+		}
+		sb, err := c.getSandbox(ctx, op, id)
+		if errors.Is(err, provider.ErrGone) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if sb.State == "destroyed" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return failure(provider.ErrTimeout, op, "sandbox %s is still %s after %s", id, sb.State, c.waits.Settle)
+		}
+	}
+}
+
+// bringUp takes a sandbox from the state it was last seen in to started:
+// it waits out transitions and starts a stopped, paused or archived one.
+func (c *Client) bringUp(ctx context.Context, op string, sb sandbox) (sandbox, error) {
+	deadline := time.Now().Add(c.waits.Settle)
+	pauses := c.waits.backoff()
+	startAsked := false
+	for {
+		switch phaseOf(sb.State) {
+		case phaseReady:
+			return sb, nil
+		case phaseGone:
+			return sb, goneError(op, sb)
+		case phaseAsleep:
+			// An archived sandbox being restored still reads "archived": its
+			// desired state tells that it is already on its way.
+			if sb.DesiredState != "started" && (sb.DesiredState != "" || !startAsked) {
+				startAsked = true
+				next, err := c.startSandbox(ctx, op, sb.ID)
+				if err != nil {
+					return sb, err
+				}
+				if sb = next; phaseOf(sb.State) == phaseReady {
+					return sb, nil
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return sb, failure(provider.ErrTimeout, op, "sandbox %s is still %s after %s", sb.ID, sb.State, c.waits.Settle)
+		}
+		if err := sleep(ctx, pauses.pause()); err != nil {
+			return sb, transportError(ctx, op, err)
+		}
+		next, err := c.getSandbox(ctx, op, sb.ID)
+		if err != nil {
+			return sb, err
+		}
+		sb = next
+	}
+}
+
+// startSandbox asks Daytona to start (or restore, or resume) a sandbox.
+func (c *Client) startSandbox(ctx context.Context, op, id string) (sandbox, error) {
+	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPost, "/sandbox/"+url.PathEscape(id)+"/start", nil))
+	if err != nil {
+		return sandbox{}, err
+	}
+	switch ans.status {
+	case http.StatusOK, http.StatusCreated:
+		return decodeSandbox(op, ans)
+	case http.StatusBadRequest:
+		// "not in valid state", "errored": the sandbox moved on since we looked; look again.
+		return c.getSandbox(ctx, op, id)
+	default:
+		return sandbox{}, c.controlPlaneError(op, ans)
+	}
+}
+
+// getSandbox reads a sandbox; Daytona's 404 is ErrGone.
+func (c *Client) getSandbox(ctx context.Context, op, id string) (sandbox, error) {
+	ans, err := c.do(ctx, c.controlPlane(op, http.MethodGet, "/sandbox/"+url.PathEscape(id), nil))
+	if err != nil {
+		return sandbox{}, err
+	}
+	if ans.status != http.StatusOK {
+		return sandbox{}, c.controlPlaneError(op, ans)
+	}
+	return decodeSandbox(op, ans)
+}
+
+func decodeSandbox(op string, ans answer) (sandbox, error) {
+	var sb sandbox
+	if err := json.Unmarshal(ans.body, &sb); err != nil || sb.ID == "" {
+		return sandbox{}, failure(provider.ErrFailed, op, "the answer is not a sandbox: %s", clip(string(ans.body)))
+	}
+	return sb, nil
+}
+
+func goneError(op string, sb sandbox) error {
+	if sb.ErrorReason != "" {
+		return failure(provider.ErrGone, op, "sandbox %s is %s: %s", sb.ID, sb.State, sb.ErrorReason)
+	}
+	return failure(provider.ErrGone, op, "sandbox %s is %s", sb.ID, sb.State)
+}
+
+// randomID is a fresh, unguessable name part.
+func randomID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,83 @@
+package daytona
+
+import (
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// sandbox is the part of Daytona's Sandbox the client reads.
+type sandbox struct {
+	ID              string            `json:"id"`
+	State           string            `json:"state"`
+	DesiredState    string            `json:"desiredState"`
+	ErrorReason     string            `json:"errorReason"`
+	ToolboxProxyURL string            `json:"toolboxProxyUrl"`
+	Labels          map[string]string `json:"labels"`
+}
+
+// createSandbox is the body of POST /sandbox.
+type createSandbox struct {
+	Snapshot string `json:"snapshot,omitempty"`
+	Target   string `json:"target,omitempty"`
+	// AutoStopInterval is always sent: 0 switches auto-stop off, and an
+	// absent field would mean Daytona's default of 15 minutes.
+	AutoStopInterval int               `json:"autoStopInterval"`
+	Labels           map[string]string `json:"labels"`
+}
+
+// phase is what a sandbox's state asks of a client that wants to use it.
+type phase int
+
+const (
+	phaseReady   phase = iota // started: use it
+	phaseComing               // on its way to started: wait
+	phaseAsleep               // stopped, paused or archived: start it
+	phaseFalling              // stopping or pausing: wait until it settles, then start it
+	phaseGone                 // destroyed, failed: it will not come back
+	phaseBusy                 // any other state (resizing, building, …): wait
+)
+
+var phases = map[string]phase{
+	"started":          phaseReady,
+	"starting":         phaseComing,
+	"creating":         phaseComing,
+	"restoring":        phaseComing,
+	"resuming":         phaseComing,
+	"pulling_snapshot": phaseComing,
+	"stopped":          phaseAsleep,
+	"paused":           phaseAsleep,
+	"archived":         phaseAsleep,
+	"archiving":        phaseAsleep, // Daytona starts an archiving sandbox at once
+	"stopping":         phaseFalling,
+	"pausing":          phaseFalling,
+	"destroyed":        phaseGone,
+	"destroying":       phaseGone,
+	"error":            phaseGone,
+	"build_failed":     phaseGone,
+}
+
+func phaseOf(state string) phase {
+	if p, ok := phases[state]; ok {
+		return p
+	}
+	return phaseBusy
+}
+
+// The labels that mark a sandbox as Auxilia's, with our own ids.
+const (
+	labelWorkspace = "auxilia.io/workspace"
+	labelSandbox   = "auxilia.io/sandbox"
+	labelThread    = "auxilia.io/thread"
+	// labelCreation holds one create call's random id, by which the client
+	// finds the sandbox when the answer to that call is lost.
+	labelCreation = "auxilia.io/creation"
+)
+
+func sandboxLabels(l provider.Labels, creation string) map[string]string {
+	out := map[string]string{labelCreation: creation}
+	for key, value := range map[string]string{labelWorkspace: l.Workspace, labelSandbox: l.Sandbox, labelThread: l.Thread} {
+		if value != "" {
+			out[key] = value
+		}
+	}
+	return out
+}
