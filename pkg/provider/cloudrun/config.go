@@ -20,8 +20,13 @@ func DefaultConfig() *Config {
 	return &Config{SnapshotPrefix: "sandbox-snapshots/", DefaultPackages: []string{}, Timeout: 1800}
 }
 
-// Validate has no rules beyond the tags.
-func (c *Config) Validate(provider.Policy) []provider.FieldError { return nil }
+// Validate refuses packages without internet access: pip could not download them.
+func (c *Config) Validate(provider.Policy) []provider.FieldError {
+	if len(c.DefaultPackages) > 0 && !c.AllowEgress {
+		return []provider.FieldError{{Field: "default_packages", Message: "need internet access (set allow_egress to true) so pip can download them"}}
+	}
+	return nil
+}
 
 // CommandTimeout is the longest a command may run.
 func (c *Config) CommandTimeout() time.Duration { return time.Duration(c.Timeout) * time.Second }

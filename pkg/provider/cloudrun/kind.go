@@ -4,13 +4,17 @@
 package cloudrun
 
 import (
-	"errors"
+	"fmt"
+	"net/http"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// Kind is the Cloud Run provider.
-type Kind struct{}
+// Kind is the Cloud Run provider. Its zero value is ready to use.
+type Kind struct {
+	// Policy is applied to every address the client dials (see provider.NewTransport).
+	Policy provider.Policy
+}
 
 func (Kind) Name() string        { return "cloudrun" }
 func (Kind) Title() string       { return "Cloud Run" }
@@ -26,6 +30,22 @@ func (Kind) Secret() provider.Field {
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }
 
-func (Kind) Open(s provider.Settings) (provider.Client, error) {
-	return nil, errors.New("cloudrun: client not built yet")
+// Open returns a client of the gateway at s.URL.
+func (k Kind) Open(s provider.Settings) (provider.Client, error) {
+	cfg, ok := s.Config.(*Config)
+	if !ok {
+		return nil, fmt.Errorf("cloudrun: config is %T, not *cloudrun.Config", s.Config)
+	}
+	if s.URL == "" {
+		return nil, fmt.Errorf("cloudrun: the gateway url is required")
+	}
+	return &client{
+		base:   s.URL,
+		secret: s.Secret,
+		cfg:    *cfg,
+		http:   &http.Client{Transport: provider.NewTransport(k.Policy)},
+	}, nil
 }
+
+// CloseIdleConnections releases the client's pooled connections (on shutdown, and in tests).
+func (c *client) CloseIdleConnections() { c.http.CloseIdleConnections() }

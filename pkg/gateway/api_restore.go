@@ -1,0 +1,174 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+)
+
+// restoreRequest asks for a restore from the bucket.
+type restoreRequest struct {
+	// Source is "snapshot": the object <snapshot_prefix><id>.tar in gcs_bucket.
+	Source string `json:"source"`
+	// Replace lets the restore overwrite a live sandbox's workspace; without
+	// it a live sandbox is left as it is (409), so a late retry loses no work.
+	Replace bool `json:"replace"`
+	sandboxSpec
+}
+
+// RestoreResult is the answer of a restore.
+type RestoreResult struct {
+	Sandbox   Sandbox `json:"sandbox"`
+	Source    string  `json:"source"` // "upload" or "snapshot"
+	Snapshot  string  `json:"snapshot,omitempty"`
+	Recreated bool    `json:"recreated"`
+	Entries   int     `json:"entries"`
+	Bytes     int64   `json:"bytes"`
+}
+
+// restore replaces a workspace with a tar: the body itself
+// (application/x-tar), or the sandbox's snapshot (application/json), which
+// also brings back a sandbox the gateway no longer has.
+func (s *Server) restore(w http.ResponseWriter, r *http.Request) error {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch mt {
+	case "application/x-tar":
+		return s.restoreUpload(w, r)
+	case "application/json", "":
+		return s.restoreSnapshot(w, r)
+	default:
+		return failure(http.StatusUnsupportedMediaType, "unsupported_media_type",
+			"send a tar as application/x-tar, or {\"source\":\"snapshot\"} as application/json")
+	}
+}
+
+func (s *Server) restoreUpload(w http.ResponseWriter, r *http.Request) error {
+	sb, err := s.lookup(r)
+	if err != nil {
+		return err
+	}
+	if r.ContentLength > maxRestoreUpload {
+		return uploadTooLarge()
+	}
+	staged, entries, total, err := s.stage(http.MaxBytesReader(w, r.Body, maxRestoreUpload))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return uploadTooLarge()
+		}
+		return err
+	}
+	if err := sb.replaceWorkspace(staged, s.scratch("trash")); err != nil {
+		_ = removeTree(staged)
+		return err
+	}
+	s.log.Info("restored sandbox from an upload", "id", sb.info.ID, "entries", entries)
+	writeJSON(w, http.StatusOK, RestoreResult{Sandbox: sb.view(true), Source: "upload", Entries: entries, Bytes: total})
+	return nil
+}
+
+func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	var q restoreRequest
+	if err := decodeJSON(w, r, &q, false); err != nil {
+		return err
+	}
+	errs := q.check()
+	if q.Source != "snapshot" {
+		errs = append(errs, FieldError{Field: "source", Message: "must be \"snapshot\" (or send the tar itself as application/x-tar)"})
+	}
+	if len(errs) > 0 {
+		return invalid(errs)
+	}
+	live, _ := s.sandboxes.get(id)
+	if live != nil && !q.Replace {
+		return failure(http.StatusConflict, "sandbox_exists", "sandbox "+id+" is live; send \"replace\":true to overwrite its workspace")
+	}
+	loc, err := snapshotLocation{GCSBucket: q.GCSBucket, SnapshotPrefix: q.SnapshotPrefix}.resolve(live)
+	if err != nil {
+		return err
+	}
+	object := snapshotObject(loc.SnapshotPrefix, id)
+	uri := "gs://" + loc.GCSBucket + "/" + object
+	body, info, err := s.store.Get(r.Context(), loc.GCSBucket, object)
+	if errors.Is(err, ErrObjectNotFound) {
+		return failure(http.StatusNotFound, "snapshot_not_found", "no snapshot at "+uri)
+	} else if err != nil {
+		return storageFailure(err, loc.GCSBucket, object)
+	}
+	defer body.Close()
+	if info.Size > s.cfg.MaxSnapshotBytes {
+		return failure(http.StatusRequestEntityTooLarge, "snapshot_too_large",
+			fmt.Sprintf("the snapshot %s has %d bytes, more than this gateway restores (%d)", uri, info.Size, s.cfg.MaxSnapshotBytes))
+	}
+	staged, entries, total, err := s.stage(io.LimitReader(body, s.cfg.MaxSnapshotBytes))
+	if err != nil {
+		return err
+	}
+	result := RestoreResult{Source: "snapshot", Snapshot: uri, Entries: entries, Bytes: total}
+	status := http.StatusOK
+	if live != nil {
+		err = live.replaceWorkspace(staged, s.scratch("trash"))
+		result.Sandbox = live.view(true)
+	} else {
+		var sb *sandbox
+		sb, err = s.sandboxes.create(s.sandboxInfo(id, q.sandboxSpec), staged)
+		if errors.Is(err, errSandboxExists) {
+			err = failure(http.StatusConflict, "sandbox_exists", "sandbox "+id+" was re-created meanwhile")
+		} else if err == nil {
+			result.Sandbox, result.Recreated, status = sb.view(false), true, http.StatusCreated
+			w.Header().Set("Location", "/sandboxes/"+id)
+		}
+	}
+	if err != nil {
+		_ = removeTree(staged)
+		return err
+	}
+	s.log.Info("restored sandbox from its snapshot", "id", id, "snapshot", uri, "recreated", result.Recreated)
+	writeJSON(w, status, result)
+	return nil
+}
+
+// stage unpacks a tar into a new folder, ready to become a workspace.
+func (s *Server) stage(r io.Reader) (dir string, entries int, total int64, err error) {
+	dir = s.scratch("staging")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", 0, 0, err
+	}
+	if err := s.owner.giveDir(dir); err != nil {
+		return "", 0, 0, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err == nil {
+		entries, total, err = extractArchive(root, r, s.archiveLimits(), s.owner)
+		root.Close()
+	}
+	if err != nil {
+		_ = removeTree(dir)
+		return "", entries, total, archiveFailure(err)
+	}
+	return dir, entries, total, nil
+}
+
+func uploadTooLarge() error {
+	return failure(http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("restore uploads are limited to %d bytes", maxRestoreUpload))
+}
+
+// archiveFailure words the ways a tar can fail for the caller.
+func archiveFailure(err error) error {
+	var unsafe *unsafeEntryError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return err
+	case errors.As(err, &unsafe):
+		return failure(http.StatusUnprocessableEntity, "unsafe_archive", "the archive was refused: "+unsafe.Error())
+	case errors.Is(err, errArchiveTooLarge):
+		return failure(http.StatusRequestEntityTooLarge, "archive_too_large", err.Error())
+	default:
+		return failure(http.StatusUnprocessableEntity, "invalid_archive", "the archive could not be unpacked: "+err.Error())
+	}
+}

@@ -1,0 +1,115 @@
+package gateway
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// sandboxSpec is what a sandbox is created with, on create and on a restore that re-creates it.
+type sandboxSpec struct {
+	GCSBucket      string            `json:"gcs_bucket"`
+	SnapshotPrefix string            `json:"snapshot_prefix"`
+	AllowEgress    bool              `json:"allow_egress"`
+	Labels         map[string]string `json:"labels"`
+}
+
+func (sp sandboxSpec) check() []FieldError {
+	errs := checkLabels(sp.Labels)
+	if sp.GCSBucket != "" {
+		errs = append(errs, checkBucket(sp.GCSBucket)...)
+	}
+	return append(errs, checkPrefix(sp.SnapshotPrefix)...)
+}
+
+// sandboxInfo is the sandbox a spec describes; egress needs both the caller's wish and the deployment's leave.
+func (s *Server) sandboxInfo(id string, sp sandboxSpec) Sandbox {
+	now := time.Now().UTC()
+	labels := sp.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	return Sandbox{
+		ID: id, WorkDir: WorkDir,
+		AllowEgress: sp.AllowEgress && s.cfg.AllowEgress, EgressRequested: sp.AllowEgress,
+		GCSBucket: sp.GCSBucket, SnapshotPrefix: sp.SnapshotPrefix, Labels: labels,
+		CreatedAt: now, LastActiveAt: now,
+	}
+}
+
+func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
+	var sp sandboxSpec
+	if err := decodeJSON(w, r, &sp, true); err != nil {
+		return err
+	}
+	if errs := sp.check(); len(errs) > 0 {
+		return invalid(errs)
+	}
+	sb, err := s.sandboxes.create(s.sandboxInfo(newID(), sp), "")
+	if err != nil {
+		return err
+	}
+	info := sb.view(false)
+	s.log.Info("created sandbox", "id", info.ID, "egress", info.AllowEgress)
+	w.Header().Set("Location", "/sandboxes/"+info.ID)
+	writeJSON(w, http.StatusCreated, info)
+	return nil
+}
+
+// sandboxList is a page of sandboxes.
+type sandboxList struct {
+	Items      []Sandbox `json:"items"`
+	NextCursor string    `json:"next_cursor"`
+}
+
+func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) error {
+	limit := 100
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return invalid([]FieldError{{Field: "limit", Message: "must be a number from 1 to 1000"}})
+		}
+		limit = n
+	}
+	cursor := r.URL.Query().Get("cursor")
+	items, next := s.sandboxes.list(cursor, limit)
+	writeJSON(w, http.StatusOK, sandboxList{Items: items, NextCursor: next})
+	return nil
+}
+
+// lookup finds the sandbox a path names, or answers 404.
+func (s *Server) lookup(r *http.Request) (*sandbox, error) {
+	sb, ok := s.sandboxes.get(r.PathValue("id"))
+	if !ok {
+		return nil, failure(http.StatusNotFound, "sandbox_not_found", "no sandbox "+r.PathValue("id")+" on this gateway")
+	}
+	return sb, nil
+}
+
+func (s *Server) getSandbox(w http.ResponseWriter, r *http.Request) error {
+	sb, err := s.lookup(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sb.view(false))
+	return nil
+}
+
+// keepAlive marks a sandbox as in use, so that the idle reaper leaves it.
+func (s *Server) keepAlive(w http.ResponseWriter, r *http.Request) error {
+	sb, err := s.lookup(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sb.view(true))
+	return nil
+}
+
+// deleteSandbox is idempotent: a sandbox that is already gone is deleted too.
+func (s *Server) deleteSandbox(w http.ResponseWriter, r *http.Request) error {
+	if s.sandboxes.remove(r.PathValue("id"), s.scratch("trash")) {
+		s.log.Info("deleted sandbox", "id", r.PathValue("id"))
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,125 @@
+package gateway
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+)
+
+// snapshotLocation names a snapshot's bucket and prefix.
+type snapshotLocation struct {
+	GCSBucket      string `json:"gcs_bucket"`
+	SnapshotPrefix string `json:"snapshot_prefix"`
+}
+
+// resolve fills the location from the sandbox when the caller gave no bucket, and checks it.
+func (l snapshotLocation) resolve(sb *sandbox) (snapshotLocation, error) {
+	if l.GCSBucket == "" && sb != nil {
+		info := sb.view(false)
+		l = snapshotLocation{GCSBucket: info.GCSBucket, SnapshotPrefix: info.SnapshotPrefix}
+	}
+	if l.GCSBucket == "" {
+		return l, failure(http.StatusUnprocessableEntity, "no_bucket",
+			"no snapshot bucket: the sandbox has none and the call named none (gcs_bucket)")
+	}
+	if errs := append(checkBucket(l.GCSBucket), checkPrefix(l.SnapshotPrefix)...); len(errs) > 0 {
+		return l, invalid(errs)
+	}
+	return l, nil
+}
+
+// SnapshotInfo is a snapshot as stored.
+type SnapshotInfo struct {
+	URI        string `json:"uri"` // gs://bucket/object
+	Bucket     string `json:"bucket"`
+	Object     string `json:"object"`
+	Size       int64  `json:"size"`
+	Generation string `json:"generation,omitempty"`
+	Entries    int    `json:"entries"`
+}
+
+// saveSnapshot exports the workspace as a tar object in the bucket.
+func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) error {
+	sb, err := s.lookup(r)
+	if err != nil {
+		return err
+	}
+	var loc snapshotLocation
+	if err := decodeJSON(w, r, &loc, true); err != nil {
+		return err
+	}
+	if loc, err = loc.resolve(sb); err != nil {
+		return err
+	}
+	sb.view(true)
+	tmp, err := os.CreateTemp(s.dirOf("staging"), "snapshot-*.tar")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	root, err := os.OpenRoot(sb.workspace())
+	if err != nil {
+		return err
+	}
+	entries, err := writeArchive(root, tmp, s.archiveLimits())
+	root.Close()
+	if err != nil {
+		return archiveFailure(err)
+	}
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = tmp.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return err
+	}
+	object := snapshotObject(loc.SnapshotPrefix, sb.info.ID)
+	obj, err := s.store.Put(r.Context(), loc.GCSBucket, object, tmp, size)
+	if err != nil {
+		return storageFailure(err, loc.GCSBucket, object)
+	}
+	s.log.Info("saved snapshot", "id", sb.info.ID, "bucket", loc.GCSBucket, "object", object, "bytes", size)
+	writeJSON(w, http.StatusOK, SnapshotInfo{URI: "gs://" + loc.GCSBucket + "/" + object, Bucket: loc.GCSBucket,
+		Object: object, Size: size, Generation: obj.Generation, Entries: entries})
+	return nil
+}
+
+// deleteSnapshot removes a sandbox's snapshot; the sandbox need not be live
+// when the query names the bucket. Idempotent.
+func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
+	sb, _ := s.sandboxes.get(r.PathValue("id"))
+	q := r.URL.Query()
+	loc, err := snapshotLocation{GCSBucket: q.Get("gcs_bucket"), SnapshotPrefix: q.Get("snapshot_prefix")}.resolve(sb)
+	if err != nil {
+		return err
+	}
+	object := snapshotObject(loc.SnapshotPrefix, r.PathValue("id"))
+	if err := s.store.Delete(r.Context(), loc.GCSBucket, object); err != nil && !errors.Is(err, ErrObjectNotFound) {
+		return storageFailure(err, loc.GCSBucket, object)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) archiveLimits() archiveLimits {
+	return archiveLimits{MaxBytes: s.cfg.MaxSnapshotBytes, MaxEntries: maxArchiveEntries}
+}
+
+func (s *Server) dirOf(kind string) string { return filepath.Join(s.cfg.DataDir, kind) }
+
+// storageFailure words a Cloud Storage failure for the caller.
+func storageFailure(err error, bucket, object string) error {
+	where := "gs://" + bucket + "/" + object
+	switch {
+	case errors.Is(err, ErrStorageDenied):
+		return failure(http.StatusBadGateway, "storage_denied",
+			"Cloud Storage refused the gateway's service identity for "+where+": "+err.Error())
+	case errors.Is(err, ErrObjectNotFound):
+		return failure(http.StatusBadGateway, "bucket_not_found", "Cloud Storage has no bucket "+bucket+": "+err.Error())
+	default:
+		return failure(http.StatusBadGateway, "storage_failed", "Cloud Storage failed for "+where+": "+err.Error())
+	}
+}

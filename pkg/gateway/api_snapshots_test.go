@@ -1,0 +1,102 @@
+package gateway
+
+import (
+	"archive/tar"
+	"bytes"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSnapshotAndRestoreAGoneSandbox(t *testing.T) {
+	h := newHarness(t)
+	spec := sandboxSpec{GCSBucket: "snapshots", SnapshotPrefix: "threads/", Labels: map[string]string{"thread": "t-1"}}
+	sb := h.create(spec)
+	h.exec(sb.ID, map[string]any{"command": "mkdir -p src && echo 'print(1)' > src/app.py && ln -s src/app.py app"})
+
+	snap := decode[SnapshotInfo](t, h.call("POST", "/sandboxes/"+sb.ID+"/snapshot", nil), http.StatusOK)
+	object := "threads/" + sb.ID + ".tar"
+	assert.Equal(t, "gs://snapshots/"+object, snap.URI)
+	stored, ok := h.gcs.Object("snapshots", object)
+	require.True(t, ok, "the snapshot is in the bucket")
+	assert.EqualValues(t, len(stored), snap.Size)
+	names := tarNames(t, stored)
+	assert.ElementsMatch(t, []string{"app", "src/", "src/app.py"}, names)
+
+	require.Equal(t, http.StatusNoContent, h.call("DELETE", "/sandboxes/"+sb.ID, nil).StatusCode)
+	body := restoreRequest{Source: "snapshot", sandboxSpec: spec}
+	res := decode[RestoreResult](t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusCreated)
+	assert.True(t, res.Recreated)
+	assert.Equal(t, sb.ID, res.Sandbox.ID, "the same id comes back")
+	assert.Equal(t, spec.Labels, res.Sandbox.Labels)
+	assert.Equal(t, "print(1)\n", h.exec(sb.ID, map[string]any{"command": "cat app"}).Stdout, "files and links are back")
+
+	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusConflict, "sandbox_exists")
+	h.exec(sb.ID, map[string]any{"command": "echo newer > src/app.py"})
+	body.Replace = true
+	res = decode[RestoreResult](t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusOK)
+	assert.False(t, res.Recreated)
+	assert.Equal(t, "print(1)\n", h.exec(sb.ID, map[string]any{"command": "cat app"}).Stdout, "replace rolls back to the snapshot")
+
+	for range 2 {
+		resp := h.call("DELETE", "/sandboxes/"+sb.ID+"/snapshot", nil)
+		require.Equal(t, http.StatusNoContent, resp.StatusCode, "deleting a snapshot is idempotent")
+	}
+	_, ok = h.gcs.Object("snapshots", object)
+	assert.False(t, ok)
+	h.call("DELETE", "/sandboxes/"+sb.ID, nil)
+	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", restoreRequest{Source: "snapshot", sandboxSpec: spec}),
+		http.StatusNotFound, "snapshot_not_found")
+	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, "sandbox_not_found")
+}
+
+func TestSnapshotErrors(t *testing.T) {
+	h := newHarness(t)
+	plain := h.create(sandboxSpec{})
+	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", nil), http.StatusUnprocessableEntity, "no_bucket")
+	named := decode[SnapshotInfo](t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot",
+		snapshotLocation{GCSBucket: "snapshots"}), http.StatusOK)
+	assert.Equal(t, "gs://snapshots/"+plain.ID+".tar", named.URI, "the call may name the bucket")
+
+	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", snapshotLocation{GCSBucket: "no-such-bucket"}),
+		http.StatusBadGateway, "bucket_not_found")
+	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", snapshotLocation{GCSBucket: "UPPER"}),
+		http.StatusUnprocessableEntity, "validation_failed")
+	problem(t, h.call("DELETE", "/sandboxes/sbx-000000000000/snapshot", nil), http.StatusUnprocessableEntity, "no_bucket")
+	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/restore", map[string]any{"source": "elsewhere", "replace": true}),
+		http.StatusUnprocessableEntity, "validation_failed")
+	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/restore", bytes.NewReader(nil), "Content-Type", "text/plain"),
+		http.StatusUnsupportedMediaType, "unsupported_media_type")
+
+	h.gcs.Token = "the-right-token"
+	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", snapshotLocation{GCSBucket: "snapshots"}),
+		http.StatusBadGateway, "storage_denied")
+}
+
+func TestRestoreRefusesAHostileSnapshot(t *testing.T) {
+	h := newHarness(t)
+	sb := h.create(sandboxSpec{GCSBucket: "snapshots"})
+	h.gcs.PutObject("snapshots", sb.ID+".tar", makeTar(t, entry{name: "../../../evil", body: "x"}))
+	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", map[string]any{"source": "snapshot", "replace": true}),
+		http.StatusUnprocessableEntity, "unsafe_archive")
+	h.gcs.PutObject("snapshots", sb.ID+".tar", makeTar(t, entry{name: "huge", size: 65 << 20}))
+	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", map[string]any{"source": "snapshot", "replace": true}),
+		http.StatusRequestEntityTooLarge, "snapshot_too_large")
+}
+
+func tarNames(t *testing.T, data []byte) []string {
+	t.Helper()
+	var names []string
+	tr := tar.NewReader(bytes.NewReader(data))
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return names
+		}
+		require.NoError(t, err)
+		names = append(names, hdr.Name)
+	}
+}

@@ -1,0 +1,179 @@
+package gateway
+
+import (
+	"archive/tar"
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// entry is one archive member for the tests' tars.
+type entry struct {
+	name, body, link string
+	kind             byte
+	size             int64 // declared size when it differs from the body
+}
+
+func makeTar(t *testing.T, entries ...entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range entries {
+		kind := e.kind
+		if kind == 0 {
+			kind = tar.TypeReg
+		}
+		size := int64(len(e.body))
+		if e.size != 0 {
+			size = e.size
+		}
+		hdr := &tar.Header{Name: e.name, Typeflag: kind, Linkname: e.link, Mode: 0o644, ModTime: time.Now(), Format: tar.FormatPAX}
+		if kind == tar.TypeReg {
+			hdr.Size = size
+		}
+		if kind == tar.TypeDir {
+			hdr.Mode = 0o755
+		}
+		require.NoError(t, tw.WriteHeader(hdr))
+		if kind == tar.TypeReg {
+			_, err := io.Copy(tw, io.MultiReader(strings.NewReader(e.body), io.LimitReader(zeros{}, size-int64(len(e.body)))))
+			require.NoError(t, err)
+		}
+	}
+	require.NoError(t, tw.Close())
+	return buf.Bytes()
+}
+
+func (h *harness) restoreTar(id string, data []byte) *http.Response {
+	return h.call("POST", "/sandboxes/"+id+"/restore", bytes.NewReader(data), "Content-Type", "application/x-tar")
+}
+
+func TestRestoreUpload(t *testing.T) {
+	h := newHarness(t)
+	sb := h.create(sandboxSpec{})
+	h.exec(sb.ID, map[string]any{"command": "echo old > old.txt"})
+	data := makeTar(t,
+		entry{name: "./", kind: tar.TypeDir},
+		entry{name: "src/", kind: tar.TypeDir},
+		entry{name: "src/main.py", body: "print('hi')\n"},
+		entry{name: "./notes.txt", body: "notes"},
+		entry{name: "src/link.py", kind: tar.TypeSymlink, link: "main.py"},
+		entry{name: "python", kind: tar.TypeSymlink, link: "/usr/bin/python3"},
+	)
+	res := decode[RestoreResult](t, h.restoreTar(sb.ID, data), http.StatusOK)
+	assert.Equal(t, "upload", res.Source)
+	assert.False(t, res.Recreated)
+	out := h.exec(sb.ID, map[string]any{"command": "cat src/link.py notes.txt; ls; readlink python"}).Stdout
+	assert.Equal(t, "print('hi')\nnotesnotes.txt\npython\nsrc\n/usr/bin/python3\n", out, "the workspace is replaced, old files gone")
+	problem(t, h.restoreTar("sbx-000000000000", data), http.StatusNotFound, "sandbox_not_found")
+}
+
+func TestRestoreRefusesHostileArchives(t *testing.T) {
+	h := newHarness(t)
+	sb := h.create(sandboxSpec{})
+	h.exec(sb.ID, map[string]any{"command": "echo precious > keep.txt"})
+	outside := t.TempDir()
+	hostile := map[string][]entry{
+		"absolute path":              {{name: filepath.Join(outside, "abs.txt"), body: "x"}},
+		"dot-dot":                    {{name: "../escape.txt", body: "x"}},
+		"dot-dot inside":             {{name: "a/../../escape.txt", body: "x"}},
+		"relative link climbing out": {{name: "up", kind: tar.TypeSymlink, link: "../../../.."}},
+		"nested link climbing out":   {{name: "a/b/up", kind: tar.TypeSymlink, link: "../../../x"}},
+		"write through a link":       {{name: "dir", kind: tar.TypeSymlink, link: outside}, {name: "dir/planted.txt", body: "x"}},
+		"write through an inner link": {{name: "real/", kind: tar.TypeDir}, {name: "alias", kind: tar.TypeSymlink, link: "real"},
+			{name: "alias/x.txt", body: "x"}},
+		"hard link":    {{name: "f", body: "x"}, {name: "h", kind: tar.TypeLink, link: "f"}},
+		"device":       {{name: "dev", kind: tar.TypeChar}},
+		"fifo":         {{name: "fifo", kind: tar.TypeFifo}},
+		"file as root": {{name: ".", body: "x"}},
+		"empty name":   {{name: "", body: "x"}},
+	}
+	for name, entries := range hostile {
+		t.Run(name, func(t *testing.T) {
+			problem(t, h.restoreTar(sb.ID, makeTar(t, entries...)), http.StatusUnprocessableEntity, "unsafe_archive")
+			assert.Equal(t, "precious\n", h.exec(sb.ID, map[string]any{"command": "cat keep.txt"}).Stdout, "the workspace is untouched")
+			left, _ := os.ReadDir(outside)
+			assert.Empty(t, left, "nothing is written outside")
+			_, err := os.Stat(filepath.Join(h.gw.cfg.DataDir, "sandboxes", "escape.txt"))
+			assert.True(t, os.IsNotExist(err))
+		})
+	}
+	problem(t, h.restoreTar(sb.ID, []byte("this is not a tar file at all, not even close to one ....")), http.StatusUnprocessableEntity, "invalid_archive")
+	staged, _ := os.ReadDir(filepath.Join(h.gw.cfg.DataDir, "staging"))
+	assert.Empty(t, staged, "refused archives leave no staging folders")
+}
+
+func TestRestoreUploadSizeCap(t *testing.T) {
+	h := newHarness(t)
+	sb := h.create(sandboxSpec{})
+	big := makeTar(t, entry{name: "big.bin", size: maxRestoreUpload})
+	require.Greater(t, len(big), maxRestoreUpload)
+	problem(t, h.restoreTar(sb.ID, big), http.StatusRequestEntityTooLarge, "too_large")
+	// Without a length up front, the cap is enforced while reading.
+	resp := h.call("POST", "/sandboxes/"+sb.ID+"/restore", io.MultiReader(bytes.NewReader(big)), "Content-Type", "application/x-tar")
+	problem(t, resp, http.StatusRequestEntityTooLarge, "too_large")
+
+	fits := makeTar(t, entry{name: "fits.bin", size: maxRestoreUpload - 10<<10})
+	require.LessOrEqual(t, len(fits), maxRestoreUpload)
+	decode[RestoreResult](t, h.restoreTar(sb.ID, fits), http.StatusOK)
+}
+
+func TestArchiveRoundTrip(t *testing.T) {
+	src := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "a", "b"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "a", "b", "f.txt"), []byte("content"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "top.sh"), []byte("#!/bin/sh\n"), 0o755))
+	require.NoError(t, os.Symlink("a/b/f.txt", filepath.Join(src, "link")))
+	require.NoError(t, os.Mkdir(filepath.Join(src, "empty"), 0o755))
+	root, err := os.OpenRoot(src)
+	require.NoError(t, err)
+	defer root.Close()
+	var buf bytes.Buffer
+	n, err := writeArchive(root, &buf, archiveLimits{MaxBytes: 1 << 20, MaxEntries: 100})
+	require.NoError(t, err)
+	assert.Equal(t, 6, n)
+
+	dst := t.TempDir()
+	droot, err := os.OpenRoot(dst)
+	require.NoError(t, err)
+	defer droot.Close()
+	entries, total, err := extractArchive(droot, &buf, archiveLimits{MaxBytes: 1 << 20, MaxEntries: 100}, fileOwner{})
+	require.NoError(t, err)
+	assert.Equal(t, 6, entries)
+	assert.EqualValues(t, len("content")+len("#!/bin/sh\n"), total)
+	got, err := os.ReadFile(filepath.Join(dst, "link"))
+	require.NoError(t, err)
+	assert.Equal(t, "content", string(got))
+	fi, err := os.Stat(filepath.Join(dst, "top.sh"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), fi.Mode().Perm(), "modes are kept")
+	_, err = os.Stat(filepath.Join(dst, "empty"))
+	assert.NoError(t, err, "empty folders are kept")
+
+	_, err = writeArchive(root, io.Discard, archiveLimits{MaxBytes: 3, MaxEntries: 100})
+	assert.ErrorIs(t, err, errArchiveTooLarge)
+	_, err = writeArchive(root, io.Discard, archiveLimits{MaxBytes: 1 << 20, MaxEntries: 2})
+	assert.ErrorIs(t, err, errArchiveTooLarge)
+}
+
+func TestExtractLimits(t *testing.T) {
+	data := makeTar(t, entry{name: "a", body: "12345"}, entry{name: "b", body: "67890"})
+	for _, lim := range []archiveLimits{{MaxBytes: 9, MaxEntries: 10}, {MaxBytes: 100, MaxEntries: 1}} {
+		root, err := os.OpenRoot(t.TempDir())
+		require.NoError(t, err)
+		_, _, err = extractArchive(root, bytes.NewReader(data), lim, fileOwner{})
+		root.Close()
+		assert.ErrorIs(t, err, errArchiveTooLarge, "%+v", lim)
+	}
+	h := newHarness(t, func(c *Config) { c.MaxSnapshotBytes = 1 << 20 })
+	sb := h.create(sandboxSpec{})
+	problem(t, h.restoreTar(sb.ID, makeTar(t, entry{name: "big", size: 2 << 20})), http.StatusRequestEntityTooLarge, "archive_too_large")
+}

@@ -1,0 +1,81 @@
+package gateway
+
+import (
+	"archive/tar"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// newJailHarness is a gateway whose sandboxes run under bubblewrap, as deployed.
+func newJailHarness(t *testing.T, edit ...func(*Config)) *harness {
+	h := newHarness(t, edit...)
+	jail := NewBubblewrapLauncher(h.gw.cfg)
+	h.gw.launcher = jail
+	h.gw.owner = newFileOwner(jail)
+	h.gw.sandboxes.owner = h.gw.owner
+	return h
+}
+
+func TestBubblewrapRunsALoginBashInTheWorkspace(t *testing.T) {
+	h := newJailHarness(t)
+	sb := h.create(sandboxSpec{})
+	res := h.exec(sb.ID, map[string]any{"command": `shopt -q login_shell && echo login; pwd; echo "$BASH_VERSION" | cut -c1; printf '%s' "$((6*7))"`})
+	assert.Equal(t, 0, res.ExitCode, res.Stderr)
+	assert.Equal(t, "login\n/workspace\n5\n42", res.Stdout)
+
+	res = h.exec(sb.ID, map[string]any{"command": "echo 'it'\"'\"'s quoted'; exit 9"})
+	assert.Equal(t, "it's quoted\n", res.Stdout, "quotes in the command survive the jail's own shell")
+	assert.Equal(t, 9, res.ExitCode)
+
+	res = h.exec(sb.ID, map[string]any{"command": "echo started; sleep 30", "timeout": 1})
+	assert.True(t, res.TimedOut)
+	assert.Equal(t, 124, res.ExitCode)
+	assert.Equal(t, "started\n", res.Stdout)
+}
+
+func TestBubblewrapCommandsOwnTheGatewaysFiles(t *testing.T) {
+	h := newJailHarness(t)
+	sb := h.create(sandboxSpec{})
+	resp := h.call("PUT", "/sandboxes/"+sb.ID+"/files/content?path=deep/down/notes.txt", strings.NewReader("one\n"))
+	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	decode[RestoreResult](t, h.restoreTar(sb.ID, makeTar(t,
+		entry{name: "restored/", kind: tar.TypeDir}, entry{name: "restored/a.txt", body: "a\n"}, entry{name: "loose/b.txt", body: "b\n"},
+		entry{name: "deep/down/notes.txt", body: "one\n"})), http.StatusOK)
+	res := h.exec(sb.ID, map[string]any{"command": "echo two >> deep/down/notes.txt && touch deep/down/new restored/new loose/new && rm restored/a.txt && cat deep/down/notes.txt"})
+	assert.Equal(t, 0, res.ExitCode, "files the gateway wrote belong to the command's user: %s", res.Stderr)
+	assert.Equal(t, "one\ntwo\n", res.Stdout)
+}
+
+func TestBubblewrapEgressNeedsBothSides(t *testing.T) {
+	host, err := os.ReadFile("/proc/net/dev")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		gateway, asked bool
+		want           string
+	}{
+		{false, true, "lo:\n"},
+		{true, false, "lo:\n"},
+		{true, true, interfaces(string(host))},
+	} {
+		h := newJailHarness(t, func(c *Config) { c.AllowEgress = tc.gateway })
+		sb := h.create(sandboxSpec{AllowEgress: tc.asked})
+		res := h.exec(sb.ID, map[string]any{"command": "awk 'NR>2{print $1}' /proc/net/dev"})
+		assert.Equal(t, tc.want, res.Stdout, "gateway %v, asked %v", tc.gateway, tc.asked)
+	}
+}
+
+// interfaces lists the network interfaces of a /proc/net/dev, one "name:" a line.
+func interfaces(procNetDev string) string {
+	var b strings.Builder
+	for i, line := range strings.Split(strings.TrimSpace(procNetDev), "\n") {
+		if i >= 2 {
+			b.WriteString(strings.Fields(line)[0] + "\n")
+		}
+	}
+	return b.String()
+}

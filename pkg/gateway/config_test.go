@@ -1,0 +1,63 @@
+package gateway
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConfigFromEnv(t *testing.T) {
+	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
+	c, err := ConfigFromEnv(env(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "8080", c.Port)
+	assert.Equal(t, "", c.Host, "every interface, as Cloud Run expects")
+	assert.Equal(t, DefaultGCSEndpoint, c.GCSEndpoint)
+	assert.Equal(t, "metadata", c.GCSAuth)
+	assert.IsType(t, &MetadataTokenSource{}, c.TokenSource())
+	assert.False(t, c.AllowEgress)
+	assert.Equal(t, 24*time.Hour, c.IdleTTL)
+
+	c, err = ConfigFromEnv(env(map[string]string{"PORT": "9000", "GATEWAY_HOST": "127.0.0.1", "GATEWAY_SECRET": "s",
+		"GATEWAY_ALLOW_EGRESS": "true", "GATEWAY_GCS_ENDPOINT": "http://127.0.0.1:4443/", "GATEWAY_GCS_AUTH": "none",
+		"GATEWAY_IDLE_TTL": "0", "GATEWAY_MAX_SNAPSHOT_MB": "10"}))
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:4443", c.GCSEndpoint)
+	assert.True(t, c.AllowEgress)
+	assert.Equal(t, StaticToken(""), c.TokenSource())
+	assert.EqualValues(t, 10<<20, c.MaxSnapshotBytes)
+	assert.Zero(t, c.IdleTTL)
+
+	c, err = ConfigFromEnv(env(map[string]string{"GATEWAY_GCS_TOKEN": "tok"}))
+	require.NoError(t, err)
+	assert.Equal(t, StaticToken("tok"), c.TokenSource())
+
+	for _, bad := range []map[string]string{
+		{"GATEWAY_ALLOW_EGRESS": "maybe"}, {"PORT": "http"}, {"GATEWAY_GCS_AUTH": "key"},
+		{"GATEWAY_GCS_AUTH": "static"}, {"GATEWAY_GCS_ENDPOINT": "storage.googleapis.com"},
+		{"GATEWAY_IDLE_TTL": "soon"}, {"GATEWAY_MAX_SNAPSHOT_MB": "0"},
+	} {
+		_, err := ConfigFromEnv(env(bad))
+		assert.Error(t, err, "%v", bad)
+	}
+}
+
+func TestIdleSandboxesAreReaped(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.IdleTTL = 200 * time.Millisecond })
+	idle := h.create(sandboxSpec{})
+	busy := h.create(sandboxSpec{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.exec(busy.ID, map[string]any{"command": "sleep 1.5"})
+	}()
+	require.Eventually(t, func() bool {
+		_, ok := h.gw.sandboxes.get(idle.ID)
+		return !ok
+	}, 5*time.Second, 20*time.Millisecond, "an idle sandbox is removed")
+	_, ok := h.gw.sandboxes.get(busy.ID)
+	assert.True(t, ok, "a sandbox running a command is not idle")
+	<-done
+}

@@ -1,0 +1,51 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// healthTTL is how long a launcher check is reused: /health is polled, and a check starts a process.
+const healthTTL = 30 * time.Second
+
+// launcherHealth caches whether the launcher can run sandboxes.
+type launcherHealth struct {
+	launcher Launcher
+
+	mu      sync.Mutex
+	checked time.Time
+	err     error
+}
+
+func (h *launcherHealth) check(ctx context.Context) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if time.Since(h.checked) < healthTTL {
+		return h.err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	h.err = h.launcher.Check(ctx)
+	h.checked = time.Now()
+	return h.err
+}
+
+// Health is what GET /health answers.
+type Health struct {
+	// CLIMounted is true when the launcher can run sandboxes.
+	CLIMounted  bool   `json:"cli_mounted"`
+	AllowEgress bool   `json:"allow_egress"`
+	Launcher    string `json:"launcher"`
+	// Detail says why the launcher cannot run sandboxes.
+	Detail string `json:"detail,omitempty"`
+}
+
+func (s *Server) getHealth(w http.ResponseWriter, r *http.Request) {
+	h := Health{AllowEgress: s.cfg.AllowEgress, Launcher: s.launcher.Name(), CLIMounted: true}
+	if err := s.health.check(r.Context()); err != nil {
+		h.CLIMounted, h.Detail = false, err.Error()
+	}
+	writeJSON(w, http.StatusOK, h)
+}

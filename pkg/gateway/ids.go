@@ -1,0 +1,31 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"regexp"
+)
+
+// maxIDLength bounds sandbox ids: they become folder and object names.
+const maxIDLength = 64
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+
+// checkID refuses ids that could not safely name a folder or an object.
+func checkID(id string) error {
+	if len(id) > maxIDLength || !idPattern.MatchString(id) {
+		return failure(http.StatusBadRequest, "invalid_id",
+			"sandbox ids are 1-64 characters of letters, digits, '_' and '-', starting with a letter or digit")
+	}
+	return nil
+}
+
+// newID returns "sbx-" and 12 random hex digits.
+func newID() string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return "sbx-" + hex.EncodeToString(b[:])
+}

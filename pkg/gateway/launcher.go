@@ -1,0 +1,42 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// WorkDir is where a sandbox's workspace appears and commands start.
+const WorkDir = "/workspace"
+
+// Launcher runs commands in isolated sandboxes.
+type Launcher interface {
+	// Name says which launcher this is, for /health and logs.
+	Name() string
+	// Check reports why sandboxes cannot run on this host, or nil.
+	Check(ctx context.Context) error
+	// Owner is the host user and group commands run as: the files the
+	// gateway puts in a workspace are given to them, so commands can change them.
+	Owner() (uid, gid int)
+	// Run runs ["/bin/bash","-lc",job.Command] in WorkDir with job.Workspace
+	// mounted there, until it exits, job.Timeout passes or ctx ends. A
+	// timeout is an outcome, not an error; errors mean the sandbox could not run.
+	Run(ctx context.Context, job Job, stdout, stderr io.Writer) (Outcome, error)
+}
+
+// Job is one command for a launcher.
+type Job struct {
+	// Workspace is the host folder mounted at WorkDir.
+	Workspace string
+	Command   string
+	Timeout   time.Duration
+	// Network lets the command reach the network.
+	Network bool
+}
+
+// Outcome is how a command ended.
+type Outcome struct {
+	ExitCode int
+	TimedOut bool
+	Duration time.Duration
+}

@@ -1,0 +1,268 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Sandbox is a sandbox as the API shows it.
+type Sandbox struct {
+	ID      string `json:"id"`
+	WorkDir string `json:"work_dir"`
+	// AllowEgress is whether commands may reach the network: asked for and allowed by the gateway.
+	AllowEgress     bool              `json:"allow_egress"`
+	EgressRequested bool              `json:"egress_requested"`
+	GCSBucket       string            `json:"gcs_bucket"`
+	SnapshotPrefix  string            `json:"snapshot_prefix"`
+	Labels          map[string]string `json:"labels"`
+	CreatedAt       time.Time         `json:"created_at"`
+	LastActiveAt    time.Time         `json:"last_active_at"`
+}
+
+// sandbox is a live sandbox: its folder, and a context that ends its commands when it is deleted.
+type sandbox struct {
+	dir    string
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex // guards info.LastActiveAt and running
+	info    Sandbox
+	running int // commands in flight; the idle reaper leaves such sandboxes alone
+
+	swap sync.Mutex // serialises workspace replacements
+}
+
+func (s *sandbox) workspace() string { return filepath.Join(s.dir, "workspace") }
+
+// view returns the API view, marking the sandbox used now when touch is set.
+func (s *sandbox) view(touch bool) Sandbox {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if touch {
+		s.info.LastActiveAt = time.Now().UTC()
+	}
+	return s.info
+}
+
+// begin and end bracket a command so that a busy sandbox never looks idle.
+func (s *sandbox) begin() {
+	s.mu.Lock()
+	s.running++
+	s.info.LastActiveAt = time.Now().UTC()
+	s.mu.Unlock()
+}
+
+func (s *sandbox) end() {
+	s.mu.Lock()
+	s.running--
+	s.info.LastActiveAt = time.Now().UTC()
+	s.mu.Unlock()
+}
+
+// waitIdle waits, up to limit, until no command of the sandbox runs any more.
+func (s *sandbox) waitIdle(limit time.Duration) {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		s.mu.Lock()
+		running := s.running
+		s.mu.Unlock()
+		if running == 0 {
+			return
+		}
+	}
+}
+
+// replaceWorkspace swaps in a prepared folder as the workspace; running commands keep the old one.
+func (s *sandbox) replaceWorkspace(staged, trash string) error {
+	s.swap.Lock()
+	defer s.swap.Unlock()
+	if err := os.Rename(s.workspace(), trash); err != nil {
+		return err
+	}
+	if err := os.Rename(staged, s.workspace()); err != nil {
+		_ = os.Rename(trash, s.workspace())
+		return err
+	}
+	return removeTree(trash)
+}
+
+// errSandboxExists: a sandbox with that id is already live.
+var errSandboxExists = errors.New("sandbox exists")
+
+// registry holds the live sandboxes, each in a folder under dir.
+type registry struct {
+	dir   string // <data>/sandboxes
+	owner fileOwner
+
+	mu   sync.Mutex
+	byID map[string]*sandbox
+}
+
+// metaFile keeps a sandbox's settings beside its workspace, so a restart finds it again.
+const metaFile = "sandbox.json"
+
+func newRegistry(dir string, owner fileOwner) (*registry, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	r := &registry{dir: dir, owner: owner, byID: map[string]*sandbox{}}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(dir, e.Name(), metaFile))
+		if err != nil {
+			continue // a folder left half made or half removed
+		}
+		var info Sandbox
+		if json.Unmarshal(raw, &info) != nil || info.ID != e.Name() || checkID(info.ID) != nil {
+			continue
+		}
+		info.LastActiveAt = time.Now().UTC()
+		r.byID[info.ID] = r.newSandbox(info)
+	}
+	return r, nil
+}
+
+func (r *registry) newSandbox(info Sandbox) *sandbox {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &sandbox{dir: filepath.Join(r.dir, info.ID), ctx: ctx, cancel: cancel, info: info}
+}
+
+// create makes a sandbox's folder and registers it. A non-empty workspace
+// is a prepared folder to move in as its workspace; else it starts empty.
+func (r *registry) create(info Sandbox, workspace string) (*sandbox, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.byID[info.ID]; ok {
+		return nil, errSandboxExists
+	}
+	sb := r.newSandbox(info)
+	if err := os.Mkdir(sb.dir, 0o700); err != nil {
+		return nil, err
+	}
+	var err error
+	if workspace != "" {
+		err = os.Rename(workspace, sb.workspace())
+	} else if err = os.Mkdir(sb.workspace(), 0o755); err == nil {
+		err = r.owner.giveDir(sb.workspace())
+	}
+	if err == nil {
+		var raw []byte
+		raw, _ = json.Marshal(info)
+		err = os.WriteFile(filepath.Join(sb.dir, metaFile), raw, 0o600)
+	}
+	if err != nil {
+		_ = removeTree(sb.dir)
+		return nil, err
+	}
+	r.byID[info.ID] = sb
+	return sb, nil
+}
+
+func (r *registry) get(id string) (*sandbox, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sb, ok := r.byID[id]
+	return sb, ok
+}
+
+// remove ends a sandbox's commands and deletes its folder; false when there was none.
+func (r *registry) remove(id, trash string) bool {
+	r.mu.Lock()
+	sb, ok := r.byID[id]
+	if ok {
+		delete(r.byID, id)
+		sb.cancel()
+		// Moving the folder away at once frees the id for a restore while the files go.
+		if err := os.Rename(sb.dir, trash); err != nil {
+			trash = sb.dir
+		}
+	}
+	r.mu.Unlock()
+	if ok {
+		// Its commands were told to end; their files go once they have.
+		sb.waitIdle(10 * time.Second)
+		_ = removeTree(trash)
+	}
+	return ok
+}
+
+// list returns up to limit sandboxes with ids after the cursor, in id order.
+func (r *registry) list(after string, limit int) (items []Sandbox, next string) {
+	r.mu.Lock()
+	ids := make([]string, 0, len(r.byID))
+	for id := range r.byID {
+		if id > after {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	more := len(ids) > limit
+	if more {
+		ids = ids[:limit]
+	}
+	items = make([]Sandbox, 0, len(ids))
+	for _, id := range ids {
+		items = append(items, r.byID[id].view(false))
+	}
+	r.mu.Unlock()
+	if more {
+		next = ids[len(ids)-1]
+	}
+	return items, next
+}
+
+// idle returns the ids of sandboxes with no command running and no use since before.
+func (r *registry) idle(before time.Time) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var ids []string
+	for id, sb := range r.byID {
+		sb.mu.Lock()
+		if sb.running == 0 && sb.info.LastActiveAt.Before(before) {
+			ids = append(ids, id)
+		}
+		sb.mu.Unlock()
+	}
+	return ids
+}
+
+// closeAll ends every sandbox's commands, keeping their folders for the next start.
+func (r *registry) closeAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, sb := range r.byID {
+		sb.cancel()
+	}
+}
+
+// removeTree deletes a folder even where a sandbox left parts of it unwritable.
+func removeTree(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
+
+// randomName returns a name for a scratch folder.
+func randomName(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,103 @@
+package cloudrun
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// The gateway's bounds on a command.
+const (
+	maxTimeoutSeconds = 3600
+	maxStreamOutput   = 2 << 20
+	// answerGrace is how long past a command's timeout the client waits for the gateway's answer.
+	answerGrace = time.Minute
+)
+
+// Execute runs the command through the gateway's event stream, so output
+// arrives as it is written and stdout and stderr keep their order.
+func (c *client) Execute(ctx context.Context, inst provider.Instance, req provider.ExecRequest) (provider.ExecResult, error) {
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = c.cfg.CommandTimeout()
+	}
+	seconds := min(max(int(math.Ceil(timeout.Seconds())), 1), maxTimeoutSeconds)
+	out := provider.NewOutput(req)
+	limit := req.OutputLimit
+	if limit <= 0 {
+		limit = provider.DefaultOutputLimit
+	}
+	// One byte past our own limit is enough for the collector to see the cut; the rest need not travel.
+	body, ct := jsonBody(execRequest{Command: req.Command, Timeout: seconds, OutputLimit: min(limit+1, maxStreamOutput)})
+
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second+answerGrace)
+	defer cancel()
+	resp, err := c.send(ctx, call{op: "execute", method: http.MethodPost, path: sandboxPath(inst.ID, "/exec"),
+		body: body, contentType: ct, accept: "text/event-stream"})
+	if err != nil {
+		return provider.ExecResult{}, err
+	}
+	defer resp.Body.Close()
+	exit, err := readEvents(ctx, resp, out)
+	if err != nil {
+		return provider.ExecResult{}, err
+	}
+	res := out.Result(exit.ExitCode, exit.TimedOut, time.Duration(seconds)*time.Second, time.Duration(exit.DurationMS)*time.Millisecond)
+	res.Truncated = res.Truncated || exit.StdoutTruncated || exit.StderrTruncated
+	return res, nil
+}
+
+// readEvents relays stdout and stderr events to out and returns the exit event.
+func readEvents(ctx context.Context, resp *http.Response, out *provider.Output) (exitEvent, error) {
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var event, data string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event:"):
+			event = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+		case strings.HasPrefix(line, "data:"):
+			data = strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
+		case line == "" && event != "":
+			done, exit, err := handleEvent(event, data, out)
+			if done || err != nil {
+				return exit, err
+			}
+			event, data = "", ""
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return exitEvent{}, transportError(ctx, "execute", err)
+	}
+	return exitEvent{}, provider.Errorf(provider.ErrFailed, providerName, "execute", "the gateway ended the stream before the command finished")
+}
+
+func handleEvent(event, data string, out *provider.Output) (done bool, exit exitEvent, err error) {
+	switch event {
+	case "stdout", "stderr":
+		var chunk struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal([]byte(data), &chunk) == nil {
+			out.Write(event, chunk.Text)
+		}
+		return false, exit, nil
+	case "exit":
+		if err := json.Unmarshal([]byte(data), &exit); err != nil {
+			return true, exit, provider.Errorf(provider.ErrFailed, providerName, "execute", "unreadable exit event: %v", err)
+		}
+		return true, exit, nil
+	case "error":
+		var p problem
+		_ = json.Unmarshal([]byte(data), &p)
+		return true, exit, problemError("execute", p)
+	}
+	return false, exit, nil // an event this client does not know yet
+}
