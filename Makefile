@@ -13,6 +13,7 @@ build:
 
 # Everything the tests need, started or installed when missing.
 test-deps:
+	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; }
 	@pg_isready -q -h 127.0.0.1 -p 5432 || \
 		pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@for i in $$(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && exit 0; sleep 1; done; \

@@ -21,16 +21,19 @@ type AuditLog interface {
 // successes in the same transaction as the change; the middleware records
 // their refusals.
 var auditedRoutes = map[string]struct{ action, resource string }{
-	"POST /api/v1/tokens":               {"token.create", "token"},
-	"DELETE /api/v1/tokens/:id":         {"token.revoke", "token"},
-	"POST /api/v1/sandboxes":            {"sandbox.create", "sandbox"},
-	"PATCH /api/v1/sandboxes/:id":       {"sandbox.update", "sandbox"},
-	"DELETE /api/v1/sandboxes/:id":      {"sandbox.delete", "sandbox"},
-	"POST /api/v1/agents":               {"agent.create", "agent"},
-	"PATCH /api/v1/agents/:id":          {"agent.update", "agent"},
-	"DELETE /api/v1/agents/:id":         {"agent.delete", "agent"},
-	"PUT /api/v1/agents/:id/sandbox":    {"binding.put", "binding"},
-	"DELETE /api/v1/agents/:id/sandbox": {"binding.delete", "binding"},
+	"POST /api/v1/tokens":                             {"token.create", "token"},
+	"DELETE /api/v1/tokens/:id":                       {"token.revoke", "token"},
+	"POST /api/v1/sandboxes":                          {"sandbox.create", "sandbox"},
+	"PATCH /api/v1/sandboxes/:id":                     {"sandbox.update", "sandbox"},
+	"DELETE /api/v1/sandboxes/:id":                    {"sandbox.delete", "sandbox"},
+	"POST /api/v1/agents":                             {"agent.create", "agent"},
+	"PATCH /api/v1/agents/:id":                        {"agent.update", "agent"},
+	"DELETE /api/v1/agents/:id":                       {"agent.delete", "agent"},
+	"PUT /api/v1/agents/:id/sandbox":                  {"binding.put", "binding"},
+	"DELETE /api/v1/agents/:id/sandbox":               {"binding.delete", "binding"},
+	"DELETE /api/v1/agents/:id/threads/:thread_id":    {"thread.delete", "thread"},
+	"POST /api/v1/agents/:id/threads/:thread_id/runs": {"run.start", "run"},
+	"POST /api/v1/runs/:run_id/complete":              {"run.complete", "run"},
 }
 
 // refusedActorKey holds who sent a refused token (a revoked one), so its refusals are recorded in its workspace.
@@ -53,7 +56,7 @@ func auditRefusals(log AuditLog, logger *slog.Logger) echo.MiddlewareFunc {
 				a, _ = c.Get(refusedActorKey).(auxilia.Actor)
 			}
 			entry := auxilia.AuditEntry{WorkspaceID: a.Workspace.ID, TokenID: a.TokenID, TokenName: a.TokenName,
-				Action: spec.action, ResourceType: spec.resource, ResourceID: c.Param("id"),
+				Action: spec.action, ResourceType: spec.resource, ResourceID: resourceID(c),
 				Outcome: outcomeOf(p.Status), Detail: refusalDetail(p)}
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
 			defer cancel()
@@ -142,4 +145,12 @@ func (h auditHandler) list(c echo.Context) error {
 		return auditEntryView{ID: e.ID, At: e.At, Actor: auditActorView{TokenID: e.TokenID, TokenName: e.TokenName},
 			Action: e.Action, ResourceType: e.ResourceType, ResourceID: e.ResourceID, Outcome: string(e.Outcome), Detail: e.Detail}
 	})))
+}
+
+// resourceID is the id a refused request was about, from its path.
+func resourceID(c echo.Context) string {
+	if id := c.Param("run_id"); id != "" {
+		return id
+	}
+	return c.Param("id")
 }

@@ -67,6 +67,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		Tokens:      a.Tokens,
 		Sandboxes:   a.Sandboxes,
 		Agents:      a.Agents,
+		Runs:        a.Runs,
 		Audit:       db.Audit(),
 		Idempotency: db.Idempotency(),
 		OpenAPI:     sandboxes.OpenAPI,

@@ -22,6 +22,7 @@ type Config struct {
 	Tokens      TokenService
 	Sandboxes   SandboxService
 	Agents      AgentService
+	Runs        RunService
 	Audit       AuditLog
 	Idempotency IdempotencyStore
 	// OpenAPI is the contract served at /api/v1/openapi.yaml.
@@ -68,6 +69,7 @@ func New(cfg Config) *echo.Echo {
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes}.routes(v1, idem)
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
+	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idem)
 	auditHandler{log: cfg.Audit}.routes(v1)
 	if cfg.SPA != nil {
 		e.GET("/*", spaHandler(cfg.SPA))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
 )
@@ -23,7 +24,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app.App, error)
 		db.Close()
 		return nil, err
 	}
-	o := app.Options{DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout,
+	o := app.Options{DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: run.Options{IdleTimeout: cfg.RunIdleTimeout},
 		Policy: provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs}}
 	if !cfg.LocalProvider {
 		o.LocalDisabled = "AUXILIA_LOCAL_PROVIDER is off"

@@ -26,6 +26,8 @@ type config struct {
 	AllowedHostPaths []string      // AUXILIA_ALLOWED_HOST_PATHS: comma-separated folders volume mounts may use
 	LocalProvider    bool          // AUXILIA_LOCAL_PROVIDER: on (default) or off
 	ProbeTimeout     time.Duration // AUXILIA_PROBE_TIMEOUT
+	RunIdleTimeout   time.Duration // AUXILIA_RUN_IDLE_TIMEOUT
+	ReaperInterval   time.Duration // AUXILIA_REAPER_INTERVAL
 }
 
 // loadConfig reads the environment and reports every bad variable at once.
@@ -42,6 +44,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.BlockPrivateURLs = boolean(getenv, "AUXILIA_BLOCK_PRIVATE_URLS", false, &errs)
 	cfg.LocalProvider = switchOn(getenv, "AUXILIA_LOCAL_PROVIDER", &errs)
 	cfg.ProbeTimeout = duration(getenv, "AUXILIA_PROBE_TIMEOUT", 10*time.Second, &errs)
+	cfg.RunIdleTimeout = duration(getenv, "AUXILIA_RUN_IDLE_TIMEOUT", time.Hour, &errs)
+	cfg.ReaperInterval = duration(getenv, "AUXILIA_REAPER_INTERVAL", time.Minute, &errs)
 	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)
 	cfg.UploadLimit = byteSize(getenv, "AUXILIA_UPLOAD_BODY_LIMIT", api.DefaultUploadLimit, &errs)

@@ -22,13 +22,13 @@ commands:
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
+	if err := dispatch(ctx, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "auxilia:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, args []string) error {
+func dispatch(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("no command given")

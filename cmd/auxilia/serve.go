@@ -13,7 +13,6 @@ import (
 	sandboxes "github.com/auxilia/sandboxes"
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/frontend"
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/store"
 )
 
@@ -37,6 +36,7 @@ func serve(ctx context.Context, cfg config) error {
 		Tokens:      a.Tokens,
 		Sandboxes:   a.Sandboxes,
 		Agents:      a.Agents,
+		Runs:        a.Runs,
 		Audit:       db.Audit(),
 		Idempotency: db.Idempotency(),
 		OpenAPI:     sandboxes.OpenAPI,
@@ -54,7 +54,7 @@ func serve(ctx context.Context, cfg config) error {
 		printBanner(os.Stdout, url, first.Value)
 	}
 
-	go purgeIdempotencyKeys(ctx, db, log)
+	go a.Runs.RunReaper(ctx, cfg.ReaperInterval, db, db, log)
 
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -94,20 +94,4 @@ func newLogger(level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))
 	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
-}
-
-// purgeIdempotencyKeys forgets kept answers once they are a day old.
-func purgeIdempotencyKeys(ctx context.Context, db *store.DB, log *slog.Logger) {
-	tick := time.NewTicker(time.Hour)
-	defer tick.Stop()
-	for {
-		if _, err := db.Idempotency().Purge(ctx, time.Now().Add(-auxilia.IdempotencyTTL)); err != nil && ctx.Err() == nil {
-			log.Warn("purge idempotency keys", "error", err.Error())
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/agent"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
+	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/sandbox"
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
@@ -20,6 +21,9 @@ type Options struct {
 	Policy        provider.Policy
 	LocalDisabled string // why the local provider is off; "" when it is on
 	ProbeTimeout  time.Duration
+	Run           run.Options
+	// Kinds replaces the built-in providers (tests use fakes).
+	Kinds []provider.Kind
 }
 
 // App is the server's services on one database.
@@ -30,22 +34,30 @@ type App struct {
 	Tokens    *token.Service
 	Sandboxes *sandbox.Registry
 	Agents    *agent.Service
+	Runs      *run.Service
 }
 
 // New wires the services on db, sealing secrets with keys.
 func New(db *store.DB, keys *secret.Keyring, o Options) *App {
-	providers := provider.NewRegistry(o.Policy, builtin.Kinds(builtin.Options{DataDir: o.DataDir})...)
+	kinds := o.Kinds
+	if kinds == nil {
+		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir})
+	}
+	providers := provider.NewRegistry(o.Policy, kinds...)
 	if o.LocalDisabled != "" {
 		providers.Disable("local", o.LocalDisabled)
 	}
 	sandboxes := sandbox.New(sandbox.Deps{Store: db.Sandboxes(), Bindings: db.Bindings(), Instances: db.Instances(),
 		Audit: db.Audit(), Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout})
 	db.CheckSandboxesWith(sandboxes.Check)
+	agents := agent.New(agent.Deps{Agents: db.Agents(), Bindings: db.Bindings(), Sandboxes: db.Sandboxes(),
+		Instances: db.Instances(), Audit: db.Audit(), Tx: db})
 	return &App{
 		DB: db, Keys: keys, Providers: providers,
 		Tokens:    token.New(db.Tokens(), db.Workspaces(), db, db.Audit()),
 		Sandboxes: sandboxes,
-		Agents: agent.New(agent.Deps{Agents: db.Agents(), Bindings: db.Bindings(), Sandboxes: db.Sandboxes(),
-			Instances: db.Instances(), Audit: db.Audit(), Tx: db}),
+		Agents:    agents,
+		Runs: run.New(run.Deps{Agents: agents, Threads: db.Threads(), Instances: db.Instances(), Runs: db.Runs(),
+			Sandboxes: sandboxes, Keys: keys, Audit: db.Audit(), Tx: db, Options: o.Run}),
 	}
 }

@@ -47,6 +47,19 @@ func (c *clientCache) client(sb auxilia.Sandbox, open func() (provider.Client, e
 	return client, nil
 }
 
+// Config returns a sandbox's typed provider config.
+func (r *Registry) Config(sb auxilia.Sandbox) (provider.Config, error) {
+	kind, ok := r.Providers.Kind(sb.Provider)
+	if !ok {
+		return nil, fmt.Errorf("no provider %q on this server", sb.Provider)
+	}
+	cfg, errs := provider.DecodeConfig(kind, sb.Config)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("stored config of sandbox %s does not decode: %s %s", sb.ID, errs[0].Field, errs[0].Message)
+	}
+	return cfg, nil
+}
+
 // openClient makes a provider client for a sandbox spec and secret.
 func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (provider.Client, error) {
 	kind, ok := r.Providers.Kind(spec.Provider)
@@ -66,6 +79,20 @@ func (r *Registry) Client(ctx context.Context, workspaceID, id string) (provider
 	if err != nil {
 		return nil, sb, err
 	}
+	return r.cachedClient(sb, sealed)
+}
+
+// RetainedClient returns the client of a sandbox even after its deletion:
+// the reaper destroys a deleted sandbox's instances with its retained credentials.
+func (r *Registry) RetainedClient(ctx context.Context, id string) (provider.Client, auxilia.Sandbox, error) {
+	sb, sealed, err := r.Store.GetSealedAny(ctx, id)
+	if err != nil {
+		return nil, sb, err
+	}
+	return r.cachedClient(sb, sealed)
+}
+
+func (r *Registry) cachedClient(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (provider.Client, auxilia.Sandbox, error) {
 	client, err := r.clients.client(sb, func() (provider.Client, error) {
 		secretValue, err := r.open(sb.ID, sealed)
 		if err != nil {

@@ -96,6 +96,26 @@ func (r *Registry) probe(ctx context.Context, client provider.Client, secretValu
 	return failed(latency, provider.Reason(err), detail)
 }
 
+// Probe probes a saved sandbox with its client and records the outcome as its health.
+func (r *Registry) Probe(ctx context.Context, sb auxilia.Sandbox, client provider.Client) ProbeResult {
+	return r.recordHealth(ctx, sb, r.probe(ctx, client, ""))
+}
+
+// Observe records the outcome of an authenticated call that served as a
+// probe (a warm run's reconnect) as the sandbox's health.
+func (r *Registry) Observe(ctx context.Context, sb auxilia.Sandbox, err error, took time.Duration) {
+	res := ProbeResult{OK: err == nil, LatencyMS: int(took.Milliseconds())}
+	if err != nil {
+		res.Reason, res.Detail = provider.Reason(err), err.Error()
+	}
+	// Warm runs are frequent: an unchanged healthy state is written at most every 30 seconds.
+	if res.OK && sb.Health.Status == auxilia.HealthOK && sb.Health.CheckedAt != nil &&
+		time.Since(*sb.Health.CheckedAt) < 30*time.Second {
+		return
+	}
+	r.recordHealth(ctx, sb, res)
+}
+
 // recordHealth makes a probe of a saved sandbox part of its health.
 func (r *Registry) recordHealth(ctx context.Context, sb auxilia.Sandbox, res ProbeResult) ProbeResult {
 	now := time.Now().UTC()

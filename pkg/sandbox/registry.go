@@ -23,6 +23,7 @@ type Store interface {
 	Delete(ctx context.Context, workspaceID, id string, expect *int) error
 	SetHealth(ctx context.Context, id string, h auxilia.Health) error
 	ResealSecrets(ctx context.Context, fn func(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error)
+	GetSealedAny(ctx context.Context, id string) (auxilia.Sandbox, auxilia.SealedSecret, error)
 }
 
 // Bindings knows which agents use a sandbox.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -36,6 +37,7 @@ type DB struct {
 	gorm         *gorm.DB
 	dialect      Dialect
 	sandboxCheck auxilia.SandboxCheck
+	localLocks   namedLocks
 }
 
 // Open connects to url: a postgres:// (or postgresql://) URL selects Postgres;
@@ -148,3 +150,64 @@ func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 // SQL returns the database/sql handle under the store, for tools that must
 // look at raw rows (tests that prove secrets are sealed, benchmarks).
 func (db *DB) SQL() (*sql.DB, error) { return db.gorm.DB() }
+
+// WithTryLock runs fn if no other process holds the lock named name, and
+// reports whether it ran. On Postgres the lock is a session advisory lock on
+// a connection of its own, released even if this process dies; the embedded
+// database serves one process, where a mutex does.
+func (db *DB) WithTryLock(ctx context.Context, name string, fn func(ctx context.Context) error) (bool, error) {
+	if db.dialect == SQLite {
+		if !db.localLocks.TryLock(name) {
+			return false, nil
+		}
+		defer db.localLocks.Unlock(name)
+		return true, fn(ctx)
+	}
+	ran := false
+	err := db.gorm.WithContext(ctx).Connection(func(conn *gorm.DB) error {
+		var got bool
+		if err := conn.Raw("SELECT pg_try_advisory_lock(hashtext(?))", name).Scan(&got).Error; err != nil || !got {
+			return err
+		}
+		defer conn.Exec("SELECT pg_advisory_unlock(hashtext(?))", name)
+		ran = true
+		return fn(ctx)
+	})
+	return ran, err
+}
+
+// namedLocks are try-locks by name, for one process.
+type namedLocks struct {
+	mu   sync.Mutex
+	held map[string]bool
+}
+
+func (l *namedLocks) TryLock(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held == nil {
+		l.held = map[string]bool{}
+	}
+	if l.held[name] {
+		return false
+	}
+	l.held[name] = true
+	return true
+}
+
+func (l *namedLocks) Unlock(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.held, name)
+}
+
+// Purge forgets what nothing needs any more: idempotency answers past their
+// time, and deleted sandboxes (with their sealed secrets) whose instances
+// are all destroyed.
+func (db *DB) Purge(ctx context.Context) error {
+	if _, err := db.Idempotency().Purge(ctx, time.Now().Add(-auxilia.IdempotencyTTL)); err != nil {
+		return err
+	}
+	_, err := db.Sandboxes().PurgeDeleted(ctx)
+	return err
+}

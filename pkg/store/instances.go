@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
 type instanceRow struct {
@@ -15,26 +17,95 @@ type instanceRow struct {
 	StateKeyID      string
 	StateCiphertext string
 	Status          string
+	CreatedByRun    *string
+	LeaseUntil      *time.Time
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 }
 
 func (instanceRow) TableName() string { return "instances" }
 
-// Instance statuses. A live (or still creating) instance may belong to a
-// thread; a released one waits for the reaper to destroy it at the provider.
-const (
-	instanceCreating  = "creating"
-	instanceLive      = "live"
-	instanceReleased  = "released"
-	instanceDestroyed = "destroyed"
-)
+func (r instanceRow) domain() auxilia.Instance {
+	inst := auxilia.Instance{ID: r.ID, WorkspaceID: r.WorkspaceID, SandboxID: r.SandboxID, ProviderRef: r.ProviderRef,
+		WorkDir: r.WorkDir, State: auxilia.SealedSecret{KeyID: r.StateKeyID, Ciphertext: r.StateCiphertext},
+		Status: auxilia.InstanceStatus(r.Status), LeaseUntil: r.LeaseUntil, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if r.ThreadID != nil {
+		inst.ThreadID = *r.ThreadID
+	}
+	if r.CreatedByRun != nil {
+		inst.CreatedBy = *r.CreatedByRun
+	}
+	return inst
+}
+
+var activeInstance = []string{string(auxilia.InstanceCreating), string(auxilia.InstanceLive)}
 
 // Instances stores the instances threads run in.
 type Instances struct{ db *DB }
 
 // Instances returns the instance repository.
 func (db *DB) Instances() Instances { return Instances{db} }
+
+// Claim records that run is creating an instance of the sandbox for the
+// thread, until lease, and points the thread at it.
+func (s Instances) Claim(ctx context.Context, t auxilia.Thread, sandboxID, runID string, lease time.Time) (auxilia.Instance, error) {
+	now := Now()
+	row := instanceRow{ID: auxilia.NewID(), WorkspaceID: t.WorkspaceID, SandboxID: sandboxID, ThreadID: &t.ID,
+		Status: string(auxilia.InstanceCreating), CreatedByRun: &runID, LeaseUntil: &lease, CreatedAt: now, UpdatedAt: now}
+	if err := s.db.conn(ctx).Create(&row).Error; err != nil {
+		return auxilia.Instance{}, err
+	}
+	if err := s.db.conn(ctx).Model(&threadRow{}).Where("id = ?", t.ID).Update("instance_id", row.ID).Error; err != nil {
+		return auxilia.Instance{}, err
+	}
+	return row.domain(), nil
+}
+
+// Get returns an instance.
+func (s Instances) Get(ctx context.Context, id string) (auxilia.Instance, error) {
+	var row instanceRow
+	err := s.db.conn(ctx).Where("id = ?", id).Take(&row).Error
+	return row.domain(), notFound(err, "instance")
+}
+
+// MarkLive records a created instance, if it is still being created (its
+// thread, agent or sandbox may have gone meanwhile). It reports whether it was.
+func (s Instances) MarkLive(ctx context.Context, id, providerRef, workDir string, state auxilia.SealedSecret) (bool, error) {
+	res := s.db.conn(ctx).Model(&instanceRow{}).Where("id = ? AND status = ?", id, auxilia.InstanceCreating).
+		UpdateColumns(map[string]any{"status": auxilia.InstanceLive, "provider_ref": providerRef, "work_dir": workDir,
+			"state_key_id": state.KeyID, "state_ciphertext": state.Ciphertext, "lease_until": nil, "updated_at": Now()})
+	return res.RowsAffected == 1, res.Error
+}
+
+// SetState stores an instance's new provider state.
+func (s Instances) SetState(ctx context.Context, id string, state auxilia.SealedSecret) error {
+	return s.db.conn(ctx).Model(&instanceRow{}).Where("id = ?", id).UpdateColumns(map[string]any{
+		"state_key_id": state.KeyID, "state_ciphertext": state.Ciphertext, "updated_at": Now()}).Error
+}
+
+// SetProviderRef records the provider's id of an instance being created, as
+// soon as it is known, so that the reaper can destroy it if its creator dies.
+func (s Instances) SetProviderRef(ctx context.Context, id, providerRef string) error {
+	return s.db.conn(ctx).Model(&instanceRow{}).Where("id = ?", id).
+		UpdateColumns(map[string]any{"provider_ref": providerRef, "updated_at": Now()}).Error
+}
+
+// Release detaches an instance from its thread and leaves it for the reaper.
+func (s Instances) Release(ctx context.Context, id string) error {
+	if _, err := s.release(ctx, "id = ?", id); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarkDestroyed records that the provider no longer has the instance.
+func (s Instances) MarkDestroyed(ctx context.Context, id string) error {
+	if err := s.db.conn(ctx).Model(&threadRow{}).Where("instance_id = ?", id).Update("instance_id", nil).Error; err != nil {
+		return err
+	}
+	return s.db.conn(ctx).Model(&instanceRow{}).Where("id = ?", id).
+		UpdateColumns(map[string]any{"status": auxilia.InstanceDestroyed, "updated_at": Now()}).Error
+}
 
 // ReleaseForSandbox detaches every instance the sandbox made from its
 // thread and leaves it for the reaper, so that no thread ever reconnects to it.
@@ -47,15 +118,54 @@ func (s Instances) ReleaseForAgent(ctx context.Context, agentID string) (int64, 
 	return s.release(ctx, "thread_id IN (SELECT id FROM threads WHERE agent_id = ?)", agentID)
 }
 
-func (s Instances) release(ctx context.Context, where string, arg string) (int64, error) {
-	active := []string{instanceCreating, instanceLive}
+// release detaches the active instances matching where from their threads
+// and marks them released.
+func (s Instances) release(ctx context.Context, where string, args ...any) (int64, error) {
 	err := s.db.conn(ctx).Exec(
 		"UPDATE threads SET instance_id = NULL WHERE instance_id IN (SELECT id FROM instances WHERE "+where+" AND status IN ?)",
-		arg, active).Error
+		append(args, activeInstance)...).Error
 	if err != nil {
 		return 0, err
 	}
-	res := s.db.conn(ctx).Model(&instanceRow{}).Where(where, arg).Where("status IN ?", active).
-		UpdateColumns(map[string]any{"status": instanceReleased, "updated_at": Now()})
+	res := s.db.conn(ctx).Model(&instanceRow{}).Where(where, args...).Where("status IN ?", activeInstance).
+		UpdateColumns(map[string]any{"status": auxilia.InstanceReleased, "lease_until": nil, "updated_at": Now()})
+	return res.RowsAffected, res.Error
+}
+
+// ExpireLeases releases the instances whose creation outlived its lease:
+// their creator died, so the reaper is to destroy whatever it made.
+func (s Instances) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
+	return s.release(ctx, "status = ? AND lease_until < ?", auxilia.InstanceCreating, now)
+}
+
+// Reapable returns up to limit released instances, oldest first.
+func (s Instances) Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error) {
+	var rows []instanceRow
+	err := s.db.conn(ctx).Where("status = ?", auxilia.InstanceReleased).Order("updated_at").Limit(limit).Find(&rows).Error
+	out := make([]auxilia.Instance, len(rows))
+	for i, r := range rows {
+		out[i] = r.domain()
+	}
+	return out, err
+}
+
+// Count returns how many instances of a sandbox are in each status.
+func (s Instances) Count(ctx context.Context, sandboxID string) (map[auxilia.InstanceStatus]int, error) {
+	var rows []struct {
+		Status string
+		N      int
+	}
+	err := s.db.conn(ctx).Model(&instanceRow{}).Select("status, COUNT(*) AS n").Where("sandbox_id = ?", sandboxID).
+		Group("status").Scan(&rows).Error
+	out := map[auxilia.InstanceStatus]int{}
+	for _, r := range rows {
+		out[auxilia.InstanceStatus(r.Status)] = r.N
+	}
+	return out, err
+}
+
+// PurgeDestroyed forgets destroyed instances last changed before `before`.
+func (s Instances) PurgeDestroyed(ctx context.Context, before time.Time) (int64, error) {
+	res := s.db.conn(ctx).Where("status = ? AND updated_at < ?", auxilia.InstanceDestroyed, before).Delete(&instanceRow{})
 	return res.RowsAffected, res.Error
 }

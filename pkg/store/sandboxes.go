@@ -245,3 +245,31 @@ func staleVersion(expected, actual int) error {
 	return auxilia.Errorf(auxilia.CodePrecondition,
 		"The sandbox changed since it was read (version %d, now %d): read it again.", expected, actual)
 }
+
+// GetSealedAny returns a sandbox by id, deleted or not, with its sealed
+// secret: the reaper destroys a deleted sandbox's instances with it.
+func (s Sandboxes) GetSealedAny(ctx context.Context, id string) (auxilia.Sandbox, auxilia.SealedSecret, error) {
+	var row sandboxRow
+	if err := s.db.conn(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+		return auxilia.Sandbox{}, auxilia.SealedSecret{}, notFound(err, "sandbox")
+	}
+	return row.domain(), row.sealed(), nil
+}
+
+// PurgeDeleted forgets deleted sandboxes (and their sealed secrets) once the
+// reaper has destroyed all their instances.
+func (s Sandboxes) PurgeDeleted(ctx context.Context) (int64, error) {
+	var purged int64
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		done := "deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.sandbox_id = sandboxes.id AND i.status <> ?)"
+		if err := s.db.conn(ctx).Exec("DELETE FROM instances WHERE sandbox_id IN (SELECT id FROM sandboxes WHERE "+done+")",
+			auxilia.InstanceDestroyed).Error; err != nil {
+			return err
+		}
+		res := s.db.conn(ctx).Where("deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.sandbox_id = sandboxes.id)").
+			Delete(&sandboxRow{})
+		purged = res.RowsAffected
+		return res.Error
+	})
+	return purged, err
+}

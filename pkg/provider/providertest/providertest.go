@@ -60,7 +60,7 @@ func Run(t *testing.T, client provider.Client) {
 	})
 }
 
-func exec(ctx context.Context, t *testing.T, c provider.Client, inst provider.Instance, cmd string) provider.ExecResult {
+func run(ctx context.Context, t *testing.T, c provider.Client, inst provider.Instance, cmd string) provider.ExecResult {
 	t.Helper()
 	res, err := c.Execute(ctx, inst, provider.ExecRequest{Command: cmd, Timeout: 60 * time.Second})
 	require.NoError(t, err, "execute %q", cmd)
@@ -68,21 +68,21 @@ func exec(ctx context.Context, t *testing.T, c provider.Client, inst provider.In
 }
 
 func testExecute(ctx context.Context, t *testing.T, c provider.Client, inst provider.Instance) {
-	res := exec(ctx, t, c, inst, "echo hello")
+	res := run(ctx, t, c, inst, "echo hello")
 	assert.Equal(t, 0, res.ExitCode)
 	assert.Equal(t, "hello\n", res.Output)
 	assert.False(t, res.Truncated)
 	assert.False(t, res.TimedOut)
 
-	res = exec(ctx, t, c, inst, "echo out; echo err 1>&2; exit 3")
+	res = run(ctx, t, c, inst, "echo out; echo err 1>&2; exit 3")
 	assert.Equal(t, 3, res.ExitCode, "the command's exit code")
 	assert.Contains(t, res.Output, "out\n", "stdout is in the output")
 	assert.Contains(t, res.Output, "err\n", "stderr is in the output")
 
-	res = exec(ctx, t, c, inst, "pwd")
+	res = run(ctx, t, c, inst, "pwd")
 	assert.Equal(t, inst.WorkDir+"\n", res.Output, "commands run in the working directory")
 
-	res = exec(ctx, t, c, inst, `printf '%s' "$((6*7))" && printf ' a''b "c" $HOME' | wc -c`)
+	res = run(ctx, t, c, inst, `printf '%s' "$((6*7))" && printf ' a''b "c" $HOME' | wc -c`)
 	assert.Equal(t, 0, res.ExitCode)
 	assert.True(t, strings.HasPrefix(res.Output, "42"), "shell syntax works: %q", res.Output)
 
@@ -107,7 +107,7 @@ func testTimeout(ctx context.Context, t *testing.T, c provider.Client, inst prov
 	assert.NotContains(t, res.Output, "never")
 	assert.True(t, strings.HasSuffix(res.Output, "Command timed out after 2 seconds"), "output: %q", res.Output)
 
-	assert.Equal(t, "ok\n", exec(ctx, t, c, inst, "echo ok").Output, "the instance works after a timeout")
+	assert.Equal(t, "ok\n", run(ctx, t, c, inst, "echo ok").Output, "the instance works after a timeout")
 }
 
 func testOutputLimit(ctx context.Context, t *testing.T, c provider.Client, inst provider.Instance) {
@@ -169,9 +169,9 @@ func testFiles(ctx context.Context, t *testing.T, c provider.Client, inst provid
 	text := path.Join(inst.WorkDir, "kept.txt")
 	require.NoError(t, c.WriteFile(ctx, inst, text, []byte("first\n")))
 	require.NoError(t, c.WriteFile(ctx, inst, text, []byte("still here\n")), "write overwrites")
-	assert.Equal(t, "still here\n", exec(ctx, t, c, inst, "cat kept.txt").Output, "commands see written files")
+	assert.Equal(t, "still here\n", run(ctx, t, c, inst, "cat kept.txt").Output, "commands see written files")
 
-	exec(ctx, t, c, inst, "mkdir -p made && printf 'by a command' > made/by-command.txt")
+	run(ctx, t, c, inst, "mkdir -p made && printf 'by a command' > made/by-command.txt")
 	got, err = c.ReadFile(ctx, inst, path.Join(inst.WorkDir, "made", "by-command.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "by a command", string(got), "files made by commands are readable")

@@ -1,0 +1,273 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/run"
+	"github.com/labstack/echo/v4"
+)
+
+// RunService is what the API needs of runs, threads and the sandbox tools.
+type RunService interface {
+	Start(ctx context.Context, workspaceID, agentID, key string) (auxilia.Run, error)
+	Get(ctx context.Context, workspaceID, id string) (auxilia.Run, error)
+	Complete(ctx context.Context, workspaceID, id string) (auxilia.Run, error)
+	Thread(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
+	ListThreads(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
+	ListRuns(ctx context.Context, workspaceID, agentID, key string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
+	DeleteThread(ctx context.Context, workspaceID, agentID, key string) error
+
+	Execute(ctx context.Context, workspaceID, runID string, in run.ExecInput) (provider.ExecResult, error)
+	List(ctx context.Context, workspaceID, runID, dir string, approved bool) ([]provider.FileInfo, error)
+	Read(ctx context.Context, workspaceID, runID, file string, offset, limit int, approved bool) (run.Text, error)
+	Write(ctx context.Context, workspaceID, runID, file string, data []byte, approved bool) (string, error)
+	Edit(ctx context.Context, workspaceID, runID, file, old, replacement string, all, approved bool) (int, error)
+	Glob(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) ([]string, error)
+	Grep(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) ([]run.Match, error)
+}
+
+type runsHandler struct {
+	svc         RunService
+	uploadLimit int64
+}
+
+func (h runsHandler) routes(g routes, idem echo.MiddlewareFunc) {
+	g.POST("/agents/:id/threads/:thread_id/runs", h.start, idem)
+	g.GET("/agents/:id/threads", h.threads)
+	g.GET("/agents/:id/threads/:thread_id", h.thread)
+	g.DELETE("/agents/:id/threads/:thread_id", h.deleteThread)
+	g.GET("/agents/:id/threads/:thread_id/runs", h.runs)
+	g.GET("/runs/:run_id", h.get)
+	g.POST("/runs/:run_id/complete", h.complete)
+	h.toolRoutes(g)
+}
+
+type runSandboxView struct {
+	SandboxID  string `json:"sandbox_id" format:"uuid"`
+	Name       string `json:"name"`
+	Provider   string `json:"provider" enums:"opensandbox,daytona,cloudrun,local"`
+	InstanceID string `json:"instance_id" example:"loc-3f2a9c1b0d4e5f60"`
+	Created    bool   `json:"created"`
+	Replaced   bool   `json:"replaced"`
+} //@name RunSandbox
+
+type runView struct {
+	ID             string          `json:"id" format:"uuid"`
+	AgentID        string          `json:"agent_id" format:"uuid"`
+	ThreadID       string          `json:"thread_id" example:"conversation-42"`
+	Status         string          `json:"status" enums:"active,completed,expired"`
+	Sandbox        *runSandboxView `json:"sandbox" extensions:"x-nullable"`
+	Notice         *string         `json:"notice" extensions:"x-nullable"`
+	StartedAt      time.Time       `json:"started_at" format:"date-time"`
+	LastActivityAt time.Time       `json:"last_activity_at" format:"date-time"`
+	EndedAt        *time.Time      `json:"ended_at" format:"date-time" extensions:"x-nullable"`
+} //@name Run
+
+type runList list[runView] //@name RunList
+
+type threadView struct {
+	ThreadID   string     `json:"thread_id" example:"conversation-42"`
+	SandboxID  *string    `json:"sandbox_id" format:"uuid" extensions:"x-nullable"`
+	InstanceID *string    `json:"instance_id" extensions:"x-nullable"`
+	LastRunAt  *time.Time `json:"last_run_at" format:"date-time" extensions:"x-nullable"`
+} //@name Thread
+
+type threadList list[threadView] //@name ThreadList
+
+func viewRun(r auxilia.Run) runView {
+	v := runView{ID: r.ID, AgentID: r.AgentID, ThreadID: r.ThreadKey, Status: string(r.Status),
+		StartedAt: r.StartedAt, LastActivityAt: r.LastActivityAt, EndedAt: r.EndedAt}
+	if r.SandboxID != "" {
+		v.Sandbox = &runSandboxView{SandboxID: r.SandboxID, Name: r.SandboxName, Provider: r.Provider,
+			InstanceID: r.InstanceRef, Created: r.Created, Replaced: r.Replaced}
+	}
+	if r.Notice != "" {
+		v.Notice = &r.Notice
+	}
+	return v
+}
+
+func viewThread(t auxilia.Thread) threadView {
+	v := threadView{ThreadID: t.Key, LastRunAt: t.LastRunAt}
+	if t.Instance != nil && t.Instance.Status == auxilia.InstanceLive {
+		v.SandboxID, v.InstanceID = &t.Instance.SandboxID, &t.Instance.ProviderRef
+	}
+	return v
+}
+
+// start begins a run of the agent on the thread.
+//
+//	@Summary		Start a run of an agent on a thread
+//	@Description	Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run.
+//	@Tags			runs
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			id				path		string	true	"Agent id"	format(uuid)
+//	@Param			thread_id		path		string	true	"The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : -"
+//	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry"	maxLength(255)
+//	@Success		201				{object}	runView
+//	@Header			201				{string}	Location	"The run"
+//	@Failure		400,401,404,409,422	{object}	Problem
+//	@Router			/api/v1/agents/{id}/threads/{thread_id}/runs [post]
+func (h runsHandler) start(c echo.Context) error {
+	agentID, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	r, err := h.svc.Start(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/runs/"+r.ID)
+	return c.JSON(http.StatusCreated, viewRun(r))
+}
+
+// get reads a run.
+//
+//	@Summary	Get a run
+//	@Tags		runs
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		run_id	path		string	true	"Run id"	format(uuid)
+//	@Success	200		{object}	runView
+//	@Failure	401,404	{object}	Problem
+//	@Router		/api/v1/runs/{run_id} [get]
+func (h runsHandler) get(c echo.Context) error {
+	id, err := pathID(c, "run_id", "run")
+	if err != nil {
+		return err
+	}
+	r, err := h.svc.Get(c.Request().Context(), actor(c).Workspace.ID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, viewRun(r))
+}
+
+// complete ends a run.
+//
+//	@Summary		Complete a run
+//	@Description	Ends the run. Providers that keep files between runs by snapshot (Cloud Run) save it now; if that fails the run still ends, and its notice says so.
+//	@Tags			runs
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			run_id	path		string	true	"Run id"	format(uuid)
+//	@Success		200		{object}	runView
+//	@Failure		401,404,409	{object}	Problem
+//	@Router			/api/v1/runs/{run_id}/complete [post]
+func (h runsHandler) complete(c echo.Context) error {
+	id, err := pathID(c, "run_id", "run")
+	if err != nil {
+		return err
+	}
+	r, err := h.svc.Complete(c.Request().Context(), actor(c).Workspace.ID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, viewRun(r))
+}
+
+// threads lists an agent's threads.
+//
+//	@Summary	List an agent's threads
+//	@Tags		runs
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		id			path		string	true	"Agent id"	format(uuid)
+//	@Param		page_size	query		int		false	"Items per page"	minimum(1)	maximum(200)	default(50)
+//	@Param		page_token	query		string	false	"next_page_token of the previous page"
+//	@Success	200			{object}	threadList
+//	@Failure	401,404,422	{object}	Problem
+//	@Router		/api/v1/agents/{id}/threads [get]
+func (h runsHandler) threads(c echo.Context) error {
+	agentID, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	req, err := pageRequest(c)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.ListThreads(c.Request().Context(), actor(c).Workspace.ID, agentID, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, threadList(listOf(page, viewThread)))
+}
+
+// thread reads a thread: the sandbox instance it works in.
+//
+//	@Summary	Get a thread
+//	@Tags		runs
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		id			path		string	true	"Agent id"	format(uuid)
+//	@Param		thread_id	path		string	true	"The caller's thread id"
+//	@Success	200			{object}	threadView
+//	@Failure	401,404		{object}	Problem
+//	@Router		/api/v1/agents/{id}/threads/{thread_id} [get]
+func (h runsHandler) thread(c echo.Context) error {
+	agentID, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	t, err := h.svc.Thread(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, viewThread(t))
+}
+
+// deleteThread removes a thread and destroys its instance.
+//
+//	@Summary	Delete a thread
+//	@Tags		runs
+//	@Security	BearerAuth
+//	@Param		id			path	string	true	"Agent id"	format(uuid)
+//	@Param		thread_id	path	string	true	"The caller's thread id"
+//	@Success	204
+//	@Failure	401,404	{object}	Problem
+//	@Router		/api/v1/agents/{id}/threads/{thread_id} [delete]
+func (h runsHandler) deleteThread(c echo.Context) error {
+	agentID, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	if err := h.svc.DeleteThread(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// runs lists a thread's runs.
+//
+//	@Summary	List a thread's runs
+//	@Tags		runs
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		id			path		string	true	"Agent id"	format(uuid)
+//	@Param		thread_id	path		string	true	"The caller's thread id"
+//	@Param		page_size	query		int		false	"Items per page"	minimum(1)	maximum(200)	default(50)
+//	@Param		page_token	query		string	false	"next_page_token of the previous page"
+//	@Success	200			{object}	runList
+//	@Failure	401,404,422	{object}	Problem
+//	@Router		/api/v1/agents/{id}/threads/{thread_id}/runs [get]
+func (h runsHandler) runs(c echo.Context) error {
+	agentID, err := pathID(c, "id", "agent")
+	if err != nil {
+		return err
+	}
+	req, err := pageRequest(c)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.ListRuns(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, runList(listOf(page, viewRun)))
+}

@@ -1,0 +1,315 @@
+package api
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/run"
+	"github.com/labstack/echo/v4"
+)
+
+// headerApproval carries a person's approval of a tool that needs one.
+const headerApproval = "Auxilia-Approval"
+
+func (h runsHandler) toolRoutes(g routes) {
+	g.POST("/runs/:run_id/execute", h.execute)
+	g.GET("/runs/:run_id/ls", h.ls)
+	g.GET("/runs/:run_id/files", h.readFile)
+	g.PUT("/runs/:run_id/files", h.writeFile, raiseBodyLimit(h.uploadLimit))
+	g.POST("/runs/:run_id/edit", h.edit)
+	g.GET("/runs/:run_id/glob", h.glob)
+	g.GET("/runs/:run_id/grep", h.grep)
+}
+
+// approved reports whether the agent runtime says a person approved the call.
+func approved(c echo.Context) bool { return c.Request().Header.Get(headerApproval) == "granted" }
+
+type executeRequest struct {
+	Command string `json:"command" example:"python3 -c 'print(6*7)'"`
+	Timeout int    `json:"timeout" binding:"optional" example:"60" minimum:"1"`
+} //@name ExecuteRequest
+
+type executeResult struct {
+	ExitCode   int    `json:"exit_code"`
+	Output     string `json:"output"`
+	Truncated  bool   `json:"truncated"`
+	DurationMS int64  `json:"duration_ms"`
+} //@name ExecuteResult
+
+type fileEntry struct {
+	Path       string    `json:"path" example:"/workspace/data.csv"`
+	Type       string    `json:"type" enums:"file,directory"`
+	Size       int64     `json:"size"`
+	ModifiedAt time.Time `json:"modified_at" format:"date-time"`
+} //@name FileEntry
+
+type lsResult struct {
+	Entries []fileEntry `json:"entries"`
+} //@name ListResult
+
+type fileContent struct {
+	Path       string `json:"path"`
+	Content    string `json:"content"`
+	Offset     int    `json:"offset"`
+	Lines      int    `json:"lines"`
+	TotalLines int    `json:"total_lines"`
+} //@name FileContent
+
+type writtenFile struct {
+	Path string `json:"path"`
+} //@name WrittenFile
+
+type editRequest struct {
+	Path       string `json:"path"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all" binding:"optional"`
+} //@name EditRequest
+
+type editResult struct {
+	Replacements int `json:"replacements"`
+} //@name EditResult
+
+type globResult struct {
+	Paths []string `json:"paths"`
+} //@name GlobResult
+
+type grepMatch struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+} //@name GrepMatch
+
+type grepResult struct {
+	Matches []grepMatch `json:"matches"`
+} //@name GrepResult
+
+// execute runs a command in the run's sandbox.
+//
+//	@Summary		Run a command (the execute tool)
+//	@Description	Runs in the instance's working directory with the sandbox's timeout (a shorter `timeout` may be asked). A command that runs out of time ends with exit code 124 and "Command timed out after N seconds". With `Accept: text/event-stream` the output streams as `stdout` and `stderr` events (data: {"text"}), then an `exit` event (data: {"exit_code","duration_ms","truncated"}).
+//	@Tags			tools
+//	@Accept			json
+//	@Produce		json,text/event-stream
+//	@Security		BearerAuth
+//	@Param			run_id				path		string			true	"Run id"	format(uuid)
+//	@Param			Auxilia-Approval	header		string			false	"granted: a person approved this call"
+//	@Param			body				body		executeRequest	true	"The command"
+//	@Success		200					{object}	executeResult
+//	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
+//	@Router			/api/v1/runs/{run_id}/execute [post]
+func (h runsHandler) execute(c echo.Context) error {
+	id, err := pathID(c, "run_id", "run")
+	if err != nil {
+		return err
+	}
+	var req executeRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	in := run.ExecInput{Command: req.Command, Timeout: req.Timeout, Approved: approved(c)}
+	if wantsEventStream(c) {
+		return h.executeStream(c, id, in)
+	}
+	res, err := h.svc.Execute(c.Request().Context(), actor(c).Workspace.ID, id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, executeResult{ExitCode: res.ExitCode, Output: res.Output, Truncated: res.Truncated,
+		DurationMS: res.Duration.Milliseconds()})
+}
+
+// ls lists a directory of the run's sandbox.
+//
+//	@Summary	List a directory (the ls tool)
+//	@Tags		tools
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		run_id				path		string	true	"Run id"	format(uuid)
+//	@Param		path				query		string	false	"Directory; relative paths resolve against the working directory (the default)"
+//	@Param		Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Success	200					{object}	lsResult
+//	@Failure	401,403,404,409,422,428	{object}	Problem
+//	@Router		/api/v1/runs/{run_id}/ls [get]
+func (h runsHandler) ls(c echo.Context) error {
+	id, err := pathID(c, "run_id", "run")
+	if err != nil {
+		return err
+	}
+	entries, err := h.svc.List(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("path"), approved(c))
+	if err != nil {
+		return err
+	}
+	out := lsResult{Entries: make([]fileEntry, len(entries))}
+	for i, e := range entries {
+		kind := "file"
+		if e.Dir {
+			kind = "directory"
+		}
+		out.Entries[i] = fileEntry{Path: e.Path, Type: kind, Size: e.Size, ModifiedAt: e.ModifiedAt.UTC()}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// readFile reads lines of a text file.
+//
+//	@Summary	Read a text file (the read_file tool)
+//	@Tags		tools
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		run_id				path		string	true	"Run id"	format(uuid)
+//	@Param		path				query		string	true	"File; relative paths resolve against the working directory"
+//	@Param		offset				query		int		false	"First line, from 0"	minimum(0)	default(0)
+//	@Param		limit				query		int		false	"Most lines"	minimum(1)	maximum(20000)	default(2000)
+//	@Param		Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Success	200					{object}	fileContent
+//	@Failure	401,403,404,409,422,428	{object}	Problem
+//	@Router		/api/v1/runs/{run_id}/files [get]
+func (h runsHandler) readFile(c echo.Context) error {
+	id, err := pathID(c, "run_id", "run")
+	if err != nil {
+		return err
+	}
+	var fe auxilia.FieldErrors
+	offset := intQuery(c, &fe, "offset", 0)
+	limit := intQuery(c, &fe, "limit", run.DefaultReadLimit)
+	if err := fe.Err(); err != nil {
+		return err
+	}
+	t, err := h.svc.Read(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("path"), offset, limit, approved(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, fileContent(t))
+}
+
+// writeFile creates a file from the request body.
+//
+//	@Summary		Create a file (the write_file tool)
+//	@Description	The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten: 409 file_exists.
+//	@Tags			tools
+//	@Accept			octet-stream
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			run_id				path		string	true	"Run id"	format(uuid)
+//	@Param			path				query		string	true	"File; relative paths resolve against the working directory"
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Param			body				body		string	true	"The file's bytes"
+//	@Success		201					{object}	writtenFile
+//	@Failure		401,403,404,409,413,422,428	{object}	Problem
+//	@Router			/api/v1/runs/{run_id}/files [put]
+func (h runsHandler) writeFile(c echo.Context) error {
+	id, err := pathID(c, "run_id", "run")
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return bodyReadError(err)
+	}
+	p, err := h.svc.Write(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("path"), data, approved(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, writtenFile{Path: p})
+}
+
+// edit replaces text in a file.
+//
+//	@Summary		Edit a text file (the edit_file tool)
+//	@Description	Replaces old_string with new_string: it must occur exactly once, unless replace_all is set. Not found, or not unique: 422.
+//	@Tags			tools
+//	@Accept			json
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			run_id				path		string		true	"Run id"	format(uuid)
+//	@Param			Auxilia-Approval	header		string		false	"granted: a person approved this call"
+//	@Param			body				body		editRequest	true	"The edit"
+//	@Success		200					{object}	editResult
+//	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
+//	@Router			/api/v1/runs/{run_id}/edit [post]
+func (h runsHandler) edit(c echo.Context) error {
+	id, err := pathID(c, "run_id", "run")
+	if err != nil {
+		return err
+	}
+	var req editRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	n, err := h.svc.Edit(c.Request().Context(), actor(c).Workspace.ID, id, req.Path, req.OldString, req.NewString, req.ReplaceAll, approved(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, editResult{Replacements: n})
+}
+
+// glob finds paths by pattern.
+//
+//	@Summary	Find files by pattern (the glob tool)
+//	@Tags		tools
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		run_id				path		string	true	"Run id"	format(uuid)
+//	@Param		pattern				query		string	true	"* and ? within a name, ** across directories, e.g. **/*.py"
+//	@Param		path				query		string	false	"Directory to search (the working directory by default)"
+//	@Param		Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Success	200					{object}	globResult
+//	@Failure	401,403,404,409,422,428	{object}	Problem
+//	@Router		/api/v1/runs/{run_id}/glob [get]
+func (h runsHandler) glob(c echo.Context) error {
+	id, err := pathID(c, "run_id", "run")
+	if err != nil {
+		return err
+	}
+	paths, err := h.svc.Glob(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("pattern"), c.QueryParam("path"), approved(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, globResult{Paths: paths})
+}
+
+// grep finds lines containing text.
+//
+//	@Summary	Search files for text (the grep tool)
+//	@Tags		tools
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		run_id				path		string	true	"Run id"	format(uuid)
+//	@Param		pattern				query		string	true	"Text to find, taken literally"
+//	@Param		path				query		string	false	"File or directory to search (the working directory by default)"
+//	@Param		Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Success	200					{object}	grepResult
+//	@Failure	401,403,404,409,422,428	{object}	Problem
+//	@Router		/api/v1/runs/{run_id}/grep [get]
+func (h runsHandler) grep(c echo.Context) error {
+	id, err := pathID(c, "run_id", "run")
+	if err != nil {
+		return err
+	}
+	matches, err := h.svc.Grep(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("pattern"), c.QueryParam("path"), approved(c))
+	if err != nil {
+		return err
+	}
+	out := grepResult{Matches: make([]grepMatch, len(matches))}
+	for i, m := range matches {
+		out.Matches[i] = grepMatch(m)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// intQuery reads an optional whole-number query parameter.
+func intQuery(c echo.Context, fe *auxilia.FieldErrors, name string, def int) int {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		fe.Add(name, "must be a whole number")
+	}
+	return n
+}

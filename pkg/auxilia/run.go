@@ -1,0 +1,81 @@
+package auxilia
+
+import (
+	"regexp"
+	"time"
+)
+
+// ThreadKeyPattern is what a caller-chosen thread id may be.
+var ThreadKeyPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// Thread is a conversation of an agent, keyed by the caller's id. It
+// remembers the instance its runs work in.
+type Thread struct {
+	ID          string // ours
+	WorkspaceID string
+	AgentID     string
+	Key         string // the caller's thread id
+	Instance    *Instance
+	LastRunAt   *time.Time
+	CreatedAt   time.Time
+}
+
+// InstanceStatus is where an instance is in its life.
+type InstanceStatus string
+
+// Instance statuses: a thread points only at a creating or live instance;
+// a released one waits for the reaper to destroy it at the provider.
+const (
+	InstanceCreating  InstanceStatus = "creating"
+	InstanceLive      InstanceStatus = "live"
+	InstanceReleased  InstanceStatus = "released"
+	InstanceDestroyed InstanceStatus = "destroyed"
+)
+
+// Instance is a sandbox instance at a provider, made for a thread.
+type Instance struct {
+	ID          string
+	WorkspaceID string
+	SandboxID   string
+	ThreadID    string
+	ProviderRef string // the provider's id for it; "" until created
+	WorkDir     string
+	State       SealedSecret // the provider's data about it, sealed
+	Status      InstanceStatus
+	CreatedBy   string     // the run that is creating it
+	LeaseUntil  *time.Time // a creating instance's claim ends then
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// RunStatus is where a run is in its life.
+type RunStatus string
+
+// Run statuses.
+const (
+	RunActive    RunStatus = "active"
+	RunCompleted RunStatus = "completed"
+	RunExpired   RunStatus = "expired"
+)
+
+// Run is one turn of an agent on a thread.
+type Run struct {
+	ID          string
+	WorkspaceID string
+	AgentID     string
+	ThreadID    string // ours
+	ThreadKey   string // the caller's
+	Status      RunStatus
+	// The sandbox it runs with; empty when the agent has none.
+	SandboxID      string
+	SandboxName    string
+	Provider       string
+	InstanceID     string // ours
+	InstanceRef    string // the provider's
+	Created        bool   // the run made a new instance
+	Replaced       bool   // …because the thread's earlier one was gone
+	Notice         string
+	StartedAt      time.Time
+	LastActivityAt time.Time
+	EndedAt        *time.Time
+}

@@ -1,0 +1,361 @@
+package providertest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// Fake is an in-process provider for testing what uses providers: each
+// instance is a folder on the host, commands run there with sh, and every
+// call is counted and can be slowed down or made to fail.
+type Fake struct {
+	dir string
+
+	mu        sync.Mutex
+	instances map[string]string // provider id → folder
+	calls     map[string]int
+	latency   time.Duration
+	fail      map[string]error
+	onExecute func(command string) (provider.ExecResult, bool)
+	onCreate  func(ctx context.Context)
+}
+
+// NewFake returns a fake provider keeping its instances under dir.
+func NewFake(dir string) *Fake {
+	return &Fake{dir: dir, instances: map[string]string{}, calls: map[string]int{}, fail: map[string]error{}}
+}
+
+// FakeConfig is the fake's config: the settings every provider has.
+type FakeConfig struct {
+	DefaultPackages []string `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages"`
+	Timeout         int      `json:"timeout" validate:"min=1,max=86400" title:"Timeout (seconds)"`
+}
+
+func (c *FakeConfig) Validate(provider.Policy) []provider.FieldError { return nil }
+func (c *FakeConfig) CommandTimeout() time.Duration                  { return time.Duration(c.Timeout) * time.Second }
+func (c *FakeConfig) Packages() []string                             { return c.DefaultPackages }
+
+func (f *Fake) Name() string           { return "fake" }
+func (f *Fake) Title() string          { return "Fake" }
+func (f *Fake) Description() string    { return "An in-process provider for tests." }
+func (f *Fake) URL() provider.Field    { return provider.Field{} }
+func (f *Fake) Secret() provider.Field { return provider.Field{} }
+func (f *Fake) NewConfig() provider.Config {
+	return &FakeConfig{DefaultPackages: []string{}, Timeout: 1800}
+}
+func (f *Fake) Open(provider.Settings) (provider.Client, error) { return f, nil }
+
+// Calls returns how many times op was called ("probe", "create", "reconnect", …).
+func (f *Fake) Calls(op string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[op]
+}
+
+// TotalCalls is the number of calls of every kind.
+func (f *Fake) TotalCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		n += c
+	}
+	return n
+}
+
+// ResetCalls forgets the counts.
+func (f *Fake) ResetCalls() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = map[string]int{}
+}
+
+// SetLatency makes every call take at least d.
+func (f *Fake) SetLatency(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.latency = d
+}
+
+// Fail makes op fail with err from now on (nil to stop).
+func (f *Fake) Fail(op string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail[op] = err
+}
+
+// OnExecute lets a test answer some commands itself (return false to run them).
+func (f *Fake) OnExecute(fn func(command string) (provider.ExecResult, bool)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onExecute = fn
+}
+
+// OnCreate runs fn at the start of every create (a test may block there).
+func (f *Fake) OnCreate(fn func(ctx context.Context)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onCreate = fn
+}
+
+// Live returns the ids of the instances the fake has.
+func (f *Fake) Live() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ids []string
+	for id := range f.instances {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Vanish makes an instance disappear, as if the provider had expired it.
+func (f *Fake) Vanish(id string) {
+	f.mu.Lock()
+	dir := f.instances[id]
+	delete(f.instances, id)
+	f.mu.Unlock()
+	os.RemoveAll(dir)
+}
+
+// enter counts a call, waits the latency and returns the op's injected failure.
+func (f *Fake) enter(ctx context.Context, op string) error {
+	f.mu.Lock()
+	f.calls[op]++
+	latency, err := f.latency, f.fail[op]
+	f.mu.Unlock()
+	if latency > 0 {
+		select {
+		case <-time.After(latency):
+		case <-ctx.Done():
+			return provider.Errorf(provider.ErrTimeout, "fake", op, "%v", ctx.Err())
+		}
+	}
+	return err
+}
+
+func (f *Fake) folder(op, id string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	dir, ok := f.instances[id]
+	if !ok {
+		return "", provider.Errorf(provider.ErrGone, "fake", op, "no instance %s", id)
+	}
+	return dir, nil
+}
+
+func (f *Fake) Probe(ctx context.Context) error { return f.enter(ctx, "probe") }
+
+func (f *Fake) Create(ctx context.Context, _ provider.Labels) (provider.Instance, error) {
+	if err := f.enter(ctx, "create"); err != nil {
+		return provider.Instance{}, err
+	}
+	f.mu.Lock()
+	hook := f.onCreate
+	f.mu.Unlock()
+	if hook != nil {
+		hook(ctx)
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	id := "fake-" + hex.EncodeToString(b)
+	dir := filepath.Join(f.dir, id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return provider.Instance{}, err
+	}
+	f.mu.Lock()
+	f.instances[id] = dir
+	f.mu.Unlock()
+	return provider.Instance{ID: id, WorkDir: dir}, nil
+}
+
+func (f *Fake) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
+	if err := f.enter(ctx, "reconnect"); err != nil {
+		return inst, err
+	}
+	_, err := f.folder("reconnect", inst.ID)
+	return inst, err
+}
+
+func (f *Fake) KeepAlive(ctx context.Context, inst provider.Instance) error {
+	if err := f.enter(ctx, "keepalive"); err != nil {
+		return err
+	}
+	_, err := f.folder("keepalive", inst.ID)
+	return err
+}
+
+func (f *Fake) Persist(ctx context.Context, _ provider.Instance) error {
+	return f.enter(ctx, "persist")
+}
+
+func (f *Fake) Destroy(ctx context.Context, inst provider.Instance) error {
+	if err := f.enter(ctx, "destroy"); err != nil {
+		return err
+	}
+	f.Vanish(inst.ID)
+	return nil
+}
+
+func (f *Fake) Execute(ctx context.Context, inst provider.Instance, req provider.ExecRequest) (provider.ExecResult, error) {
+	if err := f.enter(ctx, "execute"); err != nil {
+		return provider.ExecResult{}, err
+	}
+	dir, err := f.folder("execute", inst.ID)
+	if err != nil {
+		return provider.ExecResult{}, err
+	}
+	f.mu.Lock()
+	hook := f.onExecute
+	f.mu.Unlock()
+	if hook != nil {
+		if res, ok := hook(req.Command); ok {
+			return res, nil
+		}
+	}
+	out := provider.NewOutput(req)
+	ctx, cancel := context.WithTimeout(ctx, req.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", req.Command)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	cmd.Stdout = streamWriter{out, "stdout"}
+	cmd.Stderr = streamWriter{out, "stderr"}
+	start := time.Now()
+	err = cmd.Run()
+	code := 0
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return out.Result(-1, true, req.Timeout, time.Since(start)), nil
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	case err != nil:
+		return provider.ExecResult{}, err
+	}
+	return out.Result(code, false, req.Timeout, time.Since(start)), nil
+}
+
+type streamWriter struct {
+	out    *provider.Output
+	stream string
+}
+
+func (w streamWriter) Write(p []byte) (int, error) {
+	w.out.Write(w.stream, string(p))
+	return len(p), nil
+}
+
+// hostPath maps a sandbox path (the instance folder is its working directory) to the host.
+func (f *Fake) hostPath(op string, inst provider.Instance, p string) (string, error) {
+	dir, err := f.folder(op, inst.ID)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(p, inst.WorkDir) {
+		return "", provider.Errorf(provider.ErrNotFound, "fake", op, "%s is outside the instance", p)
+	}
+	return filepath.Join(dir, strings.TrimPrefix(p, inst.WorkDir)), nil
+}
+
+func (f *Fake) ListFiles(ctx context.Context, inst provider.Instance, dir string) ([]provider.FileInfo, error) {
+	if err := f.enter(ctx, "list"); err != nil {
+		return nil, err
+	}
+	host, err := f.hostPath("list", inst, dir)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(host)
+	if err != nil {
+		return nil, fileError("list", err)
+	}
+	var out []provider.FileInfo
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		out = append(out, fileInfo(filepath.Join(dir, e.Name()), info))
+	}
+	return out, nil
+}
+
+func (f *Fake) Stat(ctx context.Context, inst provider.Instance, p string) (provider.FileInfo, error) {
+	if err := f.enter(ctx, "stat"); err != nil {
+		return provider.FileInfo{}, err
+	}
+	host, err := f.hostPath("stat", inst, p)
+	if err != nil {
+		return provider.FileInfo{}, err
+	}
+	info, err := os.Stat(host)
+	if err != nil {
+		return provider.FileInfo{}, fileError("stat", err)
+	}
+	return fileInfo(p, info), nil
+}
+
+func (f *Fake) ReadFile(ctx context.Context, inst provider.Instance, p string) ([]byte, error) {
+	if err := f.enter(ctx, "read"); err != nil {
+		return nil, err
+	}
+	host, err := f.hostPath("read", inst, p)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(host)
+	return data, fileError("read", err)
+}
+
+func (f *Fake) WriteFile(ctx context.Context, inst provider.Instance, p string, data []byte) error {
+	if err := f.enter(ctx, "write"); err != nil {
+		return err
+	}
+	host, err := f.hostPath("write", inst, p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(host), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(host, data, 0o644)
+}
+
+func (f *Fake) RemoveFile(ctx context.Context, inst provider.Instance, p string) error {
+	if err := f.enter(ctx, "remove"); err != nil {
+		return err
+	}
+	host, err := f.hostPath("remove", inst, p)
+	if err != nil {
+		return err
+	}
+	return fileError("remove", os.Remove(host))
+}
+
+func fileInfo(p string, info fs.FileInfo) provider.FileInfo {
+	return provider.FileInfo{Path: p, Dir: info.IsDir(), Size: info.Size(), ModifiedAt: info.ModTime()}
+}
+
+func fileError(op string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return provider.Errorf(provider.ErrNotFound, "fake", op, "%v", err)
+	}
+	return err
+}

@@ -1,0 +1,41 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// unavailable is the problem a run start answers when its sandbox cannot be
+// used: it names the sandbox and says why, in the provider's words.
+func unavailable(sb auxilia.Sandbox, err error) error {
+	return unavailableBecause(sb, provider.Reason(err), reasonText(err))
+}
+
+func unavailableBecause(sb auxilia.Sandbox, reason, text string) error {
+	return auxilia.Errorf(auxilia.CodeSandboxUnavailable, "Sandbox '%s' is not available: %s", sb.Name, text).
+		With("sandbox_id", sb.ID).With("sandbox_name", sb.Name).With("probe_reason", reason)
+}
+
+// reasonText words a provider failure for people. Errors that are not the
+// provider's are internal: they are not shown.
+func reasonText(err error) string {
+	var pe *provider.Error
+	switch {
+	case errors.As(err, &pe) && pe.Message != "":
+		return fmt.Sprintf("%s (%s)", pe.Kind, pe.Message)
+	case errors.As(err, &pe):
+		return pe.Kind.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the provider did not answer in time"
+	default:
+		return "internal error"
+	}
+}
+
+func notActive(r auxilia.Run, why string) error {
+	return auxilia.Errorf(auxilia.CodeRunNotActive, "Run %s is not active: %s", r.ID, why).With("status", string(r.Status))
+}

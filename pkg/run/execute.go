@@ -1,0 +1,63 @@
+package run
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// maxCommandLength bounds a command line.
+const maxCommandLength = 256 << 10
+
+// ExecInput is an execute call.
+type ExecInput struct {
+	Command string
+	// Timeout in seconds; 0 takes the sandbox's; more is capped at the sandbox's.
+	Timeout int
+	// OnOutput, when set, streams output as it arrives.
+	OnOutput func(stream, text string)
+	Approved bool
+}
+
+// Execute runs a command in the run's instance, in its working directory.
+// A command that runs out of time ends with exit code 124.
+func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in ExecInput) (provider.ExecResult, error) {
+	var fe auxilia.FieldErrors
+	switch {
+	case strings.TrimSpace(in.Command) == "":
+		fe.Add("command", "is required")
+	case len(in.Command) > maxCommandLength:
+		fe.Add("command", "must be at most %d bytes", maxCommandLength)
+	case strings.ContainsRune(in.Command, 0):
+		fe.Add("command", "must not contain NUL bytes")
+	}
+	if in.Timeout < 0 {
+		fe.Add("timeout", "must be a positive number of seconds")
+	}
+	if err := fe.Err(); err != nil {
+		return provider.ExecResult{}, err
+	}
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "execute", Approved: in.Approved,
+		Args: map[string]any{"command": in.Command, "timeout": in.Timeout}})
+	if err != nil {
+		return provider.ExecResult{}, err
+	}
+	timeout := c.config.CommandTimeout()
+	if in.Timeout > 0 && time.Duration(in.Timeout)*time.Second < timeout {
+		timeout = time.Duration(in.Timeout) * time.Second
+	}
+	var res provider.ExecResult
+	err = s.keepAlive(ctx, c, func() error {
+		var err error
+		res, err = c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: in.Command, Timeout: timeout,
+			OutputLimit: s.opt.OutputLimit, OnOutput: in.OnOutput})
+		return err
+	})
+	if err != nil {
+		return res, s.providerError(c, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,182 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// Defaults and bounds of read_file, in lines.
+const (
+	DefaultReadLimit = 2000
+	MaxReadLimit     = 20000
+)
+
+// List lists a directory of the run's instance (its working directory when dir is empty).
+func (s *Service) List(ctx context.Context, workspaceID, runID, dir string, approved bool) ([]provider.FileInfo, error) {
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "ls", Approved: approved, Args: map[string]any{"path": dir}})
+	if err != nil {
+		return nil, err
+	}
+	p, err := resolve(c, "path", dir)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := c.client.ListFiles(ctx, c.instance, p)
+	return entries, s.fileError(c, err, p)
+}
+
+// Text is a window of a text file's lines.
+type Text struct {
+	Path       string
+	Content    string
+	Offset     int
+	Lines      int
+	TotalLines int
+}
+
+// Read returns up to limit lines of a text file from line offset (0-based).
+func (s *Service) Read(ctx context.Context, workspaceID, runID, file string, offset, limit int, approved bool) (Text, error) {
+	var fe auxilia.FieldErrors
+	if file == "" {
+		fe.Add("path", "is required")
+	}
+	if offset < 0 {
+		fe.Add("offset", "must be 0 or more")
+	}
+	if limit < 1 || limit > MaxReadLimit {
+		fe.Add("limit", "must be from 1 to %d", MaxReadLimit)
+	}
+	if err := fe.Err(); err != nil {
+		return Text{}, err
+	}
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "read_file", Approved: approved, Args: map[string]any{"path": file}})
+	if err != nil {
+		return Text{}, err
+	}
+	p, err := resolve(c, "path", file)
+	if err != nil {
+		return Text{}, err
+	}
+	data, err := c.client.ReadFile(ctx, c.instance, p)
+	if err != nil {
+		return Text{}, s.fileError(c, err, p)
+	}
+	if err := requireText(data); err != nil {
+		return Text{}, err
+	}
+	lines := splitLines(string(data))
+	out := Text{Path: p, Offset: offset, TotalLines: len(lines)}
+	if offset < len(lines) {
+		window := lines[offset:min(len(lines), offset+limit)]
+		out.Content, out.Lines = strings.Join(window, ""), len(window)
+	}
+	return out, nil
+}
+
+// splitLines cuts text after each newline, keeping them.
+func splitLines(text string) []string {
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// Write creates a file (and its parent directories); an existing file is not overwritten.
+func (s *Service) Write(ctx context.Context, workspaceID, runID, file string, data []byte, approved bool) (string, error) {
+	if file == "" {
+		var fe auxilia.FieldErrors
+		fe.Add("path", "is required")
+		return "", fe.Err()
+	}
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "write_file", Approved: approved,
+		Args: map[string]any{"path": file, "bytes": len(data)}})
+	if err != nil {
+		return "", err
+	}
+	p, err := resolve(c, "path", file)
+	if err != nil {
+		return "", err
+	}
+	_, err = c.client.Stat(ctx, c.instance, p)
+	switch {
+	case err == nil:
+		return "", auxilia.Errorf(auxilia.CodeFileExists, "%s already exists: edit it instead.", p).With("path", p)
+	case !errors.Is(err, provider.ErrNotFound):
+		return "", s.providerError(c, err)
+	}
+	return p, s.providerError(c, c.client.WriteFile(ctx, c.instance, p, data))
+}
+
+// Edit replaces old with new in a text file: exactly once unless all is set.
+func (s *Service) Edit(ctx context.Context, workspaceID, runID, file, old, replacement string, all, approved bool) (int, error) {
+	var fe auxilia.FieldErrors
+	if file == "" {
+		fe.Add("path", "is required")
+	}
+	if old == "" {
+		fe.Add("old_string", "is required")
+	} else if old == replacement {
+		fe.Add("new_string", "must differ from old_string")
+	}
+	if err := fe.Err(); err != nil {
+		return 0, err
+	}
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "edit_file", Approved: approved, Args: map[string]any{"path": file}})
+	if err != nil {
+		return 0, err
+	}
+	p, err := resolve(c, "path", file)
+	if err != nil {
+		return 0, err
+	}
+	data, err := c.client.ReadFile(ctx, c.instance, p)
+	if err != nil {
+		return 0, s.fileError(c, err, p)
+	}
+	if err := requireText(data); err != nil {
+		return 0, err
+	}
+	text := string(data)
+	n := strings.Count(text, old)
+	switch {
+	case n == 0:
+		fe.Add("old_string", "was not found in %s", p)
+	case n > 1 && !all:
+		fe.Add("old_string", "appears %d times in %s: add context to make it unique, or set replace_all", n, p)
+	}
+	if err := fe.Err(); err != nil {
+		return 0, err
+	}
+	if !all {
+		n = 1
+	}
+	edited := strings.Replace(text, old, replacement, n)
+	return n, s.providerError(c, c.client.WriteFile(ctx, c.instance, p, []byte(edited)))
+}
+
+// requireText refuses binary files in the text tools.
+func requireText(data []byte) error {
+	if utf8.Valid(data) && !strings.ContainsRune(string(data), 0) {
+		return nil
+	}
+	var fe auxilia.FieldErrors
+	fe.Add("path", "is a binary file: inspect it with execute")
+	return fe.Err()
+}
+
+// fileError words a missing file as the caller's mistake, anything else as the provider's.
+func (s *Service) fileError(c *call, err error, p string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, provider.ErrNotFound) {
+		return auxilia.Errorf(auxilia.CodeNotFound, "%s does not exist in the sandbox.", p).With("path", p)
+	}
+	return s.providerError(c, err)
+}

@@ -1,0 +1,133 @@
+package run
+
+import (
+	"context"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// Get returns a run of the workspace; a run idle past the timeout reads as expired.
+func (s *Service) Get(ctx context.Context, workspaceID, id string) (auxilia.Run, error) {
+	r, err := s.Runs.Get(ctx, workspaceID, id)
+	if err == nil && s.idle(r) {
+		r.Status = auxilia.RunExpired
+	}
+	return r, err
+}
+
+func (s *Service) idle(r auxilia.Run) bool {
+	return r.Status == auxilia.RunActive && timeSince(r.LastActivityAt) > s.opt.IdleTimeout
+}
+
+// Complete ends a run. The instance's files are saved where the provider
+// keeps them between runs (Cloud Run: its snapshot); the run's notice says
+// so if that failed.
+func (s *Service) Complete(ctx context.Context, workspaceID, id string) (auxilia.Run, error) {
+	r, err := s.Runs.Get(ctx, workspaceID, id)
+	if err != nil {
+		return r, err
+	}
+	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+		ended, err := s.Runs.End(ctx, id, auxilia.RunCompleted)
+		if err != nil {
+			return err
+		}
+		if !ended {
+			return notActive(r, "it is already "+string(r.Status))
+		}
+		return auxilia.Audit(ctx, s.Audit, workspaceID, "run.complete", "run", id, "completed the run")
+	})
+	if err != nil {
+		return r, err
+	}
+	if perr := s.persist(ctx, r); perr != nil {
+		r.Notice = "The run ended, but saving its sandbox's files failed: " + reasonText(perr)
+	}
+	out, err := s.Runs.Get(ctx, workspaceID, id)
+	out.Notice = r.Notice
+	return out, err
+}
+
+// expire ends an idle run and saves its instance's files.
+func (s *Service) expire(ctx context.Context, r auxilia.Run) {
+	ctx = context.WithoutCancel(ctx)
+	if ended, err := s.Runs.End(ctx, r.ID, auxilia.RunExpired); err == nil && ended {
+		_ = s.persist(ctx, r)
+	}
+}
+
+// persist asks the provider to keep the run's instance's files between runs.
+func (s *Service) persist(ctx context.Context, r auxilia.Run) error {
+	if r.InstanceID == "" {
+		return nil
+	}
+	inst, err := s.Instances.Get(ctx, r.InstanceID)
+	if err != nil || inst.Status != auxilia.InstanceLive {
+		return err
+	}
+	client, _, err := s.Sandboxes.RetainedClient(ctx, inst.SandboxID)
+	if err != nil {
+		return err
+	}
+	pinst, err := s.providerInstance(inst)
+	if err != nil {
+		return err
+	}
+	return client.Persist(ctx, pinst)
+}
+
+// Thread returns the agent's thread keyed key.
+func (s *Service) Thread(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
+	if _, err := s.Agents.Get(ctx, workspaceID, agentID); err != nil {
+		return auxilia.Thread{}, err
+	}
+	return s.Threads.Get(ctx, workspaceID, agentID, key)
+}
+
+// ListThreads returns a page of the agent's threads.
+func (s *Service) ListThreads(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error) {
+	if _, err := s.Agents.Get(ctx, workspaceID, agentID); err != nil {
+		return auxilia.Page[auxilia.Thread]{}, err
+	}
+	return s.Threads.List(ctx, workspaceID, agentID, req)
+}
+
+// ListRuns returns a page of a thread's runs.
+func (s *Service) ListRuns(ctx context.Context, workspaceID, agentID, key string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error) {
+	t, err := s.Thread(ctx, workspaceID, agentID, key)
+	if err != nil {
+		return auxilia.Page[auxilia.Run]{}, err
+	}
+	page, err := s.Runs.List(ctx, t.ID, req)
+	for i := range page.Items {
+		if s.idle(page.Items[i]) {
+			page.Items[i].Status = auxilia.RunExpired
+		}
+	}
+	return page, err
+}
+
+// DeleteThread removes a thread with its runs and destroys its instance at
+// the provider (or leaves it to the reaper when the provider does not answer).
+func (s *Service) DeleteThread(ctx context.Context, workspaceID, agentID, key string) error {
+	t, err := s.Thread(ctx, workspaceID, agentID, key)
+	if err != nil {
+		return err
+	}
+	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+		if t.Instance != nil {
+			if err := s.Instances.Release(ctx, t.Instance.ID); err != nil {
+				return err
+			}
+		}
+		if err := s.Threads.Delete(ctx, t.ID); err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, s.Audit, workspaceID, "thread.delete", "thread", t.ID, "deleted thread "+t.Key)
+	})
+	if err != nil || t.Instance == nil {
+		return err
+	}
+	s.destroy(ctx, *t.Instance)
+	return nil
+}

@@ -1,0 +1,122 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+var timeSince = time.Since
+
+// Reaping bounds: how much one pass does, and how long destroyed instances are remembered.
+const (
+	reapBatch         = 200
+	keepDestroyedFor  = 24 * time.Hour
+	reapProviderLimit = 2 * time.Minute
+)
+
+// ReapReport says what a reaper pass did.
+type ReapReport struct {
+	Expired   int // runs ended for idleness
+	Abandoned int // creations whose creator died
+	Destroyed int // instances destroyed at their provider
+	Failed    int // instances whose provider did not let them be destroyed (tried again next pass)
+}
+
+// Reap is one pass of the reaper: it ends idle runs (saving their files),
+// releases instances whose creator died, and destroys released instances at
+// their provider with their sandbox's retained credentials (a deleted
+// sandbox's too). Nothing is left at a provider that no thread uses.
+func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
+	var rep ReapReport
+	idle, err := s.Runs.Idle(ctx, time.Now().Add(-s.opt.IdleTimeout), reapBatch)
+	if err != nil {
+		return rep, err
+	}
+	for _, r := range idle {
+		if ended, err := s.Runs.End(ctx, r.ID, auxilia.RunExpired); err == nil && ended {
+			rep.Expired++
+			_ = s.persist(ctx, r)
+		}
+	}
+	n, err := s.Instances.ExpireLeases(ctx, time.Now())
+	if err != nil {
+		return rep, err
+	}
+	rep.Abandoned = int(n)
+	released, err := s.Instances.Reapable(ctx, reapBatch)
+	if err != nil {
+		return rep, err
+	}
+	for _, inst := range released {
+		if s.destroy(ctx, inst) {
+			rep.Destroyed++
+		} else {
+			rep.Failed++
+		}
+	}
+	_, err = s.Instances.PurgeDestroyed(ctx, time.Now().Add(-keepDestroyedFor))
+	return rep, err
+}
+
+// destroy destroys an instance at its provider and records it; it reports
+// whether the instance is gone. One the provider never made is gone already.
+func (s *Service) destroy(ctx context.Context, inst auxilia.Instance) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reapProviderLimit)
+	defer cancel()
+	if inst.ProviderRef != "" {
+		client, _, err := s.Sandboxes.RetainedClient(ctx, inst.SandboxID)
+		if err != nil {
+			return false
+		}
+		pinst, err := s.providerInstance(inst)
+		if err != nil {
+			return false
+		}
+		if err := client.Destroy(ctx, pinst); err != nil && !errors.Is(err, provider.ErrGone) {
+			return false
+		}
+	}
+	return s.Instances.MarkDestroyed(ctx, inst.ID) == nil
+}
+
+// Locker runs work in one process at a time across every replica.
+type Locker interface {
+	WithTryLock(ctx context.Context, name string, fn func(ctx context.Context) error) (bool, error)
+}
+
+// Purger forgets what the reaper has finished with.
+type Purger interface {
+	Purge(ctx context.Context) error
+}
+
+// RunReaper reaps every interval until ctx ends, one replica at a time.
+func (s *Service) RunReaper(ctx context.Context, every time.Duration, lock Locker, purge Purger, log *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		ran, err := lock.WithTryLock(ctx, "reaper", func(ctx context.Context) error {
+			rep, err := s.Reap(ctx)
+			if rep != (ReapReport{}) {
+				log.Info("reaper pass", "expired_runs", rep.Expired, "abandoned_creations", rep.Abandoned,
+					"destroyed_instances", rep.Destroyed, "failed_destroys", rep.Failed)
+			}
+			if err != nil {
+				return err
+			}
+			return purge.Purge(ctx)
+		})
+		if err != nil && ctx.Err() == nil {
+			log.Warn("reaper pass failed", "error", err.Error(), "ran", ran)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

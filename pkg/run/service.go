@@ -1,0 +1,127 @@
+// Package run gives every run of an agent on a thread a live sandbox
+// instance: it probes the provider, reconnects the thread's instance or
+// creates (or replaces) one, records the run, and serves the sandbox tools
+// under the binding's policies. A reaper destroys what is no longer needed.
+package run
+
+import (
+	"context"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/sandbox"
+	"github.com/auxilia/sandboxes/pkg/secret"
+)
+
+// Agents finds agents with their bindings.
+type Agents interface {
+	Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error)
+}
+
+// Threads keeps conversation threads.
+type Threads interface {
+	Lock(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
+	Get(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
+	List(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
+	Ran(ctx context.Context, id string, at time.Time) error
+	Delete(ctx context.Context, id string) error
+}
+
+// Instances keeps the instances threads work in.
+type Instances interface {
+	Claim(ctx context.Context, t auxilia.Thread, sandboxID, runID string, lease time.Time) (auxilia.Instance, error)
+	Get(ctx context.Context, id string) (auxilia.Instance, error)
+	MarkLive(ctx context.Context, id, providerRef, workDir string, state auxilia.SealedSecret) (bool, error)
+	SetState(ctx context.Context, id string, state auxilia.SealedSecret) error
+	Release(ctx context.Context, id string) error
+	MarkDestroyed(ctx context.Context, id string) error
+	ExpireLeases(ctx context.Context, now time.Time) (int64, error)
+	Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error)
+	PurgeDestroyed(ctx context.Context, before time.Time) (int64, error)
+}
+
+// Runs keeps runs.
+type Runs interface {
+	Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error)
+	Get(ctx context.Context, workspaceID, id string) (auxilia.Run, error)
+	List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
+	Touch(ctx context.Context, id string, at time.Time, every time.Duration) error
+	End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error)
+	Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error)
+}
+
+// Sandboxes opens provider clients for sandboxes and keeps their health.
+type Sandboxes interface {
+	Client(ctx context.Context, workspaceID, id string) (provider.Client, auxilia.Sandbox, error)
+	RetainedClient(ctx context.Context, id string) (provider.Client, auxilia.Sandbox, error)
+	Config(sb auxilia.Sandbox) (provider.Config, error)
+	Probe(ctx context.Context, sb auxilia.Sandbox, client provider.Client) sandbox.ProbeResult
+	Observe(ctx context.Context, sb auxilia.Sandbox, err error, took time.Duration)
+}
+
+// Transactor runs work atomically.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// Options tune the service; zero values take the defaults.
+type Options struct {
+	// IdleTimeout expires a run with no tool call for this long (default 1 h).
+	IdleTimeout time.Duration
+	// CreateLease bounds how long an instance may take to be created
+	// (packages included) before others presume its creator dead (default 15 min).
+	CreateLease time.Duration
+	// InstallTimeout bounds the installation of default packages (default 10 min).
+	InstallTimeout time.Duration
+	// KeepAliveEvery is how often a long tool call tells the provider the
+	// instance is in use (default 5 min: well inside OpenSandbox's 30-minute
+	// TTL and Daytona's shortest useful auto-stop).
+	KeepAliveEvery time.Duration
+	// OutputLimit caps the output of a command kept for its answer (default 256 KiB).
+	OutputLimit int
+}
+
+func (o Options) withDefaults() Options {
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = time.Hour
+	}
+	if o.CreateLease <= 0 {
+		o.CreateLease = 15 * time.Minute
+	}
+	if o.InstallTimeout <= 0 {
+		o.InstallTimeout = 10 * time.Minute
+	}
+	if o.KeepAliveEvery <= 0 {
+		o.KeepAliveEvery = 5 * time.Minute
+	}
+	if o.OutputLimit <= 0 {
+		o.OutputLimit = provider.DefaultOutputLimit
+	}
+	return o
+}
+
+// Deps are what the service works with.
+type Deps struct {
+	Agents    Agents
+	Threads   Threads
+	Instances Instances
+	Runs      Runs
+	Sandboxes Sandboxes
+	Keys      *secret.Keyring
+	Audit     auxilia.Auditor
+	Tx        Transactor
+	Options   Options
+}
+
+// Service runs agents on threads.
+type Service struct {
+	Deps
+	opt      Options
+	creating *waiters
+}
+
+// New returns a run service.
+func New(d Deps) *Service {
+	return &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters()}
+}

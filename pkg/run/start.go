@@ -1,0 +1,299 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// ReplacedNotice tells the agent's user that the thread's earlier instance is gone.
+const ReplacedNotice = "The sandbox of this thread no longer existed at the provider, so this run has a new one: files from earlier runs are gone."
+
+// Start begins a run of the agent on the thread keyed key. An agent with a
+// sandbox gets a live instance: the thread's own, reconnected (its
+// reconnect is the run's probe), or a new one made after a probe, or a
+// replacement when the provider says the old one is gone.
+func (s *Service) Start(ctx context.Context, workspaceID, agentID, key string) (auxilia.Run, error) {
+	if !auxilia.ThreadKeyPattern.MatchString(key) {
+		var fe auxilia.FieldErrors
+		fe.Add("thread_id", "must be 1 to 128 letters, digits or . _ : -")
+		return auxilia.Run{}, fe.Err()
+	}
+	agent, err := s.Agents.Get(ctx, workspaceID, agentID)
+	if err != nil {
+		return auxilia.Run{}, err
+	}
+	run := auxilia.Run{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID}
+	if agent.Binding != nil {
+		client, sb, err := s.Sandboxes.Client(ctx, workspaceID, agent.Binding.SandboxID)
+		if err != nil {
+			return auxilia.Run{}, err
+		}
+		got, err := s.ensureInstance(ctx, agent, key, run.ID, sb, client)
+		if err != nil {
+			return auxilia.Run{}, err
+		}
+		run.SandboxID, run.InstanceID, run.Created, run.Replaced = sb.ID, got.instance.ID, got.created, got.replaced
+		if got.replaced {
+			run.Notice = ReplacedNotice
+		}
+	}
+	var out auxilia.Run
+	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+		thread, err := s.Threads.Lock(ctx, workspaceID, agentID, key)
+		if err != nil {
+			return err
+		}
+		run.ThreadID = thread.ID
+		if run.InstanceID != "" && (thread.Instance == nil || thread.Instance.ID != run.InstanceID) {
+			return auxilia.Errorf(auxilia.CodeConflict, "The thread's sandbox changed while the run started (its sandbox or agent was changed): start the run again.")
+		}
+		if out, err = s.Runs.Start(ctx, run); err != nil {
+			return err
+		}
+		if err := s.Threads.Ran(ctx, thread.ID, out.StartedAt); err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, s.Audit, workspaceID, "run.start", "run", out.ID, describeStart(agent, out))
+	})
+	return out, err
+}
+
+// ensured is the instance a run got.
+type ensured struct {
+	instance auxilia.Instance
+	created  bool
+	replaced bool
+}
+
+// ensureInstance gives the thread a live instance of sb. Exactly one
+// instance is made per thread however many runs start at once: the thread's
+// row lock lets one claim the creation; the others wait for it.
+func (s *Service) ensureInstance(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client) (ensured, error) {
+	replaced := false
+	waitStart, waitedFor := time.Time{}, ""
+	for {
+		var (
+			inst   auxilia.Instance
+			thread auxilia.Thread
+			step   string
+		)
+		err := s.Tx.InTx(ctx, func(ctx context.Context) error {
+			var err error
+			if thread, err = s.Threads.Lock(ctx, agent.WorkspaceID, agent.ID, key); err != nil {
+				return err
+			}
+			now := time.Now()
+			current := thread.Instance
+			if current == nil && waitedFor != "" {
+				// The run we waited for gave up; its failure is ours too, rather than a retry storm.
+				return unavailableBecause(sb, "provider", "creating this thread's instance failed in another run")
+			}
+			switch {
+			case current != nil && current.SandboxID == sb.ID && current.Status == auxilia.InstanceLive:
+				inst, step = *current, "reconnect"
+				return nil
+			case current != nil && current.SandboxID == sb.ID && current.Status == auxilia.InstanceCreating &&
+				current.LeaseUntil != nil && current.LeaseUntil.After(now):
+				inst, step = *current, "wait"
+				return nil
+			case current != nil:
+				// Made by another sandbox, or its creator died: the reaper takes it.
+				if err := s.Instances.Release(ctx, current.ID); err != nil {
+					return err
+				}
+			}
+			waitedFor = ""
+			inst, err = s.Instances.Claim(ctx, thread, sb.ID, runID, now.Add(s.opt.CreateLease))
+			step = "create"
+			return err
+		})
+		if err != nil {
+			return ensured{}, err
+		}
+		switch step {
+		case "wait":
+			if waitStart.IsZero() {
+				waitStart, waitedFor = time.Now(), inst.ID
+			}
+			if err := s.awaitCreation(ctx, inst, waitStart); err != nil {
+				return ensured{}, unavailableBecause(sb, "provider", err.Error())
+			}
+			continue
+		case "reconnect":
+			got, err := s.reconnect(ctx, sb, client, inst)
+			if errors.Is(err, provider.ErrGone) {
+				replaced = true
+				if err := s.Instances.MarkDestroyed(ctx, inst.ID); err != nil {
+					return ensured{}, err
+				}
+				continue
+			}
+			return ensured{instance: got, replaced: replaced}, err
+		default:
+			got, err := s.create(ctx, sb, client, inst, thread, !replaced)
+			return ensured{instance: got, created: true, replaced: replaced}, err
+		}
+	}
+}
+
+// awaitCreation waits until another run has made the thread's instance (or
+// given up), polling the database when that run is in another process.
+func (s *Service) awaitCreation(ctx context.Context, inst auxilia.Instance, since time.Time) error {
+	if time.Since(since) > s.opt.CreateLease {
+		return fmt.Errorf("another run has been creating this thread's instance for over %s", s.opt.CreateLease)
+	}
+	if done := s.creating.wait(inst.ID); done != nil {
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	delay := min(50*time.Millisecond+time.Since(since)/4, time.Second)
+	select {
+	case <-time.After(delay):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// reconnect makes the thread's live instance usable again. The call is
+// authenticated, so it is the run's probe too.
+func (s *Service) reconnect(ctx context.Context, sb auxilia.Sandbox, client provider.Client, inst auxilia.Instance) (auxilia.Instance, error) {
+	pinst, err := s.providerInstance(inst)
+	if err != nil {
+		return inst, err
+	}
+	start := time.Now()
+	got, err := client.Reconnect(ctx, pinst)
+	s.Sandboxes.Observe(ctx, sb, ignoreGone(err), time.Since(start))
+	if errors.Is(err, provider.ErrGone) {
+		return inst, err
+	}
+	if err != nil {
+		return inst, unavailable(sb, err)
+	}
+	if !bytes.Equal(got.State, pinst.State) {
+		sealed, err := s.sealState(inst.ID, got.State)
+		if err != nil {
+			return inst, err
+		}
+		if err := s.Instances.SetState(ctx, inst.ID, sealed); err != nil {
+			return inst, err
+		}
+		inst.State = sealed
+	}
+	return inst, nil
+}
+
+// A gone instance says nothing bad about the provider's health.
+func ignoreGone(err error) error {
+	if errors.Is(err, provider.ErrGone) {
+		return nil
+	}
+	return err
+}
+
+// create makes the claimed instance at the provider (after a probe, unless
+// an authenticated reconnect has just answered) and installs the default
+// packages. On any failure nothing is left behind: the thread points at
+// nothing and whatever the provider made is destroyed.
+func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provider.Client, inst auxilia.Instance, thread auxilia.Thread, probe bool) (auxilia.Instance, error) {
+	s.creating.begin(inst.ID)
+	defer s.creating.finish(inst.ID)
+	abandon := func() { _ = s.Instances.MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
+	if probe {
+		if res := s.Sandboxes.Probe(ctx, sb, client); !res.OK {
+			abandon()
+			return inst, unavailableBecause(sb, res.Reason, res.Detail)
+		}
+	}
+	cfg, err := s.Sandboxes.Config(sb)
+	if err != nil {
+		abandon()
+		return inst, err
+	}
+	pinst, err := client.Create(ctx, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Thread: thread.ID})
+	if err != nil {
+		abandon()
+		return inst, unavailable(sb, err)
+	}
+	destroy := func() {
+		_ = client.Destroy(context.WithoutCancel(ctx), pinst)
+		abandon()
+	}
+	if pkgs := cfg.Packages(); len(pkgs) > 0 {
+		if err := s.install(ctx, client, pinst, pkgs); err != nil {
+			destroy()
+			return inst, unavailableBecause(sb, "config", err.Error())
+		}
+	}
+	sealed, err := s.sealState(inst.ID, pinst.State)
+	if err != nil {
+		destroy()
+		return inst, err
+	}
+	live, err := s.Instances.MarkLive(ctx, inst.ID, pinst.ID, pinst.WorkDir, sealed)
+	if err != nil || !live {
+		destroy()
+		if err == nil {
+			err = auxilia.Errorf(auxilia.CodeConflict, "The thread's sandbox was changed while its instance was being created: start the run again.")
+		}
+		return inst, err
+	}
+	inst.ProviderRef, inst.WorkDir, inst.State, inst.Status = pinst.ID, pinst.WorkDir, sealed, auxilia.InstanceLive
+	return inst, nil
+}
+
+// install pip-installs the default packages into a new instance. They were
+// validated as plain requirement specifiers; they are quoted all the same.
+func (s *Service) install(ctx context.Context, client provider.Client, inst provider.Instance, pkgs []string) error {
+	quoted := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		quoted[i] = shellQuote(p)
+	}
+	cmd := "python3 -m pip install --no-input --disable-pip-version-check --quiet " + strings.Join(quoted, " ")
+	res, err := client.Execute(ctx, inst, provider.ExecRequest{Command: cmd, Timeout: s.opt.InstallTimeout, OutputLimit: 16 << 10})
+	switch {
+	case err != nil:
+		return fmt.Errorf("installing the default packages failed: %s", reasonText(err))
+	case res.ExitCode != 0:
+		return fmt.Errorf("installing the default packages failed (exit code %d):\n%s", res.ExitCode, tail(res.Output, 4000))
+	}
+	return nil
+}
+
+// tail keeps the end of s: an installer says what went wrong last.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func describeStart(agent auxilia.Agent, r auxilia.Run) string {
+	switch {
+	case r.SandboxID == "":
+		return fmt.Sprintf("agent %q on thread %s, without a sandbox", agent.Name, r.ThreadKey)
+	case r.Replaced:
+		return fmt.Sprintf("agent %q on thread %s, in a new instance %s of sandbox %q (the earlier one was gone)", agent.Name, r.ThreadKey, r.InstanceRef, r.SandboxName)
+	case r.Created:
+		return fmt.Sprintf("agent %q on thread %s, in a new instance %s of sandbox %q", agent.Name, r.ThreadKey, r.InstanceRef, r.SandboxName)
+	default:
+		return fmt.Sprintf("agent %q on thread %s, in instance %s of sandbox %q", agent.Name, r.ThreadKey, r.InstanceRef, r.SandboxName)
+	}
+}

@@ -1,0 +1,33 @@
+package run
+
+import (
+	"encoding/json"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/secret"
+)
+
+// stateAAD binds an instance's sealed provider state to its row.
+func stateAAD(instanceID string) string { return "instance:" + instanceID + ":state" }
+
+// sealState encrypts the provider's data about an instance: it may hold
+// access tokens (OpenSandbox's execd headers, for one).
+func (s *Service) sealState(instanceID string, state json.RawMessage) (auxilia.SealedSecret, error) {
+	if len(state) == 0 {
+		return auxilia.SealedSecret{}, nil
+	}
+	sealed, err := s.Keys.Seal(state, stateAAD(instanceID))
+	return auxilia.SealedSecret{KeyID: sealed.KeyID, Ciphertext: sealed.Ciphertext}, err
+}
+
+// providerInstance opens a stored instance for its provider's client.
+func (s *Service) providerInstance(inst auxilia.Instance) (provider.Instance, error) {
+	out := provider.Instance{ID: inst.ProviderRef, WorkDir: inst.WorkDir}
+	if inst.State.Ciphertext == "" {
+		return out, nil
+	}
+	state, err := s.Keys.Open(secret.Sealed{KeyID: inst.State.KeyID, Ciphertext: inst.State.Ciphertext}, stateAAD(inst.ID))
+	out.State = state
+	return out, err
+}

@@ -1,0 +1,141 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// touchEvery bounds how often a tool call records the run's activity.
+const touchEvery = 10 * time.Second
+
+// call is a tool call allowed to go ahead: the run, its instance and the client to reach it.
+type call struct {
+	run      auxilia.Run
+	sandbox  auxilia.Sandbox
+	config   provider.Config
+	client   provider.Client
+	instance provider.Instance
+}
+
+// Call describes a tool call for the approval check and the audit log.
+type Call struct {
+	Tool string
+	// Args are the call's arguments as a person approving it would read them.
+	Args map[string]any
+	// Approved is set when the agent runtime says a person approved the call.
+	Approved bool
+}
+
+// begin checks that the run may call the tool now (active, with a sandbox
+// the agent still has, the tool not disabled, approved if it needs to be)
+// and opens what the call needs.
+func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) (*call, error) {
+	r, err := s.Runs.Get(ctx, workspaceID, runID)
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != auxilia.RunActive {
+		return nil, notActive(r, "it is "+string(r.Status)+"; start a new run")
+	}
+	if time.Since(r.LastActivityAt) > s.opt.IdleTimeout {
+		s.expire(ctx, r)
+		r.Status = auxilia.RunExpired
+		return nil, notActive(r, fmt.Sprintf("it expired after %s without a tool call; start a new run", s.opt.IdleTimeout))
+	}
+	if r.SandboxID == "" {
+		return nil, auxilia.Errorf(auxilia.CodeToolDisabled, "This run has no sandbox: its agent runs without code execution.")
+	}
+	agent, err := s.Agents.Get(ctx, workspaceID, r.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	if agent.Binding == nil || agent.Binding.SandboxID != r.SandboxID {
+		return nil, notActive(r, "the agent's sandbox changed since it started; start a new run")
+	}
+	switch agent.Binding.Tools[c.Tool] {
+	case auxilia.Disabled:
+		return nil, auxilia.Errorf(auxilia.CodeToolDisabled, "The tool %s is disabled for agent %q.", c.Tool, agent.Name).With("tool", c.Tool)
+	case auxilia.NeedsApproval:
+		if !c.Approved {
+			return nil, auxilia.Errorf(auxilia.CodeApprovalRequired,
+				"The tool %s needs a person's approval for agent %q: ask, then repeat the call with Auxilia-Approval: granted.", c.Tool, agent.Name).
+				With("tool", c.Tool).With("arguments", c.Args)
+		}
+		if err := auxilia.Audit(ctx, s.Audit, workspaceID, "tool.approve", "run", r.ID,
+			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, describeArgs(c.Args), agent.Name)); err != nil {
+			return nil, err
+		}
+	}
+	inst, err := s.Instances.Get(ctx, r.InstanceID)
+	if err != nil {
+		return nil, err
+	}
+	if inst.Status != auxilia.InstanceLive {
+		return nil, notActive(r, "its sandbox instance was released (its sandbox, agent or thread changed); start a new run")
+	}
+	client, sb, err := s.Sandboxes.Client(ctx, workspaceID, r.SandboxID)
+	if auxilia.IsCode(err, auxilia.CodeNotFound) {
+		return nil, notActive(r, "its sandbox was deleted; start a new run")
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.Sandboxes.Config(sb)
+	if err != nil {
+		return nil, err
+	}
+	pinst, err := s.providerInstance(inst)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Runs.Touch(ctx, r.ID, time.Now().UTC(), touchEvery); err != nil {
+		return nil, err
+	}
+	return &call{run: r, sandbox: sb, config: cfg, client: client, instance: pinst}, nil
+}
+
+// keepAlive runs fn while telling the provider, every KeepAliveEvery, that
+// the instance is in use: a long command may use its whole timeout.
+func (s *Service) keepAlive(ctx context.Context, c *call, fn func() error) error {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(s.opt.KeepAliveEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				_ = c.client.KeepAlive(ctx, c.instance)
+			}
+		}
+	}()
+	err := fn()
+	close(done)
+	<-stopped
+	return err
+}
+
+// providerError turns a provider failure during a tool call into what the caller reads.
+func (s *Service) providerError(c *call, err error) error {
+	if err == nil || auxilia.ErrorCode(err) != auxilia.CodeInternal {
+		return err
+	}
+	return unavailable(c.sandbox, err)
+}
+
+func describeArgs(args map[string]any) string {
+	if p, ok := args["path"]; ok {
+		return fmt.Sprint(p)
+	}
+	if cmd, ok := args["command"]; ok {
+		return fmt.Sprintf("%q", cmd)
+	}
+	return ""
+}

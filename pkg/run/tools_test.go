@@ -1,0 +1,166 @@
+package run_test
+
+import (
+	"context"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/run"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTools(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		ctx := context.Background()
+		r := w.start(t, "t1")
+		ws, id := w.ws.ID, r.ID
+
+		res, err := w.app.Runs.Execute(ctx, ws, id, run.ExecInput{Command: "echo $((6*7)); echo oops >&2; exit 3"})
+		require.NoError(t, err)
+		assert.Equal(t, 3, res.ExitCode)
+		assert.Contains(t, res.Output, "42\n")
+		assert.Contains(t, res.Output, "oops\n")
+
+		res, err = w.app.Runs.Execute(ctx, ws, id, run.ExecInput{Command: "sleep 30", Timeout: 1})
+		require.NoError(t, err)
+		assert.Equal(t, 124, res.ExitCode)
+		assert.Contains(t, res.Output, "Command timed out after 1 seconds")
+
+		p, err := w.app.Runs.Write(ctx, ws, id, "src/app.py", []byte("print('hello')\nprint('hello')\n"), false)
+		require.NoError(t, err)
+		workdir := path.Dir(path.Dir(p))
+		assert.Equal(t, path.Join(workdir, "src", "app.py"), p, "relative paths resolve against the working directory")
+		_, err = w.app.Runs.Write(ctx, ws, id, "src/app.py", []byte("x"), false)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeFileExists), "write does not overwrite: %v", err)
+
+		text, err := w.app.Runs.Read(ctx, ws, id, "src/app.py", 1, 10, false)
+		require.NoError(t, err)
+		assert.Equal(t, run.Text{Path: p, Content: "print('hello')\n", Offset: 1, Lines: 1, TotalLines: 2}, text)
+		_, err = w.app.Runs.Read(ctx, ws, id, "missing.txt", 0, 10, false)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound))
+
+		_, err = w.app.Runs.Edit(ctx, ws, id, "src/app.py", "hello", "bye", false, false)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeInvalid), "an ambiguous edit is refused")
+		_, err = w.app.Runs.Edit(ctx, ws, id, "src/app.py", "absent", "x", false, false)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeInvalid), "an edit of text not found is refused")
+		n, err := w.app.Runs.Edit(ctx, ws, id, "src/app.py", "hello", "bye", true, false)
+		require.NoError(t, err)
+		assert.Equal(t, 2, n)
+		text, err = w.app.Runs.Read(ctx, ws, id, "src/app.py", 0, 10, false)
+		require.NoError(t, err)
+		assert.Equal(t, "print('bye')\nprint('bye')\n", text.Content)
+
+		_, err = w.app.Runs.Write(ctx, ws, id, "src/lib/util.py", []byte("x = 'needle: here'\n"), false)
+		require.NoError(t, err)
+		_, err = w.app.Runs.Write(ctx, ws, id, "notes.md", []byte("no needle\n"), false)
+		require.NoError(t, err)
+		paths, err := w.app.Runs.Glob(ctx, ws, id, "**/*.py", "", false)
+		require.NoError(t, err)
+		assert.Equal(t, []string{p, path.Join(workdir, "src", "lib", "util.py")}, paths)
+		paths, err = w.app.Runs.Glob(ctx, ws, id, "*.md", "", false)
+		require.NoError(t, err)
+		assert.Equal(t, []string{path.Join(workdir, "notes.md")}, paths)
+
+		matches, err := w.app.Runs.Grep(ctx, ws, id, "needle: here", "", false)
+		require.NoError(t, err)
+		assert.Equal(t, []run.Match{{Path: path.Join(workdir, "src", "lib", "util.py"), Line: 1, Text: "x = 'needle: here'"}}, matches)
+		matches, err = w.app.Runs.Grep(ctx, ws, id, "'; rm -rf / #", "", false)
+		require.NoError(t, err)
+		assert.Empty(t, matches, "a pattern is data, never shell")
+
+		entries, err := w.app.Runs.List(ctx, ws, id, "src", false)
+		require.NoError(t, err)
+		var names []string
+		for _, e := range entries {
+			names = append(names, path.Base(e.Path))
+		}
+		assert.ElementsMatch(t, []string{"app.py", "lib"}, names)
+	})
+}
+
+func TestToolPolicies(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		ctx := context.Background()
+		_, err := w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, w.sandbox.ID,
+			map[string]string{"execute": "disabled", "write_file": "needs_approval"})
+		require.NoError(t, err)
+		r := w.start(t, "t1")
+
+		_, err = w.app.Runs.Execute(ctx, w.ws.ID, r.ID, run.ExecInput{Command: "id"})
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeToolDisabled))
+		_, err = w.app.Runs.Write(ctx, w.ws.ID, r.ID, "a.txt", []byte("x"), false)
+		require.True(t, auxilia.IsCode(err, auxilia.CodeApprovalRequired))
+		assert.Equal(t, "a.txt", err.(*auxilia.Error).Extra["arguments"].(map[string]any)["path"], "the call is described for the person approving it")
+		_, err = w.app.Runs.Write(ctx, w.ws.ID, r.ID, "a.txt", []byte("x"), true)
+		require.NoError(t, err)
+		page, err := db.Audit().List(ctx, w.ws.ID, auxilia.AuditFilter{ResourceType: "run", ResourceID: r.ID}, auxilia.PageRequest{Size: 10})
+		require.NoError(t, err)
+		require.NotEmpty(t, page.Items)
+		assert.Equal(t, "tool.approve", page.Items[0].Action)
+		assert.Contains(t, page.Items[0].Detail, "write_file a.txt")
+	})
+}
+
+func TestRunEnds(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db, func(o *run.Options) { o.IdleTimeout = 200 * time.Millisecond })
+		ctx := context.Background()
+		r := w.start(t, "t1")
+		done, err := w.app.Runs.Complete(ctx, w.ws.ID, r.ID)
+		require.NoError(t, err)
+		assert.Equal(t, auxilia.RunCompleted, done.Status)
+		assert.Equal(t, 1, w.fake.Calls("persist"), "a completed run saves its files")
+		_, err = w.app.Runs.Execute(ctx, w.ws.ID, r.ID, run.ExecInput{Command: "true"})
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeRunNotActive))
+		_, err = w.app.Runs.Complete(ctx, w.ws.ID, r.ID)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeRunNotActive))
+
+		idle := w.start(t, "t1")
+		time.Sleep(300 * time.Millisecond)
+		got, err := w.app.Runs.Get(ctx, w.ws.ID, idle.ID)
+		require.NoError(t, err)
+		assert.Equal(t, auxilia.RunExpired, got.Status, "a run without tool calls for the idle timeout has expired")
+		_, err = w.app.Runs.Execute(ctx, w.ws.ID, idle.ID, run.ExecInput{Command: "true"})
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeRunNotActive))
+
+		moved := w.start(t, "t2")
+		other, err := w.app.Sandboxes.Create(ctx, w.ws.ID, sandboxInput("Other"))
+		require.NoError(t, err)
+		_, err = w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, other.ID, nil)
+		require.NoError(t, err)
+		_, err = w.app.Runs.Execute(ctx, w.ws.ID, moved.ID, run.ExecInput{Command: "true"})
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeRunNotActive), "a run whose agent changed sandbox stops: %v", err)
+	})
+}
+
+func TestKeepAliveDuringLongCalls(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db, func(o *run.Options) { o.KeepAliveEvery = 50 * time.Millisecond })
+		r := w.start(t, "t1")
+		res, err := w.app.Runs.Execute(context.Background(), w.ws.ID, r.ID, run.ExecInput{Command: "sleep 0.4; echo done"})
+		require.NoError(t, err)
+		assert.Equal(t, "done\n", res.Output)
+		assert.GreaterOrEqual(t, w.fake.Calls("keepalive"), 3, "the provider hears the instance is in use while a command runs")
+	})
+}
+
+func TestStreamingOutput(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		r := w.start(t, "t1")
+		var got strings.Builder
+		_, err := w.app.Runs.Execute(context.Background(), w.ws.ID, r.ID, run.ExecInput{Command: "echo a; echo b >&2",
+			OnOutput: func(stream, text string) { got.WriteString(stream + ":" + text) }})
+		require.NoError(t, err)
+		assert.Contains(t, got.String(), "stdout:a\n")
+		assert.Contains(t, got.String(), "stderr:b\n")
+	})
+}

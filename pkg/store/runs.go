@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"gorm.io/gorm"
+)
+
+type runRow struct {
+	ID              string `gorm:"primaryKey"`
+	WorkspaceID     string
+	AgentID         string
+	ThreadID        string
+	Status          string
+	SandboxID       *string
+	InstanceID      *string
+	CreatedInstance bool
+	Replaced        bool
+	Notice          string
+	StartedAt       time.Time
+	LastActivityAt  time.Time
+	EndedAt         *time.Time
+}
+
+func (runRow) TableName() string { return "runs" }
+
+// runView is a run with what its answer shows of its thread, sandbox and instance.
+type runView struct {
+	ID              string
+	WorkspaceID     string
+	AgentID         string
+	ThreadID        string
+	Status          string
+	SandboxID       *string
+	InstanceID      *string
+	CreatedInstance bool
+	Replaced        bool
+	Notice          string
+	StartedAt       time.Time
+	LastActivityAt  time.Time
+	EndedAt         *time.Time
+	ThreadKey       string
+	SandboxName     *string
+	Provider        *string
+	InstanceRef     *string
+}
+
+func (r runView) domain() auxilia.Run {
+	run := auxilia.Run{ID: r.ID, WorkspaceID: r.WorkspaceID, AgentID: r.AgentID, ThreadID: r.ThreadID, ThreadKey: r.ThreadKey,
+		Status: auxilia.RunStatus(r.Status), Created: r.CreatedInstance, Replaced: r.Replaced, Notice: r.Notice,
+		StartedAt: r.StartedAt, LastActivityAt: r.LastActivityAt, EndedAt: r.EndedAt}
+	run.SandboxID, run.InstanceID = deref(r.SandboxID), deref(r.InstanceID)
+	run.SandboxName, run.Provider, run.InstanceRef = deref(r.SandboxName), deref(r.Provider), deref(r.InstanceRef)
+	return run
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func ptr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Runs stores runs.
+type Runs struct{ db *DB }
+
+// Runs returns the run repository.
+func (db *DB) Runs() Runs { return Runs{db} }
+
+// Start ends the thread's active run (completed) and records r as its new
+// one; the database holds one active run per thread.
+func (s Runs) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error) {
+	now := Now()
+	if err := s.db.conn(ctx).Model(&runRow{}).Where("thread_id = ? AND status = ?", r.ThreadID, auxilia.RunActive).
+		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": now}).Error; err != nil {
+		return auxilia.Run{}, err
+	}
+	row := runRow{ID: r.ID, WorkspaceID: r.WorkspaceID, AgentID: r.AgentID, ThreadID: r.ThreadID,
+		Status: string(auxilia.RunActive), SandboxID: ptr(r.SandboxID), InstanceID: ptr(r.InstanceID),
+		CreatedInstance: r.Created, Replaced: r.Replaced, Notice: r.Notice, StartedAt: now, LastActivityAt: now}
+	if row.ID == "" {
+		row.ID = auxilia.NewID()
+	}
+	if err := s.db.conn(ctx).Create(&row).Error; err != nil {
+		return auxilia.Run{}, err
+	}
+	return s.Get(ctx, r.WorkspaceID, row.ID)
+}
+
+func (s Runs) joined(ctx context.Context) *gorm.DB {
+	return s.db.conn(ctx).Table("runs").
+		Select("runs.*, threads.thread_key, sandboxes.name AS sandbox_name, sandboxes.provider, instances.provider_ref AS instance_ref").
+		Joins("JOIN threads ON threads.id = runs.thread_id").
+		Joins("LEFT JOIN sandboxes ON sandboxes.id = runs.sandbox_id").
+		Joins("LEFT JOIN instances ON instances.id = runs.instance_id")
+}
+
+// Get returns a run of the workspace.
+func (s Runs) Get(ctx context.Context, workspaceID, id string) (auxilia.Run, error) {
+	var v runView
+	if err := s.joined(ctx).Where("runs.workspace_id = ? AND runs.id = ?", workspaceID, id).Take(&v).Error; err != nil {
+		return auxilia.Run{}, notFound(err, "run")
+	}
+	return v.domain(), nil
+}
+
+// List returns a page of a thread's runs.
+func (s Runs) List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error) {
+	q := s.joined(ctx).Where("runs.thread_id = ?", threadID)
+	if req.After != "" {
+		q = q.Where("runs.id > ?", req.After)
+	}
+	var views []runView
+	if err := q.Order("runs.id").Limit(req.Size + 1).Find(&views).Error; err != nil {
+		return auxilia.Page[auxilia.Run]{}, err
+	}
+	return toPage(views, req, func(v runView) string { return v.ID }, runView.domain), nil
+}
+
+// Touch records a tool call on an active run, at most once per `every`.
+func (s Runs) Touch(ctx context.Context, id string, at time.Time, every time.Duration) error {
+	return s.db.conn(ctx).Model(&runRow{}).
+		Where("id = ? AND status = ? AND last_activity_at < ?", id, auxilia.RunActive, at.Add(-every)).
+		UpdateColumn("last_activity_at", at).Error
+}
+
+// End ends an active run with status (completed or expired); it reports
+// whether the run was still active.
+func (s Runs) End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error) {
+	res := s.db.conn(ctx).Model(&runRow{}).Where("id = ? AND status = ?", id, auxilia.RunActive).
+		UpdateColumns(map[string]any{"status": status, "ended_at": Now()})
+	return res.RowsAffected == 1, res.Error
+}
+
+// Idle returns up to limit active runs with no activity since `before`.
+func (s Runs) Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error) {
+	var views []runView
+	err := s.joined(ctx).Where("runs.status = ? AND runs.last_activity_at < ?", auxilia.RunActive, before).
+		Order("runs.last_activity_at").Limit(limit).Find(&views).Error
+	out := make([]auxilia.Run, len(views))
+	for i, v := range views {
+		out[i] = v.domain()
+	}
+	return out, err
+}

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+type threadRow struct {
+	ID          string `gorm:"primaryKey"`
+	WorkspaceID string
+	AgentID     string
+	ThreadKey   string
+	InstanceID  *string
+	LastRunAt   *time.Time
+	CreatedAt   time.Time
+}
+
+func (threadRow) TableName() string { return "threads" }
+
+func (r threadRow) domain() auxilia.Thread {
+	return auxilia.Thread{ID: r.ID, WorkspaceID: r.WorkspaceID, AgentID: r.AgentID, Key: r.ThreadKey,
+		LastRunAt: r.LastRunAt, CreatedAt: r.CreatedAt}
+}
+
+// Threads stores agents' conversation threads.
+type Threads struct{ db *DB }
+
+// Threads returns the thread repository.
+func (db *DB) Threads() Threads { return Threads{db} }
+
+// Lock returns the agent's thread keyed key, creating it when missing, and
+// locks it for the rest of ctx's transaction: concurrent run starts on one
+// thread pass here one at a time, in every process.
+func (s Threads) Lock(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
+	row := threadRow{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key, CreatedAt: Now()}
+	err := s.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error
+	if err != nil {
+		return auxilia.Thread{}, err
+	}
+	q := s.db.conn(ctx).Where("agent_id = ? AND thread_key = ?", agentID, key)
+	if s.db.dialect == Postgres {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	var locked threadRow // a fresh row: GORM would add the inserted id to the query
+	if err := q.Take(&locked).Error; err != nil {
+		return auxilia.Thread{}, err
+	}
+	return s.withInstance(ctx, locked)
+}
+
+// Get returns the agent's thread keyed key, with its instance.
+func (s Threads) Get(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
+	var row threadRow
+	err := s.db.conn(ctx).Where("workspace_id = ? AND agent_id = ? AND thread_key = ?", workspaceID, agentID, key).Take(&row).Error
+	if err != nil {
+		return auxilia.Thread{}, notFound(err, "thread")
+	}
+	return s.withInstance(ctx, row)
+}
+
+func (s Threads) withInstance(ctx context.Context, row threadRow) (auxilia.Thread, error) {
+	t := row.domain()
+	if row.InstanceID == nil {
+		return t, nil
+	}
+	inst, err := s.db.Instances().Get(ctx, *row.InstanceID)
+	if errors.Is(err, gorm.ErrRecordNotFound) || auxilia.IsCode(err, auxilia.CodeNotFound) {
+		return t, nil
+	}
+	if err != nil {
+		return t, err
+	}
+	t.Instance = &inst
+	return t, nil
+}
+
+// List returns a page of the agent's threads, each with its instance.
+func (s Threads) List(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error) {
+	var rows []threadRow
+	q := s.db.conn(ctx).Where("workspace_id = ? AND agent_id = ?", workspaceID, agentID)
+	if err := pageQuery(q, req).Find(&rows).Error; err != nil {
+		return auxilia.Page[auxilia.Thread]{}, err
+	}
+	page := toPage(rows, req, func(r threadRow) string { return r.ID }, func(r threadRow) threadRow { return r })
+	out := auxilia.Page[auxilia.Thread]{Next: page.Next, Items: make([]auxilia.Thread, 0, len(page.Items))}
+	for _, r := range page.Items {
+		t, err := s.withInstance(ctx, r)
+		if err != nil {
+			return out, err
+		}
+		out.Items = append(out.Items, t)
+	}
+	return out, nil
+}
+
+// Ran records that a run started on the thread at `at`.
+func (s Threads) Ran(ctx context.Context, id string, at time.Time) error {
+	return s.db.conn(ctx).Model(&threadRow{}).Where("id = ?", id).Update("last_run_at", at).Error
+}
+
+// Delete removes a thread with its runs.
+func (s Threads) Delete(ctx context.Context, id string) error {
+	return s.db.conn(ctx).Where("id = ?", id).Delete(&threadRow{}).Error
+}
