@@ -1,0 +1,102 @@
+package main_test
+
+import (
+	"testing"
+
+	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const adminToken = "e2e-admin-token-0123456789"
+
+// instance starts the real binary on the embedded database with an admin token.
+func instance(t *testing.T, env ...string) *server {
+	return startServer(t, append([]string{"AUXILIA_DATA_DIR=" + t.TempDir(), "DATABASE_URL=", "AUXILIA_SECRET_KEYS=",
+		"AUXILIA_BOOTSTRAP_TOKEN=" + adminToken}, env...)...)
+}
+
+// bindNew registers a sandbox, and an agent bound to it; it returns the agent's id.
+func bindNew(t *testing.T, srv *server, sandbox map[string]any) string {
+	t.Helper()
+	status, sb := post(t, "POST", srv.URL+"/api/v1/sandboxes", adminToken, sandbox)
+	require.Equal(t, 201, status, "%v", sb)
+	status, ag := post(t, "POST", srv.URL+"/api/v1/agents", adminToken, map[string]any{"name": "Agent of " + sandbox["name"].(string)})
+	require.Equal(t, 201, status)
+	status, b := post(t, "PUT", srv.URL+"/api/v1/agents/"+ag["id"].(string)+"/sandbox", adminToken, map[string]any{"sandbox_id": sb["id"]})
+	require.Equal(t, 200, status, "%v", b)
+	return ag["id"].(string)
+}
+
+func startRun(t *testing.T, srv *server, agentID, thread string) (int, map[string]any) {
+	t.Helper()
+	return post(t, "POST", srv.URL+"/api/v1/agents/"+agentID+"/threads/"+thread+"/runs", adminToken, nil)
+}
+
+func execute(t *testing.T, srv *server, runID, command string) map[string]any {
+	t.Helper()
+	status, res := post(t, "POST", srv.URL+"/api/v1/runs/"+runID+"/execute", adminToken, map[string]any{"command": command})
+	require.Equal(t, 200, status, "%v", res)
+	return res
+}
+
+func TestDaytonaThreadLifecycle(t *testing.T) {
+	fake, err := daytonatest.New(daytonatest.Options{Transition: 1})
+	require.NoError(t, err)
+	defer fake.Close()
+	srv := instance(t)
+	agent := bindNew(t, srv, map[string]any{"name": "Daytona", "provider": "daytona", "url": fake.URL(), "secret": daytonatest.DefaultKey})
+
+	status, first := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", first)
+	sandbox := first["sandbox"].(map[string]any)
+	assert.Equal(t, true, sandbox["created"])
+	id := sandbox["instance_id"].(string)
+	execute(t, srv, first["id"].(string), "echo kept > kept.txt")
+
+	fake.ResetCalls()
+	status, warm := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status)
+	assert.Equal(t, false, warm["sandbox"].(map[string]any)["created"])
+	assert.Equal(t, 1, fake.TotalCalls(), "a warm run is one provider call: %v", fake.AllCalls())
+
+	require.NoError(t, fake.Stop(id))
+	status, restarted := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", restarted)
+	assert.Equal(t, id, restarted["sandbox"].(map[string]any)["instance_id"], "a stopped sandbox is started again")
+	state, _ := fake.State(id)
+	assert.Equal(t, "started", state)
+	assert.Equal(t, "kept\n", execute(t, srv, restarted["id"].(string), "cat kept.txt")["output"], "with its files")
+
+	require.NoError(t, fake.Destroy(id))
+	status, replaced := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", replaced)
+	assert.Equal(t, true, replaced["sandbox"].(map[string]any)["replaced"])
+	assert.Contains(t, replaced["notice"], "no longer existed")
+	assert.NotEqual(t, id, replaced["sandbox"].(map[string]any)["instance_id"])
+}
+
+func TestRunsRefusedWhenTheSandboxCannotBeUsed(t *testing.T) {
+	fake, err := daytonatest.New(daytonatest.Options{})
+	require.NoError(t, err)
+	defer fake.Close()
+	srv := instance(t)
+
+	badKey := bindNew(t, srv, map[string]any{"name": "Wrong key", "provider": "daytona", "url": fake.URL(), "secret": "dtn_not-the-key-0000"})
+	status, p := startRun(t, srv, badKey, "t1")
+	require.Equal(t, 409, status)
+	assert.Equal(t, "sandbox_unavailable", p["reason"])
+	assert.Contains(t, p["detail"], "Sandbox 'Wrong key' is not available: ")
+	assert.Equal(t, "Wrong key", p["sandbox_name"])
+	assert.Empty(t, fake.Sandboxes(), "nothing is created after a failed probe")
+
+	broken := bindNew(t, srv, map[string]any{"name": "Broken packages", "provider": "daytona", "url": fake.URL(),
+		"secret": daytonatest.DefaultKey, "config": map[string]any{"default_packages": []string{"no-such-package-at-all==9.9"}}})
+	status, p = startRun(t, srv, broken, "t1")
+	require.Equal(t, 409, status, "%v", p)
+	assert.Contains(t, p["detail"], "installing the default packages failed")
+	for _, id := range fake.Sandboxes() {
+		state, _ := fake.State(id)
+		assert.Contains(t, []string{"destroyed", "destroying"}, state, "a failed install leaves no instance behind")
+	}
+}
