@@ -46,6 +46,7 @@ type options struct {
 	policy       provider.Policy
 	localOff     string
 	probeTimeout time.Duration
+	rateLimit    int
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -72,6 +73,8 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		Idempotency: db.Idempotency(),
 		OpenAPI:     sandboxes.OpenAPI,
 		JSONLimit:   64 << 10,
+		RateLimit:   o.rateLimit,
+		Rates:       db.RateWindows(),
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/labstack/echo/v4"
 )
 
@@ -29,6 +30,12 @@ type Config struct {
 	OpenAPI []byte
 	// SPA is the built web app, served at / (nil serves none).
 	SPA fs.FS
+	// Metrics counts requests; MetricsHandler serves /metrics (nil serves none).
+	Metrics        auxilia.Metrics
+	MetricsHandler http.Handler
+	// RateLimit caps each token's requests per minute (0: no limit), counted in Rates.
+	RateLimit int
+	Rates     RateCounter
 	// JSONLimit and UploadLimit cap request bodies (0 means the default).
 	JSONLimit   int64
 	UploadLimit int64
@@ -53,17 +60,32 @@ func New(cfg Config) *echo.Echo {
 	if cfg.UploadLimit == 0 {
 		cfg.UploadLimit = DefaultUploadLimit
 	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = auxilia.NoMetrics{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Log)
-	e.Use(withRequestID(), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit), auditRefusals(cfg.Audit, cfg.Log))
+	e.Use(withRequestID(), logRequests(cfg.Log, cfg.Metrics), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit))
+	if cfg.Audit != nil {
+		e.Use(auditRefusals(cfg.Audit, cfg.Log))
+	}
 
 	health := healthHandler{db: cfg.DB}
 	e.GET("/healthz", health.live)
 	e.GET("/readyz", health.ready)
 	e.GET("/api/v1/openapi.yaml", specHandler(cfg.OpenAPI).serve)
+	if cfg.MetricsHandler != nil {
+		e.GET("/metrics", echo.WrapHandler(cfg.MetricsHandler))
+	}
 
 	v1 := newRoutes(e.Group("/api/v1"), authenticate(cfg.Tokens))
+	if cfg.RateLimit > 0 {
+		v1.mw = append(v1.mw, rateLimit(cfg.Rates, cfg.RateLimit))
+	}
 	idem := idempotent(cfg.Idempotency, cfg.Log)
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/labstack/echo/v4"
 )
@@ -27,15 +28,21 @@ type eventStream struct {
 	started bool
 }
 
-func (s *eventStream) send(event string, data any) {
-	if !s.started {
-		h := s.c.Response().Header()
-		h.Set(echo.HeaderContentType, "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no") // proxies must not hold the stream back
-		s.c.Response().WriteHeader(http.StatusOK)
-		s.started = true
+// start sends the stream's headers, once.
+func (s *eventStream) start() {
+	if s.c.Response().Committed {
+		return
 	}
+	h := s.c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // proxies must not hold the stream back
+	s.c.Response().WriteHeader(http.StatusOK)
+	s.started = true
+}
+
+func (s *eventStream) send(event string, data any) {
+	s.start()
 	js, _ := json.Marshal(data)
 	fmt.Fprintf(s.c.Response(), "event: %s\ndata: %s\n\n", event, js)
 	s.c.Response().Flush()
@@ -48,6 +55,11 @@ func (h runsHandler) executeStream(c echo.Context, runID string, in run.ExecInpu
 	stream := &eventStream{c: c}
 	in.OnOutput = func(kind, text string) { stream.send(kind, map[string]string{"text": text}) }
 	res, err := h.svc.Execute(c.Request().Context(), actor(c).Workspace.ID, runID, in)
+	if c.Request().Context().Err() != nil {
+		// The server is shutting down (or the client left): end the stream with a final event.
+		err = auxilia.Errorf(auxilia.CodeUnavailable, "The server is shutting down: the command was ended. Run it again.")
+		stream.start() // a stream may end with an error even before its first output
+	}
 	if err != nil && !stream.started {
 		return err
 	}

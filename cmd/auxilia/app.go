@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/auxilia/sandboxes/pkg/app"
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/secret"
@@ -14,7 +15,7 @@ import (
 )
 
 // newApp opens and migrates the database, loads the keys and wires the services.
-func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app.App, error) {
+func newApp(ctx context.Context, cfg config, log *slog.Logger, m auxilia.Metrics) (*app.App, error) {
 	db, err := openDB(ctx, cfg, log)
 	if err != nil {
 		return nil, err
@@ -24,7 +25,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (*app.App, error)
 		db.Close()
 		return nil, err
 	}
-	o := app.Options{DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: run.Options{IdleTimeout: cfg.RunIdleTimeout},
+	o := app.Options{Metrics: m, DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: run.Options{IdleTimeout: cfg.RunIdleTimeout, CreateLease: cfg.CreateTimeout},
 		Policy: provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs}}
 	if !cfg.LocalProvider {
 		o.LocalDisabled = "AUXILIA_LOCAL_PROVIDER is off"

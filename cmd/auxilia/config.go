@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/pkg/store"
 )
 
 // config is the server's configuration, read from the environment.
@@ -28,6 +29,10 @@ type config struct {
 	ProbeTimeout     time.Duration // AUXILIA_PROBE_TIMEOUT
 	RunIdleTimeout   time.Duration // AUXILIA_RUN_IDLE_TIMEOUT
 	ReaperInterval   time.Duration // AUXILIA_REAPER_INTERVAL
+	ShutdownTimeout  time.Duration // AUXILIA_SHUTDOWN_TIMEOUT
+	CreateTimeout    time.Duration // AUXILIA_CREATE_TIMEOUT
+	RateLimit        int           // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
+	DBMaxConnections int           // AUXILIA_DB_MAX_CONNECTIONS
 }
 
 // loadConfig reads the environment and reports every bad variable at once.
@@ -46,6 +51,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.ProbeTimeout = duration(getenv, "AUXILIA_PROBE_TIMEOUT", 10*time.Second, &errs)
 	cfg.RunIdleTimeout = duration(getenv, "AUXILIA_RUN_IDLE_TIMEOUT", time.Hour, &errs)
 	cfg.ReaperInterval = duration(getenv, "AUXILIA_REAPER_INTERVAL", time.Minute, &errs)
+	cfg.ShutdownTimeout = duration(getenv, "AUXILIA_SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
+	cfg.CreateTimeout = duration(getenv, "AUXILIA_CREATE_TIMEOUT", 15*time.Minute, &errs)
+	cfg.RateLimit = count(getenv, "AUXILIA_RATE_LIMIT", &errs)
+	cfg.DBMaxConnections = count(getenv, "AUXILIA_DB_MAX_CONNECTIONS", &errs)
+	if cfg.DBMaxConnections == 0 {
+		cfg.DBMaxConnections = store.DefaultMaxConnections
+	}
 	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)
 	cfg.UploadLimit = byteSize(getenv, "AUXILIA_UPLOAD_BODY_LIMIT", api.DefaultUploadLimit, &errs)
@@ -76,6 +88,18 @@ func byteSize(getenv func(string) string, name string, def int64, errs *[]error)
 	if err != nil || n < 1 {
 		*errs = append(*errs, fmt.Errorf("%s must be a positive number of bytes, not %q", name, v))
 		return def
+	}
+	return n
+}
+
+func count(getenv func(string) string, name string, errs *[]error) int {
+	v := getenv(name)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		*errs = append(*errs, fmt.Errorf("%s must be a whole number (0 for no limit), not %q", name, v))
 	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/secret"
 )
 
@@ -20,7 +21,7 @@ func keys(ctx context.Context, cfg config, args []string) error {
 		fmt.Println(secret.NewKey())
 		return nil
 	case "rotate":
-		a, err := newApp(ctx, cfg, newLogger(cfg.LogLevel))
+		a, err := newApp(ctx, cfg, newLogger(cfg.LogLevel), auxilia.NoMetrics{})
 		if err != nil {
 			return err
 		}

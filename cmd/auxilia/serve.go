@@ -13,17 +13,22 @@ import (
 	sandboxes "github.com/auxilia/sandboxes"
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/frontend"
+	"github.com/auxilia/sandboxes/pkg/metrics"
 	"github.com/auxilia/sandboxes/pkg/store"
 )
 
 func serve(ctx context.Context, cfg config) error {
 	log := newLogger(cfg.LogLevel)
-	a, err := newApp(ctx, cfg, log)
+	counters := metrics.New()
+	a, err := newApp(ctx, cfg, log, counters)
 	if err != nil {
 		return err
 	}
 	defer a.DB.Close()
 	db := a.DB
+	if sqlDB, err := db.SQL(); err == nil {
+		counters.WatchDB(sqlDB)
+	}
 
 	first, err := a.Tokens.Bootstrap(ctx, cfg.BootstrapToken)
 	if err != nil {
@@ -31,18 +36,22 @@ func serve(ctx context.Context, cfg config) error {
 	}
 
 	handler := api.New(api.Config{
-		Log:         log,
-		DB:          db,
-		Tokens:      a.Tokens,
-		Sandboxes:   a.Sandboxes,
-		Agents:      a.Agents,
-		Runs:        a.Runs,
-		Audit:       db.Audit(),
-		Idempotency: db.Idempotency(),
-		OpenAPI:     sandboxes.OpenAPI,
-		SPA:         frontend.Dist(),
-		JSONLimit:   cfg.JSONLimit,
-		UploadLimit: cfg.UploadLimit,
+		Log:            log,
+		DB:             db,
+		Tokens:         a.Tokens,
+		Sandboxes:      a.Sandboxes,
+		Agents:         a.Agents,
+		Runs:           a.Runs,
+		Audit:          db.Audit(),
+		Idempotency:    db.Idempotency(),
+		OpenAPI:        sandboxes.OpenAPI,
+		SPA:            frontend.Dist(),
+		JSONLimit:      cfg.JSONLimit,
+		UploadLimit:    cfg.UploadLimit,
+		RateLimit:      cfg.RateLimit,
+		Rates:          db.RateWindows(),
+		Metrics:        counters,
+		MetricsHandler: counters.Handler(),
 	})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -56,7 +65,12 @@ func serve(ctx context.Context, cfg config) error {
 
 	go a.Runs.RunReaper(ctx, cfg.ReaperInterval, db, db, log)
 
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// Requests run under their own base context: shutdown ends them only
+	// once the grace period is over, and only then do open streams end.
+	requests, endRequests := context.WithCancel(context.Background())
+	defer endRequests()
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return requests }}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -64,12 +78,29 @@ func serve(ctx context.Context, cfg config) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	return shutdown(srv, endRequests, cfg.ShutdownTimeout, log)
+}
+
+// shutdown stops accepting, lets in-flight requests finish within timeout,
+// then ends the rest (open event streams send a final event) and returns.
+func shutdown(srv *http.Server, endRequests context.CancelFunc, timeout time.Duration, log *slog.Logger) error {
+	log.Info("shutting down", "grace", timeout.String())
+	graceCtx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err := srv.Shutdown(graceCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("grace period over: ending the requests still running")
+		endRequests()
+		lastCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err = srv.Shutdown(lastCtx); err != nil {
+			err = srv.Close()
+		}
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shut down: %w", err)
 	}
+	log.Info("stopped")
 	return nil
 }
 
@@ -79,6 +110,7 @@ func openDB(ctx context.Context, cfg config, log *slog.Logger) (*store.DB, error
 	if err != nil {
 		return nil, err
 	}
+	db.LimitConnections(cfg.DBMaxConnections)
 	applied, err := db.Migrate(ctx)
 	if err != nil {
 		db.Close()

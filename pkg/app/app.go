@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/agent"
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
 	"github.com/auxilia/sandboxes/pkg/run"
@@ -24,6 +25,8 @@ type Options struct {
 	Run           run.Options
 	// Kinds replaces the built-in providers (tests use fakes).
 	Kinds []provider.Kind
+	// Metrics counts what operators watch (default: nothing).
+	Metrics auxilia.Metrics
 }
 
 // App is the server's services on one database.
@@ -48,7 +51,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		providers.Disable("local", o.LocalDisabled)
 	}
 	sandboxes := sandbox.New(sandbox.Deps{Store: db.Sandboxes(), Bindings: db.Bindings(), Instances: db.Instances(),
-		Audit: db.Audit(), Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout})
+		Audit: db.Audit(), Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout, Metrics: o.Metrics})
 	db.CheckSandboxesWith(sandboxes.Check)
 	agents := agent.New(agent.Deps{Agents: db.Agents(), Bindings: db.Bindings(), Sandboxes: db.Sandboxes(),
 		Instances: db.Instances(), Audit: db.Audit(), Tx: db})
@@ -58,6 +61,6 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Sandboxes: sandboxes,
 		Agents:    agents,
 		Runs: run.New(run.Deps{Agents: agents, Threads: db.Threads(), Instances: db.Instances(), Runs: db.Runs(),
-			Sandboxes: sandboxes, Keys: keys, Audit: db.Audit(), Tx: db, Options: o.Run}),
+			Sandboxes: sandboxes, Keys: keys, Audit: db.Audit(), Tx: db, Options: o.Run, Metrics: o.Metrics}),
 	}
 }

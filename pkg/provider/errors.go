@@ -22,6 +22,8 @@ var (
 	ErrNotFound = errors.New("no such file or directory")
 	// ErrFailed: anything else the provider answered with (5xx, malformed answers).
 	ErrFailed = errors.New("the provider failed")
+	// ErrUnsupported: the provider cannot do what was asked (an optional method).
+	ErrUnsupported = errors.New("the provider does not support this")
 )
 
 // Error is a provider failure with the provider's own words.

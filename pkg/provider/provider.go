@@ -75,6 +75,15 @@ type Labels struct {
 	Workspace string
 	Sandbox   string
 	Thread    string
+	// Instance is our id for this one creation: a provider that can list its
+	// instances by label finds the instance again with it (see Finder).
+	Instance string
+}
+
+// Finder is implemented by clients that can find the instance a Create made
+// from its labels, even when the creator died before hearing the answer.
+type Finder interface {
+	FindCreated(ctx context.Context, labels Labels) (Instance, bool, error)
 }
 
 // Instance is a live sandbox at the provider.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -17,6 +18,7 @@ const (
 	reapBatch         = 200
 	keepDestroyedFor  = 24 * time.Hour
 	reapProviderLimit = 2 * time.Minute
+	reapParallel      = 8
 )
 
 // ReapReport says what a reaper pass did.
@@ -52,36 +54,75 @@ func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	// Destroy several at once: one slow provider must not hold up the rest.
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		slot = make(chan struct{}, reapParallel)
+	)
 	for _, inst := range released {
-		if s.destroy(ctx, inst) {
-			rep.Destroyed++
-		} else {
-			rep.Failed++
-		}
+		wg.Add(1)
+		slot <- struct{}{}
+		go func() {
+			defer func() { <-slot; wg.Done() }()
+			ok := s.destroy(ctx, inst)
+			mu.Lock()
+			defer mu.Unlock()
+			if ok {
+				rep.Destroyed++
+			} else {
+				rep.Failed++
+			}
+		}()
 	}
+	wg.Wait()
 	_, err = s.Instances.PurgeDestroyed(ctx, time.Now().Add(-keepDestroyedFor))
 	return rep, err
 }
 
 // destroy destroys an instance at its provider and records it; it reports
-// whether the instance is gone. One the provider never made is gone already.
+// whether the instance is gone. An instance whose creator died before
+// learning its id is looked for by its labels, where the provider can.
 func (s *Service) destroy(ctx context.Context, inst auxilia.Instance) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reapProviderLimit)
 	defer cancel()
-	if inst.ProviderRef != "" {
-		client, _, err := s.Sandboxes.RetainedClient(ctx, inst.SandboxID)
-		if err != nil {
-			return false
-		}
-		pinst, err := s.providerInstance(inst)
-		if err != nil {
-			return false
-		}
-		if err := client.Destroy(ctx, pinst); err != nil && !errors.Is(err, provider.ErrGone) {
-			return false
-		}
+	client, sb, err := s.Sandboxes.RetainedClient(ctx, inst.SandboxID)
+	if err != nil {
+		return false
 	}
+	pinst, err := s.providerInstance(inst)
+	if err != nil {
+		return false
+	}
+	if pinst.ID == "" {
+		found, ok, err := s.findCreated(ctx, client, inst)
+		if err != nil {
+			return false
+		}
+		if !ok { // the provider never made it
+			return s.Instances.MarkDestroyed(ctx, inst.ID) == nil
+		}
+		pinst = found
+	}
+	if err := client.Destroy(ctx, pinst); err != nil && !errors.Is(err, provider.ErrGone) {
+		return false
+	}
+	s.Metrics.InstanceChanged(sb.Provider, "destroyed")
 	return s.Instances.MarkDestroyed(ctx, inst.ID) == nil
+}
+
+// findCreated asks the provider for an instance created under our id, when it can be asked.
+func (s *Service) findCreated(ctx context.Context, client provider.Client, inst auxilia.Instance) (provider.Instance, bool, error) {
+	f, ok := client.(provider.Finder)
+	if !ok {
+		return provider.Instance{}, false, nil
+	}
+	found, ok, err := f.FindCreated(ctx, provider.Labels{Workspace: inst.WorkspaceID, Sandbox: inst.SandboxID,
+		Thread: inst.ThreadID, Instance: inst.ID})
+	if errors.Is(err, provider.ErrUnsupported) {
+		return provider.Instance{}, false, nil
+	}
+	return found, ok, err
 }
 
 // Locker runs work in one process at a time across every replica.
@@ -101,6 +142,7 @@ func (s *Service) RunReaper(ctx context.Context, every time.Duration, lock Locke
 	for {
 		ran, err := lock.WithTryLock(ctx, "reaper", func(ctx context.Context) error {
 			rep, err := s.Reap(ctx)
+			log.Debug("reaper pass", "report", rep)
 			if rep != (ReapReport{}) {
 				log.Info("reaper pass", "expired_runs", rep.Expired, "abandoned_creations", rep.Abandoned,
 					"destroyed_instances", rep.Destroyed, "failed_destroys", rep.Failed)

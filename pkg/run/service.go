@@ -36,6 +36,7 @@ type Instances interface {
 	SetState(ctx context.Context, id string, state auxilia.SealedSecret) error
 	Release(ctx context.Context, id string) error
 	MarkDestroyed(ctx context.Context, id string) error
+	SetProviderRef(ctx context.Context, id, providerRef string) error
 	ExpireLeases(ctx context.Context, now time.Time) (int64, error)
 	Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error)
 	PurgeDestroyed(ctx context.Context, before time.Time) (int64, error)
@@ -112,6 +113,8 @@ type Deps struct {
 	Audit     auxilia.Auditor
 	Tx        Transactor
 	Options   Options
+	// Metrics counts runs and instances (default: nothing).
+	Metrics auxilia.Metrics
 }
 
 // Service runs agents on threads.
@@ -123,5 +126,8 @@ type Service struct {
 
 // New returns a run service.
 func New(d Deps) *Service {
+	if d.Metrics == nil {
+		d.Metrics = auxilia.NoMetrics{}
+	}
 	return &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters()}
 }

@@ -62,6 +62,15 @@ func (s *Service) Start(ctx context.Context, workspaceID, agentID, key string) (
 		}
 		return auxilia.Audit(ctx, s.Audit, workspaceID, "run.start", "run", out.ID, describeStart(agent, out))
 	})
+	if err == nil {
+		s.Metrics.RunStarted(out.Provider)
+		switch {
+		case out.Replaced:
+			s.Metrics.InstanceChanged(out.Provider, "replaced")
+		case out.Created:
+			s.Metrics.InstanceChanged(out.Provider, "created")
+		}
+	}
 	return out, err
 }
 
@@ -211,6 +220,8 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 	s.creating.begin(inst.ID)
 	defer s.creating.finish(inst.ID)
 	abandon := func() { _ = s.Instances.MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
+	// A create that fails after the provider made something: leave it to the reaper, which destroys it.
+	release := func() { _ = s.Instances.Release(context.WithoutCancel(ctx), inst.ID) }
 	if probe {
 		if res := s.Sandboxes.Probe(ctx, sb, client); !res.OK {
 			abandon()
@@ -222,13 +233,20 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 		abandon()
 		return inst, err
 	}
-	pinst, err := client.Create(ctx, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Thread: thread.ID})
+	// Record the provider's id the moment it exists: if this process dies
+	// before the instance is ready, the reaper can still destroy it.
+	created := provider.WithCreated(ctx, func(id string) {
+		_ = s.Instances.SetProviderRef(context.WithoutCancel(ctx), inst.ID, id)
+	})
+	pinst, err := client.Create(created, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Thread: thread.ID, Instance: inst.ID})
 	if err != nil {
-		abandon()
+		release()
 		return inst, unavailable(sb, err)
 	}
 	destroy := func() {
-		_ = client.Destroy(context.WithoutCancel(ctx), pinst)
+		if client.Destroy(context.WithoutCancel(ctx), pinst) == nil {
+			s.Metrics.InstanceChanged(sb.Provider, "destroyed")
+		}
 		abandon()
 	}
 	if pkgs := cfg.Packages(); len(pkgs) > 0 {

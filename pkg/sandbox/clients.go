@@ -70,7 +70,11 @@ func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (pro
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("stored config of provider %s does not decode: %s %s", spec.Provider, errs[0].Field, errs[0].Message)
 	}
-	return kind.Open(provider.Settings{URL: spec.URL, Secret: secretValue, Config: cfg})
+	client, err := kind.Open(provider.Settings{URL: spec.URL, Secret: secretValue, Config: cfg})
+	if err != nil {
+		return nil, err
+	}
+	return provider.Instrument(client, spec.Provider, r.Metrics), nil
 }
 
 // Client returns the provider client of a workspace's sandbox, with the sandbox.

@@ -87,12 +87,14 @@ func (r *Registry) probe(ctx context.Context, client provider.Client, secretValu
 	case err == nil:
 		return ProbeResult{OK: true, LatencyMS: latency}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		r.Metrics.ProbeFailed(provider.ProviderOf(client), "network")
 		return failed(latency, "network", fmt.Sprintf("no answer within %s", r.probeTimeout))
 	}
 	detail := err.Error()
 	if secretValue != "" {
 		detail = strings.ReplaceAll(detail, secretValue, "••••")
 	}
+	r.Metrics.ProbeFailed(provider.ProviderOf(client), provider.Reason(err))
 	return failed(latency, provider.Reason(err), detail)
 }
 

@@ -61,6 +61,8 @@ type Deps struct {
 	Keys      *secret.Keyring
 	// ProbeTimeout bounds a probe (default 10 s).
 	ProbeTimeout time.Duration
+	// Metrics counts provider calls and failed probes (default: nothing).
+	Metrics auxilia.Metrics
 }
 
 // New returns a registry.
@@ -68,6 +70,9 @@ func New(d Deps) *Registry {
 	timeout := d.ProbeTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
+	}
+	if d.Metrics == nil {
+		d.Metrics = auxilia.NoMetrics{}
 	}
 	return &Registry{Deps: d, probeTimeout: timeout, clients: newClientCache()}
 }

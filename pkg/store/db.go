@@ -71,6 +71,7 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	db := &DB{gorm: g, dialect: dialect}
+	db.LimitConnections(DefaultMaxConnections)
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("reach %s database: %w", dialect, err)
@@ -87,6 +88,18 @@ func SQLiteDSN(path string) string {
 	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	return "file:" + path + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+}
+
+// DefaultMaxConnections bounds a process's connections: several replicas
+// must fit in Postgres's own limit (100 by default).
+const DefaultMaxConnections = 20
+
+// LimitConnections bounds the pool: at most n connections, as many kept idle.
+func (db *DB) LimitConnections(n int) {
+	if sqlDB, err := db.gorm.DB(); err == nil {
+		sqlDB.SetMaxOpenConns(n)
+		sqlDB.SetMaxIdleConns(n)
+	}
 }
 
 // Dialect tells which engine this is.
@@ -202,10 +215,13 @@ func (l *namedLocks) Unlock(name string) {
 }
 
 // Purge forgets what nothing needs any more: idempotency answers past their
-// time, and deleted sandboxes (with their sealed secrets) whose instances
+// time, old rate-limit windows, and deleted sandboxes (with their sealed secrets) whose instances
 // are all destroyed.
 func (db *DB) Purge(ctx context.Context) error {
 	if _, err := db.Idempotency().Purge(ctx, time.Now().Add(-auxilia.IdempotencyTTL)); err != nil {
+		return err
+	}
+	if err := db.RateWindows().Purge(ctx, time.Now().Add(-time.Hour)); err != nil {
 		return err
 	}
 	_, err := db.Sandboxes().PurgeDeleted(ctx)

@@ -45,6 +45,7 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 	if err := c.callJSON(ctx, call{op: "create", method: http.MethodPost, path: "/sandboxes", body: body, contentType: ct}, &sb); err != nil {
 		return provider.Instance{}, err
 	}
+	provider.Created(ctx, sb.ID)
 	return c.instance(sb, st), nil
 }
 

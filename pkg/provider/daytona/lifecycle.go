@@ -18,7 +18,10 @@ import (
 // that never gets there is deleted.
 func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
 	const op = "create"
-	creation := randomID()
+	creation := labels.Instance
+	if creation == "" {
+		creation = randomID()
+	}
 	body, err := json.Marshal(createSandbox{
 		Snapshot:         c.cfg.Snapshot,
 		Target:           c.cfg.Target,
@@ -32,6 +35,7 @@ func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.I
 	if err != nil {
 		return provider.Instance{}, err
 	}
+	provider.Created(ctx, sb.ID)
 	inst, err := c.makeReady(ctx, op, sb)
 	if err != nil {
 		c.abandon(sb.ID)

@@ -86,3 +86,16 @@ func (c *Client) listSandboxes(ctx context.Context, op string, query url.Values)
 	}
 	return all, nil
 }
+
+// FindCreated finds the sandbox a Create with these labels made (by our
+// instance id, its creation label), for the reaper when its creator died.
+func (c *Client) FindCreated(ctx context.Context, labels provider.Labels) (provider.Instance, bool, error) {
+	if labels.Instance == "" {
+		return provider.Instance{}, false, nil
+	}
+	sb, found := c.findCreated(ctx, labels.Instance)
+	if !found {
+		return provider.Instance{}, false, ctx.Err()
+	}
+	return provider.Instance{ID: sb.ID}, true, nil
+}

@@ -66,6 +66,7 @@ func (c *client) Create(ctx context.Context, _ provider.Labels) (provider.Instan
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return fail(err)
 	}
+	provider.Created(ctx, id)
 	if uid, gid, ok := c.owner(); ok {
 		if err := os.Chown(dir, uid, gid); err != nil {
 			_ = os.Remove(dir)

@@ -180,6 +180,7 @@ func (f *Fake) Create(ctx context.Context, _ provider.Labels) (provider.Instance
 	f.mu.Lock()
 	f.instances[id] = dir
 	f.mu.Unlock()
+	provider.Created(ctx, id)
 	return provider.Instance{ID: id, WorkDir: dir}, nil
 }
 

@@ -1,0 +1,95 @@
+// Package metrics exposes Auxilia's counters and latencies in the
+// Prometheus text format at /metrics.
+package metrics
+
+import (
+	"database/sql"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Prometheus records the events of auxilia.Metrics as Prometheus series.
+type Prometheus struct {
+	registry         *prometheus.Registry
+	requests         *prometheus.CounterVec
+	requestDuration  *prometheus.HistogramVec
+	providerCalls    *prometheus.CounterVec
+	providerDuration *prometheus.HistogramVec
+	runs             *prometheus.CounterVec
+	probesFailed     *prometheus.CounterVec
+	instances        *prometheus.CounterVec
+}
+
+// New returns the metrics of one server.
+func New() *Prometheus {
+	p := &Prometheus{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "auxilia_http_requests_total", Help: "HTTP requests served, by route pattern, method and status.",
+		}, []string{"route", "method", "status"}),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "auxilia_http_request_duration_seconds", Help: "Time to serve an HTTP request, by route pattern and method.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		}, []string{"route", "method"}),
+		providerCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "auxilia_provider_calls_total", Help: "Calls to sandbox providers, by provider, operation and outcome (ok, or the failure's reason).",
+		}, []string{"provider", "operation", "outcome"}),
+		providerDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "auxilia_provider_call_duration_seconds", Help: "Time a provider call took, by provider and operation.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
+		}, []string{"provider", "operation"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "auxilia_runs_started_total", Help: "Runs started, by provider (none for runs without a sandbox).",
+		}, []string{"provider"}),
+		probesFailed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "auxilia_probes_failed_total", Help: "Failed provider probes, by provider and reason (network, auth, config, provider).",
+		}, []string{"provider", "reason"}),
+		instances: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "auxilia_instances_total", Help: "Sandbox instances created, replaced or destroyed, by provider.",
+		}, []string{"provider", "event"}),
+	}
+	p.registry.MustRegister(p.requests, p.requestDuration, p.providerCalls, p.providerDuration, p.runs,
+		p.probesFailed, p.instances,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return p
+}
+
+// WatchDB adds the database pool's statistics.
+func (p *Prometheus) WatchDB(db *sql.DB) {
+	p.registry.MustRegister(collectors.NewDBStatsCollector(db, "auxilia"))
+}
+
+// Handler serves the metrics.
+func (p *Prometheus) Handler() http.Handler {
+	return promhttp.HandlerFor(p.registry, promhttp.HandlerOpts{Registry: p.registry})
+}
+
+func (p *Prometheus) RequestServed(route, method string, status int, took time.Duration) {
+	p.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	p.requestDuration.WithLabelValues(route, method).Observe(took.Seconds())
+}
+
+func (p *Prometheus) ProviderCalled(provider, operation, outcome string, took time.Duration) {
+	p.providerCalls.WithLabelValues(provider, operation, outcome).Inc()
+	p.providerDuration.WithLabelValues(provider, operation).Observe(took.Seconds())
+}
+
+func (p *Prometheus) RunStarted(provider string) {
+	if provider == "" {
+		provider = "none"
+	}
+	p.runs.WithLabelValues(provider).Inc()
+}
+
+func (p *Prometheus) ProbeFailed(provider, reason string) {
+	p.probesFailed.WithLabelValues(provider, reason).Inc()
+}
+
+func (p *Prometheus) InstanceChanged(provider, event string) {
+	p.instances.WithLabelValues(provider, event).Inc()
+}

@@ -1,0 +1,153 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// Instrument wraps a client so that every call is counted and timed under
+// its provider's name, with its outcome: "ok", or the failure's kind.
+func Instrument(c Client, provider string, m auxilia.Metrics) Client {
+	return instrumented{c: c, provider: provider, m: m}
+}
+
+// ProviderOf names the provider of an instrumented client ("" for another).
+func ProviderOf(c Client) string {
+	if i, ok := c.(instrumented); ok {
+		return i.provider
+	}
+	return ""
+}
+
+type instrumented struct {
+	c        Client
+	provider string
+	m        auxilia.Metrics
+}
+
+func (i instrumented) observe(op string, start time.Time, err error) {
+	i.m.ProviderCalled(i.provider, op, Outcome(err), time.Since(start))
+}
+
+// Outcome names how a provider call ended, for metrics.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, ErrGone):
+		return "gone"
+	case errors.Is(err, ErrNotFound):
+		return "not_found"
+	case errors.Is(err, ErrUnauthorized):
+		return "unauthorized"
+	case errors.Is(err, ErrUnreachable):
+		return "unreachable"
+	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, ErrInvalidConfig):
+		return "invalid_config"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	default:
+		return "failed"
+	}
+}
+
+// FindCreated finds a created instance by its labels, where the provider can.
+func (i instrumented) FindCreated(ctx context.Context, l Labels) (Instance, bool, error) {
+	f, ok := i.c.(Finder)
+	if !ok {
+		return Instance{}, false, Errorf(ErrUnsupported, i.provider, "find", "instances cannot be found by label")
+	}
+	start := time.Now()
+	inst, found, err := f.FindCreated(ctx, l)
+	i.observe("find", start, err)
+	return inst, found, err
+}
+
+func (i instrumented) Probe(ctx context.Context) error {
+	start := time.Now()
+	err := i.c.Probe(ctx)
+	i.observe("probe", start, err)
+	return err
+}
+
+func (i instrumented) Create(ctx context.Context, l Labels) (Instance, error) {
+	start := time.Now()
+	out, err := i.c.Create(ctx, l)
+	i.observe("create", start, err)
+	return out, err
+}
+
+func (i instrumented) Reconnect(ctx context.Context, inst Instance) (Instance, error) {
+	start := time.Now()
+	out, err := i.c.Reconnect(ctx, inst)
+	i.observe("reconnect", start, err)
+	return out, err
+}
+
+func (i instrumented) KeepAlive(ctx context.Context, inst Instance) error {
+	start := time.Now()
+	err := i.c.KeepAlive(ctx, inst)
+	i.observe("keepalive", start, err)
+	return err
+}
+
+func (i instrumented) Persist(ctx context.Context, inst Instance) error {
+	start := time.Now()
+	err := i.c.Persist(ctx, inst)
+	i.observe("persist", start, err)
+	return err
+}
+
+func (i instrumented) Destroy(ctx context.Context, inst Instance) error {
+	start := time.Now()
+	err := i.c.Destroy(ctx, inst)
+	i.observe("destroy", start, err)
+	return err
+}
+
+func (i instrumented) Execute(ctx context.Context, inst Instance, req ExecRequest) (ExecResult, error) {
+	start := time.Now()
+	out, err := i.c.Execute(ctx, inst, req)
+	i.observe("execute", start, err)
+	return out, err
+}
+
+func (i instrumented) ListFiles(ctx context.Context, inst Instance, dir string) ([]FileInfo, error) {
+	start := time.Now()
+	out, err := i.c.ListFiles(ctx, inst, dir)
+	i.observe("list_files", start, err)
+	return out, err
+}
+
+func (i instrumented) Stat(ctx context.Context, inst Instance, p string) (FileInfo, error) {
+	start := time.Now()
+	out, err := i.c.Stat(ctx, inst, p)
+	i.observe("stat", start, err)
+	return out, err
+}
+
+func (i instrumented) ReadFile(ctx context.Context, inst Instance, p string) ([]byte, error) {
+	start := time.Now()
+	out, err := i.c.ReadFile(ctx, inst, p)
+	i.observe("read_file", start, err)
+	return out, err
+}
+
+func (i instrumented) WriteFile(ctx context.Context, inst Instance, p string, data []byte) error {
+	start := time.Now()
+	err := i.c.WriteFile(ctx, inst, p, data)
+	i.observe("write_file", start, err)
+	return err
+}
+
+func (i instrumented) RemoveFile(ctx context.Context, inst Instance, p string) error {
+	start := time.Now()
+	err := i.c.RemoveFile(ctx, inst, p)
+	i.observe("remove_file", start, err)
+	return err
+}
