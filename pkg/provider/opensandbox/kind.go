@@ -4,13 +4,22 @@
 package opensandbox
 
 import (
-	"errors"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// Kind is the OpenSandbox provider.
-type Kind struct{}
+// Kind is the OpenSandbox provider. Its zero value is ready to use.
+type Kind struct {
+	// Policy is applied to every address the client dials, the controller's
+	// and each execd's alike.
+	Policy provider.Policy
+	// ReadyTimeout bounds how long Create waits for a new instance to run
+	// and its execd to answer; zero means three minutes.
+	ReadyTimeout time.Duration
+	// RequestTimeout bounds each call other than a command; zero means a minute.
+	RequestTimeout time.Duration
+}
 
 func (Kind) Name() string        { return "opensandbox" }
 func (Kind) Title() string       { return "OpenSandbox" }
@@ -26,6 +35,7 @@ func (Kind) Secret() provider.Field {
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }
 
-func (Kind) Open(s provider.Settings) (provider.Client, error) {
-	return nil, errors.New("opensandbox: client not built yet")
+// Open returns a client for the controller at s.URL, whose API is served under /v1.
+func (k Kind) Open(s provider.Settings) (provider.Client, error) {
+	return newClient(k, s)
 }

@@ -1,0 +1,68 @@
+package opensandbox
+
+import "time"
+
+// The lifecycle API's messages, as far as the client uses them.
+
+type createRequest struct {
+	Image          imageSpec         `json:"image"`
+	Entrypoint     []string          `json:"entrypoint"`
+	ResourceLimits map[string]string `json:"resourceLimits"`
+	Timeout        int               `json:"timeout"`
+	Env            map[string]string `json:"env,omitempty"`
+	Metadata       map[string]string `json:"metadata,omitempty"`
+	Volumes        []volume          `json:"volumes,omitempty"`
+}
+
+type imageSpec struct {
+	URI string `json:"uri"`
+}
+
+type volume struct {
+	Name      string     `json:"name"`
+	MountPath string     `json:"mountPath"`
+	ReadOnly  bool       `json:"readOnly"`
+	Host      hostVolume `json:"host"`
+}
+
+type hostVolume struct {
+	Path string `json:"path"`
+}
+
+// sandbox is the answer to create and to get.
+type sandbox struct {
+	ID     string        `json:"id"`
+	Status sandboxStatus `json:"status"`
+}
+
+type sandboxStatus struct {
+	State   string `json:"state"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+type listAnswer struct {
+	Items *[]sandbox `json:"items"`
+}
+
+type renewRequest struct {
+	ExpiresAt string `json:"expiresAt"`
+}
+
+type renewAnswer struct {
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+type endpointAnswer struct {
+	Endpoint string            `json:"endpoint"`
+	Headers  map[string]string `json:"headers"`
+}
+
+// The states of a sandbox that matter here.
+const (
+	statePending    = "Pending"
+	stateRunning    = "Running"
+	stateFailed     = "Failed"
+	stateStopping   = "Stopping"
+	stateTerminated = "Terminated"
+)

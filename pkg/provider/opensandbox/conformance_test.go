@@ -1,0 +1,32 @@
+package opensandbox_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
+)
+
+// The fake holds each command's stream open for execd's default second, so
+// these runs also show that the client does not wait for it.
+
+func TestConformanceThroughServerProxy(t *testing.T) {
+	_, client := setup(t, opensandboxtest.Options{})
+	providertest.Run(t, client)
+}
+
+func TestConformanceDirectToExecd(t *testing.T) {
+	_, client := setup(t, opensandboxtest.Options{}, direct)
+	providertest.Run(t, client)
+}
+
+func TestConformanceBridgeNetwork(t *testing.T) {
+	_, client := setup(t, opensandboxtest.Options{BridgeNetwork: true}, direct)
+	providertest.Run(t, client)
+}
+
+func TestConformanceKubernetesLikeController(t *testing.T) {
+	_, client := setup(t, opensandboxtest.Options{PendingFor: 300 * time.Millisecond, ExecdStartDelay: 300 * time.Millisecond})
+	providertest.Run(t, client)
+}

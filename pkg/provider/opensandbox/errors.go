@@ -1,0 +1,154 @@
+package opensandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+const providerName = "opensandbox"
+
+// surface says which server answered: the two speak different error dialects.
+type surface int
+
+const (
+	lifecycleAPI surface = iota
+	execdAPI
+)
+
+func failure(kind error, op, format string, args ...any) *provider.Error {
+	return provider.Errorf(kind, providerName, op, format, args...)
+}
+
+// transportError sorts a failed round trip: no answer in time, or no answer at all.
+func transportError(op string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%s %s: %w", providerName, op, err)
+	}
+	var netErr net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
+		return failure(provider.ErrTimeout, op, "%s", unwrapURLError(err))
+	}
+	return failure(provider.ErrUnreachable, op, "%s", unwrapURLError(err))
+}
+
+// statusError turns an error answer into a provider error carrying the
+// server's own code and message.
+func statusError(s surface, op string, status int, body []byte) error {
+	msg := describeBody(status, body)
+	switch {
+	case status == http.StatusUnauthorized, status == http.StatusForbidden:
+		return failure(provider.ErrUnauthorized, op, "%s", msg)
+	case status == http.StatusNotFound && (s == lifecycleAPI || sandboxMissing(body)):
+		return failure(provider.ErrGone, op, "%s", msg)
+	case status == http.StatusNotFound:
+		return failure(provider.ErrNotFound, op, "%s", msg)
+	case status == http.StatusRequestTimeout, status == http.StatusGatewayTimeout:
+		return failure(provider.ErrTimeout, op, "%s", msg)
+	case s == lifecycleAPI && (status == http.StatusBadRequest || status == http.StatusConflict || status == http.StatusUnprocessableEntity):
+		return failure(provider.ErrInvalidConfig, op, "%s", msg)
+	default:
+		return failure(provider.ErrFailed, op, "%s", msg)
+	}
+}
+
+// sandboxMissing says whether an execd call's 404 is the server proxy's
+// "no such sandbox" (DOCKER::SANDBOX_NOT_FOUND, KUBERNETES::…) rather than
+// execd's "no such file".
+func sandboxMissing(body []byte) bool {
+	var e struct {
+		Code string `json:"code"`
+	}
+	return json.Unmarshal(body, &e) == nil && strings.HasSuffix(e.Code, "::SANDBOX_NOT_FOUND")
+}
+
+// describeBody renders an error body in whichever of the servers' shapes it
+// comes: {"code","message"}, FastAPI's {"detail":…}, execd's {"error":…}, or text.
+func describeBody(status int, body []byte) string {
+	var e struct {
+		Code    string          `json:"code"`
+		Message string          `json:"message"`
+		Error   string          `json:"error"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	trimmed := bytes.TrimSpace(body)
+	if json.Unmarshal(trimmed, &e) == nil {
+		switch {
+		case e.Code != "" && e.Message != "":
+			return e.Code + ": " + e.Message
+		case e.Code != "":
+			return e.Code
+		case e.Message != "":
+			return e.Message
+		case e.Error != "":
+			return e.Error
+		case len(e.Detail) > 0:
+			return fmt.Sprintf("%d %s: %s", status, http.StatusText(status), clip(describeDetail(e.Detail)))
+		}
+	}
+	if len(trimmed) == 0 {
+		return fmt.Sprintf("%d %s", status, http.StatusText(status))
+	}
+	return fmt.Sprintf("%d %s: %s", status, http.StatusText(status), clip(string(trimmed)))
+}
+
+// describeDetail reads FastAPI's validation errors: a string, or a list of
+// {"loc":[…],"msg":"…"}.
+func describeDetail(raw json.RawMessage) string {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return text
+	}
+	var items []struct {
+		Loc []any  `json:"loc"`
+		Msg string `json:"msg"`
+	}
+	if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+		return string(raw)
+	}
+	parts := make([]string, 0, len(items))
+	for _, it := range items {
+		loc := make([]string, 0, len(it.Loc))
+		for _, l := range it.Loc {
+			loc = append(loc, fmt.Sprint(l))
+		}
+		parts = append(parts, strings.Join(loc, ".")+": "+it.Msg)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func clip(s string) string {
+	const max = 500
+	s = strings.TrimSpace(s)
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}
+
+// unwrapURLError drops net/http's "Get \"url\":" prefix, which may repeat
+// query strings, keeping the reason.
+func unwrapURLError(err error) string {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && urlErr.Err != nil {
+		return urlErr.Err.Error()
+	}
+	return err.Error()
+}
+
+// providerMessage is the provider's own words in err, or err itself.
+func providerMessage(err error) string {
+	var perr *provider.Error
+	if errors.As(err, &perr) {
+		return perr.Message
+	}
+	return err.Error()
+}

@@ -1,0 +1,168 @@
+package opensandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"mime/multipart"
+	"net/textproto"
+	"net/url"
+	"path"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// fileInfo is execd's description of a file.
+type fileInfo struct {
+	Path       string    `json:"path"`
+	Type       string    `json:"type"` // file, directory, symlink or other
+	Size       int64     `json:"size"`
+	ModifiedAt time.Time `json:"modified_at"`
+}
+
+func (f fileInfo) toProvider() provider.FileInfo {
+	return provider.FileInfo{Path: f.Path, Dir: f.Type == "directory", Size: f.Size, ModifiedAt: f.ModifiedAt}
+}
+
+// uploadMode is the mode of written files, in execd's octal-digits notation.
+const uploadMode = 644
+
+// ListFiles lists a directory's direct entries.
+func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir string) ([]provider.FileInfo, error) {
+	const op = "list files"
+	t, err := target(inst, op)
+	if err != nil {
+		return nil, err
+	}
+	dir, err = filePath(inst, op, dir)
+	if err != nil {
+		return nil, err
+	}
+	var entries []fileInfo
+	query := url.Values{"path": {dir}, "depth": {"1"}}
+	if err := c.do(ctx, c.execd(t, op, "GET", "/directories/list", query), &entries); err != nil {
+		return nil, err
+	}
+	out := make([]provider.FileInfo, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.toProvider())
+	}
+	return out, nil
+}
+
+// Stat describes one path.
+func (c *client) Stat(ctx context.Context, inst provider.Instance, p string) (provider.FileInfo, error) {
+	const op = "stat"
+	t, err := target(inst, op)
+	if err != nil {
+		return provider.FileInfo{}, err
+	}
+	if p, err = filePath(inst, op, p); err != nil {
+		return provider.FileInfo{}, err
+	}
+	var infos map[string]fileInfo
+	if err := c.do(ctx, c.execd(t, op, "GET", "/files/info", url.Values{"path": {p}}), &infos); err != nil {
+		return provider.FileInfo{}, err
+	}
+	info, ok := infos[p]
+	if !ok {
+		return provider.FileInfo{}, failure(provider.ErrFailed, op, "the answer does not describe %s", p)
+	}
+	if info.Path == "" {
+		info.Path = p
+	}
+	return info.toProvider(), nil
+}
+
+// ReadFile downloads a file.
+func (c *client) ReadFile(ctx context.Context, inst provider.Instance, p string) ([]byte, error) {
+	const op = "read file"
+	t, err := target(inst, op)
+	if err != nil {
+		return nil, err
+	}
+	if p, err = filePath(inst, op, p); err != nil {
+		return nil, err
+	}
+	r := c.execd(t, op, "GET", "/files/download", url.Values{"path": {p}})
+	r.headers["Accept"] = "*/*"
+	return c.fetch(ctx, r)
+}
+
+// WriteFile uploads a file; execd creates its parent directories.
+func (c *client) WriteFile(ctx context.Context, inst provider.Instance, p string, data []byte) error {
+	const op = "write file"
+	t, err := target(inst, op)
+	if err != nil {
+		return err
+	}
+	if p, err = filePath(inst, op, p); err != nil {
+		return err
+	}
+	body, contentType, err := uploadBody(p, data)
+	if err != nil {
+		return failure(provider.ErrFailed, op, "building the upload: %s", err)
+	}
+	r := c.execd(t, op, "POST", "/files/upload", nil)
+	r.body, r.contentType = body, contentType
+	return c.do(ctx, r, nil)
+}
+
+// uploadBody is the multipart form execd reads: a metadata part, which must
+// be a file part (execd reads it from the form's files), then the file.
+func uploadBody(p string, data []byte) (*bytes.Buffer, string, error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="metadata"; filename="metadata"`)
+	h.Set("Content-Type", "application/json")
+	meta, err := w.CreatePart(h)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := json.NewEncoder(meta).Encode(map[string]any{"path": p, "mode": uploadMode}); err != nil {
+		return nil, "", err
+	}
+	file, err := w.CreateFormFile("file", path.Base(p))
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := file.Write(data); err != nil {
+		return nil, "", err
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	return &buf, w.FormDataContentType(), nil
+}
+
+// RemoveFile removes a file or an empty directory. execd answers success
+// for a missing file and removes directories recursively, so the client
+// looks first.
+func (c *client) RemoveFile(ctx context.Context, inst provider.Instance, p string) error {
+	const op = "remove file"
+	t, err := target(inst, op)
+	if err != nil {
+		return err
+	}
+	if p, err = filePath(inst, op, p); err != nil {
+		return err
+	}
+	info, err := c.Stat(ctx, inst, p)
+	if err != nil {
+		return err
+	}
+	query := url.Values{"path": {p}}
+	if !info.Dir {
+		return c.do(ctx, c.execd(t, op, "DELETE", "/files", query), nil)
+	}
+	entries, err := c.ListFiles(ctx, inst, p)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		return failure(provider.ErrFailed, op, "directory %s is not empty", p)
+	}
+	return c.do(ctx, c.execd(t, op, "DELETE", "/directories", query), nil)
+}

@@ -1,0 +1,241 @@
+package opensandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// workDir is where commands run and relative paths resolve in every instance.
+const workDir = "/workspace"
+
+// lease is how long an instance lives without being renewed: created with
+// it as its timeout, and renewed to now + lease on every reconnect.
+const lease = 30 * time.Minute
+
+// Readiness polling starts quick, as a controller often answers create
+// with a running container, and backs off for one that is being pulled.
+const (
+	firstPoll = 100 * time.Millisecond
+	lastPoll  = 2 * time.Second
+)
+
+// Probe lists one sandbox: the cheapest call that needs the API key.
+func (c *client) Probe(ctx context.Context) error {
+	var answer listAnswer
+	if err := c.do(ctx, c.lifecycle("probe", "GET", "/sandboxes?pageSize=1", nil), &answer); err != nil {
+		return err
+	}
+	if answer.Items == nil {
+		return failure(provider.ErrFailed, "probe", "the answer to listing sandboxes has no items")
+	}
+	return nil
+}
+
+// Create starts an instance, waits until its execd answers and makes its
+// working directory. An instance that never gets there is destroyed.
+func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
+	vols, err := volumes(c.cfg.VolumeMounts)
+	if err != nil {
+		return provider.Instance{}, failure(provider.ErrInvalidConfig, "create", "%s", err)
+	}
+	req := createRequest{
+		Image: imageSpec{URI: c.cfg.DefaultImage},
+		// The entrypoint only keeps the container alive: execd, injected beside it, does the work.
+		Entrypoint: []string{"tail", "-f", "/dev/null"},
+		// The API requires limits; one CPU and 2 GiB per sandbox.
+		ResourceLimits: map[string]string{"cpu": "1", "memory": "2Gi"},
+		Timeout:        int(lease / time.Second),
+		Env:            map[string]string{"PYTHONUNBUFFERED": "1"}, // so Python output streams as it is printed
+		Metadata:       metadata(labels),
+		Volumes:        vols,
+	}
+	var sb sandbox
+	if err := c.do(ctx, c.lifecycle("create", "POST", "/sandboxes", req), &sb); err != nil {
+		return provider.Instance{}, err
+	}
+	if sb.ID == "" {
+		return provider.Instance{}, failure(provider.ErrFailed, "create", "the answer names no sandbox id")
+	}
+	provider.Created(ctx, sb.ID)
+	inst, err := c.startUp(ctx, sb)
+	if err != nil {
+		cleanup, cancel := c.detached(ctx)
+		defer cancel()
+		_ = c.destroy(cleanup, sb.ID)
+		return provider.Instance{}, err
+	}
+	return inst, nil
+}
+
+// startUp waits for a new sandbox to run and its execd to answer, within
+// the ready timeout.
+func (c *client) startUp(ctx context.Context, sb sandbox) (provider.Instance, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.readyTimeout, errReadyTimeout)
+	defer cancel()
+	if err := c.waitRunning(ctx, sb); err != nil {
+		return provider.Instance{}, err
+	}
+	t, err := c.endpoint(ctx, sb.ID)
+	if err != nil {
+		return provider.Instance{}, c.notReady(ctx, sb.ID, err)
+	}
+	if err := c.waitExecd(ctx, sb.ID, t); err != nil {
+		return provider.Instance{}, err
+	}
+	if err := c.makeDir(ctx, t, workDir); err != nil {
+		return provider.Instance{}, c.notReady(ctx, sb.ID, err)
+	}
+	return provider.Instance{ID: sb.ID, WorkDir: workDir, State: t.encode()}, nil
+}
+
+// waitRunning polls the sandbox until it is Running.
+func (c *client) waitRunning(ctx context.Context, sb sandbox) error {
+	status := sb.Status
+	for wait := firstPoll; status.State != stateRunning; wait = backOff(wait) {
+		switch status.State {
+		case stateFailed, stateStopping, stateTerminated:
+			return failure(provider.ErrFailed, "create", "instance %s is %s: %s", sb.ID, status.State, describeStatus(status))
+		}
+		if err := pause(ctx, wait); err != nil {
+			return c.notReady(ctx, sb.ID, fmt.Errorf("it is still %s (%s)", status.State, describeStatus(status)))
+		}
+		var now sandbox
+		err := c.do(ctx, c.lifecycle("create", "GET", "/sandboxes/"+url.PathEscape(sb.ID), nil), &now)
+		if errors.Is(err, provider.ErrGone) {
+			return failure(provider.ErrFailed, "create", "instance %s vanished while starting: %s", sb.ID, providerMessage(err))
+		}
+		if err != nil {
+			return c.notReady(ctx, sb.ID, err)
+		}
+		status = now.Status
+	}
+	return nil
+}
+
+// waitExecd polls execd's /ping: a new container runs before its execd answers.
+func (c *client) waitExecd(ctx context.Context, id string, t execdTarget) error {
+	for wait := firstPoll; ; wait = backOff(wait) {
+		err := c.ping(ctx, t)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, provider.ErrUnauthorized):
+			return err // waiting will not mend refused access headers
+		}
+		if perr := pause(ctx, wait); perr != nil {
+			return c.notReady(ctx, id, fmt.Errorf("its execd does not answer: %w", err))
+		}
+	}
+}
+
+// errReadyTimeout ends the wait for a new instance.
+var errReadyTimeout = errors.New("ready timeout")
+
+// notReady words a failure while waiting: past the ready timeout it is a
+// timeout whatever the last call said.
+func (c *client) notReady(ctx context.Context, id string, err error) error {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errReadyTimeout):
+		return failure(provider.ErrTimeout, "create", "instance %s was not ready within %s: %s", id, c.readyTimeout, err)
+	case cause != nil:
+		return fmt.Errorf("%s create: %w", providerName, cause)
+	}
+	return err
+}
+
+// endpoint asks where the instance's execd is.
+func (c *client) endpoint(ctx context.Context, id string) (execdTarget, error) {
+	proxied := c.cfg.UseServerProxy
+	path := fmt.Sprintf("/sandboxes/%s/endpoints/%d?use_server_proxy=%s", url.PathEscape(id), execdPort, strconv.FormatBool(proxied))
+	var ep endpointAnswer
+	if err := c.do(ctx, c.lifecycle("endpoint", "GET", path, nil), &ep); err != nil {
+		return execdTarget{}, err
+	}
+	t, err := newExecdTarget(ep, proxied, c.scheme)
+	if err != nil {
+		return execdTarget{}, failure(provider.ErrFailed, "endpoint", "%s", err)
+	}
+	return t, nil
+}
+
+// Reconnect renews the instance's lease: that one call is the whole warm
+// reconnect, as State already says where its execd is.
+func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
+	if err := c.renew(ctx, "reconnect", inst.ID); err != nil {
+		return provider.Instance{}, err
+	}
+	if _, err := decodeTarget(inst.State); err != nil {
+		t, err := c.endpoint(ctx, inst.ID) // an instance saved without its endpoint
+		if err != nil {
+			return provider.Instance{}, err
+		}
+		inst.State = t.encode()
+	}
+	if inst.WorkDir == "" {
+		inst.WorkDir = workDir
+	}
+	return inst, nil
+}
+
+// KeepAlive renews the instance's lease.
+func (c *client) KeepAlive(ctx context.Context, inst provider.Instance) error {
+	return c.renew(ctx, "keep alive", inst.ID)
+}
+
+// renew sets the instance's expiry to now + lease (it sets, it does not add).
+func (c *client) renew(ctx context.Context, op, id string) error {
+	body := renewRequest{ExpiresAt: time.Now().Add(lease).UTC().Format(time.RFC3339)}
+	var answer renewAnswer
+	return c.do(ctx, c.lifecycle(op, "POST", "/sandboxes/"+url.PathEscape(id)+"/renew-expiration", body), &answer)
+}
+
+// Persist does nothing: an instance keeps its files until it is destroyed.
+func (c *client) Persist(context.Context, provider.Instance) error { return nil }
+
+// Destroy deletes the instance; one already gone is fine.
+func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
+	return c.destroy(ctx, inst.ID)
+}
+
+func (c *client) destroy(ctx context.Context, id string) error {
+	err := c.do(ctx, c.lifecycle("destroy", "DELETE", "/sandboxes/"+url.PathEscape(id), nil), nil)
+	if errors.Is(err, provider.ErrGone) {
+		return nil
+	}
+	return err
+}
+
+func describeStatus(s sandboxStatus) string {
+	switch {
+	case s.Reason != "" && s.Message != "":
+		return s.Reason + ": " + s.Message
+	case s.Reason != "":
+		return s.Reason
+	case s.Message != "":
+		return s.Message
+	default:
+		return "no reason given"
+	}
+}
+
+func backOff(d time.Duration) time.Duration {
+	return min(d*3/2, lastPoll)
+}
+
+// pause waits d, or less if ctx ends first.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

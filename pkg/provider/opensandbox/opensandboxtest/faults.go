@@ -1,0 +1,78 @@
+package opensandboxtest
+
+import (
+	"io"
+	"log"
+	"net/http"
+)
+
+// quiet drops the standard library's log lines about broken connections.
+var quiet = log.New(io.Discard, "", 0)
+
+// dialect is how a server words its errors.
+type dialect int
+
+const (
+	lifecycleDialect dialect = iota // {"code":"DOCKER::…","message":"…"}
+	execdDialect                    // {"code":"RUNTIME_ERROR","message":"…"}
+)
+
+// misbehave applies a fault's generic parts (delay, error status,
+// malformed body) and reports whether it answered the request.
+func (s *Server) misbehave(w http.ResponseWriter, r *http.Request, f Fault, d dialect) bool {
+	if f.Delay > 0 {
+		// Read the body first: only then does the server notice a client that leaves.
+		_, _ = io.Copy(io.Discard, r.Body)
+		s.wait(r.Context(), f.Delay)
+		if r.Context().Err() != nil || s.closing() {
+			return true // the client gave up, or the test is over
+		}
+	}
+	switch {
+	case f.Status != 0:
+		code, message := f.Code, f.Message
+		if code == "" {
+			code = defaultCode(f.Status, d)
+		}
+		if message == "" {
+			message = http.StatusText(f.Status)
+		}
+		if d == execdDialect {
+			execdError(w, f.Status, code, message)
+		} else {
+			apiError(w, f.Status, code, message)
+		}
+		return true
+	case f.Malformed:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"id": "truncat`))
+		return true
+	}
+	return false
+}
+
+func defaultCode(status int, d dialect) string {
+	if d == execdDialect {
+		if status >= 500 {
+			return "RUNTIME_ERROR"
+		}
+		return "INVALID_REQUEST_BODY"
+	}
+	if status >= 500 {
+		return "SANDBOX::UNKNOWN_ERROR"
+	}
+	return "SANDBOX::INVALID_PARAMETER"
+}
+
+// dropConnection closes the connection without an answer, as when nothing
+// listens behind the address yet.
+func dropConnection(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}

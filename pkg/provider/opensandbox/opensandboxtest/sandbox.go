@@ -1,0 +1,152 @@
+package opensandboxtest
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+)
+
+// sandbox is one fake container: a folder standing for its filesystem and
+// an execd serving it.
+type sandbox struct {
+	id         string
+	request    CreateRequest
+	createdAt  time.Time
+	runningAt  time.Time // when it leaves Pending
+	neverReady bool      // it stays Pending for ever
+	execdAt    time.Time // when its execd starts answering
+	root       string    // the host folder that is its "/"
+	token      string    // its execd's access token
+	uid, gid   int       // who its commands run as, and so who owns its files
+	execd      *httptest.Server
+	ctx        context.Context // ends with the sandbox, killing its commands
+	cancel     context.CancelFunc
+	stopOnce   sync.Once
+
+	mu          sync.Mutex
+	expiresAt   time.Time // zero: it never expires
+	running     map[string]context.CancelFunc
+	interrupted map[string]bool
+}
+
+func newSandbox(s *Server, id string, req CreateRequest, now time.Time, neverReady bool) (*sandbox, error) {
+	root := filepath.Join(s.dir, id)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	uid, gid := bubblewrap.Jail{}.User()
+	if err := os.Lchown(root, uid, gid); err != nil {
+		return nil, err
+	}
+	sb := &sandbox{
+		uid:        uid,
+		gid:        gid,
+		id:         id,
+		request:    req,
+		createdAt:  now,
+		runningAt:  now.Add(s.opts.PendingFor),
+		neverReady: neverReady,
+		root:       root,
+		token:      randomHex(16),
+	}
+	sb.execdAt = sb.runningAt.Add(s.opts.ExecdStartDelay)
+	if req.Timeout != nil {
+		sb.expiresAt = now.Add(time.Duration(*req.Timeout) * time.Second)
+	}
+	sb.ctx, sb.cancel = context.WithCancel(context.Background())
+	sb.execd = httptest.NewServer(s.execdRoutes(sb))
+	return sb, nil
+}
+
+// state is the sandbox's lifecycle status now.
+func (sb *sandbox) state(now time.Time) apiStatus {
+	if sb.neverReady || now.Before(sb.runningAt) {
+		return apiStatus{State: "Pending", Reason: "SANDBOX_SCHEDULED", Message: "Sandbox is being provisioned.",
+			LastTransitionAt: apiTime(sb.createdAt)}
+	}
+	return apiStatus{State: "Running", Reason: "CONTAINER_RUNNING", Message: "Sandbox container started successfully.",
+		LastTransitionAt: apiTime(sb.runningAt)}
+}
+
+// execdUp says whether its execd answers yet.
+func (sb *sandbox) execdUp(now time.Time) bool {
+	return !sb.neverReady && !now.Before(sb.execdAt)
+}
+
+func (sb *sandbox) expiry() time.Time {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return sb.expiresAt
+}
+
+func (sb *sandbox) setExpiry(t time.Time) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	sb.expiresAt = t
+}
+
+func (sb *sandbox) expired() bool {
+	e := sb.expiry()
+	return !e.IsZero() && time.Now().After(e)
+}
+
+// stop kills its commands and takes its execd off the network.
+func (sb *sandbox) stop() {
+	sb.stopOnce.Do(func() {
+		sb.cancel()
+		sb.execd.CloseClientConnections()
+		sb.execd.Close()
+	})
+}
+
+// track registers a running command so that it can be interrupted; the
+// function returned says whether it was.
+func (sb *sandbox) track(session string, cancel context.CancelFunc) func() bool {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.running == nil {
+		sb.running, sb.interrupted = map[string]context.CancelFunc{}, map[string]bool{}
+	}
+	sb.running[session] = cancel
+	return func() bool {
+		sb.mu.Lock()
+		defer sb.mu.Unlock()
+		return sb.interrupted[session]
+	}
+}
+
+func (sb *sandbox) untrack(session string) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	delete(sb.running, session)
+	delete(sb.interrupted, session)
+}
+
+// interrupt stops a running command; false when there is none by that id.
+func (sb *sandbox) interrupt(session string) bool {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	cancel, ok := sb.running[session]
+	if ok {
+		sb.interrupted[session] = true
+		cancel()
+	}
+	return ok
+}
+
+// own gives name and the folders above it, up to the sandbox's root, to the
+// user its commands run as, as execd's files belong to execd's user.
+func (sb *sandbox) own(root *os.Root, name string) error {
+	for ; name != "." && name != "/"; name = path.Dir(name) {
+		if err := root.Lchown(name, sb.uid, sb.gid); err != nil {
+			return err
+		}
+	}
+	return nil
+}

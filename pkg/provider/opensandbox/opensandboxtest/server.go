@@ -1,0 +1,294 @@
+// Package opensandboxtest is a fake OpenSandbox for tests: a lifecycle
+// server and one execd per sandbox, on loopback, answering as the real ones
+// do (status codes, error bodies, the raw-JSON command stream and its hold
+// after completion, the server proxy), with knobs to count calls, expire
+// sandboxes and inject faults. Its execd really runs commands, each in a
+// bubblewrap jail whose /workspace is a folder of the test's.
+package opensandboxtest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Options shape a fake server. The zero value behaves as a Docker-backed
+// controller with no API key and execd's default stream hold.
+type Options struct {
+	// APIKey, when set, is required in OPEN-SANDBOX-API-KEY on every
+	// lifecycle call (as server.api_key does); empty accepts anything.
+	APIKey string
+	// AllowedHostPaths are the host folders volumes may mount (the server's
+	// storage.allowed_host_paths): empty rejects every host volume.
+	AllowedHostPaths []string
+	// CompletionHold is how long execd keeps a command's stream open after
+	// the completion event (its --graceful-shutdown-timeout); zero means
+	// execd's default of one second, a negative value no hold.
+	CompletionHold time.Duration
+	// PendingFor keeps new sandboxes Pending this long, as on Kubernetes;
+	// zero answers create with a Running sandbox, as Docker does.
+	PendingFor time.Duration
+	// ExecdStartDelay is how long after a sandbox runs its execd starts
+	// answering; until then connections to it are dropped.
+	ExecdStartDelay time.Duration
+	// BridgeNetwork answers direct endpoints in Docker bridge mode's form,
+	// host:port/proxy/44772, through execd's own proxy.
+	BridgeNetwork bool
+}
+
+// DefaultCompletionHold is execd's default hold of a finished command's stream.
+const DefaultCompletionHold = time.Second
+
+// Op names one operation of the fake, for counting calls and injecting faults.
+type Op string
+
+// The lifecycle server's operations.
+const (
+	OpList     Op = "list"
+	OpCreate   Op = "create"
+	OpGet      Op = "get"
+	OpDelete   Op = "delete"
+	OpRenew    Op = "renew"
+	OpEndpoint Op = "endpoint"
+)
+
+// The execd operations.
+const (
+	OpPing        Op = "ping"
+	OpCommand     Op = "command"
+	OpInterrupt   Op = "interrupt"
+	OpUpload      Op = "upload"
+	OpDownload    Op = "download"
+	OpInfo        Op = "info"
+	OpListDir     Op = "list directory"
+	OpMakeDirs    Op = "make directories"
+	OpRemoveFiles Op = "remove files"
+	OpRemoveDirs  Op = "remove directories"
+)
+
+// Fault makes an operation misbehave on every call until ClearFaults.
+type Fault struct {
+	// Status answers with this HTTP status and an error body of the
+	// server's own shape (Code and Message, or defaults).
+	Status  int
+	Code    string
+	Message string
+	// Malformed answers success with a body that is not what the API promises.
+	Malformed bool
+	// Delay waits this long before answering (or until the client leaves).
+	Delay time.Duration
+	// CutStream (command) drops the connection after the first output event.
+	CutStream bool
+	// NeverReady (create) keeps new sandboxes Pending for ever; (ping) execd
+	// never answers.
+	NeverReady bool
+}
+
+// Server is a fake OpenSandbox controller with its sandboxes.
+type Server struct {
+	// URL is the controller's address, as a sandbox is registered with it.
+	URL string
+
+	opts      Options
+	dir       string
+	lifecycle *httptest.Server
+	proxy     *http.Transport
+	runner    runner
+
+	sawAPIKey atomic.Bool
+
+	mu        sync.Mutex
+	sandboxes map[string]*sandbox
+	calls     map[Op]int
+	faults    map[Op]Fault
+	done      chan struct{} // closed when the server stops
+	closeOnce sync.Once
+}
+
+// New starts a fake controller on loopback; it stops when the test ends.
+func New(t testing.TB, opts Options) *Server {
+	t.Helper()
+	s := &Server{
+		opts:      opts,
+		dir:       t.TempDir(),
+		proxy:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
+		runner:    jailRunner{},
+		sandboxes: map[string]*sandbox{},
+		calls:     map[Op]int{},
+		faults:    map[Op]Fault{},
+		done:      make(chan struct{}),
+	}
+	s.lifecycle = httptest.NewServer(s.lifecycleRoutes())
+	s.URL = s.lifecycle.URL
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Close stops the controller and every sandbox.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.mu.Lock()
+		all := make([]*sandbox, 0, len(s.sandboxes))
+		for _, sb := range s.sandboxes {
+			all = append(all, sb)
+		}
+		s.mu.Unlock()
+		for _, sb := range all {
+			sb.stop()
+		}
+		s.lifecycle.CloseClientConnections()
+		s.lifecycle.Close()
+		s.proxy.CloseIdleConnections()
+	})
+}
+
+// Down takes the whole controller off the network, sandboxes included:
+// every later connection is refused.
+func (s *Server) Down() { s.Close() }
+
+// Calls is how many calls of op reached the fake, whether it answered,
+// refused or dropped them.
+func (s *Server) Calls(op Op) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[op]
+}
+
+// TotalCalls is how many calls the fake has had, of every operation.
+func (s *Server) TotalCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.calls {
+		n += c
+	}
+	return n
+}
+
+// ResetCalls starts counting afresh.
+func (s *Server) ResetCalls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = map[Op]int{}
+}
+
+// ExecdSawAPIKey says whether a call reached an execd with the controller's
+// API key on it: the server proxy strips it, so only a client sending it
+// straight to a sandbox would hand it over.
+func (s *Server) ExecdSawAPIKey() bool { return s.sawAPIKey.Load() }
+
+// Inject makes op misbehave as f says, until ClearFaults.
+func (s *Server) Inject(op Op, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[op] = f
+}
+
+// ClearFaults makes every operation behave again.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = map[Op]Fault{}
+}
+
+// Expire ends a sandbox now, as when its timeout passes: the controller
+// forgets it and its execd stops answering.
+func (s *Server) Expire(id string) {
+	s.mu.Lock()
+	sb := s.sandboxes[id]
+	delete(s.sandboxes, id)
+	s.mu.Unlock()
+	if sb != nil {
+		sb.stop()
+	}
+}
+
+// Sandbox describes a live sandbox as the fake sees it.
+type Sandbox struct {
+	ID        string
+	Request   CreateRequest // what create was asked
+	ExpiresAt time.Time     // zero when it never expires
+	// Root is the host folder that holds the sandbox's files: its
+	// /workspace is Root/workspace.
+	Root string
+	// ExecdHeaders are what every call to its execd must carry.
+	ExecdHeaders map[string]string
+}
+
+// Sandbox returns the live sandbox id, if there is one.
+func (s *Server) Sandbox(id string) (Sandbox, bool) {
+	sb, ok := s.find(id)
+	if !ok {
+		return Sandbox{}, false
+	}
+	return Sandbox{ID: sb.id, Request: sb.request, ExpiresAt: sb.expiry(), Root: sb.root,
+		ExecdHeaders: map[string]string{execdTokenHeader: sb.token}}, true
+}
+
+// Sandboxes lists the ids of the live sandboxes.
+func (s *Server) Sandboxes() []string {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.sandboxes))
+	for id := range s.sandboxes {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	live := ids[:0]
+	for _, id := range ids {
+		if _, ok := s.find(id); ok {
+			live = append(live, id)
+		}
+	}
+	return live
+}
+
+// find returns sandbox id unless it is unknown or its timeout has passed,
+// in which case it is removed as the controller would.
+func (s *Server) find(id string) (*sandbox, bool) {
+	s.mu.Lock()
+	sb, ok := s.sandboxes[id]
+	expired := ok && sb.expired()
+	if expired {
+		delete(s.sandboxes, id)
+	}
+	s.mu.Unlock()
+	if expired {
+		sb.stop()
+		return nil, false
+	}
+	return sb, ok
+}
+
+// begin counts a call of op and returns the fault it should suffer.
+func (s *Server) begin(op Op) (Fault, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[op]++
+	f, ok := s.faults[op]
+	return f, ok
+}
+
+// wait sleeps d, or until the request is abandoned or the server stops.
+func (s *Server) wait(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-s.done:
+	case <-t.C:
+	}
+}
+
+func (s *Server) closing() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
