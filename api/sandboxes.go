@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -374,7 +375,7 @@ func (h sandboxesHandler) probeSaved(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		if len(body) > 0 {
+		if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && string(trimmed) != "null" {
 			if err := decodeJSON(body, new(json.RawMessage)); err != nil {
 				return err
 			}

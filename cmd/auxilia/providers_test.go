@@ -2,8 +2,10 @@ package main_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -99,4 +101,57 @@ func TestRunsRefusedWhenTheSandboxCannotBeUsed(t *testing.T) {
 		state, _ := fake.State(id)
 		assert.Contains(t, []string{"destroyed", "destroying"}, state, "a failed install leaves no instance behind")
 	}
+}
+
+func TestOpenSandboxThreadLifecycle(t *testing.T) {
+	fake := opensandboxtest.New(t, opensandboxtest.Options{APIKey: "osk-e2e-key-0123456789"})
+	srv := instance(t)
+	agent := bindNew(t, srv, map[string]any{"name": "OpenSandbox", "provider": "opensandbox", "url": fake.URL, "secret": "osk-e2e-key-0123456789"})
+
+	status, first := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", first)
+	id := first["sandbox"].(map[string]any)["instance_id"].(string)
+	assert.Equal(t, "42\n", execute(t, srv, first["id"].(string), "python3 -c 'print(6*7)'")["output"])
+	sb, ok := fake.Sandbox(id)
+	require.True(t, ok)
+	expiry := sb.ExpiresAt
+
+	time.Sleep(1100 * time.Millisecond) // the renewal sets the expiry to now + 30 min: make now later
+	fake.ResetCalls()
+	status, warm := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", warm)
+	assert.Equal(t, 1, fake.TotalCalls(), "a warm run is one provider call, the renewal")
+	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpRenew))
+	sb, _ = fake.Sandbox(id)
+	assert.True(t, sb.ExpiresAt.After(expiry), "each run renews the TTL")
+	assert.WithinDuration(t, time.Now().Add(30*time.Minute), sb.ExpiresAt, time.Minute, "to thirty minutes from now")
+
+	fake.Expire(id)
+	status, replaced := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", replaced)
+	assert.Equal(t, true, replaced["sandbox"].(map[string]any)["replaced"])
+	assert.Contains(t, replaced["notice"], "no longer existed")
+
+	// An OpenSandbox controller pointed at nothing fails its probe on the network, within the probe timeout.
+	start := time.Now()
+	status, probe := post(t, "POST", srv.URL+"/api/v1/sandboxes/probe", adminToken,
+		map[string]any{"name": "nowhere", "provider": "opensandbox", "url": "127.0.0.1:1"})
+	require.Equal(t, 200, status)
+	assert.Equal(t, false, probe["ok"])
+	assert.Equal(t, "network", probe["reason"])
+	assert.Less(t, time.Since(start), 10*time.Second)
+}
+
+func TestALocalSandboxProbesOK(t *testing.T) {
+	srv := instance(t)
+	status, sb := post(t, "POST", srv.URL+"/api/v1/sandboxes", adminToken, map[string]any{"name": "Local", "provider": "local"})
+	require.Equal(t, 201, status)
+	status, probe := post(t, "POST", srv.URL+"/api/v1/sandboxes/"+sb["id"].(string)+"/probe", adminToken, nil)
+	require.Equal(t, 200, status)
+	assert.Equal(t, true, probe["ok"], "%v", probe)
+	status, got := get(t, srv.URL+"/api/v1/sandboxes/"+sb["id"].(string), adminToken)
+	require.Equal(t, 200, status)
+	health := got["health"].(map[string]any)
+	assert.Equal(t, "ok", health["status"], "the probe is recorded as the sandbox's health")
+	assert.Len(t, health["history"], 1)
 }

@@ -56,6 +56,13 @@ func Outcome(err error) string {
 	}
 }
 
+// CloseIdleConnections releases the client's pooled connections, where it has any.
+func (i instrumented) CloseIdleConnections() {
+	if c, ok := i.c.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // FindCreated finds a created instance by its labels, where the provider can.
 func (i instrumented) FindCreated(ctx context.Context, l Labels) (Instance, bool, error) {
 	f, ok := i.c.(Finder)

@@ -68,6 +68,9 @@ type Settings struct {
 	URL    string // normalised: a full http(s) URL, or "" where the provider takes none
 	Secret string // decrypted, "" when none
 	Config Config
+	// Policy is the operator's rules, applied to every address the client
+	// dials (see NewTransport).
+	Policy Policy
 }
 
 // Labels mark an instance as Auxilia's, with our own ids (never user input).

@@ -42,8 +42,12 @@ func (c *clientCache) client(sb auxilia.Sandbox, open func() (provider.Client, e
 	if len(c.clients) >= maxCachedClients {
 		c.clients = map[string]cachedClient{}
 	}
+	old, replaced := c.clients[sb.ID]
 	c.clients[sb.ID] = cachedClient{version: sb.Version, client: client}
 	c.mu.Unlock()
+	if closer, ok := old.client.(idleCloser); replaced && ok {
+		closer.CloseIdleConnections() // the sandbox changed: its old connections are not needed
+	}
 	return client, nil
 }
 
@@ -60,6 +64,8 @@ func (r *Registry) Config(sb auxilia.Sandbox) (provider.Config, error) {
 	return cfg, nil
 }
 
+type idleCloser interface{ CloseIdleConnections() }
+
 // openClient makes a provider client for a sandbox spec and secret.
 func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (provider.Client, error) {
 	kind, ok := r.Providers.Kind(spec.Provider)
@@ -70,7 +76,7 @@ func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (pro
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("stored config of provider %s does not decode: %s %s", spec.Provider, errs[0].Field, errs[0].Message)
 	}
-	client, err := kind.Open(provider.Settings{URL: spec.URL, Secret: secretValue, Config: cfg})
+	client, err := kind.Open(provider.Settings{URL: spec.URL, Secret: secretValue, Config: cfg, Policy: r.Providers.Policy()})
 	if err != nil {
 		return nil, err
 	}

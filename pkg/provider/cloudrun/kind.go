@@ -12,8 +12,6 @@ import (
 
 // Kind is the Cloud Run provider. Its zero value is ready to use.
 type Kind struct {
-	// Policy is applied to every address the client dials (see provider.NewTransport).
-	Policy provider.Policy
 }
 
 func (Kind) Name() string        { return "cloudrun" }
@@ -43,7 +41,7 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 		base:   s.URL,
 		secret: s.Secret,
 		cfg:    *cfg,
-		http:   &http.Client{Transport: provider.NewTransport(k.Policy)},
+		http:   &http.Client{Transport: provider.NewTransport(s.Policy)},
 	}, nil
 }
 

@@ -42,7 +42,7 @@ func newClient(k Kind, s provider.Settings) (*Client, error) {
 		cfg:    cfg,
 		waits:  k.Waits.withDefaults(),
 		http: &http.Client{
-			Transport: provider.NewTransport(k.Policy),
+			Transport: provider.NewTransport(s.Policy),
 			// A redirect would carry the API key elsewhere: never follow one.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},

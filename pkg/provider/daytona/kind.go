@@ -11,8 +11,6 @@ const DefaultURL = "https://app.daytona.io/api"
 
 // Kind is the Daytona provider. The zero value is ready to use.
 type Kind struct {
-	// Policy is the operator's rules: the client dials no address they refuse.
-	Policy provider.Policy
 	// Waits bounds polling and retrying; zero fields take their defaults.
 	Waits Waits
 }

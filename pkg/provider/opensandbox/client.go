@@ -54,7 +54,7 @@ func newClient(k Kind, s provider.Settings) (*client, error) {
 		readyTimeout:   orDefault(k.ReadyTimeout, defaultReadyTimeout),
 		requestTimeout: orDefault(k.RequestTimeout, defaultRequestTimeout),
 		http: &http.Client{
-			Transport: provider.NewTransport(k.Policy),
+			Transport: provider.NewTransport(s.Policy),
 			// Redirects would carry the API key and access headers elsewhere: never follow them.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},

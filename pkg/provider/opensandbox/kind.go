@@ -11,9 +11,6 @@ import (
 
 // Kind is the OpenSandbox provider. Its zero value is ready to use.
 type Kind struct {
-	// Policy is applied to every address the client dials, the controller's
-	// and each execd's alike.
-	Policy provider.Policy
 	// ReadyTimeout bounds how long Create waits for a new instance to run
 	// and its execd to answer; zero means three minutes.
 	ReadyTimeout time.Duration

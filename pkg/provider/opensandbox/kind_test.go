@@ -25,9 +25,10 @@ func TestOpenRefusesWhatIsNotASandbox(t *testing.T) {
 // addresses are.
 func TestPolicyAppliesToEveryDial(t *testing.T) {
 	fake := opensandboxtest.New(t, opensandboxtest.Options{})
-	strict := opensandbox.Kind{Policy: provider.Policy{BlockPrivateURLs: true}}
-	client := openClient(t, strict, fake.URL, "")
-	err := client.Probe(context.Background())
+	client, err := opensandbox.Kind{}.Open(provider.Settings{URL: fake.URL, Config: opensandbox.DefaultConfig(),
+		Policy: provider.Policy{BlockPrivateURLs: true}})
+	require.NoError(t, err)
+	err = client.Probe(context.Background())
 	require.ErrorIs(t, err, provider.ErrUnreachable)
 	assert.Contains(t, err.Error(), "refused to dial")
 	assert.Zero(t, fake.TotalCalls())
