@@ -6,6 +6,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/run"
@@ -22,10 +24,40 @@ func wantsEventStream(c echo.Context) bool {
 	return false
 }
 
-// eventStream writes server-sent events.
+// heartbeatEvery is how often a silent stream sends a comment, so that
+// proxies in front do not end a command that prints nothing for a while.
+const heartbeatEvery = 15 * time.Second
+
+// eventStream writes server-sent events. Its methods are safe to call from
+// several goroutines: output and heartbeats arrive independently.
 type eventStream struct {
 	c       echo.Context
+	mu      sync.Mutex
 	started bool
+}
+
+// heartbeat sends a comment every interval until stop is called.
+func (s *eventStream) heartbeat(every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				s.mu.Lock()
+				s.start()
+				fmt.Fprint(s.c.Response(), ": keepalive\n\n")
+				s.c.Response().Flush()
+				s.mu.Unlock()
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
 }
 
 // start sends the stream's headers, once.
@@ -42,6 +74,8 @@ func (s *eventStream) start() {
 }
 
 func (s *eventStream) send(event string, data any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.start()
 	js, _ := json.Marshal(data)
 	fmt.Fprintf(s.c.Response(), "event: %s\ndata: %s\n\n", event, js)
@@ -54,13 +88,20 @@ func (s *eventStream) send(event string, data any) {
 func (h runsHandler) executeStream(c echo.Context, runID string, in run.ExecInput) error {
 	stream := &eventStream{c: c}
 	in.OnOutput = func(kind, text string) { stream.send(kind, map[string]string{"text": text}) }
+	stop := stream.heartbeat(heartbeatEvery)
 	res, err := h.svc.Execute(c.Request().Context(), actor(c).Workspace.ID, runID, in)
+	stop()
 	if c.Request().Context().Err() != nil {
 		// The server is shutting down (or the client left): end the stream with a final event.
 		err = auxilia.Errorf(auxilia.CodeUnavailable, "The server is shutting down: the command was ended. Run it again.")
+		stream.mu.Lock()
 		stream.start() // a stream may end with an error even before its first output
+		stream.mu.Unlock()
 	}
-	if err != nil && !stream.started {
+	stream.mu.Lock()
+	started := stream.started
+	stream.mu.Unlock()
+	if err != nil && !started {
 		return err
 	}
 	if err != nil {

@@ -30,7 +30,11 @@ func keys(ctx context.Context, cfg config, args []string) error {
 		if err != nil {
 			return fmt.Errorf("rotate: %d secrets re-encrypted before: %w", n, err)
 		}
-		fmt.Printf("re-encrypted %d secrets under key %s\n", n, a.Keys.PrimaryID())
+		states, err := a.Runs.RotateKeys(ctx, a.DB.Instances())
+		if err != nil {
+			return fmt.Errorf("rotate: %d instance states re-encrypted before: %w", states, err)
+		}
+		fmt.Printf("re-encrypted %d secrets and %d instance states under key %s\n", n, states, a.Keys.PrimaryID())
 		return nil
 	default:
 		return fmt.Errorf("unknown keys command %q (generate, rotate)", args[0])

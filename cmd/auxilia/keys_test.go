@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,10 +58,15 @@ func TestKeyRotation(t *testing.T) {
 		map[string]any{"name": "dt", "provider": "daytona", "secret": "dtn_secret_value_0001"})
 	require.Equal(t, 201, status)
 	id := sb["id"].(string)
+	// An instance whose provider state (execd endpoint and headers) is sealed too.
+	fake := opensandboxtest.New(t, opensandboxtest.Options{})
+	agent := bindAs(t, srv, "admin-token-0123456789", map[string]any{"name": "os", "provider": "opensandbox", "url": fake.URL})
+	status, run := post(t, "POST", srv.URL+"/api/v1/agents/"+agent+"/threads/t/runs", "admin-token-0123456789", nil)
+	require.Equal(t, 201, status, "%v", run)
 	srv.stop(t)
 
-	assert.Contains(t, cli(t, with(keyB+","+keyA), "keys", "rotate"), "re-encrypted 1 secrets")
-	assert.Contains(t, cli(t, with(keyB+","+keyA), "keys", "rotate"), "re-encrypted 0 secrets", "a second rotation has nothing to do")
+	assert.Contains(t, cli(t, with(keyB+","+keyA), "keys", "rotate"), "re-encrypted 1 secrets and 1 instance states")
+	assert.Contains(t, cli(t, with(keyB+","+keyA), "keys", "rotate"), "re-encrypted 0 secrets and 0 instance states", "a second rotation has nothing to do")
 
 	srv = startServer(t, with(keyB)...)
 	// A probe with a changed url opens the stored secret: it fails on the network, not on decryption.
@@ -68,6 +74,9 @@ func TestKeyRotation(t *testing.T) {
 		map[string]any{"url": "http://127.0.0.1:1/api"})
 	require.Equal(t, 200, status)
 	assert.NotContains(t, res["detail"], "cannot be decrypted", "the secret opens with the new key alone")
+	status, warm := post(t, "POST", srv.URL+"/api/v1/agents/"+agent+"/threads/t/runs", "admin-token-0123456789", nil)
+	require.Equal(t, 201, status, "%v", warm)
+	assert.Equal(t, false, warm["sandbox"].(map[string]any)["created"], "the instance's sealed state opens with the new key alone")
 
 	status, audit := get(t, srv.URL+"/api/v1/audit?resource_type=key", "admin-token-0123456789")
 	require.Equal(t, 200, status)

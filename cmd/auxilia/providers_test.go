@@ -21,11 +21,16 @@ func instance(t *testing.T, env ...string) *server {
 // bindNew registers a sandbox, and an agent bound to it; it returns the agent's id.
 func bindNew(t *testing.T, srv *server, sandbox map[string]any) string {
 	t.Helper()
-	status, sb := post(t, "POST", srv.URL+"/api/v1/sandboxes", adminToken, sandbox)
+	return bindAs(t, srv, adminToken, sandbox)
+}
+
+func bindAs(t *testing.T, srv *server, token string, sandbox map[string]any) string {
+	t.Helper()
+	status, sb := post(t, "POST", srv.URL+"/api/v1/sandboxes", token, sandbox)
 	require.Equal(t, 201, status, "%v", sb)
-	status, ag := post(t, "POST", srv.URL+"/api/v1/agents", adminToken, map[string]any{"name": "Agent of " + sandbox["name"].(string)})
+	status, ag := post(t, "POST", srv.URL+"/api/v1/agents", token, map[string]any{"name": "Agent of " + sandbox["name"].(string)})
 	require.Equal(t, 201, status)
-	status, b := post(t, "PUT", srv.URL+"/api/v1/agents/"+ag["id"].(string)+"/sandbox", adminToken, map[string]any{"sandbox_id": sb["id"]})
+	status, b := post(t, "PUT", srv.URL+"/api/v1/agents/"+ag["id"].(string)+"/sandbox", token, map[string]any{"sandbox_id": sb["id"]})
 	require.Equal(t, 200, status, "%v", b)
 	return ag["id"].(string)
 }

@@ -49,6 +49,9 @@ func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in Exe
 	if in.Timeout > 0 && time.Duration(in.Timeout)*time.Second < timeout {
 		timeout = time.Duration(in.Timeout) * time.Second
 	}
+	// The command's own timeout ends it; the margin covers the provider's answer.
+	ctx, cancel := context.WithTimeout(ctx, timeout+time.Minute)
+	defer cancel()
 	var res provider.ExecResult
 	err = s.keepAlive(ctx, c, func() error {
 		var err error

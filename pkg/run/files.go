@@ -18,6 +18,8 @@ const (
 
 // List lists a directory of the run's instance (its working directory when dir is empty).
 func (s *Service) List(ctx context.Context, workspaceID, runID, dir string, approved bool) ([]provider.FileInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "ls", Approved: approved, Args: map[string]any{"path": dir}})
 	if err != nil {
 		return nil, err
@@ -54,6 +56,8 @@ func (s *Service) Read(ctx context.Context, workspaceID, runID, file string, off
 	if err := fe.Err(); err != nil {
 		return Text{}, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "read_file", Approved: approved, Args: map[string]any{"path": file}})
 	if err != nil {
 		return Text{}, err
@@ -94,6 +98,8 @@ func (s *Service) Write(ctx context.Context, workspaceID, runID, file string, da
 		fe.Add("path", "is required")
 		return "", fe.Err()
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "write_file", Approved: approved,
 		Args: map[string]any{"path": file, "bytes": len(data)}})
 	if err != nil {
@@ -127,6 +133,8 @@ func (s *Service) Edit(ctx context.Context, workspaceID, runID, file, old, repla
 	if err := fe.Err(); err != nil {
 		return 0, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "edit_file", Approved: approved, Args: map[string]any{"path": file}})
 	if err != nil {
 		return 0, err

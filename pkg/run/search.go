@@ -33,6 +33,8 @@ func (s *Service) Glob(ctx context.Context, workspaceID, runID, pattern, dir str
 			return nil, fe.Err()
 		}
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "glob", Approved: approved, Args: map[string]any{"pattern": pattern, "path": dir}})
 	if err != nil {
 		return nil, err
@@ -76,6 +78,8 @@ func (s *Service) Grep(ctx context.Context, workspaceID, runID, pattern, dir str
 	if err := checkPattern(pattern); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "grep", Approved: approved, Args: map[string]any{"pattern": pattern, "path": dir}})
 	if err != nil {
 		return nil, err

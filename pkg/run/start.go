@@ -182,8 +182,11 @@ func (s *Service) reconnect(ctx context.Context, sb auxilia.Sandbox, client prov
 	if err != nil {
 		return inst, err
 	}
+	// Bounded like a creation: starting a stopped instance may take minutes, never forever.
+	callCtx, cancel := context.WithTimeout(ctx, s.opt.CreateLease)
+	defer cancel()
 	start := time.Now()
-	got, err := client.Reconnect(ctx, pinst)
+	got, err := client.Reconnect(callCtx, pinst)
 	s.Sandboxes.Observe(ctx, sb, ignoreGone(err), time.Since(start))
 	if errors.Is(err, provider.ErrGone) {
 		return inst, err
@@ -219,6 +222,9 @@ func ignoreGone(err error) error {
 func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provider.Client, inst auxilia.Instance, thread auxilia.Thread, probe bool) (auxilia.Instance, error) {
 	s.creating.begin(inst.ID)
 	defer s.creating.finish(inst.ID)
+	// The creation may not outlive its claim: past the lease, another run may take over.
+	ctx, cancel := context.WithTimeout(ctx, s.opt.CreateLease)
+	defer cancel()
 	abandon := func() { _ = s.Instances.MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
 	// A create that fails after the provider made something: leave it to the reaper, which destroys it.
 	release := func() { _ = s.Instances.Release(context.WithoutCancel(ctx), inst.ID) }

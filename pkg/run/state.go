@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -30,4 +31,18 @@ func (s *Service) providerInstance(inst auxilia.Instance) (provider.Instance, er
 	state, err := s.Keys.Open(secret.Sealed{KeyID: inst.State.KeyID, Ciphertext: inst.State.Ciphertext}, stateAAD(inst.ID))
 	out.State = state
 	return out, err
+}
+
+// StateStore re-seals instance states.
+type StateStore interface {
+	ResealStates(ctx context.Context, fn func(id string, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error)
+}
+
+// RotateKeys re-encrypts every live instance's provider state under the
+// newest key, so that the older keys can be dropped. It returns how many changed.
+func (s *Service) RotateKeys(ctx context.Context, states StateStore) (int, error) {
+	return states.ResealStates(ctx, func(id string, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error) {
+		out, _, err := s.Keys.Reseal(secret.Sealed{KeyID: sealed.KeyID, Ciphertext: sealed.Ciphertext}, stateAAD(id))
+		return auxilia.SealedSecret{KeyID: out.KeyID, Ciphertext: out.Ciphertext}, err
+	})
 }

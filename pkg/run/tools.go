@@ -12,6 +12,9 @@ import (
 // touchEvery bounds how often a tool call records the run's activity.
 const touchEvery = 10 * time.Second
 
+// callTimeout bounds a tool call other than a command, whose own timeout bounds it.
+const callTimeout = 2 * time.Minute
+
 // call is a tool call allowed to go ahead: the run, its instance and the client to reach it.
 type call struct {
 	run      auxilia.Run

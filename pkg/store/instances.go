@@ -169,3 +169,29 @@ func (s Instances) PurgeDestroyed(ctx context.Context, before time.Time) (int64,
 	res := s.db.conn(ctx).Where("status = ? AND updated_at < ?", auxilia.InstanceDestroyed, before).Delete(&instanceRow{})
 	return res.RowsAffected, res.Error
 }
+
+// ResealStates calls fn with every stored instance state and saves what it
+// returns when that differs: key rotation.
+func (s Instances) ResealStates(ctx context.Context, fn func(id string, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error) {
+	var rows []instanceRow
+	if err := s.db.conn(ctx).Select("id", "state_key_id", "state_ciphertext").
+		Where("state_ciphertext <> '' AND status <> ?", auxilia.InstanceDestroyed).Order("id").Find(&rows).Error; err != nil {
+		return 0, err
+	}
+	changed := 0
+	for _, r := range rows {
+		was := auxilia.SealedSecret{KeyID: r.StateKeyID, Ciphertext: r.StateCiphertext}
+		out, err := fn(r.ID, was)
+		if err != nil {
+			return changed, err
+		}
+		if out == was {
+			continue
+		}
+		if err := s.SetState(ctx, r.ID, out); err != nil {
+			return changed, err
+		}
+		changed++
+	}
+	return changed, nil
+}

@@ -29,13 +29,15 @@ type Fake struct {
 	calls     map[string]int
 	latency   time.Duration
 	fail      map[string]error
+	flaky     map[string]flake
 	onExecute func(command string) (provider.ExecResult, bool)
 	onCreate  func(ctx context.Context)
 }
 
 // NewFake returns a fake provider keeping its instances under dir.
 func NewFake(dir string) *Fake {
-	return &Fake{dir: dir, instances: map[string]string{}, calls: map[string]int{}, fail: map[string]error{}}
+	return &Fake{dir: dir, instances: map[string]string{}, calls: map[string]int{}, fail: map[string]error{},
+		flaky: map[string]flake{}}
 }
 
 // FakeConfig is the fake's config: the settings every provider has.
@@ -97,6 +99,21 @@ func (f *Fake) Fail(op string, err error) {
 	f.fail[op] = err
 }
 
+// flake makes every nth call of an operation fail with err, or hang until
+// its caller gives up when err is nil.
+type flake struct {
+	every int
+	err   error
+}
+
+// Flaky makes every nth call of op fail with err, or hang until the
+// caller's context ends when err is nil.
+func (f *Fake) Flaky(op string, every int, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flaky[op] = flake{every: every, err: err}
+}
+
 // OnExecute lets a test answer some commands itself (return false to run them).
 func (f *Fake) OnExecute(fn func(command string) (provider.ExecResult, bool)) {
 	f.mu.Lock()
@@ -137,7 +154,16 @@ func (f *Fake) enter(ctx context.Context, op string) error {
 	f.mu.Lock()
 	f.calls[op]++
 	latency, err := f.latency, f.fail[op]
+	fl, flaky := f.flaky[op]
+	hang := flaky && f.calls[op]%fl.every == 0 && fl.err == nil
+	if flaky && f.calls[op]%fl.every == 0 && fl.err != nil {
+		err = fl.err
+	}
 	f.mu.Unlock()
+	if hang {
+		<-ctx.Done()
+		return provider.Errorf(provider.ErrTimeout, "fake", op, "no answer: %v", ctx.Err())
+	}
 	if latency > 0 {
 		select {
 		case <-time.After(latency):

@@ -1,0 +1,45 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+)
+
+func FuzzVolumeMount(f *testing.F) {
+	for _, s := range []string{"/srv/data:/data:ro", "/srv/data:/data", "/:/x", "/etc:/x", "/srv/../etc:/x", "a:b", "/a:/b:rw",
+		"/var/run/docker.sock:/s", "/a:/b:ro:x", "/a\x00:/b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseVolumeMount(s)
+		if err != nil {
+			return
+		}
+		// A mount that parses is absolute, normalised and free of "..".
+		for _, p := range []string{m.HostPath, m.SandboxPath} {
+			if !strings.HasPrefix(p, "/") || strings.Contains(p, "//") {
+				t.Fatalf("%q parsed into path %q", s, p)
+			}
+			for _, part := range strings.Split(p, "/") {
+				if part == ".." || part == "." {
+					t.Fatalf("%q parsed into path %q", s, p)
+				}
+			}
+		}
+		again := m.HostPath + ":" + m.SandboxPath
+		if m.ReadOnly {
+			again += ":ro"
+		}
+		back, err := ParseVolumeMount(again)
+		if err != nil || back != m {
+			t.Fatalf("%q does not round-trip: %v %v", s, back, err)
+		}
+		if CheckVolumeMount(m, Policy{}) == nil {
+			for _, d := range append([]string{"/"}, dangerousHostPaths...) {
+				if m.HostPath == d || strings.HasPrefix(m.HostPath, strings.TrimSuffix(d, "/")+"/") && d != "/" {
+					t.Fatalf("%q mounts the dangerous %s", s, d)
+				}
+			}
+		}
+	})
+}
