@@ -22,6 +22,7 @@ type controlPlaneRoute struct {
 }
 
 func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
+	s.delay()
 	rest, isAPI := strings.CutPrefix(r.URL.Path, "/api/")
 	if !isAPI {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

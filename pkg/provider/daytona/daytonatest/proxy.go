@@ -27,6 +27,7 @@ var withoutContainer = map[string]bool{
 // sandbox Daytona does not have is a 401, like a bad key), that the sandbox
 // has a running container, and records activity; then the toolbox answers.
 func (s *Server) serveToolboxProxy(w http.ResponseWriter, r *http.Request) {
+	s.delay()
 	rest, ok := strings.CutPrefix(r.URL.Path, "/toolbox/")
 	id, sub, hasSub := strings.Cut(rest, "/")
 	if !ok || !hasSub || id == "" {

@@ -59,6 +59,9 @@ type Options struct {
 	ToolboxURL string
 	// Jail limits for commands run here (0 = none).
 	MemoryMB, MaxProcesses int
+	// Latency is added to every call, control plane and toolbox alike,
+	// before it is handled: a provider's round trip, for benchmarks.
+	Latency time.Duration
 }
 
 // Server is a fake Daytona. Its methods are safe for concurrent use.
@@ -148,6 +151,14 @@ func (s *Server) URL() string { return s.api.URL + "/api" }
 
 // ToolboxProxyURL is what sandboxes carry as their toolboxProxyUrl.
 func (s *Server) ToolboxProxyURL() string { return s.proxy.URL + "/toolbox" }
+
+// delay waits out Options.Latency. It runs before s.mu is taken, so that
+// calls in flight overlap as they would over a network.
+func (s *Server) delay() {
+	if s.opts.Latency > 0 {
+		time.Sleep(s.opts.Latency)
+	}
+}
 
 // now is the fake clock: the real one, moved on by Advance.
 func (s *Server) now() time.Time { return time.Now().Add(s.offset) }

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The floor is what the two read routes cost without the server's
+// framework: a bare net/http handler that sends the same SQL the server's
+// GORM store sends (the token by its hash, its workspace, the sandboxes)
+// through pgx, and writes the same JSON, byte for byte (the bench checks
+// it). It runs as a process of its own, as the server does, so that both
+// are loaded from the outside alike.
+
+// The statements, as GORM writes them for the store's queries.
+const (
+	floorTokenSQL     = `SELECT * FROM "tokens" WHERE hash = $1 LIMIT $2`
+	floorWorkspaceSQL = `SELECT * FROM "workspaces" WHERE id = $1 LIMIT $2`
+	floorTouchSQL     = `UPDATE "tokens" SET "last_used_at"=$1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)`
+	floorListSQL      = `SELECT * FROM "sandboxes" WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`
+	floorGetSQL       = `SELECT * FROM "sandboxes" WHERE (workspace_id = $1 AND deleted_at IS NULL) AND id = $2 LIMIT $3`
+)
+
+// The server's default and largest page sizes, and how often it records a token's use.
+const (
+	floorPageSize   = 50
+	floorTouchEvery = time.Minute
+)
+
+// floorMain serves the floor on 127.0.0.1:0 with the database at
+// DATABASE_URL, until it is signalled.
+func floorMain(args []string) error {
+	fs := flag.NewFlagSet("floor", flag.ContinueOnError)
+	conns := fs.Int("conns", 16, "pgx pool size")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
+	if err != nil {
+		return err
+	}
+	cfg.MaxConns = int32(*conns)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	f := floor{pool: pool}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/sandboxes", f.list)
+	mux.HandleFunc("GET /api/v1/sandboxes/{id}", f.get)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	log.Info("listening", "url", "http://"+ln.Addr().String())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Shutdown(context.Background())
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+type floor struct{ pool *pgxpool.Pool }
+
+// Rows, by column name as SELECT * returns them: a column the struct lacks
+// fails the scan, so a schema change cannot go unnoticed here.
+type floorToken struct {
+	ID          string     `db:"id"`
+	WorkspaceID string     `db:"workspace_id"`
+	Name        string     `db:"name"`
+	Role        string     `db:"role"`
+	Hash        string     `db:"hash"`
+	CreatedAt   time.Time  `db:"created_at"`
+	LastUsedAt  *time.Time `db:"last_used_at"`
+	RevokedAt   *time.Time `db:"revoked_at"`
+}
+
+type floorWorkspace struct {
+	ID        string    `db:"id"`
+	Name      string    `db:"name"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+type floorSandbox struct {
+	ID               string     `db:"id"`
+	WorkspaceID      string     `db:"workspace_id"`
+	Name             string     `db:"name"`
+	Description      string     `db:"description"`
+	Provider         string     `db:"provider"`
+	URL              string     `db:"url"`
+	Config           string     `db:"config"`
+	SecretKeyID      string     `db:"secret_key_id"`
+	SecretCiphertext string     `db:"secret_ciphertext"`
+	SecretLast4      string     `db:"secret_last4"`
+	SecretLength     int        `db:"secret_length"`
+	HealthStatus     string     `db:"health_status"`
+	HealthCheckedAt  *time.Time `db:"health_checked_at"`
+	HealthLatencyMS  *int       `db:"health_latency_ms"`
+	HealthDetail     string     `db:"health_detail"`
+	HealthHistory    string     `db:"health_history"`
+	Version          int        `db:"version"`
+	CreatedAt        time.Time  `db:"created_at"`
+	UpdatedAt        time.Time  `db:"updated_at"`
+	DeletedAt        *time.Time `db:"deleted_at"`
+}
+
+// The answer's shape, as the API writes a sandbox.
+type floorSandboxView struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Provider    string          `json:"provider"`
+	URL         string          `json:"url"`
+	HasSecret   bool            `json:"has_secret"`
+	Config      json.RawMessage `json:"config"`
+	Health      floorHealthView `json:"health"`
+	CreatedAt   time.Time       `json:"created_at"`
+	UpdatedAt   time.Time       `json:"updated_at"`
+}
+
+type floorHealthView struct {
+	Status    string           `json:"status"`
+	CheckedAt *time.Time       `json:"checked_at"`
+	LatencyMS *int             `json:"latency_ms"`
+	Detail    string           `json:"detail"`
+	History   []floorProbeView `json:"history"`
+}
+
+type floorProbeView struct {
+	At        time.Time `json:"at"`
+	OK        bool      `json:"ok"`
+	LatencyMS int       `json:"latency_ms"`
+}
+
+type floorList struct {
+	Items         []floorSandboxView `json:"items"`
+	NextPageToken string             `json:"next_page_token"`
+}
+
+func (r floorSandbox) view() floorSandboxView {
+	var history []floorProbeView
+	_ = json.Unmarshal([]byte(r.HealthHistory), &history)
+	if history == nil {
+		history = []floorProbeView{}
+	}
+	return floorSandboxView{
+		ID: r.ID, Name: r.Name, Description: r.Description, Provider: r.Provider, URL: r.URL,
+		HasSecret: r.SecretCiphertext != "", Config: json.RawMessage(r.Config),
+		Health: floorHealthView{Status: r.HealthStatus, CheckedAt: r.HealthCheckedAt, LatencyMS: r.HealthLatencyMS,
+			Detail: r.HealthDetail, History: history},
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}
+
+// workspace authenticates the bearer token as the server does and returns its workspace.
+func (f floor) workspace(w http.ResponseWriter, r *http.Request) (floorWorkspace, bool) {
+	scheme, value, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	value = strings.TrimSpace(value)
+	if !strings.EqualFold(scheme, "Bearer") || value == "" {
+		http.Error(w, "no token", http.StatusUnauthorized)
+		return floorWorkspace{}, false
+	}
+	sum := sha256.Sum256([]byte(value))
+	tok, err := queryOne[floorToken](r.Context(), f.pool, floorTokenSQL, hex.EncodeToString(sum[:]), 1)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && tok.RevokedAt != nil {
+		http.Error(w, "unknown token", http.StatusUnauthorized)
+		return floorWorkspace{}, false
+	}
+	if err != nil {
+		internalError(w, err)
+		return floorWorkspace{}, false
+	}
+	ws, err := queryOne[floorWorkspace](r.Context(), f.pool, floorWorkspaceSQL, tok.WorkspaceID, 1)
+	if err != nil {
+		internalError(w, err)
+		return floorWorkspace{}, false
+	}
+	now := time.Now().UTC()
+	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) > floorTouchEvery {
+		if _, err := f.pool.Exec(r.Context(), floorTouchSQL, now, tok.ID, now.Add(-floorTouchEvery)); err != nil {
+			internalError(w, err)
+			return floorWorkspace{}, false
+		}
+	}
+	return ws, true
+}
+
+func (f floor) list(w http.ResponseWriter, r *http.Request) {
+	ws, ok := f.workspace(w, r)
+	if !ok {
+		return
+	}
+	rows, err := f.pool.Query(r.Context(), floorListSQL, ws.ID, floorPageSize+1)
+	if err != nil {
+		internalError(w, err)
+		return
+	}
+	sandboxes, err := pgx.CollectRows(rows, pgx.RowToStructByName[floorSandbox])
+	if err != nil {
+		internalError(w, err)
+		return
+	}
+	out := floorList{Items: make([]floorSandboxView, 0, min(len(sandboxes), floorPageSize))}
+	for i, sb := range sandboxes {
+		if i == floorPageSize {
+			out.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(sandboxes[i-1].ID))
+			break
+		}
+		out.Items = append(out.Items, sb.view())
+	}
+	writeFloorJSON(w, out)
+}
+
+func (f floor) get(w http.ResponseWriter, r *http.Request) {
+	ws, ok := f.workspace(w, r)
+	if !ok {
+		return
+	}
+	sb, err := queryOne[floorSandbox](r.Context(), f.pool, floorGetSQL, ws.ID, r.PathValue("id"), 1)
+	if errors.Is(err, pgx.ErrNoRows) {
+		http.Error(w, "no such sandbox", http.StatusNotFound)
+		return
+	}
+	if err != nil {
+		internalError(w, err)
+		return
+	}
+	w.Header().Set("ETag", `"`+strconv.Itoa(sb.Version)+`"`)
+	writeFloorJSON(w, sb.view())
+}
+
+func queryOne[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (T, error) {
+	rows, err := pool.Query(ctx, sql, args...)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return pgx.CollectOneRow(rows, pgx.RowToStructByName[T])
+}
+
+// writeFloorJSON encodes as Echo's c.JSON does: one json.Encoder, which ends with a newline.
+func writeFloorJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func internalError(w http.ResponseWriter, err error) {
+	http.Error(w, fmt.Sprintf("floor: %v", err), http.StatusInternalServerError)
+}

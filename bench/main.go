@@ -1,0 +1,109 @@
+// Command bench measures the real server binary on Postgres, loaded from
+// this process over loopback, against floors that show what the same work
+// costs at least, and writes docs/benchmarks.md with its charts. It also
+// runs the Go benchmarks of the hot paths (the *_bench_test.go files).
+//
+//	go run ./bench            # the full run (make bench)
+//	go run ./bench -quick     # a short run, to check that everything works
+//
+// It needs the Postgres that the tests use (trust auth on 127.0.0.1:5432);
+// it makes a database of its own for the run and drops it afterwards.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// config is what a run measures, and how long for.
+type config struct {
+	Out      string
+	Postgres string
+	Quick    bool
+
+	Concurrency int           // workers of the closed loops (reads, writes)
+	Warmup      time.Duration // of each closed loop, not recorded
+	Window      time.Duration // recorded span of each closed loop
+	Rounds      int           // ours and the floor alternate this many times
+
+	Sandboxes       int           // registered before the reads are measured
+	Latency         time.Duration // the fake provider's round trip
+	WarmRuns        int           // measured warm run starts, one at a time
+	Threads         int           // threads that start their runs at once
+	ColdConcurrency int           // first runs of those threads in flight at a time
+
+	BenchTime  string // -benchtime of the Go benchmarks; "" skips them
+	BenchCount int    // runs of each Go benchmark, of which the median is kept
+}
+
+func parseFlags(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.StringVar(&c.Out, "out", "docs/benchmarks.md", "report to write (its charts go in a folder beside it, named after it)")
+	fs.StringVar(&c.Postgres, "postgres", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable",
+		"a Postgres database to connect to for creating (and dropping) the run's own database")
+	fs.BoolVar(&c.Quick, "quick", false, "a short run with smaller numbers, to check that everything works")
+	fs.IntVar(&c.Concurrency, "concurrency", 8, "workers of the closed-loop loads")
+	fs.DurationVar(&c.Warmup, "warmup", time.Second, "warm-up of each closed-loop load, not recorded")
+	fs.DurationVar(&c.Window, "window", 5*time.Second, "recorded span of each closed-loop load")
+	fs.IntVar(&c.Rounds, "rounds", 3, "how many times ours and the floor alternate on each read route")
+	fs.IntVar(&c.Sandboxes, "sandboxes", 50, "sandboxes registered for the reads")
+	fs.DurationVar(&c.Latency, "latency", 20*time.Millisecond, "the fake provider's round trip")
+	fs.IntVar(&c.WarmRuns, "warm-runs", 300, "warm run starts measured, one at a time")
+	fs.IntVar(&c.Threads, "threads", 1000, "threads that start runs at once")
+	fs.IntVar(&c.ColdConcurrency, "cold-concurrency", 8, "first runs in flight at a time while the threads get their instances")
+	fs.StringVar(&c.BenchTime, "benchtime", "200ms", `-benchtime of the Go benchmarks ("" skips them)`)
+	fs.IntVar(&c.BenchCount, "benchcount", 3, "runs of each Go benchmark; the median is reported")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.Quick {
+		// Smaller numbers, for the flags not given explicitly.
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		quick := map[string]string{"warmup": "300ms", "window": "1s", "rounds": "1",
+			"warm-runs": "50", "threads": "200", "benchtime": "50ms", "benchcount": "1"}
+		for name, value := range quick {
+			if !set[name] {
+				_ = fs.Set(name, value)
+			}
+		}
+	}
+	if c.Concurrency < 1 || c.Rounds < 1 || c.Sandboxes < 1 || c.WarmRuns < 1 || c.Threads < 1 || c.ColdConcurrency < 1 || c.BenchCount < 1 {
+		err := errors.New("counts must be at least 1")
+		fmt.Fprintln(fs.Output(), "bench:", err)
+		return c, err
+	}
+	return c, nil
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "floor" {
+		if err := floorMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	cfg, err := parseFlags(os.Args[1:])
+	if err != nil {
+		os.Exit(2) // the flag set has said why
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	if err := run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// logf tells the person waiting what the bench is doing.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}

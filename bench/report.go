@@ -1,0 +1,285 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/auxilia/sandboxes/bench/internal/svgchart"
+)
+
+// writeReport writes the markdown report to path and its charts to a
+// folder beside it named after it (docs/benchmarks.md → docs/benchmarks/).
+func writeReport(path string, r results) error {
+	dir := strings.TrimSuffix(path, filepath.Ext(path))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	w := &reportWriter{dir: dir}
+	w.header(r)
+	w.reads(r)
+	w.runs(r)
+	w.writes(r)
+	w.goBench(r)
+	w.timings(r)
+	if w.err != nil {
+		return w.err
+	}
+	return os.WriteFile(path, []byte(w.b.String()), 0o644)
+}
+
+type reportWriter struct {
+	b   strings.Builder
+	dir string
+	err error // the first chart that could not be written
+}
+
+func (w *reportWriter) p(format string, args ...any) { fmt.Fprintf(&w.b, format+"\n", args...) }
+
+func (w *reportWriter) chart(name, alt string, c svgchart.Chart) {
+	link, err := writeChart(w.dir, name, c)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	w.p("![%s](%s)\n", alt, link)
+}
+
+func (w *reportWriter) header(r results) {
+	c, m := r.Config, r.Machine
+	w.p("# Benchmarks\n")
+	w.p("<!-- Written by the bench tool (bench/): run `make bench` to measure again and rewrite this file and its charts. -->\n")
+	w.p("Measured on %s UTC; the run took %s.", r.Started.Format("2006-01-02 15:04"), minutes(r.Took))
+	if c.Quick {
+		w.p("This was a **quick run** (`-quick`): short windows and a smaller burst, to check that the tool works; its figures are rough.")
+	}
+	w.p("Absolute times are this machine's; the ratios against the floors are the point.\n")
+	w.p("| machine | |\n|---|---|")
+	w.p("| CPU | %s, %d logical CPUs |", m.CPU, m.CPUs)
+	w.p("| memory | %s |", m.Memory)
+	w.p("| system | %s |", m.Kernel)
+	w.p("| Go | %s |", m.Go)
+	w.p("| Postgres | %s, on loopback |", m.Postgres)
+	w.p("| load average when the run began | %s (1, 5, 15 min) |\n", m.LoadAvg)
+
+	w.p("## How to rerun\n")
+	w.p("```sh\nmake bench              # go run ./bench: the full run, rewrites this file\ngo run ./bench -quick   # a short run, to check that everything works\ngo run ./bench -h       # the knobs: concurrency, windows, rounds, latency, threads, …\n```\n")
+	w.p("It needs the Postgres that `make test` uses (127.0.0.1:5432, trust auth); it creates a database of its own for the run and drops it afterwards.\n")
+
+	w.p("## How it measures\n")
+	w.p("- **The server** is the real binary, built with `go build ./cmd/auxilia` and started as `auxilia serve` on Postgres, " +
+		"with `AUXILIA_LOCAL_PROVIDER=off`, a fresh key in `AUXILIA_SECRET_KEYS` and an admin token from `AUXILIA_BOOTSTRAP_TOKEN`; " +
+		"every other setting is at its default. It listens on a free loopback port and migrates the run's database itself.")
+	w.p("- **The load** comes from the bench process, over loopback, with keep-alive connections. A *closed loop*: %d workers, "+
+		"each sending its next request as soon as its last is answered; the first %s is a warm-up and is not recorded, then "+
+		"requests are recorded for %s (for reads, %d such rounds each of ours and of the floor, alternating which goes first). "+
+		"Throughput is answered requests ÷ recorded time; p50 and p99 are nearest-rank percentiles of the recorded requests.",
+		c.Concurrency, dur(c.Warmup), dur(c.Window), c.Rounds)
+	w.p("- **The floors** are what the same work costs at least: for reads, a bare `net/http` handler; for runs, the provider's round trips.")
+	w.p("- The client, the server, the floor and Postgres share the machine's CPUs, so a figure includes the others' work on them.\n")
+}
+
+func (w *reportWriter) reads(r results) {
+	rd := r.Reads
+	w.p("## 1. Reads: ours against a bare handler\n")
+	w.p("%d sandboxes are registered (OpenSandbox, Daytona and Cloud Run in turn, each with a secret and a config). "+
+		"**The floor** is a bare `net/http` handler, in a process of its own, that sends the same SQL the server's store sends "+
+		"(the token by its SHA-256, its workspace, the sandboxes; and the token's last use at most once a minute) through "+
+		"pgx to the same database, and writes the same JSON. Its answers were compared with the server's before the load: "+
+		"**%d answers, byte for byte identical**. Its pgx pool holds %d connections, one per worker; the server's pool "+
+		"is as large as its `AUXILIA_DB_MAX_CONNECTIONS` default.\n",
+		rd.Sandboxes, rd.Compared, r.Config.Concurrency)
+	w.p("| route | | requests | throughput | p50 | p99 | Postgres sessions opened |\n|---|---|--:|--:|--:|--:|--:|")
+	for _, c := range []comparison{rd.List, rd.Get} {
+		w.p("| `%s` | ours | %d | %.0f/s | %s | %s | %d |", c.Route, c.Ours.requests(), c.Ours.throughput(),
+			ms(c.Ours.quantile(.5)), ms(c.Ours.quantile(.99)), c.OursSessions)
+		w.p("| | floor | %d | %.0f/s | %s | %s | %d |", c.Floor.requests(), c.Floor.throughput(),
+			ms(c.Floor.quantile(.5)), ms(c.Floor.quantile(.99)), c.FloorSessions)
+		w.p("| | **ours / floor** | | **%s** | **%s** | **%s** | |",
+			ratio(c.Ours.throughput(), c.Floor.throughput()),
+			ratio(float64(c.Ours.quantile(.5)), float64(c.Floor.quantile(.5))),
+			ratio(float64(c.Ours.quantile(.99)), float64(c.Floor.quantile(.99))))
+	}
+	w.p("")
+	w.p("A throughput ratio under 1 and latency ratios over 1 are what the server's framework, ORM and middleware cost. " +
+		"*Postgres sessions opened* counts the connections the process opened to the database while it was measured " +
+		"(`pg_stat_database.sessions`, approximate): a pool that keeps its connections opens none.\n")
+	w.chart("reads-list.svg", "Latency distribution of GET /api/v1/sandboxes, ours against the floor",
+		percentileChart(fmt.Sprintf("GET /api/v1/sandboxes (%d sandboxes), %d workers", rd.Sandboxes, r.Config.Concurrency),
+			[]svgchart.Line{percentileLine("ours", oursColour, rd.List.Ours), percentileLine("floor (net/http + pgx)", floorColour, rd.List.Floor)}))
+	w.chart("reads-get.svg", "Latency distribution of GET /api/v1/sandboxes/{id}, ours against the floor",
+		percentileChart(fmt.Sprintf("GET /api/v1/sandboxes/{id}, %d workers", r.Config.Concurrency),
+			[]svgchart.Line{percentileLine("ours", oursColour, rd.Get.Ours), percentileLine("floor (net/http + pgx)", floorColour, rd.Get.Floor)}))
+}
+
+func (w *reportWriter) runs(r results) {
+	rn := r.Runs
+	lat := rn.Latency
+	w.p("## 2. Warm run start\n")
+	w.p("The provider is the Daytona fake (`pkg/provider/daytona/daytonatest`) served by the bench process on loopback, "+
+		"with **%s added to every call** (`Options.Latency`), registered as a Daytona sandbox and bound to an agent. "+
+		"On one thread, %d runs warm up (the first makes the thread's instance); then %d runs are started on it "+
+		"one after the other (`POST /api/v1/agents/{id}/threads/{thread}/runs`), each reconnecting the live instance. "+
+		"**The floor** is one provider round trip, %s. Provider calls are the fake's own counts.\n", dur(lat), warmupRuns, rn.Warm.requests(), dur(lat))
+	warmPer := perRun(rn.WarmCalls, rn.Warm.requests())
+	w.p("| runs | p50 | mean | p99 | provider calls a run | p50 / floor | p50 − floor |\n|--:|--:|--:|--:|--:|--:|--:|")
+	w.p("| %d | %s | %s | %s | %.2f (%s) | **%s** | %s |\n", rn.Warm.requests(), ms(rn.Warm.quantile(.5)), ms(rn.Warm.mean()),
+		ms(rn.Warm.quantile(.99)), warmPer, callList(rn.WarmCalls), ratio(float64(rn.Warm.quantile(.5)), float64(lat)),
+		ms(rn.Warm.quantile(.5)-lat))
+	w.p("*p50 − floor* is the server's own work in a warm start: authenticating, reading the agent and its sandbox, and two " +
+		"transactions on the thread's row around the provider call (the second records the run and its audit entry).\n")
+	w.chart("runs-warm.svg", "Latency distribution of a warm run start against one provider round trip",
+		percentileChart(fmt.Sprintf("Warm run start, one at a time (provider round trip %s)", dur(lat)),
+			[]svgchart.Line{percentileLine("ours", oursColour, rn.Warm)},
+			svgchart.Rule{At: msFloat(lat), Label: "floor: one provider round trip"}))
+
+	w.p("## 3. %d threads start runs at once\n", rn.Threads)
+	w.p("First, %d threads of the agent get their instances: each thread's first run, %d in flight at a time "+
+		"(a probe, the create and the work folder: three round trips):\n", rn.Threads, rn.ColdConcurrency)
+	coldPer := perRun(rn.ColdCalls, rn.Cold.requests())
+	coldFloor := time.Duration(coldPer*float64(rn.Threads)/float64(rn.ColdConcurrency)) * lat
+	w.p("| first runs | in flight | total | floor | total / floor | p50 | p99 | failed | provider calls a run |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	w.p("| %d | %d | %s | %s | **%s** | %s | %s | %d | %.2f (%s) |\n", rn.Cold.requests()+rn.Cold.errors, rn.ColdConcurrency,
+		ms(rn.Cold.total), ms(coldFloor), ratio(float64(rn.Cold.total), float64(coldFloor)),
+		ms(rn.Cold.quantile(.5)), ms(rn.Cold.quantile(.99)), rn.Cold.errors, coldPer, callList(rn.ColdCalls))
+	w.p("The floor there is runs × provider calls a run × %s ÷ runs in flight.\n", dur(lat))
+
+	burstFloor := time.Duration(float64(rn.Threads) * float64(lat) / float64(rn.Threads))
+	w.p("Then **all %d threads start a run at the same moment**, each from its own connection (a gate releases them together), "+
+		"each reconnecting its live instance. **The floor** is %d × one round trip ÷ %d in flight = %s. "+
+		"The server's memory is its resident set (`VmRSS` in `/proc`), sampled every 5 ms.\n", rn.Threads, rn.Threads, rn.Threads, ms(burstFloor))
+	w.p("| %d threads at once | |\n|---|--:|", rn.Threads)
+	w.p("| runs that succeeded | %d |", rn.Burst.requests())
+	w.p("| runs that failed | %d |", rn.Burst.errors)
+	w.p("| total, to the last answer | %s |", ms(rn.Burst.total))
+	w.p("| floor | %s |", ms(burstFloor))
+	w.p("| **total / floor** | **%s** |", ratio(float64(rn.Burst.total), float64(burstFloor)))
+	w.p("| p50, p99 of the runs that succeeded | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)))
+	w.p("| provider calls | %d (%.2f a run) |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads))
+	w.p("| server RSS before → peak → after | %s → %s → %s |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
+	w.p("| Postgres sessions opened | %d |\n", rn.BurstSession)
+	if rn.Burst.errors > 0 {
+		w.p("What the failed runs were answered: %s.\n", rn.Burst.errorSummary(4))
+	}
+	if len(rn.BurstLogged) > 0 {
+		w.p("What the server logged as errors meanwhile: %s.\n", logSummary(rn.BurstLogged, 4))
+	}
+	w.chart("runs-burst.svg", "Runs answered over time when every thread starts a run at once",
+		completionChart(fmt.Sprintf("%d threads start runs at once (provider round trip %s)", rn.Threads, dur(lat)), rn.Burst, burstFloor))
+}
+
+func (w *reportWriter) writes(r results) {
+	wr := r.Writes
+	w.p("## 4. Creating and editing sandboxes\n")
+	w.p("`POST /api/v1/sandboxes` registers an OpenSandbox sandbox with a secret and a config; `PATCH /api/v1/sandboxes/{id}` "+
+		"changes the description, config and secret of the sandboxes the creates made (each worker edits its own share of them, "+
+		"in turn). Both validate the whole sandbox "+
+		"(twice: the registry, then the store's save hook), seal the secret with AES-256-GCM and write the row and its audit "+
+		"entry in one transaction. %d workers, closed loop.\n", r.Config.Concurrency)
+	w.p("| request | requests | throughput | p50 | p99 | Postgres sessions opened |\n|---|--:|--:|--:|--:|--:|")
+	for _, x := range []struct {
+		name     string
+		s        series
+		sessions int64
+	}{{"`POST /api/v1/sandboxes`", wr.Create, wr.CreateSessions}, {"`PATCH /api/v1/sandboxes/{id}`", wr.Patch, wr.PatchSessions}} {
+		w.p("| %s | %d | **%.0f/s** | %s | %s | %d |", x.name, x.s.requests(), x.s.throughput(),
+			ms(x.s.quantile(.5)), ms(x.s.quantile(.99)), x.sessions)
+	}
+	w.p("")
+	w.chart("writes.svg", "Latency distributions of creating and editing a sandbox",
+		percentileChart(fmt.Sprintf("Create and edit a sandbox, %d workers", r.Config.Concurrency),
+			[]svgchart.Line{percentileLine("create (POST)", oursColour, wr.Create), percentileLine("edit (PATCH)", secondColour, wr.Patch)}))
+}
+
+func (w *reportWriter) goBench(r results) {
+	w.p("## 5. Hot paths (`go test -bench`)\n")
+	if len(r.GoBench) == 0 {
+		w.p("Not run (`-benchtime \"\"`).\n")
+		return
+	}
+	median := ""
+	if r.Config.BenchCount > 1 {
+		median = fmt.Sprintf("; of each benchmark's %d runs, the median is shown", r.Config.BenchCount)
+	}
+	w.p("The benchmarks beside the code they measure (`*_bench_test.go`), run with `go test -run '^$' -bench . -benchmem -benchtime %s -count %d`, "+
+		"one package at a time, after the server has stopped%s.\n", r.Config.BenchTime, r.Config.BenchCount, median)
+	w.p("| package | benchmark | time/op | throughput | bytes/op | allocs/op |\n|---|---|--:|--:|--:|--:|")
+	var failed []goBenchPackage
+	for _, pkg := range r.GoBench {
+		if pkg.Failure != "" && len(pkg.Benchmarks) == 0 {
+			failed = append(failed, pkg)
+			continue
+		}
+		for _, b := range pkg.Benchmarks {
+			mbs := ""
+			if b.MBPerSec > 0 {
+				mbs = fmt.Sprintf("%.0f MB/s", b.MBPerSec)
+			}
+			w.p("| `%s` | `%s` | %s | %s | %d | %d |", pkg.Path, b.Name, nsPerOp(b.NsPerOp), mbs, b.BytesPerOp, b.AllocsPerOp)
+		}
+	}
+	w.p("")
+	for _, pkg := range failed {
+		w.p("`%s` did not run:\n\n```\n%s\n```\n", pkg.Path, pkg.Failure)
+	}
+}
+
+func (w *reportWriter) timings(r results) {
+	w.p("## Duration of the run\n")
+	w.p("| phase | took |\n|---|--:|")
+	for _, name := range []string{"build", "start", "reads", "runs", "writes", "go benchmarks"} {
+		if d, ok := r.PhaseDur[name]; ok {
+			w.p("| %s | %s |", name, d.Round(100*time.Millisecond))
+		}
+	}
+	w.p("| **all** | **%s** |", minutes(r.Took))
+}
+
+// minutes renders a run's length: "2 min 29 s".
+func minutes(d time.Duration) string {
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// dur renders a setting: "20 ms", "5 s".
+func dur(d time.Duration) string {
+	switch {
+	case d >= time.Second && d%(100*time.Millisecond) == 0:
+		return fmt.Sprintf("%g s", d.Seconds())
+	case d%time.Millisecond == 0:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	default:
+		return ms(d)
+	}
+}
+
+// callList names the provider operations called, with their counts.
+func callList(calls map[string]int) string {
+	var parts []string
+	for _, op := range slices.Sorted(maps.Keys(calls)) {
+		parts = append(parts, fmt.Sprintf("%s %d", op, calls[op]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func logSummary(lines map[string]int, limit int) string {
+	s := series{errKinds: lines}
+	return s.errorSummary(limit)
+}
+
+func nsPerOp(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.2f µs", ns/1e3)
+	default:
+		return fmt.Sprintf("%.0f ns", ns)
+	}
+}

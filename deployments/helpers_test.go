@@ -1,0 +1,50 @@
+package deployments
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"testing"
+)
+
+// repoRoot is the repository root, relative to this package.
+const repoRoot = ".."
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// serverVariables are the environment variables the server reads: every
+// name quoted in cmd/auxilia/config.go.
+func serverVariables(t *testing.T) []string {
+	t.Helper()
+	src := readFile(t, filepath.Join(repoRoot, "cmd", "auxilia", "config.go"))
+	return uniqueMatches(regexp.MustCompile(`"((?:AUXILIA_[A-Z0-9_]+)|DATABASE_URL)"`), src)
+}
+
+// documentedVariables are the variables named in the first column of the
+// configuration table of docs/operations.md.
+func documentedVariables(t *testing.T) []string {
+	t.Helper()
+	doc := readFile(t, filepath.Join(repoRoot, "docs", "operations.md"))
+	return uniqueMatches(regexp.MustCompile("(?m)^\\| `((?:AUXILIA_[A-Z0-9_]+)|DATABASE_URL)` \\|"), doc)
+}
+
+func uniqueMatches(re *regexp.Regexp, s string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(s, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
