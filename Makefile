@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: run build test test-deps lint openapi openapi-check
+.PHONY: run build test test-deps lint openapi openapi-check test-go test-deployments fuzz fuzz-long bench
 
 run:
 	$(GO) run ./cmd/auxilia serve
@@ -23,8 +23,14 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: the files above need formatting" >&2; exit 1; }
 	$(GO) vet ./...
 
-test: test-deps lint openapi-check
+test: test-deps lint openapi-check test-go test-deployments fuzz
+
+test-go:
 	$(GO) test -count=1 -race ./...
+
+# The deployment artifacts' offline checks: a module of their own (Helm is big).
+test-deployments:
+	cd deployments && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # openapi.yaml is generated from the handlers' annotations; CI fails on drift.
 openapi:
@@ -32,3 +38,29 @@ openapi:
 
 openapi-check:
 	$(GO) run ./cmd/openapigen -check
+
+# Each fuzz target for FUZZTIME (20 s in CI; `make fuzz-long` gives each three minutes).
+FUZZTIME ?= 20s
+FUZZ_TARGETS = \
+	./pkg/sandbox:FuzzValidateSpec \
+	./pkg/provider:FuzzVolumeMount \
+	./pkg/validation:FuzzImageRef \
+	./pkg/validation:FuzzPipRequirement \
+	./pkg/provider/opensandbox:FuzzEventReader \
+	./pkg/provider/daytona:FuzzReconnectState \
+	./pkg/mergepatch:FuzzApply
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) >/tmp/fuzz-$$name.log 2>&1 || { cat /tmp/fuzz-$$name.log; exit 1; }; \
+		tail -n 3 /tmp/fuzz-$$name.log | grep -E 'execs|ok' | tail -n 2; \
+	done
+
+fuzz-long:
+	$(MAKE) fuzz FUZZTIME=3m
+
+# Measures the real binary on Postgres and rewrites docs/benchmarks.md.
+bench: test-deps
+	$(GO) run ./bench

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/labstack/echo/v4"
 )
 
@@ -17,8 +16,9 @@ func setETag(c echo.Context, version int) {
 }
 
 // ifMatch reads an optional If-Match header as the version the write
-// expects: nil without the header (the write goes through), and a version
-// that can never match for "*"-less values this API did not hand out.
+// expects: nil without the header or with "*" (the write goes through), the
+// first quoted version otherwise, and -1, which never matches, for a value
+// this API never hands out (the write fails with 412).
 func ifMatch(c echo.Context) *int {
 	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
 	if h == "" || h == "*" {
@@ -32,13 +32,4 @@ func ifMatch(c echo.Context) *int {
 	}
 	never := -1
 	return &never
-}
-
-// checkVersion is for writes whose store cannot compare versions itself.
-func checkVersion(expect *int, actual int) error {
-	if expect != nil && *expect != actual {
-		return auxilia.Errorf(auxilia.CodePrecondition,
-			"The resource changed since it was read (If-Match %s, now %s): read it again.", etagOf(*expect), etagOf(actual))
-	}
-	return nil
 }

@@ -103,8 +103,7 @@ func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.
 			return err
 		}
 		if expect != nil && *expect != current.Version {
-			return auxilia.Errorf(auxilia.CodePrecondition,
-				"The agent changed since it was read (version %d, now %d): read it again.", *expect, current.Version)
+			return auxilia.Stale("agent", *expect, current.Version)
 		}
 		spec, changed, err := mergeSpec(current.AgentSpec, patch)
 		if err != nil {

@@ -88,6 +88,12 @@ func NotFound(resource string) *Error {
 	return Errorf(CodeNotFound, "%s not found", resource)
 }
 
+// Stale is the error for a write made from a stale read: the resource's
+// version (its ETag) is no longer the one the caller expected.
+func Stale(resource string, expected, actual int) *Error {
+	return Errorf(CodePrecondition, "The %s changed since it was read (version %d, now %d): read it again.", resource, expected, actual)
+}
+
 // FieldError names one broken input field by its dotted JSON path.
 type FieldError struct {
 	Field   string `json:"field"`
@@ -101,20 +107,6 @@ type FieldErrors []FieldError
 // Add records that field is broken.
 func (fe *FieldErrors) Add(field, format string, args ...any) {
 	*fe = append(*fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
-}
-
-// Merge appends others, each field prefixed with prefix and a dot (when prefix is set).
-func (fe *FieldErrors) Merge(prefix string, others []FieldError) {
-	for _, o := range others {
-		if prefix != "" {
-			if o.Field == "" {
-				o.Field = prefix
-			} else {
-				o.Field = prefix + "." + o.Field
-			}
-		}
-		*fe = append(*fe, o)
-	}
 }
 
 // Has reports whether field (exactly) is already recorded as broken.

@@ -70,9 +70,10 @@ func TestForkBombEndsTheCommandOnly(t *testing.T) {
 	j := newJail(t)
 	j.MaxProcesses = 32
 	start := time.Now()
-	res, err := j.Run(context.Background(), "sleep "+marker+" & bomb() { bomb | bomb & }; bomb; wait", 3*time.Second, nil, nil)
+	// The bomb ends with the command: at its timeout, or sooner when every
+	// fork past the limit has failed and the shells give up.
+	_, err := j.Run(context.Background(), "sleep "+marker+" & bomb() { bomb | bomb & }; bomb; wait", 3*time.Second, nil, nil)
 	require.NoError(t, err)
-	assert.True(t, res.TimedOut, "the bomb is held at the limit until the timeout")
 	assert.Less(t, time.Since(start), 20*time.Second)
 	assert.Empty(t, leftovers(), "nothing of the bomb is left")
 	require.NoError(t, exec.Command("true").Run(), "the server can still start processes")

@@ -26,8 +26,7 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect *i
 			return err
 		}
 		if expect != nil && *expect != sb.Version {
-			return auxilia.Errorf(auxilia.CodePrecondition,
-				"The sandbox changed since it was read (version %d, now %d): read it again.", *expect, sb.Version)
+			return auxilia.Stale("sandbox", *expect, sb.Version)
 		}
 		users, err := r.Bindings.AgentsOf(ctx, id, auxilia.PageRequest{Size: maxListedAgents})
 		if err != nil {

@@ -30,8 +30,7 @@ func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json
 			return auxilia.Sandbox{}, err
 		}
 		if expect != nil && *expect != current.Version {
-			return auxilia.Sandbox{}, auxilia.Errorf(auxilia.CodePrecondition,
-				"The sandbox changed since it was read (version %d, now %d): read it again.", *expect, current.Version)
+			return auxilia.Sandbox{}, auxilia.Stale("sandbox", *expect, current.Version)
 		}
 		next, newSecret, err := r.merge(current, patch)
 		if err != nil {

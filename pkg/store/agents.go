@@ -106,7 +106,7 @@ func (s Agents) Update(ctx context.Context, a auxilia.Agent) (auxilia.Agent, err
 		if err != nil {
 			return auxilia.Agent{}, err
 		}
-		return auxilia.Agent{}, staleAgent(a.Version, current.Version)
+		return auxilia.Agent{}, auxilia.Stale("agent", a.Version, current.Version)
 	}
 	return s.Get(ctx, a.WorkspaceID, a.ID)
 }
@@ -126,12 +126,7 @@ func (s Agents) Delete(ctx context.Context, workspaceID, id string, expect *int)
 		if err != nil {
 			return err
 		}
-		return staleAgent(*expect, current.Version)
+		return auxilia.Stale("agent", *expect, current.Version)
 	}
 	return nil
-}
-
-func staleAgent(expected, actual int) error {
-	return auxilia.Errorf(auxilia.CodePrecondition,
-		"The agent changed since it was read (version %d, now %d): read it again.", expected, actual)
 }

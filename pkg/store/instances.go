@@ -149,21 +149,6 @@ func (s Instances) Reapable(ctx context.Context, limit int) ([]auxilia.Instance,
 	return out, err
 }
 
-// Count returns how many instances of a sandbox are in each status.
-func (s Instances) Count(ctx context.Context, sandboxID string) (map[auxilia.InstanceStatus]int, error) {
-	var rows []struct {
-		Status string
-		N      int
-	}
-	err := s.db.conn(ctx).Model(&instanceRow{}).Select("status, COUNT(*) AS n").Where("sandbox_id = ?", sandboxID).
-		Group("status").Scan(&rows).Error
-	out := map[auxilia.InstanceStatus]int{}
-	for _, r := range rows {
-		out[auxilia.InstanceStatus(r.Status)] = r.N
-	}
-	return out, err
-}
-
 // PurgeDestroyed forgets destroyed instances last changed before `before`.
 func (s Instances) PurgeDestroyed(ctx context.Context, before time.Time) (int64, error) {
 	res := s.db.conn(ctx).Where("status = ? AND updated_at < ?", auxilia.InstanceDestroyed, before).Delete(&instanceRow{})

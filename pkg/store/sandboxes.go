@@ -154,7 +154,7 @@ func (s Sandboxes) Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxil
 		return auxilia.Sandbox{}, notFound(err, "sandbox")
 	}
 	if row.Version != sb.Version {
-		return auxilia.Sandbox{}, staleVersion(sb.Version, row.Version)
+		return auxilia.Sandbox{}, auxilia.Stale("sandbox", sb.Version, row.Version)
 	}
 	row.Name, row.Description, row.URL, row.Config = sb.Name, sb.Description, sb.URL, string(sb.Config)
 	if sealed != nil {
@@ -170,7 +170,7 @@ func (s Sandboxes) Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxil
 		return auxilia.Sandbox{}, s.nameConflict(ctx, res.Error, sb.WorkspaceID, sb.Name)
 	}
 	if res.RowsAffected == 0 {
-		return auxilia.Sandbox{}, staleVersion(sb.Version, sb.Version+1)
+		return auxilia.Sandbox{}, auxilia.Stale("sandbox", sb.Version, sb.Version+1)
 	}
 	return row.domain(), nil
 }
@@ -191,7 +191,7 @@ func (s Sandboxes) Delete(ctx context.Context, workspaceID, id string, expect *i
 		if err != nil {
 			return err
 		}
-		return staleVersion(*expect, current.Version)
+		return auxilia.Stale("sandbox", *expect, current.Version)
 	}
 	return nil
 }
@@ -239,11 +239,6 @@ func parseHistory(s string) []auxilia.Probe {
 	var out []auxilia.Probe
 	_ = json.Unmarshal([]byte(s), &out)
 	return out
-}
-
-func staleVersion(expected, actual int) error {
-	return auxilia.Errorf(auxilia.CodePrecondition,
-		"The sandbox changed since it was read (version %d, now %d): read it again.", expected, actual)
 }
 
 // GetSealedAny returns a sandbox by id, deleted or not, with its sealed
