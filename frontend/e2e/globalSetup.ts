@@ -1,0 +1,22 @@
+import type { TestProject } from "vitest/node";
+import { buildServer, buildSpa, startServer } from "./server";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+    adminToken: string;
+  }
+}
+
+/** One build and one server for the whole browser suite; each scenario names its own data. */
+export default async function setup(project: TestProject) {
+  buildSpa();
+  const { binary, cleanup } = buildServer();
+  const server = await startServer(binary, `aux_e2e_${Math.random().toString(36).slice(2)}_bootstrap`);
+  project.provide("baseUrl", server.url);
+  project.provide("adminToken", server.token);
+  return async () => {
+    await server.stop();
+    cleanup();
+  };
+}

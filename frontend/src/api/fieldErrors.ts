@@ -1,0 +1,33 @@
+import type { FieldError } from "./types";
+
+export interface PlacedErrors {
+  /** Messages per form field key ("name", "config.timeout", …). */
+  byField: Record<string, string[]>;
+  /** Messages for fields the form does not show; they go above the buttons. */
+  unplaced: string[];
+}
+
+/**
+ * Places the server's errors under the fields they name. A dotted path that
+ * goes below a field (config.volume_mounts.2) lands on that field, naming
+ * the line: lists are edited one item per line.
+ */
+export function placeFieldErrors(errors: FieldError[], fieldKeys: Iterable<string>): PlacedErrors {
+  const known = new Set(fieldKeys);
+  const placed: PlacedErrors = { byField: {}, unplaced: [] };
+  for (const { field, message } of errors) {
+    const parts = field.split(".");
+    let depth = parts.length;
+    while (depth > 0 && !known.has(parts.slice(0, depth).join("."))) depth--;
+    if (depth === 0) {
+      placed.unplaced.push(field ? `${field}: ${message}` : message);
+      continue;
+    }
+    const key = parts.slice(0, depth).join(".");
+    const rest = parts.slice(depth);
+    const index = rest.length === 1 ? Number(rest[0]) : NaN;
+    const text = Number.isInteger(index) ? `Line ${index + 1}: ${message}` : rest.length ? `${rest.join(".")}: ${message}` : message;
+    (placed.byField[key] ??= []).push(text);
+  }
+  return placed;
+}

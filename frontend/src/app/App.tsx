@@ -1,0 +1,40 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { useState } from "react";
+import { BrowserRouter } from "react-router-dom";
+import { isApiError } from "../api/problem";
+import { SessionProvider } from "../session/SessionProvider";
+import { TooltipProvider } from "../ui/Tooltip";
+import { AppRoutes } from "./routes";
+
+export function createQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        staleTime: 10_000,
+        // A problem the server answered with will not go away by asking again,
+        // except running out of requests for the minute, which does.
+        retry: (count, error) => (isApiError(error) ? error.status === 429 : true) && count < 2,
+        retryDelay: (attempt, error) =>
+          isApiError(error) && error.retryAfterSeconds
+            ? error.retryAfterSeconds * 1000
+            : Math.min(1000 * 2 ** attempt, 10_000),
+        refetchOnWindowFocus: false,
+      },
+    },
+  });
+}
+
+export function App() {
+  const [queryClient] = useState(createQueryClient);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TooltipProvider delayDuration={300}>
+        <BrowserRouter>
+          <SessionProvider>
+            <AppRoutes />
+          </SessionProvider>
+        </BrowserRouter>
+      </TooltipProvider>
+    </QueryClientProvider>
+  );
+}

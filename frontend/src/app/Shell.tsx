@@ -1,0 +1,74 @@
+import { Bot, KeyRound, LogOut, Server, SquareTerminal } from "lucide-react";
+import type { ReactNode } from "react";
+import { NavLink, Outlet } from "react-router-dom";
+import { useSession } from "../session/SessionContext";
+import { Pill } from "../ui/Pill";
+
+function RailLink({ to, icon, children }: { to: string; icon: ReactNode; children: ReactNode }) {
+  return (
+    <li>
+      <NavLink to={to} className={({ isActive }) => (isActive ? "rail__link rail__link--active" : "rail__link")}>
+        {icon}
+        <span>{children}</span>
+      </NavLink>
+    </li>
+  );
+}
+
+export function Shell() {
+  const { me, isAdmin, signOut } = useSession();
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <nav className="rail" aria-label="Main">
+        <div className="rail__brand">
+          <span className="rail__logo" aria-hidden="true">
+            ▲
+          </span>
+          Auxilia
+        </div>
+        <ul className="rail__links">
+          <RailLink to="/agents" icon={<Bot size={16} aria-hidden="true" />}>
+            Agents
+          </RailLink>
+          <RailLink to="/runs" icon={<SquareTerminal size={16} aria-hidden="true" />}>
+            Runs
+          </RailLink>
+        </ul>
+        <p className="rail__group" id="rail-settings">
+          Settings
+        </p>
+        <ul className="rail__links" aria-labelledby="rail-settings">
+          <RailLink to="/settings/sandboxes" icon={<Server size={16} aria-hidden="true" />}>
+            Sandboxes
+          </RailLink>
+          {isAdmin && (
+            <RailLink to="/settings/tokens" icon={<KeyRound size={16} aria-hidden="true" />}>
+              API tokens
+            </RailLink>
+          )}
+        </ul>
+        <div className="rail__account">
+          <div className="rail__who">
+            <span className="truncate" title={me.name}>
+              {me.name}
+            </span>
+            <Pill tone={isAdmin ? "accent" : "neutral"}>{me.role}</Pill>
+          </div>
+          <p className="rail__workspace truncate">
+            <span className="visually-hidden">Workspace: </span>
+            {me.workspace.name}
+          </p>
+          <button type="button" className="rail__signout" onClick={signOut}>
+            <LogOut size={14} aria-hidden="true" /> Sign out
+          </button>
+        </div>
+      </nav>
+      <main className="shell__main" id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,12 @@
+/** The agent's emoji on its colour. */
+export function AgentAvatar({ emoji, color, size = 32 }: { emoji: string; color: string; size?: number }) {
+  return (
+    <span
+      className="agent-avatar"
+      aria-hidden="true"
+      style={{ width: size, height: size, fontSize: size * 0.5, background: `${color || "#6366f1"}33`, borderColor: color || undefined }}
+    >
+      {emoji || "🤖"}
+    </span>
+  );
+}

@@ -1,0 +1,215 @@
+import { ArrowLeft, Plus } from "lucide-react";
+import { useState, type FormEvent } from "react";
+import { Link, useNavigate } from "react-router-dom";
+import { placeFieldErrors, type PlacedErrors } from "../../api/fieldErrors";
+import { ApiError } from "../../api/problem";
+import { Button } from "../../ui/Button";
+import { ConfirmDialog } from "../../ui/ConfirmDialog";
+import { Field } from "../../ui/Field";
+import { ProblemMessage } from "../../ui/ProblemMessage";
+import { useProviders } from "../sandboxes/api/listProviders";
+import { AddToolDialog } from "./AddToolDialog";
+import { AgentAvatar } from "./AgentAvatar";
+import { agentDraftOf, identityKeys, type AgentDraft } from "./agentDraft";
+import { useDeleteAgent } from "./api/deleteAgent";
+import type { VersionedAgent } from "./api/getAgent";
+import { SandboxToolCard } from "./SandboxToolCard";
+import { defaultToolPolicies, sameBinding } from "./tools";
+import { useSaveAgent } from "./useSaveAgent";
+
+const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
+
+export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
+  const navigate = useNavigate();
+  const providers = useProviders();
+  // The agent as last saved: set after a create, so a second Save edits rather than creates again.
+  const [base, setBase] = useState(saved);
+  const [draft, setDraft] = useState(() => agentDraftOf(saved));
+  const [baseline, setBaseline] = useState(() => agentDraftOf(saved));
+  const [errors, setErrors] = useState<PlacedErrors>(noErrors);
+  const [problem, setProblem] = useState<unknown>();
+  const [addingTool, setAddingTool] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [savedNote, setSavedNote] = useState(false);
+
+  const { save: saveAgent, saving } = useSaveAgent();
+  const remove = useDeleteAgent();
+
+  const identityChanged = identityKeys.some((k) => draft[k].trim() !== baseline[k]);
+  const bindingChanged = !sameBinding(draft.binding, baseline.binding);
+  const dirty = base === undefined || identityChanged || bindingChanged;
+  const providerTitle = (name: string) => providers.data?.find((p) => p.name === name)?.title ?? name;
+
+  const edit = (changes: Partial<AgentDraft>) => {
+    setDraft((d) => ({ ...d, ...changes }));
+    setSavedNote(false);
+  };
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    if (saving || draft.name.trim() === "") return;
+    setErrors(noErrors);
+    setProblem(undefined);
+    try {
+      const fresh = await saveAgent({
+        base,
+        baseline,
+        draft,
+        onCreated: (created) => {
+          setBase(created);
+          setBaseline((b) => ({ ...agentDraftOf(created), binding: b.binding }));
+        },
+      });
+      if (!saved) {
+        navigate(`/agents/${fresh.agent.id}`, { replace: true });
+        return;
+      }
+      setBase(fresh);
+      setBaseline(agentDraftOf(fresh));
+      setDraft(agentDraftOf(fresh));
+      setSavedNote(true);
+    } catch (error) {
+      if (error instanceof ApiError && error.fieldErrors.length > 0) {
+        setErrors(placeFieldErrors(error.fieldErrors, [...identityKeys]));
+      } else {
+        setProblem(error);
+      }
+    }
+  };
+
+  const title = base ? base.agent.name : "New agent";
+  return (
+    <div className="page">
+      <Link to="/agents" className="back-link">
+        <ArrowLeft size={14} aria-hidden="true" /> Agents
+      </Link>
+      <header className="page-header">
+        <h1>
+          <AgentAvatar emoji={draft.emoji} color={draft.color} size={28} />
+          {title}
+        </h1>
+      </header>
+
+      <form className="editor" onSubmit={save} noValidate aria-label={base ? `Edit ${title}` : "New agent"}>
+        <div className="editor__identity">
+          <Field label="Name" required error={errors.byField.name}>
+            {(control) => (
+              <input {...control} className="input" value={draft.name} maxLength={255} onChange={(e) => edit({ name: e.target.value })} />
+            )}
+          </Field>
+          <Field label="Emoji" error={errors.byField.emoji}>
+            {(control) => (
+              <input {...control} className="input" value={draft.emoji} placeholder="🤖" onChange={(e) => edit({ emoji: e.target.value })} />
+            )}
+          </Field>
+          <div className="field--wide">
+            <Field label="Description" error={errors.byField.description}>
+              {(control) => (
+                <textarea
+                  {...control}
+                  className="input textarea"
+                  rows={2}
+                  maxLength={1000}
+                  value={draft.description}
+                  onChange={(e) => edit({ description: e.target.value })}
+                />
+              )}
+            </Field>
+          </div>
+          <Field label="Colour" error={errors.byField.color} help={base ? undefined : "Leave empty for the default."}>
+            {(control) => (
+              <div className="editor__colour">
+                <input
+                  type="color"
+                  aria-label="Pick a colour"
+                  value={/^#[0-9a-f]{6}$/i.test(draft.color) ? draft.color : "#808080"}
+                  onChange={(e) => edit({ color: e.target.value })}
+                />
+                <input
+                  {...control}
+                  className="input mono"
+                  value={draft.color}
+                  placeholder="#6366f1"
+                  spellCheck={false}
+                  onChange={(e) => edit({ color: e.target.value })}
+                />
+              </div>
+            )}
+          </Field>
+        </div>
+
+        <section className="editor__section" aria-labelledby="tools-heading">
+          <div className="editor__section-header">
+            <h2 id="tools-heading">Tools</h2>
+            <span className="spacer" />
+            <Button size="sm" onClick={() => setAddingTool(true)}>
+              <Plus size={13} aria-hidden="true" /> Add tool
+            </Button>
+          </div>
+          {draft.binding ? (
+            <SandboxToolCard
+              binding={draft.binding}
+              providerTitle={providerTitle(draft.binding.provider)}
+              onPolicyChange={(tool, policy) =>
+                edit({ binding: { ...draft.binding!, tools: { ...draft.binding!.tools, [tool]: policy } } })
+              }
+              onRemove={() => edit({ binding: null })}
+            />
+          ) : (
+            <p className="muted">No tools yet. Add a sandbox to let this agent execute code.</p>
+          )}
+        </section>
+
+        {errors.unplaced.length > 0 && <ProblemMessage error={new Error(errors.unplaced.join(" "))} />}
+        {problem != null && <ProblemMessage error={problem} />}
+
+        <div className="editor__actions">
+          <Button type="submit" variant="primary" busy={saving} disabled={saving || draft.name.trim() === "" || !dirty}>
+            {base ? "Save changes" : "Create agent"}
+          </Button>
+          <span role="status" className="muted">
+            {savedNote ? "Saved." : base && dirty ? "Unsaved changes" : ""}
+          </span>
+          <span className="spacer" />
+          {base && (
+            <Button variant="ghost" onClick={() => setConfirmDelete(true)}>
+              Delete agent
+            </Button>
+          )}
+        </div>
+      </form>
+
+      <AddToolDialog
+        open={addingTool}
+        onOpenChange={setAddingTool}
+        hasSandbox={draft.binding !== null}
+        onAdd={(sandbox) =>
+          edit({
+            binding: {
+              sandboxId: sandbox.id,
+              name: sandbox.name,
+              provider: sandbox.provider,
+              url: sandbox.url,
+              tools: defaultToolPolicies(),
+            },
+          })
+        }
+      />
+      {base && (
+        <ConfirmDialog
+          open={confirmDelete}
+          onOpenChange={setConfirmDelete}
+          title="Delete agent"
+          confirmLabel="Delete agent"
+          busy={remove.isPending}
+          error={remove.error ?? undefined}
+          onConfirm={() => remove.mutate(base.agent.id, { onSuccess: () => navigate("/agents", { replace: true }) })}
+        >
+          <p>
+            Delete <strong>{base.agent.name}</strong> with its sandbox binding and threads? This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

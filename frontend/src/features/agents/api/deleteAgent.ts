@@ -1,0 +1,16 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { api, unwrap } from "../../../api/client";
+import { agentKeys } from "./keys";
+
+/** DELETE /api/v1/agents/{id}. */
+export async function deleteAgent(id: string): Promise<void> {
+  await unwrap(api.DELETE("/api/v1/agents/{id}", { params: { path: { id } } }));
+}
+
+export function useDeleteAgent() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: deleteAgent,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: agentKeys.all }),
+  });
+}

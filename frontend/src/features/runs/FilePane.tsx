@@ -1,0 +1,113 @@
+import { ArrowUp, File, Folder, RefreshCw, Upload, X } from "lucide-react";
+import { useRef, useState } from "react";
+import { Button } from "../../ui/Button";
+import { IconButton } from "../../ui/IconButton";
+import { Loading } from "../../ui/Loading";
+import { ProblemMessage } from "../../ui/ProblemMessage";
+import { useDirectory } from "./api/listDirectory";
+import { useFileContent } from "./api/readFile";
+import { useUploadFile } from "./api/uploadFile";
+import { baseName, formatSize, joinPath, parentPath } from "./paths";
+
+/** The run's working directory: browse it, open a file read-only, upload one. */
+export function FilePane({ runId }: { runId: string }) {
+  const [dir, setDir] = useState("");
+  const [openFile, setOpenFile] = useState<string | null>(null);
+  const listing = useDirectory(runId, dir);
+  const file = useFileContent(runId, openFile);
+  const upload = useUploadFile();
+  const picker = useRef<HTMLInputElement>(null);
+  const parent = parentPath(dir);
+
+  const entries = [...(listing.data ?? [])].sort(
+    (a, b) => (a.type === b.type ? baseName(a.path).localeCompare(baseName(b.path)) : a.type === "directory" ? -1 : 1),
+  );
+
+  return (
+    <section className="files" aria-labelledby="files-heading">
+      <header className="files__header">
+        <h2 id="files-heading">Files</h2>
+        <span className="mono files__path truncate" title={dir}>
+          {dir === "" ? "working directory" : dir}
+        </span>
+        <span className="spacer" />
+        <IconButton
+          label="Up one folder"
+          icon={<ArrowUp size={15} aria-hidden="true" />}
+          disabled={parent === null}
+          onClick={() => parent !== null && setDir(parent)}
+        />
+        <IconButton label="Refresh files" icon={<RefreshCw size={14} aria-hidden="true" />} onClick={() => listing.refetch()} />
+        <Button size="sm" busy={upload.isPending} disabled={upload.isPending} onClick={() => picker.current?.click()}>
+          <Upload size={13} aria-hidden="true" /> Upload
+        </Button>
+        <input
+          ref={picker}
+          type="file"
+          className="visually-hidden"
+          tabIndex={-1}
+          aria-label="File to upload"
+          onChange={(e) => {
+            const chosen = e.target.files?.[0];
+            e.target.value = "";
+            if (chosen) upload.mutate({ runId, path: joinPath(dir, chosen.name), file: chosen });
+          }}
+        />
+      </header>
+      {upload.isError && <ProblemMessage error={upload.error} />}
+      {upload.isSuccess && (
+        <p className="success" role="status">
+          Uploaded {baseName(upload.variables.path)}.
+        </p>
+      )}
+
+      {listing.isPending && <Loading label="Listing files…" />}
+      {listing.isError && (
+        <ProblemMessage error={listing.error} action={<Button size="sm" onClick={() => listing.refetch()}>Retry</Button>} />
+      )}
+      {listing.data && entries.length === 0 && <p className="muted">This folder is empty.</p>}
+      {entries.length > 0 && (
+        <ul className="files__list" aria-label="Folder contents">
+          {entries.map((entry) => (
+            <li key={entry.path}>
+              <button
+                type="button"
+                className={openFile === entry.path ? "files__entry files__entry--open" : "files__entry"}
+                onClick={() => (entry.type === "directory" ? setDir(entry.path) : setOpenFile(entry.path))}
+              >
+                {entry.type === "directory" ? <Folder size={14} aria-hidden="true" /> : <File size={14} aria-hidden="true" />}
+                <span className="truncate">{baseName(entry.path)}</span>
+                <span className="visually-hidden">{entry.type === "directory" ? " (folder)" : ""}</span>
+                {entry.type === "file" && <span className="muted files__size">{formatSize(entry.size)}</span>}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {openFile && (
+        <section className="viewer" aria-label={`File ${baseName(openFile)}`}>
+          <header className="files__header">
+            <h3 className="mono truncate">{openFile}</h3>
+            <span className="spacer" />
+            <IconButton label="Close file" icon={<X size={15} aria-hidden="true" />} onClick={() => setOpenFile(null)} />
+          </header>
+          {file.isPending && <Loading label="Reading…" />}
+          {file.isError && <ProblemMessage error={file.error} />}
+          {file.data && (
+            <>
+              <pre className="viewer__content" tabIndex={0} aria-label={`Contents of ${baseName(openFile)}`}>
+                {file.data.content}
+              </pre>
+              {file.data.total_lines > file.data.lines && (
+                <p className="field__help">
+                  Showing the first {file.data.lines} of {file.data.total_lines} lines.
+                </p>
+              )}
+            </>
+          )}
+        </section>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,82 @@
+import { useState } from "react";
+import { usePageTitle } from "../../app/usePageTitle";
+import { Button } from "../../ui/Button";
+import { Pill } from "../../ui/Pill";
+import { ProblemMessage } from "../../ui/ProblemMessage";
+import { useCompleteRun } from "./api/completeRun";
+import type { Run } from "./api/types";
+import { FilePane } from "./FilePane";
+import { RunStarter } from "./RunStarter";
+import { Terminal } from "./Terminal";
+import "./runs.css";
+
+export default function RunConsolePage() {
+  usePageTitle("Runs");
+  const [run, setRun] = useState<Run | null>(null);
+  // A replaced sandbox's notice is shown for the run that brought it, once.
+  const [notice, setNotice] = useState<string | null>(null);
+  const complete = useCompleteRun();
+
+  const started = (next: Run) => {
+    complete.reset();
+    setRun(next);
+    setNotice(next.notice);
+  };
+  const ended = run?.status !== "active";
+
+  return (
+    <div className="page page--wide">
+      <header className="page-header">
+        <h1>Runs</h1>
+        <p className="page-header__lead">Start a run of an agent on a thread, then work in its sandbox as the agent would.</p>
+      </header>
+      <div className="card">
+        <RunStarter onStarted={started} />
+      </div>
+
+      {run && (
+        <section className="run" aria-label="Current run">
+          <header className="run__header">
+            <Pill tone={ended ? "neutral" : "ok"}>{run.status}</Pill>
+            <span>
+              Thread <span className="mono">{run.thread_id}</span>
+            </span>
+            {run.sandbox && (
+              <span className="muted">
+                on {run.sandbox.name}
+                {run.sandbox.created && " (new instance)"}
+              </span>
+            )}
+            <span className="spacer" />
+            {!ended && (
+              <Button
+                size="sm"
+                busy={complete.isPending}
+                onClick={() => complete.mutate(run.id, { onSuccess: (r) => setRun(r) })}
+              >
+                End run
+              </Button>
+            )}
+          </header>
+          {notice && (
+            <div className="notice run__notice" role="status">
+              <p>{notice}</p>
+              <Button size="sm" variant="ghost" onClick={() => setNotice(null)}>
+                Dismiss
+              </Button>
+            </div>
+          )}
+          {complete.isError && <ProblemMessage error={complete.error} />}
+          {run.sandbox ? (
+            <div className="run__panes">
+              <Terminal key={run.id} runId={run.id} disabled={ended} />
+              <FilePane key={`files-${run.id}`} runId={run.id} />
+            </div>
+          ) : (
+            <p className="muted">This agent has no sandbox: the run has no code execution. Add one in the agent's Tools.</p>
+          )}
+        </section>
+      )}
+    </div>
+  );
+}

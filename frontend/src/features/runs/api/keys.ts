@@ -1,0 +1,5 @@
+export const runKeys = {
+  threads: (agentId: string) => ["threads", agentId] as const,
+  directory: (runId: string, path: string) => ["runs", runId, "ls", path] as const,
+  file: (runId: string, path: string) => ["runs", runId, "file", path] as const,
+};

@@ -1,0 +1,53 @@
+import { Activity, Pencil, Trash2 } from "lucide-react";
+import type { Sandbox } from "../../api/types";
+import { IconButton } from "../../ui/IconButton";
+import { Pill } from "../../ui/Pill";
+import { useProbeSandbox } from "./api/probeSandbox";
+import { HealthBadge } from "./HealthBadge";
+import { ProviderIcon } from "./ProviderIcon";
+
+interface SandboxRowProps {
+  sandbox: Sandbox;
+  providerTitle: string;
+  /** Members see the row without its actions. */
+  canManage: boolean;
+  onEdit: () => void;
+  onDelete: () => void;
+}
+
+export function SandboxRow({ sandbox, providerTitle, canManage, onEdit, onDelete }: SandboxRowProps) {
+  const probe = useProbeSandbox();
+  return (
+    <li className="list-row sandbox-row" aria-label={sandbox.name}>
+      <ProviderIcon provider={sandbox.provider} />
+      <div className="list-row__main">
+        <div className="list-row__title">
+          <span className="truncate">{sandbox.name}</span>
+          <Pill tone="accent">{providerTitle}</Pill>
+        </div>
+        {sandbox.description && <p className="muted truncate">{sandbox.description}</p>}
+        <div className="list-row__meta">
+          {sandbox.url && <span className="mono truncate sandbox-row__url">{sandbox.url}</span>}
+          <HealthBadge health={sandbox.health} />
+        </div>
+      </div>
+      {canManage && (
+        <div className="list-row__actions">
+          <IconButton
+            label={`Check health of ${sandbox.name}`}
+            icon={probe.isPending ? <span className="spinner" /> : <Activity size={15} aria-hidden="true" />}
+            disabled={probe.isPending}
+            onClick={() => probe.mutate({ id: sandbox.id })}
+          />
+          <IconButton label={`Edit ${sandbox.name}`} icon={<Pencil size={15} aria-hidden="true" />} onClick={onEdit} />
+          <IconButton
+            label={`Delete ${sandbox.name}`}
+            tone="danger"
+            icon={<Trash2 size={15} aria-hidden="true" />}
+            onClick={onDelete}
+          />
+        </div>
+      )}
+    </li>
+  );
+}

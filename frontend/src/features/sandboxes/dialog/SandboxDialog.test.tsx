@@ -1,0 +1,204 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { fakeApi, problem } from "../../../test/fakeApi";
+import { providers, renderSignedIn } from "../../../test/render";
+import { SandboxDialog } from "./SandboxDialog";
+
+const id = "0190aaaa-0000-7000-8000-000000000001";
+
+function savedSandbox(provider: string, config: Record<string, unknown>) {
+  return {
+    id,
+    name: "Team box",
+    description: "",
+    provider,
+    url: provider === "local" ? "" : "http://sandbox.internal:8083",
+    has_secret: true,
+    config,
+    health: { status: "unknown", checked_at: null, latency_ms: null, detail: "", history: [] },
+    created_at: "2026-01-01T00:00:00Z",
+    updated_at: "2026-01-01T00:00:00Z",
+  };
+}
+
+const openSandboxConfig = {
+  default_image: "python:3.12-slim",
+  volume_mounts: [],
+  use_server_proxy: true,
+  default_packages: [],
+  timeout: 1800,
+};
+
+describe("Add sandbox dialog", () => {
+  it("shows each of the server's field errors under its field, and the rest above the buttons", async () => {
+    const api = fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "POST /api/v1/sandboxes": problem(422, "validation_failed", "The request has invalid fields.", {
+        errors: [
+          { field: "url", message: "must not point at a cloud metadata service" },
+          { field: "config.timeout", message: "must be at least 1" },
+          { field: "config.volume_mounts.1", message: "host path /etc may not be mounted (it is inside /etc)" },
+          { field: "labels", message: "is not something this form knows" },
+        ],
+      }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await within(dialog).findByRole("textbox", { name: "Name" });
+    await user.type(within(dialog).getByRole("textbox", { name: "Name" }), "Team box");
+    await user.type(within(dialog).getByRole("textbox", { name: "Domain" }), "http://169.254.169.254");
+    await user.type(within(dialog).getByRole("textbox", { name: "Volume mounts" }), "/srv/data:/data:ro\n/etc:/x");
+    const timeout = within(dialog).getByRole("spinbutton", { name: "Timeout (seconds)" });
+    await user.clear(timeout);
+    await user.type(timeout, "0");
+    await user.click(within(dialog).getByRole("button", { name: "Add sandbox" }));
+
+    await waitFor(() => expect(timeout).toHaveAccessibleDescription(/must be at least 1/));
+    expect(timeout).toHaveAttribute("aria-invalid", "true");
+    expect(within(dialog).getByRole("textbox", { name: "Domain" })).toHaveAccessibleDescription(
+      "must not point at a cloud metadata service",
+    );
+    expect(within(dialog).getByRole("textbox", { name: "Volume mounts" })).toHaveAccessibleDescription(
+      /Line 2: host path \/etc may not be mounted/,
+    );
+    expect(within(dialog).getByRole("alert")).toHaveTextContent("labels: is not something this form knows");
+
+    // What was sent is the form as shown: lists as lists, numbers as numbers.
+    const [sent] = api.callsTo("POST", "/api/v1/sandboxes");
+    expect(sent?.body).toMatchObject({
+      name: "Team box",
+      provider: "opensandbox",
+      url: "http://169.254.169.254",
+      config: { timeout: 0, volume_mounts: ["/srv/data:/data:ro", "/etc:/x"], default_image: "python:3.12-slim" },
+    });
+  });
+
+  it("keeps Save disabled until the provider's required fields are filled", async () => {
+    fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await within(dialog).findByRole("textbox", { name: "Name" });
+    const save = within(dialog).getByRole("button", { name: "Add sandbox" });
+
+    await user.click(within(dialog).getByRole("radio", { name: /Daytona/ }));
+    // Daytona's URL default comes from the catalogue; its API key is required.
+    expect(within(dialog).getByRole("textbox", { name: "API URL" })).toHaveValue("https://app.daytona.io/api");
+    await user.type(within(dialog).getByRole("textbox", { name: "Name" }), "Daytona");
+    expect(save).toBeDisabled();
+    await user.type(within(dialog).getByLabelText(/^API key/, { selector: "input" }), "dtn_secret_value");
+    expect(save).toBeEnabled();
+
+    await user.click(within(dialog).getByRole("radio", { name: /Local/ }));
+    expect(within(dialog).queryByRole("textbox", { name: "API URL" })).toBeNull();
+    expect(within(dialog).queryByLabelText(/^API key/, { selector: "input" })).toBeNull();
+    expect(within(dialog).getByRole("checkbox", { name: "Network access" })).not.toBeChecked();
+    expect(save).toBeEnabled();
+  });
+
+  it("reports a failed connection test with its reason, inline", async () => {
+    fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "POST /api/v1/sandboxes/probe": {
+        body: { ok: false, latency_ms: 3, reason: "network", detail: "dial tcp 127.0.0.1:1: connect: connection refused" },
+      },
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await within(dialog).findByRole("textbox", { name: "Name" });
+    await user.type(within(dialog).getByRole("textbox", { name: "Name" }), "Unreachable");
+    await user.type(within(dialog).getByRole("textbox", { name: "Domain" }), "127.0.0.1:1");
+    await user.click(within(dialog).getByRole("button", { name: "Test connection" }));
+    expect(await within(dialog).findByText(/connection refused/)).toBeInTheDocument();
+    expect(within(dialog).getByText("Network:")).toBeInTheDocument();
+  });
+});
+
+describe("Add sandbox dialog, name taken", () => {
+  it("puts the server's conflict under the Name field", async () => {
+    fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "POST /api/v1/sandboxes": problem(409, "conflict", 'A sandbox named "Local" already exists in this workspace.', {
+        existing_id: id,
+      }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await user.click(await within(dialog).findByRole("radio", { name: /Local/ }));
+    const name = within(dialog).getByRole("textbox", { name: "Name" });
+    await user.type(name, "Local");
+    await user.click(within(dialog).getByRole("button", { name: "Add sandbox" }));
+    await waitFor(() => expect(name).toHaveAccessibleDescription('A sandbox named "Local" already exists in this workspace.'));
+    expect(name).toHaveFocus();
+  });
+});
+
+describe("Edit sandbox dialog", () => {
+  it("leaves the secret empty with the saved last 4 as its placeholder, and patches only what changed", async () => {
+    const api = fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      [`GET /api/v1/sandboxes/${id}`]: { body: savedSandbox("opensandbox", openSandboxConfig), headers: { ETag: '"3"' } },
+      [`GET /api/v1/sandboxes/${id}/secret-hint`]: { body: { is_set: true, last4: "x9Qz", length: 40 } },
+      [`PATCH /api/v1/sandboxes/${id}`]: { body: savedSandbox("opensandbox", openSandboxConfig), headers: { ETag: '"4"' } },
+    });
+    const onOpenChange = vi.fn();
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={onOpenChange} sandboxId={id} />);
+
+    const dialog = await screen.findByRole("dialog", { name: "Edit sandbox" });
+    const secret = await within(dialog).findByLabelText("API key", { selector: "input" });
+    expect(secret).toHaveValue("");
+    expect(secret).toHaveAttribute("placeholder", "••••••x9Qz — leave blank to keep");
+    // OpenSandbox works without a key, so the stored one may be cleared.
+    expect(within(dialog).getByRole("button", { name: "Clear" })).toBeInTheDocument();
+    // The provider is locked.
+    expect(within(dialog).getByRole("radio", { name: /Daytona/ })).toBeDisabled();
+
+    await user.type(within(dialog).getByRole("textbox", { name: "Description" }), "Shared by the team");
+    await user.click(within(dialog).getByRole("button", { name: "Save changes" }));
+
+    await waitFor(() => expect(onOpenChange).toHaveBeenCalledWith(false));
+    const [sent] = api.callsTo("PATCH", `/api/v1/sandboxes/${id}`);
+    expect(sent?.body).toEqual({ description: "Shared by the team" });
+    expect(sent?.headers.get("If-Match")).toBe('"3"');
+  });
+
+  it('says "Saved" when the secret is too short to show, and offers no Clear where a secret is required', async () => {
+    fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      [`GET /api/v1/sandboxes/${id}`]: {
+        body: savedSandbox("daytona", { target: "us", snapshot: "", auto_stop_interval: 15, default_packages: [], timeout: 1800 }),
+        headers: { ETag: '"1"' },
+      },
+      [`GET /api/v1/sandboxes/${id}/secret-hint`]: { body: { is_set: true, last4: null, length: 8 } },
+    });
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} sandboxId={id} />);
+    const dialog = await screen.findByRole("dialog", { name: "Edit sandbox" });
+    const secret = await within(dialog).findByLabelText("API key", { selector: "input" });
+    expect(secret).toHaveAttribute("placeholder", "Saved — leave blank to keep");
+    expect(within(dialog).queryByRole("button", { name: "Clear" })).toBeNull();
+    // A stored secret satisfies the requirement: Save is possible without retyping it.
+    expect(within(dialog).getByRole("button", { name: "Save changes" })).toBeEnabled();
+  });
+
+  it("sends null to clear a secret the provider does not need", async () => {
+    const api = fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      [`GET /api/v1/sandboxes/${id}`]: { body: savedSandbox("opensandbox", openSandboxConfig), headers: { ETag: '"7"' } },
+      [`GET /api/v1/sandboxes/${id}/secret-hint`]: { body: { is_set: true, last4: "abcd", length: 12 } },
+      [`PATCH /api/v1/sandboxes/${id}`]: { body: savedSandbox("opensandbox", openSandboxConfig) },
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} sandboxId={id} />);
+    const dialog = await screen.findByRole("dialog", { name: "Edit sandbox" });
+    await user.click(await within(dialog).findByRole("button", { name: "Clear" }));
+    await user.click(within(dialog).getByRole("button", { name: "Save changes" }));
+    await waitFor(() => expect(api.callsTo("PATCH", `/api/v1/sandboxes/${id}`)).toHaveLength(1));
+    expect(api.callsTo("PATCH", `/api/v1/sandboxes/${id}`)[0]?.body).toEqual({ secret: null });
+  });
+});

@@ -1,0 +1,227 @@
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { ApiError, isApiError } from "../../../api/problem";
+import type { ProbeResult, Provider, SecretHint } from "../../../api/types";
+import { Button } from "../../../ui/Button";
+import { DialogFooter } from "../../../ui/Dialog";
+import { Field } from "../../../ui/Field";
+import { ProblemMessage } from "../../../ui/ProblemMessage";
+import { useCreateSandbox } from "../api/createSandbox";
+import type { VersionedSandbox } from "../api/getSandbox";
+import { usePatchSandbox } from "../api/patchSandbox";
+import { useProbeDraft } from "../api/probeDraft";
+import { useProbeSandbox } from "../api/probeSandbox";
+import { ConfigFields } from "./ConfigFields";
+import { createBody, draftOf, mergePatch, missingRequired, newDraft, type ConfigValue, type SandboxDraft } from "./draft";
+import { placeFieldErrors, type PlacedErrors } from "../../../api/fieldErrors";
+import { ProviderPicker } from "./ProviderPicker";
+import { configFields } from "./schema";
+import { SecretField } from "./SecretField";
+import { TestConnection } from "./TestConnection";
+
+interface SandboxFormProps {
+  providers: Provider[];
+  /** The sandbox being edited, as read with its ETag. */
+  saved?: VersionedSandbox;
+  hint?: SecretHint;
+  onDone: () => void;
+}
+
+const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
+
+export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps) {
+  const editing = saved !== undefined;
+  const initialProvider = saved
+    ? providers.find((p) => p.name === saved.sandbox.provider)
+    : (providers.find((p) => p.enabled) ?? providers[0]);
+
+  const savedDraft = useMemo(
+    () => (saved && initialProvider ? draftOf(saved.sandbox, initialProvider) : undefined),
+    [saved, initialProvider],
+  );
+  const [draft, setDraft] = useState<SandboxDraft | undefined>(() =>
+    savedDraft ?? (initialProvider ? newDraft(initialProvider) : undefined),
+  );
+  const [errors, setErrors] = useState<PlacedErrors>(noErrors);
+  const [problem, setProblem] = useState<unknown>();
+  const [probe, setProbe] = useState<ProbeResult>();
+  // Bumped when the server rejects fields, to bring the first of them into view.
+  const [rejections, setRejections] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
+
+  useEffect(() => {
+    if (rejections > 0) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [rejections]);
+
+  const create = useCreateSandbox();
+  const patch = usePatchSandbox();
+  const probeDraft = useProbeDraft();
+  const probeSaved = useProbeSandbox();
+
+  const provider = providers.find((p) => p.name === draft?.provider);
+  if (!draft || !provider) {
+    return <ProblemMessage error={new Error("This server offers no sandbox provider for this form.")} />;
+  }
+
+  const fields = configFields(provider);
+  const fieldKeys = ["name", "description", "url", "secret", "provider", ...fields.map((f) => `config.${f.key}`)];
+  const missing = missingRequired(provider, draft, hint);
+  const saving = create.isPending || patch.isPending;
+  const probing = probeDraft.isPending || probeSaved.isPending;
+
+  const update = (changes: Partial<SandboxDraft>, fieldKey?: string) => {
+    setDraft({ ...draft, ...changes });
+    setProbe(undefined);
+    // An edited field's old complaint no longer applies.
+    if (fieldKey && errors.byField[fieldKey]) {
+      const { [fieldKey]: _dropped, ...rest } = errors.byField;
+      setErrors({ ...errors, byField: rest });
+    }
+  };
+  const updateConfig = (key: string, value: ConfigValue) =>
+    update({ config: { ...draft.config, [key]: value } }, `config.${key}`);
+
+  const pickProvider = (name: string) => {
+    const next = providers.find((p) => p.name === name);
+    if (!next) return;
+    // What was typed into the common fields survives a change of provider.
+    setDraft({ ...newDraft(next), name: draft.name, description: draft.description });
+    setErrors(noErrors);
+    setProblem(undefined);
+    setProbe(undefined);
+  };
+
+  const showFailure = (error: unknown) => {
+    if (isApiError(error, "conflict") && error.problem.existing_id) {
+      // The only conflict on create is a name already taken: say it at the name.
+      setErrors({ byField: { name: [error.problem.detail] }, unplaced: [] });
+      setProblem(undefined);
+      setRejections((n) => n + 1);
+    } else if (error instanceof ApiError && error.fieldErrors.length > 0) {
+      setErrors(placeFieldErrors(error.fieldErrors, fieldKeys));
+      setProblem(undefined);
+      setRejections((n) => n + 1);
+    } else {
+      setErrors(noErrors);
+      setProblem(error);
+    }
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (missing.length > 0 || saving) return;
+    setProblem(undefined);
+    try {
+      if (saved && savedDraft) {
+        const changes = mergePatch(provider, savedDraft, draft);
+        if (Object.keys(changes).length > 0) {
+          await patch.mutateAsync({ id: saved.sandbox.id, patch: changes, etag: saved.etag });
+        }
+      } else {
+        await create.mutateAsync(createBody(provider, draft));
+      }
+      onDone();
+    } catch (error) {
+      showFailure(error);
+    }
+  };
+
+  const test = async () => {
+    setProbe(undefined);
+    setProblem(undefined);
+    try {
+      const result =
+        saved && savedDraft
+          ? await probeSaved.mutateAsync({ id: saved.sandbox.id, patch: mergePatch(provider, savedDraft, draft) })
+          : await probeDraft.mutateAsync(createBody(provider, draft));
+      setErrors(noErrors);
+      setProbe(result);
+    } catch (error) {
+      showFailure(error);
+    }
+  };
+
+  const stale = isApiError(problem, "precondition_failed");
+
+  return (
+    <form ref={formRef} className="form-grid" onSubmit={submit} noValidate aria-label={editing ? "Edit sandbox" : "Add sandbox"}>
+      <ProviderPicker providers={providers} value={provider.name} onChange={pickProvider} locked={editing} />
+
+      <Field label="Name" required error={errors.byField.name}>
+        {(control) => (
+          <input
+            {...control}
+            className="input"
+            value={draft.name}
+            maxLength={255}
+            autoComplete="off"
+            onChange={(e) => update({ name: e.target.value }, "name")}
+          />
+        )}
+      </Field>
+      <Field label="Description" error={errors.byField.description}>
+        {(control) => (
+          <input
+            {...control}
+            className="input"
+            value={draft.description}
+            maxLength={255}
+            autoComplete="off"
+            onChange={(e) => update({ description: e.target.value }, "description")}
+          />
+        )}
+      </Field>
+      {provider.url.accepted && (
+        <Field label={provider.url.label} required={provider.url.required} error={errors.byField.url}>
+          {(control) => (
+            <input
+              {...control}
+              className="input mono"
+              value={draft.url}
+              autoComplete="off"
+              spellCheck={false}
+              onChange={(e) => update({ url: e.target.value }, "url")}
+            />
+          )}
+        </Field>
+      )}
+      {provider.secret.accepted && (
+        <SecretField
+          field={provider.secret}
+          value={draft.secret}
+          onChange={(secret) => update({ secret }, "secret")}
+          hint={hint}
+          cleared={draft.clearSecret}
+          onClearedChange={(clearSecret) => update({ clearSecret, secret: "" }, "secret")}
+          error={errors.byField.secret}
+        />
+      )}
+
+      {fields.length > 0 && <h3 className="form-section-title">{schemaTitle(provider)}</h3>}
+      <ConfigFields fields={fields} values={draft.config} errors={errors.byField} onChange={updateConfig} />
+
+      {errors.byField.provider && <ProblemMessage error={new Error(errors.byField.provider.join(" "))} />}
+      {errors.unplaced.length > 0 && <ProblemMessage error={new Error(errors.unplaced.join(" "))} />}
+      {problem != null && (
+        <ProblemMessage
+          error={problem}
+          action={stale ? <span className="muted">Close and open the sandbox again to see its changes.</span> : undefined}
+        />
+      )}
+
+      <DialogFooter>
+        <TestConnection onTest={test} busy={probing} result={probe} disabled={saving} />
+        <span className="spacer" />
+        <Button onClick={onDone}>Cancel</Button>
+        <Button type="submit" variant="primary" busy={saving} disabled={saving || missing.length > 0}>
+          {editing ? "Save changes" : "Add sandbox"}
+        </Button>
+        {missing.length > 0 && <p className="field__help dialog__footer-note">Required: {missing.join(", ")}.</p>}
+      </DialogFooter>
+    </form>
+  );
+}
+
+function schemaTitle(provider: Provider): string {
+  const title = (provider.config_schema as { title?: unknown }).title;
+  return typeof title === "string" ? title : `${provider.title} settings`;
+}

@@ -1,0 +1,16 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { api, unwrap } from "../../../api/client";
+import { tokenKeys } from "./keys";
+
+/** DELETE /api/v1/tokens/{id}: the token stops working at once. */
+export async function revokeToken(id: string): Promise<void> {
+  await unwrap(api.DELETE("/api/v1/tokens/{id}", { params: { path: { id } } }));
+}
+
+export function useRevokeToken() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: revokeToken,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: tokenKeys.list() }),
+  });
+}

@@ -1,0 +1,47 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useMemo, useSyncExternalStore, type ReactNode } from "react";
+import { Button } from "../ui/Button";
+import { Loading } from "../ui/Loading";
+import { ProblemMessage } from "../ui/ProblemMessage";
+import { meKey, useMe } from "./me";
+import { SessionContext } from "./SessionContext";
+import { SignIn } from "./SignIn";
+import { tokenStore } from "./tokenStore";
+
+/** Renders its children only for a token the API accepts; otherwise the sign-in screen. */
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const token = useSyncExternalStore(tokenStore.subscribe, tokenStore.get);
+  const queryClient = useQueryClient();
+  const me = useMe(token !== null);
+
+  // Nothing read with one token may show under the next one.
+  useEffect(() => {
+    if (token === null) queryClient.clear();
+  }, [token, queryClient]);
+
+  const signOut = useCallback(() => tokenStore.clear(), []);
+  const session = useMemo(
+    () => (me.data ? { me: me.data, isAdmin: me.data.role === "admin", signOut } : null),
+    [me.data, signOut],
+  );
+
+  if (token === null) {
+    return (
+      <SignIn notice={tokenStore.endedBecause() ?? undefined} onSignedIn={(m) => queryClient.setQueryData(meKey, m)} />
+    );
+  }
+  if (me.isPending) return <Loading label="Signing in…" />;
+  if (!session) {
+    return (
+      <main className="signin">
+        <div className="signin__card card">
+          <ProblemMessage error={me.error} action={<Button onClick={() => me.refetch()}>Retry</Button>} />
+          <Button variant="ghost" onClick={signOut}>
+            Sign out
+          </Button>
+        </div>
+      </main>
+    );
+  }
+  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}

@@ -1,0 +1,67 @@
+import { useState, type FormEvent } from "react";
+import { describeError, isApiError } from "../api/problem";
+import type { Me } from "../api/types";
+import { Button } from "../ui/Button";
+import { Field } from "../ui/Field";
+import { PasswordInput } from "../ui/PasswordInput";
+import { fetchMe } from "./me";
+import { tokenStore } from "./tokenStore";
+
+interface SignInProps {
+  notice?: string;
+  onSignedIn: (me: Me) => void;
+}
+
+export function SignIn({ notice, onSignedIn }: SignInProps) {
+  const [token, setToken] = useState("");
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const value = token.trim();
+    if (!value) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const me = await fetchMe(value);
+      onSignedIn(me);
+      tokenStore.set(value);
+    } catch (err) {
+      setError(isApiError(err, "unauthorized") ? "This token was not accepted. Check it and try again." : describeError(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="signin">
+      <form className="signin__card card" onSubmit={submit} noValidate>
+        <div className="signin__brand" aria-hidden="true">
+          ▲
+        </div>
+        <h1>Sign in to Auxilia sandboxes</h1>
+        {notice && <p className="notice">{notice}</p>}
+        <Field
+          label="API token"
+          error={error}
+          help="Paste an API token. The server prints the first admin token in its start-up banner; otherwise ask a workspace admin for one."
+        >
+          {(control) => (
+            <PasswordInput
+              {...control}
+              subject="token"
+              autoFocus
+              value={token}
+              onChange={(e) => setToken(e.target.value)}
+              placeholder="aux_…"
+            />
+          )}
+        </Field>
+        <Button type="submit" variant="primary" busy={busy} disabled={busy || token.trim() === ""}>
+          Sign in
+        </Button>
+        <p className="field__help">The token is kept for this browser tab only.</p>
+      </form>
+    </main>
+  );
+}

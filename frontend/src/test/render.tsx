@@ -1,0 +1,32 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { render } from "@testing-library/react";
+import type { ReactElement } from "react";
+import { MemoryRouter } from "react-router-dom";
+import type { Me } from "../api/types";
+import { SessionContext } from "../session/SessionContext";
+import { TooltipProvider } from "../ui/Tooltip";
+import providersFixture from "./providers.fixture.json";
+
+export const providers = providersFixture.items;
+
+export const adminMe: Me = {
+  token_id: "00000000-0000-0000-0000-000000000001",
+  name: "bootstrap",
+  role: "admin",
+  workspace: { id: "00000000-0000-0000-0000-0000000000aa", name: "default" },
+};
+
+/** Renders a screen as a signed-in admin would see it, with a fresh query cache. */
+export function renderSignedIn(ui: ReactElement, { me = adminMe, route = "/" }: { me?: Me; route?: string } = {}) {
+  sessionStorage.setItem("auxilia.token", "aux_test_token");
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
+  return render(
+    <QueryClientProvider client={queryClient}>
+      <TooltipProvider>
+        <MemoryRouter initialEntries={[route]}>
+          <SessionContext.Provider value={{ me, isAdmin: me.role === "admin", signOut: () => {} }}>{ui}</SessionContext.Provider>
+        </MemoryRouter>
+      </TooltipProvider>
+    </QueryClientProvider>,
+  );
+}
