@@ -3,17 +3,25 @@
 
 GO ?= go
 
-.PHONY: run build test test-deps lint openapi openapi-check test-go test-deployments fuzz fuzz-long bench
+.PHONY: run build spa test test-deps lint openapi openapi-check test-go test-frontend test-deployments fuzz fuzz-long bench
 
-run:
+run: spa
 	$(GO) run ./cmd/auxilia serve
 
-build:
+build: spa
 	$(GO) build -o bin/auxilia ./cmd/auxilia
+
+# The SPA, built into frontend/dist, which the binary embeds.
+spa: frontend/node_modules/.package-lock.json
+	cd frontend && npm run build
+
+frontend/node_modules/.package-lock.json: frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
 
 # Everything the tests need, started or installed when missing.
 test-deps:
-	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; }
+	@command -v bwrap >/dev/null && test -x /usr/bin/chromium || { apt-get update -qq && \
+		apt-get install -y -qq --no-install-recommends bubblewrap chromium >/dev/null; }
 	@pg_isready -q -h 127.0.0.1 -p 5432 || \
 		pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@for i in $$(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && exit 0; sleep 1; done; \
@@ -23,10 +31,15 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: the files above need formatting" >&2; exit 1; }
 	$(GO) vet ./...
 
-test: test-deps lint openapi-check test-go test-deployments fuzz
+test: test-deps lint openapi-check spa test-go test-frontend test-deployments fuzz
 
 test-go:
 	$(GO) test -count=1 -race ./...
+
+# The SPA's types against openapi.yaml, its component tests, and its browser
+# tests (Debian's Chromium driving the real binary).
+test-frontend: spa
+	cd frontend && npm run gen:check && npm run lint && npm test && npm run e2e
 
 # The deployment artifacts' offline checks: a module of their own (Helm is big).
 test-deployments:

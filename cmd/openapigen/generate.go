@@ -54,6 +54,12 @@ func Generate(dir string) ([]byte, error) {
 	if err := addProviderConfigs(v3); err != nil {
 		return nil, err
 	}
+	if err := describeProblemMembers(v3); err != nil {
+		return nil, err
+	}
+	if err := typeToolPolicies(v3); err != nil {
+		return nil, err
+	}
 	js, err := json.Marshal(v3)
 	if err != nil {
 		return nil, err

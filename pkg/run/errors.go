@@ -37,5 +37,5 @@ func reasonText(err error) string {
 }
 
 func notActive(r auxilia.Run, why string) error {
-	return auxilia.Errorf(auxilia.CodeRunNotActive, "Run %s is not active: %s", r.ID, why).With("status", string(r.Status))
+	return auxilia.Errorf(auxilia.CodeRunNotActive, "Run %s is not active: %s", r.ID, why).With("run_status", string(r.Status))
 }

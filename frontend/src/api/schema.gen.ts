@@ -3562,27 +3562,44 @@ export interface components {
             provider: "opensandbox" | "daytona" | "cloudrun" | "local";
             /** Format: uuid */
             sandbox_id: string;
-            /**
-             * @example {
-             *       "execute": "always_allow",
-             *       "write_file": "needs_approval"
-             *     }
-             */
+            /** @description Each tool's policy. Every tool is listed. */
             tools: {
-                [key: string]: string;
+                /** @enum {string} */
+                edit_file: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                execute: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                glob: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                grep: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                ls: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                read_file: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                write_file: "always_allow" | "needs_approval" | "disabled";
             };
             url: string;
         };
         BindingPut: {
             /** Format: uuid */
             sandbox_id: string;
-            /**
-             * @example {
-             *       "write_file": "needs_approval"
-             *     }
-             */
+            /** @description Each tool's policy. Tools left out are always allowed. */
             tools?: {
-                [key: string]: string;
+                /** @enum {string} */
+                edit_file?: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                execute?: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                glob?: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                grep?: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                ls?: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                read_file?: "always_allow" | "needs_approval" | "disabled";
+                /** @enum {string} */
+                write_file?: "always_allow" | "needs_approval" | "disabled";
             };
         };
         /** Cloud Run settings */
@@ -3814,17 +3831,41 @@ export interface components {
             reason?: "network" | "auth" | "config" | "provider";
         };
         Problem: {
+            /** @description sandbox_in_use: the agents bound to the sandbox */
+            agents?: components["schemas"]["AgentRef"][];
+            /** @description approval_required: the call's arguments, as a person approving it would read them */
+            arguments?: Record<string, never>;
             /** @example The request has invalid fields. */
             detail: string;
             errors?: components["schemas"]["FieldError"][];
+            /** @description conflict: the id of the resource that holds the name */
+            existing_id?: string;
             /** @example /api/v1/sandboxes */
             instance?: string;
+            /** @description file_exists, not_found: the file's absolute path in the sandbox */
+            path?: string;
+            /**
+             * @description sandbox_unavailable: what failed
+             * @enum {string}
+             */
+            probe_reason?: "network" | "auth" | "config" | "provider";
             /** @example validation_failed */
             reason: string;
+            /**
+             * @description run_not_active: the run's status
+             * @enum {string}
+             */
+            run_status?: "active" | "completed" | "expired";
+            /** @description sandbox_unavailable: the sandbox that cannot be used */
+            sandbox_id?: string;
+            /** @description sandbox_unavailable: its name */
+            sandbox_name?: string;
             /** @example 422 */
             status: number;
             /** @example Validation failed */
             title: string;
+            /** @description tool_disabled, approval_required: the tool called */
+            tool?: string;
             /** @example https://auxilia.dev/problems/validation_failed */
             type: string;
         };
@@ -3907,7 +3948,10 @@ export interface components {
             url: string;
         };
         SandboxCreate: {
-            config?: Record<string, never>;
+            /** @description The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults. */
+            config?: {
+                [key: string]: unknown;
+            };
             description?: string;
             /** @example Team OpenSandbox */
             name: string;
@@ -3931,7 +3975,10 @@ export interface components {
             next_page_token: string;
         };
         SandboxPatch: {
-            config?: Record<string, never> | null;
+            /** @description The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults. */
+            config?: {
+                [key: string]: unknown;
+            } | null;
             description?: string | null;
             name?: string;
             provider?: string;

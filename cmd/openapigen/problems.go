@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// problemMembers are the members a problem carries beside the standard
+// ones, by reason: Swagger 2 annotations cannot say so.
+var problemMembers = map[string]*openapi3.SchemaRef{
+	"existing_id":  stringSchema("conflict: the id of the resource that holds the name"),
+	"agents":       listOf("AgentRef", "sandbox_in_use: the agents bound to the sandbox"),
+	"sandbox_id":   stringSchema("sandbox_unavailable: the sandbox that cannot be used"),
+	"sandbox_name": stringSchema("sandbox_unavailable: its name"),
+	"probe_reason": enumSchema("sandbox_unavailable: what failed", "network", "auth", "config", "provider"),
+	"tool":         stringSchema("tool_disabled, approval_required: the tool called"),
+	"arguments":    objectSchema("approval_required: the call's arguments, as a person approving it would read them"),
+	"run_status":   enumSchema("run_not_active: the run's status", "active", "completed", "expired"),
+	"path":         stringSchema("file_exists, not_found: the file's absolute path in the sandbox"),
+}
+
+func describeProblemMembers(doc *openapi3.T) error {
+	problem := doc.Components.Schemas["Problem"]
+	if problem == nil {
+		return fmt.Errorf("no Problem schema")
+	}
+	for name, schema := range problemMembers {
+		problem.Value.Properties[name] = schema
+	}
+	return nil
+}
+
+// typeToolPolicies types a binding's tools as the tools of a run, each with its policy.
+func typeToolPolicies(doc *openapi3.T) error {
+	policy := enumSchema("", string(auxilia.AlwaysAllow), string(auxilia.NeedsApproval), string(auxilia.Disabled))
+	for name, all := range map[string]bool{"Binding": true, "BindingPut": false} {
+		s := doc.Components.Schemas[name]
+		if s == nil || s.Value.Properties["tools"] == nil {
+			return fmt.Errorf("no tools in %s", name)
+		}
+		tools := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
+		closed := false
+		tools.AdditionalProperties = openapi3.AdditionalProperties{Has: &closed}
+		for _, t := range auxilia.Tools {
+			tools.Properties[t] = policy
+			if all {
+				tools.Required = append(tools.Required, t)
+			}
+		}
+		tools.Description = "Each tool's policy. " + map[bool]string{true: "Every tool is listed.", false: "Tools left out are always allowed."}[all]
+		s.Value.Properties["tools"] = &openapi3.SchemaRef{Value: tools}
+	}
+	return nil
+}
+
+func stringSchema(description string) *openapi3.SchemaRef {
+	return &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Description: description}}
+}
+
+func objectSchema(description string) *openapi3.SchemaRef {
+	return &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Description: description}}
+}
+
+func enumSchema(description string, values ...string) *openapi3.SchemaRef {
+	s := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Description: description}
+	for _, v := range values {
+		s.Enum = append(s.Enum, v)
+	}
+	return &openapi3.SchemaRef{Value: s}
+}
+
+func listOf(component, description string) *openapi3.SchemaRef {
+	return &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeArray}, Description: description,
+		Items: openapi3.NewSchemaRef("#/components/schemas/"+component, nil)}}
+}
