@@ -44,6 +44,8 @@ func TestProviderFaultsUnderLoad(t *testing.T) {
 			switch {
 			case err == nil:
 				outcomes["ok"]++
+			case errors.Is(err, context.DeadlineExceeded):
+				outcomes["caller gave up"]++ // its own deadline: a hung provider, or a busy database
 			case auxilia.ErrorCode(err) == auxilia.CodeInternal:
 				t.Errorf("an unclear failure: %v", err)
 			default:
@@ -56,7 +58,7 @@ func TestProviderFaultsUnderLoad(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := 0; i < 8; i++ {
-					ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 					r, err := w.app.Runs.Start(ctx, w.ws.ID, w.agent.ID, fmt.Sprintf("thread-%d", (worker+i)%6))
 					cancel()
 					record(err)
