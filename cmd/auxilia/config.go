@@ -33,6 +33,7 @@ type config struct {
 	CreateTimeout    time.Duration // AUXILIA_CREATE_TIMEOUT
 	RateLimit        int           // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
 	DBMaxConnections int           // AUXILIA_DB_MAX_CONNECTIONS
+	HealthInterval   time.Duration // AUXILIA_HEALTH_INTERVAL
 }
 
 // loadConfig reads the environment and reports every bad variable at once.
@@ -52,6 +53,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.RunIdleTimeout = duration(getenv, "AUXILIA_RUN_IDLE_TIMEOUT", time.Hour, &errs)
 	cfg.ReaperInterval = duration(getenv, "AUXILIA_REAPER_INTERVAL", time.Minute, &errs)
 	cfg.ShutdownTimeout = duration(getenv, "AUXILIA_SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
+	cfg.HealthInterval = duration(getenv, "AUXILIA_HEALTH_INTERVAL", 5*time.Minute, &errs)
 	cfg.CreateTimeout = duration(getenv, "AUXILIA_CREATE_TIMEOUT", 15*time.Minute, &errs)
 	cfg.RateLimit = count(getenv, "AUXILIA_RATE_LIMIT", &errs)
 	cfg.DBMaxConnections = count(getenv, "AUXILIA_DB_MAX_CONNECTIONS", &errs)

@@ -64,6 +64,7 @@ func serve(ctx context.Context, cfg config) error {
 	}
 
 	go a.Runs.RunReaper(ctx, cfg.ReaperInterval, db, db, log)
+	go a.Sandboxes.RunHealthChecks(ctx, cfg.HealthInterval, db, db.Sandboxes(), log)
 
 	// Requests run under their own base context: shutdown ends them only
 	// once the grace period is over, and only then do open streams end.

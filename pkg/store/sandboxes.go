@@ -268,3 +268,16 @@ func (s Sandboxes) PurgeDeleted(ctx context.Context) (int64, error) {
 	})
 	return purged, err
 }
+
+// Unchecked returns up to limit live sandboxes (of every workspace) whose
+// health was last checked before `before`, or never.
+func (s Sandboxes) Unchecked(ctx context.Context, before time.Time, limit int) ([]auxilia.Sandbox, error) {
+	var rows []sandboxRow
+	err := s.db.conn(ctx).Where("deleted_at IS NULL AND (health_checked_at IS NULL OR health_checked_at < ?)", before).
+		Order("health_checked_at NULLS FIRST").Limit(limit).Find(&rows).Error
+	out := make([]auxilia.Sandbox, len(rows))
+	for i, r := range rows {
+		out[i] = r.domain()
+	}
+	return out, err
+}

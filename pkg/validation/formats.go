@@ -40,16 +40,17 @@ func registerFormats(v *validator.Validate) {
 }
 
 var (
-	versionClause  = `(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+`
+	versionClause  = `(?:===|==|!=|<=|>=|~=|<|>) *[A-Za-z0-9.*+!_-]+`
 	pipRequirement = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?` +
-		`(?:\[[A-Za-z0-9._-]+(?:\s*,\s*[A-Za-z0-9._-]+)*\])?` +
-		`(?:\s*` + versionClause + `(?:\s*,\s*` + versionClause + `)*)?$`)
+		`(?:\[[A-Za-z0-9._-]+(?: *, *[A-Za-z0-9._-]+)*\])?` +
+		`(?: *` + versionClause + `(?: *, *` + versionClause + `)*)?$`)
 )
 
 // PipRequirement accepts a requirement specifier as pip takes it on its
 // command line (PEP 508 without URLs or environment markers): a package
 // name, optional extras and version clauses. Such a string may reach a shell,
-// so nothing else passes: no spaces outside clauses, no quotes, no options.
+// so nothing else passes: no quotes, no options, no line breaks or tabs
+// (only plain spaces, around the clauses).
 func PipRequirement(s string) bool {
 	return len(s) <= 200 && pipRequirement.MatchString(s)
 }
