@@ -102,3 +102,13 @@ func TestAuditRecordsChangesAndRefusals(t *testing.T) {
 		assert.Greater(t, n, 10)
 	})
 }
+
+func TestRefusalsWithAnIdempotencyKeyAreAudited(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		e.call("POST", "/api/v1/sandboxes", e.admin, map[string]any{"name": "", "provider": "local"}, "Idempotency-Key", "k").
+			problem(t, 422, "validation_failed")
+		entries := e.audit("?resource_type=sandbox")
+		require.Len(t, entries, 1)
+		assert.Equal(t, "invalid", entries[0]["outcome"])
+	})
+}

@@ -74,13 +74,17 @@ func idempotent(store IdempotencyStore, log *slog.Logger) echo.MiddlewareFunc {
 					_ = store.Release(context.WithoutCancel(ctx), tokenID, key)
 				}
 			}()
-			if err := next(c); err != nil {
-				c.Error(err) // write the problem now, so that it is recorded
+			handlerErr := next(c)
+			if handlerErr != nil {
+				c.Error(handlerErr) // write the problem now, so that it is recorded
 			}
 			completed = true
 			status := c.Response().Status
 			if status >= 500 || !c.Response().Committed {
-				return store.Release(context.WithoutCancel(ctx), tokenID, key)
+				if err := store.Release(context.WithoutCancel(ctx), tokenID, key); err != nil {
+					return err
+				}
+				return handlerErr
 			}
 			headers := map[string]string{}
 			for _, h := range replayedHeaders {
@@ -91,7 +95,8 @@ func idempotent(store IdempotencyStore, log *slog.Logger) echo.MiddlewareFunc {
 			if err := store.Complete(context.WithoutCancel(ctx), tokenID, key, status, headers, rec.body.Bytes()); err != nil {
 				log.WarnContext(ctx, "keep idempotent answer", "request_id", requestID(c), "error", err.Error())
 			}
-			return nil
+			// The answer is written; the error still travels out, for the audit of refusals.
+			return handlerErr
 		}
 	}
 }

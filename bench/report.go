@@ -29,7 +29,27 @@ func writeReport(path string, r results) error {
 	if w.err != nil {
 		return w.err
 	}
-	return os.WriteFile(path, []byte(w.b.String()), 0o644)
+	return os.WriteFile(path, []byte(w.b.String()+keptSection(path)), 0o644)
+}
+
+// The fuzzing section comes from `make fuzz-long`, not from this tool: a
+// rewrite of the report keeps it as it was.
+const (
+	keptStart = "<!-- fuzzing -->"
+	keptEnd   = "<!-- /fuzzing -->"
+)
+
+func keptSection(path string) string {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	start := strings.Index(string(old), keptStart)
+	end := strings.Index(string(old), keptEnd)
+	if start < 0 || end < start {
+		return ""
+	}
+	return "\n" + string(old[start:end+len(keptEnd)]) + "\n"
 }
 
 type reportWriter struct {

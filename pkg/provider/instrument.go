@@ -3,15 +3,18 @@ package provider
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
 // Instrument wraps a client so that every call is counted and timed under
-// its provider's name, with its outcome: "ok", or the failure's kind.
-func Instrument(c Client, provider string, m auxilia.Metrics) Client {
-	return instrumented{c: c, provider: provider, m: m}
+// its provider's name, with its outcome: "ok", or the failure's kind. Its
+// errors never carry the secret: a provider that echoes a credential back in
+// an error has it blanked before the message goes anywhere.
+func Instrument(c Client, provider string, m auxilia.Metrics, secret string) Client {
+	return instrumented{c: c, provider: provider, m: m, secret: secret}
 }
 
 // ProviderOf names the provider of an instrumented client ("" for another).
@@ -26,10 +29,24 @@ type instrumented struct {
 	c        Client
 	provider string
 	m        auxilia.Metrics
+	secret   string
 }
 
-func (i instrumented) observe(op string, start time.Time, err error) {
-	i.m.ProviderCalled(i.provider, op, Outcome(err), time.Since(start))
+// observe counts a call, then blanks the secret in its error.
+func (i instrumented) observe(op string, start time.Time, err *error) {
+	i.m.ProviderCalled(i.provider, op, Outcome(*err), time.Since(start))
+	*err = redact(*err, i.secret)
+}
+
+// redact blanks secret in a provider error's message.
+func redact(err error, secret string) error {
+	var pe *Error
+	if err == nil || secret == "" || !errors.As(err, &pe) || !strings.Contains(pe.Message, secret) {
+		return err
+	}
+	clean := *pe
+	clean.Message = strings.ReplaceAll(pe.Message, secret, "••••")
+	return &clean
 }
 
 // Outcome names how a provider call ended, for metrics.
@@ -71,90 +88,90 @@ func (i instrumented) FindCreated(ctx context.Context, l Labels) (Instance, bool
 	}
 	start := time.Now()
 	inst, found, err := f.FindCreated(ctx, l)
-	i.observe("find", start, err)
+	i.observe("find", start, &err)
 	return inst, found, err
 }
 
 func (i instrumented) Probe(ctx context.Context) error {
 	start := time.Now()
 	err := i.c.Probe(ctx)
-	i.observe("probe", start, err)
+	i.observe("probe", start, &err)
 	return err
 }
 
 func (i instrumented) Create(ctx context.Context, l Labels) (Instance, error) {
 	start := time.Now()
 	out, err := i.c.Create(ctx, l)
-	i.observe("create", start, err)
+	i.observe("create", start, &err)
 	return out, err
 }
 
 func (i instrumented) Reconnect(ctx context.Context, inst Instance) (Instance, error) {
 	start := time.Now()
 	out, err := i.c.Reconnect(ctx, inst)
-	i.observe("reconnect", start, err)
+	i.observe("reconnect", start, &err)
 	return out, err
 }
 
 func (i instrumented) KeepAlive(ctx context.Context, inst Instance) error {
 	start := time.Now()
 	err := i.c.KeepAlive(ctx, inst)
-	i.observe("keepalive", start, err)
+	i.observe("keepalive", start, &err)
 	return err
 }
 
 func (i instrumented) Persist(ctx context.Context, inst Instance) error {
 	start := time.Now()
 	err := i.c.Persist(ctx, inst)
-	i.observe("persist", start, err)
+	i.observe("persist", start, &err)
 	return err
 }
 
 func (i instrumented) Destroy(ctx context.Context, inst Instance) error {
 	start := time.Now()
 	err := i.c.Destroy(ctx, inst)
-	i.observe("destroy", start, err)
+	i.observe("destroy", start, &err)
 	return err
 }
 
 func (i instrumented) Execute(ctx context.Context, inst Instance, req ExecRequest) (ExecResult, error) {
 	start := time.Now()
 	out, err := i.c.Execute(ctx, inst, req)
-	i.observe("execute", start, err)
+	i.observe("execute", start, &err)
 	return out, err
 }
 
 func (i instrumented) ListFiles(ctx context.Context, inst Instance, dir string) ([]FileInfo, error) {
 	start := time.Now()
 	out, err := i.c.ListFiles(ctx, inst, dir)
-	i.observe("list_files", start, err)
+	i.observe("list_files", start, &err)
 	return out, err
 }
 
 func (i instrumented) Stat(ctx context.Context, inst Instance, p string) (FileInfo, error) {
 	start := time.Now()
 	out, err := i.c.Stat(ctx, inst, p)
-	i.observe("stat", start, err)
+	i.observe("stat", start, &err)
 	return out, err
 }
 
 func (i instrumented) ReadFile(ctx context.Context, inst Instance, p string) ([]byte, error) {
 	start := time.Now()
 	out, err := i.c.ReadFile(ctx, inst, p)
-	i.observe("read_file", start, err)
+	i.observe("read_file", start, &err)
 	return out, err
 }
 
 func (i instrumented) WriteFile(ctx context.Context, inst Instance, p string, data []byte) error {
 	start := time.Now()
 	err := i.c.WriteFile(ctx, inst, p, data)
-	i.observe("write_file", start, err)
+	i.observe("write_file", start, &err)
 	return err
 }
 
 func (i instrumented) RemoveFile(ctx context.Context, inst Instance, p string) error {
 	start := time.Now()
 	err := i.c.RemoveFile(ctx, inst, p)
-	i.observe("remove_file", start, err)
+	i.observe("remove_file", start, &err)
 	return err
 }

@@ -80,7 +80,7 @@ func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (pro
 	if err != nil {
 		return nil, err
 	}
-	return provider.Instrument(client, spec.Provider, r.Metrics), nil
+	return provider.Instrument(client, spec.Provider, r.Metrics, secretValue), nil
 }
 
 // Client returns the provider client of a workspace's sandbox, with the sandbox.
