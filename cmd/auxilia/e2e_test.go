@@ -36,8 +36,53 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if code == 0 && !logsKeepSecrets() {
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+var (
+	started   []*server
+	secretsMu sync.Mutex
+	// secrets are values that no server's log may hold: the tokens, keys and
+	// provider secrets the tests use (a generated token has its own pattern).
+	secrets = []string{adminToken, "let-me-in-0123456789", "admin-token-0123456789", "readme-admin-token-0123456789",
+		"osk-e2e-key-0123456789", "osk-metrics-secret-0123456789", "osk-team-0123456789", "dtn_0123456789abcdefWXYZ",
+		"gateway-secret-0123456789", "dtn_secret_value_0001", "dtn_not-the-key-0000", "dtn_test_key"}
+	generatedToken = regexp.MustCompile(`aux_[A-Za-z0-9_-]{43}`)
+)
+
+// noLeak adds values no log may hold.
+func noLeak(values ...string) {
+	secretsMu.Lock()
+	defer secretsMu.Unlock()
+	secrets = append(secrets, values...)
+}
+
+// logsKeepSecrets scans the logs of every server the tests started (the
+// first-start banner on standard output is the one place a token is shown).
+func logsKeepSecrets() bool {
+	secretsMu.Lock()
+	defer secretsMu.Unlock()
+	clean := true
+	for _, s := range started {
+		s.mu.Lock()
+		logs := s.stderr.String()
+		s.mu.Unlock()
+		for _, v := range secrets {
+			if strings.Contains(logs, v) {
+				fmt.Fprintf(os.Stderr, "a server's log holds the secret %.6s…\n", v)
+				clean = false
+			}
+		}
+		if m := generatedToken.FindString(logs); m != "" {
+			fmt.Fprintf(os.Stderr, "a server's log holds the token %.8s…\n", m)
+			clean = false
+		}
+	}
+	return clean
 }
 
 // server is the real binary running `serve`.
@@ -60,6 +105,9 @@ func startServer(t *testing.T, env ...string) *server {
 	cmd.Env = append(os.Environ(), "AUXILIA_LISTEN=127.0.0.1:0")
 	cmd.Env = append(cmd.Env, env...)
 	s := &server{cmd: cmd, done: make(chan error, 1)}
+	secretsMu.Lock()
+	started = append(started, s)
+	secretsMu.Unlock()
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	stderr, err := cmd.StderrPipe()
@@ -206,7 +254,9 @@ func TestBootstrapTokenOnPostgres(t *testing.T) {
 	require.Error(t, err, "Postgres without secret keys is refused")
 	assert.Contains(t, string(out), "AUXILIA_SECRET_KEYS is required with Postgres")
 
-	env = append(env, "AUXILIA_SECRET_KEYS="+strings.TrimSpace(cli(t, nil, "keys", "generate")))
+	key := strings.TrimSpace(cli(t, nil, "keys", "generate"))
+	noLeak(key)
+	env = append(env, "AUXILIA_SECRET_KEYS="+key)
 	srv := startServer(t, env...)
 	assert.NotContains(t, srv.Stdout(), "aux_", "no banner when the operator chose the token")
 	status, me := get(t, srv.URL+"/api/v1/me", "let-me-in-0123456789")

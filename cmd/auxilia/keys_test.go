@@ -49,6 +49,7 @@ func TestEmbeddedDefaultGeneratesAPrivateKey(t *testing.T) {
 func TestKeyRotation(t *testing.T) {
 	keyA := strings.TrimSpace(cli(t, nil, "keys", "generate"))
 	keyB := strings.TrimSpace(cli(t, nil, "keys", "generate"))
+	noLeak(keyA, keyB)
 	base := []string{"DATABASE_URL=" + storetest.NewEmptyPostgresDatabase(t), "AUXILIA_DATA_DIR=" + t.TempDir(),
 		"AUXILIA_BOOTSTRAP_TOKEN=admin-token-0123456789"}
 	with := func(keys string) []string { return append(append([]string{}, base...), "AUXILIA_SECRET_KEYS="+keys) }

@@ -18,6 +18,7 @@ import (
 func replicas(t *testing.T, n int, env ...string) []*server {
 	t.Helper()
 	keys := strings.TrimSpace(cli(t, nil, "keys", "generate"))
+	noLeak(keys)
 	shared := append([]string{"DATABASE_URL=" + storetest.NewEmptyPostgresDatabase(t), "AUXILIA_SECRET_KEYS=" + keys,
 		"AUXILIA_BOOTSTRAP_TOKEN=" + adminToken, "AUXILIA_LOCAL_PROVIDER=off"}, env...)
 	var out []*server
