@@ -32,11 +32,11 @@ import (
 
 // The statements, as GORM writes them for the store's queries.
 const (
-	floorTokenSQL     = `SELECT * FROM "tokens" WHERE hash = $1 LIMIT $2`
-	floorWorkspaceSQL = `SELECT * FROM "workspaces" WHERE id = $1 LIMIT $2`
-	floorTouchSQL     = `UPDATE "tokens" SET "last_used_at"=$1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)`
-	floorListSQL      = `SELECT * FROM "sandboxes" WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`
-	floorGetSQL       = `SELECT * FROM "sandboxes" WHERE (workspace_id = $1 AND deleted_at IS NULL) AND id = $2 LIMIT $3`
+	floorTokenSQL = `SELECT tokens.*, workspaces.name AS ws_name, workspaces.created_at AS ws_created_at FROM "tokens" ` +
+		`JOIN workspaces ON workspaces.id = tokens.workspace_id WHERE tokens.hash = $1 LIMIT $2`
+	floorTouchSQL = `UPDATE "tokens" SET "last_used_at"=$1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)`
+	floorListSQL  = `SELECT * FROM "sandboxes" WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`
+	floorGetSQL   = `SELECT * FROM "sandboxes" WHERE (workspace_id = $1 AND deleted_at IS NULL) AND id = $2 LIMIT $3`
 )
 
 // The server's default and largest page sizes, and how often it records a token's use.
@@ -99,12 +99,14 @@ type floorToken struct {
 	CreatedAt   time.Time  `db:"created_at"`
 	LastUsedAt  *time.Time `db:"last_used_at"`
 	RevokedAt   *time.Time `db:"revoked_at"`
+	WsName      string     `db:"ws_name"`
+	WsCreatedAt time.Time  `db:"ws_created_at"`
 }
 
 type floorWorkspace struct {
-	ID        string    `db:"id"`
-	Name      string    `db:"name"`
-	CreatedAt time.Time `db:"created_at"`
+	ID        string
+	Name      string
+	CreatedAt time.Time
 }
 
 type floorSandbox struct {
@@ -196,11 +198,7 @@ func (f floor) workspace(w http.ResponseWriter, r *http.Request) (floorWorkspace
 		internalError(w, err)
 		return floorWorkspace{}, false
 	}
-	ws, err := queryOne[floorWorkspace](r.Context(), f.pool, floorWorkspaceSQL, tok.WorkspaceID, 1)
-	if err != nil {
-		internalError(w, err)
-		return floorWorkspace{}, false
-	}
+	ws := floorWorkspace{ID: tok.WorkspaceID, Name: tok.WsName, CreatedAt: tok.WsCreatedAt}
 	now := time.Now().UTC()
 	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) > floorTouchEvery {
 		if _, err := f.pool.Exec(r.Context(), floorTouchSQL, now, tok.ID, now.Add(-floorTouchEvery)); err != nil {

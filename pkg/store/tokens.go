@@ -41,18 +41,27 @@ func (s Tokens) Create(ctx context.Context, t auxilia.Token, hash string) (auxil
 	return row.domain(), nil
 }
 
-// ByHash returns the token whose value hashes to hash (revoked or not), with its workspace.
+// ByHash returns the token whose value hashes to hash (revoked or not), with
+// its workspace, in one query: every request asks it.
 func (s Tokens) ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error) {
-	var row tokenRow
-	err := s.db.conn(ctx).Where("hash = ?", hash).Take(&row).Error
+	// Flat, not embedding tokenRow: GORM leaves an embedded model's fields empty here.
+	var row struct {
+		ID, WorkspaceID, Name, Role, Hash string
+		CreatedAt                         time.Time
+		LastUsedAt, RevokedAt             *time.Time
+		WsName                            string
+		WsCreatedAt                       time.Time
+	}
+	err := s.db.conn(ctx).Table("tokens").
+		Select("tokens.*, workspaces.name AS ws_name, workspaces.created_at AS ws_created_at").
+		Joins("JOIN workspaces ON workspaces.id = tokens.workspace_id").
+		Where("tokens.hash = ?", hash).Take(&row).Error
 	if err != nil {
 		return auxilia.Token{}, auxilia.Workspace{}, notFound(err, "token")
 	}
-	var ws workspaceRow
-	if err := s.db.conn(ctx).Where("id = ?", row.WorkspaceID).Take(&ws).Error; err != nil {
-		return auxilia.Token{}, auxilia.Workspace{}, err
-	}
-	return row.domain(), ws.domain(), nil
+	ws := auxilia.Workspace{ID: row.WorkspaceID, Name: row.WsName, CreatedAt: row.WsCreatedAt}
+	return tokenRow{ID: row.ID, WorkspaceID: row.WorkspaceID, Name: row.Name, Role: row.Role, Hash: row.Hash,
+		CreatedAt: row.CreatedAt, LastUsedAt: row.LastUsedAt, RevokedAt: row.RevokedAt}.domain(), ws, nil
 }
 
 // Get returns the live token id of the workspace.
