@@ -63,6 +63,7 @@ type agentCreate struct {
 	Color       string `json:"color" example:"#1f6feb" binding:"optional"`
 } //@name AgentCreate
 
+// agentPatch documents the merge patch; the handler reads it as raw JSON.
 type agentPatch struct {
 	Name        string `json:"name" binding:"optional"`
 	Description string `json:"description" binding:"optional" extensions:"x-nullable"`

@@ -164,7 +164,7 @@ func extractArchive(root *os.Root, r io.Reader, lim archiveLimits, owner fileOwn
 			if err := owner.give(root, name); err != nil {
 				return entries, total, err
 			}
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // archive/tar reads the old TypeRegA as TypeReg
 			if name == "." {
 				return entries, total, &unsafeEntryError{hdr.Name, "is a file in the workspace's place"}
 			}

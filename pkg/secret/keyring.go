@@ -113,15 +113,6 @@ func decodeKey(s string) ([]byte, error) {
 // PrimaryID is the id of the key that encrypts.
 func (kr *Keyring) PrimaryID() string { return kr.keys[0].id }
 
-// IDs lists every key's id, the encrypting one first.
-func (kr *Keyring) IDs() []string {
-	ids := make([]string, len(kr.keys))
-	for i, k := range kr.keys {
-		ids[i] = k.id
-	}
-	return ids
-}
-
 // Seal encrypts plaintext under the first key. aad binds the ciphertext to
 // where it is stored (a row's id and column), so it cannot be moved elsewhere.
 func (kr *Keyring) Seal(plaintext []byte, aad string) (Sealed, error) {

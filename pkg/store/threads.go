@@ -37,20 +37,32 @@ func (db *DB) Threads() Threads { return Threads{db} }
 // locks it for the rest of ctx's transaction: concurrent run starts on one
 // thread pass here one at a time, in every process.
 func (s Threads) Lock(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
-	row := threadRow{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key, CreatedAt: Now()}
-	err := s.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error
+	locked, err := s.lockRow(ctx, agentID, key)
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		// A new thread. A concurrent insert of the same one waits on the
+		// unique key, then does nothing, and both lock the one row.
+		row := threadRow{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key, CreatedAt: Now()}
+		if err := s.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
+			return auxilia.Thread{}, err
+		}
+		locked, err = s.lockRow(ctx, agentID, key)
+	}
 	if err != nil {
 		return auxilia.Thread{}, err
 	}
+	return s.withInstance(ctx, locked)
+}
+
+// lockRow reads the thread's row, locked for the transaction on Postgres
+// (SQLite transactions hold the whole database already).
+func (s Threads) lockRow(ctx context.Context, agentID, key string) (threadRow, error) {
 	q := s.db.conn(ctx).Where("agent_id = ? AND thread_key = ?", agentID, key)
 	if s.db.dialect == Postgres {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 	}
-	var locked threadRow // a fresh row: GORM would add the inserted id to the query
-	if err := q.Take(&locked).Error; err != nil {
-		return auxilia.Thread{}, err
-	}
-	return s.withInstance(ctx, locked)
+	var row threadRow
+	err := q.Take(&row).Error
+	return row, err
 }
 
 // Get returns the agent's thread keyed key, with its instance.

@@ -68,9 +68,3 @@ func providerMessage(t *testing.T, err error) string {
 	require.True(t, errors.As(err, &perr), "a provider error, not %T: %v", err, err)
 	return perr.Message
 }
-
-func ctxTimeout(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
