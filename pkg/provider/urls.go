@@ -73,8 +73,10 @@ func NormalizeURL(raw string, f Field, p Policy) (string, error) {
 	if err := CheckHost(u.Hostname(), p); err != nil {
 		return "", err
 	}
-	u.Host = strings.ToLower(u.Host)
-	return strings.TrimSuffix(u.String(), "/"), nil
+	u.Host = strings.TrimSuffix(strings.ToLower(u.Host), ":") // "a:" has no port
+	// Every trailing slash goes, not just one: "http://a//" and "http://a"
+	// name the same base, and the result must normalise to itself.
+	return strings.TrimRight(u.String(), "/"), nil
 }
 
 // CheckHost refuses metadata services always, and loopback or private

@@ -17,11 +17,16 @@ func TestNormalizeURL(t *testing.T) {
 		{"http://[::1]:8080", "http://[::1]:8080"},
 		{"a1.example:80", "http://a1.example:80"},
 		{"deadbeef.example", "http://deadbeef.example"},
+		{"http://a//", "http://a"},
+		{"http://a/api///", "http://a/api"},
+		{"http://a:/x", "http://a/x"},
 	}
 	for _, c := range ok {
 		got, err := NormalizeURL(c.in, required, open)
 		if assert.NoError(t, err, c.in) {
 			assert.Equal(t, c.want, got, c.in)
+			again, _ := NormalizeURL(got, required, open)
+			assert.Equal(t, got, again, "%s: the normalised url normalises to itself", c.in)
 		}
 	}
 	bad := []struct {
