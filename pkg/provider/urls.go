@@ -43,8 +43,8 @@ func NormalizeURL(raw string, f Field, p Policy) (string, error) {
 	case raw == "":
 		return "", nil
 	}
-	if len(raw) > 2048 {
-		return "", fmt.Errorf("must be at most 2048 characters")
+	if len(raw) > maxURLLength {
+		return "", fmt.Errorf("must be at most %d characters", maxURLLength)
 	}
 	if !strings.Contains(raw, "://") {
 		raw = "http://" + raw
@@ -60,6 +60,8 @@ func NormalizeURL(raw string, f Field, p Policy) (string, error) {
 		return "", fmt.Errorf("must not contain a user name or password: put credentials in the secret")
 	case u.Hostname() == "":
 		return "", fmt.Errorf("must name a host")
+	case !validHost(u.Hostname()):
+		return "", fmt.Errorf("has an invalid host name %q (write an international name in its xn-- form)", clipped(u.Hostname()))
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
 		return "", fmt.Errorf("must not have a query or fragment")
 	case u.Opaque != "":
@@ -76,7 +78,33 @@ func NormalizeURL(raw string, f Field, p Policy) (string, error) {
 	u.Host = strings.TrimSuffix(strings.ToLower(u.Host), ":") // "a:" has no port
 	// Every trailing slash goes, not just one: "http://a//" and "http://a"
 	// name the same base, and the result must normalise to itself.
-	return strings.TrimRight(u.String(), "/"), nil
+	out := strings.TrimRight(u.String(), "/")
+	if len(out) > maxURLLength { // escaping can lengthen it
+		return "", fmt.Errorf("must be at most %d characters", maxURLLength)
+	}
+	return out, nil
+}
+
+const maxURLLength = 2048
+
+// hostName is a DNS name: dot-separated labels of letters, digits, hyphens
+// (and underscores, which some internal names use), ending in an optional dot.
+var hostName = regexp.MustCompile(`^(?i)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$`)
+
+// validHost accepts an IP address or a DNS name of at most 253 characters.
+func validHost(h string) bool {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	return len(h) <= 253 && hostName.MatchString(h)
+}
+
+// clipped shortens a value quoted back in an error.
+func clipped(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
 }
 
 // CheckHost refuses metadata services always, and loopback or private

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,6 +21,9 @@ func TestNormalizeURL(t *testing.T) {
 		{"http://a//", "http://a"},
 		{"http://a/api///", "http://a/api"},
 		{"http://a:/x", "http://a/x"},
+		{"http://sandbox_1.internal", "http://sandbox_1.internal"},
+		{"http://xn--bcher-kva.example.", "http://xn--bcher-kva.example."},
+		{"http://[fe80::1%25eth0]:8080", "http://[fe80::1%25eth0]:8080"},
 	}
 	for _, c := range ok {
 		got, err := NormalizeURL(c.in, required, open)
@@ -40,6 +44,12 @@ func TestNormalizeURL(t *testing.T) {
 		{"http://x/#f", open},
 		{"http://x:0", open},
 		{"http://x:65536", open},
+		{"http://bücher.example", open},
+		{"http://\xef\xef", open},
+		{"http://-a.example", open},
+		{"http://a..b", open},
+		{"http://" + strings.Repeat("a", 64) + ".example", open},
+		{"http://a/" + strings.Repeat("é", 1000), open},
 		{"http://169.254.169.254", open},
 		{"http://169.254.1.1", open},
 		{"http://[fd00:ec2::254]", open},
