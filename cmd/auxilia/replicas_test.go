@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,6 +104,44 @@ func TestAKilledReplicaLeavesNoOrphanOrDuplicate(t *testing.T) {
 	assert.ElementsMatch(t, keys(ids), live(fake), "and nothing else alive at the provider")
 	for _, id := range orphans {
 		assert.False(t, ids[id], "no thread uses an instance of the dead replica")
+	}
+}
+
+// A replica killed while the provider makes an instance (the answer to its
+// create never arrives) leaves that instance behind with no id recorded: the
+// survivor's reaper finds it by its creation label and destroys it.
+func TestAReplicaKilledMidCreateLeavesNoOrphan(t *testing.T) {
+	fake := opensandboxtest.New(t, opensandboxtest.Options{})
+	fake.Inject(opensandboxtest.OpCreate, opensandboxtest.Fault{Lost: true, Delay: time.Minute})
+	servers := replicas(t, 2, "AUXILIA_CREATE_TIMEOUT=3s", "AUXILIA_REAPER_INTERVAL=500ms")
+	doomed, survivor := servers[0], servers[1]
+	agent := bindNew(t, survivor, map[string]any{"name": "OpenSandbox", "provider": "opensandbox", "url": fake.URL})
+
+	threads := []string{"a", "b"}
+	for _, th := range threads {
+		go fireAndForget(doomed.URL + "/api/v1/agents/" + agent + "/threads/" + th + "/runs")
+	}
+	for deadline := time.Now().Add(20 * time.Second); len(fake.Sandboxes()) < len(threads); time.Sleep(10 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the creations never reached the provider")
+	}
+	require.NoError(t, doomed.cmd.Process.Signal(syscall.SIGKILL))
+	<-doomed.done
+	fake.ClearFaults()
+	orphans := fake.Sandboxes()
+
+	for deadline := time.Now().Add(30 * time.Second); len(fake.Sandboxes()) > 0; time.Sleep(100 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the orphans were never found and destroyed: %v\n%s", fake.Sandboxes(), survivor.logs())
+	}
+	assert.Positive(t, fake.Calls(opensandboxtest.OpList), "found by listing with the creation label")
+	ids := map[string]bool{}
+	for _, th := range threads {
+		status, run := startRun(t, survivor, agent, th)
+		require.Equal(t, 201, status, "%v", run)
+		ids[run["sandbox"].(map[string]any)["instance_id"].(string)] = true
+	}
+	assert.ElementsMatch(t, keys(ids), fake.Sandboxes(), "one instance per thread, nothing else alive at the provider")
+	for _, id := range orphans {
+		assert.False(t, ids[id], "no thread uses an orphan")
 	}
 }
 

@@ -52,7 +52,7 @@ func (c *Client) createSandbox(ctx context.Context, op string, body []byte, crea
 		// its label, even when the caller has given up, so as not to leave it.
 		lookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.waits.Request)
 		defer cancel()
-		if sb, found := c.findCreated(lookCtx, creation); found {
+		if sb, found, _ := c.findCreated(lookCtx, op, creation); found {
 			if ctx.Err() != nil {
 				c.abandon(sb.ID)
 				return sandbox{}, transportError(ctx, op, ctx.Err())

@@ -2,6 +2,7 @@ package daytona_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -148,4 +149,28 @@ func TestPersistIsANoOp(t *testing.T) {
 func TestDestroyUnknownIsFine(t *testing.T) {
 	_, client, _ := started(t, daytonatest.Options{})
 	require.NoError(t, client.Destroy(context.Background(), provider.Instance{ID: "no-such-sandbox"}))
+}
+
+func TestFindCreated(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{})
+	client := openClientWaits(t, fake, daytonatest.DefaultKey, quickWaits)
+	labels := provider.Labels{Workspace: "ws", Thread: "th", Instance: "0b9d6c1e-5a7f-4e47-9a57-3c1a3f2d9e10"}
+	inst, err := client.Create(context.Background(), labels)
+	require.NoError(t, err)
+
+	found, ok, err := client.FindCreated(context.Background(), labels)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, inst.ID, found.ID)
+
+	other := labels
+	other.Instance = "1c2f6b9a-0000-4000-8000-000000000000"
+	_, ok, err = client.FindCreated(context.Background(), other)
+	require.NoError(t, err)
+	assert.False(t, ok, "no sandbox was made under that creation")
+
+	fake.Inject(daytonatest.OpListSandboxes, daytonatest.Fault{Status: http.StatusInternalServerError, Times: 100})
+	_, ok, err = client.FindCreated(context.Background(), labels)
+	assert.ErrorIs(t, err, provider.ErrFailed, "a listing that never succeeds is an error, never \"not found\"")
+	assert.False(t, ok)
 }

@@ -43,24 +43,37 @@ const maxListPages = 5
 
 // findCreated looks for the sandbox that one create call made, by the label
 // holding that call's id. Daytona's list is eventually consistent, so it
-// looks a few times.
-func (c *Client) findCreated(ctx context.Context, creation string) (sandbox, bool) {
+// looks a few times. When no listing succeeded it says why: not finding is
+// only an answer when Daytona was asked.
+func (c *Client) findCreated(ctx context.Context, op, creation string) (sandbox, bool, error) {
 	filter, _ := json.Marshal(map[string]string{labelCreation: creation}) // a map of strings always encodes
 	pauses := c.waits.backoff()
+	var listed bool
+	var lastErr error
 	for attempt := 0; attempt < 3 && ctx.Err() == nil; attempt++ {
-		found, err := c.listSandboxes(ctx, "create", url.Values{"labels": {string(filter)}, "limit": {"20"}})
+		found, err := c.listSandboxes(ctx, op, url.Values{"labels": {string(filter)}, "limit": {"20"}})
 		if err == nil {
+			listed = true
 			for _, sb := range found {
 				if sb.Labels[labelCreation] == creation {
-					return sb, true
+					return sb, true, nil
 				}
 			}
+		} else {
+			lastErr = err
 		}
 		if sleep(ctx, pauses.pause()) != nil {
 			break
 		}
 	}
-	return sandbox{}, false
+	switch {
+	case listed:
+		return sandbox{}, false, nil
+	case lastErr != nil:
+		return sandbox{}, false, lastErr
+	default:
+		return sandbox{}, false, transportError(ctx, op, ctx.Err())
+	}
 }
 
 // listSandboxes lists the sandboxes matching query, following the cursor.
@@ -93,9 +106,9 @@ func (c *Client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 	if labels.Instance == "" {
 		return provider.Instance{}, false, nil
 	}
-	sb, found := c.findCreated(ctx, labels.Instance)
-	if !found {
-		return provider.Instance{}, false, ctx.Err()
+	sb, found, err := c.findCreated(ctx, "find", labels.Instance)
+	if err != nil || !found {
+		return provider.Instance{}, false, err
 	}
 	return provider.Instance{ID: sb.ID}, true, nil
 }

@@ -29,10 +29,11 @@ type hostVolume struct {
 	Path string `json:"path"`
 }
 
-// sandbox is the answer to create and to get.
+// sandbox is the answer to create and to get, and an item of a list.
 type sandbox struct {
-	ID     string        `json:"id"`
-	Status sandboxStatus `json:"status"`
+	ID       string            `json:"id"`
+	Status   sandboxStatus     `json:"status"`
+	Metadata map[string]string `json:"metadata"`
 }
 
 type sandboxStatus struct {

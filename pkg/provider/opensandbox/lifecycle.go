@@ -55,12 +55,9 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 		Metadata:       metadata(labels),
 		Volumes:        vols,
 	}
-	var sb sandbox
-	if err := c.do(ctx, c.lifecycle("create", "POST", "/sandboxes", req), &sb); err != nil {
+	sb, err := c.createSandbox(ctx, req, labels.Instance)
+	if err != nil {
 		return provider.Instance{}, err
-	}
-	if sb.ID == "" {
-		return provider.Instance{}, failure(provider.ErrFailed, "create", "the answer names no sandbox id")
 	}
 	provider.Created(ctx, sb.ID)
 	inst, err := c.startUp(ctx, sb)
@@ -71,6 +68,34 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 		return provider.Instance{}, err
 	}
 	return inst, nil
+}
+
+// createSandbox asks for a sandbox. When the answer is lost (no answer, a
+// timeout, a server error, the caller leaving) the sandbox may exist all the
+// same: it is looked for by its creation label, and either used or, when the
+// caller has gone, destroyed, so that nothing is left behind.
+func (c *client) createSandbox(ctx context.Context, req createRequest, creation string) (sandbox, error) {
+	var sb sandbox
+	err := c.do(ctx, c.lifecycle("create", "POST", "/sandboxes", req), &sb)
+	switch {
+	case err == nil && sb.ID == "":
+		return sandbox{}, failure(provider.ErrFailed, "create", "the answer names no sandbox id")
+	case err == nil:
+		return sb, nil
+	case creation == "" || errors.Is(err, provider.ErrInvalidConfig) || errors.Is(err, provider.ErrUnauthorized):
+		return sandbox{}, err // refused: nothing was made
+	}
+	look, cancel := c.detached(ctx)
+	defer cancel()
+	found, ok, ferr := c.findCreated(look, creation)
+	switch {
+	case ferr != nil || !ok:
+		return sandbox{}, err
+	case ctx.Err() != nil:
+		_ = c.destroy(look, found.ID)
+		return sandbox{}, err
+	}
+	return found, nil
 }
 
 // startUp waits for a new sandbox to run and its execd to answer, within

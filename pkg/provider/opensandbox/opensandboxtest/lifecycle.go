@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,6 +50,13 @@ func (s *Server) api(op Op, h func(http.ResponseWriter, *http.Request, Fault)) h
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fault, faulty := s.begin(op)
 		if !s.authorized(w, r) {
+			return
+		}
+		if faulty && fault.Lost {
+			h(httptest.NewRecorder(), r, fault)
+			if !s.misbehave(w, r, fault, lifecycleDialect) {
+				dropConnection(w)
+			}
 			return
 		}
 		if faulty && s.misbehave(w, r, fault, lifecycleDialect) {
@@ -145,15 +154,20 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, _ Fault) {
 	if !ok {
 		return
 	}
-	states := map[string]bool{}
+	states := map[string]bool{} // matched without regard to case, as the server does
 	for _, st := range q["state"] {
-		states[st] = true
+		states[strings.ToLower(st)] = true
+	}
+	labels, err := parseMetadataFilter(q.Get("metadata"))
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "INVALID_METADATA_FORMAT", "Invalid metadata format: "+err.Error())
+		return
 	}
 	now := time.Now()
 	var items []apiSandbox
 	for _, id := range s.Sandboxes() {
 		if sb, ok := s.find(id); ok {
-			if d := s.describe(sb, now); len(states) == 0 || states[d.Status.State] {
+			if d := s.describe(sb, now); (len(states) == 0 || states[strings.ToLower(d.Status.State)]) && hasLabels(d.Metadata, labels) {
 				items = append(items, d)
 			}
 		}
@@ -167,6 +181,43 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, _ Fault) {
 		"items":      append([]apiSandbox{}, items[start:end]...),
 		"pagination": apiPagination{Page: page, PageSize: size, TotalItems: total, TotalPages: pages, HasNextPage: page < pages},
 	})
+}
+
+// parseMetadataFilter reads the metadata filter as the server does, with
+// Python's parse_qsl(keep_blank_values=True, strict_parsing=True): fields
+// joined by "&", each "key=value", both unquoted ("+" is a space).
+func parseMetadataFilter(raw string) (map[string]string, error) {
+	labels := map[string]string{}
+	if raw == "" {
+		return labels, nil
+	}
+	for _, field := range strings.Split(raw, "&") {
+		key, value, ok := strings.Cut(field, "=")
+		if !ok {
+			return nil, fmt.Errorf("bad query field: '%s'", field)
+		}
+		labels[unquotePlus(key)] = unquotePlus(value)
+	}
+	return labels, nil
+}
+
+// unquotePlus decodes like Python's unquote_plus, which leaves a malformed
+// escape as it is instead of failing.
+func unquotePlus(s string) string {
+	if out, err := url.QueryUnescape(s); err == nil {
+		return out
+	}
+	return strings.ReplaceAll(s, "+", " ")
+}
+
+// hasLabels says whether a sandbox's metadata holds every wanted pair.
+func hasLabels(metadata, wanted map[string]string) bool {
+	for k, v := range wanted {
+		if got, ok := metadata[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // queryInt reads an integer query parameter as FastAPI validates it

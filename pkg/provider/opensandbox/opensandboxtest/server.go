@@ -86,6 +86,10 @@ type Fault struct {
 	// NeverReady (create) keeps new sandboxes Pending for ever; (ping) execd
 	// never answers.
 	NeverReady bool
+	// Lost carries the call out, then answers with the rest of the fault
+	// (after its Delay; with its Status, or no answer at all), as when a
+	// gateway gives up on a call the server did.
+	Lost bool
 }
 
 // Server is a fake OpenSandbox controller with its sandboxes.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,51 @@ func TestLifecycleAnswersAsTheServer(t *testing.T) {
 		assert.Equal(t, "DOCKER::SANDBOX_NOT_FOUND", body["code"])
 		assert.Equal(t, "Sandbox "+id+" not found.", body["message"])
 	}
+}
+
+func TestListFiltersAsTheServer(t *testing.T) {
+	fake := opensandboxtest.New(t, opensandboxtest.Options{})
+	labelled := func(team, note string) string {
+		return strings.Replace(validCreate, `"timeout":600`, `"timeout":600,"metadata":{"team":"`+team+`","note":"`+note+`"}`, 1)
+	}
+	status, infra, raw := call(t, "POST", fake.URL+"/v1/sandboxes", labelled("infra", "demo-1"), nil)
+	require.Equal(t, 202, status, raw)
+	status, _, raw = call(t, "POST", fake.URL+"/v1/sandboxes", labelled("data", "x"), nil)
+	require.Equal(t, 202, status, raw)
+
+	list := func(query string) (int, map[string]any) {
+		status, body, _ := call(t, "GET", fake.URL+"/v1/sandboxes?"+query, "", nil)
+		return status, body
+	}
+	ids := func(body map[string]any) []string {
+		var out []string
+		for _, it := range body["items"].([]any) {
+			out = append(out, it.(map[string]any)["id"].(string))
+		}
+		return out
+	}
+	// The filter is a query string sent as one parameter: its own escapes are escaped again.
+	_, body := list("metadata=" + url.QueryEscape("team=infra&note=demo%2D1"))
+	assert.Equal(t, []string{infra["id"].(string)}, ids(body))
+	_, body = list("metadata=" + url.QueryEscape("team=infra&note=other"))
+	assert.Empty(t, ids(body), "every pair must match")
+	_, body = list("metadata=&state=running")
+	assert.Len(t, ids(body), 2, "an empty filter filters nothing; states match in any case")
+
+	for _, bad := range []string{"team=infra&broken", "team=infra&", "&"} {
+		status, body := list("metadata=" + url.QueryEscape(bad))
+		assert.Equal(t, 400, status, bad)
+		assert.Equal(t, "INVALID_METADATA_FORMAT", body["code"], bad)
+		assert.Contains(t, body["message"], "Invalid metadata format: bad query field: ", bad)
+	}
+}
+
+func TestALostAnswerIsCarriedOut(t *testing.T) {
+	fake := opensandboxtest.New(t, opensandboxtest.Options{})
+	fake.Inject(opensandboxtest.OpCreate, opensandboxtest.Fault{Lost: true, Status: 502})
+	status, _, _ := call(t, "POST", fake.URL+"/v1/sandboxes", validCreate, nil)
+	assert.Equal(t, 502, status)
+	assert.Len(t, fake.Sandboxes(), 1, "the sandbox was made although its answer was lost")
 }
 
 func TestRenewNeedsATimeout(t *testing.T) {
