@@ -77,13 +77,13 @@ func (j Jail) home() string {
 func (j Jail) validate() error {
 	var errs []error
 	if j.Root == "" {
-		errs = append(errs, errors.New("Root is not set"))
+		errs = append(errs, errors.New("the jail has no root folder"))
 	}
 	if !isSandboxDir(j.WorkDir) {
-		errs = append(errs, fmt.Errorf("WorkDir %q is not an absolute path below /", j.WorkDir))
+		errs = append(errs, fmt.Errorf("work dir %q is not an absolute path below /", j.WorkDir))
 	}
 	if j.Home != "" && !isSandboxDir(j.Home) {
-		errs = append(errs, fmt.Errorf("Home %q is not an absolute path below /", j.Home))
+		errs = append(errs, fmt.Errorf("home %q is not an absolute path below /", j.Home))
 	}
 	if j.MemoryMB < 0 || j.MaxProcesses < 0 || j.MaxFileMB < 0 {
 		errs = append(errs, errors.New("limits cannot be negative"))

@@ -58,7 +58,7 @@ func checkAbsolute(name, p string) error {
 	}
 	for _, part := range strings.Split(p, "/") {
 		if part == ".." {
-			return fmt.Errorf("%s %q must not contain ..", name, p)
+			return fmt.Errorf("%s %q must not have a \"..\" part", name, p)
 		}
 	}
 	if path.Clean(p) != p {
