@@ -84,4 +84,46 @@ describe("Run console", () => {
     expect(await page.getByRole("region", { name: "Current run" }).count()).toBe(0);
     await screenshot(page, "12-run-sandbox-unavailable");
   });
+
+  it("asks a person to approve the tools the binding gates, and the server audits each approval", async () => {
+    const { page } = browser;
+    const sandbox = await apiCall<Created>("POST", "/api/v1/sandboxes", { name: uniqueName("Gated box"), provider: "local" });
+    const agent = await apiCall<Created>("POST", "/api/v1/agents", { name: uniqueName("Careful") });
+    await apiCall("PUT", `/api/v1/agents/${agent.id}/sandbox`, {
+      sandbox_id: sandbox.id,
+      tools: { execute: "needs_approval", ls: "needs_approval", write_file: "needs_approval" },
+    });
+
+    await page.goto(baseUrl() + "/runs");
+    const starter = page.getByRole("form", { name: "Start a run" });
+    await starter.getByRole("combobox", { name: "Agent" }).selectOption(agent.id);
+    await starter.getByRole("button", { name: "Start run" }).click();
+    const run = page.getByRole("region", { name: "Current run" });
+    await run.getByText("active").waitFor({ timeout: 30_000 });
+
+    const files = run.getByRole("region", { name: "Files" });
+    await files.getByText(/The tool ls needs a person's approval/).waitFor();
+    await screenshot(page, "12-run-console-approval");
+    await expectAccessible(page, "run console asking for approval");
+    await files.getByRole("button", { name: "Approve and list" }).click();
+    await files.getByText("This folder is empty.").waitFor();
+
+    await files.getByLabel("File to upload").setInputFiles({ name: "plan.txt", mimeType: "text/plain", buffer: Buffer.from("step one\n") });
+    await files.getByRole("button", { name: "Approve and upload" }).click();
+    await files.getByText("Uploaded plan.txt.").waitFor();
+    await files.getByRole("button", { name: /plan\.txt/ }).waitFor();
+
+    const command = run.getByRole("textbox", { name: "Command" });
+    await command.fill("cat plan.txt");
+    await command.press("Control+Enter");
+    await run.getByRole("button", { name: "Approve and run" }).click();
+    const output = run.getByRole("log", { name: "Command output" });
+    await output.getByText("step one").waitFor({ timeout: 30_000 });
+
+    const audit = await apiCall<{ items: { action: string; detail: string }[] }>("GET", "/api/v1/audit?page_size=50");
+    const approvals = audit.items.filter((e) => e.action === "tool.approve").map((e) => e.detail);
+    expect(approvals.some((d) => d.startsWith("a person approved ls"))).toBe(true);
+    expect(approvals.some((d) => d.startsWith("a person approved write_file"))).toBe(true);
+    expect(approvals.some((d) => d.startsWith("a person approved execute"))).toBe(true);
+  });
 });

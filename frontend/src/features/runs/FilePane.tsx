@@ -1,5 +1,6 @@
 import { ArrowUp, File, Folder, RefreshCw, Upload, X } from "lucide-react";
 import { useRef, useState } from "react";
+import { isApiError } from "../../api/problem";
 import { Button } from "../../ui/Button";
 import { IconButton } from "../../ui/IconButton";
 import { Loading } from "../../ui/Loading";
@@ -9,12 +10,18 @@ import { useFileContent } from "./api/readFile";
 import { useUploadFile } from "./api/uploadFile";
 import { baseName, formatSize, joinPath, parentPath } from "./paths";
 
-/** The run's working directory: browse it, open a file read-only, upload one. */
+/**
+ * The run's working directory: browse it, open a file read-only, upload one.
+ * Where the agent's binding makes a tool need approval, the refusal offers
+ * to approve the call; an approved folder or file stays approved while shown.
+ */
 export function FilePane({ runId }: { runId: string }) {
   const [dir, setDir] = useState("");
   const [openFile, setOpenFile] = useState<string | null>(null);
-  const listing = useDirectory(runId, dir);
-  const file = useFileContent(runId, openFile);
+  const [approvedDir, setApprovedDir] = useState<string | null>(null);
+  const [approvedFile, setApprovedFile] = useState<string | null>(null);
+  const listing = useDirectory(runId, dir, approvedDir === dir);
+  const file = useFileContent(runId, openFile, openFile !== null && approvedFile === openFile);
   const upload = useUploadFile();
   const picker = useRef<HTMLInputElement>(null);
   const parent = parentPath(dir);
@@ -54,7 +61,18 @@ export function FilePane({ runId }: { runId: string }) {
           }}
         />
       </header>
-      {upload.isError && <ProblemMessage error={upload.error} />}
+      {upload.isError && (
+        <ProblemMessage
+          error={upload.error}
+          action={
+            needsApproval(upload.error) && (
+              <Button size="sm" onClick={() => upload.mutate({ ...upload.variables, approved: true })}>
+                Approve and upload
+              </Button>
+            )
+          }
+        />
+      )}
       {upload.isSuccess && (
         <p className="success" role="status">
           Uploaded {baseName(upload.variables.path)}.
@@ -63,7 +81,20 @@ export function FilePane({ runId }: { runId: string }) {
 
       {listing.isPending && <Loading label="Listing files…" />}
       {listing.isError && (
-        <ProblemMessage error={listing.error} action={<Button size="sm" onClick={() => listing.refetch()}>Retry</Button>} />
+        <ProblemMessage
+          error={listing.error}
+          action={
+            needsApproval(listing.error) ? (
+              <Button size="sm" onClick={() => setApprovedDir(dir)}>
+                Approve and list
+              </Button>
+            ) : (
+              <Button size="sm" onClick={() => listing.refetch()}>
+                Retry
+              </Button>
+            )
+          }
+        />
       )}
       {listing.data && entries.length === 0 && <p className="muted">This folder is empty.</p>}
       {entries.length > 0 && (
@@ -93,7 +124,18 @@ export function FilePane({ runId }: { runId: string }) {
             <IconButton label="Close file" icon={<X size={15} aria-hidden="true" />} onClick={() => setOpenFile(null)} />
           </header>
           {file.isPending && <Loading label="Reading…" />}
-          {file.isError && <ProblemMessage error={file.error} />}
+          {file.isError && (
+            <ProblemMessage
+              error={file.error}
+              action={
+                needsApproval(file.error) && (
+                  <Button size="sm" onClick={() => setApprovedFile(openFile)}>
+                    Approve and open
+                  </Button>
+                )
+              }
+            />
+          )}
           {file.data && (
             <>
               <pre className="viewer__content" tabIndex={0} aria-label={`Contents of ${baseName(openFile)}`}>
@@ -110,4 +152,9 @@ export function FilePane({ runId }: { runId: string }) {
       )}
     </section>
   );
+}
+
+/** The tool's policy asks a person to approve each call. */
+function needsApproval(error: unknown): boolean {
+  return isApiError(error, "approval_required");
 }

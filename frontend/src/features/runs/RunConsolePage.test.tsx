@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeApi } from "../../test/fakeApi";
+import { fakeApi, problem, type RecordedCall } from "../../test/fakeApi";
 import { renderSignedIn } from "../../test/render";
 import RunConsolePage from "./RunConsolePage";
 
@@ -59,5 +59,62 @@ describe("Run console", () => {
     await screen.findByRole("textbox", { name: "Command" });
     await within(screen.getByRole("region", { name: "Current run" })).findByText("on Team box", { exact: false });
     expect(screen.queryByText(/got a new one/)).toBeNull();
+  });
+
+  it("offers to approve each tool call the agent's binding makes need approval", async () => {
+    // Every tool here needs approval: refused with 428 unless the call says a person approved it.
+    const gated =
+      (tool: string, answer: { status?: number; body?: unknown }) =>
+      (call: RecordedCall) =>
+        call.headers.get("Auxilia-Approval") === "granted"
+          ? answer
+          : problem(428, "approval_required", `The tool ${tool} needs a person's approval for agent "Analyst".`, { tool });
+    const api = fakeApi({
+      "GET /api/v1/agents": { body: { items: [agent], next_page_token: "" } },
+      "GET /api/v1/agents/a1/threads": { body: { items: [], next_page_token: "" } },
+      "POST /api/v1/agents/a1/threads/t-new/runs": { status: 201, body: run("r1", null) },
+      "GET /api/v1/runs/r1/ls": gated("ls", {
+        body: { entries: [{ path: "/workspace/notes.txt", type: "file", size: 5, modified_at: "2026-01-01T00:00:00Z" }] },
+      }),
+      "GET /api/v1/runs/r1/files": gated("read_file", {
+        body: { path: "/workspace/notes.txt", content: "hello", offset: 0, lines: 1, total_lines: 1 },
+      }),
+      "PUT /api/v1/runs/r1/files": gated("write_file", { status: 204 }),
+      "POST /api/v1/runs/r1/execute": gated("execute", { body: { exit_code: 0, output: "hi\n", truncated: false, duration_ms: 3 } }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<RunConsolePage />);
+    const threadId = await screen.findByRole("textbox", { name: "New thread id" });
+    await user.clear(threadId);
+    await user.type(threadId, "t-new");
+    await user.click(screen.getByRole("button", { name: "Start run" }));
+    const current = await screen.findByRole("region", { name: "Current run" });
+    const files = within(current).getByRole("region", { name: "Files" });
+
+    // Listing: refused, then approved.
+    expect(await within(files).findByText(/The tool ls needs a person's approval/)).toBeInTheDocument();
+    await user.click(within(files).getByRole("button", { name: "Approve and list" }));
+    await user.click(await within(files).findByRole("button", { name: /notes\.txt/ }));
+
+    // Opening a file.
+    await user.click(await within(files).findByRole("button", { name: "Approve and open" }));
+    expect(await within(files).findByLabelText("Contents of notes.txt")).toHaveTextContent("hello");
+
+    // Uploading: the approved upload goes to the same place.
+    await user.upload(within(files).getByLabelText("File to upload"), new File(["data"], "up.txt"));
+    await user.click(await within(files).findByRole("button", { name: "Approve and upload" }));
+    expect(await within(files).findByText("Uploaded up.txt.")).toBeInTheDocument();
+    const uploads = api.callsTo("PUT", "/api/v1/runs/r1/files");
+    expect(uploads.map((c) => [c.query.get("path"), c.headers.get("Auxilia-Approval")])).toEqual([
+      ["up.txt", null],
+      ["up.txt", "granted"],
+    ]);
+
+    // A command.
+    await user.type(within(current).getByRole("textbox", { name: "Command" }), "echo hi{Control>}{Enter}{/Control}");
+    await user.click(await within(current).findByRole("button", { name: "Approve and run" }));
+    const log = within(current).getByRole("log", { name: "Command output" });
+    await within(log).findByText(/exit 0/);
+    expect(api.callsTo("POST", "/api/v1/runs/r1/execute").map((c) => c.headers.get("Auxilia-Approval"))).toEqual([null, "granted"]);
   });
 });

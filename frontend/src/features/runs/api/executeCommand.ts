@@ -1,5 +1,6 @@
 import { api } from "../../../api/client";
 import { ApiError, toProblem } from "../../../api/problem";
+import { approvalHeader } from "./approval";
 import { SseParser, type ServerSentEvent } from "./sse";
 import type { ExecuteExit, ExecuteResult } from "./types";
 
@@ -26,7 +27,7 @@ export interface ExecuteRequest {
  */
 export async function executeCommand({ runId, command, timeout, approved, signal, onEvent }: ExecuteRequest): Promise<void> {
   const { data: stream, error, response } = await api.POST("/api/v1/runs/{run_id}/execute", {
-    params: { path: { run_id: runId }, header: approved ? { "Auxilia-Approval": "granted" } : {} },
+    params: { path: { run_id: runId }, header: approvalHeader(approved) },
     body: timeout ? { command, timeout } : { command },
     headers: { Accept: "text/event-stream" },
     parseAs: "stream",

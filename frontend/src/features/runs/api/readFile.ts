@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
+import { approvalHeader } from "./approval";
 import { runKeys } from "./keys";
 import type { FileContent } from "./types";
 
@@ -7,18 +8,18 @@ import type { FileContent } from "./types";
 export const fileLineLimit = 2000;
 
 /** GET /api/v1/runs/{run_id}/files: a file's text, from its first line. */
-export function readFile(runId: string, path: string): Promise<FileContent> {
+export function readFile(runId: string, path: string, approved = false): Promise<FileContent> {
   return unwrap(
     api.GET("/api/v1/runs/{run_id}/files", {
-      params: { path: { run_id: runId }, query: { path, offset: 0, limit: fileLineLimit } },
+      params: { path: { run_id: runId }, query: { path, offset: 0, limit: fileLineLimit }, header: approvalHeader(approved) },
     }),
   );
 }
 
-export function useFileContent(runId: string, path: string | null) {
+export function useFileContent(runId: string, path: string | null, approved: boolean) {
   return useQuery({
-    queryKey: runKeys.file(runId, path ?? ""),
-    queryFn: () => readFile(runId, path!),
+    queryKey: runKeys.file(runId, path ?? "", approved),
+    queryFn: () => readFile(runId, path!, approved),
     enabled: path !== null,
     staleTime: 0,
   });
