@@ -52,7 +52,7 @@ func TestALostCreateAnswerFindsTheSandbox(t *testing.T) {
 func TestACallerLeavingMidCreateLeavesNothing(t *testing.T) {
 	fake, client := setup(t, opensandboxtest.Options{})
 	fake.Inject(opensandboxtest.OpCreate, opensandboxtest.Fault{Lost: true, Delay: 10 * time.Second})
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := client.Create(ctx, labelled)
 	require.Error(t, err)
