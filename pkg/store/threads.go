@@ -99,11 +99,30 @@ func (s Threads) List(ctx context.Context, workspaceID, agentID string, req auxi
 		return auxilia.Page[auxilia.Thread]{}, err
 	}
 	page := toPage(rows, req, func(r threadRow) string { return r.ID }, func(r threadRow) threadRow { return r })
+	// The page's instances in one query, not one per thread.
+	var ids []string
+	for _, r := range page.Items {
+		if r.InstanceID != nil {
+			ids = append(ids, *r.InstanceID)
+		}
+	}
+	instances := map[string]auxilia.Instance{}
+	if len(ids) > 0 {
+		var found []instanceRow
+		if err := s.db.conn(ctx).Where("id IN ?", ids).Find(&found).Error; err != nil {
+			return auxilia.Page[auxilia.Thread]{}, err
+		}
+		for _, row := range found {
+			instances[row.ID] = row.domain()
+		}
+	}
 	out := auxilia.Page[auxilia.Thread]{Next: page.Next, Items: make([]auxilia.Thread, 0, len(page.Items))}
 	for _, r := range page.Items {
-		t, err := s.withInstance(ctx, r)
-		if err != nil {
-			return out, err
+		t := r.domain()
+		if r.InstanceID != nil {
+			if inst, ok := instances[*r.InstanceID]; ok {
+				t.Instance = &inst
+			}
 		}
 		out.Items = append(out.Items, t)
 	}

@@ -1,0 +1,60 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestThreadPagesCarryTheirInstances(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		ws, err := db.Workspaces().Ensure(ctx, "acme")
+		require.NoError(t, err)
+		db.CheckSandboxesWith(refuseNamed(""))
+		sb, err := db.Sandboxes().Create(ctx, newSandbox(ws.ID, "box"), auxilia.SealedSecret{})
+		require.NoError(t, err)
+		agent, err := db.Agents().Create(ctx, auxilia.Agent{WorkspaceID: ws.ID, AgentSpec: auxilia.AgentSpec{Name: "Analyst"}})
+		require.NoError(t, err)
+
+		// Three threads; the first and the last have an instance.
+		want := map[string]string{}
+		for _, key := range []string{"t1", "t2", "t3"} {
+			thread, err := db.Threads().Lock(ctx, ws.ID, agent.ID, key)
+			require.NoError(t, err)
+			if key != "t2" {
+				inst, err := db.Instances().Claim(ctx, thread, sb.ID, auxilia.NewID(), time.Now().Add(time.Minute))
+				require.NoError(t, err)
+				want[key] = inst.ID
+			}
+		}
+
+		got := map[string]string{}
+		req := auxilia.PageRequest{Size: 2}
+		for pages := 0; ; pages++ {
+			require.Less(t, pages, 3)
+			page, err := db.Threads().List(ctx, ws.ID, agent.ID, req)
+			require.NoError(t, err)
+			for _, th := range page.Items {
+				if th.Instance != nil {
+					assert.Equal(t, sb.ID, th.Instance.SandboxID)
+					got[th.Key] = th.Instance.ID
+				} else {
+					got[th.Key] = ""
+				}
+			}
+			if page.Next == "" {
+				break
+			}
+			req.After = page.Next
+		}
+		want["t2"] = ""
+		assert.Equal(t, want, got)
+	})
+}
