@@ -28,8 +28,8 @@ const maxErrorBody = 64 << 10
 
 // client drives the instances of one registered OpenSandbox controller.
 type client struct {
+	controller     string // the controller's URL, where its server proxy lives
 	api            string // the lifecycle API: the controller's URL + "/v1"
-	scheme         string // the controller's scheme, which proxied endpoints share
 	apiKey         string
 	cfg            *Config
 	http           *http.Client
@@ -46,9 +46,10 @@ func newClient(k Kind, s provider.Settings) (*client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("opensandbox: url %q is not an http(s) URL", s.URL)
 	}
+	controller := strings.TrimSuffix(s.URL, "/")
 	c := &client{
-		api:            strings.TrimSuffix(s.URL, "/") + "/v1",
-		scheme:         u.Scheme,
+		controller:     controller,
+		api:            controller + "/v1",
 		apiKey:         s.Secret,
 		cfg:            cfg,
 		readyTimeout:   orDefault(k.ReadyTimeout, defaultReadyTimeout),
@@ -78,6 +79,8 @@ type request struct {
 	headers     map[string]string
 	body        io.Reader
 	contentType string
+	// timeout bounds the call instead of the request timeout, when set.
+	timeout time.Duration
 }
 
 // jsonBody encodes v as a request body.
@@ -142,7 +145,7 @@ func (c *client) do(ctx context.Context, r request, out any) error {
 
 // fetch performs r within the request timeout and returns its body.
 func (c *client) fetch(ctx context.Context, r request) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.requestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, orDefault(r.timeout, c.requestTimeout))
 	defer cancel()
 	resp, err := c.send(ctx, r)
 	if err != nil {

@@ -112,24 +112,27 @@ func TestErrorExitCode(t *testing.T) {
 }
 
 func TestNewExecdTarget(t *testing.T) {
+	const controller = "https://osb.example.com:8443/base"
 	tests := []struct {
 		name     string
 		endpoint string
 		proxied  bool
-		scheme   string
 		want     string
 	}{
-		{"host mode", "10.0.0.5:44772", false, "https", "http://10.0.0.5:44772"},
-		{"bridge mode carries a path", "127.0.0.1:40123/proxy/44772", false, "http", "http://127.0.0.1:40123/proxy/44772"},
-		{"server proxy shares the controller's scheme", "sandbox.example.com/sandboxes/abc/proxy/44772", true, "https",
-			"https://sandbox.example.com/sandboxes/abc/proxy/44772"},
-		{"a scheme given is kept", "https://gw.example.com/route/", false, "http", "https://gw.example.com/route"},
+		{"host mode", "10.0.0.5:44772", false, "http://10.0.0.5:44772"},
+		{"bridge mode carries a path", "127.0.0.1:40123/proxy/44772", false, "http://127.0.0.1:40123/proxy/44772"},
+		{"a scheme given is kept", "https://gw.example.com/route/", false, "https://gw.example.com/route"},
+		{"the server proxy is reached where the controller is", "sandbox.example.com/sandboxes/a%20b/proxy/44772", true,
+			controller + "/sandboxes/a%20b/proxy/44772"},
+		{"even when the server names its eip without a port", "203.0.113.7/sandboxes/a%20b/proxy/44772", true,
+			controller + "/sandboxes/a%20b/proxy/44772"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := newExecdTarget(endpointAnswer{Endpoint: tt.endpoint, Headers: map[string]string{"H": "v"}}, tt.proxied, tt.scheme)
+			got, err := newExecdTarget(endpointAnswer{Endpoint: tt.endpoint, Headers: map[string]string{"H": "v"}}, "a b", tt.proxied, controller)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got.BaseURL)
+			assert.Equal(t, tt.proxied, got.Proxied)
 			assert.Equal(t, map[string]string{"H": "v"}, got.Headers)
 			back, err := decodeTarget(got.encode())
 			require.NoError(t, err)
@@ -137,7 +140,7 @@ func TestNewExecdTarget(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"", "   ", "ftp://x/y", "://"} {
-		_, err := newExecdTarget(endpointAnswer{Endpoint: bad}, false, "http")
+		_, err := newExecdTarget(endpointAnswer{Endpoint: bad}, "id", false, controller)
 		assert.Error(t, err, "endpoint %q", bad)
 	}
 	_, err := decodeTarget(nil)

@@ -38,7 +38,8 @@ func (c *client) Probe(ctx context.Context) error {
 }
 
 // Create starts an instance, waits until its execd answers and makes its
-// working directory. An instance that never gets there is destroyed.
+// working directory, all within the ready timeout. An instance that never
+// gets there is destroyed.
 func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
 	vols, err := volumes(c.cfg.VolumeMounts)
 	if err != nil {
@@ -55,9 +56,13 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 		Metadata:       metadata(labels),
 		Volumes:        vols,
 	}
+	// The server may answer only once it has provisioned the sandbox (pulled
+	// its image, or seen its pod ready): that wait is part of getting ready.
+	ctx, cancel := context.WithTimeoutCause(ctx, c.readyTimeout, errReadyTimeout)
+	defer cancel()
 	sb, err := c.createSandbox(ctx, req, labels.Instance)
 	if err != nil {
-		return provider.Instance{}, err
+		return provider.Instance{}, c.notReady(ctx, "", err)
 	}
 	provider.Created(ctx, sb.ID)
 	inst, err := c.startUp(ctx, sb)
@@ -76,7 +81,9 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 // caller has gone, destroyed, so that nothing is left behind.
 func (c *client) createSandbox(ctx context.Context, req createRequest, creation string) (sandbox, error) {
 	var sb sandbox
-	err := c.do(ctx, c.lifecycle("create", "POST", "/sandboxes", req), &sb)
+	call := c.lifecycle("create", "POST", "/sandboxes", req)
+	call.timeout = c.readyTimeout
+	err := c.do(ctx, call, &sb)
 	switch {
 	case err == nil && sb.ID == "":
 		return sandbox{}, failure(provider.ErrFailed, "create", "the answer names no sandbox id")
@@ -98,11 +105,8 @@ func (c *client) createSandbox(ctx context.Context, req createRequest, creation 
 	return found, nil
 }
 
-// startUp waits for a new sandbox to run and its execd to answer, within
-// the ready timeout.
+// startUp waits for a new sandbox to run and its execd to answer.
 func (c *client) startUp(ctx context.Context, sb sandbox) (provider.Instance, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, c.readyTimeout, errReadyTimeout)
-	defer cancel()
 	if err := c.waitRunning(ctx, sb); err != nil {
 		return provider.Instance{}, err
 	}
@@ -166,6 +170,8 @@ var errReadyTimeout = errors.New("ready timeout")
 // timeout whatever the last call said.
 func (c *client) notReady(ctx context.Context, id string, err error) error {
 	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errReadyTimeout) && id == "":
+		return failure(provider.ErrTimeout, "create", "the server did not make the instance within %s: %s", c.readyTimeout, providerMessage(err))
 	case errors.Is(cause, errReadyTimeout):
 		return failure(provider.ErrTimeout, "create", "instance %s was not ready within %s: %s", id, c.readyTimeout, err)
 	case cause != nil:
@@ -182,7 +188,7 @@ func (c *client) endpoint(ctx context.Context, id string) (execdTarget, error) {
 	if err := c.do(ctx, c.lifecycle("endpoint", "GET", path, nil), &ep); err != nil {
 		return execdTarget{}, err
 	}
-	t, err := newExecdTarget(ep, proxied, c.scheme)
+	t, err := newExecdTarget(ep, id, proxied, c.controller)
 	if err != nil {
 		return execdTarget{}, failure(provider.ErrFailed, "endpoint", "%s", err)
 	}

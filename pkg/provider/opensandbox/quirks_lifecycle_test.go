@@ -164,6 +164,30 @@ func TestQuirkCreatePendingUntilRunning(t *testing.T) {
 	assert.Equal(t, "ok\n", run(t, client, inst, "echo ok").Output)
 }
 
+// The server answers create only once it has provisioned the sandbox (an
+// image pull first, on Docker; Kubernetes waits for the pod): the ready
+// timeout bounds it, not the timeout of an ordinary call.
+func TestQuirkCreateBlocksUntilProvisioned(t *testing.T) {
+	fake := opensandboxtest.New(t, opensandboxtest.Options{APIKey: testKey})
+	fake.Inject(opensandboxtest.OpCreate, opensandboxtest.Fault{Delay: 1500 * time.Millisecond})
+	client := openClient(t, opensandbox.Kind{ReadyTimeout: 20 * time.Second, RequestTimeout: 500 * time.Millisecond}, fake.URL, testKey)
+	inst := create(t, client)
+	assert.Equal(t, []string{inst.ID}, fake.Sandboxes(), "one sandbox, made once")
+
+	impatient := openClient(t, opensandbox.Kind{ReadyTimeout: 500 * time.Millisecond, RequestTimeout: 10 * time.Second}, fake.URL, testKey)
+	_, err := impatient.Create(context.Background(), labelled)
+	require.ErrorIs(t, err, provider.ErrTimeout)
+	assert.Contains(t, err.Error(), "within 500ms")
+}
+
+// A server with server.eip set names that address, often without a port,
+// in its proxied endpoints: execd is reached where the controller is.
+func TestQuirkServerProxyBehindAnEIP(t *testing.T) {
+	_, client := setup(t, opensandboxtest.Options{EIP: "http://203.0.113.7"})
+	inst := create(t, client)
+	assert.Equal(t, "ok\n", run(t, client, inst, "echo ok").Output)
+}
+
 // Create answers Running before execd answers: the client polls /ping.
 func TestQuirkRunningBeforeExecdAnswers(t *testing.T) {
 	for _, tt := range []struct {

@@ -24,27 +24,31 @@ type execdTarget struct {
 	Proxied bool `json:"proxied,omitempty"`
 }
 
-// newExecdTarget reads the endpoint answer. The endpoint has no scheme:
-// proxied endpoints are served by the controller, so they share its scheme;
-// a container's own port speaks plain HTTP.
-func newExecdTarget(ep endpointAnswer, proxied bool, controllerScheme string) (execdTarget, error) {
+// newExecdTarget reads the endpoint answer for instance id. Through the
+// server proxy, execd is the controller's own route
+// /sandboxes/{id}/proxy/44772, reached at the URL the controller is
+// registered with: the answer's host is the server's idea of its address
+// (the request's Host, or its configured eip, often without a port), which
+// need not be how this server reaches it. Only the answer's headers count.
+// A container's own endpoint has no scheme and speaks plain HTTP.
+func newExecdTarget(ep endpointAnswer, id string, proxied bool, controller string) (execdTarget, error) {
+	if proxied {
+		base := fmt.Sprintf("%s/sandboxes/%s/proxy/%d", controller, url.PathEscape(id), execdPort)
+		return execdTarget{BaseURL: base, Headers: ep.Headers, Proxied: true}, nil
+	}
 	raw := strings.TrimSpace(ep.Endpoint)
 	if raw == "" {
 		return execdTarget{}, fmt.Errorf("the endpoint answer names no endpoint")
 	}
 	if !strings.Contains(raw, "://") {
-		scheme := "http"
-		if proxied {
-			scheme = controllerScheme
-		}
-		raw = scheme + "://" + raw
+		raw = "http://" + raw
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return execdTarget{}, fmt.Errorf("the endpoint %q is not a host:port[/path]", ep.Endpoint)
 	}
 	u.RawQuery, u.Fragment = "", ""
-	return execdTarget{BaseURL: strings.TrimSuffix(u.String(), "/"), Headers: ep.Headers, Proxied: proxied}, nil
+	return execdTarget{BaseURL: strings.TrimSuffix(u.String(), "/"), Headers: ep.Headers}, nil
 }
 
 var errNoState = errors.New("the instance has no execd endpoint")

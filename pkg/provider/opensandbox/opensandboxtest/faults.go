@@ -1,6 +1,7 @@
 package opensandboxtest
 
 import (
+	"bytes"
 	"io"
 	"log"
 	"net/http"
@@ -21,8 +22,10 @@ const (
 // malformed body) and reports whether it answered the request.
 func (s *Server) misbehave(w http.ResponseWriter, r *http.Request, f Fault, d dialect) bool {
 	if f.Delay > 0 {
-		// Read the body first: only then does the server notice a client that leaves.
-		_, _ = io.Copy(io.Discard, r.Body)
+		// Read the body first: only then does the server notice a client that
+		// leaves. It is kept for the handler, should the call go on.
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		s.wait(r.Context(), f.Delay)
 		if r.Context().Err() != nil || s.closing() {
 			return true // the client gave up, or the test is over

@@ -336,7 +336,11 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request, _ Fault) {
 	var endpoint string
 	switch {
 	case useProxy:
-		endpoint = fmt.Sprintf("%s/sandboxes/%s/proxy/%d", r.Host, id, port)
+		base := r.Host
+		if s.opts.EIP != "" {
+			base = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(s.opts.EIP, "/"), "https://"), "http://")
+		}
+		endpoint = fmt.Sprintf("%s/sandboxes/%s/proxy/%d", base, id, port)
 	case port != execdPort:
 		endpoint = fmt.Sprintf("127.0.0.1:%d", port) // nothing else listens in a fake sandbox
 	case s.opts.BridgeNetwork:

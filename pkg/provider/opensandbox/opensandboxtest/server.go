@@ -29,9 +29,14 @@ type Options struct {
 	// the completion event (its --graceful-shutdown-timeout); zero means
 	// execd's default of one second, a negative value no hold.
 	CompletionHold time.Duration
-	// PendingFor keeps new sandboxes Pending this long, as on Kubernetes;
-	// zero answers create with a Running sandbox, as Docker does.
+	// PendingFor keeps new sandboxes Pending this long, as an asynchronous
+	// provisioner does; zero answers create with a Running sandbox, as the
+	// server does once it has provisioned (inject a Delay on create to make
+	// that take a while).
 	PendingFor time.Duration
+	// EIP is the server's configured external address (server.eip): proxied
+	// endpoints name it instead of the request's host, as the server does.
+	EIP string
 	// ExecdStartDelay is how long after a sandbox runs its execd starts
 	// answering; until then connections to it are dropped.
 	ExecdStartDelay time.Duration
