@@ -47,8 +47,13 @@ func statusError(s surface, op string, status int, body []byte) error {
 	switch {
 	case status == http.StatusUnauthorized, status == http.StatusForbidden:
 		return failure(provider.ErrUnauthorized, op, "%s", msg)
-	case status == http.StatusNotFound && (s == lifecycleAPI || sandboxMissing(body)):
+	case status == http.StatusNotFound && sandboxMissing(body):
 		return failure(provider.ErrGone, op, "%s", msg)
+	case status == http.StatusNotFound && s == lifecycleAPI && routeMissing(body):
+		return failure(provider.ErrInvalidConfig, op, "%s: the url does not lead to an OpenSandbox lifecycle API", msg)
+	case status == http.StatusNotFound && s == lifecycleAPI:
+		// Not the sandbox: KUBERNETES::POD_IP_NOT_AVAILABLE while a pod starts, …
+		return failure(provider.ErrFailed, op, "%s", msg)
 	case status == http.StatusNotFound:
 		return failure(provider.ErrNotFound, op, "%s", msg)
 	case status == http.StatusRequestTimeout, status == http.StatusGatewayTimeout:
@@ -60,14 +65,24 @@ func statusError(s surface, op string, status int, body []byte) error {
 	}
 }
 
-// sandboxMissing says whether an execd call's 404 is the server proxy's
-// "no such sandbox" (DOCKER::SANDBOX_NOT_FOUND, KUBERNETES::…) rather than
-// execd's "no such file".
+// sandboxMissing says whether a 404 is the server's "no such sandbox"
+// (DOCKER::SANDBOX_NOT_FOUND, KUBERNETES::…), from the lifecycle API or
+// from its proxy in front of an execd, rather than execd's "no such file"
+// or another missing thing.
 func sandboxMissing(body []byte) bool {
 	var e struct {
 		Code string `json:"code"`
 	}
 	return json.Unmarshal(body, &e) == nil && strings.HasSuffix(e.Code, "::SANDBOX_NOT_FOUND")
+}
+
+// routeMissing says whether a 404 is the web framework's own, for a path
+// the server has no route for: {"detail":"Not Found"}.
+func routeMissing(body []byte) bool {
+	var e struct {
+		Detail string `json:"detail"`
+	}
+	return json.Unmarshal(body, &e) == nil && e.Detail == "Not Found"
 }
 
 // describeBody renders an error body in whichever of the servers' shapes it

@@ -205,3 +205,26 @@ func TestFaultCallerGivesUp(t *testing.T) {
 	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpInterrupt), "the abandoned command was interrupted")
 	assert.Equal(t, "ok\n", run(t, client, inst, "echo ok").Output)
 }
+
+// Only the server's "no such sandbox" means gone: a missing route (a wrong
+// url) is a configuration problem, and a pod still without its IP a failure
+// to try again.
+func TestFaultNotFoundIsNotAlwaysGone(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{})
+	wrong := openClient(t, testKind, fake.URL+"/not-the-api", testKey)
+	err := wrong.Probe(context.Background())
+	require.ErrorIs(t, err, provider.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "the url does not lead to an OpenSandbox lifecycle API")
+
+	inst := create(t, client)
+	fake.Inject(opensandboxtest.OpEndpoint, opensandboxtest.Fault{Status: 404, Code: "KUBERNETES::POD_IP_NOT_AVAILABLE",
+		Message: "Pod IP is not yet available."})
+	_, err = client.Reconnect(context.Background(), provider.Instance{ID: inst.ID}) // saved without its endpoint
+	require.ErrorIs(t, err, provider.ErrFailed)
+	assert.NotErrorIs(t, err, provider.ErrGone)
+
+	fake.ClearFaults()
+	fake.Expire(inst.ID)
+	_, err = client.Reconnect(context.Background(), inst)
+	assert.ErrorIs(t, err, provider.ErrGone, "the server's own SANDBOX_NOT_FOUND is gone")
+}

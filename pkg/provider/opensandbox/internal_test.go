@@ -40,29 +40,35 @@ func TestStatusErrorKinds(t *testing.T) {
 	tests := []struct {
 		surface surface
 		status  int
+		code    string
 		kind    error
 	}{
-		{lifecycleAPI, http.StatusUnauthorized, provider.ErrUnauthorized},
-		{lifecycleAPI, http.StatusForbidden, provider.ErrUnauthorized},
-		{lifecycleAPI, http.StatusNotFound, provider.ErrGone},
-		{lifecycleAPI, http.StatusBadRequest, provider.ErrInvalidConfig},
-		{lifecycleAPI, http.StatusConflict, provider.ErrInvalidConfig},
-		{lifecycleAPI, http.StatusUnprocessableEntity, provider.ErrInvalidConfig},
-		{lifecycleAPI, http.StatusInternalServerError, provider.ErrFailed},
-		{lifecycleAPI, http.StatusGatewayTimeout, provider.ErrTimeout},
-		{execdAPI, http.StatusUnauthorized, provider.ErrUnauthorized},
-		{execdAPI, http.StatusNotFound, provider.ErrNotFound},
-		{execdAPI, http.StatusBadRequest, provider.ErrFailed},
-		{execdAPI, http.StatusBadGateway, provider.ErrFailed},
+		{lifecycleAPI, http.StatusUnauthorized, "C", provider.ErrUnauthorized},
+		{lifecycleAPI, http.StatusForbidden, "C", provider.ErrUnauthorized},
+		{lifecycleAPI, http.StatusNotFound, "DOCKER::SANDBOX_NOT_FOUND", provider.ErrGone},
+		{lifecycleAPI, http.StatusNotFound, "KUBERNETES::SANDBOX_NOT_FOUND", provider.ErrGone},
+		{lifecycleAPI, http.StatusNotFound, "KUBERNETES::POD_IP_NOT_AVAILABLE", provider.ErrFailed},
+		{lifecycleAPI, http.StatusBadRequest, "C", provider.ErrInvalidConfig},
+		{lifecycleAPI, http.StatusConflict, "C", provider.ErrInvalidConfig},
+		{lifecycleAPI, http.StatusUnprocessableEntity, "C", provider.ErrInvalidConfig},
+		{lifecycleAPI, http.StatusInternalServerError, "C", provider.ErrFailed},
+		{lifecycleAPI, http.StatusGatewayTimeout, "C", provider.ErrTimeout},
+		{execdAPI, http.StatusUnauthorized, "C", provider.ErrUnauthorized},
+		{execdAPI, http.StatusNotFound, "FILE_NOT_FOUND", provider.ErrNotFound},
+		{execdAPI, http.StatusNotFound, "DOCKER::SANDBOX_NOT_FOUND", provider.ErrGone},
+		{execdAPI, http.StatusBadRequest, "C", provider.ErrFailed},
+		{execdAPI, http.StatusBadGateway, "C", provider.ErrFailed},
 	}
 	for _, tt := range tests {
-		err := statusError(tt.surface, "op", tt.status, []byte(`{"code":"C","message":"M"}`))
-		assert.ErrorIs(t, err, tt.kind, "surface %d status %d", tt.surface, tt.status)
+		err := statusError(tt.surface, "op", tt.status, []byte(`{"code":"`+tt.code+`","message":"M"}`))
+		assert.ErrorIs(t, err, tt.kind, "surface %d status %d code %s", tt.surface, tt.status, tt.code)
 		var perr *provider.Error
 		require.True(t, errors.As(err, &perr))
-		assert.Equal(t, "C: M", perr.Message, "the server's own code and message")
+		assert.Equal(t, tt.code+": M", perr.Message, "the server's own code and message")
 		assert.Equal(t, "opensandbox", perr.Provider)
 	}
+	err := statusError(lifecycleAPI, "probe", http.StatusNotFound, []byte(`{"detail":"Not Found"}`))
+	assert.ErrorIs(t, err, provider.ErrInvalidConfig, "a route the server does not have: a wrong url")
 }
 
 func TestExecdNotFoundIsAFileUnlessTheSandboxIsMissing(t *testing.T) {
