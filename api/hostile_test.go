@@ -48,6 +48,13 @@ func TestHostileInputs(t *testing.T) {
 			{"page size", "GET", "/api/v1/sandboxes?page_size=100000", "", 422},
 			{"forged page token", "GET", "/api/v1/sandboxes?page_token=" + url.QueryEscape("' OR 1=1 --"), "", 422},
 			{"SQL in an id", "GET", "/api/v1/sandboxes/" + url.PathEscape("1' OR '1'='1"), "", 404},
+			{"NUL in a token name", "POST", "/api/v1/tokens", `{"name":"a\u0000b","role":"member"}`, 422},
+			{"NUL in a config key", "POST", "/api/v1/sandboxes", `{"name":"n","provider":"local","config":{"a\u0000":1}}`, 422},
+			{"NUL in a name filter", "GET", "/api/v1/sandboxes?name=a%00b", "", 422},
+			{"invalid UTF-8 in a name filter", "GET", "/api/v1/sandboxes?name=%ff", "", 422},
+			{"NUL in an audit filter", "GET", "/api/v1/audit?resource_id=a%00b", "", 422},
+			{"NUL in a thread id", "GET", "/api/v1/agents/" + agent["id"].(string) + "/threads/a%00b", "", 404},
+			{"a sandbox id that is no id", "PUT", "/api/v1/agents/" + agent["id"].(string) + "/sandbox", `{"sandbox_id":"not-a-uuid"}`, 422},
 		}
 		for _, c := range cases {
 			var body any

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
 
@@ -31,6 +30,16 @@ func readJSONBody(c echo.Context) ([]byte, error) {
 	}
 	if !utf8.Valid(body) {
 		return nil, auxilia.Errorf(auxilia.CodeMalformed, "The body is not valid UTF-8.")
+	}
+	if fields := nulFields(body); len(fields) > 0 {
+		var fe auxilia.FieldErrors
+		for _, f := range fields {
+			if f == "" {
+				return nil, auxilia.Errorf(auxilia.CodeMalformed, "The body must be a JSON object.")
+			}
+			fe.Add(f, unstorable)
+		}
+		return nil, fe.Err()
 	}
 	return body, nil
 }
@@ -105,11 +114,11 @@ func jsonTypeName(kind string) string {
 // pathID reads a UUID path parameter. Anything that is not a UUID cannot
 // name a resource, so it is a 404 like any unknown id.
 func pathID(c echo.Context, name, resource string) (string, error) {
-	id, err := uuid.Parse(c.Param(name))
-	if err != nil {
+	id, ok := auxilia.ParseID(c.Param(name))
+	if !ok {
 		return "", auxilia.NotFound(resource)
 	}
-	return id.String(), nil
+	return id, nil
 }
 
 // actor returns who makes the request (set by the auth middleware).

@@ -69,7 +69,8 @@ func New(cfg Config) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Log)
-	e.Use(withRequestID(), logRequests(cfg.Log, cfg.Metrics), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit))
+	e.Use(withRequestID(), logRequests(cfg.Log, cfg.Metrics), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit),
+		refuseUnstorableText())
 	if cfg.Audit != nil {
 		e.Use(auditRefusals(cfg.Audit, cfg.Log))
 	}

@@ -15,6 +15,10 @@ func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID stri
 	policies, fe := toolPolicies(tools)
 	if sandboxID == "" {
 		fe.Add("sandbox_id", "is required")
+	} else if id, ok := auxilia.ParseID(sandboxID); ok {
+		sandboxID = id
+	} else {
+		fe.Add("sandbox_id", "is not a sandbox of this workspace")
 	}
 	if err := fe.Err(); err != nil {
 		return auxilia.Binding{}, err

@@ -1,0 +1,127 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/labstack/echo/v4"
+)
+
+// Text that no name, key or path of ours may hold, and that no database
+// column can keep alike (Postgres refuses a NUL outright): it is refused at
+// the door, with the parameter or field named, on both engines.
+
+// storable says whether s is text a column can keep: UTF-8 without NUL.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+const unstorable = "must not hold a NUL character or bytes that are not UTF-8"
+
+// refuseUnstorableText refuses a request whose path or query holds such
+// text: a path that does is a 404 (it can name nothing), a query value a 422
+// on its parameter.
+func refuseUnstorableText() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			u := c.Request().URL
+			if !storable(u.Path) {
+				return auxilia.Errorf(auxilia.CodeNotFound, "Nothing is found at a path that holds a NUL character or bytes that are not UTF-8.")
+			}
+			query := u.Query()
+			names := make([]string, 0, len(query))
+			for name := range query {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			var fe auxilia.FieldErrors
+			for _, name := range names {
+				if !storable(name) {
+					return auxilia.Errorf(auxilia.CodeMalformed, "A query parameter's name holds a NUL character or bytes that are not UTF-8.")
+				}
+				for _, v := range query[name] {
+					if !storable(v) {
+						fe.Add(name, unstorable)
+						break
+					}
+				}
+			}
+			if err := fe.Err(); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}
+}
+
+// nulFields names the fields of a JSON body whose strings hold a NUL
+// (written \u0000: JSON has no other way), keys included; none when the
+// body has no such escape or is not JSON (its decoding then says so).
+func nulFields(body []byte) []string {
+	if !hasNULEscape(body) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	var fields []string
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case string:
+			if strings.ContainsRune(v, 0) {
+				fields = append(fields, path)
+			}
+		case []any:
+			for i, item := range v {
+				walk(joinPath(path, strconv.Itoa(i)), item)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if strings.ContainsRune(k, 0) {
+					fields = append(fields, path)
+					continue
+				}
+				walk(joinPath(path, k), v[k])
+			}
+		}
+	}
+	walk("", v)
+	return fields
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// hasNULEscape says whether a JSON text holds the escape \u0000. In JSON a
+// backslash only ever starts an escape, so each one is read with the
+// character it escapes.
+func hasNULEscape(body []byte) bool {
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		if bytes.HasPrefix(body[i+1:], []byte("u0000")) {
+			return true
+		}
+		i++
+	}
+	return false
+}
