@@ -94,10 +94,15 @@ func (s *Service) List(ctx context.Context, workspaceID string, req auxilia.Page
 	return s.agents.List(ctx, workspaceID, req)
 }
 
-// Patch applies a JSON merge patch to an agent. expect, when set, is the version the caller read.
+// Patch applies a JSON merge patch to an agent. expect, when set, is the
+// version the caller read; without it the patch applies to the latest one.
 func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Agent, error) {
 	var out auxilia.Agent
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		// Patches of one agent pass one at a time: none reads a version another is replacing.
+		if err := s.tx.Lock(ctx, "agent:"+id); err != nil {
+			return err
+		}
 		current, err := s.agents.Get(ctx, workspaceID, id)
 		if err != nil {
 			return err

@@ -15,47 +15,44 @@ import (
 // patchable are the members a merge patch of a sandbox may carry.
 var patchable = map[string]bool{"name": true, "description": true, "provider": true, "url": true, "secret": true, "config": true}
 
-// staleRetries bounds how often a patch without If-Match is retried when
-// another write lands between its read and its write.
-const staleRetries = 3
-
 // Patch applies a JSON merge patch (RFC 7396) to a sandbox and validates the
 // result as a whole. `secret` absent or "" keeps the stored one, null clears
 // it; `provider` cannot change; null elsewhere resets a member to its
-// default. expect, when set, is the version the caller last read.
+// default. expect, when set, is the version the caller last read; without
+// it the patch applies to the latest one.
 func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Sandbox, error) {
-	for attempt := 0; ; attempt++ {
+	var updated auxilia.Sandbox
+	err := r.Tx.InTx(ctx, func(ctx context.Context) error {
+		// Writes of one sandbox pass one at a time (deletes and binds take
+		// this lock too): none reads a version another is replacing.
+		if err := r.Tx.Lock(ctx, "sandbox:"+id); err != nil {
+			return err
+		}
 		current, err := r.Store.Get(ctx, workspaceID, id)
 		if err != nil {
-			return auxilia.Sandbox{}, err
+			return err
 		}
 		if expect != nil && *expect != current.Version {
-			return auxilia.Sandbox{}, auxilia.Stale("sandbox", *expect, current.Version)
+			return auxilia.Stale("sandbox", *expect, current.Version)
 		}
 		next, newSecret, err := r.merge(current, patch)
 		if err != nil {
-			return auxilia.Sandbox{}, err
+			return err
 		}
 		var sealed *auxilia.SealedSecret
 		if newSecret != nil {
 			s, hint, err := r.seal(current.ID, *newSecret)
 			if err != nil {
-				return auxilia.Sandbox{}, err
+				return err
 			}
 			next.Secret, sealed = hint, &s
 		}
-		var updated auxilia.Sandbox
-		err = r.Tx.InTx(ctx, func(ctx context.Context) error {
-			if updated, err = r.Store.Update(ctx, next, sealed); err != nil {
-				return err
-			}
-			return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.update", "sandbox", id, describeChanges(current, next, newSecret))
-		})
-		if auxilia.IsCode(err, auxilia.CodePrecondition) && expect == nil && attempt < staleRetries {
-			continue
+		if updated, err = r.Store.Update(ctx, next, sealed); err != nil {
+			return err
 		}
-		return updated, err
-	}
+		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.update", "sandbox", id, describeChanges(current, next, newSecret))
+	})
+	return updated, err
 }
 
 // merge returns current with the patch applied and validated, and the new
