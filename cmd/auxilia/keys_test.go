@@ -87,3 +87,24 @@ func TestKeyRotation(t *testing.T) {
 	assert.Equal(t, "key.rotate", entry["action"])
 	assert.Equal(t, "auxilia command line", entry["actor"].(map[string]any)["token_name"])
 }
+
+// A server started without the key a secret was sealed with refuses runs on
+// that sandbox with the sandbox's own problem, as its probe does: not a 500.
+func TestASecretSealedWithAnotherKeyRefusesRunsClearly(t *testing.T) {
+	keyA := strings.TrimSpace(cli(t, nil, "keys", "generate"))
+	keyB := strings.TrimSpace(cli(t, nil, "keys", "generate"))
+	noLeak(keyA, keyB)
+	base := []string{"DATABASE_URL=" + storetest.NewEmptyPostgresDatabase(t), "AUXILIA_DATA_DIR=" + t.TempDir(),
+		"AUXILIA_BOOTSTRAP_TOKEN=admin-token-0123456789"}
+	srv := startServer(t, append(base, "AUXILIA_SECRET_KEYS="+keyA)...)
+	agent := bindAs(t, srv, "admin-token-0123456789", map[string]any{"name": "dt", "provider": "daytona", "secret": "dtn_secret_value_0001"})
+	srv.stop(t)
+
+	srv = startServer(t, append(base, "AUXILIA_SECRET_KEYS="+keyB)...)
+	status, problem := post(t, "POST", srv.URL+"/api/v1/agents/"+agent+"/threads/t/runs", "admin-token-0123456789", nil)
+	require.Equal(t, 409, status, "%v", problem)
+	assert.Equal(t, "sandbox_unavailable", problem["reason"])
+	assert.Equal(t, "config", problem["probe_reason"])
+	assert.Equal(t, "Sandbox 'dt' is not available: the stored secret cannot be decrypted with this server's keys (AUXILIA_SECRET_KEYS)",
+		problem["detail"])
+}

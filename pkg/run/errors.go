@@ -15,6 +15,16 @@ func unavailable(sb auxilia.Sandbox, err error) error {
 	return unavailableBecause(sb, provider.Reason(err), reasonText(err))
 }
 
+// unusable words a sandbox whose client cannot be made (its secret does not
+// decrypt, …) as unavailable; other failures (the database's) stay as they are.
+func unusable(sb auxilia.Sandbox, err error) error {
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		return unavailableBecause(sb, provider.Reason(err), pe.Message)
+	}
+	return err
+}
+
 func unavailableBecause(sb auxilia.Sandbox, reason, text string) error {
 	return auxilia.Errorf(auxilia.CodeSandboxUnavailable, "Sandbox '%s' is not available: %s", sb.Name, text).
 		With("sandbox_id", sb.ID).With("sandbox_name", sb.Name).With("probe_reason", reason)

@@ -33,7 +33,7 @@ func (s *Service) Start(ctx context.Context, workspaceID, agentID, key string) (
 	if agent.Binding != nil {
 		client, sb, err := s.Sandboxes.Client(ctx, workspaceID, agent.Binding.SandboxID)
 		if err != nil {
-			return auxilia.Run{}, err
+			return auxilia.Run{}, unusable(sb, err)
 		}
 		got, err := s.ensureInstance(ctx, agent, key, run.ID, sb, client)
 		if err != nil {

@@ -85,7 +85,7 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 		return nil, notActive(r, "its sandbox was deleted; start a new run")
 	}
 	if err != nil {
-		return nil, err
+		return nil, unusable(sb, err)
 	}
 	cfg, err := s.Sandboxes.Config(sb)
 	if err != nil {

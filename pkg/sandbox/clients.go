@@ -110,5 +110,11 @@ func (r *Registry) cachedClient(sb auxilia.Sandbox, sealed auxilia.SealedSecret)
 		}
 		return r.openClient(sb.SandboxSpec, secretValue)
 	})
-	return client, sb, err
+	if err != nil {
+		// The sandbox cannot be driven as stored (its secret does not decrypt
+		// with this server's keys, its config no longer decodes): a problem of
+		// its configuration, worded without the secret.
+		return nil, sb, provider.Errorf(provider.ErrInvalidConfig, sb.Provider, "open", "%s", clientError(err))
+	}
+	return client, sb, nil
 }

@@ -142,7 +142,11 @@ func failed(latency int, reason, detail string) ProbeResult {
 
 // clientError words a failure to make a client (not the provider's answer).
 func clientError(err error) string {
-	if errors.Is(err, secret.ErrUnknownKey) {
+	var pe *provider.Error
+	switch {
+	case errors.As(err, &pe):
+		return pe.Message
+	case errors.Is(err, secret.ErrUnknownKey):
 		return "the stored secret cannot be decrypted with this server's keys (AUXILIA_SECRET_KEYS)"
 	}
 	return err.Error()
