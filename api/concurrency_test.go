@@ -52,4 +52,3 @@ func patchRaw(e *env, path, body string) int {
 	res.Body.Close()
 	return res.StatusCode
 }
-

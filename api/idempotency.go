@@ -16,9 +16,9 @@ import (
 
 const headerIdempotencyKey = "Idempotency-Key"
 
-// staleClaim is how long an unfinished request keeps its key: past it, the
-// process that ran it is presumed dead and a retry runs again.
-const staleClaim = 5 * time.Minute
+// DefaultRequestTimeout is how long a request keeps its Idempotency-Key
+// unfinished, when the Config does not say.
+const DefaultRequestTimeout = 5 * time.Minute
 
 // replayedHeaders are the answer's headers worth replaying.
 var replayedHeaders = []string{echo.HeaderContentType, echo.HeaderLocation, "ETag"}
@@ -33,8 +33,11 @@ type IdempotencyStore interface {
 // idempotent makes a create route safe to retry: a request with the same
 // Idempotency-Key and body gets the first answer again; the same key with
 // another body is a 422; a retry while the first is still running is a 409.
-// Keys are scoped to the token and kept for auxilia.IdempotencyTTL.
-func idempotent(store IdempotencyStore, log *slog.Logger) echo.MiddlewareFunc {
+// Keys are scoped to the token and kept for auxilia.IdempotencyTTL. An
+// unfinished request keeps its key for staleAfter (the longest a request
+// may run): past it, the process that ran it is presumed dead and a retry
+// runs again.
+func idempotent(store IdempotencyStore, staleAfter time.Duration, log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			key := c.Request().Header.Get(headerIdempotencyKey)
@@ -58,7 +61,7 @@ func idempotent(store IdempotencyStore, log *slog.Logger) echo.MiddlewareFunc {
 			ctx := c.Request().Context()
 			tokenID := actor(c).TokenID
 			now := time.Now()
-			prev, err := store.Claim(ctx, tokenID, key, hash, now.Add(-auxilia.IdempotencyTTL), now.Add(-staleClaim))
+			prev, err := store.Claim(ctx, tokenID, key, hash, now.Add(-auxilia.IdempotencyTTL), now.Add(-staleAfter))
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/labstack/echo/v4"
@@ -26,6 +27,9 @@ type Config struct {
 	Runs        RunService
 	Audit       AuditLog
 	Idempotency IdempotencyStore
+	// RequestTimeout is the longest a request may run (a run start that
+	// creates an instance); zero means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 	// OpenAPI is the contract served at /api/v1/openapi.yaml.
 	OpenAPI []byte
 	// SPA is the built web app, served at / (nil serves none).
@@ -60,6 +64,9 @@ func New(cfg Config) *echo.Echo {
 	if cfg.UploadLimit == 0 {
 		cfg.UploadLimit = DefaultUploadLimit
 	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = auxilia.NoMetrics{}
 	}
@@ -87,7 +94,7 @@ func New(cfg Config) *echo.Echo {
 	if cfg.RateLimit > 0 {
 		v1.mw = append(v1.mw, rateLimit(cfg.Rates, cfg.RateLimit))
 	}
-	idem := idempotent(cfg.Idempotency, cfg.Log)
+	idem := idempotent(cfg.Idempotency, cfg.RequestTimeout, cfg.Log)
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes}.routes(v1, idem)

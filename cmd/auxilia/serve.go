@@ -44,6 +44,7 @@ func serve(ctx context.Context, cfg config) error {
 		Runs:           a.Runs,
 		Audit:          db.Audit(),
 		Idempotency:    db.Idempotency(),
+		RequestTimeout: cfg.CreateTimeout + time.Minute, // a run start may create an instance for that long
 		OpenAPI:        sandboxes.OpenAPI,
 		SPA:            frontend.Dist(),
 		JSONLimit:      cfg.JSONLimit,
