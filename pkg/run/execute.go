@@ -45,8 +45,9 @@ func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in Exe
 	if err != nil {
 		return provider.ExecResult{}, err
 	}
+	// Compared in seconds, so that a huge timeout cannot overflow into a small one.
 	timeout := c.config.CommandTimeout()
-	if in.Timeout > 0 && time.Duration(in.Timeout)*time.Second < timeout {
+	if in.Timeout > 0 && int64(in.Timeout) < int64(timeout/time.Second) {
 		timeout = time.Duration(in.Timeout) * time.Second
 	}
 	// The command's own timeout ends it; the margin covers the provider's answer.

@@ -33,6 +33,12 @@ func TestTools(t *testing.T) {
 		assert.Equal(t, 124, res.ExitCode)
 		assert.Contains(t, res.Output, "Command timed out after 1 seconds")
 
+		// A timeout past the sandbox's is capped, however large (it once overflowed into none).
+		res, err = w.app.Runs.Execute(ctx, ws, id, run.ExecInput{Command: "echo capped", Timeout: 9223372037})
+		require.NoError(t, err)
+		assert.Equal(t, 0, res.ExitCode, "%s", res.Output)
+		assert.Equal(t, "capped\n", res.Output)
+
 		p, err := w.app.Runs.Write(ctx, ws, id, "src/app.py", []byte("print('hello')\nprint('hello')\n"), false)
 		require.NoError(t, err)
 		workdir := path.Dir(path.Dir(p))
