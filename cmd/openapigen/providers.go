@@ -43,16 +43,21 @@ func addProviderConfigs(doc *openapi3.T) error {
 		OneOf:       refs,
 		Description: "The provider's settings, every default written out; see config_schema in GET /api/v1/providers.",
 	}}
-	// In requests, config is any of those settings, each left out taking its default.
+	// In requests, config is any of those settings: on create each one left
+	// out takes its default; a patch merges into the stored ones.
 	open := true
-	for _, name := range []string{"SandboxCreate", "SandboxPatch"} {
+	for name, description := range map[string]string{
+		"SandboxCreate": "The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.",
+		"SandboxPatch": "A merge patch of the provider's settings (see config_schema in GET /api/v1/providers): " +
+			"keys left out stay as they are, null resets a key to its default.",
+	} {
 		s := doc.Components.Schemas[name]
 		if s == nil || s.Value.Properties["config"] == nil {
 			return fmt.Errorf("no config in %s", name)
 		}
 		c := s.Value.Properties["config"].Value
 		c.AdditionalProperties = openapi3.AdditionalProperties{Has: &open}
-		c.Description = "The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults."
+		c.Description = description
 	}
 	return nil
 }

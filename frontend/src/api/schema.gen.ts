@@ -3975,7 +3975,7 @@ export interface components {
             next_page_token: string;
         };
         SandboxPatch: {
-            /** @description The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults. */
+            /** @description A merge patch of the provider's settings (see config_schema in GET /api/v1/providers): keys left out stay as they are, null resets a key to its default. */
             config?: {
                 [key: string]: unknown;
             } | null;
