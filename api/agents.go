@@ -17,9 +17,9 @@ type AgentService interface {
 	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error)
 	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Agent, error)
 	Delete(ctx context.Context, workspaceID, id string, expect *int) error
-	Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string) (auxilia.Binding, error)
+	Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect *int) (auxilia.Binding, error)
 	Binding(ctx context.Context, workspaceID, agentID string) (auxilia.Binding, error)
-	Unbind(ctx context.Context, workspaceID, agentID string) error
+	Unbind(ctx context.Context, workspaceID, agentID string, expect *int) error
 }
 
 type agentsHandler struct{ svc AgentService }
@@ -235,10 +235,12 @@ func (h agentsHandler) delete(c echo.Context) error {
 //	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
-//	@Param			id		path		string		true	"Agent id"	format(uuid)
-//	@Param			body	body		bindingPut	true	"The sandbox and the tools' policies"
-//	@Success		200		{object}	bindingView
-//	@Failure		400,401,404,413,415,422	{object}	Problem
+//	@Param			id			path		string		true	"Agent id"	format(uuid)
+//	@Param			If-Match	header		string		false	"The agent's ETag last read: the binding fails with 412 if the agent changed since"
+//	@Param			body		body		bindingPut	true	"The sandbox and the tools' policies"
+//	@Success		200			{object}	bindingView
+//	@Header			200			{string}	ETag	"The agent's new version (a binding is part of its agent)"
+//	@Failure		400,401,404,412,413,415,422	{object}	Problem
 //	@Router			/api/v1/agents/{id}/sandbox [put]
 func (h agentsHandler) bind(c echo.Context) error {
 	id, err := pathID(c, "id", "agent")
@@ -249,10 +251,11 @@ func (h agentsHandler) bind(c echo.Context) error {
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	b, err := h.svc.Bind(c.Request().Context(), actor(c).Workspace.ID, id, in.SandboxID, in.Tools)
+	b, err := h.svc.Bind(c.Request().Context(), actor(c).Workspace.ID, id, in.SandboxID, in.Tools, ifMatch(c))
 	if err != nil {
 		return err
 	}
+	setETag(c, b.Version)
 	return c.JSON(http.StatusOK, viewBinding(b))
 }
 
@@ -264,6 +267,7 @@ func (h agentsHandler) bind(c echo.Context) error {
 //	@Security	BearerAuth
 //	@Param		id		path		string	true	"Agent id"	format(uuid)
 //	@Success	200		{object}	bindingView
+//	@Header		200		{string}	ETag	"The agent's version (a binding is part of its agent)"
 //	@Failure	401,404	{object}	Problem
 //	@Router		/api/v1/agents/{id}/sandbox [get]
 func (h agentsHandler) binding(c echo.Context) error {
@@ -275,6 +279,7 @@ func (h agentsHandler) binding(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	setETag(c, b.Version)
 	return c.JSON(http.StatusOK, viewBinding(b))
 }
 
@@ -283,16 +288,17 @@ func (h agentsHandler) binding(c echo.Context) error {
 //	@Summary	Remove an agent's sandbox
 //	@Tags		agents
 //	@Security	BearerAuth
-//	@Param		id	path	string	true	"Agent id"	format(uuid)
+//	@Param		id			path	string	true	"Agent id"	format(uuid)
+//	@Param		If-Match	header	string	false	"The agent's ETag last read: the unbinding fails with 412 if the agent changed since"
 //	@Success	204
-//	@Failure	401,404	{object}	Problem
+//	@Failure	401,404,412	{object}	Problem
 //	@Router		/api/v1/agents/{id}/sandbox [delete]
 func (h agentsHandler) unbind(c echo.Context) error {
 	id, err := pathID(c, "id", "agent")
 	if err != nil {
 		return err
 	}
-	if err := h.svc.Unbind(c.Request().Context(), actor(c).Workspace.ID, id); err != nil {
+	if err := h.svc.Unbind(c.Request().Context(), actor(c).Workspace.ID, id, ifMatch(c)); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -101,6 +101,40 @@ func TestBindings(t *testing.T) {
 	})
 }
 
+// A binding is part of its agent: changing it makes a new version of the
+// agent, and If-Match guards it as it guards the agent's own fields.
+func TestBindingsMoveTheAgentsETag(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		sb := e.createSandbox(validSandboxes["local"])
+		a := e.createAgent("Analyst")
+		agentPath := "/api/v1/agents/" + a["id"].(string)
+		path := agentPath + "/sandbox"
+		etag := func() string { return e.call("GET", agentPath, e.member, nil).Header.Get("ETag") }
+		read := etag()
+
+		r := e.call("PUT", path, e.member, map[string]any{"sandbox_id": sb["id"]}, "If-Match", read)
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		assert.NotEqual(t, read, etag(), "binding made a new version of the agent")
+		assert.Equal(t, etag(), r.Header.Get("ETag"))
+		assert.Equal(t, etag(), e.call("GET", path, e.member, nil).Header.Get("ETag"))
+
+		// Someone who read the agent before that binding cannot undo it unawares.
+		e.call("PATCH", agentPath, e.member, map[string]any{"description": "x"}, "If-Match", read).problem(t, 412, "precondition_failed")
+		e.call("PUT", path, e.member, map[string]any{"sandbox_id": sb["id"], "tools": map[string]any{"execute": "disabled"}}, "If-Match", read).
+			problem(t, 412, "precondition_failed")
+		e.call("DELETE", path, e.member, nil, "If-Match", read).problem(t, 412, "precondition_failed")
+		current := etag()
+		require.Equal(t, 204, e.call("DELETE", path, e.member, nil, "If-Match", current).StatusCode)
+		assert.NotEqual(t, current, etag(), "unbinding made a new version too")
+
+		// Deleting a sandbox detaches its agents: a new version of each.
+		require.Equal(t, 200, e.call("PUT", path, e.member, map[string]any{"sandbox_id": sb["id"]}).StatusCode)
+		bound := etag()
+		require.Equal(t, 204, e.call("DELETE", "/api/v1/sandboxes/"+sb["id"].(string)+"?detach_agents=true", e.admin, nil).StatusCode)
+		assert.NotEqual(t, bound, etag(), "a detached agent has a new version")
+	})
+}
+
 func TestConcurrentBindsLeaveOneBinding(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		a := e.createAgent("Racer")

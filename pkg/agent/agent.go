@@ -99,16 +99,9 @@ func (s *Service) List(ctx context.Context, workspaceID string, req auxilia.Page
 func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Agent, error) {
 	var out auxilia.Agent
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
-		// Patches of one agent pass one at a time: none reads a version another is replacing.
-		if err := s.tx.Lock(ctx, "agent:"+id); err != nil {
-			return err
-		}
-		current, err := s.agents.Get(ctx, workspaceID, id)
+		current, err := s.lockAgent(ctx, workspaceID, id, expect)
 		if err != nil {
 			return err
-		}
-		if expect != nil && *expect != current.Version {
-			return auxilia.Stale("agent", *expect, current.Version)
 		}
 		spec, changed, err := mergeSpec(current.AgentSpec, patch)
 		if err != nil {
@@ -123,6 +116,23 @@ func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.
 		return auxilia.Audit(ctx, s.audit, workspaceID, "agent.update", "agent", id, "changed "+changed)
 	})
 	return out, err
+}
+
+// lockAgent reads an agent for a write in ctx's transaction. Writes of one
+// agent (its patches, its binding) pass one at a time, so none reads a
+// version another is replacing; expect, when set, must be that version.
+func (s *Service) lockAgent(ctx context.Context, workspaceID, id string, expect *int) (auxilia.Agent, error) {
+	if err := s.tx.Lock(ctx, "agent:"+id); err != nil {
+		return auxilia.Agent{}, err
+	}
+	a, err := s.agents.Get(ctx, workspaceID, id)
+	if err != nil {
+		return auxilia.Agent{}, err
+	}
+	if expect != nil && *expect != a.Version {
+		return auxilia.Agent{}, auxilia.Stale("agent", *expect, a.Version)
+	}
+	return a, nil
 }
 
 // Delete removes an agent with its binding and threads; its threads'

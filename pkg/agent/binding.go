@@ -11,7 +11,8 @@ import (
 // Bind gives an agent a sandbox of its workspace, replacing any earlier
 // binding. tools maps tool names to policies; a tool left out is always
 // allowed. Moving to another sandbox releases the instances the old one made.
-func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string) (auxilia.Binding, error) {
+// expect, when set, is the agent's version the caller read.
+func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect *int) (auxilia.Binding, error) {
 	policies, fe := toolPolicies(tools)
 	if sandboxID == "" {
 		fe.Add("sandbox_id", "is required")
@@ -29,7 +30,7 @@ func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID stri
 		if err := s.tx.Lock(ctx, "sandbox:"+sandboxID); err != nil {
 			return err
 		}
-		a, err := s.agents.Get(ctx, workspaceID, agentID)
+		a, err := s.lockAgent(ctx, workspaceID, agentID, expect)
 		if err != nil {
 			return err
 		}
@@ -72,10 +73,11 @@ func (s *Service) Binding(ctx context.Context, workspaceID, agentID string) (aux
 }
 
 // Unbind takes an agent's sandbox away: it runs on without code execution,
-// and its threads' instances are released.
-func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string) error {
+// and its threads' instances are released. expect, when set, is the
+// agent's version the caller read.
+func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expect *int) error {
 	return s.tx.InTx(ctx, func(ctx context.Context) error {
-		a, err := s.agents.Get(ctx, workspaceID, agentID)
+		a, err := s.lockAgent(ctx, workspaceID, agentID, expect)
 		if err != nil {
 			return err
 		}

@@ -56,8 +56,10 @@ type Binding struct {
 	Provider    string
 	URL         string
 	Tools       map[string]ToolPolicy // every tool, always
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Version is its agent's: a binding is part of the agent it belongs to.
+	Version   int
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // AgentRef names an agent, as lists of a sandbox's users show it.

@@ -48,7 +48,7 @@ func newWorld(t *testing.T, db *store.DB, opts ...func(*run.Options)) world {
 	require.NoError(t, err)
 	ag, err := a.Agents.Create(ctx, ws.ID, auxilia.AgentSpec{Name: "Analyst"})
 	require.NoError(t, err)
-	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil)
+	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil)
 	require.NoError(t, err)
 	return world{db: db, app: a, fake: fake, ws: ws, sandbox: sb, agent: ag}
 }
@@ -96,7 +96,7 @@ func TestAnAgentWithoutSandboxRunsWithoutOne(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
 		ctx := context.Background()
-		require.NoError(t, w.app.Agents.Unbind(ctx, w.ws.ID, w.agent.ID))
+		require.NoError(t, w.app.Agents.Unbind(ctx, w.ws.ID, w.agent.ID, nil))
 		r := w.start(t, "t1")
 		assert.Empty(t, r.SandboxID)
 		assert.Zero(t, w.fake.TotalCalls())

@@ -22,19 +22,20 @@ func (bindingRow) TableName() string { return "bindings" }
 
 // bindingView is a binding joined with its sandbox.
 type bindingView struct {
-	AgentID     string
-	SandboxID   string
-	Tools       string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	SandboxName string
-	Provider    string
-	URL         string
+	AgentID      string
+	SandboxID    string
+	Tools        string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	SandboxName  string
+	Provider     string
+	URL          string
+	AgentVersion int
 }
 
 func (r bindingView) domain() auxilia.Binding {
 	b := auxilia.Binding{AgentID: r.AgentID, SandboxID: r.SandboxID, SandboxName: r.SandboxName,
-		Provider: r.Provider, URL: r.URL, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Provider: r.Provider, URL: r.URL, Version: r.AgentVersion, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	_ = json.Unmarshal([]byte(r.Tools), &b.Tools)
 	return b
 }
@@ -47,8 +48,16 @@ func (db *DB) Bindings() Bindings { return Bindings{db} }
 
 func (s Bindings) joined(ctx context.Context) *gorm.DB {
 	return s.db.conn(ctx).Table("bindings").
-		Select("bindings.*, sandboxes.name AS sandbox_name, sandboxes.provider, sandboxes.url").
-		Joins("JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL")
+		Select("bindings.*, sandboxes.name AS sandbox_name, sandboxes.provider, sandboxes.url, agents.version AS agent_version").
+		Joins("JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL").
+		Joins("JOIN agents ON agents.id = bindings.agent_id")
+}
+
+// newAgentVersions makes a binding change a new version of the agents it
+// changes: an agent's resource shows its binding, so its ETag must move.
+func (s Bindings) newAgentVersions(ctx context.Context, where string, args ...any) error {
+	return s.db.conn(ctx).Model(&agentRow{}).Where(where, args...).
+		UpdateColumns(map[string]any{"version": gorm.Expr("version + 1"), "updated_at": Now()}).Error
 }
 
 // Put binds the agent to the sandbox, replacing any earlier binding: the
@@ -61,10 +70,14 @@ func (s Bindings) Put(ctx context.Context, agentID, sandboxID string, tools map[
 	}
 	now := Now()
 	row := bindingRow{AgentID: agentID, SandboxID: sandboxID, Tools: string(raw), CreatedAt: now, UpdatedAt: now}
-	return s.db.conn(ctx).Clauses(clause.OnConflict{
+	err = s.db.conn(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "agent_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"sandbox_id", "tools", "updated_at"}),
 	}).Create(&row).Error
+	if err != nil {
+		return err
+	}
+	return s.newAgentVersions(ctx, "id = ?", agentID)
 }
 
 // Get returns an agent's binding.
@@ -97,11 +110,15 @@ func (s Bindings) Delete(ctx context.Context, agentID string) error {
 	if res.RowsAffected == 0 {
 		return auxilia.NotFound("binding")
 	}
-	return nil
+	return s.newAgentVersions(ctx, "id = ?", agentID)
 }
 
 // DeleteForSandbox unbinds every agent bound to the sandbox.
 func (s Bindings) DeleteForSandbox(ctx context.Context, sandboxID string) (int64, error) {
+	bound := s.db.conn(ctx).Model(&bindingRow{}).Select("agent_id").Where("sandbox_id = ?", sandboxID)
+	if err := s.newAgentVersions(ctx, "id IN (?)", bound); err != nil {
+		return 0, err
+	}
 	res := s.db.conn(ctx).Where("sandbox_id = ?", sandboxID).Delete(&bindingRow{})
 	return res.RowsAffected, res.Error
 }

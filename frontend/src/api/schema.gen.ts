@@ -433,6 +433,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description The agent's version (a binding is part of its agent) */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -477,7 +479,10 @@ export interface paths {
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The agent's ETag last read: the binding fails with 412 if the agent changed since */
+                    "If-Match"?: string;
+                };
                 path: {
                     /** @description Agent id */
                     id: string;
@@ -494,6 +499,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description The agent's new version (a binding is part of its agent) */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -520,6 +527,15 @@ export interface paths {
                 };
                 /** @description Not Found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Precondition Failed */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -572,7 +588,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The agent's ETag last read: the unbinding fails with 412 if the agent changed since */
+                    "If-Match"?: string;
+                };
                 path: {
                     /** @description Agent id */
                     id: string;
@@ -599,6 +618,15 @@ export interface paths {
                 };
                 /** @description Not Found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Precondition Failed */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -55,9 +55,9 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
         base,
         baseline,
         draft,
-        onCreated: (created) => {
-          setBase(created);
-          setBaseline((b) => ({ ...agentDraftOf(created), binding: b.binding }));
+        onAgentSaved: (agent) => {
+          setBase(agent);
+          setBaseline((b) => ({ ...agentDraftOf(agent), binding: b.binding }));
         },
       });
       if (!saved) {

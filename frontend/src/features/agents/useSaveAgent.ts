@@ -13,13 +13,17 @@ export interface SaveAgentInput {
   base: VersionedAgent | undefined;
   baseline: AgentDraft;
   draft: AgentDraft;
-  /** Called as soon as a new agent exists, so a failed bind is retried as an edit. */
-  onCreated: (created: VersionedAgent) => void;
+  /**
+   * Called as soon as the agent is created or patched, before its binding is
+   * saved: a failed bind is then retried as an edit of that version.
+   */
+  onAgentSaved: (saved: VersionedAgent) => void;
 }
 
 /**
- * "Save changes": creates or patches the agent (with If-Match), then puts or
- * removes its sandbox binding, and answers with the agent as now saved.
+ * "Save changes": creates or patches the agent, then puts or removes its
+ * sandbox binding, each guarded by If-Match, and answers with the agent as
+ * now saved.
  */
 export function useSaveAgent() {
   const queryClient = useQueryClient();
@@ -28,7 +32,7 @@ export function useSaveAgent() {
   const put = usePutBinding();
   const unbind = useDeleteBinding();
 
-  const save = async ({ base, baseline, draft, onCreated }: SaveAgentInput): Promise<VersionedAgent> => {
+  const save = async ({ base, baseline, draft, onAgentSaved }: SaveAgentInput): Promise<VersionedAgent> => {
     let current = base;
     if (!current) {
       current = await create.mutateAsync({
@@ -37,19 +41,25 @@ export function useSaveAgent() {
         emoji: draft.emoji.trim(),
         ...(draft.color.trim() ? { color: draft.color.trim() } : {}),
       });
-      onCreated(current);
+      onAgentSaved(current);
     } else {
       const changes = identityPatch(baseline, draft);
       if (Object.keys(changes).length > 0) {
         current = await patch.mutateAsync({ id: current.agent.id, patch: changes, etag: current.etag });
+        onAgentSaved(current);
       }
     }
     const id = current.agent.id;
     if (!sameBinding(draft.binding, baseline.binding)) {
+      // Guarded by the agent's version: a binding changed by someone else since is not overwritten.
       if (draft.binding) {
-        await put.mutateAsync({ agentId: id, body: { sandbox_id: draft.binding.sandboxId, tools: draft.binding.tools } });
+        await put.mutateAsync({
+          agentId: id,
+          body: { sandbox_id: draft.binding.sandboxId, tools: draft.binding.tools },
+          etag: current.etag,
+        });
       } else {
-        await unbind.mutateAsync(id);
+        await unbind.mutateAsync({ agentId: id, etag: current.etag });
       }
     }
     void queryClient.invalidateQueries({ queryKey: agentKeys.list() });
