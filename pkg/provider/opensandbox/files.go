@@ -61,18 +61,25 @@ func (c *client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 	if p, err = filePath(inst, op, p); err != nil {
 		return provider.FileInfo{}, err
 	}
+	info, err := c.info(ctx, t, op, p)
+	return info.toProvider(), err
+}
+
+// info asks execd about one absolute path; a symbolic link is described
+// itself, not what it points at.
+func (c *client) info(ctx context.Context, t execdTarget, op, p string) (fileInfo, error) {
 	var infos map[string]fileInfo
 	if err := c.do(ctx, c.execd(t, op, "GET", "/files/info", url.Values{"path": {p}}), &infos); err != nil {
-		return provider.FileInfo{}, err
+		return fileInfo{}, err
 	}
 	info, ok := infos[p]
 	if !ok {
-		return provider.FileInfo{}, failure(provider.ErrFailed, op, "the answer does not describe %s", p)
+		return fileInfo{}, failure(provider.ErrFailed, op, "the answer does not describe %s", p)
 	}
 	if info.Path == "" {
 		info.Path = p
 	}
-	return info.toProvider(), nil
+	return info, nil
 }
 
 // ReadFile downloads a file.
@@ -137,9 +144,11 @@ func uploadBody(p string, data []byte) (*bytes.Buffer, string, error) {
 	return &buf, w.FormDataContentType(), nil
 }
 
-// RemoveFile removes a file or an empty directory. execd answers success
-// for a missing file and removes directories recursively, so the client
-// looks first.
+// RemoveFile removes a file, a symbolic link or an empty directory. execd
+// answers success for a missing file and removes directories recursively,
+// so the client looks first. Its file removal follows a link (refusing one
+// to a directory, and doing nothing for a dangling one), while its
+// directory removal removes the link itself: links go that way.
 func (c *client) RemoveFile(ctx context.Context, inst provider.Instance, p string) error {
 	const op = "remove file"
 	t, err := target(inst, op)
@@ -149,12 +158,16 @@ func (c *client) RemoveFile(ctx context.Context, inst provider.Instance, p strin
 	if p, err = filePath(inst, op, p); err != nil {
 		return err
 	}
-	info, err := c.Stat(ctx, inst, p)
+	info, err := c.info(ctx, t, op, p)
 	if err != nil {
 		return err
 	}
 	query := url.Values{"path": {p}}
-	if !info.Dir {
+	switch info.Type {
+	case "symlink":
+		return c.do(ctx, c.execd(t, op, "DELETE", "/directories", query), nil)
+	case "directory":
+	default:
 		return c.do(ctx, c.execd(t, op, "DELETE", "/files", query), nil)
 	}
 	entries, err := c.ListFiles(ctx, inst, p)

@@ -169,6 +169,26 @@ func TestQuirkMissingFilesAndRemoval(t *testing.T) {
 	assert.ErrorIs(t, err, provider.ErrNotFound)
 }
 
+// execd's file removal follows a symbolic link: it refuses a link to a
+// directory and does nothing for a dangling one. Links are removed as
+// directories are, which removes the link itself.
+func TestQuirkRemovingSymbolicLinks(t *testing.T) {
+	_, client := setup(t, opensandboxtest.Options{})
+	inst := create(t, client)
+	ctx := context.Background()
+	require.NoError(t, client.WriteFile(ctx, inst, "dir/kept.txt", []byte("kept")))
+	res := run(t, client, inst, "ln -s /workspace/dir to-dir && ln -s /workspace/nowhere dangling && echo ok")
+	require.Equal(t, "ok\n", res.Output)
+
+	for _, link := range []string{"/workspace/to-dir", "/workspace/dangling"} {
+		require.NoError(t, client.RemoveFile(ctx, inst, link), link)
+		assert.Equal(t, "gone\n", run(t, client, inst, "test -L "+link+" || echo gone").Output, "%s is removed", link)
+	}
+	data, err := client.ReadFile(ctx, inst, "/workspace/dir/kept.txt")
+	require.NoError(t, err)
+	assert.Equal(t, "kept", string(data), "what a link pointed at stays")
+}
+
 // execd expands $VAR (and ${VAR}) in every path, with no escape: such a path
 // would land elsewhere or be refused, so the client does not send it.
 func TestQuirkExecdExpandsDollarInPaths(t *testing.T) {
