@@ -57,8 +57,10 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 			took := time.Since(start)
 			return out.Result(end.code, end.signalled && took >= req.Timeout, req.Timeout, took), nil
 		}
-		if ctx.Err() != nil && end.session != "" {
-			c.interrupt(ctx, t, end.session) // the caller gave up: do not leave the command running
+		if end.session != "" {
+			// The caller gave up, or the stream broke: execd runs the command
+			// on regardless, so it is stopped rather than left running.
+			c.interrupt(ctx, t, end.session)
 		}
 	}
 	if errors.Is(context.Cause(streamCtx), errOwnTimeout) {

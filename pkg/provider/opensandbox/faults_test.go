@@ -108,11 +108,15 @@ func TestFaultStreamCutMidway(t *testing.T) {
 			fake.Inject(opensandboxtest.OpCommand, opensandboxtest.Fault{CutStream: true})
 			var seen []string
 			_, err := client.Execute(context.Background(), inst, provider.ExecRequest{
-				Command: "echo first; sleep 1; echo never", Timeout: 10 * time.Second,
+				Command: "echo first; sleep 1; touch /workspace/late", Timeout: 10 * time.Second,
 				OnOutput: func(_, text string) { seen = append(seen, text) }})
 			require.ErrorIs(t, err, provider.ErrFailed)
 			assert.Contains(t, err.Error(), "ended before the command did")
 			assert.Equal(t, []string{"first\n"}, seen, "output up to the cut was relayed")
+			assert.Equal(t, 1, fake.Calls(opensandboxtest.OpInterrupt), "the command left behind is interrupted")
+			time.Sleep(1500 * time.Millisecond)
+			_, err = client.Stat(context.Background(), inst, "/workspace/late")
+			assert.ErrorIs(t, err, provider.ErrNotFound, "it did not run on")
 
 			fake.ClearFaults()
 			assert.Equal(t, "fine\n", run(t, client, inst, "echo fine").Output, "the instance still works")

@@ -112,10 +112,12 @@ wait:
 		case <-pinging.C:
 			stream.send(event{Type: "ping", Text: "pong"})
 		case <-cut:
+			// The connection drops mid-stream; like execd's, the command runs
+			// on until it ends, times out or is interrupted.
 			stream.close()
-			cancel()
+			dropConnection(w)
 			<-done
-			panic(http.ErrAbortHandler) // the connection drops mid-stream
+			return
 		}
 	}
 	stdout.flush()

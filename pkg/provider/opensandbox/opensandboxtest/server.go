@@ -86,7 +86,8 @@ type Fault struct {
 	Malformed bool
 	// Delay waits this long before answering (or until the client leaves).
 	Delay time.Duration
-	// CutStream (command) drops the connection after the first output event.
+	// CutStream (command) drops the connection after the first output
+	// event; the command runs on, as execd's does.
 	CutStream bool
 	// NeverReady (create) keeps new sandboxes Pending for ever; (ping) execd
 	// never answers.
