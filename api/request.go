@@ -8,6 +8,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -62,6 +64,13 @@ func decodeJSON(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			// The decoder names the first value of the wrong type only.
+			if fe := typeErrors(body, v); len(fe) > 0 {
+				return fe.Err()
+			}
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
@@ -90,6 +99,59 @@ func jsonError(err error) error {
 	default:
 		return auxilia.Errorf(auxilia.CodeMalformed, "The body is not valid JSON: %s.", err.Error())
 	}
+}
+
+// typeErrors names every member of a JSON object that does not fit its
+// field of the struct v points at, and every entry of a map field that
+// does not fit the map (tools.execute).
+func typeErrors(body []byte, v any) auxilia.FieldErrors {
+	var fe auxilia.FieldErrors
+	target := reflect.TypeOf(v)
+	if target.Kind() != reflect.Pointer || target.Elem().Kind() != reflect.Struct {
+		return fe
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return fe
+	}
+	for _, f := range reflect.VisibleFields(target.Elem()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		raw, ok := members[name]
+		if !ok || name == "" || name == "-" {
+			continue
+		}
+		if f.Type.Kind() == reflect.Map && f.Type.Key().Kind() == reflect.String {
+			var entries map[string]json.RawMessage
+			if json.Unmarshal(raw, &entries) == nil {
+				for _, key := range sortedKeys(entries) {
+					addTypeError(&fe, name+"."+key, f.Type.Elem(), entries[key])
+				}
+				continue
+			}
+		}
+		addTypeError(&fe, name, f.Type, raw)
+	}
+	return fe
+}
+
+// addTypeError adds field's error when raw does not decode as t.
+func addTypeError(fe *auxilia.FieldErrors, field string, t reflect.Type, raw json.RawMessage) {
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(raw, reflect.New(t).Interface()); errors.As(err, &typeErr) {
+		if typeErr.Field != "" {
+			field += "." + typeErr.Field
+		}
+		fe.Add(field, "must be %s", jsonTypeName(typeErr.Type.Kind().String()))
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func jsonTypeName(kind string) string {

@@ -158,15 +158,21 @@ func TestEveryBrokenFieldAtOnce(t *testing.T) {
 			"config": map[string]any{"timeout": 0, "default_image": "Bad Image", "volume_mounts": []string{"/etc:/x", "/srv:/y"},
 				"default_packages": []string{"ok", "rm -rf /"}, "colour": "red"},
 		}).problem(t, 422, "validation_failed")
-		assert.ElementsMatch(t, []string{"name", "url", "config.colour"}, fields(p), "unknown keys are reported before the values are checked")
+		assert.ElementsMatch(t, []string{"name", "url", "config.colour", "config.timeout", "config.default_image",
+			"config.volume_mounts.0", "config.default_packages.1"}, fields(p), "an unknown key hides nothing else")
 
 		p = e.call("POST", "/api/v1/sandboxes", e.admin, map[string]any{
-			"name": "", "provider": "opensandbox", "url": "http://169.254.169.254",
-			"config": map[string]any{"timeout": 0, "default_image": "Bad Image", "volume_mounts": []string{"/etc:/x", "/srv:/y"},
-				"default_packages": []string{"ok", "rm -rf /"}},
+			"name": "n", "provider": "local", "config": map[string]any{"timeout": 0, "memory_mb": "x", "bogus": 1},
 		}).problem(t, 422, "validation_failed")
-		assert.ElementsMatch(t, []string{"name", "url", "config.timeout", "config.default_image",
-			"config.volume_mounts.0", "config.default_packages.1"}, fields(p))
+		assert.ElementsMatch(t, []string{"config.timeout", "config.memory_mb", "config.bogus"}, fields(p),
+			"a value of the wrong type hides nothing else either")
+
+		p = e.call("POST", "/api/v1/sandboxes", e.admin, `{"name":5,"description":"d","provider":7}`).problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"name", "provider"}, fields(p), "every member of the wrong type")
+		agent := e.call("POST", "/api/v1/agents", e.admin, map[string]any{"name": "Typed"}).json(t)
+		p = e.call("PUT", "/api/v1/agents/"+agent["id"].(string)+"/sandbox", e.admin,
+			`{"sandbox_id":5,"tools":{"execute":5,"grep":"disabled","ls":[]}}`).problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"sandbox_id", "tools.execute", "tools.ls"}, fields(p), "a map's entries are named")
 	})
 }
 

@@ -65,8 +65,18 @@ func (r *Registry) validateSpec(spec auxilia.SandboxSpec, creating bool) (auxili
 	}
 
 	cfg, errs := provider.DecodeConfig(kind, spec.Config)
-	if len(errs) == 0 {
-		errs = provider.ValidateConfig(cfg, r.Providers.Policy())
+	if !(len(errs) == 1 && errs[0].Field == "") { // an object, if not all of it decoded
+		// A setting that did not decode keeps its default, so validation
+		// names what else is wrong without naming it twice.
+		reported := map[string]bool{}
+		for _, e := range errs {
+			reported[e.Field] = true
+		}
+		for _, e := range provider.ValidateConfig(cfg, r.Providers.Policy()) {
+			if !reported[e.Field] {
+				errs = append(errs, e)
+			}
+		}
 	}
 	for _, e := range errs {
 		fe.Add(joinField("config", e.Field), "%s", e.Message)
