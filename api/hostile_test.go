@@ -44,6 +44,7 @@ func TestHostileInputs(t *testing.T) {
 			{"traversal in a file path", "GET", base + "/files?path=" + url.QueryEscape("../../etc/shadow"), "", 422},
 			{"absolute path outside", "PUT", base + "/files?path=" + url.QueryEscape("/etc/cron.d/x"), "* * * * * root id", 422},
 			{"NUL in a file path", "GET", base + "/files?path=" + url.QueryEscape("a\x00b"), "", 422},
+			{"a directory read as a file", "GET", base + "/files?path=.", "", 422},
 			{"newline in a grep pattern", "GET", base + "/grep?pattern=" + url.QueryEscape("a\nb"), "", 422},
 			{"page size", "GET", "/api/v1/sandboxes?page_size=100000", "", 422},
 			{"forged page token", "GET", "/api/v1/sandboxes?page_token=" + url.QueryEscape("' OR 1=1 --"), "", 422},

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -29,7 +30,7 @@ func (s *Service) List(ctx context.Context, workspaceID, runID, dir string, appr
 		return nil, err
 	}
 	entries, err := c.client.ListFiles(ctx, c.instance, p)
-	return entries, s.fileError(c, err, p)
+	return entries, s.fileError(ctx, c, err, p, wantDirectory)
 }
 
 // Text is a window of a text file's lines.
@@ -68,7 +69,7 @@ func (s *Service) Read(ctx context.Context, workspaceID, runID, file string, off
 	}
 	data, err := c.client.ReadFile(ctx, c.instance, p)
 	if err != nil {
-		return Text{}, s.fileError(c, err, p)
+		return Text{}, s.fileError(ctx, c, err, p, wantFile)
 	}
 	if err := requireText(data); err != nil {
 		return Text{}, err
@@ -114,9 +115,12 @@ func (s *Service) Write(ctx context.Context, workspaceID, runID, file string, da
 	case err == nil:
 		return "", auxilia.Errorf(auxilia.CodeFileExists, "%s already exists: edit it instead.", p).With("path", p)
 	case !errors.Is(err, provider.ErrNotFound):
-		return "", s.providerError(c, err)
+		return "", s.fileError(ctx, c, err, p, wantFile)
 	}
-	return p, s.providerError(c, c.client.WriteFile(ctx, c.instance, p, data))
+	if err := c.client.WriteFile(ctx, c.instance, p, data); err != nil {
+		return "", s.fileError(ctx, c, err, p, wantFile)
+	}
+	return p, nil
 }
 
 // Edit replaces old with new in a text file: exactly once unless all is set.
@@ -145,7 +149,7 @@ func (s *Service) Edit(ctx context.Context, workspaceID, runID, file, old, repla
 	}
 	data, err := c.client.ReadFile(ctx, c.instance, p)
 	if err != nil {
-		return 0, s.fileError(c, err, p)
+		return 0, s.fileError(ctx, c, err, p, wantFile)
 	}
 	if err := requireText(data); err != nil {
 		return 0, err
@@ -178,13 +182,50 @@ func requireText(data []byte) error {
 	return fe.Err()
 }
 
-// fileError words a missing file as the caller's mistake, anything else as the provider's.
-func (s *Service) fileError(c *call, err error, p string) error {
-	if err == nil {
+// The kind of path a file tool needs.
+const (
+	wantFile      = false
+	wantDirectory = true
+)
+
+// fileError words a failed file call. A missing path is the caller's
+// mistake (404), and so is a path of the wrong kind (422): a directory where
+// a file is wanted, a file where a directory is, or a file among its
+// parents. That is looked up only once the call has failed; whatever else
+// failed is the provider's.
+func (s *Service) fileError(ctx context.Context, c *call, err error, p string, wantDir bool) error {
+	switch {
+	case err == nil:
 		return nil
-	}
-	if errors.Is(err, provider.ErrNotFound) {
+	case errors.Is(err, provider.ErrNotFound):
 		return auxilia.Errorf(auxilia.CodeNotFound, "%s does not exist in the sandbox.", p).With("path", p)
+	case errors.Is(err, provider.ErrFailed) || errors.Is(err, provider.ErrInvalidConfig):
+		if misfit := s.misfit(ctx, c, p, wantDir); misfit != nil {
+			return misfit
+		}
 	}
 	return s.providerError(c, err)
+}
+
+// misfit says what in p is of the wrong kind for the call, if anything.
+func (s *Service) misfit(ctx context.Context, c *call, p string, wantDir bool) error {
+	var fe auxilia.FieldErrors
+	if info, err := c.client.Stat(ctx, c.instance, p); err == nil {
+		switch {
+		case info.Dir && !wantDir:
+			fe.Add("path", "%s is a directory: list it with ls", p)
+		case !info.Dir && wantDir:
+			fe.Add("path", "%s is a file, not a directory: read it with read_file", p)
+		}
+		return fe.Err()
+	}
+	for dir := path.Dir(p); dir != "/" && dir != "."; dir = path.Dir(dir) {
+		if info, err := c.client.Stat(ctx, c.instance, dir); err == nil {
+			if !info.Dir {
+				fe.Add("path", "%s is a file, so nothing can be inside it", dir)
+			}
+			return fe.Err()
+		}
+	}
+	return nil
 }

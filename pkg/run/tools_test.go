@@ -46,6 +46,27 @@ func TestTools(t *testing.T) {
 		_, err = w.app.Runs.Write(ctx, ws, id, "src/app.py", []byte("x"), false)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeFileExists), "write does not overwrite: %v", err)
 
+		// A path of the wrong kind is the caller's mistake, not the sandbox's.
+		for _, bad := range []struct {
+			call func() error
+			want string
+		}{
+			{func() error { _, err := w.app.Runs.Read(ctx, ws, id, "src", 0, 10, false); return err }, "is a directory: list it with ls"},
+			{func() error { _, err := w.app.Runs.List(ctx, ws, id, "src/app.py", false); return err }, "is a file, not a directory"},
+			{func() error {
+				_, err := w.app.Runs.Write(ctx, ws, id, "src/app.py/inner.txt", []byte("x"), false)
+				return err
+			},
+				"src/app.py is a file, so nothing can be inside it"},
+		} {
+			var problem *auxilia.Error
+			require.ErrorAs(t, bad.call(), &problem)
+			require.Equal(t, auxilia.CodeInvalid, problem.Code, problem.Message)
+			require.Len(t, problem.Fields, 1)
+			assert.Equal(t, "path", problem.Fields[0].Field)
+			assert.Contains(t, problem.Fields[0].Message, bad.want)
+		}
+
 		text, err := w.app.Runs.Read(ctx, ws, id, "src/app.py", 1, 10, false)
 		require.NoError(t, err)
 		assert.Equal(t, run.Text{Path: p, Content: "print('hello')\n", Offset: 1, Lines: 1, TotalLines: 2}, text)

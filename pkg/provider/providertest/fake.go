@@ -360,9 +360,12 @@ func (f *Fake) WriteFile(ctx context.Context, inst provider.Instance, p string, 
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(host), 0o755); err != nil {
-		return err
+		return fileError("write", err)
 	}
-	return os.WriteFile(host, data, 0o644)
+	if err := os.WriteFile(host, data, 0o644); err != nil {
+		return fileError("write", err)
+	}
+	return nil
 }
 
 func (f *Fake) RemoveFile(ctx context.Context, inst provider.Instance, p string) error {
@@ -380,9 +383,13 @@ func fileInfo(p string, info fs.FileInfo) provider.FileInfo {
 	return provider.FileInfo{Path: p, Dir: info.IsDir(), Size: info.Size(), ModifiedAt: info.ModTime()}
 }
 
+// fileError words a file system failure as a provider does.
 func fileError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return provider.Errorf(provider.ErrNotFound, "fake", op, "%v", err)
 	}
-	return err
+	return provider.Errorf(provider.ErrFailed, "fake", op, "%v", err)
 }
