@@ -42,6 +42,8 @@ func TestAgentsCRUD(t *testing.T) {
 		assert.Equal(t, "", r.json(t)["description"])
 		assert.Equal(t, "Analyst", r.json(t)["name"])
 		e.call("PATCH", path, e.member, map[string]any{"name": nil}).problem(t, 422, "validation_failed")
+		p = e.call("PATCH", path, e.member, map[string]any{"name": 5, "color": "red"}).problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"name", "color"}, fields(p), "a value of the wrong type hides no other")
 		e.call("PATCH", path, e.member, map[string]any{"owner": "x"}).problem(t, 400, "malformed_request")
 		e.call("PATCH", path, e.member, map[string]any{"name": "x"}, "If-Match", `"1"`).problem(t, 412, "precondition_failed")
 

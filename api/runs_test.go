@@ -48,9 +48,11 @@ func TestRunsAndToolsOnTheLocalProvider(t *testing.T) {
 		file := e.call("GET", base+"/files?path=notes/todo.txt&offset=1&limit=5", e.member, nil).json(t)
 		assert.Equal(t, map[string]any{"path": "/workspace/notes/todo.txt", "content": "buy bread\n", "offset": float64(1),
 			"lines": float64(1), "total_lines": float64(2)}, file)
+		p := e.call("GET", base+"/files?path=notes/todo.txt&offset=-1&limit=x", e.member, nil).problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"offset", "limit"}, fields(p), "every broken parameter")
 		assert.Equal(t, map[string]any{"replacements": float64(1)},
 			e.call("POST", base+"/edit", e.member, map[string]any{"path": "notes/todo.txt", "old_string": "milk", "new_string": "oat milk"}).json(t))
-		p := e.call("POST", base+"/edit", e.member, map[string]any{"path": "notes/todo.txt", "old_string": "buy", "new_string": "get"}).problem(t, 422, "validation_failed")
+		p = e.call("POST", base+"/edit", e.member, map[string]any{"path": "notes/todo.txt", "old_string": "buy", "new_string": "get"}).problem(t, 422, "validation_failed")
 		assert.Equal(t, []string{"old_string"}, fields(p), "an ambiguous edit is refused")
 		assert.Equal(t, []any{"/workspace/notes/todo.txt"}, e.call("GET", base+"/glob?pattern=**/*.txt", e.member, nil).json(t)["paths"])
 		matches := e.call("GET", base+"/grep?pattern=oat+milk", e.member, nil).json(t)["matches"]

@@ -176,6 +176,7 @@ func (h runsHandler) readFile(c echo.Context) error {
 	var fe auxilia.FieldErrors
 	offset := intQuery(c, &fe, "offset", 0)
 	limit := intQuery(c, &fe, "limit", run.DefaultReadLimit)
+	run.CheckWindow(&fe, offset, limit) // every broken field at once, not only what did not parse
 	if err := fe.Err(); err != nil {
 		return err
 	}

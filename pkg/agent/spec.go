@@ -22,6 +22,12 @@ var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
 // validateSpec checks an agent's fields, fills in the defaults and reports every broken field.
 func validateSpec(spec auxilia.AgentSpec) (auxilia.AgentSpec, error) {
+	spec, fe := checkSpec(spec)
+	return spec, fe.Err()
+}
+
+// checkSpec is validateSpec, its broken fields still to be added to.
+func checkSpec(spec auxilia.AgentSpec) (auxilia.AgentSpec, auxilia.FieldErrors) {
 	var fe auxilia.FieldErrors
 	spec.Name = strings.TrimSpace(spec.Name)
 	switch {
@@ -51,7 +57,7 @@ func validateSpec(spec auxilia.AgentSpec) (auxilia.AgentSpec, error) {
 		fe.Add("color", "must be a colour like #1f6feb")
 	}
 	spec.Color = strings.ToLower(spec.Color)
-	return spec, fe.Err()
+	return spec, fe
 }
 
 func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
@@ -66,8 +72,14 @@ func mergeSpec(current auxilia.AgentSpec, patch json.RawMessage) (auxilia.AgentS
 	var fe auxilia.FieldErrors
 	next := current
 	fields := map[string]*string{"name": &next.Name, "description": &next.Description, "emoji": &next.Emoji, "color": &next.Color}
+	keys := make([]string, 0, len(members))
+	for key := range members {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
 	var changed []string
-	for key, raw := range members {
+	for _, key := range keys {
+		raw := members[key]
 		target, ok := fields[key]
 		if !ok {
 			return current, "", auxilia.Errorf(auxilia.CodeMalformed, "The body has an unknown field %q.", key)
@@ -80,10 +92,12 @@ func mergeSpec(current auxilia.AgentSpec, patch json.RawMessage) (auxilia.AgentS
 		}
 		changed = append(changed, key)
 	}
-	if err := fe.Err(); err != nil {
-		return current, "", err
+	// A field of the wrong type kept its value: the others are checked all the same.
+	next, checked := checkSpec(next)
+	for _, f := range checked {
+		if !fe.Has(f.Field) {
+			fe = append(fe, f)
+		}
 	}
-	next, err = validateSpec(next)
-	sort.Strings(changed)
-	return next, strings.Join(changed, ", "), err
+	return next, strings.Join(changed, ", "), fe.Err()
 }

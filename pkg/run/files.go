@@ -42,18 +42,24 @@ type Text struct {
 	TotalLines int
 }
 
+// CheckWindow adds the errors of a read_file window, offset and limit,
+// to fe, skipping a field fe already names.
+func CheckWindow(fe *auxilia.FieldErrors, offset, limit int) {
+	if offset < 0 && !fe.Has("offset") {
+		fe.Add("offset", "must be 0 or more")
+	}
+	if (limit < 1 || limit > MaxReadLimit) && !fe.Has("limit") {
+		fe.Add("limit", "must be from 1 to %d", MaxReadLimit)
+	}
+}
+
 // Read returns up to limit lines of a text file from line offset (0-based).
 func (s *Service) Read(ctx context.Context, workspaceID, runID, file string, offset, limit int, approved bool) (Text, error) {
 	var fe auxilia.FieldErrors
 	if file == "" {
 		fe.Add("path", "is required")
 	}
-	if offset < 0 {
-		fe.Add("offset", "must be 0 or more")
-	}
-	if limit < 1 || limit > MaxReadLimit {
-		fe.Add("limit", "must be from 1 to %d", MaxReadLimit)
-	}
+	CheckWindow(&fe, offset, limit)
 	if err := fe.Err(); err != nil {
 		return Text{}, err
 	}
