@@ -1,9 +1,13 @@
 package api
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"strconv"
 	"strings"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/labstack/echo/v4"
 )
 
@@ -32,4 +36,43 @@ func ifMatch(c echo.Context) *int {
 	}
 	never := -1
 	return &never
+}
+
+// Resources without a version of their own (runs, threads) carry an ETag
+// made from their representation: it changes exactly when they do.
+
+// jsonWithETag answers v as JSON, tagged with its content's ETag.
+func jsonWithETag(c echo.Context, status int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("ETag", contentETag(body))
+	return c.JSONBlob(status, body)
+}
+
+func contentETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
+}
+
+// checkIfMatch compares an If-Match header with the content ETag of the
+// resource as it is now (current): without the header, or with "*", the
+// write goes through; naming none of its tags, it fails with 412.
+func checkIfMatch(c echo.Context, resource string, current any) error {
+	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
+	if h == "" || h == "*" {
+		return nil
+	}
+	body, err := json.Marshal(current)
+	if err != nil {
+		return err
+	}
+	now := contentETag(body)
+	for _, tag := range strings.Split(h, ",") {
+		if strings.TrimSpace(tag) == now {
+			return nil
+		}
+	}
+	return auxilia.Errorf(auxilia.CodePrecondition, "The %s changed since you read it: read it again, then retry.", resource)
 }

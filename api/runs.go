@@ -134,6 +134,7 @@ func (h runsHandler) start(c echo.Context) error {
 //	@Security	BearerAuth
 //	@Param		run_id	path		string	true	"Run id"	format(uuid)
 //	@Success	200		{object}	runView
+//	@Header		200		{string}	ETag	"The run as it is now"
 //	@Failure	401,404	{object}	Problem
 //	@Router		/api/v1/runs/{run_id} [get]
 func (h runsHandler) get(c echo.Context) error {
@@ -145,7 +146,7 @@ func (h runsHandler) get(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, viewRun(r))
+	return jsonWithETag(c, http.StatusOK, viewRun(r))
 }
 
 // complete ends a run.
@@ -208,6 +209,7 @@ func (h runsHandler) threads(c echo.Context) error {
 //	@Param		id			path		string	true	"Agent id"	format(uuid)
 //	@Param		thread_id	path		string	true	"The caller's thread id"
 //	@Success	200			{object}	threadView
+//	@Header		200			{string}	ETag	"The thread as it is now"
 //	@Failure	401,404		{object}	Problem
 //	@Router		/api/v1/agents/{id}/threads/{thread_id} [get]
 func (h runsHandler) thread(c echo.Context) error {
@@ -219,7 +221,7 @@ func (h runsHandler) thread(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, viewThread(t))
+	return jsonWithETag(c, http.StatusOK, viewThread(t))
 }
 
 // deleteThread removes a thread and destroys its instance.
@@ -229,13 +231,23 @@ func (h runsHandler) thread(c echo.Context) error {
 //	@Security	BearerAuth
 //	@Param		id			path	string	true	"Agent id"	format(uuid)
 //	@Param		thread_id	path	string	true	"The caller's thread id"
+//	@Param		If-Match	header	string	false	"The ETag last read: the delete fails with 412 if the thread changed since (a new run, a new instance)"
 //	@Success	204
-//	@Failure	401,404	{object}	Problem
+//	@Failure	401,404,412	{object}	Problem
 //	@Router		/api/v1/agents/{id}/threads/{thread_id} [delete]
 func (h runsHandler) deleteThread(c echo.Context) error {
 	agentID, err := pathID(c, "id", "agent")
 	if err != nil {
 		return err
+	}
+	if c.Request().Header.Get("If-Match") != "" {
+		t, err := h.svc.Thread(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"))
+		if err != nil {
+			return err
+		}
+		if err := checkIfMatch(c, "thread", viewThread(t)); err != nil {
+			return err
+		}
 	}
 	if err := h.svc.DeleteThread(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id")); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,6 +102,31 @@ func TestToolPoliciesOverHTTP(t *testing.T) {
 		p := e.call("PUT", base+"/files?path=a.txt", e.member, "x").problem(t, 428, "approval_required")
 		assert.Equal(t, "write_file", p["tool"])
 		assert.Equal(t, 201, e.call("PUT", base+"/files?path=a.txt", e.member, "x", "Auxilia-Approval", "granted").StatusCode)
+	})
+}
+
+// Runs and threads have no version of their own: their ETag is made from
+// what they show, and deleting a thread honours If-Match with it.
+func TestRunsAndThreadsCarryETags(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent := e.createAgent("Talker")
+		threadPath := "/api/v1/agents/" + agent["id"].(string) + "/threads/t"
+		run := e.call("POST", threadPath+"/runs", e.member, nil).json(t)
+		runPath := "/api/v1/runs/" + run["id"].(string)
+
+		active := e.call("GET", runPath, e.member, nil).Header.Get("ETag")
+		require.NotEmpty(t, active)
+		assert.Equal(t, active, e.call("GET", runPath, e.member, nil).Header.Get("ETag"), "the same run, the same tag")
+		require.Equal(t, 200, e.call("POST", runPath+"/complete", e.member, nil).StatusCode)
+		assert.NotEqual(t, active, e.call("GET", runPath, e.member, nil).Header.Get("ETag"), "a completed run is another representation")
+
+		read := e.call("GET", threadPath, e.member, nil).Header.Get("ETag")
+		require.NotEmpty(t, read)
+		time.Sleep(10 * time.Millisecond) // a later run, a later last_run_at
+		require.Equal(t, 201, e.call("POST", threadPath+"/runs", e.member, nil).StatusCode)
+		e.call("DELETE", threadPath, e.member, nil, "If-Match", read).problem(t, 412, "precondition_failed")
+		current := e.call("GET", threadPath, e.member, nil).Header.Get("ETag")
+		assert.Equal(t, 204, e.call("DELETE", threadPath, e.member, nil, "If-Match", current).StatusCode)
 	})
 }
 

@@ -759,6 +759,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description The thread as it is now */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -802,7 +804,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The ETag last read: the delete fails with 412 if the thread changed since (a new run, a new instance) */
+                    "If-Match"?: string;
+                };
                 path: {
                     /** @description Agent id */
                     id: string;
@@ -831,6 +836,15 @@ export interface paths {
                 };
                 /** @description Not Found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Precondition Failed */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1287,6 +1301,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description The run as it is now */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
