@@ -118,9 +118,10 @@ func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.
 	return out, err
 }
 
-// lockAgent reads an agent for a write in ctx's transaction. Writes of one
-// agent (its patches, its binding) pass one at a time, so none reads a
-// version another is replacing; expect, when set, must be that version.
+// lockAgent reads an agent for a write in ctx's transaction. Every write of
+// an agent's version (a patch, a bind or unbind, its deletion, a sandbox's
+// deletion detaching it) holds its lock, so none reads a version another is
+// replacing; expect, when set, must be that version.
 func (s *Service) lockAgent(ctx context.Context, workspaceID, id string, expect *int) (auxilia.Agent, error) {
 	if err := s.tx.Lock(ctx, "agent:"+id); err != nil {
 		return auxilia.Agent{}, err
@@ -139,7 +140,7 @@ func (s *Service) lockAgent(ctx context.Context, workspaceID, id string, expect 
 // instances are released for the reaper to destroy.
 func (s *Service) Delete(ctx context.Context, workspaceID, id string, expect *int) error {
 	return s.tx.InTx(ctx, func(ctx context.Context) error {
-		a, err := s.agents.Get(ctx, workspaceID, id)
+		a, err := s.lockAgent(ctx, workspaceID, id, expect)
 		if err != nil {
 			return err
 		}

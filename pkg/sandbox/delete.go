@@ -37,6 +37,9 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect *i
 			if !detach {
 				return inUse(users)
 			}
+			if err := r.lockAgents(ctx, id); err != nil {
+				return err
+			}
 			if detached, err = r.Bindings.DeleteForSandbox(ctx, id); err != nil {
 				return err
 			}
@@ -50,6 +53,23 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect *i
 		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.delete", "sandbox", id,
 			fmt.Sprintf("deleted sandbox %q; detached %d agent(s); released %d instance(s)", sb.Name, detached, released))
 	})
+}
+
+// lockAgents takes the lock of every agent bound to the sandbox, in order:
+// detaching them makes a new version of each, and every writer of an agent
+// holds its lock (sandbox locks are always taken before agent locks). The
+// sandbox's own lock keeps new agents from binding meanwhile.
+func (r *Registry) lockAgents(ctx context.Context, sandboxID string) error {
+	ids, err := r.Bindings.AgentIDsOf(ctx, sandboxID)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := r.Tx.Lock(ctx, "agent:"+id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func inUse(users auxilia.Page[auxilia.AgentRef]) error {

@@ -29,6 +29,7 @@ type Store interface {
 // Bindings knows which agents use a sandbox.
 type Bindings interface {
 	AgentsOf(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error)
+	AgentIDsOf(ctx context.Context, sandboxID string) ([]string, error)
 	DeleteForSandbox(ctx context.Context, sandboxID string) (int64, error)
 }
 

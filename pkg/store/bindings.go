@@ -113,14 +113,25 @@ func (s Bindings) Delete(ctx context.Context, agentID string) error {
 	return s.newAgentVersions(ctx, "id = ?", agentID)
 }
 
-// DeleteForSandbox unbinds every agent bound to the sandbox.
+// AgentIDsOf returns the ids of every agent bound to the sandbox, in order.
+func (s Bindings) AgentIDsOf(ctx context.Context, sandboxID string) ([]string, error) {
+	var ids []string
+	err := s.db.conn(ctx).Model(&bindingRow{}).Where("sandbox_id = ?", sandboxID).Order("agent_id").Pluck("agent_id", &ids).Error
+	return ids, err
+}
+
+// DeleteForSandbox unbinds every agent bound to the sandbox. Like Put and
+// Delete it changes the bindings first, then their agents' versions.
 func (s Bindings) DeleteForSandbox(ctx context.Context, sandboxID string) (int64, error) {
-	bound := s.db.conn(ctx).Model(&bindingRow{}).Select("agent_id").Where("sandbox_id = ?", sandboxID)
-	if err := s.newAgentVersions(ctx, "id IN (?)", bound); err != nil {
+	ids, err := s.AgentIDsOf(ctx, sandboxID)
+	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
-	res := s.db.conn(ctx).Where("sandbox_id = ?", sandboxID).Delete(&bindingRow{})
-	return res.RowsAffected, res.Error
+	res := s.db.conn(ctx).Where("sandbox_id = ? AND agent_id IN ?", sandboxID, ids).Delete(&bindingRow{})
+	if res.Error != nil {
+		return 0, res.Error
+	}
+	return res.RowsAffected, s.newAgentVersions(ctx, "id IN ?", ids)
 }
 
 // AgentsOf returns a page of the agents bound to the sandbox.
