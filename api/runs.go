@@ -19,7 +19,7 @@ type RunService interface {
 	Thread(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
 	ListThreads(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
 	ListRuns(ctx context.Context, workspaceID, agentID, key string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
-	DeleteThread(ctx context.Context, workspaceID, agentID, key string) error
+	DeleteThread(ctx context.Context, workspaceID, agentID, key string, check func(auxilia.Thread) error) error
 
 	Execute(ctx context.Context, workspaceID, runID string, in run.ExecInput) (provider.ExecResult, error)
 	List(ctx context.Context, workspaceID, runID, dir string, approved bool) ([]provider.FileInfo, error)
@@ -240,16 +240,8 @@ func (h runsHandler) deleteThread(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Request().Header.Get("If-Match") != "" {
-		t, err := h.svc.Thread(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"))
-		if err != nil {
-			return err
-		}
-		if err := checkIfMatch(c, "thread", viewThread(t)); err != nil {
-			return err
-		}
-	}
-	if err := h.svc.DeleteThread(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id")); err != nil {
+	unchanged := func(t auxilia.Thread) error { return checkIfMatch(c, "thread", viewThread(t)) }
+	if err := h.svc.DeleteThread(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"), unchanged); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

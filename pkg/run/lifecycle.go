@@ -109,12 +109,23 @@ func (s *Service) ListRuns(ctx context.Context, workspaceID, agentID, key string
 
 // DeleteThread removes a thread with its runs and destroys its instance at
 // the provider (or leaves it to the reaper when the provider does not answer).
-func (s *Service) DeleteThread(ctx context.Context, workspaceID, agentID, key string) error {
-	t, err := s.Thread(ctx, workspaceID, agentID, key)
-	if err != nil {
+// check, when set, sees the thread as it is, locked, and may refuse the
+// delete (a stale If-Match).
+func (s *Service) DeleteThread(ctx context.Context, workspaceID, agentID, key string, check func(auxilia.Thread) error) error {
+	if _, err := s.Agents.Get(ctx, workspaceID, agentID); err != nil {
 		return err
 	}
-	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+	var t auxilia.Thread
+	err := s.Tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if t, err = s.Threads.LockExisting(ctx, workspaceID, agentID, key); err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(t); err != nil {
+				return err
+			}
+		}
 		if t.Instance != nil {
 			if err := s.Instances.Release(ctx, t.Instance.ID); err != nil {
 				return err

@@ -83,7 +83,7 @@ func TestDeletingAThreadDestroysItsInstance(t *testing.T) {
 		ctx := context.Background()
 		w.start(t, "t1")
 		require.Len(t, w.fake.Live(), 1)
-		require.NoError(t, w.app.Runs.DeleteThread(ctx, w.ws.ID, w.agent.ID, "t1"))
+		require.NoError(t, w.app.Runs.DeleteThread(ctx, w.ws.ID, w.agent.ID, "t1", nil))
 		assert.Empty(t, w.fake.Live())
 		_, err := w.app.Runs.Thread(ctx, w.ws.ID, w.agent.ID, "t1")
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound))

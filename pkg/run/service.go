@@ -22,6 +22,7 @@ type Agents interface {
 // Threads keeps conversation threads.
 type Threads interface {
 	Lock(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
+	LockExisting(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
 	Get(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
 	List(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
 	Ran(ctx context.Context, id string, at time.Time) error

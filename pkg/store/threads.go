@@ -53,6 +53,19 @@ func (s Threads) Lock(ctx context.Context, workspaceID, agentID, key string) (au
 	return s.withInstance(ctx, locked)
 }
 
+// LockExisting is Lock for a thread that must exist already: a missing one
+// is not found, not made.
+func (s Threads) LockExisting(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
+	row, err := s.lockRow(ctx, agentID, key)
+	if err == nil && row.WorkspaceID != workspaceID {
+		err = gorm.ErrRecordNotFound
+	}
+	if err != nil {
+		return auxilia.Thread{}, notFound(err, "thread")
+	}
+	return s.withInstance(ctx, row)
+}
+
 // lockRow reads the thread's row, locked for the transaction on Postgres
 // (SQLite transactions hold the whole database already).
 func (s Threads) lockRow(ctx context.Context, agentID, key string) (threadRow, error) {
