@@ -111,6 +111,8 @@ describe("Run console", () => {
     await files.getByLabel("File to upload").setInputFiles({ name: "plan.txt", mimeType: "text/plain", buffer: Buffer.from("step one\n") });
     await files.getByRole("button", { name: "Approve and upload" }).click();
     await files.getByText("Uploaded plan.txt.").waitFor();
+    // Listing again needs approval again: each approval is for one call.
+    await files.getByRole("button", { name: "Approve and list" }).click();
     await files.getByRole("button", { name: /plan\.txt/ }).waitFor();
 
     const command = run.getByRole("textbox", { name: "Command" });
@@ -122,7 +124,7 @@ describe("Run console", () => {
 
     const audit = await apiCall<{ items: { action: string; detail: string }[] }>("GET", "/api/v1/audit?page_size=50");
     const approvals = audit.items.filter((e) => e.action === "tool.approve").map((e) => e.detail);
-    expect(approvals.some((d) => d.startsWith("a person approved ls"))).toBe(true);
+    expect(approvals.filter((d) => d.startsWith("a person approved ls"))).toHaveLength(2);
     expect(approvals.some((d) => d.startsWith("a person approved write_file"))).toBe(true);
     expect(approvals.some((d) => d.startsWith("a person approved execute"))).toBe(true);
   });

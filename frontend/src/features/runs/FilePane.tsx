@@ -5,23 +5,24 @@ import { Button } from "../../ui/Button";
 import { IconButton } from "../../ui/IconButton";
 import { Loading } from "../../ui/Loading";
 import { ProblemMessage } from "../../ui/ProblemMessage";
-import { useDirectory } from "./api/listDirectory";
-import { useFileContent } from "./api/readFile";
+import { useApprovedListing, useDirectory } from "./api/listDirectory";
+import { useApprovedRead, useFileContent } from "./api/readFile";
 import { useUploadFile } from "./api/uploadFile";
 import { baseName, formatSize, joinPath, parentPath } from "./paths";
 
 /**
  * The run's working directory: browse it, open a file read-only, upload one.
  * Where the agent's binding makes a tool need approval, the refusal offers
- * to approve the call; an approved folder or file stays approved while shown.
+ * to approve that one call; nothing is ever sent as approved unless a
+ * person clicked for it.
  */
 export function FilePane({ runId }: { runId: string }) {
   const [dir, setDir] = useState("");
   const [openFile, setOpenFile] = useState<string | null>(null);
-  const [approvedDir, setApprovedDir] = useState<string | null>(null);
-  const [approvedFile, setApprovedFile] = useState<string | null>(null);
-  const listing = useDirectory(runId, dir, approvedDir === dir);
-  const file = useFileContent(runId, openFile, openFile !== null && approvedFile === openFile);
+  const listing = useDirectory(runId, dir);
+  const file = useFileContent(runId, openFile);
+  const approvedListing = useApprovedListing(runId);
+  const approvedRead = useApprovedRead(runId);
   const upload = useUploadFile();
   const picker = useRef<HTMLInputElement>(null);
   const parent = parentPath(dir);
@@ -80,12 +81,13 @@ export function FilePane({ runId }: { runId: string }) {
       )}
 
       {listing.isPending && <Loading label="Listing files…" />}
+      {approvedListing.isError && <ProblemMessage error={approvedListing.error} />}
       {listing.isError && (
         <ProblemMessage
           error={listing.error}
           action={
             needsApproval(listing.error) ? (
-              <Button size="sm" onClick={() => setApprovedDir(dir)}>
+              <Button size="sm" busy={approvedListing.isPending} onClick={() => approvedListing.mutate(dir)}>
                 Approve and list
               </Button>
             ) : (
@@ -124,12 +126,13 @@ export function FilePane({ runId }: { runId: string }) {
             <IconButton label="Close file" icon={<X size={15} aria-hidden="true" />} onClick={() => setOpenFile(null)} />
           </header>
           {file.isPending && <Loading label="Reading…" />}
+          {approvedRead.isError && <ProblemMessage error={approvedRead.error} />}
           {file.isError && (
             <ProblemMessage
               error={file.error}
               action={
                 needsApproval(file.error) && (
-                  <Button size="sm" onClick={() => setApprovedFile(openFile)}>
+                  <Button size="sm" busy={approvedRead.isPending} onClick={() => approvedRead.mutate(openFile)}>
                     Approve and open
                   </Button>
                 )

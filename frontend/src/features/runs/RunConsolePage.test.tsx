@@ -95,6 +95,7 @@ describe("Run console", () => {
     expect(await within(files).findByText(/The tool ls needs a person's approval/)).toBeInTheDocument();
     await user.click(within(files).getByRole("button", { name: "Approve and list" }));
     await user.click(await within(files).findByRole("button", { name: /notes\.txt/ }));
+    expect(within(files).queryByText(/The tool ls needs/)).toBeNull();
 
     // Opening a file.
     await user.click(await within(files).findByRole("button", { name: "Approve and open" }));
@@ -116,5 +117,12 @@ describe("Run console", () => {
     const log = within(current).getByRole("log", { name: "Command output" });
     await within(log).findByText(/exit 0/);
     expect(api.callsTo("POST", "/api/v1/runs/r1/execute").map((c) => c.headers.get("Auxilia-Approval"))).toEqual([null, "granted"]);
+
+    // Each approval went with the one call it was given for; the refreshes since (after the
+    // upload, after each command) asked again without it.
+    await waitFor(() => expect(api.callsTo("GET", "/api/v1/runs/r1/ls").length).toBeGreaterThan(2));
+    const approved = (path: string) => api.callsTo("GET", path).filter((c) => c.headers.get("Auxilia-Approval") === "granted");
+    expect(approved("/api/v1/runs/r1/ls")).toHaveLength(1);
+    expect(approved("/api/v1/runs/r1/files")).toHaveLength(1);
   });
 });

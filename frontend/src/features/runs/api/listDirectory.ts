@@ -1,4 +1,4 @@
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import { approvalHeader } from "./approval";
 import { runKeys } from "./keys";
@@ -17,10 +17,19 @@ export async function listDirectory(runId: string, path: string, approved = fals
   return entries;
 }
 
-export function useDirectory(runId: string, path: string, approved: boolean) {
-  return useQuery({
-    queryKey: runKeys.directory(runId, path, approved),
-    queryFn: () => listDirectory(runId, path, approved),
-    staleTime: 0,
+export function useDirectory(runId: string, path: string) {
+  return useQuery({ queryKey: runKeys.directory(runId, path), queryFn: () => listDirectory(runId, path), staleTime: 0 });
+}
+
+/**
+ * Lists a folder once with a person's approval, and shows that listing in
+ * place of the refused one. The approval is for this one call: a later
+ * refresh asks again.
+ */
+export function useApprovedListing(runId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (path: string) => listDirectory(runId, path, true),
+    onSuccess: (entries, path) => queryClient.setQueryData(runKeys.directory(runId, path), entries),
   });
 }

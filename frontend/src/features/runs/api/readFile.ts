@@ -1,4 +1,4 @@
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import { approvalHeader } from "./approval";
 import { runKeys } from "./keys";
@@ -16,10 +16,19 @@ export function readFile(runId: string, path: string, approved = false): Promise
   );
 }
 
-export function useFileContent(runId: string, path: string | null, approved: boolean) {
+/** Reads a file once with a person's approval, shown in place of the refused read. */
+export function useApprovedRead(runId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (path: string) => readFile(runId, path, true),
+    onSuccess: (content, path) => queryClient.setQueryData(runKeys.file(runId, path), content),
+  });
+}
+
+export function useFileContent(runId: string, path: string | null) {
   return useQuery({
-    queryKey: runKeys.file(runId, path ?? "", approved),
-    queryFn: () => readFile(runId, path!, approved),
+    queryKey: runKeys.file(runId, path ?? ""),
+    queryFn: () => readFile(runId, path!),
     enabled: path !== null,
     staleTime: 0,
   });
