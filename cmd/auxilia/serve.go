@@ -44,7 +44,7 @@ func serve(ctx context.Context, cfg config) error {
 		Runs:           a.Runs,
 		Audit:          db.Audit(),
 		Idempotency:    db.Idempotency(),
-		RequestTimeout: cfg.CreateTimeout + time.Minute, // a run start may create an instance for that long
+		RequestTimeout: longestRunStart(cfg.CreateTimeout),
 		OpenAPI:        sandboxes.OpenAPI,
 		SPA:            frontend.Dist(),
 		JSONLimit:      cfg.JSONLimit,
@@ -128,4 +128,11 @@ func newLogger(level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))
 	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+// longestRunStart bounds how long a run start may take, each step within the
+// create timeout: waiting for another run's creation, reconnecting the
+// instance it made, and creating a new one when that one is gone.
+func longestRunStart(createTimeout time.Duration) time.Duration {
+	return 3*createTimeout + time.Minute
 }
