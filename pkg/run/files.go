@@ -213,25 +213,44 @@ func (s *Service) fileError(ctx context.Context, c *call, err error, p string, w
 	return s.providerError(c, err)
 }
 
-// misfit says what in p is of the wrong kind for the call, if anything.
+// misfitDepth bounds how many parents misfit looks at.
+const misfitDepth = 8
+
+// misfit says what in p is of the wrong kind for the call, if anything. It
+// gives up as soon as the provider fails otherwise than over the path.
 func (s *Service) misfit(ctx context.Context, c *call, p string, wantDir bool) error {
 	var fe auxilia.FieldErrors
-	if info, err := c.client.Stat(ctx, c.instance, p); err == nil {
-		switch {
-		case info.Dir && !wantDir:
-			fe.Add("path", "%s is a directory: list it with ls", p)
-		case !info.Dir && wantDir:
-			fe.Add("path", "%s is a file, not a directory: read it with read_file", p)
-		}
+	info, err := c.client.Stat(ctx, c.instance, p)
+	switch {
+	case err == nil && info.Dir && !wantDir:
+		fe.Add("path", "%s is a directory: list it with ls", p)
 		return fe.Err()
+	case err == nil && !info.Dir && wantDir:
+		fe.Add("path", "%s is a file, not a directory: read it with read_file", p)
+		return fe.Err()
+	case err == nil || !pathTrouble(err):
+		return nil
 	}
-	for dir := path.Dir(p); dir != "/" && dir != "."; dir = path.Dir(dir) {
-		if info, err := c.client.Stat(ctx, c.instance, dir); err == nil {
-			if !info.Dir {
-				fe.Add("path", "%s is a file, so nothing can be inside it", dir)
-			}
-			return fe.Err()
+	dir := path.Dir(p)
+	for range misfitDepth {
+		if dir == "/" || dir == "." {
+			return nil
 		}
+		info, err := c.client.Stat(ctx, c.instance, dir)
+		switch {
+		case err == nil && !info.Dir:
+			fe.Add("path", "%s is a file, so nothing can be inside it", dir)
+			return fe.Err()
+		case err == nil || !pathTrouble(err):
+			return nil
+		}
+		dir = path.Dir(dir)
 	}
 	return nil
+}
+
+// pathTrouble says whether a failed Stat may be about the path itself (it
+// does not exist, or runs through a file) rather than the provider.
+func pathTrouble(err error) bool {
+	return errors.Is(err, provider.ErrNotFound) || errors.Is(err, provider.ErrFailed)
 }
