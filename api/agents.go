@@ -15,11 +15,11 @@ type AgentService interface {
 	Create(ctx context.Context, workspaceID string, spec auxilia.AgentSpec) (auxilia.Agent, error)
 	Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error)
 	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error)
-	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Agent, error)
-	Delete(ctx context.Context, workspaceID, id string, expect *int) error
-	Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect *int) (auxilia.Binding, error)
+	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Agent, error)
+	Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect) error
+	Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect auxilia.Expect) (auxilia.Binding, error)
 	Binding(ctx context.Context, workspaceID, agentID string) (auxilia.Binding, error)
-	Unbind(ctx context.Context, workspaceID, agentID string, expect *int) error
+	Unbind(ctx context.Context, workspaceID, agentID string, expect auxilia.Expect) error
 }
 
 type agentsHandler struct{ svc AgentService }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,23 +20,35 @@ func setETag(c echo.Context, version int) {
 	c.Response().Header().Set("ETag", etagOf(version))
 }
 
-// ifMatch reads an optional If-Match header as the version the write
-// expects: nil without the header or with "*" (the write goes through), the
-// first quoted version otherwise, and -1, which never matches, for a value
-// this API never hands out (the write fails with 412).
-func ifMatch(c echo.Context) *int {
+// ifMatchTags reads an optional If-Match header as its list of entity tags:
+// nil without the header or with "*", when any current state will do.
+func ifMatchTags(c echo.Context) []string {
 	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
 	if h == "" || h == "*" {
 		return nil
 	}
+	tags := []string{}
 	for _, tag := range strings.Split(h, ",") {
-		tag = strings.TrimSpace(tag)
-		if v, err := strconv.Atoi(strings.Trim(tag, `"`)); err == nil && strings.HasPrefix(tag, `"`) {
-			return &v
+		tags = append(tags, strings.TrimSpace(tag))
+	}
+	return tags
+}
+
+// ifMatch reads If-Match as the versions a write to a versioned resource
+// expects. A tag this API never hands out names no version, so a header of
+// only such tags matches none and the write fails with 412.
+func ifMatch(c echo.Context) auxilia.Expect {
+	tags := ifMatchTags(c)
+	if tags == nil {
+		return nil
+	}
+	versions := auxilia.Expect{}
+	for _, tag := range tags {
+		if v, err := strconv.Atoi(strings.Trim(tag, `"`)); err == nil && etagOf(v) == tag {
+			versions = append(versions, v)
 		}
 	}
-	never := -1
-	return &never
+	return versions
 }
 
 // Resources without a version of their own (runs, threads) carry an ETag
@@ -60,8 +73,8 @@ func contentETag(body []byte) string {
 // resource as it is now (current): without the header, or with "*", the
 // write goes through; naming none of its tags, it fails with 412.
 func checkIfMatch(c echo.Context, resource string, current any) error {
-	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
-	if h == "" || h == "*" {
+	tags := ifMatchTags(c)
+	if tags == nil {
 		return nil
 	}
 	body, err := json.Marshal(current)
@@ -69,10 +82,8 @@ func checkIfMatch(c echo.Context, resource string, current any) error {
 		return err
 	}
 	now := contentETag(body)
-	for _, tag := range strings.Split(h, ",") {
-		if strings.TrimSpace(tag) == now {
-			return nil
-		}
+	if slices.Contains(tags, now) {
+		return nil
 	}
 	return auxilia.Errorf(auxilia.CodePrecondition, "The %s changed since you read it: read it again, then retry.", resource)
 }

@@ -17,8 +17,8 @@ type SandboxService interface {
 	Create(ctx context.Context, workspaceID string, in sandbox.Input) (auxilia.Sandbox, error)
 	Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error)
 	List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error)
-	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Sandbox, error)
-	Delete(ctx context.Context, workspaceID, id string, expect *int, detach bool) error
+	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Sandbox, error)
+	Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect, detach bool) error
 	Agents(ctx context.Context, workspaceID, id string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error)
 	SecretHint(ctx context.Context, workspaceID, id string) (auxilia.SecretHint, error)
 	ProbeInput(ctx context.Context, in sandbox.Input) (sandbox.ProbeResult, error)

@@ -351,6 +351,12 @@ func TestPatch(t *testing.T) {
 		patch(map[string]any{"description": "x"}, "If-Match", `"1"`).problem(t, 412, "precondition_failed")
 		assert.Equal(t, 200, patch(map[string]any{"description": "x"}, "If-Match", current).StatusCode)
 		e.call("DELETE", path, e.admin, nil, "If-Match", current).problem(t, 412, "precondition_failed")
+		current = e.call("GET", path, e.admin, nil).Header.Get("ETag")
+		for _, never := range []string{`W/` + current, strings.Trim(current, `"`), `"+` + strings.Trim(current, `"`) + `"`, `"x"`} {
+			patch(map[string]any{"description": "y"}, "If-Match", never).problem(t, 412, "precondition_failed")
+		}
+		assert.Equal(t, 200, patch(map[string]any{"description": "y"}, "If-Match", `"1", `+current).StatusCode,
+			"a list matches when any of its tags does")
 
 		other := e.createSandbox(validSandboxes["local"])
 		p = patch(map[string]any{"name": other["name"]}).problem(t, 409, "conflict")

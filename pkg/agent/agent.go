@@ -15,7 +15,7 @@ type Store interface {
 	Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error)
 	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error)
 	Update(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error)
-	Delete(ctx context.Context, workspaceID, id string, expect *int) error
+	Delete(ctx context.Context, workspaceID, id string, version int) error
 }
 
 // Bindings keeps which sandbox each agent runs with.
@@ -96,7 +96,7 @@ func (s *Service) List(ctx context.Context, workspaceID string, req auxilia.Page
 
 // Patch applies a JSON merge patch to an agent. expect, when set, is the
 // version the caller read; without it the patch applies to the latest one.
-func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Agent, error) {
+func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Agent, error) {
 	var out auxilia.Agent
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		current, err := s.lockAgent(ctx, workspaceID, id, expect)
@@ -122,7 +122,7 @@ func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.
 // an agent's version (a patch, a bind or unbind, its deletion, a sandbox's
 // deletion detaching it) holds its lock, so none reads a version another is
 // replacing; expect, when set, must be that version.
-func (s *Service) lockAgent(ctx context.Context, workspaceID, id string, expect *int) (auxilia.Agent, error) {
+func (s *Service) lockAgent(ctx context.Context, workspaceID, id string, expect auxilia.Expect) (auxilia.Agent, error) {
 	if err := s.tx.Lock(ctx, "agent:"+id); err != nil {
 		return auxilia.Agent{}, err
 	}
@@ -130,15 +130,15 @@ func (s *Service) lockAgent(ctx context.Context, workspaceID, id string, expect 
 	if err != nil {
 		return auxilia.Agent{}, err
 	}
-	if expect != nil && *expect != a.Version {
-		return auxilia.Agent{}, auxilia.Stale("agent", *expect, a.Version)
+	if err := expect.Check("agent", a.Version); err != nil {
+		return auxilia.Agent{}, err
 	}
 	return a, nil
 }
 
 // Delete removes an agent with its binding and threads; its threads'
 // instances are released for the reaper to destroy.
-func (s *Service) Delete(ctx context.Context, workspaceID, id string, expect *int) error {
+func (s *Service) Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect) error {
 	return s.tx.InTx(ctx, func(ctx context.Context) error {
 		a, err := s.lockAgent(ctx, workspaceID, id, expect)
 		if err != nil {
@@ -148,7 +148,7 @@ func (s *Service) Delete(ctx context.Context, workspaceID, id string, expect *in
 		if err != nil {
 			return err
 		}
-		if err := s.agents.Delete(ctx, workspaceID, id, expect); err != nil {
+		if err := s.agents.Delete(ctx, workspaceID, id, a.Version); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, s.audit, workspaceID, "agent.delete", "agent", id,

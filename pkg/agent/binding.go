@@ -12,7 +12,7 @@ import (
 // binding. tools maps tool names to policies; a tool left out is always
 // allowed. Moving to another sandbox releases the instances the old one made.
 // expect, when set, is the agent's version the caller read.
-func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect *int) (auxilia.Binding, error) {
+func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect auxilia.Expect) (auxilia.Binding, error) {
 	policies, fe := toolPolicies(tools)
 	if sandboxID == "" {
 		fe.Add("sandbox_id", "is required")
@@ -75,7 +75,7 @@ func (s *Service) Binding(ctx context.Context, workspaceID, agentID string) (aux
 // Unbind takes an agent's sandbox away: it runs on without code execution,
 // and its threads' instances are released. expect, when set, is the
 // agent's version the caller read.
-func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expect *int) error {
+func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expect auxilia.Expect) error {
 	return s.tx.InTx(ctx, func(ctx context.Context) error {
 		a, err := s.lockAgent(ctx, workspaceID, agentID, expect)
 		if err != nil {

@@ -89,9 +89,9 @@ func NotFound(resource string) *Error {
 }
 
 // Stale is the error for a write made from a stale read: the resource's
-// version (its ETag) is no longer the one the caller expected.
-func Stale(resource string, expected, actual int) *Error {
-	return Errorf(CodePrecondition, "The %s changed since it was read (version %d, now %d): read it again.", resource, expected, actual)
+// version (its ETag) is no longer one the caller expected.
+func Stale(resource string, actual int) *Error {
+	return Errorf(CodePrecondition, "The %s changed since it was read (it is now at version %d): read it again.", resource, actual)
 }
 
 // FieldError names one broken input field by its dotted JSON path.

@@ -15,7 +15,7 @@ const maxListedAgents = 200
 // releases every instance the sandbox made (the reaper destroys them with
 // the sandbox's retained credentials) and deletes it, all in one
 // transaction. expect, when set, is the version the caller last read.
-func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect *int, detach bool) error {
+func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect, detach bool) error {
 	return r.Tx.InTx(ctx, func(ctx context.Context) error {
 		// The lock orders this delete with concurrent binds to the sandbox.
 		if err := r.Tx.Lock(ctx, "sandbox:"+id); err != nil {
@@ -25,8 +25,8 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect *i
 		if err != nil {
 			return err
 		}
-		if expect != nil && *expect != sb.Version {
-			return auxilia.Stale("sandbox", *expect, sb.Version)
+		if err := expect.Check("sandbox", sb.Version); err != nil {
+			return err
 		}
 		users, err := r.Bindings.AgentsOf(ctx, id, auxilia.PageRequest{Size: maxListedAgents})
 		if err != nil {
@@ -47,7 +47,7 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect *i
 		if released, err = r.Instances.ReleaseForSandbox(ctx, id); err != nil {
 			return err
 		}
-		if err := r.Store.Delete(ctx, workspaceID, id, &sb.Version); err != nil {
+		if err := r.Store.Delete(ctx, workspaceID, id, sb.Version); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.delete", "sandbox", id,

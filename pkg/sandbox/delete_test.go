@@ -19,7 +19,7 @@ import (
 // injected after the detach and the release have run in the transaction.
 type failingDelete struct{ sandbox.Store }
 
-func (failingDelete) Delete(context.Context, string, string, *int) error {
+func (failingDelete) Delete(context.Context, string, string, int) error {
 	return errors.New("injected failure")
 }
 

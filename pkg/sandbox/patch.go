@@ -20,7 +20,7 @@ var patchable = map[string]bool{"name": true, "description": true, "provider": t
 // it; `provider` cannot change; null elsewhere resets a member to its
 // default. expect, when set, is the version the caller last read; without
 // it the patch applies to the latest one.
-func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect *int) (auxilia.Sandbox, error) {
+func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Sandbox, error) {
 	var updated auxilia.Sandbox
 	err := r.Tx.InTx(ctx, func(ctx context.Context) error {
 		// Writes of one sandbox pass one at a time (deletes and binds take
@@ -32,8 +32,8 @@ func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json
 		if err != nil {
 			return err
 		}
-		if expect != nil && *expect != current.Version {
-			return auxilia.Stale("sandbox", *expect, current.Version)
+		if err := expect.Check("sandbox", current.Version); err != nil {
+			return err
 		}
 		next, newSecret, err := r.merge(current, patch)
 		if err != nil {

@@ -20,7 +20,7 @@ type Store interface {
 	GetSealed(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, auxilia.SealedSecret, error)
 	List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error)
 	Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxilia.SealedSecret) (auxilia.Sandbox, error)
-	Delete(ctx context.Context, workspaceID, id string, expect *int) error
+	Delete(ctx context.Context, workspaceID, id string, version int) error
 	SetHealth(ctx context.Context, id string, h auxilia.Health) error
 	ResealSecrets(ctx context.Context, fn func(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error)
 	GetSealedAny(ctx context.Context, id string) (auxilia.Sandbox, auxilia.SealedSecret, error)

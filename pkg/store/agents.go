@@ -106,18 +106,15 @@ func (s Agents) Update(ctx context.Context, a auxilia.Agent) (auxilia.Agent, err
 		if err != nil {
 			return auxilia.Agent{}, err
 		}
-		return auxilia.Agent{}, auxilia.Stale("agent", a.Version, current.Version)
+		return auxilia.Agent{}, auxilia.Stale("agent", current.Version)
 	}
 	return s.Get(ctx, a.WorkspaceID, a.ID)
 }
 
-// Delete removes an agent, its binding and its threads. expect, when set, is the version the caller read.
-func (s Agents) Delete(ctx context.Context, workspaceID, id string, expect *int) error {
-	q := s.db.conn(ctx).Where("workspace_id = ? AND id = ?", workspaceID, id)
-	if expect != nil {
-		q = q.Where("version = ?", *expect)
-	}
-	res := q.Delete(&agentRow{})
+// Delete removes an agent, its binding and its threads, if it is still at
+// the version the caller read.
+func (s Agents) Delete(ctx context.Context, workspaceID, id string, version int) error {
+	res := s.db.conn(ctx).Where("workspace_id = ? AND id = ? AND version = ?", workspaceID, id, version).Delete(&agentRow{})
 	if res.Error != nil {
 		return res.Error
 	}
@@ -126,7 +123,7 @@ func (s Agents) Delete(ctx context.Context, workspaceID, id string, expect *int)
 		if err != nil {
 			return err
 		}
-		return auxilia.Stale("agent", *expect, current.Version)
+		return auxilia.Stale("agent", current.Version)
 	}
 	return nil
 }

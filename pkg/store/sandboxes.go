@@ -154,7 +154,7 @@ func (s Sandboxes) Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxil
 		return auxilia.Sandbox{}, notFound(err, "sandbox")
 	}
 	if row.Version != sb.Version {
-		return auxilia.Sandbox{}, auxilia.Stale("sandbox", sb.Version, row.Version)
+		return auxilia.Sandbox{}, auxilia.Stale("sandbox", row.Version)
 	}
 	row.Name, row.Description, row.URL, row.Config = sb.Name, sb.Description, sb.URL, string(sb.Config)
 	if sealed != nil {
@@ -170,18 +170,15 @@ func (s Sandboxes) Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxil
 		return auxilia.Sandbox{}, s.nameConflict(ctx, res.Error, sb.WorkspaceID, sb.Name)
 	}
 	if res.RowsAffected == 0 {
-		return auxilia.Sandbox{}, auxilia.Stale("sandbox", sb.Version, sb.Version+1)
+		return auxilia.Sandbox{}, auxilia.Stale("sandbox", sb.Version+1)
 	}
 	return row.domain(), nil
 }
 
-// Delete removes a live sandbox from view; its row and sealed secret stay
-// for the reaper. expect, when set, is the version the caller last read.
-func (s Sandboxes) Delete(ctx context.Context, workspaceID, id string, expect *int) error {
-	q := s.live(ctx, workspaceID).Model(&sandboxRow{}).Where("id = ?", id)
-	if expect != nil {
-		q = q.Where("version = ?", *expect)
-	}
+// Delete removes a live sandbox from view, if it is still at the version
+// the caller read; its row and sealed secret stay for the reaper.
+func (s Sandboxes) Delete(ctx context.Context, workspaceID, id string, version int) error {
+	q := s.live(ctx, workspaceID).Model(&sandboxRow{}).Where("id = ? AND version = ?", id, version)
 	res := q.UpdateColumns(map[string]any{"deleted_at": Now(), "version": gorm.Expr("version + 1")})
 	if res.Error != nil {
 		return res.Error
@@ -191,7 +188,7 @@ func (s Sandboxes) Delete(ctx context.Context, workspaceID, id string, expect *i
 		if err != nil {
 			return err
 		}
-		return auxilia.Stale("sandbox", *expect, current.Version)
+		return auxilia.Stale("sandbox", current.Version)
 	}
 	return nil
 }

@@ -71,9 +71,8 @@ func TestSandboxVersions(t *testing.T) {
 		_, err = db.Sandboxes().Update(ctx, second, nil)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodePrecondition), "a write from a stale read fails: %v", err)
 
-		stale := 1
-		assert.True(t, auxilia.IsCode(db.Sandboxes().Delete(ctx, ws.ID, sb.ID, &stale), auxilia.CodePrecondition))
-		require.NoError(t, db.Sandboxes().Delete(ctx, ws.ID, sb.ID, &updated.Version))
+		assert.True(t, auxilia.IsCode(db.Sandboxes().Delete(ctx, ws.ID, sb.ID, 1), auxilia.CodePrecondition))
+		require.NoError(t, db.Sandboxes().Delete(ctx, ws.ID, sb.ID, updated.Version))
 
 		n, err := db.Sandboxes().ResealSecrets(ctx, func(_ auxilia.Sandbox, s auxilia.SealedSecret) (auxilia.SealedSecret, error) {
 			return auxilia.SealedSecret{KeyID: "k2", Ciphertext: s.Ciphertext + "!"}, nil
