@@ -56,7 +56,9 @@ func TestACallerLeavingMidCreateLeavesNothing(t *testing.T) {
 	defer cancel()
 	_, err := client.Create(ctx, labelled)
 	require.Error(t, err)
+	require.Equal(t, 1, fake.Calls(opensandboxtest.OpCreate), "the controller made a sandbox")
 	assert.Empty(t, fake.Sandboxes(), "the sandbox made for a caller that left is destroyed")
+	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpDelete))
 }
 
 func TestARefusedCreateIsNotLookedFor(t *testing.T) {
