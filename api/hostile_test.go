@@ -67,6 +67,8 @@ func TestHostileInputs(t *testing.T) {
 			assert.Equal(t, "application/problem+json", r.Header.Get("Content-Type"), c.name)
 		}
 		assert.Equal(t, before, snapshot(), "nothing changed")
+		assert.Equal(t, 401, e.call("GET", "/api/v1/sandboxes?name=a%00b", "", nil).StatusCode,
+			"a caller without a token learns nothing of its query")
 		out := e.call("POST", base+"/execute", e.member, map[string]any{"command": "ls /etc/cron.d 2>&1; ls /workspace"}).json(t)
 		assert.NotContains(t, out["output"], "\nx\n")
 	})

@@ -77,7 +77,7 @@ func New(cfg Config) *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Log)
 	e.Use(withRequestID(), logRequests(cfg.Log, cfg.Metrics), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit),
-		refuseUnstorableText())
+		refuseUnstorablePath())
 	if cfg.Audit != nil {
 		e.Use(auditRefusals(cfg.Audit, cfg.Log))
 	}
@@ -90,7 +90,7 @@ func New(cfg Config) *echo.Echo {
 		e.GET("/metrics", echo.WrapHandler(cfg.MetricsHandler))
 	}
 
-	v1 := newRoutes(e.Group("/api/v1"), authenticate(cfg.Tokens))
+	v1 := newRoutes(e.Group("/api/v1"), authenticate(cfg.Tokens), refuseUnstorableQuery())
 	if cfg.RateLimit > 0 {
 		v1.mw = append(v1.mw, rateLimit(cfg.Rates, cfg.RateLimit))
 	}

@@ -23,17 +23,26 @@ func storable(s string) bool {
 
 const unstorable = "must not hold a NUL character or bytes that are not UTF-8"
 
-// refuseUnstorableText refuses a request whose path or query holds such
-// text: a path that does is a 404 (it can name nothing), a query value a 422
-// on its parameter.
-func refuseUnstorableText() echo.MiddlewareFunc {
+// refuseUnstorablePath answers 404 to a request whose path holds such
+// text: it can name nothing.
+func refuseUnstorablePath() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			u := c.Request().URL
-			if !storable(u.Path) {
+			if !storable(c.Request().URL.Path) {
 				return auxilia.Errorf(auxilia.CodeNotFound, "Nothing is found at a path that holds a NUL character or bytes that are not UTF-8.")
 			}
-			query := u.Query()
+			return next(c)
+		}
+	}
+}
+
+// refuseUnstorableQuery answers 422 on each query parameter whose value
+// holds such text. It runs after authentication, so a caller without a
+// token learns only that.
+func refuseUnstorableQuery() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			query := c.Request().URL.Query()
 			names := make([]string, 0, len(query))
 			for name := range query {
 				names = append(names, name)
