@@ -100,6 +100,10 @@ func TestErrorsAreProblems(t *testing.T) {
 		e.call("POST", "/api/v1/tokens", e.admin, `[]`).problem(t, 400, "malformed_request")
 		e.call("POST", "/api/v1/tokens", e.admin, "{\"name\":\"\xff\"}").problem(t, 400, "malformed_request")
 		e.call("POST", "/api/v1/tokens", e.admin, nil).problem(t, 400, "malformed_request")
+		p = e.call("POST", "/api/v1/tokens", e.admin, `{"name\u0000":"a"}`).problem(t, 400, "malformed_request")
+		assert.Contains(t, p["detail"], "name holds a NUL")
+		p = e.call("POST", "/api/v1/tokens", e.admin, `"a\u0000"`).problem(t, 400, "malformed_request")
+		assert.Contains(t, p["detail"], "must be a JSON object")
 		e.call("POST", "/api/v1/tokens", e.admin, `name=a`, "Content-Type", "application/x-www-form-urlencoded").
 			problem(t, 415, "unsupported_media_type")
 		big := `{"name":"` + strings.Repeat("a", 70<<10) + `"}`

@@ -36,7 +36,10 @@ func readJSONBody(c echo.Context) ([]byte, error) {
 	if fields := nulFields(body); len(fields) > 0 {
 		var fe auxilia.FieldErrors
 		for _, f := range fields {
-			if f == "" {
+			if f == "" { // the body itself, or one of its own members' names
+				if bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+					return nil, auxilia.Errorf(auxilia.CodeMalformed, "The body has a field whose name holds a NUL character.")
+				}
 				return nil, auxilia.Errorf(auxilia.CodeMalformed, "The body must be a JSON object.")
 			}
 			fe.Add(f, unstorable)
