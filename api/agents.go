@@ -19,7 +19,7 @@ type AgentService interface {
 	Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect) error
 	Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect auxilia.Expect) (auxilia.Binding, error)
 	Binding(ctx context.Context, workspaceID, agentID string) (auxilia.Binding, error)
-	Unbind(ctx context.Context, workspaceID, agentID string, expect auxilia.Expect) error
+	Unbind(ctx context.Context, workspaceID, agentID string, expect auxilia.Expect) (int, error)
 }
 
 type agentsHandler struct{ svc AgentService }
@@ -291,6 +291,7 @@ func (h agentsHandler) binding(c echo.Context) error {
 //	@Param		id			path	string	true	"Agent id"	format(uuid)
 //	@Param		If-Match	header	string	false	"The agent's ETag last read: the unbinding fails with 412 if the agent changed since"
 //	@Success	204
+//	@Header		204			{string}	ETag	"The agent's new version (a binding is part of its agent)"
 //	@Failure	401,404,412	{object}	Problem
 //	@Router		/api/v1/agents/{id}/sandbox [delete]
 func (h agentsHandler) unbind(c echo.Context) error {
@@ -298,8 +299,10 @@ func (h agentsHandler) unbind(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.svc.Unbind(c.Request().Context(), actor(c).Workspace.ID, id, ifMatch(c)); err != nil {
+	version, err := h.svc.Unbind(c.Request().Context(), actor(c).Workspace.ID, id, ifMatch(c))
+	if err != nil {
 		return err
 	}
+	setETag(c, version)
 	return c.NoContent(http.StatusNoContent)
 }

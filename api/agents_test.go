@@ -126,8 +126,10 @@ func TestBindingsMoveTheAgentsETag(t *testing.T) {
 			problem(t, 412, "precondition_failed")
 		e.call("DELETE", path, e.member, nil, "If-Match", read).problem(t, 412, "precondition_failed")
 		current := etag()
-		require.Equal(t, 204, e.call("DELETE", path, e.member, nil, "If-Match", current).StatusCode)
+		r = e.call("DELETE", path, e.member, nil, "If-Match", current)
+		require.Equal(t, 204, r.StatusCode)
 		assert.NotEqual(t, current, etag(), "unbinding made a new version too")
+		assert.Equal(t, etag(), r.Header.Get("ETag"), "and says which")
 
 		// Deleting a sandbox detaches its agents: a new version of each.
 		require.Equal(t, 200, e.call("PUT", path, e.member, map[string]any{"sandbox_id": sb["id"]}).StatusCode)

@@ -74,9 +74,10 @@ func (s *Service) Binding(ctx context.Context, workspaceID, agentID string) (aux
 
 // Unbind takes an agent's sandbox away: it runs on without code execution,
 // and its threads' instances are released. expect, when set, is the
-// agent's version the caller read.
-func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expect auxilia.Expect) error {
-	return s.tx.InTx(ctx, func(ctx context.Context) error {
+// agent's version the caller read; the answer is its new version.
+func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expect auxilia.Expect) (int, error) {
+	var version int
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		a, err := s.lockAgent(ctx, workspaceID, agentID, expect)
 		if err != nil {
 			return err
@@ -91,9 +92,15 @@ func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expec
 		if err != nil {
 			return err
 		}
+		unbound, err := s.agents.Get(ctx, workspaceID, agentID)
+		if err != nil {
+			return err
+		}
+		version = unbound.Version
 		return auxilia.Audit(ctx, s.audit, workspaceID, "binding.delete", "binding", agentID,
 			fmt.Sprintf("unbound agent %q from sandbox %q; released %d instance(s)", a.Name, a.Binding.SandboxName, released))
 	})
+	return version, err
 }
 
 // toolPolicies checks a policy map and fills in every missing tool.

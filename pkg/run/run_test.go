@@ -96,11 +96,12 @@ func TestAnAgentWithoutSandboxRunsWithoutOne(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
 		ctx := context.Background()
-		require.NoError(t, w.app.Agents.Unbind(ctx, w.ws.ID, w.agent.ID, nil))
+		_, err := w.app.Agents.Unbind(ctx, w.ws.ID, w.agent.ID, nil)
+		require.NoError(t, err)
 		r := w.start(t, "t1")
 		assert.Empty(t, r.SandboxID)
 		assert.Zero(t, w.fake.TotalCalls())
-		_, err := w.app.Runs.Execute(ctx, w.ws.ID, r.ID, run.ExecInput{Command: "echo"})
+		_, err = w.app.Runs.Execute(ctx, w.ws.ID, r.ID, run.ExecInput{Command: "echo"})
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeToolDisabled))
 	})
 }

@@ -31,7 +31,10 @@ func TestUnbindingWhileASandboxIsDeletedWithItsAgents(t *testing.T) {
 	ctx := context.Background()
 
 	unbound := make(chan error, 1)
-	go func() { unbound <- f.app.Agents.Unbind(ctx, f.ws.ID, f.agent.ID, nil) }()
+	go func() {
+		_, err := f.app.Agents.Unbind(ctx, f.ws.ID, f.agent.ID, nil)
+		unbound <- err
+	}()
 	time.Sleep(300 * time.Millisecond) // the unbinding is inside its transaction
 	require.NoError(t, f.app.Sandboxes.Delete(ctx, f.ws.ID, f.sandbox.ID, nil, true))
 	require.NoError(t, <-unbound)

@@ -603,6 +603,8 @@ export interface paths {
                 /** @description No Content */
                 204: {
                     headers: {
+                        /** @description The agent's new version (a binding is part of its agent) */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
