@@ -2,7 +2,8 @@ import { ArrowLeft, Plus } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { Link, useNavigate } from "react-router-dom";
 import { placeFieldErrors, type PlacedErrors } from "../../api/fieldErrors";
-import { ApiError } from "../../api/problem";
+import { useQueryClient } from "@tanstack/react-query";
+import { ApiError, isApiError } from "../../api/problem";
 import { Button } from "../../ui/Button";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
@@ -10,9 +11,10 @@ import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useProviders } from "../sandboxes/api/listProviders";
 import { AddToolDialog } from "./AddToolDialog";
 import { AgentAvatar } from "./AgentAvatar";
-import { agentDraftOf, identityKeys, type AgentDraft } from "./agentDraft";
+import { agentDraftOf, baselineAfter, identityKeys, rebaseDraft, type AgentDraft } from "./agentDraft";
 import { useDeleteAgent } from "./api/deleteAgent";
-import type { VersionedAgent } from "./api/getAgent";
+import { getAgent, type VersionedAgent } from "./api/getAgent";
+import { agentKeys } from "./api/keys";
 import { SandboxToolCard } from "./SandboxToolCard";
 import { defaultToolPolicies, sameBinding } from "./tools";
 import { useSaveAgent } from "./useSaveAgent";
@@ -31,6 +33,8 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
   const [addingTool, setAddingTool] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [savedNote, setSavedNote] = useState(false);
+  const [reloading, setReloading] = useState(false);
+  const queryClient = useQueryClient();
 
   const { save: saveAgent, saving } = useSaveAgent();
   const remove = useDeleteAgent();
@@ -55,9 +59,9 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
         base,
         baseline,
         draft,
-        onAgentSaved: (agent) => {
-          setBase(agent);
-          setBaseline((b) => ({ ...agentDraftOf(agent), binding: b.binding }));
+        onSaved: (step) => {
+          setBase(step.saved);
+          setBaseline((b) => baselineAfter(b, step));
         },
       });
       if (!saved) {
@@ -74,6 +78,26 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
       } else {
         setProblem(error);
       }
+    }
+  };
+
+  // Someone changed the agent since it was read: load their changes under
+  // the person's own edits, so that Save applies just those.
+  const stale = isApiError(problem, "precondition_failed");
+  const reload = async () => {
+    if (!base) return;
+    setReloading(true);
+    try {
+      const fresh = await getAgent(base.agent.id);
+      queryClient.setQueryData(agentKeys.detail(fresh.agent.id), fresh);
+      setDraft((d) => rebaseDraft(d, baseline, agentDraftOf(fresh)));
+      setBase(fresh);
+      setBaseline(agentDraftOf(fresh));
+      setProblem(undefined);
+    } catch (error) {
+      setProblem(error);
+    } finally {
+      setReloading(false);
     }
   };
 
@@ -161,10 +185,21 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
         </section>
 
         {errors.unplaced.length > 0 && <ProblemMessage error={new Error(errors.unplaced.join(" "))} />}
-        {problem != null && <ProblemMessage error={problem} />}
+        {problem != null && (
+          <ProblemMessage
+            error={problem}
+            action={
+              stale && (
+                <Button size="sm" busy={reloading} disabled={reloading} onClick={reload}>
+                  Load their changes, keep mine
+                </Button>
+              )
+            }
+          />
+        )}
 
         <div className="editor__actions">
-          <Button type="submit" variant="primary" busy={saving} disabled={saving || draft.name.trim() === "" || !dirty}>
+          <Button type="submit" variant="primary" busy={saving} disabled={saving || reloading || draft.name.trim() === "" || !dirty}>
             {base ? "Save changes" : "Create agent"}
           </Button>
           <span role="status" className="muted">

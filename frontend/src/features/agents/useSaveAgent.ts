@@ -1,11 +1,11 @@
-import { useQueryClient } from "@tanstack/react-query";
-import { identityPatch, type AgentDraft } from "./agentDraft";
-import { useCreateAgent } from "./api/createAgent";
-import { useDeleteBinding } from "./api/deleteBinding";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { identityPatch, type AgentDraft, type SaveStep } from "./agentDraft";
+import { createAgent } from "./api/createAgent";
+import { deleteBinding } from "./api/deleteBinding";
 import { getAgent, type VersionedAgent } from "./api/getAgent";
 import { agentKeys } from "./api/keys";
-import { usePatchAgent } from "./api/patchAgent";
-import { usePutBinding } from "./api/putBinding";
+import { patchAgent } from "./api/patchAgent";
+import { putBinding } from "./api/putBinding";
 import { sameBinding } from "./tools";
 
 export interface SaveAgentInput {
@@ -14,59 +14,69 @@ export interface SaveAgentInput {
   baseline: AgentDraft;
   draft: AgentDraft;
   /**
-   * Called as soon as the agent is created or patched, before its binding is
-   * saved: a failed bind is then retried as an edit of that version.
+   * Called after each write that succeeds, with what is saved so far: when
+   * a later write fails, the retry starts from there, as an edit of the
+   * version that write made.
    */
-  onAgentSaved: (saved: VersionedAgent) => void;
+  onSaved: (step: SaveStep) => void;
 }
 
 /**
  * "Save changes": creates or patches the agent, then puts or removes its
- * sandbox binding, each guarded by If-Match, and answers with the agent as
- * now saved.
+ * sandbox binding, each guarded by If-Match with the version the one before
+ * made, and answers with the agent as now saved.
  */
 export function useSaveAgent() {
   const queryClient = useQueryClient();
-  const create = useCreateAgent();
-  const patch = usePatchAgent();
-  const put = usePutBinding();
-  const unbind = useDeleteBinding();
 
-  const save = async ({ base, baseline, draft, onAgentSaved }: SaveAgentInput): Promise<VersionedAgent> => {
+  const save = async ({ base, baseline, draft, onSaved }: SaveAgentInput): Promise<VersionedAgent> => {
     let current = base;
-    if (!current) {
-      current = await create.mutateAsync({
-        name: draft.name.trim(),
-        description: draft.description.trim(),
-        emoji: draft.emoji.trim(),
-        ...(draft.color.trim() ? { color: draft.color.trim() } : {}),
-      });
-      onAgentSaved(current);
-    } else {
-      const changes = identityPatch(baseline, draft);
-      if (Object.keys(changes).length > 0) {
-        current = await patch.mutateAsync({ id: current.agent.id, patch: changes, etag: current.etag });
-        onAgentSaved(current);
-      }
-    }
-    const id = current.agent.id;
-    if (!sameBinding(draft.binding, baseline.binding)) {
-      // Guarded by the agent's version: a binding changed by someone else since is not overwritten.
-      if (draft.binding) {
-        await put.mutateAsync({
-          agentId: id,
-          body: { sandbox_id: draft.binding.sandboxId, tools: draft.binding.tools },
-          etag: current.etag,
+    let wrote = false;
+    const saved = (step: SaveStep) => {
+      current = step.saved;
+      wrote = true;
+      onSaved(step);
+    };
+    try {
+      if (!current) {
+        saved({
+          saved: await createAgent({
+            name: draft.name.trim(),
+            description: draft.description.trim(),
+            emoji: draft.emoji.trim(),
+            ...(draft.color.trim() ? { color: draft.color.trim() } : {}),
+          }),
         });
       } else {
-        await unbind.mutateAsync({ agentId: id, etag: current.etag });
+        const changes = identityPatch(baseline, draft);
+        if (Object.keys(changes).length > 0) {
+          saved({ saved: await patchAgent({ id: current.agent.id, patch: changes, etag: current.etag }) });
+        }
       }
+      const { agent, etag } = current!;
+      if (!sameBinding(draft.binding, baseline.binding)) {
+        // Guarded by the agent's version: a binding changed by someone else since is not overwritten.
+        let next: string | null;
+        if (draft.binding) {
+          const body = { sandbox_id: draft.binding.sandboxId, tools: draft.binding.tools };
+          ({ etag: next } = await putBinding({ agentId: agent.id, body, etag }));
+        } else {
+          next = await deleteBinding({ agentId: agent.id, etag });
+        }
+        saved({ saved: { agent, etag: next }, binding: draft.binding });
+      }
+      const fresh = await getAgent(agent.id);
+      queryClient.setQueryData(agentKeys.detail(agent.id), fresh);
+      return fresh;
+    } catch (error) {
+      // What was written is not what the cache holds.
+      if (wrote) void queryClient.invalidateQueries({ queryKey: agentKeys.detail(current!.agent.id) });
+      throw error;
+    } finally {
+      if (wrote) void queryClient.invalidateQueries({ queryKey: agentKeys.list() });
     }
-    void queryClient.invalidateQueries({ queryKey: agentKeys.list() });
-    const fresh = await getAgent(id);
-    queryClient.setQueryData(agentKeys.detail(id), fresh);
-    return fresh;
   };
 
-  return { save, saving: create.isPending || patch.isPending || put.isPending || unbind.isPending };
+  const saving = useMutation({ mutationFn: save });
+  return { save: saving.mutateAsync, saving: saving.isPending };
 }

@@ -1,5 +1,4 @@
-import { useMutation } from "@tanstack/react-query";
-import { api, unwrap } from "../../../api/client";
+import { api, unwrapWithETag } from "../../../api/client";
 
 export interface DeleteBindingRequest {
   agentId: string;
@@ -7,13 +6,13 @@ export interface DeleteBindingRequest {
   etag: string | null;
 }
 
-/** DELETE /api/v1/agents/{id}/sandbox: the agent runs on without code execution. */
-export async function deleteBinding({ agentId, etag }: DeleteBindingRequest): Promise<void> {
-  await unwrap(
+/**
+ * DELETE /api/v1/agents/{id}/sandbox: the agent runs on without code
+ * execution; answers with the agent's new ETag.
+ */
+export async function deleteBinding({ agentId, etag }: DeleteBindingRequest): Promise<string | null> {
+  const { etag: next } = await unwrapWithETag(
     api.DELETE("/api/v1/agents/{id}/sandbox", { params: { path: { id: agentId }, header: etag ? { "If-Match": etag } : {} } }),
   );
-}
-
-export function useDeleteBinding() {
-  return useMutation({ mutationFn: deleteBinding });
+  return next;
 }

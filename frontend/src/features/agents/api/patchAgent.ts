@@ -1,4 +1,3 @@
-import { useMutation } from "@tanstack/react-query";
 import { api, unwrapWithETag } from "../../../api/client";
 import type { AgentPatch } from "../../../api/types";
 import type { VersionedAgent } from "./getAgent";
@@ -19,8 +18,4 @@ export async function patchAgent({ id, patch, etag }: AgentPatchRequest): Promis
     }),
   );
   return { agent: data, etag: next };
-}
-
-export function usePatchAgent() {
-  return useMutation({ mutationFn: patchAgent });
 }

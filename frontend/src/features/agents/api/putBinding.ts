@@ -1,5 +1,4 @@
-import { useMutation } from "@tanstack/react-query";
-import { api, unwrap } from "../../../api/client";
+import { api, unwrapWithETag } from "../../../api/client";
 import type { Binding, BindingPut } from "../../../api/types";
 
 export interface PutBindingRequest {
@@ -9,13 +8,13 @@ export interface PutBindingRequest {
   etag: string | null;
 }
 
-/** PUT /api/v1/agents/{id}/sandbox: binds a sandbox, replacing any earlier one. */
-export function putBinding({ agentId, body, etag }: PutBindingRequest): Promise<Binding> {
-  return unwrap(
+/**
+ * PUT /api/v1/agents/{id}/sandbox: binds a sandbox, replacing any earlier
+ * one; answers with the binding and the agent's new ETag.
+ */
+export async function putBinding({ agentId, body, etag }: PutBindingRequest): Promise<{ binding: Binding; etag: string | null }> {
+  const { data, etag: next } = await unwrapWithETag(
     api.PUT("/api/v1/agents/{id}/sandbox", { params: { path: { id: agentId }, header: etag ? { "If-Match": etag } : {} }, body }),
   );
-}
-
-export function usePutBinding() {
-  return useMutation({ mutationFn: putBinding });
+  return { binding: data, etag: next };
 }
