@@ -14,7 +14,7 @@ export interface RecordedCall {
   body: unknown;
 }
 
-type Handler = FakeResponse | ((call: RecordedCall) => FakeResponse);
+type Handler = FakeResponse | ((call: RecordedCall) => FakeResponse | Promise<FakeResponse>);
 
 /**
  * Stands in for the server: answers "METHOD /path" with what the test says
@@ -42,7 +42,7 @@ export function fakeApi(routes: Record<string, Handler | Handler[]>) {
     // A list of answers is used in turn; its last answer repeats.
     const handler = Array.isArray(entry) ? (entry.length > 1 ? entry.shift() : entry[0]) : entry;
     if (!handler) return new Response(JSON.stringify({ detail: `no fake for ${key}` }), { status: 599 });
-    const answer = typeof handler === "function" ? handler(call) : handler;
+    const answer = typeof handler === "function" ? await handler(call) : handler;
     const status = answer.status ?? 200;
     const isProblem = status >= 400;
     return new Response(status === 204 || answer.body === undefined ? null : JSON.stringify(answer.body), {

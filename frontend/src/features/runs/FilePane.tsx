@@ -1,10 +1,10 @@
 import { ArrowUp, File, Folder, RefreshCw, Upload, X } from "lucide-react";
-import { useRef, useState } from "react";
-import { isApiError } from "../../api/problem";
+import { type RefObject, useRef, useState } from "react";
 import { Button } from "../../ui/Button";
 import { IconButton } from "../../ui/IconButton";
 import { Loading } from "../../ui/Loading";
 import { ProblemMessage } from "../../ui/ProblemMessage";
+import { needsApproval } from "./api/approval";
 import { useApprovedListing, useDirectory } from "./api/listDirectory";
 import { useApprovedRead, useFileContent } from "./api/readFile";
 import { useUploadFile } from "./api/uploadFile";
@@ -14,7 +14,7 @@ import { baseName, formatSize, joinPath, parentPath } from "./paths";
  * The run's working directory: browse it, open a file read-only, upload one.
  * Where the agent's binding makes a tool need approval, the refusal offers
  * to approve that one call; nothing is ever sent as approved unless a
- * person clicked for it.
+ * person clicked for it, and a click sends one call.
  */
 export function FilePane({ runId }: { runId: string }) {
   const [dir, setDir] = useState("");
@@ -25,7 +25,21 @@ export function FilePane({ runId }: { runId: string }) {
   const approvedRead = useApprovedRead(runId);
   const upload = useUploadFile();
   const picker = useRef<HTMLInputElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const viewerHeading = useRef<HTMLHeadingElement>(null);
   const parent = parentPath(dir);
+
+  // An approval belongs to the folder or file it was given for: its
+  // progress and failure show only while that one is on screen.
+  const approvingListing = approvedListing.isPending && approvedListing.variables === dir;
+  const listingApprovalError = approvedListing.variables === dir ? approvedListing.error : null;
+  const approvingRead = approvedRead.isPending && approvedRead.variables === openFile;
+  const readApprovalError = approvedRead.variables === openFile ? approvedRead.error : null;
+  // The refusal holding the clicked button goes once its call succeeds:
+  // keep keyboard focus in the pane.
+  const focusOnSuccess = (target: RefObject<HTMLElement | null>) => ({
+    onSuccess: () => requestAnimationFrame(() => target.current?.focus()),
+  });
 
   const entries = [...(listing.data ?? [])].sort(
     (a, b) => (a.type === b.type ? baseName(a.path).localeCompare(baseName(b.path)) : a.type === "directory" ? -1 : 1),
@@ -34,7 +48,9 @@ export function FilePane({ runId }: { runId: string }) {
   return (
     <section className="files" aria-labelledby="files-heading">
       <header className="files__header">
-        <h2 id="files-heading">Files</h2>
+        <h2 id="files-heading" ref={heading} tabIndex={-1}>
+          Files
+        </h2>
         <span className="mono files__path truncate" title={dir}>
           {dir === "" ? "working directory" : dir}
         </span>
@@ -67,9 +83,17 @@ export function FilePane({ runId }: { runId: string }) {
           error={upload.error}
           action={
             needsApproval(upload.error) && (
-              <Button size="sm" onClick={() => upload.mutate({ ...upload.variables, approved: true })}>
-                Approve and upload
-              </Button>
+              <>
+                <span className="mono truncate" title={upload.variables.path}>
+                  {upload.variables.path}
+                </span>
+                <Button
+                  size="sm"
+                  onClick={() => upload.mutate({ ...upload.variables, approved: true }, focusOnSuccess(heading))}
+                >
+                  Approve and upload
+                </Button>
+              </>
             )
           }
         />
@@ -81,13 +105,17 @@ export function FilePane({ runId }: { runId: string }) {
       )}
 
       {listing.isPending && <Loading label="Listing files…" />}
-      {approvedListing.isError && <ProblemMessage error={approvedListing.error} />}
       {listing.isError && (
         <ProblemMessage
-          error={listing.error}
+          error={listingApprovalError ?? listing.error}
           action={
             needsApproval(listing.error) ? (
-              <Button size="sm" busy={approvedListing.isPending} onClick={() => approvedListing.mutate(dir)}>
+              <Button
+                size="sm"
+                busy={approvingListing}
+                disabled={approvingListing}
+                onClick={() => approvedListing.mutate(dir, focusOnSuccess(heading))}
+              >
                 Approve and list
               </Button>
             ) : (
@@ -121,18 +149,24 @@ export function FilePane({ runId }: { runId: string }) {
       {openFile && (
         <section className="viewer" aria-label={`File ${baseName(openFile)}`}>
           <header className="files__header">
-            <h3 className="mono truncate">{openFile}</h3>
+            <h3 className="mono truncate" ref={viewerHeading} tabIndex={-1}>
+              {openFile}
+            </h3>
             <span className="spacer" />
             <IconButton label="Close file" icon={<X size={15} aria-hidden="true" />} onClick={() => setOpenFile(null)} />
           </header>
           {file.isPending && <Loading label="Reading…" />}
-          {approvedRead.isError && <ProblemMessage error={approvedRead.error} />}
           {file.isError && (
             <ProblemMessage
-              error={file.error}
+              error={readApprovalError ?? file.error}
               action={
                 needsApproval(file.error) && (
-                  <Button size="sm" busy={approvedRead.isPending} onClick={() => approvedRead.mutate(openFile)}>
+                  <Button
+                    size="sm"
+                    busy={approvingRead}
+                    disabled={approvingRead}
+                    onClick={() => approvedRead.mutate(openFile, focusOnSuccess(viewerHeading))}
+                  >
                     Approve and open
                   </Button>
                 )
@@ -155,9 +189,4 @@ export function FilePane({ runId }: { runId: string }) {
       )}
     </section>
   );
-}
-
-/** The tool's policy asks a person to approve each call. */
-function needsApproval(error: unknown): boolean {
-  return isApiError(error, "approval_required");
 }

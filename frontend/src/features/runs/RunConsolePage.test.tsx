@@ -125,4 +125,35 @@ describe("Run console", () => {
     expect(approved("/api/v1/runs/r1/ls")).toHaveLength(1);
     expect(approved("/api/v1/runs/r1/files")).toHaveLength(1);
   });
+
+  it("sends one approved call for a double-click, and keeps focus in the pane", async () => {
+    let answer = () => {};
+    const api = fakeApi({
+      "GET /api/v1/agents": { body: { items: [agent], next_page_token: "" } },
+      "GET /api/v1/agents/a1/threads": { body: { items: [], next_page_token: "" } },
+      "POST /api/v1/agents/a1/threads/t-new/runs": { status: 201, body: run("r1", null) },
+      "GET /api/v1/runs/r1/ls": (call) =>
+        call.headers.get("Auxilia-Approval") === "granted"
+          ? new Promise((resolve) => {
+              answer = () => resolve({ body: { entries: [] } });
+            })
+          : problem(428, "approval_required", "The tool ls needs a person's approval.", { tool: "ls" }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<RunConsolePage />);
+    const threadId = await screen.findByRole("textbox", { name: "New thread id" });
+    await user.clear(threadId);
+    await user.type(threadId, "t-new");
+    await user.click(screen.getByRole("button", { name: "Start run" }));
+    const files = within(await screen.findByRole("region", { name: "Current run" })).getByRole("region", { name: "Files" });
+
+    const approve = await within(files).findByRole("button", { name: "Approve and list" });
+    await user.dblClick(approve);
+    expect(approve).toBeDisabled();
+    answer();
+    expect(await within(files).findByText("This folder is empty.")).toBeInTheDocument();
+    const approved = api.callsTo("GET", "/api/v1/runs/r1/ls").filter((c) => c.headers.get("Auxilia-Approval") === "granted");
+    expect(approved).toHaveLength(1);
+    await waitFor(() => expect(within(files).getByRole("heading", { name: "Files" })).toHaveFocus());
+  });
 });

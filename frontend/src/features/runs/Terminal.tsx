@@ -1,9 +1,10 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { Play, Square } from "lucide-react";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
-import { describeError, isApiError } from "../../api/problem";
+import { describeError } from "../../api/problem";
 import { Button } from "../../ui/Button";
 import { formatDuration } from "../../ui/time";
+import { needsApproval } from "./api/approval";
 import { executeCommand } from "./api/executeCommand";
 import type { ExecuteExit } from "./api/types";
 import { useCommandHistory } from "./useCommandHistory";
@@ -63,7 +64,7 @@ export function Terminal({ runId, disabled }: { runId: string; disabled?: boolea
       });
     } catch (error) {
       const message = controller.signal.aborted ? "Stopped waiting for output." : describeError(error);
-      update(id, (r) => ({ ...r, error: message, needsApproval: isApiError(error, "approval_required") }));
+      update(id, (r) => ({ ...r, error: message, needsApproval: needsApproval(error) }));
     } finally {
       setRunning(false);
       abort.current = null;

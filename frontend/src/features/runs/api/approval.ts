@@ -1,7 +1,28 @@
+import { type QueryKey, useMutation, useQueryClient } from "@tanstack/react-query";
+import { isApiError } from "../../../api/problem";
+
 /**
  * The header that tells the server a person approved this tool call, for a
  * tool whose policy is "needs approval" (otherwise it answers 428).
  */
 export function approvalHeader(approved: boolean | undefined): { "Auxilia-Approval"?: string } {
   return approved ? { "Auxilia-Approval": "granted" } : {};
+}
+
+/** The server refused a call because its tool needs a person's approval. */
+export function needsApproval(error: unknown): boolean {
+  return isApiError(error, "approval_required");
+}
+
+/**
+ * Makes one call with a person's approval and shows its answer in place of
+ * the refused query (keyOf(path)). The approval is for this one call: a
+ * later refresh asks again.
+ */
+export function useApprovedOnce<T>(callApproved: (path: string) => Promise<T>, keyOf: (path: string) => QueryKey) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: callApproved,
+    onSuccess: (answer, path) => queryClient.setQueryData(keyOf(path), answer),
+  });
 }

@@ -1,6 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
-import { approvalHeader } from "./approval";
+import { approvalHeader, useApprovedOnce } from "./approval";
 import { runKeys } from "./keys";
 import type { DirectoryEntry } from "./types";
 
@@ -21,15 +21,10 @@ export function useDirectory(runId: string, path: string) {
   return useQuery({ queryKey: runKeys.directory(runId, path), queryFn: () => listDirectory(runId, path), staleTime: 0 });
 }
 
-/**
- * Lists a folder once with a person's approval, and shows that listing in
- * place of the refused one. The approval is for this one call: a later
- * refresh asks again.
- */
+/** Lists a folder once with a person's approval, shown in place of the refused listing. */
 export function useApprovedListing(runId: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (path: string) => listDirectory(runId, path, true),
-    onSuccess: (entries, path) => queryClient.setQueryData(runKeys.directory(runId, path), entries),
-  });
+  return useApprovedOnce(
+    (path) => listDirectory(runId, path, true),
+    (path) => runKeys.directory(runId, path),
+  );
 }

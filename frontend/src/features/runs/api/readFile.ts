@@ -1,6 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
-import { approvalHeader } from "./approval";
+import { approvalHeader, useApprovedOnce } from "./approval";
 import { runKeys } from "./keys";
 import type { FileContent } from "./types";
 
@@ -18,11 +18,10 @@ export function readFile(runId: string, path: string, approved = false): Promise
 
 /** Reads a file once with a person's approval, shown in place of the refused read. */
 export function useApprovedRead(runId: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (path: string) => readFile(runId, path, true),
-    onSuccess: (content, path) => queryClient.setQueryData(runKeys.file(runId, path), content),
-  });
+  return useApprovedOnce(
+    (path) => readFile(runId, path, true),
+    (path) => runKeys.file(runId, path),
+  );
 }
 
 export function useFileContent(runId: string, path: string | null) {
