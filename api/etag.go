@@ -23,7 +23,8 @@ func setETag(c echo.Context, version int) {
 // ifMatchTags reads an optional If-Match header as its list of entity tags:
 // nil without the header or with "*", when any current state will do.
 func ifMatchTags(c echo.Context) []string {
-	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
+	// A list may come as one line or as several header lines.
+	h := strings.TrimSpace(strings.Join(c.Request().Header.Values("If-Match"), ","))
 	if h == "" || h == "*" {
 		return nil
 	}

@@ -128,8 +128,15 @@ func (e *env) call(method, path, tok string, body any, headers ...string) respon
 	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
+	// A header given here replaces the default; given twice, it is sent as two lines.
+	given := map[string]bool{}
 	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
+		if given[headers[i]] {
+			req.Header.Add(headers[i], headers[i+1])
+		} else {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		given[headers[i]] = true
 	}
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(e.t, err)

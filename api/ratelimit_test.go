@@ -32,3 +32,12 @@ func TestRateLimitHoldsAcrossReplicas(t *testing.T) {
 		assert.Equal(t, 200, e.call("GET", "/healthz", "", nil).StatusCode, "health checks are never limited")
 	}, func(o *options) { o.rateLimit = 3 })
 }
+
+func TestRefusedRequestsCountAgainstTheLimit(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		for i := 0; i < 3; i++ {
+			e.call("GET", "/api/v1/sandboxes?name=a%00b", e.member, nil).problem(t, 422, "validation_failed")
+		}
+		e.call("GET", "/api/v1/sandboxes?name=a%00b", e.member, nil).problem(t, 429, "rate_limited")
+	}, func(o *options) { o.rateLimit = 3 })
+}

@@ -357,6 +357,9 @@ func TestPatch(t *testing.T) {
 		}
 		assert.Equal(t, 200, patch(map[string]any{"description": "y"}, "If-Match", `"1", `+current).StatusCode,
 			"a list matches when any of its tags does")
+		current = e.call("GET", path, e.admin, nil).Header.Get("ETag")
+		assert.Equal(t, 200, patch(map[string]any{"description": "z"}, "If-Match", `"1"`, "If-Match", current).StatusCode,
+			"however many header lines it comes in")
 
 		other := e.createSandbox(validSandboxes["local"])
 		p = patch(map[string]any{"name": other["name"]}).problem(t, 409, "conflict")

@@ -90,10 +90,12 @@ func New(cfg Config) *echo.Echo {
 		e.GET("/metrics", echo.WrapHandler(cfg.MetricsHandler))
 	}
 
-	v1 := newRoutes(e.Group("/api/v1"), authenticate(cfg.Tokens), refuseUnstorableQuery())
+	// Who calls first, then how often they may: a refused request counts too.
+	v1 := newRoutes(e.Group("/api/v1"), authenticate(cfg.Tokens))
 	if cfg.RateLimit > 0 {
 		v1.mw = append(v1.mw, rateLimit(cfg.Rates, cfg.RateLimit))
 	}
+	v1.mw = append(v1.mw, refuseUnstorableQuery())
 	idem := idempotent(cfg.Idempotency, cfg.RequestTimeout, cfg.Log)
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
