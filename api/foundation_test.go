@@ -9,6 +9,7 @@ import (
 	"time"
 
 	sandboxes "github.com/auxilia/sandboxes"
+	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/token"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
@@ -198,23 +199,58 @@ func TestIdempotencyKey(t *testing.T) {
 
 func TestIdempotencyKeyWhileInFlight(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
-		me := e.call("GET", "/api/v1/me", e.admin, nil).json(t)
 		body := `{"name":"slow"}`
 		// Another replica has claimed the key and is still working on it.
-		sum := sha256.Sum256([]byte("POST /api/v1/tokens\n" + body))
-		long := time.Now().Add(-time.Hour)
-		prev, err := e.db.Idempotency().Claim(ctx, me["token_id"].(string), "k", hex.EncodeToString(sum[:]), long, long)
-		require.NoError(t, err)
-		require.Nil(t, prev)
+		claim := e.claimKey(e.admin, "POST /api/v1/tokens", body, "k")
 
 		e.call("POST", "/api/v1/tokens", e.admin, body, "Idempotency-Key", "k").problem(t, 409, "request_in_flight")
 		e.call("POST", "/api/v1/tokens", e.admin, `{"name":"other"}`, "Idempotency-Key", "k").problem(t, 422, "idempotency_key_reused")
 
-		// Past the longest a request may run, its replica is presumed dead: a retry runs.
-		time.Sleep(2500 * time.Millisecond)
+		// Past the longest a create may take, its replica is presumed dead: a retry runs.
+		claim.age(6 * time.Minute)
 		assert.Equal(t, 201, e.call("POST", "/api/v1/tokens", e.admin, body, "Idempotency-Key", "k").StatusCode)
-	}, func(o *options) { o.requestTimeout = 2 * time.Second })
+	})
+}
+
+// A run start may take as long as making an instance: its key stays
+// claimed for that long, where another create's would have been freed.
+func TestARunStartKeepsItsKeyAsLongAsItMayTake(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent := e.createAgent("Slow starter")
+		path := "/api/v1/agents/" + agent["id"].(string) + "/threads/t/runs"
+		e.claimKey(e.member, "POST "+path, "", "k").age(6 * time.Minute)
+		e.call("POST", path, e.member, nil, "Idempotency-Key", "k").problem(t, 409, "request_in_flight")
+	}, func(o *options) { o.runStartTimeout = time.Hour })
+}
+
+// claimedKey is an Idempotency-Key claimed as a replica claims it.
+type claimedKey struct {
+	e   *env
+	key string
+}
+
+// claimKey claims key for a request (method and path, then body) by tok's
+// token, as a replica still working on it would have.
+func (e *env) claimKey(tok, request, body, key string) claimedKey {
+	me := e.call("GET", "/api/v1/me", tok, nil).json(e.t)
+	sum := sha256.Sum256([]byte(request + "\n" + body))
+	long := time.Now().Add(-time.Hour)
+	prev, err := e.db.Idempotency().Claim(context.Background(), me["token_id"].(string), key, hex.EncodeToString(sum[:]), long, long)
+	require.NoError(e.t, err)
+	require.Nil(e.t, prev)
+	return claimedKey{e, key}
+}
+
+// age makes the claim as old as by: claimed that long ago.
+func (k claimedKey) age(by time.Duration) {
+	sqlDB, err := k.e.db.SQL()
+	require.NoError(k.e.t, err)
+	query := "UPDATE idempotency_keys SET created_at = ? WHERE idem_key = ?"
+	if k.e.db.Dialect() == store.Postgres {
+		query = "UPDATE idempotency_keys SET created_at = $1 WHERE idem_key = $2"
+	}
+	_, err = sqlDB.ExecContext(context.Background(), query, store.Now().Add(-by), k.key)
+	require.NoError(k.e.t, err)
 }
 
 func TestTokenTouch(t *testing.T) {

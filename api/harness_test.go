@@ -47,8 +47,8 @@ type options struct {
 	localOff     string
 	probeTimeout time.Duration
 	rateLimit    int
-	// requestTimeout is how long an unfinished idempotent request keeps its key.
-	requestTimeout time.Duration
+	// runStartTimeout is how long an unfinished run start keeps its Idempotency-Key.
+	runStartTimeout time.Duration
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -65,19 +65,19 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		ProbeTimeout: o.probeTimeout})
 	tokens := a.Tokens
 	e := api.New(api.Config{
-		Log:            slog.New(slog.NewJSONHandler(logs, nil)),
-		DB:             db,
-		Tokens:         a.Tokens,
-		Sandboxes:      a.Sandboxes,
-		Agents:         a.Agents,
-		Runs:           a.Runs,
-		Audit:          db.Audit(),
-		Idempotency:    db.Idempotency(),
-		RequestTimeout: o.requestTimeout,
-		OpenAPI:        sandboxes.OpenAPI,
-		JSONLimit:      64 << 10,
-		RateLimit:      o.rateLimit,
-		Rates:          db.RateWindows(),
+		Log:             slog.New(slog.NewJSONHandler(logs, nil)),
+		DB:              db,
+		Tokens:          a.Tokens,
+		Sandboxes:       a.Sandboxes,
+		Agents:          a.Agents,
+		Runs:            a.Runs,
+		Audit:           db.Audit(),
+		Idempotency:     db.Idempotency(),
+		OpenAPI:         sandboxes.OpenAPI,
+		JSONLimit:       64 << 10,
+		RateLimit:       o.rateLimit,
+		RunStartTimeout: o.runStartTimeout,
+		Rates:           db.RateWindows(),
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

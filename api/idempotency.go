@@ -16,9 +16,10 @@ import (
 
 const headerIdempotencyKey = "Idempotency-Key"
 
-// DefaultRequestTimeout is how long a request keeps its Idempotency-Key
-// unfinished, when the Config does not say.
-const DefaultRequestTimeout = 5 * time.Minute
+// unfinishedCreate is how long a create keeps its Idempotency-Key while
+// it has not answered: far longer than any takes (a run start, which may
+// make an instance, has Config.RunStartTimeout instead).
+const unfinishedCreate = 5 * time.Minute
 
 // replayedHeaders are the answer's headers worth replaying.
 var replayedHeaders = []string{echo.HeaderContentType, echo.HeaderLocation, "ETag"}
@@ -34,8 +35,8 @@ type IdempotencyStore interface {
 // Idempotency-Key and body gets the first answer again; the same key with
 // another body is a 422; a retry while the first is still running is a 409.
 // Keys are scoped to the token and kept for auxilia.IdempotencyTTL. An
-// unfinished request keeps its key for staleAfter (the longest a request
-// may run): past it, the process that ran it is presumed dead and a retry
+// unfinished request keeps its key for staleAfter (the longest the route
+// may take): past it, the process that ran it is presumed dead and a retry
 // runs again.
 func idempotent(store IdempotencyStore, staleAfter time.Duration, log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {

@@ -27,9 +27,10 @@ type Config struct {
 	Runs        RunService
 	Audit       AuditLog
 	Idempotency IdempotencyStore
-	// RequestTimeout is the longest a request may run (a run start that
-	// creates an instance); zero means DefaultRequestTimeout.
-	RequestTimeout time.Duration
+	// RunStartTimeout is the longest a run start may take (it may make an
+	// instance): it keeps its Idempotency-Key that long while it has not
+	// answered. Zero means the five minutes other creates have.
+	RunStartTimeout time.Duration
 	// OpenAPI is the contract served at /api/v1/openapi.yaml.
 	OpenAPI []byte
 	// SPA is the built web app, served at / (nil serves none).
@@ -64,8 +65,8 @@ func New(cfg Config) *echo.Echo {
 	if cfg.UploadLimit == 0 {
 		cfg.UploadLimit = DefaultUploadLimit
 	}
-	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = DefaultRequestTimeout
+	if cfg.RunStartTimeout == 0 {
+		cfg.RunStartTimeout = unfinishedCreate
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = auxilia.NoMetrics{}
@@ -96,12 +97,12 @@ func New(cfg Config) *echo.Echo {
 		v1.mw = append(v1.mw, rateLimit(cfg.Rates, cfg.RateLimit))
 	}
 	v1.mw = append(v1.mw, refuseUnstorableQuery())
-	idem := idempotent(cfg.Idempotency, cfg.RequestTimeout, cfg.Log)
+	idem := idempotent(cfg.Idempotency, unfinishedCreate, cfg.Log)
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes}.routes(v1, idem)
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
-	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idem)
+	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.RunStartTimeout, cfg.Log))
 	auditHandler{log: cfg.Audit}.routes(v1)
 	if cfg.SPA != nil {
 		e.GET("/*", spaHandler(cfg.SPA))
