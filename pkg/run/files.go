@@ -249,8 +249,13 @@ func (s *Service) misfit(ctx context.Context, c *call, p string, wantDir bool) e
 	return nil
 }
 
-// pathTrouble says whether a failed Stat may be about the path itself (it
-// does not exist, or runs through a file) rather than the provider.
+// pathTrouble says whether a failed Stat is about the path itself: it does
+// not exist, or it runs through a file. Any other failure is the
+// provider's, and the walk up the parents stops there.
 func pathTrouble(err error) bool {
-	return errors.Is(err, provider.ErrNotFound) || errors.Is(err, provider.ErrFailed)
+	return errors.Is(err, provider.ErrNotFound) || strings.Contains(err.Error(), notADirectory)
 }
+
+// notADirectory is how the file servers of the providers (execd, the
+// Daytona toolbox, written in Go like ours) word ENOTDIR, as the OS does.
+const notADirectory = "not a directory"

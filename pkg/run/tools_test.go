@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
@@ -66,6 +67,17 @@ func TestTools(t *testing.T) {
 			assert.Equal(t, "path", problem.Fields[0].Field)
 			assert.Contains(t, problem.Fields[0].Message, bad.want)
 		}
+
+		// A provider failing otherwise is its own trouble: one look at the path, not a walk up it.
+		broken := provider.Errorf(provider.ErrFailed, "fake", "stat", "502 Bad Gateway")
+		w.fake.Fail("read", broken)
+		w.fake.Fail("stat", broken)
+		w.fake.ResetCalls()
+		_, err = w.app.Runs.Read(ctx, ws, id, "a/b/c/d/e.txt", 0, 10, false)
+		assert.False(t, auxilia.IsCode(err, auxilia.CodeInvalid), "%v", err)
+		assert.Equal(t, 1, w.fake.Calls("stat"))
+		w.fake.Fail("read", nil)
+		w.fake.Fail("stat", nil)
 
 		text, err := w.app.Runs.Read(ctx, ws, id, "src/app.py", 1, 10, false)
 		require.NoError(t, err)
