@@ -22,6 +22,19 @@ func slowBindingDeletes(t *testing.T, db *store.DB) {
 	require.NoError(t, err)
 }
 
+// awaitSlowDelete waits until a delete from bindings is held in its
+// trigger: the writer that made it is inside its transaction.
+func awaitSlowDelete(t *testing.T, db *store.DB) {
+	t.Helper()
+	sqlDB, err := db.SQL()
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		var sleeping int
+		err := sqlDB.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'`).Scan(&sleeping)
+		return err == nil && sleeping > 0
+	}, 10*time.Second, 10*time.Millisecond, "no delete from bindings began")
+}
+
 // Detaching a sandbox's agents and unbinding one of them change the same
 // rows: both pass without a deadlock, one after the other.
 func TestUnbindingWhileASandboxIsDeletedWithItsAgents(t *testing.T) {
@@ -35,7 +48,7 @@ func TestUnbindingWhileASandboxIsDeletedWithItsAgents(t *testing.T) {
 		_, err := f.app.Agents.Unbind(ctx, f.ws.ID, f.agent.ID, nil)
 		unbound <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // the unbinding is inside its transaction
+	awaitSlowDelete(t, db)
 	require.NoError(t, f.app.Sandboxes.Delete(ctx, f.ws.ID, f.sandbox.ID, nil, true))
 	require.NoError(t, <-unbound)
 }
@@ -50,7 +63,7 @@ func TestPatchingAnAgentWhileItIsDetached(t *testing.T) {
 
 	deleted := make(chan error, 1)
 	go func() { deleted <- f.app.Sandboxes.Delete(ctx, f.ws.ID, f.sandbox.ID, nil, true) }()
-	time.Sleep(300 * time.Millisecond) // the detach is inside its transaction
+	awaitSlowDelete(t, db)
 	_, err := f.app.Agents.Patch(ctx, f.ws.ID, f.agent.ID, []byte(`{"description":"x"}`), nil)
 	require.NoError(t, err)
 	require.NoError(t, <-deleted)
