@@ -169,8 +169,12 @@ func (s Sandboxes) Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxil
 	if res.Error != nil {
 		return auxilia.Sandbox{}, s.nameConflict(ctx, res.Error, sb.WorkspaceID, sb.Name)
 	}
-	if res.RowsAffected == 0 {
-		return auxilia.Sandbox{}, auxilia.Stale("sandbox", sb.Version+1)
+	if res.RowsAffected == 0 { // written or deleted since it was read
+		current, err := s.Get(ctx, sb.WorkspaceID, sb.ID)
+		if err != nil {
+			return auxilia.Sandbox{}, err
+		}
+		return auxilia.Sandbox{}, auxilia.Stale("sandbox", current.Version)
 	}
 	return row.domain(), nil
 }

@@ -171,7 +171,7 @@ var errReadyTimeout = errors.New("ready timeout")
 func (c *client) notReady(ctx context.Context, id string, err error) error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errReadyTimeout) && id == "":
-		return failure(provider.ErrTimeout, "create", "the server did not make the instance within %s: %s", c.readyTimeout, providerMessage(err))
+		return failure(provider.ErrTimeout, "create", "the server did not answer the create within %s: %s", c.readyTimeout, providerMessage(err))
 	case errors.Is(cause, errReadyTimeout):
 		return failure(provider.ErrTimeout, "create", "instance %s was not ready within %s: %s", id, c.readyTimeout, err)
 	case cause != nil:
