@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -126,7 +127,7 @@ func typeErrors(body []byte, v any) auxilia.FieldErrors {
 		if f.Type.Kind() == reflect.Map && f.Type.Key().Kind() == reflect.String {
 			var entries map[string]json.RawMessage
 			if json.Unmarshal(raw, &entries) == nil {
-				for _, key := range sortedKeys(entries) {
+				for _, key := range slices.Sorted(maps.Keys(entries)) {
 					addTypeError(&fe, name+"."+key, f.Type.Elem(), entries[key])
 				}
 				continue
@@ -146,15 +147,6 @@ func addTypeError(fe *auxilia.FieldErrors, field string, t reflect.Type, raw jso
 		}
 		fe.Add(field, "must be %s", jsonTypeName(typeErr.Type.Kind().String()))
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func jsonTypeName(kind string) string {

@@ -3,7 +3,8 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -43,13 +44,8 @@ func refuseUnstorableQuery() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			query := c.Request().URL.Query()
-			names := make([]string, 0, len(query))
-			for name := range query {
-				names = append(names, name)
-			}
-			sort.Strings(names)
 			var fe auxilia.FieldErrors
-			for _, name := range names {
+			for _, name := range slices.Sorted(maps.Keys(query)) {
 				if !storable(name) {
 					return auxilia.Errorf(auxilia.CodeMalformed, "A query parameter's name holds a NUL character or bytes that are not UTF-8.")
 				}
@@ -94,12 +90,7 @@ func nulFields(body []byte) []string {
 				walk(joinPath(path, strconv.Itoa(i)), item)
 			}
 		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				if strings.ContainsRune(k, 0) {
 					fields = append(fields, path)
 					continue

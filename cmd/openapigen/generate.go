@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -87,7 +88,7 @@ func refine(doc *openapi3.T) {
 			if op.Security != nil && len(*op.Security) > 0 {
 				op.Responses.Set("429", &openapi3.ResponseRef{Value: limited})
 			}
-			for _, code := range sortedKeys(op.Responses.Map()) {
+			for _, code := range slices.Sorted(maps.Keys(op.Responses.Map())) {
 				resp := op.Responses.Value(code).Value
 				if resp == nil {
 					continue
@@ -99,15 +100,6 @@ func refine(doc *openapi3.T) {
 			}
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 type discard struct{}

@@ -2,8 +2,9 @@ package agent
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -72,13 +73,8 @@ func mergeSpec(current auxilia.AgentSpec, patch json.RawMessage) (auxilia.AgentS
 	var fe auxilia.FieldErrors
 	next := current
 	fields := map[string]*string{"name": &next.Name, "description": &next.Description, "emoji": &next.Emoji, "color": &next.Color}
-	keys := make([]string, 0, len(members))
-	for key := range members {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
 	var changed []string
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(members)) {
 		raw := members[key]
 		target, ok := fields[key]
 		if !ok {

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 
 	"github.com/auxilia/sandboxes/pkg/validation"
 )
@@ -27,7 +28,7 @@ func DecodeConfig(k Kind, raw json.RawMessage) (Config, []FieldError) {
 	fields := fieldsByJSONName(reflect.TypeOf(cfg).Elem())
 	target := reflect.ValueOf(cfg).Elem()
 	var errs []FieldError
-	for _, key := range sortedKeys(values) {
+	for _, key := range slices.Sorted(maps.Keys(values)) {
 		f, ok := fields[key]
 		if !ok {
 			errs = append(errs, FieldError{Field: key, Message: fmt.Sprintf("is not a setting of %s sandboxes", k.Title())})
@@ -100,13 +101,4 @@ func describeType(t reflect.Type, err error) string {
 	default:
 		return "of another type"
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
