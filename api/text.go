@@ -7,20 +7,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/validation"
 	"github.com/labstack/echo/v4"
 )
 
 // Text that no name, key or path of ours may hold, and that no database
 // column can keep alike (Postgres refuses a NUL outright): it is refused at
 // the door, with the parameter or field named, on both engines.
-
-// storable says whether s is text a column can keep: UTF-8 without NUL.
-func storable(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
-}
 
 const unstorable = "must not hold a NUL character or bytes that are not UTF-8"
 
@@ -29,7 +24,7 @@ const unstorable = "must not hold a NUL character or bytes that are not UTF-8"
 func refuseUnstorablePath() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if !storable(c.Request().URL.Path) {
+			if !validation.Text(c.Request().URL.Path) {
 				return auxilia.Errorf(auxilia.CodeNotFound, "Nothing is found at a path that holds a NUL character or bytes that are not UTF-8.")
 			}
 			return next(c)
@@ -46,11 +41,11 @@ func refuseUnstorableQuery() echo.MiddlewareFunc {
 			query := c.Request().URL.Query()
 			var fe auxilia.FieldErrors
 			for _, name := range slices.Sorted(maps.Keys(query)) {
-				if !storable(name) {
+				if !validation.Text(name) {
 					return auxilia.Errorf(auxilia.CodeMalformed, "A query parameter's name holds a NUL character or bytes that are not UTF-8.")
 				}
 				for _, v := range query[name] {
-					if !storable(v) {
+					if !validation.Text(v) {
 						fe.Add(name, unstorable)
 						break
 					}

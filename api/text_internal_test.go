@@ -22,9 +22,3 @@ func TestNULFields(t *testing.T) {
 		assert.Equal(t, tt.want, nulFields([]byte(tt.body)), tt.body)
 	}
 }
-
-func TestStorable(t *testing.T) {
-	assert.True(t, storable("naïve/path ok"))
-	assert.False(t, storable("a\x00b"))
-	assert.False(t, storable("\xff"))
-}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/validation"
 )
 
 // Defaults and bounds of read_file, in lines.
@@ -180,7 +180,7 @@ func (s *Service) Edit(ctx context.Context, workspaceID, runID, file, old, repla
 
 // requireText refuses binary files in the text tools.
 func requireText(data []byte) error {
-	if utf8.Valid(data) && !strings.ContainsRune(string(data), 0) {
+	if validation.Text(string(data)) {
 		return nil
 	}
 	var fe auxilia.FieldErrors
