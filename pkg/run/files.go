@@ -228,7 +228,7 @@ func (s *Service) misfit(ctx context.Context, c *call, p string, wantDir bool) e
 	case err == nil && !info.Dir && wantDir:
 		fe.Add("path", "%s is a file, not a directory: read it with read_file", p)
 		return fe.Err()
-	case err == nil || !pathTrouble(err):
+	case err == nil || !pathTrouble(err, p):
 		return nil
 	}
 	dir := path.Dir(p)
@@ -241,7 +241,7 @@ func (s *Service) misfit(ctx context.Context, c *call, p string, wantDir bool) e
 		case err == nil && !info.Dir:
 			fe.Add("path", "%s is a file, so nothing can be inside it", dir)
 			return fe.Err()
-		case err == nil || !pathTrouble(err):
+		case err == nil || !pathTrouble(err, dir):
 			return nil
 		}
 		dir = path.Dir(dir)
@@ -249,11 +249,13 @@ func (s *Service) misfit(ctx context.Context, c *call, p string, wantDir bool) e
 	return nil
 }
 
-// pathTrouble says whether a failed Stat is about the path itself: it does
-// not exist, or it runs through a file. Any other failure is the
-// provider's, and the walk up the parents stops there.
-func pathTrouble(err error) bool {
-	return errors.Is(err, provider.ErrNotFound) || strings.Contains(err.Error(), notADirectory)
+// pathTrouble says whether a failed Stat of p is about p itself: it does
+// not exist, or it runs through a file (told by the provider's words, not
+// by p's own). Any other failure is the provider's, and the walk up the
+// parents stops there.
+func pathTrouble(err error, p string) bool {
+	return errors.Is(err, provider.ErrNotFound) ||
+		strings.Contains(strings.ReplaceAll(err.Error(), p, ""), notADirectory)
 }
 
 // notADirectory is how the file servers of the providers (execd, the
