@@ -1,9 +1,11 @@
-import { screen } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
+import { Route, Routes } from "react-router-dom";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { fakeApi, problem } from "../../test/fakeApi";
 import { providers, renderSignedIn } from "../../test/render";
 import { AgentEditor } from "./AgentEditor";
+import AgentEditorPage from "./AgentEditorPage";
 
 function agent(name: string, description: string) {
   return {
@@ -49,5 +51,45 @@ describe("Agent editor", () => {
     const patches = api.callsTo("PATCH", "/api/v1/agents/a1");
     expect(patches.map((c) => c.headers.get("If-Match"))).toEqual(['"3"', '"5"']);
     expect(patches[1]?.body).toEqual({ name: "Mine" });
+  });
+
+  it("stays open with the person's edits when a later step of a save fails", async () => {
+    const binding = {
+      sandbox_id: "s1",
+      name: "Box",
+      provider: "local",
+      url: "",
+      tools: { execute: "always_allow", read_file: "always_allow", write_file: "always_allow", edit_file: "always_allow", ls: "always_allow", grep: "always_allow", glob: "always_allow" },
+    };
+    const api = fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "GET /api/v1/agents/a1": [
+        { body: { ...agent("Analyst", ""), sandbox: binding }, headers: { ETag: '"3"' } },
+        problem(503, "unavailable", "The database is busy."),
+      ],
+      "PATCH /api/v1/agents/a1": { body: { ...agent("Renamed", ""), sandbox: binding }, headers: { ETag: '"4"' } },
+      "DELETE /api/v1/agents/a1/sandbox": [problem(503, "unavailable", "The database is busy."), { status: 204, headers: { ETag: '"5"' } }],
+    });
+    const user = userEvent.setup();
+    renderSignedIn(
+      <Routes>
+        <Route path="/agents/:agentId" element={<AgentEditorPage />} />
+      </Routes>,
+      { route: "/agents/a1" },
+    );
+
+    const name = await screen.findByRole("textbox", { name: /Name/ });
+    await user.clear(name);
+    await user.type(name, "Renamed");
+    await user.click(screen.getByRole("button", { name: "Remove Box" }));
+    await user.click(screen.getByRole("button", { name: "Save changes" }));
+    expect(await screen.findByText("The database is busy.")).toBeInTheDocument();
+
+    expect(screen.getByRole("textbox", { name: /Name/ })).toHaveValue("Renamed");
+    expect(screen.queryByRole("button", { name: "Remove Box" })).toBeNull();
+    await user.click(screen.getByRole("button", { name: "Save changes" }));
+    await waitFor(() => expect(api.callsTo("DELETE", "/api/v1/agents/a1/sandbox")).toHaveLength(2));
+    expect(api.callsTo("DELETE", "/api/v1/agents/a1/sandbox").map((c) => c.headers.get("If-Match"))).toEqual(['"4"', '"4"']);
+    expect(api.callsTo("PATCH", "/api/v1/agents/a1")).toHaveLength(1);
   });
 });

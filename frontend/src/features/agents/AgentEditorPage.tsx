@@ -14,7 +14,8 @@ export default function AgentEditorPage() {
   usePageTitle(agentId ? (agent.data?.agent.name ?? "Agent") : "New agent");
 
   if (agentId && agent.isPending) return <Loading label="Loading agent…" />;
-  if (agentId && agent.isError) {
+  // A failed refetch under an open editor leaves it be: only a first read that failed is shown here.
+  if (agentId && agent.isError && !agent.data) {
     return (
       <div className="page">
         <h1>Agent</h1>

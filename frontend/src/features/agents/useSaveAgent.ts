@@ -63,14 +63,17 @@ export function useSaveAgent() {
         } else {
           next = await deleteBinding({ agentId: agent.id, etag });
         }
-        saved({ saved: { agent, etag: next }, binding: draft.binding });
+        // Without a new ETag the old one stays: a later write then fails
+        // with 412 rather than going out unguarded.
+        saved({ saved: { agent, etag: next ?? etag }, binding: draft.binding });
       }
       const fresh = await getAgent(agent.id);
       queryClient.setQueryData(agentKeys.detail(agent.id), fresh);
       return fresh;
     } catch (error) {
-      // What was written is not what the cache holds.
-      if (wrote) void queryClient.invalidateQueries({ queryKey: agentKeys.detail(current!.agent.id) });
+      // What was written is not what the cache holds: read it again when next
+      // shown, not now, under the editor that holds the person's edits.
+      if (wrote) void queryClient.invalidateQueries({ queryKey: agentKeys.detail(current!.agent.id), refetchType: "none" });
       throw error;
     } finally {
       if (wrote) void queryClient.invalidateQueries({ queryKey: agentKeys.list() });

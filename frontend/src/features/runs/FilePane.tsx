@@ -29,12 +29,20 @@ export function FilePane({ runId }: { runId: string }) {
   const viewerHeading = useRef<HTMLHeadingElement>(null);
   const parent = parentPath(dir);
 
-  // An approval belongs to the folder or file it was given for: its
-  // progress and failure show only while that one is on screen.
-  const approvingListing = approvedListing.isPending && approvedListing.variables === dir;
-  const listingApprovalError = approvedListing.variables === dir ? approvedListing.error : null;
-  const approvingRead = approvedRead.isPending && approvedRead.variables === openFile;
-  const readApprovalError = approvedRead.variables === openFile ? approvedRead.error : null;
+  // An approval answers the one refusal on screen: going elsewhere, or
+  // asking again, forgets it (and its failure).
+  const openDir = (next: string) => {
+    approvedListing.reset();
+    setDir(next);
+  };
+  const refresh = () => {
+    approvedListing.reset();
+    void listing.refetch();
+  };
+  const showFile = (next: string | null) => {
+    approvedRead.reset();
+    setOpenFile(next);
+  };
   // The refusal holding the clicked button goes once its call succeeds:
   // keep keyboard focus in the pane.
   const focusOnSuccess = (target: RefObject<HTMLElement | null>) => ({
@@ -59,9 +67,9 @@ export function FilePane({ runId }: { runId: string }) {
           label="Up one folder"
           icon={<ArrowUp size={15} aria-hidden="true" />}
           disabled={parent === null}
-          onClick={() => parent !== null && setDir(parent)}
+          onClick={() => parent !== null && openDir(parent)}
         />
-        <IconButton label="Refresh files" icon={<RefreshCw size={14} aria-hidden="true" />} onClick={() => listing.refetch()} />
+        <IconButton label="Refresh files" icon={<RefreshCw size={14} aria-hidden="true" />} onClick={refresh} />
         <Button size="sm" busy={upload.isPending} disabled={upload.isPending} onClick={() => picker.current?.click()}>
           <Upload size={13} aria-hidden="true" /> Upload
         </Button>
@@ -107,19 +115,19 @@ export function FilePane({ runId }: { runId: string }) {
       {listing.isPending && <Loading label="Listing files…" />}
       {listing.isError && (
         <ProblemMessage
-          error={listingApprovalError ?? listing.error}
+          error={approvedListing.error ?? listing.error}
           action={
             needsApproval(listing.error) ? (
               <Button
                 size="sm"
-                busy={approvingListing}
-                disabled={approvingListing}
+                busy={approvedListing.isPending}
+                disabled={approvedListing.isPending}
                 onClick={() => approvedListing.mutate(dir, focusOnSuccess(heading))}
               >
                 Approve and list
               </Button>
             ) : (
-              <Button size="sm" onClick={() => listing.refetch()}>
+              <Button size="sm" onClick={refresh}>
                 Retry
               </Button>
             )
@@ -134,7 +142,7 @@ export function FilePane({ runId }: { runId: string }) {
               <button
                 type="button"
                 className={openFile === entry.path ? "files__entry files__entry--open" : "files__entry"}
-                onClick={() => (entry.type === "directory" ? setDir(entry.path) : setOpenFile(entry.path))}
+                onClick={() => (entry.type === "directory" ? openDir(entry.path) : showFile(entry.path))}
               >
                 {entry.type === "directory" ? <Folder size={14} aria-hidden="true" /> : <File size={14} aria-hidden="true" />}
                 <span className="truncate">{baseName(entry.path)}</span>
@@ -153,18 +161,18 @@ export function FilePane({ runId }: { runId: string }) {
               {openFile}
             </h3>
             <span className="spacer" />
-            <IconButton label="Close file" icon={<X size={15} aria-hidden="true" />} onClick={() => setOpenFile(null)} />
+            <IconButton label="Close file" icon={<X size={15} aria-hidden="true" />} onClick={() => showFile(null)} />
           </header>
           {file.isPending && <Loading label="Reading…" />}
           {file.isError && (
             <ProblemMessage
-              error={readApprovalError ?? file.error}
+              error={approvedRead.error ?? file.error}
               action={
                 needsApproval(file.error) && (
                   <Button
                     size="sm"
-                    busy={approvingRead}
-                    disabled={approvingRead}
+                    busy={approvedRead.isPending}
+                    disabled={approvedRead.isPending}
                     onClick={() => approvedRead.mutate(openFile, focusOnSuccess(viewerHeading))}
                   >
                     Approve and open

@@ -129,9 +129,7 @@ describe("Run console", () => {
   it("sends one approved call for a double-click, and keeps focus in the pane", async () => {
     let answer = () => {};
     const api = fakeApi({
-      "GET /api/v1/agents": { body: { items: [agent], next_page_token: "" } },
-      "GET /api/v1/agents/a1/threads": { body: { items: [], next_page_token: "" } },
-      "POST /api/v1/agents/a1/threads/t-new/runs": { status: 201, body: run("r1", null) },
+      ...newThreadRoutes,
       "GET /api/v1/runs/r1/ls": (call) =>
         call.headers.get("Auxilia-Approval") === "granted"
           ? new Promise((resolve) => {
@@ -140,12 +138,7 @@ describe("Run console", () => {
           : problem(428, "approval_required", "The tool ls needs a person's approval.", { tool: "ls" }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<RunConsolePage />);
-    const threadId = await screen.findByRole("textbox", { name: "New thread id" });
-    await user.clear(threadId);
-    await user.type(threadId, "t-new");
-    await user.click(screen.getByRole("button", { name: "Start run" }));
-    const files = within(await screen.findByRole("region", { name: "Current run" })).getByRole("region", { name: "Files" });
+    const files = await startRunOnNewThread(user);
 
     const approve = await within(files).findByRole("button", { name: "Approve and list" });
     await user.dblClick(approve);
@@ -156,4 +149,40 @@ describe("Run console", () => {
     expect(approved).toHaveLength(1);
     await waitFor(() => expect(within(files).getByRole("heading", { name: "Files" })).toHaveFocus());
   });
+
+  it("forgets a failed approval once the listing is asked for again", async () => {
+    let down = true;
+    fakeApi({
+      ...newThreadRoutes,
+      "GET /api/v1/runs/r1/ls": (call) =>
+        call.headers.get("Auxilia-Approval") === "granted" && down
+          ? problem(502, "provider_error", "The sandbox's provider failed.")
+          : problem(428, "approval_required", "The tool ls needs a person's approval.", { tool: "ls" }),
+    });
+    const user = userEvent.setup();
+    const files = await startRunOnNewThread(user);
+
+    await user.click(await within(files).findByRole("button", { name: "Approve and list" }));
+    expect(await within(files).findByText("The sandbox's provider failed.")).toBeInTheDocument();
+    down = false;
+    await user.click(within(files).getByRole("button", { name: "Refresh files" }));
+    expect(await within(files).findByText("The tool ls needs a person's approval.")).toBeInTheDocument();
+    expect(within(files).queryByText("The sandbox's provider failed.")).toBeNull();
+  });
 });
+
+const newThreadRoutes = {
+  "GET /api/v1/agents": { body: { items: [agent], next_page_token: "" } },
+  "GET /api/v1/agents/a1/threads": { body: { items: [], next_page_token: "" } },
+  "POST /api/v1/agents/a1/threads/t-new/runs": { status: 201, body: run("r1", null) },
+};
+
+/** Starts run r1 on a new thread "t-new" and answers its file pane. */
+async function startRunOnNewThread(user: ReturnType<typeof userEvent.setup>) {
+  renderSignedIn(<RunConsolePage />);
+  const threadId = await screen.findByRole("textbox", { name: "New thread id" });
+  await user.clear(threadId);
+  await user.type(threadId, "t-new");
+  await user.click(screen.getByRole("button", { name: "Start run" }));
+  return within(await screen.findByRole("region", { name: "Current run" })).getByRole("region", { name: "Files" });
+}
