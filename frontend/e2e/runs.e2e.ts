@@ -35,7 +35,7 @@ describe("Run console", () => {
     await command.press("Control+Enter");
     const output = run.getByRole("log", { name: "Command output" });
     await output.getByText("hello from the sandbox").waitFor({ timeout: 30_000 });
-    await output.getByText(/exit 0/).waitFor();
+    await output.getByText(/^exit 0\b/).waitFor();
     const stderr = output.locator(".terminal__stderr");
     expect(await stderr.first().textContent()).toContain("oops");
 
@@ -44,7 +44,8 @@ describe("Run console", () => {
     expect(await command.inputValue()).toContain('echo hello from the "sand"box');
     await command.fill("exit 3");
     await command.press("Control+Enter");
-    await output.getByText(/exit 3/).waitFor({ timeout: 30_000 });
+    // The exit line, not the command line "$ exit 3".
+    await output.getByText(/^exit 3\b/).waitFor({ timeout: 30_000 });
 
     const files = run.getByRole("region", { name: "Files" });
     await files.getByRole("button", { name: /made\.txt/ }).click();
