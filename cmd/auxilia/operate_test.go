@@ -120,12 +120,17 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	srv := instance(t)
 	agent := bindNew(t, srv, map[string]any{"name": "Local", "provider": "local"})
 	_, run := startRun(t, srv, agent, "t1")
+	runURL := srv.URL + "/api/v1/runs/" + run["id"].(string)
 	done := make(chan map[string]any, 1)
 	go func() {
-		_, res := post(t, "POST", srv.URL+"/api/v1/runs/"+run["id"].(string)+"/execute", adminToken, map[string]any{"command": "sleep 2; echo finished"})
+		_, res := post(t, "POST", runURL+"/execute", adminToken, map[string]any{"command": "touch started; sleep 2; echo finished"})
 		done <- res
 	}()
-	time.Sleep(500 * time.Millisecond)
+	// The command has begun: the request is in flight.
+	require.Eventually(t, func() bool {
+		status, _ := get(t, runURL+"/files?path=started", adminToken)
+		return status == http.StatusOK
+	}, 20*time.Second, 20*time.Millisecond)
 	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
 	waitRefusing(t, srv)
 	res := <-done
