@@ -125,7 +125,8 @@ type Client interface {
 
 	// ListFiles lists a directory's direct entries.
 	ListFiles(ctx context.Context, inst Instance, dir string) ([]FileInfo, error)
-	// Stat describes one path; ErrNotFound when it does not exist.
+	// Stat describes one path; ErrNotFound when it does not exist, a path
+	// running through a file included.
 	Stat(ctx context.Context, inst Instance, path string) (FileInfo, error)
 	// ReadFile returns a file's bytes; ErrNotFound when it does not exist.
 	ReadFile(ctx context.Context, inst Instance, path string) ([]byte, error)

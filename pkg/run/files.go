@@ -217,7 +217,8 @@ func (s *Service) fileError(ctx context.Context, c *call, err error, p string, w
 const misfitDepth = 8
 
 // misfit says what in p is of the wrong kind for the call, if anything. It
-// gives up as soon as the provider fails otherwise than over the path.
+// walks up p's parents while they do not exist (as a path through a file
+// does not) and gives up at any other failure, which is the provider's.
 func (s *Service) misfit(ctx context.Context, c *call, p string, wantDir bool) error {
 	var fe auxilia.FieldErrors
 	info, err := c.client.Stat(ctx, c.instance, p)
@@ -228,7 +229,7 @@ func (s *Service) misfit(ctx context.Context, c *call, p string, wantDir bool) e
 	case err == nil && !info.Dir && wantDir:
 		fe.Add("path", "%s is a file, not a directory: read it with read_file", p)
 		return fe.Err()
-	case err == nil || !pathTrouble(err, p):
+	case err == nil || !errors.Is(err, provider.ErrNotFound):
 		return nil
 	}
 	dir := path.Dir(p)
@@ -241,23 +242,10 @@ func (s *Service) misfit(ctx context.Context, c *call, p string, wantDir bool) e
 		case err == nil && !info.Dir:
 			fe.Add("path", "%s is a file, so nothing can be inside it", dir)
 			return fe.Err()
-		case err == nil || !pathTrouble(err, dir):
+		case err == nil || !errors.Is(err, provider.ErrNotFound):
 			return nil
 		}
 		dir = path.Dir(dir)
 	}
 	return nil
 }
-
-// pathTrouble says whether a failed Stat of p is about p itself: it does
-// not exist, or it runs through a file (told by the provider's words, not
-// by p's own). Any other failure is the provider's, and the walk up the
-// parents stops there.
-func pathTrouble(err error, p string) bool {
-	return errors.Is(err, provider.ErrNotFound) ||
-		strings.Contains(strings.ReplaceAll(err.Error(), p, ""), notADirectory)
-}
-
-// notADirectory is how the file servers of the providers (execd, the
-// Daytona toolbox, written in Go like ours) word ENOTDIR, as the OS does.
-const notADirectory = "not a directory"

@@ -66,6 +66,11 @@ func (c *Client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 	if err != nil {
 		return provider.FileInfo{}, err
 	}
+	if ans.status == http.StatusBadRequest {
+		// The daemon's bare 400 for a path it cannot look up, as one
+		// running through a file.
+		return provider.FileInfo{}, failure(provider.ErrNotFound, op, "%s: %s", p, describe(ans))
+	}
 	if ans.status != http.StatusOK {
 		return provider.FileInfo{}, fileError(op, p, ans)
 	}

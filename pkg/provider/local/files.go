@@ -65,6 +65,9 @@ func (c *client) Stat(ctx context.Context, inst provider.Instance, name string) 
 			info, err = linkInfo, nil
 		}
 	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		err = fs.ErrNotExist // a parent is a file: no such path
+	}
 	if err != nil {
 		return provider.FileInfo{}, fileError(op, p, err)
 	}

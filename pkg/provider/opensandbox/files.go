@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"mime/multipart"
 	"net/textproto"
 	"net/url"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -62,6 +64,10 @@ func (c *client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 		return provider.FileInfo{}, err
 	}
 	info, err := c.info(ctx, t, op, p)
+	if errors.Is(err, provider.ErrFailed) && strings.Contains(providerMessage(err), "not a directory") {
+		// execd answers ENOTDIR, a parent that is a file, as a runtime error.
+		return provider.FileInfo{}, failure(provider.ErrNotFound, op, "%s", providerMessage(err))
+	}
 	return info.toProvider(), err
 }
 

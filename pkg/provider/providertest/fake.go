@@ -333,6 +333,9 @@ func (f *Fake) Stat(ctx context.Context, inst provider.Instance, p string) (prov
 		return provider.FileInfo{}, err
 	}
 	info, err := os.Stat(host)
+	if errors.Is(err, syscall.ENOTDIR) {
+		err = fs.ErrNotExist // a parent is a file: no such path
+	}
 	if err != nil {
 		return provider.FileInfo{}, fileError("stat", err)
 	}

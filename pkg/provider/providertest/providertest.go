@@ -170,6 +170,8 @@ func testFiles(ctx context.Context, t *testing.T, c provider.Client, inst provid
 	require.NoError(t, c.WriteFile(ctx, inst, text, []byte("first\n")))
 	require.NoError(t, c.WriteFile(ctx, inst, text, []byte("still here\n")), "write overwrites")
 	assert.Equal(t, "still here\n", run(ctx, t, c, inst, "cat kept.txt").Output, "commands see written files")
+	_, err = c.Stat(ctx, inst, path.Join(text, "inner.txt"))
+	assert.True(t, errors.Is(err, provider.ErrNotFound), "stat of a path through a file: %v", err)
 
 	run(ctx, t, c, inst, "mkdir -p made && printf 'by a command' > made/by-command.txt")
 	got, err = c.ReadFile(ctx, inst, path.Join(inst.WorkDir, "made", "by-command.txt"))
