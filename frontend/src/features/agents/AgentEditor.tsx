@@ -13,8 +13,7 @@ import { AddToolDialog } from "./AddToolDialog";
 import { AgentAvatar } from "./AgentAvatar";
 import { agentDraftOf, baselineAfter, identityKeys, rebaseDraft, type AgentDraft } from "./agentDraft";
 import { useDeleteAgent } from "./api/deleteAgent";
-import { getAgent, type VersionedAgent } from "./api/getAgent";
-import { agentKeys } from "./api/keys";
+import { agentQuery, type VersionedAgent } from "./api/getAgent";
 import { SandboxToolCard } from "./SandboxToolCard";
 import { defaultToolPolicies, sameBinding } from "./tools";
 import { useSaveAgent } from "./useSaveAgent";
@@ -88,8 +87,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
     if (!base) return;
     setReloading(true);
     try {
-      const fresh = await getAgent(base.agent.id);
-      queryClient.setQueryData(agentKeys.detail(fresh.agent.id), fresh);
+      const fresh = await queryClient.fetchQuery(agentQuery(base.agent.id));
       setDraft((d) => rebaseDraft(d, baseline, agentDraftOf(fresh)));
       setBase(fresh);
       setBaseline(agentDraftOf(fresh));

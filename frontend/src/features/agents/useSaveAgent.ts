@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { identityPatch, type AgentDraft, type SaveStep } from "./agentDraft";
 import { createAgent } from "./api/createAgent";
 import { deleteBinding } from "./api/deleteBinding";
-import { getAgent, type VersionedAgent } from "./api/getAgent";
+import { agentQuery, type VersionedAgent } from "./api/getAgent";
 import { agentKeys } from "./api/keys";
 import { patchAgent } from "./api/patchAgent";
 import { putBinding } from "./api/putBinding";
@@ -67,9 +67,7 @@ export function useSaveAgent() {
         // with 412 rather than going out unguarded.
         saved({ saved: { agent, etag: next ?? etag }, binding: draft.binding });
       }
-      const fresh = await getAgent(agent.id);
-      queryClient.setQueryData(agentKeys.detail(agent.id), fresh);
-      return fresh;
+      return await queryClient.fetchQuery(agentQuery(agent.id));
     } catch (error) {
       // What was written is not what the cache holds: read it again when next
       // shown, not now, under the editor that holds the person's edits.

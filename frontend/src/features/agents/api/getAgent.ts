@@ -1,4 +1,4 @@
-import { useQuery } from "@tanstack/react-query";
+import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, unwrapWithETag } from "../../../api/client";
 import type { Agent } from "../../../api/types";
 import { agentKeys } from "./keys";
@@ -14,6 +14,11 @@ export async function getAgent(id: string): Promise<VersionedAgent> {
   return { agent: data, etag };
 }
 
+/** The agent's query: shown by useAgent, and read afresh into the cache with queryClient.fetchQuery. */
+export function agentQuery(id: string) {
+  return queryOptions({ queryKey: agentKeys.detail(id), queryFn: () => getAgent(id), staleTime: 0 });
+}
+
 export function useAgent(id: string | undefined) {
-  return useQuery({ queryKey: agentKeys.detail(id ?? ""), queryFn: () => getAgent(id!), enabled: id !== undefined, staleTime: 0 });
+  return useQuery({ ...agentQuery(id ?? ""), enabled: id !== undefined });
 }
