@@ -963,7 +963,7 @@ export interface paths {
                 path: {
                     /** @description Agent id */
                     id: string;
-                    /** @description The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : - */
+                    /** @description The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : -, not . or .. */
                     thread_id: string;
                 };
                 cookie?: never;
