@@ -25,6 +25,7 @@ const (
 var authorization = map[string]access{
 	"GET /healthz":                                    public,
 	"GET /readyz":                                     public,
+	"GET /metrics":                                    public, // 404 when served on a listener of its own
 	"GET /api/v1/openapi.yaml":                        public,
 	"GET /api/v1/workspace":                           anyRole,
 	"GET /api/v1/me":                                  anyRole,

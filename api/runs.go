@@ -107,7 +107,7 @@ func viewThread(t auxilia.Thread) threadView {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			id				path		string	true	"Agent id"	format(uuid)
-//	@Param			thread_id		path		string	true	"The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : -"
+//	@Param			thread_id		path		string	true	"The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : -, not . or .."
 //	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry"	maxLength(255)
 //	@Success		201				{object}	runView
 //	@Header			201				{string}	Location	"The run"

@@ -93,6 +93,21 @@ func TestRunsAndToolsOnTheLocalProvider(t *testing.T) {
 	})
 }
 
+// "." and ".." are no thread ids: in a path they name another folder, and
+// clients resolve them (written as %2E too) before sending.
+func TestThreadIDsAreNotDotSegments(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		threads := "/api/v1/agents/" + e.createAgent("dots")["id"].(string) + "/threads/"
+		for _, id := range []string{".", "..", "%2E", "%2e%2E", ".%2e"} {
+			p := e.call("POST", threads+id+"/runs", e.member, nil).problem(t, 422, "validation_failed")
+			assert.Equal(t, []string{"thread_id"}, fields(p), id)
+		}
+		for _, id := range []string{"...", ".a", "a..b", "..x"} {
+			assert.Equal(t, 201, e.call("POST", threads+id+"/runs", e.member, nil).StatusCode, id)
+		}
+	})
+}
+
 func TestToolPoliciesOverHTTP(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		agent, _ := e.boundAgent(map[string]any{"execute": "disabled", "write_file": "needs_approval"})

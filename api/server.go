@@ -35,7 +35,8 @@ type Config struct {
 	OpenAPI []byte
 	// SPA is the built web app, served at / (nil serves none).
 	SPA fs.FS
-	// Metrics counts requests; MetricsHandler serves /metrics (nil serves none).
+	// Metrics counts requests; MetricsHandler serves /metrics (nil answers
+	// 404 there: metrics are served elsewhere, or not at all).
 	Metrics        auxilia.Metrics
 	MetricsHandler http.Handler
 	// RateLimit caps each token's requests per minute (0: no limit), counted in Rates.
@@ -89,6 +90,8 @@ func New(cfg Config) *echo.Echo {
 	e.GET("/api/v1/openapi.yaml", specHandler(cfg.OpenAPI).serve)
 	if cfg.MetricsHandler != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.MetricsHandler))
+	} else {
+		e.GET("/metrics", func(echo.Context) error { return echo.ErrNotFound }) // not the SPA either
 	}
 
 	// Who calls first, then how often they may: a refused request counts too.

@@ -145,6 +145,11 @@ func TestCompose(t *testing.T) {
 		if len(server.Ports) != 0 {
 			t.Error("a replica publishes a port: clients must go through the load balancer")
 		}
+		// Metrics need no token: apart from the API, which nginx fronts.
+		metrics, api := deref(server.Environment["AUXILIA_METRICS_LISTEN"]), deref(server.Environment["AUXILIA_LISTEN"])
+		if _, port, err := net.SplitHostPort(metrics); err != nil || strings.HasSuffix(api, ":"+port) {
+			t.Errorf("AUXILIA_METRICS_LISTEN=%q; want a port of its own, apart from AUXILIA_LISTEN=%q", metrics, api)
+		}
 		checkHealthcheck(t, server, "/readyz")
 		checkDependsOn(t, server, "migrate", types.ServiceConditionCompletedSuccessfully)
 		checkDependsOn(t, server, "postgres", types.ServiceConditionHealthy)

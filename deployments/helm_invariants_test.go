@@ -60,6 +60,12 @@ func checkRelease(t *testing.T, r rendered, v chartutil.Values) {
 		if listen := envValue(t, server.Env, "AUXILIA_LISTEN"); listen != fmt.Sprintf("0.0.0.0:%d", port) {
 			t.Errorf("AUXILIA_LISTEN=%q; the container port http is %d", listen, port)
 		}
+		// Metrics need no token: apart from the API, on a port the Service
+		// (see below) does not expose.
+		metrics := containerPort(t, server, "metrics")
+		if listen := envValue(t, server.Env, "AUXILIA_METRICS_LISTEN"); listen != fmt.Sprintf("0.0.0.0:%d", metrics) {
+			t.Errorf("AUXILIA_METRICS_LISTEN=%q; the container port metrics is %d", listen, metrics)
+		}
 		checkProbe(t, "readiness", server.ReadinessProbe, "/readyz")
 		checkProbe(t, "liveness", server.LivenessProbe, "/healthz")
 		checkProbe(t, "startup", server.StartupProbe, "/healthz")

@@ -82,6 +82,7 @@ func TestChartRefuses(t *testing.T) {
 		{"a key in plain env", minimal(map[string]any{"env": map[string]any{"AUXILIA_SECRET_KEYS": "x"}}), "AUXILIA_SECRET_KEYS: give it through"},
 		{"the local provider in extraEnv", minimal(map[string]any{"extraEnv": []any{map[string]any{"name": "AUXILIA_LOCAL_PROVIDER", "value": "on"}}}), "AUXILIA_LOCAL_PROVIDER"},
 		{"the listen address", minimal(map[string]any{"env": map[string]any{"AUXILIA_LISTEN": ":9090"}}), "AUXILIA_LISTEN is set by the chart"},
+		{"the metrics address", minimal(map[string]any{"env": map[string]any{"AUXILIA_METRICS_LISTEN": ":8080"}}), "AUXILIA_METRICS_LISTEN is set by the chart"},
 		{"a non-string env value", minimal(map[string]any{"env": map[string]any{"AUXILIA_JSON_BODY_LIMIT": 1048576}}), "AUXILIA_JSON_BODY_LIMIT"},
 		{"a grace period the shutdown does not fit in", minimal(map[string]any{"terminationGracePeriodSeconds": 30}), "terminationGracePeriodSeconds (30) must exceed"},
 		{"a grace period without the streams' last seconds", minimal(map[string]any{"terminationGracePeriodSeconds": 40}), "must exceed"},

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"path"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ type config struct {
 	DatabaseURL    string // DATABASE_URL: postgres://…, or empty for the embedded SQLite
 	DataDir        string // AUXILIA_DATA_DIR
 	Listen         string // AUXILIA_LISTEN
+	MetricsListen  string // AUXILIA_METRICS_LISTEN: /metrics there alone; empty serves it on Listen
 	BootstrapToken string // AUXILIA_BOOTSTRAP_TOKEN
 	JSONLimit      int64  // AUXILIA_JSON_BODY_LIMIT (bytes)
 	UploadLimit    int64  // AUXILIA_UPLOAD_BODY_LIMIT (bytes)
@@ -42,6 +44,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		DatabaseURL:    getenv("DATABASE_URL"),
 		DataDir:        orDefault(getenv("AUXILIA_DATA_DIR"), "./data"),
 		Listen:         orDefault(getenv("AUXILIA_LISTEN"), "127.0.0.1:8080"),
+		MetricsListen:  getenv("AUXILIA_METRICS_LISTEN"),
 		BootstrapToken: strings.TrimSpace(getenv("AUXILIA_BOOTSTRAP_TOKEN")),
 		LogLevel:       orDefault(getenv("AUXILIA_LOG_LEVEL"), "info"),
 		SecretKeys:     getenv("AUXILIA_SECRET_KEYS"),
@@ -63,6 +66,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)
 	cfg.UploadLimit = byteSize(getenv, "AUXILIA_UPLOAD_BODY_LIMIT", api.DefaultUploadLimit, &errs)
+	if _, _, err := net.SplitHostPort(cfg.MetricsListen); cfg.MetricsListen != "" && err != nil {
+		errs = append(errs, fmt.Errorf("AUXILIA_METRICS_LISTEN must be host:port (such as 127.0.0.1:9090), not %q", cfg.MetricsListen))
+	}
 	if u := cfg.DatabaseURL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 		errs = append(errs, errors.New("DATABASE_URL must be a postgres:// URL, or unset for the embedded database"))
 	}

@@ -35,6 +35,16 @@ func serve(ctx context.Context, cfg config) error {
 		return fmt.Errorf("bootstrap tokens: %w", err)
 	}
 
+	// /metrics is served on the API's listener unless it has its own.
+	metricsHandler := counters.Handler()
+	if cfg.MetricsListen != "" {
+		metricsSrv, err := listenMetrics(cfg.MetricsListen, metricsHandler, log)
+		if err != nil {
+			return err
+		}
+		defer metricsSrv.Close()
+		metricsHandler = nil
+	}
 	handler := api.New(api.Config{
 		Log:             log,
 		DB:              db,
@@ -52,7 +62,7 @@ func serve(ctx context.Context, cfg config) error {
 		RateLimit:       cfg.RateLimit,
 		Rates:           db.RateWindows(),
 		Metrics:         counters,
-		MetricsHandler:  counters.Handler(),
+		MetricsHandler:  metricsHandler,
 	})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

@@ -5,8 +5,15 @@ import (
 	"time"
 )
 
-// ThreadKeyPattern is what a caller-chosen thread id may be.
-var ThreadKeyPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// threadKeyChars is what a caller-chosen thread id is made of.
+var threadKeyChars = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// ValidThreadKey reports whether a caller-chosen thread id may be used: 1
+// to 128 letters, digits and . _ : -, but not "." or "..", which in a URL
+// path (the id's place) name another path and are resolved before sending.
+func ValidThreadKey(key string) bool {
+	return key != "." && key != ".." && threadKeyChars.MatchString(key)
+}
 
 // Thread is a conversation of an agent, keyed by the caller's id. It
 // remembers the instance its runs work in.

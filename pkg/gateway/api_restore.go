@@ -53,7 +53,10 @@ func (s *Server) restoreUpload(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > maxRestoreUpload {
 		return uploadTooLarge()
 	}
-	staged, entries, total, err := s.stage(http.MaxBytesReader(w, r.Body, maxRestoreUpload))
+	// A tar can unpack to more than it reads (sparse files): what it
+	// writes is held to the upload cap as well.
+	lim := archiveLimits{MaxBytes: min(maxRestoreUpload, s.cfg.MaxSnapshotBytes), MaxEntries: maxArchiveEntries}
+	staged, entries, total, err := s.stage(http.MaxBytesReader(w, r.Body, maxRestoreUpload), lim)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -104,7 +107,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 		return failure(http.StatusRequestEntityTooLarge, "snapshot_too_large",
 			fmt.Sprintf("the snapshot %s has %d bytes, more than this gateway restores (%d)", uri, info.Size, s.cfg.MaxSnapshotBytes))
 	}
-	staged, entries, total, err := s.stage(io.LimitReader(body, s.cfg.MaxSnapshotBytes))
+	staged, entries, total, err := s.stage(io.LimitReader(body, s.cfg.MaxSnapshotBytes), s.archiveLimits())
 	if err != nil {
 		return err
 	}
@@ -132,8 +135,9 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// stage unpacks a tar into a new folder, ready to become a workspace.
-func (s *Server) stage(r io.Reader) (dir string, entries int, total int64, err error) {
+// stage unpacks a tar into a new folder, ready to become a workspace,
+// within the limits; on any failure the folder is removed.
+func (s *Server) stage(r io.Reader, lim archiveLimits) (dir string, entries int, total int64, err error) {
 	dir = s.scratch("staging")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", 0, 0, err
@@ -143,7 +147,7 @@ func (s *Server) stage(r io.Reader) (dir string, entries int, total int64, err e
 	}
 	root, err := os.OpenRoot(dir)
 	if err == nil {
-		entries, total, err = extractArchive(root, r, s.archiveLimits(), s.owner)
+		entries, total, err = extractArchive(root, r, lim, s.owner)
 		root.Close()
 	}
 	if err != nil {

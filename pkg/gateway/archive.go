@@ -164,12 +164,15 @@ func extractArchive(root *os.Root, r io.Reader, lim archiveLimits, owner fileOwn
 			if err := owner.give(root, name); err != nil {
 				return entries, total, err
 			}
-		case tar.TypeReg: // archive/tar reads the old TypeRegA as TypeReg
+		case tar.TypeReg, tar.TypeGNUSparse: // archive/tar reads the old TypeRegA as TypeReg
 			if name == "." {
 				return entries, total, &unsafeEntryError{hdr.Name, "is a file in the workspace's place"}
 			}
+			// hdr.Size is what the file unpacks to: a sparse file's holes
+			// are written out as zeros, so they count, however few bytes
+			// the archive spends on them.
 			if total += hdr.Size; hdr.Size < 0 || total > lim.MaxBytes {
-				return entries, total, fmt.Errorf("%w: more than %d bytes of files", errArchiveTooLarge, lim.MaxBytes)
+				return entries, total, fmt.Errorf("%w: its files unpack to more than %d bytes (sparse files count at their full size)", errArchiveTooLarge, lim.MaxBytes)
 			}
 			if err := extractFile(root, name, tr, hdr, perm|0o600); err != nil {
 				return entries, total, err

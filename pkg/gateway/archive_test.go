@@ -3,9 +3,11 @@ package gateway
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -176,4 +178,68 @@ func TestExtractLimits(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.MaxSnapshotBytes = 1 << 20 })
 	sb := h.create(sandboxSpec{})
 	problem(t, h.restoreTar(sb.ID, makeTar(t, entry{name: "big", size: 2 << 20})), http.StatusRequestEntityTooLarge, "archive_too_large")
+}
+
+// sparseTar makes a tar with GNU tar's --sparse in the given format (gnu
+// or pax): one file, sparse.bin, of size bytes, holding data at offset at
+// and holes around it. The tar itself stays a few KB.
+func sparseTar(t *testing.T, format string, size, at int64, data string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "sparse.bin"))
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte(data), at)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(size))
+	require.NoError(t, f.Close())
+	out := filepath.Join(t.TempDir(), "sparse.tar")
+	cmd := exec.Command("tar", "--sparse", "--format="+format, "-cf", out, "-C", dir, "sparse.bin")
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", msg)
+	raw, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Less(t, len(raw), 64<<10, "the tar holds the file's holes as a map, not as zeros")
+	return raw
+}
+
+// A sparse file unpacks to its whole size, holes included: that is what a
+// restore writes, so that is what counts against the upload cap.
+func TestRestoreUploadCountsSparseFilesAtTheirSize(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.MaxSnapshotBytes = 1 << 30 })
+	sb := h.create(sandboxSpec{})
+	h.exec(sb.ID, map[string]any{"command": "echo precious > keep.txt"})
+	for _, format := range []string{"gnu", "pax"} {
+		t.Run(format, func(t *testing.T) {
+			p := problem(t, h.restoreTar(sb.ID, sparseTar(t, format, maxRestoreUpload+1<<20, 1<<20, "data")),
+				http.StatusRequestEntityTooLarge, "archive_too_large")
+			assert.Contains(t, p.Detail, fmt.Sprintf("more than %d bytes", maxRestoreUpload))
+			assert.Equal(t, "precious\nkeep.txt\n", h.exec(sb.ID, map[string]any{"command": "cat keep.txt; ls"}).Stdout,
+				"the workspace is untouched")
+			staged, _ := os.ReadDir(filepath.Join(h.gw.cfg.DataDir, "staging"))
+			assert.Empty(t, staged, "nothing is left half-unpacked")
+
+			res := decode[RestoreResult](t, h.restoreTar(sb.ID, sparseTar(t, format, 3<<20, 1<<20, "data")), http.StatusOK)
+			assert.EqualValues(t, 3<<20, res.Bytes)
+			got, err := os.ReadFile(filepath.Join(h.gw.cfg.DataDir, "sandboxes", sb.ID, "workspace", "sparse.bin"))
+			require.NoError(t, err)
+			assert.Len(t, got, 3<<20)
+			assert.Equal(t, "data", string(got[1<<20:1<<20+4]))
+			assert.Equal(t, make([]byte, 1<<20), got[:1<<20], "holes read as zeros")
+			decode[RestoreResult](t, h.restoreTar(sb.ID, makeTar(t, entry{name: "keep.txt", body: "precious\n"})), http.StatusOK)
+		})
+	}
+}
+
+// A snapshot from the bucket is held to the snapshot limit the same way.
+func TestRestoreSnapshotCountsSparseFilesAtTheirSize(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.MaxSnapshotBytes = 2 << 20 })
+	sb := h.create(sandboxSpec{GCSBucket: "snapshots"})
+	h.exec(sb.ID, map[string]any{"command": "echo precious > keep.txt"})
+	for _, format := range []string{"gnu", "pax"} {
+		h.gcs.PutObject("snapshots", sb.ID+".tar", sparseTar(t, format, 3<<20, 0, "data"))
+		p := problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", map[string]any{"source": "snapshot", "replace": true}),
+			http.StatusRequestEntityTooLarge, "archive_too_large")
+		assert.Contains(t, p.Detail, fmt.Sprintf("more than %d bytes", 2<<20), format)
+		assert.Equal(t, "precious\n", h.exec(sb.ID, map[string]any{"command": "cat keep.txt"}).Stdout, format)
+	}
 }

@@ -15,11 +15,13 @@ type BubblewrapLauncher struct {
 	Bwrap        string // "" finds bwrap on PATH
 	MemoryMB     int    // per process; 0 = no limit
 	MaxProcesses int    // 0 = no limit
+	MaxFileMB    int    // largest file a command may write; 0 = no limit
 }
 
 // NewBubblewrapLauncher returns a launcher with the configuration's limits.
 func NewBubblewrapLauncher(cfg Config) *BubblewrapLauncher {
-	return &BubblewrapLauncher{Bwrap: cfg.BwrapPath, MemoryMB: cfg.SandboxMemoryMB, MaxProcesses: cfg.SandboxMaxProcesses}
+	return &BubblewrapLauncher{Bwrap: cfg.BwrapPath, MemoryMB: cfg.SandboxMemoryMB, MaxProcesses: cfg.SandboxMaxProcesses,
+		MaxFileMB: cfg.SandboxMaxFileMB}
 }
 
 func (l *BubblewrapLauncher) Name() string { return "bubblewrap" }
@@ -44,7 +46,7 @@ func (l *BubblewrapLauncher) Run(ctx context.Context, job Job, stdout, stderr io
 func (l *BubblewrapLauncher) jail(job Job) bubblewrap.Jail {
 	return bubblewrap.Jail{
 		Bwrap: l.Bwrap, Root: job.Workspace, WorkDir: WorkDir, Network: job.Network,
-		MemoryMB: l.MemoryMB, MaxProcesses: l.MaxProcesses,
+		MemoryMB: l.MemoryMB, MaxProcesses: l.MaxProcesses, MaxFileMB: l.MaxFileMB,
 	}
 }
 

@@ -51,6 +51,17 @@ func TestBubblewrapCommandsOwnTheGatewaysFiles(t *testing.T) {
 	assert.Equal(t, "one\ntwo\n", res.Stdout)
 }
 
+// A command cannot write a file past the gateway's limit, so a runaway
+// write stops there rather than filling the instance's disk.
+func TestBubblewrapLimitsFileSize(t *testing.T) {
+	h := newJailHarness(t, func(c *Config) { c.SandboxMaxFileMB = 1 })
+	sb := h.create(sandboxSpec{})
+	res := h.exec(sb.ID, map[string]any{"command": "head -c 2097152 /dev/zero > big; echo $?; stat -c %s big"})
+	assert.Equal(t, "153\n1048576\n", res.Stdout, "the write is stopped at 1 MiB (SIGXFSZ): %s", res.Stderr)
+	res = h.exec(sb.ID, map[string]any{"command": "head -c 1048576 /dev/zero > fits && stat -c %s fits"})
+	assert.Equal(t, "1048576\n", res.Stdout, res.Stderr)
+}
+
 func TestBubblewrapEgressNeedsBothSides(t *testing.T) {
 	host, err := os.ReadFile("/proc/net/dev")
 	require.NoError(t, err)

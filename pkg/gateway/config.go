@@ -34,6 +34,8 @@ type Config struct {
 	// SandboxMemoryMB and SandboxMaxProcesses limit each command's processes; 0 = no limit.
 	SandboxMemoryMB     int
 	SandboxMaxProcesses int
+	// SandboxMaxFileMB is the largest file a command may write; 0 = no limit.
+	SandboxMaxFileMB int
 	// IdleTTL removes sandboxes unused for this long; 0 keeps them until deleted.
 	IdleTTL time.Duration
 	// MaxSnapshotBytes bounds a snapshot archive, and what a restore may unpack.
@@ -59,6 +61,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.SandboxMaxProcesses, err = intFromEnv(getenv, "GATEWAY_SANDBOX_MAX_PROCESSES", 512, 0, 1<<16); err != nil {
+		return c, err
+	}
+	if c.SandboxMaxFileMB, err = intFromEnv(getenv, "GATEWAY_SANDBOX_MAX_FILE_MB", 1024, 0, 1<<20); err != nil {
 		return c, err
 	}
 	if v := getenv("GATEWAY_ALLOW_EGRESS"); v != "" {

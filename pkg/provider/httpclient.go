@@ -12,7 +12,8 @@ import (
 // NewTransport returns the HTTP transport every provider client uses: it
 // applies the host rules of CheckAddr to each address it actually dials, so
 // a name that resolves to a metadata service (or, under BlockPrivateURLs, to
-// a private address) is refused even though it passed validation.
+// a private address or one of this host's own) is refused even though it
+// passed validation, and so is an IPv6 address that carries one.
 func NewTransport(p Policy) *http.Transport {
 	dialer := &net.Dialer{
 		Timeout:   10 * time.Second,

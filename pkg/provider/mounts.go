@@ -13,12 +13,20 @@ type VolumeMount struct {
 	ReadOnly    bool
 }
 
-// dangerousHostPaths may never be mounted: they hold the host's identity,
-// its devices or its container runtime.
+// dangerousHostPaths may never be mounted, nor anything inside them, nor
+// any folder that holds one (/var holds the Docker socket): they hold the
+// host's identity and programs, its devices, users' keys or the container
+// runtime. A "*" part stands for any one name. /var/run is a link to /run
+// on every current distribution, so each folder of /run is listed under
+// both names; /bin, /sbin and /lib are links into /usr on many.
 var dangerousHostPaths = []string{
 	"/etc", "/proc", "/sys", "/dev", "/root", "/boot",
-	"/var/run/docker.sock", "/run/docker.sock", "/var/run/docker", "/run/containerd", "/var/run/containerd",
-	"/var/lib/docker", "/var/lib/kubelet",
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/home/*/.ssh", "/home/*/.gnupg", "/home/*/.aws", "/home/*/.azure", "/home/*/.config", "/home/*/.kube",
+	"/home/*/.docker", "/home/*/.netrc", "/home/*/.git-credentials",
+	"/run/docker.sock", "/run/docker", "/run/containerd", "/run/crio", "/run/podman", "/run/secrets",
+	"/var/run/docker.sock", "/var/run/docker", "/var/run/containerd", "/var/run/crio", "/var/run/podman", "/var/run/secrets",
+	"/var/lib/docker", "/var/lib/containerd", "/var/lib/containers", "/var/lib/kubelet",
 }
 
 // ParseVolumeMount reads "host_path:sandbox_path[:ro]" (or ":rw").
@@ -67,16 +75,20 @@ func checkAbsolute(name, p string) error {
 	return nil
 }
 
-// CheckVolumeMount applies the host-path rules to a parsed mount: never the
-// root or a dangerous folder (or anything inside one), and only inside the
-// policy's allowed folders when it names some.
+// CheckVolumeMount applies the host-path rules to a mount: a normalised
+// absolute path that is not a dangerous folder, inside one or holding one,
+// and only inside the policy's allowed folders when it names some (which
+// narrow the rules, never lift them).
 func CheckVolumeMount(m VolumeMount, p Policy) error {
-	if m.HostPath == "/" {
-		return fmt.Errorf("host path / may not be mounted")
+	if err := checkAbsolute("host path", m.HostPath); err != nil {
+		return err
 	}
 	for _, d := range dangerousHostPaths {
-		if within(m.HostPath, d) {
+		switch relation(m.HostPath, d) {
+		case isInside:
 			return fmt.Errorf("host path %s may not be mounted (it is inside %s)", m.HostPath, d)
+		case holds:
+			return fmt.Errorf("host path %s may not be mounted (it holds %s)", m.HostPath, d)
 		}
 	}
 	if m.SandboxPath == "/" {
@@ -91,6 +103,39 @@ func CheckVolumeMount(m VolumeMount, p Policy) error {
 		return fmt.Errorf("host path %s is outside the folders this server allows (%s)", m.HostPath, strings.Join(p.AllowedHostPaths, ", "))
 	}
 	return nil
+}
+
+// pathRelation is how a path stands to a pattern of dangerousHostPaths.
+type pathRelation int
+
+const (
+	apart    pathRelation = iota
+	isInside              // the path is the pattern's folder or inside it
+	holds                 // the pattern's folder is inside the path
+)
+
+// relation compares a normalised absolute path with a pattern, part by
+// part, a "*" part of the pattern matching any one name.
+func relation(p, pattern string) pathRelation {
+	ps, qs := parts(p), parts(pattern)
+	for i := 0; i < len(ps) && i < len(qs); i++ {
+		if qs[i] != "*" && qs[i] != ps[i] {
+			return apart
+		}
+	}
+	if len(ps) >= len(qs) {
+		return isInside
+	}
+	return holds
+}
+
+// parts splits an absolute path into its names ("/" has none).
+func parts(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
 }
 
 // within reports whether p is dir or inside it.

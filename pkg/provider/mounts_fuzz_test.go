@@ -7,7 +7,8 @@ import (
 
 func FuzzVolumeMount(f *testing.F) {
 	for _, s := range []string{"/srv/data:/data:ro", "/srv/data:/data", "/:/x", "/etc:/x", "/srv/../etc:/x", "a:b", "/a:/b:rw",
-		"/var/run/docker.sock:/s", "/a:/b:ro:x", "/a\x00:/b"} {
+		"/var/run/docker.sock:/s", "/a:/b:ro:x", "/a\x00:/b", "/var/run:/r", "/usr:/u:rw", "/var/lib:/l", "/home:/h",
+		"/home/a/.ssh:/k", "/var/run/:/r", "//var/run:/r", "/var/./run:/r", "/var/lib/../run:/r"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -35,11 +36,28 @@ func FuzzVolumeMount(f *testing.F) {
 			t.Fatalf("%q does not round-trip: %v %v", s, back, err)
 		}
 		if CheckVolumeMount(m, Policy{}) == nil {
-			for _, d := range append([]string{"/"}, dangerousHostPaths...) {
-				if m.HostPath == d || strings.HasPrefix(m.HostPath, strings.TrimSuffix(d, "/")+"/") && d != "/" {
-					t.Fatalf("%q mounts the dangerous %s", s, d)
+			for _, d := range dangerousHostPaths {
+				d = concrete(d, m.HostPath)
+				if m.HostPath == "/" || m.HostPath == d || strings.HasPrefix(m.HostPath, d+"/") || strings.HasPrefix(d, m.HostPath+"/") {
+					t.Fatalf("%q mounts the dangerous %s, or a folder holding it", s, d)
 				}
 			}
 		}
 	})
+}
+
+// concrete fills each "*" of a dangerous pattern with the name p has there
+// (or any name where p is shorter).
+func concrete(pattern, p string) string {
+	names := strings.Split(p, "/")
+	out := strings.Split(pattern, "/")
+	for i, part := range out {
+		if part == "*" {
+			out[i] = "any"
+			if i < len(names) {
+				out[i] = names[i]
+			}
+		}
+	}
+	return strings.Join(out, "/")
 }

@@ -128,9 +128,27 @@ func CheckHost(host string, p Policy) error {
 	return CheckAddr(addr, p)
 }
 
-// CheckAddr applies the host rules to an address.
+// CheckAddr applies the host rules to an address and to every IPv4
+// address it carries (NAT64, 6to4, Teredo, ISATAP and the older forms),
+// where a translator or tunnel on the way may deliver it.
 func CheckAddr(addr netip.Addr, p Policy) error {
-	addr = addr.Unmap()
+	for _, d := range destinations(addr) {
+		err := checkDestination(d.addr, p)
+		if err != nil && d.via != "" {
+			return fmt.Errorf("%w (%s reaches %s through %s)", err, addr, d.addr, d.via)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDestination refuses metadata services and IPv4 link-local always,
+// and under BlockPrivateURLs whatever reaches this host or its networks:
+// loopback, private and shared ranges, "this network" (0.0.0.0/8 and ::,
+// which reach the host itself) and the host's own addresses.
+func checkDestination(addr netip.Addr, p Policy) error {
 	for _, m := range metadataAddrs {
 		if addr == m {
 			return fmt.Errorf("must not point at a cloud metadata service")
@@ -139,14 +157,20 @@ func CheckAddr(addr netip.Addr, p Policy) error {
 	if addr.Is4() && addr.IsLinkLocalUnicast() {
 		return fmt.Errorf("must not point at a link-local address (cloud metadata lives there)")
 	}
-	if p.BlockPrivateURLs && (addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() ||
-		addr.IsUnspecified() || addr.IsLinkLocalMulticast() || cgnat.Contains(addr)) {
+	if !p.BlockPrivateURLs {
+		return nil
+	}
+	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsUnspecified() ||
+		addr.IsLinkLocalMulticast() || cgnat.Contains(addr) || thisNetwork.Contains(addr) {
 		return fmt.Errorf("must not point at a loopback or private address on this server")
 	}
-	return nil
+	return checkOwnAddr(addr)
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+var (
+	cgnat       = netip.MustParsePrefix("100.64.0.0/10")
+	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
+)
 
 // hasLetterLabel reports whether some dot-separated label is a real name
 // (has a letter other than a hex digit or x), as in "a1.example".

@@ -83,32 +83,52 @@ func TestNormalizeURL(t *testing.T) {
 	assert.Error(t, err, "a provider that takes no url refuses one")
 }
 
-func TestVolumeMounts(t *testing.T) {
-	m, err := ParseVolumeMount("/srv/data:/data:ro")
-	assert.NoError(t, err)
-	assert.Equal(t, VolumeMount{HostPath: "/srv/data", SandboxPath: "/data", ReadOnly: true}, m)
-	m, err = ParseVolumeMount("/srv/data:/data")
-	assert.NoError(t, err)
-	assert.False(t, m.ReadOnly)
-
-	for _, bad := range []string{"", "/a", "/a:/b:/c:/d", "a:/b", "/a:b", "/a:/b:rx", "/a/../b:/c", "/a/:/b", "/a:/b/./c",
-		"/a b:/c", "/a;b:/c", "/a:/b$(x)"} {
-		_, err := ParseVolumeMount(bad)
-		assert.Error(t, err, "%q", bad)
-	}
-	for _, bad := range []string{"/:/x", "/etc:/x", "/etc/ssl:/x", "/proc/1:/x", "/sys:/x", "/dev:/x", "/root:/x", "/boot:/x",
-		"/var/run/docker.sock:/s", "/run/docker.sock:/s", "/srv:/"} {
-		m, err := ParseVolumeMount(bad)
-		if err == nil {
-			err = CheckVolumeMount(m, Policy{})
+// An IPv6 address that carries an IPv4 one reaches it through a
+// translator or tunnel, so the IPv4 address is judged too.
+func TestNormalizeURLJudgesTheIPv4InsideIPv6(t *testing.T) {
+	required := Field{Accepted: true, Required: true}
+	open, blocked := Policy{}, Policy{BlockPrivateURLs: true}
+	for _, c := range []struct {
+		host   string
+		policy Policy
+		why    string
+	}{
+		{"64:ff9b::a9fe:a9fe", open, "169.254.169.254 through NAT64"},
+		{"64:ff9b::169.254.169.254", open, "169.254.169.254 through NAT64"},
+		{"64:ff9b::6464:64c8", open, "100.100.100.200 through NAT64"},
+		{"64:ff9b:1:a9fe:a9:fe00::", open, "169.254.169.254 through NAT64"},
+		{"64:ff9b:1:0:a9:fea9:fe00:0", open, "169.254.169.254 through NAT64"},
+		{"64:ff9b:1::a9fe:a9fe", open, "169.254.169.254 through NAT64"},
+		{"2002:a9fe:a9fe::1", open, "169.254.169.254 through 6to4"},
+		{"2002:a9fe:101::", open, "169.254.1.1 through 6to4"},
+		{"2001:0:102:304::5601:5601", open, "169.254.169.254 through Teredo"},
+		{"2001:0:a9fe:a9fe::1", open, "169.254.169.254 through its Teredo server"},
+		{"::a9fe:a9fe", open, "169.254.169.254 through IPv4-compatible"},
+		{"::ffff:0:a9fe:a9fe", open, "169.254.169.254 through SIIT"},
+		{"fe80::5efe:a9fe:a9fe", open, "169.254.169.254 through ISATAP"},
+		{"2001:db8::200:5efe:a9fe:a9fe", open, "169.254.169.254 through ISATAP"},
+		{"64:ff9b::7f00:1", blocked, "127.0.0.1 through NAT64"},
+		{"64:ff9b::a00:1", blocked, "10.0.0.1 through NAT64"},
+		{"2002:c0a8:101::1", blocked, "192.168.1.1 through 6to4"},
+		{"2001:0:102:304::80ff:fffe", blocked, "127.0.0.1 through Teredo"},
+		{"::7f00:1", blocked, "127.0.0.1 through IPv4-compatible"},
+		{"::ffff:0:7f00:1", blocked, "127.0.0.1 through SIIT"},
+		{"2001:db8::5efe:a00:1", blocked, "10.0.0.1 through ISATAP"},
+	} {
+		_, err := NormalizeURL("http://["+c.host+"]:8080", required, c.policy)
+		if assert.Error(t, err, c.host) {
+			assert.Contains(t, err.Error(), c.why, c.host)
 		}
-		assert.Error(t, err, "%q", bad)
 	}
-	allowed := Policy{AllowedHostPaths: []string{"/srv/data", "/mnt/shared"}}
-	for in, want := range map[string]bool{"/srv/data:/d": true, "/srv/data/x:/d": true, "/mnt/shared:/s": true,
-		"/srv/database:/d": false, "/srv:/d": false, "/home/x:/d": false} {
-		m, err := ParseVolumeMount(in)
-		assert.NoError(t, err)
-		assert.Equal(t, want, CheckVolumeMount(m, allowed) == nil, in)
+	for _, host := range []string{"64:ff9b::808:808", "2002:808:808::1", "2001:0:102:304::f7f7:f7f7", "2001:db8::1",
+		"2001:db8::200:5efe:808:808", "::ffff:8.8.8.8"} {
+		for _, p := range []Policy{open, blocked} {
+			_, err := NormalizeURL("http://["+host+"]:8080", required, p)
+			assert.NoError(t, err, "%s reaches a public address (block private: %v)", host, p.BlockPrivateURLs)
+		}
+	}
+	for _, host := range []string{"0.1.2.3", "[::]", "0.0.0.0"} {
+		_, err := NormalizeURL("http://"+host+":8080", required, blocked)
+		assert.Error(t, err, "%s reaches this server", host)
 	}
 }

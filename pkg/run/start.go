@@ -20,9 +20,9 @@ const ReplacedNotice = "The sandbox of this thread no longer existed at the prov
 // reconnect is the run's probe), or a new one made after a probe, or a
 // replacement when the provider says the old one is gone.
 func (s *Service) Start(ctx context.Context, workspaceID, agentID, key string) (auxilia.Run, error) {
-	if !auxilia.ThreadKeyPattern.MatchString(key) {
+	if !auxilia.ValidThreadKey(key) {
 		var fe auxilia.FieldErrors
-		fe.Add("thread_id", "must be 1 to 128 letters, digits or . _ : -")
+		fe.Add("thread_id", "must be 1 to 128 letters, digits or . _ : -, and not . or ..")
 		return auxilia.Run{}, fe.Err()
 	}
 	agent, err := s.Agents.Get(ctx, workspaceID, agentID)

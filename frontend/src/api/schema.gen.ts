@@ -963,7 +963,7 @@ export interface paths {
                 path: {
                     /** @description Agent id */
                     id: string;
-                    /** @description The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : - */
+                    /** @description The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : -, not . or .. */
                     thread_id: string;
                 };
                 cookie?: never;
@@ -3858,7 +3858,7 @@ export interface components {
             use_server_proxy: boolean;
             /**
              * Volume mounts
-             * @description Host folders mounted into every sandbox, as host_path:sandbox_path or host_path:sandbox_path:ro. The controller must allow the host paths too.
+             * @description Host folders mounted into every sandbox, as host_path:sandbox_path or host_path:sandbox_path:ro. A host path is never /, a system folder (/etc, /usr, /proc, /dev, /root, …), the container runtime's (/var/lib/docker, /run/docker.sock, …), a user's keys (/home/<user>/.ssh, …), anything inside one, nor a folder holding one (/var, /run, /home/alice); this server may allow only some folders besides. The controller must allow the host paths too.
              * @default []
              */
             volume_mounts: string[];

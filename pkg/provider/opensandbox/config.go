@@ -10,7 +10,7 @@ import (
 // Config is an OpenSandbox sandbox's settings.
 type Config struct {
 	DefaultImage    string   `json:"default_image" validate:"required,image_ref" title:"Default image" doc:"Image every sandbox starts from; one with your libraries pre-installed starts faster."`
-	VolumeMounts    []string `json:"volume_mounts" validate:"max=20" title:"Volume mounts" doc:"Host folders mounted into every sandbox, as host_path:sandbox_path or host_path:sandbox_path:ro. The controller must allow the host paths too."`
+	VolumeMounts    []string `json:"volume_mounts" validate:"max=20" title:"Volume mounts" doc:"Host folders mounted into every sandbox, as host_path:sandbox_path or host_path:sandbox_path:ro. A host path is never /, a system folder (/etc, /usr, /proc, /dev, /root, …), the container runtime's (/var/lib/docker, /run/docker.sock, …), a user's keys (/home/<user>/.ssh, …), anything inside one, nor a folder holding one (/var, /run, /home/alice); this server may allow only some folders besides. The controller must allow the host paths too."`
 	UseServerProxy  bool     `json:"use_server_proxy" title:"Use server proxy" doc:"Reach each sandbox through the controller instead of the container's mapped port (recommended)."`
 	DefaultPackages []string `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages" doc:"pip requirements installed into every new sandbox (needs the sandbox to reach PyPI)."`
 	Timeout         int      `json:"timeout" validate:"min=1,max=86400" title:"Timeout (seconds)" doc:"Longest a command may run."`

@@ -103,7 +103,7 @@ Settings the chart refuses, with the reason: a release that renders runs.
 {{- fail (printf "%s: give it through database, secretKeys or bootstrapToken, which keep it in a Secret" $name) }}
 {{- else if eq $name "AUXILIA_LOCAL_PROVIDER" }}
 {{- fail "AUXILIA_LOCAL_PROVIDER: the chart keeps the local provider off, since its sandboxes live on one pod's disk and runs land on any replica" }}
-{{- else if has $name (list "AUXILIA_LISTEN" "AUXILIA_DATA_DIR" "AUXILIA_SHUTDOWN_TIMEOUT") }}
+{{- else if has $name (list "AUXILIA_LISTEN" "AUXILIA_METRICS_LISTEN" "AUXILIA_DATA_DIR" "AUXILIA_SHUTDOWN_TIMEOUT") }}
 {{- fail (printf "%s is set by the chart (see shutdownTimeoutSeconds for the shutdown timeout)" $name) }}
 {{- end }}
 {{- end }}
