@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
@@ -141,5 +142,44 @@ func TestProbingAnUnsavedSandboxIsAudited(t *testing.T) {
 		assert.Equal(t, "sandbox.probe", entry["action"])
 		assert.Contains(t, entry["detail"], `probed an unsaved opensandbox sandbox "Trial": `)
 		assert.NotContains(t, entry["detail"], "osk-trial")
+	})
+}
+
+// echoServer answers every request 401 with body, as a provider that
+// repeats the credential back in its refusal.
+func echoServer(t *testing.T, body func(key string) string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(body(r.Header.Get("OPEN-SANDBOX-API-KEY"))))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestAnEchoedSecretNeverReachesHealthOrProbe(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		const key = "osk-echoed-key-0123456789"
+		echoes := map[string]func(key string) string{
+			"cut by the clip": func(key string) string { return strings.Repeat(".", 477) + key },
+			"in base64": func(key string) string {
+				return `{"message":"bad key ` + base64.StdEncoding.EncodeToString([]byte(key)) + `"}`
+			},
+			"upper-cased": func(key string) string { return `{"message":"bad key ` + strings.ToUpper(key) + `"}` },
+			"split":       func(key string) string { return "bad key " + key[:9] + "\n  " + key[9:] },
+		}
+		for name, echo := range echoes {
+			sb := e.createSandbox(map[string]any{"name": name, "provider": "opensandbox", "url": echoServer(t, echo), "secret": key})
+			path := "/api/v1/sandboxes/" + sb["id"].(string)
+			probe := e.call("POST", path+"/probe", e.admin, nil)
+			require.Equal(t, 200, probe.StatusCode, "%s", probe.body)
+			health := e.call("GET", path, e.member, nil).json(t)["health"].(map[string]any)
+			for _, shown := range []string{string(probe.body), health["detail"].(string)} {
+				lower := strings.ToLower(strings.Join(strings.Fields(shown), ""))
+				assert.NotContains(t, lower, "osk-e", "%s: %s", name, shown)
+				assert.NotContains(t, shown, base64.StdEncoding.EncodeToString([]byte(key))[:8], "%s: %s", name, shown)
+			}
+			assert.Contains(t, health["detail"], "••••", name)
+		}
 	})
 }

@@ -88,7 +88,7 @@ func (r *Registry) probeStored(ctx context.Context, workspaceID, id string) (Pro
 	if err != nil {
 		return r.recordHealth(ctx, sb, failed(0, "config", clientError(err))), sb, nil
 	}
-	return r.recordHealth(ctx, sb, r.probe(ctx, client, "")), sb, nil
+	return r.recordHealth(ctx, sb, r.probe(ctx, client)), sb, nil
 }
 
 // probeSpec probes a sandbox spec with a secret, through a client made for the occasion.
@@ -97,7 +97,7 @@ func (r *Registry) probeSpec(ctx context.Context, spec auxilia.SandboxSpec, secr
 	if err != nil {
 		return failed(0, "config", err.Error())
 	}
-	return r.probe(ctx, client, secretValue)
+	return r.probe(ctx, client)
 }
 
 // outcomeOf words a probe's outcome for the audit log: whether it answered,
@@ -110,8 +110,8 @@ func outcomeOf(res ProbeResult) string {
 }
 
 // probe makes the provider's cheap authenticated call within the probe
-// timeout. The secret is scrubbed from whatever the provider answered.
-func (r *Registry) probe(ctx context.Context, client provider.Client, secretValue string) ProbeResult {
+// timeout. The client is instrumented: its errors are scrubbed of the secret.
+func (r *Registry) probe(ctx context.Context, client provider.Client) ProbeResult {
 	ctx, cancel := context.WithTimeout(ctx, r.probeTimeout)
 	defer cancel()
 	start := time.Now()
@@ -124,17 +124,13 @@ func (r *Registry) probe(ctx context.Context, client provider.Client, secretValu
 		r.Metrics.ProbeFailed(provider.ProviderOf(client), "network")
 		return failed(latency, "network", fmt.Sprintf("no answer within %s", r.probeTimeout))
 	}
-	detail := err.Error()
-	if secretValue != "" {
-		detail = strings.ReplaceAll(detail, secretValue, "••••")
-	}
 	r.Metrics.ProbeFailed(provider.ProviderOf(client), provider.Reason(err))
-	return failed(latency, provider.Reason(err), detail)
+	return failed(latency, provider.Reason(err), err.Error())
 }
 
 // Probe probes a saved sandbox with its client and records the outcome as its health.
 func (r *Registry) Probe(ctx context.Context, sb auxilia.Sandbox, client provider.Client) ProbeResult {
-	return r.recordHealth(ctx, sb, r.probe(ctx, client, ""))
+	return r.recordHealth(ctx, sb, r.probe(ctx, client))
 }
 
 // Observe records the outcome of an authenticated call that served as a
