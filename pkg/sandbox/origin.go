@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net"
 	"net/url"
 	"strings"
 )
@@ -42,5 +43,5 @@ func origin(raw string) (string, bool) {
 			port = "443"
 		}
 	}
-	return scheme + "://" + strings.TrimSuffix(strings.ToLower(u.Hostname()), ".") + ":" + port, true
+	return scheme + "://" + net.JoinHostPort(strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), port), true
 }
