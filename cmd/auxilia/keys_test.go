@@ -56,7 +56,7 @@ func TestKeyRotation(t *testing.T) {
 
 	srv := startServer(t, with(keyA)...)
 	status, sb := post(t, "POST", srv.URL+"/api/v1/sandboxes", "aux_AdminToken0123456789abcdefghijklmnopqrstuvw",
-		map[string]any{"name": "dt", "provider": "daytona", "secret": "dtn_secret_value_0001"})
+		map[string]any{"name": "dt", "provider": "daytona", "url": "http://127.0.0.1:1/api", "secret": "dtn_secret_value_0001"})
 	require.Equal(t, 201, status)
 	id := sb["id"].(string)
 	// An instance whose provider state (execd endpoint and headers) is sealed too.
@@ -70,9 +70,9 @@ func TestKeyRotation(t *testing.T) {
 	assert.Contains(t, cli(t, with(keyB+","+keyA), "keys", "rotate"), "re-encrypted 0 secrets and 0 instance states", "a second rotation has nothing to do")
 
 	srv = startServer(t, with(keyB)...)
-	// A probe with a changed url opens the stored secret: it fails on the network, not on decryption.
+	// A probe of another path on the same host opens the stored secret: it fails on the network, not on decryption.
 	status, res := post(t, "POST", srv.URL+"/api/v1/sandboxes/"+id+"/probe", "aux_AdminToken0123456789abcdefghijklmnopqrstuvw",
-		map[string]any{"url": "http://127.0.0.1:1/api"})
+		map[string]any{"url": "http://127.0.0.1:1/v2"})
 	require.Equal(t, 200, status)
 	assert.NotContains(t, res["detail"], "cannot be decrypted", "the secret opens with the new key alone")
 	status, warm := post(t, "POST", srv.URL+"/api/v1/agents/"+agent+"/threads/t/runs", "aux_AdminToken0123456789abcdefghijklmnopqrstuvw", nil)
