@@ -61,13 +61,9 @@ func (r *Registry) ProbeSaved(ctx context.Context, workspaceID, id string, patch
 	if err != nil {
 		return ProbeResult{}, err
 	}
-	secretValue := deref(newSecret)
-	if newSecret == nil {
-		secretValue, err = r.open(current.ID, sealed)
-	}
-	res := failed(0, "config", "")
-	if err != nil {
-		res.Detail = clientError(err)
+	var res ProbeResult
+	if secretValue, err := r.patchedSecret(current.ID, sealed, newSecret); err != nil {
+		res = failed(0, "config", clientError(err))
 	} else {
 		res = r.probeSpec(ctx, next.SandboxSpec, secretValue)
 	}
@@ -77,6 +73,14 @@ func (r *Registry) ProbeSaved(ctx context.Context, workspaceID, id string, patch
 	}
 	return res, auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.probe", "sandbox", id,
 		fmt.Sprintf("probed sandbox %q %s, saving nothing: %s", current.Name, tried, outcomeOf(res)))
+}
+
+// patchedSecret is the secret a patched sandbox would use: the patch's, or the stored one.
+func (r *Registry) patchedSecret(sandboxID string, sealed auxilia.SealedSecret, newSecret *string) (string, error) {
+	if newSecret != nil {
+		return *newSecret, nil
+	}
+	return r.open(sandboxID, sealed)
 }
 
 // probeStored probes a saved sandbox as stored and records the outcome as its health.
