@@ -61,6 +61,7 @@ FUZZ_GO ?= GOTOOLCHAIN=go1.27.3 $(GO)
 FUZZ_TARGETS = \
 	./pkg/sandbox:FuzzValidateSpec \
 	./pkg/provider:FuzzVolumeMount \
+	./pkg/provider:FuzzScrub \
 	./pkg/validation:FuzzImageRef \
 	./pkg/validation:FuzzPipRequirement \
 	./pkg/provider/opensandbox:FuzzEventReader \

@@ -26,6 +26,8 @@ var auditedRoutes = map[string]struct{ action, resource string }{
 	"POST /api/v1/sandboxes":                          {"sandbox.create", "sandbox"},
 	"PATCH /api/v1/sandboxes/:id":                     {"sandbox.update", "sandbox"},
 	"DELETE /api/v1/sandboxes/:id":                    {"sandbox.delete", "sandbox"},
+	"POST /api/v1/sandboxes/probe":                    {"sandbox.probe", "sandbox"},
+	"POST /api/v1/sandboxes/:id/probe":                {"sandbox.probe", "sandbox"},
 	"POST /api/v1/agents":                             {"agent.create", "agent"},
 	"PATCH /api/v1/agents/:id":                        {"agent.update", "agent"},
 	"DELETE /api/v1/agents/:id":                       {"agent.delete", "agent"},

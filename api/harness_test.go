@@ -73,6 +73,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		Runs:            a.Runs,
 		Audit:           db.Audit(),
 		Idempotency:     db.Idempotency(),
+		Keys:            a.Keys,
 		OpenAPI:         sandboxes.OpenAPI,
 		JSONLimit:       64 << 10,
 		RateLimit:       o.rateLimit,

@@ -5,12 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/labstack/echo/v4"
 )
 
@@ -38,7 +40,7 @@ type IdempotencyStore interface {
 // unfinished request keeps its key for staleAfter (the longest the route
 // may take): past it, the process that ran it is presumed dead and a retry
 // runs again.
-func idempotent(store IdempotencyStore, staleAfter time.Duration, log *slog.Logger) echo.MiddlewareFunc {
+func idempotent(store IdempotencyStore, keys *secret.Keyring, staleAfter time.Duration, log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			key := c.Request().Header.Get(headerIdempotencyKey)
@@ -67,7 +69,7 @@ func idempotent(store IdempotencyStore, staleAfter time.Duration, log *slog.Logg
 				return err
 			}
 			if prev != nil {
-				return replay(c, prev, hash)
+				return replay(c, keys, prev, tokenID, key, hash)
 			}
 
 			rec := &recorder{ResponseWriter: c.Response().Writer}
@@ -96,7 +98,7 @@ func idempotent(store IdempotencyStore, staleAfter time.Duration, log *slog.Logg
 					headers[h] = v
 				}
 			}
-			if err := store.Complete(context.WithoutCancel(ctx), tokenID, key, status, headers, rec.body.Bytes()); err != nil {
+			if err := keep(context.WithoutCancel(ctx), store, keys, tokenID, key, status, headers, rec.body.Bytes()); err != nil {
 				log.WarnContext(ctx, "keep idempotent answer", "request_id", requestID(c), "error", err.Error())
 			}
 			// The answer is written; the error still travels out, for the audit of refusals.
@@ -105,7 +107,18 @@ func idempotent(store IdempotencyStore, staleAfter time.Duration, log *slog.Logg
 	}
 }
 
-func replay(c echo.Context, prev *auxilia.IdempotentRequest, hash string) error {
+// keep stores an answer, sealed; one that cannot be sealed is not kept,
+// and a retry runs again.
+func keep(ctx context.Context, store IdempotencyStore, keys *secret.Keyring, tokenID, key string, status int,
+	headers map[string]string, body []byte) error {
+	sealed, err := sealAnswer(keys, tokenID, key, body)
+	if err != nil {
+		return errors.Join(err, store.Release(ctx, tokenID, key))
+	}
+	return store.Complete(ctx, tokenID, key, status, headers, sealed)
+}
+
+func replay(c echo.Context, keys *secret.Keyring, prev *auxilia.IdempotentRequest, tokenID, key, hash string) error {
 	switch {
 	case prev.RequestHash != hash:
 		return auxilia.Errorf(auxilia.CodeIdempotencyReused,
@@ -114,12 +127,16 @@ func replay(c echo.Context, prev *auxilia.IdempotentRequest, hash string) error 
 		return auxilia.Errorf(auxilia.CodeInFlight,
 			"A request with this Idempotency-Key is still running; retry when it has finished.")
 	}
+	body, err := openAnswer(keys, tokenID, key, prev.Body)
+	if err != nil {
+		return err
+	}
 	for k, v := range prev.Headers {
 		c.Response().Header().Set(k, v)
 	}
 	c.Response().Header().Set("Idempotent-Replayed", "true")
 	c.Response().WriteHeader(prev.Status)
-	_, err := c.Response().Write(prev.Body)
+	_, err = c.Response().Write(body)
 	return err
 }
 

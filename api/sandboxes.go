@@ -21,7 +21,7 @@ type SandboxService interface {
 	Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect, detach bool) error
 	Agents(ctx context.Context, workspaceID, id string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error)
 	SecretHint(ctx context.Context, workspaceID, id string) (auxilia.SecretHint, error)
-	ProbeInput(ctx context.Context, in sandbox.Input) (sandbox.ProbeResult, error)
+	ProbeInput(ctx context.Context, workspaceID string, in sandbox.Input) (sandbox.ProbeResult, error)
 	ProbeSaved(ctx context.Context, workspaceID, id string, patch json.RawMessage) (sandbox.ProbeResult, error)
 	Catalogue() []sandbox.ProviderInfo
 }
@@ -204,7 +204,7 @@ func (h sandboxesHandler) get(c echo.Context) error {
 // patch edits a sandbox with a JSON merge patch.
 //
 //	@Summary		Edit a sandbox
-//	@Description	A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none). `provider` cannot change. The result is validated as a whole.
+//	@Description	A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
 //	@Tags			sandboxes
 //	@Accept			json
 //	@Produce		json
@@ -330,21 +330,22 @@ func (h sandboxesHandler) secretHint(c echo.Context) error {
 
 // probeInput tests a configuration before it is saved.
 //
-//	@Summary	Test a sandbox configuration without saving it
-//	@Tags		sandboxes
-//	@Accept		json
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Param		body	body		sandboxCreate	true	"The sandbox as it would be created"
-//	@Success	200		{object}	probeResultView
-//	@Failure	400,401,403,413,415,422	{object}	Problem
-//	@Router		/api/v1/sandboxes/probe [post]
+//	@Summary		Test a sandbox configuration without saving it
+//	@Description	Saves nothing; the probe is recorded in the audit log as `sandbox.probe`.
+//	@Tags			sandboxes
+//	@Accept			json
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			body	body		sandboxCreate	true	"The sandbox as it would be created"
+//	@Success		200		{object}	probeResultView
+//	@Failure		400,401,403,413,415,422	{object}	Problem
+//	@Router			/api/v1/sandboxes/probe [post]
 func (h sandboxesHandler) probeInput(c echo.Context) error {
 	var in sandboxCreate
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	res, err := h.svc.ProbeInput(c.Request().Context(), in.input())
+	res, err := h.svc.ProbeInput(c.Request().Context(), actor(c).Workspace.ID, in.input())
 	if err != nil {
 		return err
 	}
@@ -354,7 +355,7 @@ func (h sandboxesHandler) probeInput(c echo.Context) error {
 // probeSaved tests a saved sandbox.
 //
 //	@Summary		Test a saved sandbox
-//	@Description	Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing.
+//	@Description	Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 //	@Tags			sandboxes
 //	@Accept			json
 //	@Produce		json

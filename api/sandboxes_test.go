@@ -369,9 +369,10 @@ func TestPatch(t *testing.T) {
 		dpath := "/api/v1/sandboxes/" + dt["id"].(string)
 		p = e.call("PATCH", dpath, e.admin, map[string]any{"secret": nil}).problem(t, 422, "validation_failed")
 		assert.Equal(t, []string{"secret"}, fields(p), "a required secret cannot be cleared")
-		r = e.call("PATCH", dpath, e.admin, map[string]any{"url": "https://daytona.internal/api"})
+		e.call("PATCH", dpath, e.admin, map[string]any{"url": "https://daytona.internal/api"}).problem(t, 422, "validation_failed")
+		r = e.call("PATCH", dpath, e.admin, map[string]any{"url": "https://daytona.internal/api", "secret": "dtn_other-key-0123456789"})
 		require.Equal(t, 200, r.StatusCode)
-		r = e.call("PATCH", dpath, e.admin, map[string]any{"url": nil})
+		r = e.call("PATCH", dpath, e.admin, map[string]any{"url": nil, "secret": "dtn_0123456789abcdefWXYZ"})
 		assert.Equal(t, "https://app.daytona.io/api", r.json(t)["url"], "null resets the url to the provider's default")
 
 		lo := e.createSandbox(map[string]any{"name": "Local 2", "provider": "local"})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/labstack/echo/v4"
 )
 
@@ -27,6 +28,8 @@ type Config struct {
 	Runs        RunService
 	Audit       AuditLog
 	Idempotency IdempotencyStore
+	// Keys seal the answers kept for Idempotency-Key replays.
+	Keys *secret.Keyring
 	// RunStartTimeout is the longest a run start may take (it may make an
 	// instance): it keeps its Idempotency-Key that long while it has not
 	// answered. Zero means the five minutes other creates have.
@@ -100,12 +103,12 @@ func New(cfg Config) *echo.Echo {
 		v1.mw = append(v1.mw, rateLimit(cfg.Rates, cfg.RateLimit))
 	}
 	v1.mw = append(v1.mw, refuseUnstorableQuery())
-	idem := idempotent(cfg.Idempotency, unfinishedCreate, cfg.Log)
+	idem := idempotent(cfg.Idempotency, cfg.Keys, unfinishedCreate, cfg.Log)
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes}.routes(v1, idem)
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
-	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.RunStartTimeout, cfg.Log))
+	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
 	auditHandler{log: cfg.Audit}.routes(v1)
 	if cfg.SPA != nil {
 		e.GET("/*", spaHandler(cfg.SPA))

@@ -22,7 +22,7 @@ import (
 var filledEnv = map[string]string{
 	"POSTGRES_PASSWORD":       "0123456789abcdef0123456789abcdef",
 	"AUXILIA_SECRET_KEYS":     "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
-	"AUXILIA_BOOTSTRAP_TOKEN": "aux_0123456789abcdef",
+	"AUXILIA_BOOTSTRAP_TOKEN": "aux_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG",
 }
 
 // exampleEnv is .env.example as compose reads it, with filled applied.

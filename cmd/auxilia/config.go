@@ -11,6 +11,7 @@ import (
 
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/token"
 )
 
 // config is the server's configuration, read from the environment.
@@ -71,6 +72,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if u := cfg.DatabaseURL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 		errs = append(errs, errors.New("DATABASE_URL must be a postgres:// URL, or unset for the embedded database"))
+	}
+	if cfg.BootstrapToken != "" {
+		if err := token.CheckValue(cfg.BootstrapToken); err != nil {
+			errs = append(errs, fmt.Errorf("AUXILIA_BOOTSTRAP_TOKEN %w", err))
+		}
 	}
 	switch cfg.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -48,7 +48,7 @@ var (
 	secretsMu sync.Mutex
 	// secrets are values that no server's log may hold: the tokens, keys and
 	// provider secrets the tests use (a generated token has its own pattern).
-	secrets = []string{adminToken, "let-me-in-0123456789", "admin-token-0123456789", "readme-admin-token-0123456789",
+	secrets = []string{adminToken, "aux_LetMeIn0123456789abcdefghijklmnopqrstuvwxyz", "aux_AdminToken0123456789abcdefghijklmnopqrstuvw", "aux_ReadmeAdminToken0123456789abcdefghijklmnopq",
 		"osk-e2e-key-0123456789", "osk-metrics-secret-0123456789", "osk-team-0123456789", "dtn_0123456789abcdefWXYZ",
 		"gateway-secret-0123456789", "dtn_secret_value_0001", "dtn_not-the-key-0000", "dtn_test_key"}
 	generatedToken = regexp.MustCompile(`aux_[A-Za-z0-9_-]{43}`)
@@ -245,7 +245,7 @@ func TestFirstStartPrintsTheBannerOnce(t *testing.T) {
 
 func TestBootstrapTokenOnPostgres(t *testing.T) {
 	url := storetest.NewEmptyPostgresDatabase(t)
-	env := []string{"DATABASE_URL=" + url, "AUXILIA_DATA_DIR=" + t.TempDir(), "AUXILIA_BOOTSTRAP_TOKEN=let-me-in-0123456789"}
+	env := []string{"DATABASE_URL=" + url, "AUXILIA_DATA_DIR=" + t.TempDir(), "AUXILIA_BOOTSTRAP_TOKEN=aux_LetMeIn0123456789abcdefghijklmnopqrstuvwxyz"}
 	assert.Contains(t, cli(t, env, "migrate"), "database schema at version")
 
 	refused := exec.Command(binary, "serve")
@@ -259,7 +259,7 @@ func TestBootstrapTokenOnPostgres(t *testing.T) {
 	env = append(env, "AUXILIA_SECRET_KEYS="+key)
 	srv := startServer(t, env...)
 	assert.NotContains(t, srv.Stdout(), "aux_", "no banner when the operator chose the token")
-	status, me := get(t, srv.URL+"/api/v1/me", "let-me-in-0123456789")
+	status, me := get(t, srv.URL+"/api/v1/me", "aux_LetMeIn0123456789abcdefghijklmnopqrstuvwxyz")
 	require.Equal(t, 200, status)
 	assert.Equal(t, "admin", me["role"])
 
@@ -282,4 +282,21 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	require.Error(t, err)
 	assert.Contains(t, string(out), "role")
+}
+
+func TestWeakBootstrapTokenIsRefused(t *testing.T) {
+	for _, weak := range []string{"x", "let-me-in-0123456789", "aux_0123456789abcdef", "aux_" + strings.Repeat("a", 43)} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cmd := exec.CommandContext(ctx, binary, "serve")
+		cmd.Env = append(os.Environ(), "AUXILIA_DATA_DIR="+t.TempDir(), "DATABASE_URL=", "AUXILIA_LISTEN=127.0.0.1:0",
+			"AUXILIA_BOOTSTRAP_TOKEN="+weak)
+		out, err := cmd.CombinedOutput()
+		cancel()
+		require.NotErrorIs(t, ctx.Err(), context.DeadlineExceeded, "%s: the server started instead of refusing", weak)
+		require.Error(t, err, "%s: the server refuses to start", weak)
+		assert.Contains(t, string(out), "AUXILIA_BOOTSTRAP_TOKEN must look like the tokens the server makes: aux_ followed by 43 URL-safe base64 characters")
+		if len(weak) > 1 {
+			assert.NotContains(t, string(out), weak, "the message never echoes the value")
+		}
+	}
 }

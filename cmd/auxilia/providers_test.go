@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const adminToken = "e2e-admin-token-0123456789"
+const adminToken = "aux_e2eAdminToken0123456789abcdefghijklmnopqrst"
 
 // instance starts the real binary on the embedded database with an admin token.
 func instance(t *testing.T, env ...string) *server {

@@ -31,7 +31,7 @@ func walkthrough(t *testing.T) string {
 
 // The README's curl walk-through, run as written against the real binary.
 func TestREADMEWalkthrough(t *testing.T) {
-	const token = "readme-admin-token-0123456789"
+	const token = "aux_ReadmeAdminToken0123456789abcdefghijklmnopq"
 	srv := startServer(t, "AUXILIA_DATA_DIR="+t.TempDir(), "DATABASE_URL=", "AUXILIA_SECRET_KEYS=",
 		"AUXILIA_BOOTSTRAP_TOKEN="+token)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -54,6 +54,7 @@ func serve(ctx context.Context, cfg config) error {
 		Runs:            a.Runs,
 		Audit:           db.Audit(),
 		Idempotency:     db.Idempotency(),
+		Keys:            a.Keys,
 		RunStartTimeout: longestRunStart(cfg.CreateTimeout),
 		OpenAPI:         sandboxes.OpenAPI,
 		SPA:             frontend.Dist(),

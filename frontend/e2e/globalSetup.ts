@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { buildServer, buildSpa, startServer } from "./server";
 
@@ -12,7 +13,7 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   buildSpa();
   const { binary, cleanup } = buildServer();
-  const server = await startServer(binary, `aux_e2e_${Math.random().toString(36).slice(2)}_bootstrap`);
+  const server = await startServer(binary, `aux_${randomBytes(32).toString("base64url")}`);
   project.provide("baseUrl", server.url);
   project.provide("adminToken", server.token);
   return async () => {

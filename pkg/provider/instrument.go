@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -11,8 +10,9 @@ import (
 
 // Instrument wraps a client so that every call is counted and timed under
 // its provider's name, with its outcome: "ok", or the failure's kind. Its
-// errors never carry the secret: a provider that echoes a credential back in
-// an error has it blanked before the message goes anywhere.
+// errors never carry the secret: a provider's words pass through Scrub
+// (the secret masked in any of its forms, then clipped) before the message
+// goes anywhere.
 func Instrument(c Client, provider string, m auxilia.Metrics, secret string) Client {
 	return instrumented{c: c, provider: provider, m: m, secret: secret}
 }
@@ -32,22 +32,41 @@ type instrumented struct {
 	secret   string
 }
 
-// observe counts a call, then blanks the secret in its error.
+// observe counts a call, then scrubs its error.
 func (i instrumented) observe(op string, start time.Time, err *error) {
 	i.m.ProviderCalled(i.provider, op, Outcome(*err), time.Since(start))
-	*err = redact(*err, i.secret)
+	*err = ScrubError(*err, i.secret)
 }
 
-// redact blanks secret in a provider error's message.
-func redact(err error, secret string) error {
-	var pe *Error
-	if err == nil || secret == "" || !errors.As(err, &pe) || !strings.Contains(pe.Message, secret) {
-		return err
+// ScrubError returns err fit to show: a provider error's words scrubbed of
+// the secret and clipped, any other error's text scrubbed of it. It keeps
+// the error's kind for errors.Is.
+func ScrubError(err error, secret string) error {
+	if err == nil {
+		return nil
 	}
-	clean := *pe
-	clean.Message = strings.ReplaceAll(pe.Message, secret, "••••")
-	return &clean
+	var pe *Error
+	if errors.As(err, &pe) {
+		clean := *pe
+		clean.Message = Scrub(pe.Message, secret)
+		return &clean
+	}
+	if text := Scrub(err.Error(), secret); text != err.Error() {
+		return scrubbed{text: text, err: err}
+	}
+	return err
 }
+
+// scrubbed is an error whose text was scrubbed. It answers errors.Is as
+// the original did, but does not unwrap to it: that would show its text.
+type scrubbed struct {
+	text string
+	err  error
+}
+
+func (s scrubbed) Error() string { return s.text }
+
+func (s scrubbed) Is(target error) bool { return errors.Is(s.err, target) }
 
 // Outcome names how a provider call ended, for metrics.
 func Outcome(err error) string {

@@ -78,7 +78,7 @@ func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (pro
 	}
 	client, err := kind.Open(provider.Settings{URL: spec.URL, Secret: secretValue, Config: cfg, Policy: r.Providers.Policy()})
 	if err != nil {
-		return nil, err
+		return nil, provider.ScrubError(err, secretValue)
 	}
 	return provider.Instrument(client, spec.Provider, r.Metrics, secretValue), nil
 }

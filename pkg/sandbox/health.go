@@ -45,7 +45,7 @@ func (r *Registry) CheckHealth(ctx context.Context, every time.Duration, stale U
 		go func() {
 			defer func() { <-slot; wg.Done() }()
 			// A sandbox deleted meanwhile answers not found: there is nothing to record.
-			_, _ = r.ProbeSaved(ctx, sb.WorkspaceID, sb.ID, nil)
+			_, _, _ = r.probeStored(ctx, sb.WorkspaceID, sb.ID)
 		}()
 	}
 	wg.Wait()

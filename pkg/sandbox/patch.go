@@ -109,6 +109,9 @@ func (r *Registry) merge(current auxilia.Sandbox, patch json.RawMessage) (auxili
 			fe = append(fe, e)
 		}
 	}
+	if newSecret == nil && current.Secret.IsSet && !fe.Has("url") && !fe.Has("secret") && !sameOrigin(current.URL, spec.URL) {
+		fe.Add("secret", "%s", secretMustBeGiven)
+	}
 	if err := fe.Err(); err != nil {
 		return current, nil, err
 	}
@@ -153,6 +156,16 @@ func stringMember(fe *auxilia.FieldErrors, m map[string]json.RawMessage, key str
 // describeChanges names what a patch changed, for the audit log: field
 // names and config keys, never a secret.
 func describeChanges(before, after auxilia.Sandbox, newSecret *string) string {
+	changed := changedFields(before, after, newSecret)
+	if len(changed) == 0 {
+		return fmt.Sprintf("saved sandbox %q unchanged", after.Name)
+	}
+	return fmt.Sprintf("changed sandbox %q: %s", after.Name, strings.Join(changed, ", "))
+}
+
+// changedFields names the fields and config keys a patch changed, and what
+// became of the secret.
+func changedFields(before, after auxilia.Sandbox, newSecret *string) []string {
 	var changed []string
 	if before.Name != after.Name {
 		changed = append(changed, "name")
@@ -181,8 +194,5 @@ func describeChanges(before, after auxilia.Sandbox, newSecret *string) string {
 	default:
 		changed = append(changed, "secret replaced")
 	}
-	if len(changed) == 0 {
-		return fmt.Sprintf("saved sandbox %q unchanged", after.Name)
-	}
-	return fmt.Sprintf("changed sandbox %q: %s", after.Name, strings.Join(changed, ", "))
+	return changed
 }

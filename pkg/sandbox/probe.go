@@ -22,8 +22,9 @@ type ProbeResult struct {
 	Detail    string
 }
 
-// ProbeInput probes a configuration without saving anything: "Test connection".
-func (r *Registry) ProbeInput(ctx context.Context, in Input) (ProbeResult, error) {
+// ProbeInput probes a configuration without saving anything ("Test
+// connection"), and records the probe in the workspace's audit log.
+func (r *Registry) ProbeInput(ctx context.Context, workspaceID string, in Input) (ProbeResult, error) {
 	secretValue := deref(in.Secret)
 	spec, fe := r.validateSpec(auxilia.SandboxSpec{Name: in.Name, Description: in.Description, Provider: in.Provider,
 		URL: in.URL, Config: in.Config, HasSecret: secretValue != ""}, true)
@@ -33,26 +34,24 @@ func (r *Registry) ProbeInput(ctx context.Context, in Input) (ProbeResult, error
 	if err := fe.Err(); err != nil {
 		return ProbeResult{}, err
 	}
-	client, err := r.openClient(spec, secretValue)
-	if err != nil {
-		return failed(0, "config", err.Error()), nil
-	}
-	return r.probe(ctx, client, secretValue), nil
+	res := r.probeSpec(ctx, spec, secretValue)
+	return res, auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.probe", "sandbox", "",
+		fmt.Sprintf("probed an unsaved %s sandbox %q: %s", spec.Provider, spec.Name, outcomeOf(res)))
 }
 
 // ProbeSaved probes a saved sandbox. With a patch, it probes the sandbox as
-// the patch would leave it, saving nothing; without one, it records the
+// the patch would leave it, saving nothing; a patch that moves the url to
+// another origin must give the secret again. Without one, it records the
 // outcome as the sandbox's health, as the probe before each run does.
+// Either way the probe is recorded in the workspace's audit log.
 func (r *Registry) ProbeSaved(ctx context.Context, workspaceID, id string, patch json.RawMessage) (ProbeResult, error) {
 	if len(strings.TrimSpace(string(patch))) == 0 {
-		client, sb, err := r.Client(ctx, workspaceID, id)
-		if auxilia.IsCode(err, auxilia.CodeNotFound) {
+		res, sb, err := r.probeStored(ctx, workspaceID, id)
+		if err != nil {
 			return ProbeResult{}, err
 		}
-		if err != nil {
-			return r.recordHealth(ctx, sb, failed(0, "config", clientError(err))), nil
-		}
-		return r.recordHealth(ctx, sb, r.probe(ctx, client, "")), nil
+		return res, auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.probe", "sandbox", id,
+			fmt.Sprintf("probed sandbox %q: %s", sb.Name, outcomeOf(res)))
 	}
 	current, sealed, err := r.Store.GetSealed(ctx, workspaceID, id)
 	if err != nil {
@@ -62,22 +61,61 @@ func (r *Registry) ProbeSaved(ctx context.Context, workspaceID, id string, patch
 	if err != nil {
 		return ProbeResult{}, err
 	}
-	secretValue := deref(newSecret)
-	if newSecret == nil {
-		if secretValue, err = r.open(current.ID, sealed); err != nil {
-			return failed(0, "config", clientError(err)), nil
-		}
+	var res ProbeResult
+	if secretValue, err := r.patchedSecret(current.ID, sealed, newSecret); err != nil {
+		res = failed(0, "config", clientError(err))
+	} else {
+		res = r.probeSpec(ctx, next.SandboxSpec, secretValue)
 	}
-	client, err := r.openClient(next.SandboxSpec, secretValue)
+	tried := "unchanged"
+	if changed := changedFields(current, next, newSecret); len(changed) > 0 {
+		tried = "with changes to " + strings.Join(changed, ", ")
+	}
+	return res, auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.probe", "sandbox", id,
+		fmt.Sprintf("probed sandbox %q %s, saving nothing: %s", current.Name, tried, outcomeOf(res)))
+}
+
+// patchedSecret is the secret a patched sandbox would use: the patch's, or the stored one.
+func (r *Registry) patchedSecret(sandboxID string, sealed auxilia.SealedSecret, newSecret *string) (string, error) {
+	if newSecret != nil {
+		return *newSecret, nil
+	}
+	return r.open(sandboxID, sealed)
+}
+
+// probeStored probes a saved sandbox as stored and records the outcome as its health.
+func (r *Registry) probeStored(ctx context.Context, workspaceID, id string) (ProbeResult, auxilia.Sandbox, error) {
+	client, sb, err := r.Client(ctx, workspaceID, id)
+	if auxilia.IsCode(err, auxilia.CodeNotFound) {
+		return ProbeResult{}, sb, err
+	}
 	if err != nil {
-		return failed(0, "config", err.Error()), nil
+		return r.recordHealth(ctx, sb, failed(0, "config", clientError(err))), sb, nil
 	}
-	return r.probe(ctx, client, secretValue), nil
+	return r.recordHealth(ctx, sb, r.probe(ctx, client)), sb, nil
+}
+
+// probeSpec probes a sandbox spec with a secret, through a client made for the occasion.
+func (r *Registry) probeSpec(ctx context.Context, spec auxilia.SandboxSpec, secretValue string) ProbeResult {
+	client, err := r.openClient(spec, secretValue)
+	if err != nil {
+		return failed(0, "config", err.Error())
+	}
+	return r.probe(ctx, client)
+}
+
+// outcomeOf words a probe's outcome for the audit log: whether it answered,
+// and why not; never the provider's words.
+func outcomeOf(res ProbeResult) string {
+	if res.OK {
+		return fmt.Sprintf("ok in %d ms", res.LatencyMS)
+	}
+	return fmt.Sprintf("failed (%s) after %d ms", res.Reason, res.LatencyMS)
 }
 
 // probe makes the provider's cheap authenticated call within the probe
-// timeout. The secret is scrubbed from whatever the provider answered.
-func (r *Registry) probe(ctx context.Context, client provider.Client, secretValue string) ProbeResult {
+// timeout. The client is instrumented: its errors are scrubbed of the secret.
+func (r *Registry) probe(ctx context.Context, client provider.Client) ProbeResult {
 	ctx, cancel := context.WithTimeout(ctx, r.probeTimeout)
 	defer cancel()
 	start := time.Now()
@@ -90,17 +128,13 @@ func (r *Registry) probe(ctx context.Context, client provider.Client, secretValu
 		r.Metrics.ProbeFailed(provider.ProviderOf(client), "network")
 		return failed(latency, "network", fmt.Sprintf("no answer within %s", r.probeTimeout))
 	}
-	detail := err.Error()
-	if secretValue != "" {
-		detail = strings.ReplaceAll(detail, secretValue, "••••")
-	}
 	r.Metrics.ProbeFailed(provider.ProviderOf(client), provider.Reason(err))
-	return failed(latency, provider.Reason(err), detail)
+	return failed(latency, provider.Reason(err), err.Error())
 }
 
 // Probe probes a saved sandbox with its client and records the outcome as its health.
 func (r *Registry) Probe(ctx context.Context, sb auxilia.Sandbox, client provider.Client) ProbeResult {
-	return r.recordHealth(ctx, sb, r.probe(ctx, client, ""))
+	return r.recordHealth(ctx, sb, r.probe(ctx, client))
 }
 
 // Observe records the outcome of an authenticated call that served as a

@@ -195,8 +195,41 @@ func Hash(value string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// valueBytes is how many random bytes a token value carries.
+const valueBytes = 32
+
+// minDistinct is the fewest different characters a value chosen by an
+// operator may have: a random value has about 31, "aux_aaaa…" has one.
+const minDistinct = 16
+
+// ErrWeakValue says what a token value given by an operator must look like.
+var ErrWeakValue = fmt.Errorf("must look like the tokens the server makes: %s followed by %d URL-safe base64 characters "+
+	"(%d random bytes, without padding), e.g. the output of: echo %s$(openssl rand -base64 %d | tr '+/' '-_' | tr -d '=')",
+	Prefix, base64.RawURLEncoding.EncodedLen(valueBytes), valueBytes, Prefix, valueBytes)
+
+// CheckValue accepts a token value chosen outside the server (the bootstrap
+// token) only when it has the shape and strength of one the server makes.
+// Its error never quotes the value.
+func CheckValue(value string) error {
+	body, ok := strings.CutPrefix(value, Prefix)
+	if !ok || len(body) != base64.RawURLEncoding.EncodedLen(valueBytes) {
+		return ErrWeakValue
+	}
+	if b, err := base64.RawURLEncoding.DecodeString(body); err != nil || len(b) != valueBytes {
+		return ErrWeakValue
+	}
+	distinct := map[rune]bool{}
+	for _, r := range body {
+		distinct[r] = true
+	}
+	if len(distinct) < minDistinct {
+		return ErrWeakValue
+	}
+	return nil
+}
+
 func newValue() string {
-	b := make([]byte, 32)
+	b := make([]byte, valueBytes)
 	if _, err := rand.Read(b); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
 	}

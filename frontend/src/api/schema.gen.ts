@@ -2616,7 +2616,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a sandbox
-         * @description A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none). `provider` cannot change. The result is validated as a whole.
+         * @description A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
          */
         patch: {
             parameters: {
@@ -2838,7 +2838,7 @@ export interface paths {
         put?: never;
         /**
          * Test a saved sandbox
-         * @description Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing.
+         * @description Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
          */
         post: {
             parameters: {
@@ -3034,7 +3034,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Test a sandbox configuration without saving it */
+        /**
+         * Test a sandbox configuration without saving it
+         * @description Saves nothing; the probe is recorded in the audit log as `sandbox.probe`.
+         */
         post: {
             parameters: {
                 query?: never;

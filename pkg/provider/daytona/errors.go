@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -37,7 +36,7 @@ func messageOf(ans answer) string {
 	}
 	var e errorBody
 	if json.Unmarshal(body, &e) != nil {
-		return clip(string(body))
+		return string(body)
 	}
 	var text string
 	if json.Unmarshal(e.Message, &text) == nil {
@@ -47,7 +46,7 @@ func messageOf(ans answer) string {
 	if json.Unmarshal(e.Message, &list) == nil {
 		return strings.Join(list, ", ")
 	}
-	return clip(string(body))
+	return string(body)
 }
 
 // structured reports whether the answer carries a JSON error from Daytona's
@@ -96,16 +95,4 @@ func controlPlaneKind(status int) error {
 	default:
 		return provider.ErrFailed
 	}
-}
-
-// clip keeps an unexpected text body short enough to show.
-func clip(s string) string {
-	max := 300
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max] + "…"
 }

@@ -54,7 +54,7 @@ func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provid
 	case http.StatusOK:
 		var res executeAnswer
 		if err := json.Unmarshal(ans.body, &res); err != nil {
-			return provider.ExecResult{}, failure(provider.ErrFailed, op, "the answer is not a command's result: %s", clip(string(ans.body)))
+			return provider.ExecResult{}, failure(provider.ErrFailed, op, "the answer is not a command's result: %s", string(ans.body))
 		}
 		cp.replay(res.Result, out)
 		return out.Result(res.ExitCode, false, timeout, took), nil

@@ -76,7 +76,7 @@ func (c *Client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 	}
 	var e fileEntry
 	if err := json.Unmarshal(ans.body, &e); err != nil {
-		return provider.FileInfo{}, failure(provider.ErrFailed, op, "%s: the answer is not a file's details: %s", p, clip(string(ans.body)))
+		return provider.FileInfo{}, failure(provider.ErrFailed, op, "%s: the answer is not a file's details: %s", p, string(ans.body))
 	}
 	return e.info(p), nil
 }

@@ -281,7 +281,7 @@ func (c *Client) getSandbox(ctx context.Context, op, id string) (sandbox, error)
 func decodeSandbox(op string, ans answer) (sandbox, error) {
 	var sb sandbox
 	if err := json.Unmarshal(ans.body, &sb); err != nil || sb.ID == "" {
-		return sandbox{}, failure(provider.ErrFailed, op, "the answer is not a sandbox: %s", clip(string(ans.body)))
+		return sandbox{}, failure(provider.ErrFailed, op, "the answer is not a sandbox: %s", string(ans.body))
 	}
 	return sb, nil
 }

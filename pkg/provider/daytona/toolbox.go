@@ -142,7 +142,7 @@ func (c *Client) workDir(ctx context.Context, op string, inst provider.Instance)
 		Dir string `json:"dir"`
 	}
 	if json.Unmarshal(ans.body, &wd) != nil || !strings.HasPrefix(wd.Dir, "/") {
-		return "", failure(provider.ErrFailed, op, "the toolbox gave no absolute work dir: %s", clip(string(ans.body)))
+		return "", failure(provider.ErrFailed, op, "the toolbox gave no absolute work dir: %s", string(ans.body))
 	}
 	return wd.Dir, nil
 }

@@ -106,13 +106,13 @@ func describeBody(status int, body []byte) string {
 		case e.Error != "":
 			return e.Error
 		case len(e.Detail) > 0:
-			return fmt.Sprintf("%d %s: %s", status, http.StatusText(status), clip(describeDetail(e.Detail)))
+			return fmt.Sprintf("%d %s: %s", status, http.StatusText(status), describeDetail(e.Detail))
 		}
 	}
 	if len(trimmed) == 0 {
 		return fmt.Sprintf("%d %s", status, http.StatusText(status))
 	}
-	return fmt.Sprintf("%d %s: %s", status, http.StatusText(status), clip(string(trimmed)))
+	return fmt.Sprintf("%d %s: %s", status, http.StatusText(status), string(trimmed))
 }
 
 // describeDetail reads FastAPI's validation errors: a string, or a list of
@@ -138,15 +138,6 @@ func describeDetail(raw json.RawMessage) string {
 		parts = append(parts, strings.Join(loc, ".")+": "+it.Msg)
 	}
 	return strings.Join(parts, "; ")
-}
-
-func clip(s string) string {
-	const max = 500
-	s = strings.TrimSpace(s)
-	if len(s) > max {
-		return s[:max] + "…"
-	}
-	return s
 }
 
 // unwrapURLError drops net/http's "Get \"url\":" prefix, which may repeat
