@@ -18,6 +18,8 @@ const (
 	MaxGlobResults = 1000
 	MaxGrepMatches = 1000
 	searchTimeout  = 60 * time.Second
+	// globMatchTime bounds the matching of the paths found against the pattern.
+	globMatchTime = 10 * time.Second
 )
 
 // Glob returns the paths under dir (the working directory when empty) that
@@ -48,21 +50,32 @@ func (s *Service) Glob(ctx context.Context, workspaceID, runID, pattern, dir str
 	if err != nil {
 		return nil, s.providerError(c, err)
 	}
+	paths := strings.Split(res.Output, "\n")
+	return matchPaths(ctx, newGlob(strings.TrimPrefix(pattern, "/")), paths, root, path.IsAbs(pattern)), nil
+}
+
+// matchPaths keeps the paths under root that g matches, up to
+// MaxGlobResults, within globMatchTime and while ctx lasts. A relative
+// pattern matches the path below root, an absolute one the whole path.
+func matchPaths(ctx context.Context, g *glob, paths []string, root string, absolute bool) []string {
+	ctx, cancel := context.WithTimeout(ctx, globMatchTime)
+	defer cancel()
 	matches := []string{}
-	for _, p := range strings.Split(res.Output, "\n") {
-		rel, ok := strings.CutPrefix(p, strings.TrimSuffix(root, "/")+"/")
-		if path.IsAbs(pattern) {
-			rel = p // an absolute pattern matches whole paths
+	prefix := strings.TrimSuffix(root, "/") + "/"
+	for _, p := range paths {
+		if ctx.Err() != nil || len(matches) == MaxGlobResults {
+			break
 		}
-		if ok && rel != "" && globMatch(strings.TrimPrefix(pattern, "/"), strings.TrimPrefix(rel, "/")) {
+		rel, ok := strings.CutPrefix(p, prefix)
+		if absolute {
+			rel = strings.TrimPrefix(p, "/")
+		}
+		if ok && rel != "" && g.match(rel) {
 			matches = append(matches, p)
-			if len(matches) == MaxGlobResults {
-				break
-			}
 		}
 	}
 	sort.Strings(matches)
-	return matches, nil
+	return matches
 }
 
 // Match is one line grep found.
@@ -122,31 +135,4 @@ func checkPattern(pattern string) error {
 		fe.Add("pattern", "must be one line")
 	}
 	return fe.Err()
-}
-
-// globMatch matches a slash-separated relative path against a pattern
-// whose `**` segments match any number of directories.
-func globMatch(pattern, name string) bool {
-	return matchSegments(strings.Split(pattern, "/"), strings.Split(name, "/"))
-}
-
-func matchSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if matchSegments(pat[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
-	}
-	return len(name) == 0
 }
