@@ -58,6 +58,8 @@ func Outcome(err error) string {
 		return "gone"
 	case errors.Is(err, ErrNotFound):
 		return "not_found"
+	case errors.Is(err, ErrPath):
+		return "bad_path"
 	case errors.Is(err, ErrUnauthorized):
 		return "unauthorized"
 	case errors.Is(err, ErrUnreachable):

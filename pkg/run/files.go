@@ -195,8 +195,9 @@ const (
 )
 
 // fileError words a failed file call. A missing path is the caller's
-// mistake (404), and so is a path of the wrong kind (422): a directory where
-// a file is wanted, a file where a directory is, or a file among its
+// mistake (404), and so are a path the provider refuses (one leading out
+// of the sandbox's files) and a path of the wrong kind (422): a directory
+// where a file is wanted, a file where a directory is, or a file among its
 // parents. That is looked up only once the call has failed; whatever else
 // failed is the provider's.
 func (s *Service) fileError(ctx context.Context, c *call, err error, p string, wantDir bool) error {
@@ -205,12 +206,25 @@ func (s *Service) fileError(ctx context.Context, c *call, err error, p string, w
 		return nil
 	case errors.Is(err, provider.ErrNotFound):
 		return auxilia.Errorf(auxilia.CodeNotFound, "%s does not exist in the sandbox.", p).With("path", p)
+	case errors.Is(err, provider.ErrPath):
+		var fe auxilia.FieldErrors
+		fe.Add("path", "%s", refusedPath(err, p))
+		return fe.Err()
 	case errors.Is(err, provider.ErrFailed) || errors.Is(err, provider.ErrInvalidConfig):
 		if misfit := s.misfit(ctx, c, p, wantDir); misfit != nil {
 			return misfit
 		}
 	}
 	return s.providerError(c, err)
+}
+
+// refusedPath says why the provider refuses p, in its words when it gave some.
+func refusedPath(err error, p string) string {
+	var pe *provider.Error
+	if errors.As(err, &pe) && pe.Message != "" {
+		return pe.Message
+	}
+	return p + " leads out of the sandbox's files"
 }
 
 // misfitDepth bounds how many parents misfit looks at.

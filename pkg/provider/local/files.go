@@ -163,7 +163,7 @@ func (c *client) open(op string, inst provider.Instance, name string) (root *os.
 	}
 	p, rel, err = sandboxPath(name)
 	if err != nil {
-		return nil, "", "", provider.Errorf(provider.ErrFailed, providerName, op, "%v", err)
+		return nil, "", "", provider.Errorf(provider.ErrPath, providerName, op, "%v", err)
 	}
 	root, err = os.OpenRoot(dir)
 	if err != nil {
@@ -241,5 +241,14 @@ func fileError(op, p string, err error) error {
 	if errors.As(err, &pathErr) {
 		err = pathErr.Err
 	}
+	if escapes(err) {
+		return provider.Errorf(provider.ErrPath, providerName, op, "%s leads out of %s through a symbolic link", p, workDir)
+	}
 	return provider.Errorf(provider.ErrFailed, providerName, op, "%s: %v", p, err)
+}
+
+// escapes reports whether err is os.Root's refusal of a path that leads
+// out of its folder. The error is not exported: its words tell it.
+func escapes(err error) bool {
+	return err != nil && err.Error() == "path escapes from parent"
 }

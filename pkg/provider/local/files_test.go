@@ -70,18 +70,21 @@ func TestSymlinksCannotLeadOut(t *testing.T) {
 
 	for _, p := range []string{"canary", "hostdir/canary.txt", "host" + canary, "up/" + inst.ID + "/sub/file", "far" + canary} {
 		got, err := c.ReadFile(ctx, inst, p)
-		assert.Error(t, err, "%s leads out", p)
+		assert.ErrorIs(t, err, provider.ErrPath, "%s leads out", p)
 		assert.Empty(t, got)
-		assert.Error(t, c.WriteFile(ctx, inst, p, []byte("overwritten")), p)
+		assert.ErrorIs(t, c.WriteFile(ctx, inst, p, []byte("overwritten")), provider.ErrPath, p)
 		if p != "canary" {
-			assert.Error(t, c.RemoveFile(ctx, inst, p), p)
+			assert.ErrorIs(t, c.RemoveFile(ctx, inst, p), provider.ErrPath, p)
 		}
 	}
 	for _, p := range []string{"hostdir/new.txt", "up/new.txt", "host/tmp/" + marker} {
-		assert.Error(t, c.WriteFile(ctx, inst, p, []byte("x")), p)
+		err := c.WriteFile(ctx, inst, p, []byte("x"))
+		assert.ErrorIs(t, err, provider.ErrPath, p)
+		assert.NotContains(t, err.Error(), c.instances, "the message names the sandbox's path, not the host's")
 	}
 	_, err = c.ListFiles(ctx, inst, "hostdir")
-	assert.Error(t, err)
+	assert.ErrorIs(t, err, provider.ErrPath)
+	assert.ErrorContains(t, err, "/workspace/hostdir leads out of /workspace through a symbolic link")
 
 	data, err := os.ReadFile(canary)
 	require.NoError(t, err)
