@@ -48,7 +48,7 @@ func TestRunsAndToolsOnTheLocalProvider(t *testing.T) {
 		e.call("PUT", base+"/files?path=notes/todo.txt", e.member, "again", "Content-Type", "text/plain").problem(t, 409, "file_exists")
 		file := e.call("GET", base+"/files?path=notes/todo.txt&offset=1&limit=5", e.member, nil).json(t)
 		assert.Equal(t, map[string]any{"path": "/workspace/notes/todo.txt", "content": "buy bread\n", "offset": float64(1),
-			"lines": float64(1), "total_lines": float64(2)}, file)
+			"lines": float64(1), "total_lines": float64(2), "truncated": false}, file)
 		p := e.call("GET", base+"/files?path=notes/todo.txt&offset=-1&limit=x", e.member, nil).problem(t, 422, "validation_failed")
 		assert.ElementsMatch(t, []string{"offset", "limit"}, fields(p), "every broken parameter")
 		assert.Equal(t, map[string]any{"replacements": float64(1)},
