@@ -1,10 +1,13 @@
 package run
 
 import (
+	"context"
 	"path"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -101,4 +104,34 @@ func recursiveMatch(pat, name []string) bool {
 		pat, name = pat[1:], name[1:]
 	}
 	return len(name) == 0
+}
+
+func TestMatchingStopsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	found := matchPaths(ctx, newGlob("*"), []string{"/w/a", "/w/b"}, "/w", false)
+	assert.Equal(t, GlobResult{Paths: []string{}, Truncated: true}, found)
+	found = matchPaths(context.Background(), newGlob("*"), []string{"/w/b", "/w/a", "/elsewhere"}, "/w", false)
+	assert.Equal(t, GlobResult{Paths: []string{"/w/a", "/w/b"}}, found)
+}
+
+// A search's output cut at its limit or its timeout ends in a notice after
+// a line that may be unfinished: neither is taken for a result.
+func TestSearchLinesDropWhatOutputLimitsCut(t *testing.T) {
+	for _, c := range []struct {
+		res       provider.ExecResult
+		most      int
+		lines     []string
+		truncated bool
+	}{
+		{provider.ExecResult{Output: ""}, 10, []string{}, false},
+		{provider.ExecResult{Output: "a\nb\n"}, 10, []string{"a", "b"}, false},
+		{provider.ExecResult{Output: "a\nb\nc\n"}, 2, []string{"a", "b"}, true},
+		{provider.ExecResult{Output: "a\nb\npar\n" + provider.TruncationNotice(9), Truncated: true}, 10, []string{"a", "b"}, true},
+		{provider.ExecResult{Output: "a\nb\npar\n" + provider.TimeoutNotice(time.Minute), TimedOut: true}, 10, []string{"a", "b"}, true},
+	} {
+		lines, truncated := searchLines(c.res, c.most)
+		assert.Equal(t, c.lines, lines, "%q", c.res.Output)
+		assert.Equal(t, c.truncated, truncated, "%q", c.res.Output)
+	}
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// maxAnswer is the largest answer the client reads (a downloaded file included).
+// maxAnswer is the largest answer the client reads whole (a streamed one, as
+// a download, is read as it arrives instead).
 const maxAnswer = 512 << 20
 
 // request is one call to Daytona. Its body is kept whole so it can be sent again.
