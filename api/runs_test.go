@@ -48,7 +48,7 @@ func TestRunsAndToolsOnTheLocalProvider(t *testing.T) {
 		e.call("PUT", base+"/files?path=notes/todo.txt", e.member, "again", "Content-Type", "text/plain").problem(t, 409, "file_exists")
 		file := e.call("GET", base+"/files?path=notes/todo.txt&offset=1&limit=5", e.member, nil).json(t)
 		assert.Equal(t, map[string]any{"path": "/workspace/notes/todo.txt", "content": "buy bread\n", "offset": float64(1),
-			"lines": float64(1), "total_lines": float64(2)}, file)
+			"lines": float64(1), "total_lines": float64(2), "truncated": false}, file)
 		p := e.call("GET", base+"/files?path=notes/todo.txt&offset=-1&limit=x", e.member, nil).problem(t, 422, "validation_failed")
 		assert.ElementsMatch(t, []string{"offset", "limit"}, fields(p), "every broken parameter")
 		assert.Equal(t, map[string]any{"replacements": float64(1)},
@@ -67,6 +67,17 @@ func TestRunsAndToolsOnTheLocalProvider(t *testing.T) {
 			p := e.call("GET", base+"/files?path="+bad, e.member, nil).problem(t, 422, "validation_failed")
 			assert.Equal(t, []string{"path"}, fields(p), "%s leaves the workspace", bad)
 		}
+		// A symbolic link leading out of the workspace is a bad path like the others, not a broken sandbox.
+		e.call("POST", base+"/execute", e.member, map[string]any{"command": "ln -s /etc/passwd leak && ln -s /etc out"}).json(t)
+		for _, call := range []struct{ method, path string }{
+			{"GET", "/files?path=leak"}, {"GET", "/files?path=out/passwd"}, {"GET", "/ls?path=out"}, {"PUT", "/files?path=out/new.txt"},
+		} {
+			p := e.call(call.method, base+call.path, e.member, nil).problem(t, 422, "validation_failed")
+			assert.Equal(t, []string{"path"}, fields(p), "%s %s", call.method, call.path)
+		}
+		p = e.call("POST", base+"/edit", e.member, map[string]any{"path": "leak", "old_string": "root", "new_string": "toor"}).problem(t, 422, "validation_failed")
+		assert.Contains(t, p["errors"].([]any)[0].(map[string]any)["message"], "/workspace/leak leads out of /workspace through a symbolic link")
+		e.call("POST", base+"/execute", e.member, map[string]any{"command": "rm leak out"}).json(t)
 		e.call("GET", base+"/files?path=missing.txt", e.member, nil).problem(t, 404, "not_found")
 		e.call("GET", base+"/files?path=x&limit=0", e.member, nil).problem(t, 422, "validation_failed")
 		e.call("POST", base+"/execute", e.foreign, map[string]any{"command": "id"}).problem(t, 404, "not_found")

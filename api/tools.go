@@ -48,6 +48,8 @@ type fileEntry struct {
 
 type lsResult struct {
 	Entries []fileEntry `json:"entries"`
+	// The directory has more entries than the 10000 given.
+	Truncated bool `json:"truncated"`
 } //@name ListResult
 
 type fileContent struct {
@@ -56,6 +58,8 @@ type fileContent struct {
 	Offset     int    `json:"offset"`
 	Lines      int    `json:"lines"`
 	TotalLines int    `json:"total_lines"`
+	// A line was cut at 16 KiB, or the window ended early to stay within 1 MiB: read on from offset+lines.
+	Truncated bool `json:"truncated"`
 } //@name FileContent
 
 type writtenFile struct {
@@ -75,6 +79,8 @@ type editResult struct {
 
 type globResult struct {
 	Paths []string `json:"paths"`
+	// Some paths were left out: past 1000, or not looked at for want of time or room.
+	Truncated bool `json:"truncated"`
 } //@name GlobResult
 
 type grepMatch struct {
@@ -85,6 +91,8 @@ type grepMatch struct {
 
 type grepResult struct {
 	Matches []grepMatch `json:"matches"`
+	// Some lines were left out (past 1000, or for want of time or room), or a line's text was cut at 16 KiB.
+	Truncated bool `json:"truncated"`
 } //@name GrepResult
 
 // execute runs a command in the run's sandbox.
@@ -124,27 +132,28 @@ func (h runsHandler) execute(c echo.Context) error {
 
 // ls lists a directory of the run's sandbox.
 //
-//	@Summary	List a directory (the ls tool)
-//	@Tags		tools
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Param		run_id				path		string	true	"Run id"	format(uuid)
-//	@Param		path				query		string	false	"Directory; relative paths resolve against the working directory (the default)"
-//	@Param		Auxilia-Approval	header		string	false	"granted: a person approved this call"
-//	@Success	200					{object}	lsResult
-//	@Failure	401,403,404,409,422,428	{object}	Problem
-//	@Router		/api/v1/runs/{run_id}/ls [get]
+//	@Summary		List a directory (the ls tool)
+//	@Description	At most 10000 entries: of a larger directory some are given, with `truncated` set.
+//	@Tags			tools
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			run_id				path		string	true	"Run id"	format(uuid)
+//	@Param			path				query		string	false	"Directory; relative paths resolve against the working directory (the default)"
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Success		200					{object}	lsResult
+//	@Failure		401,403,404,409,422,428	{object}	Problem
+//	@Router			/api/v1/runs/{run_id}/ls [get]
 func (h runsHandler) ls(c echo.Context) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	entries, err := h.svc.List(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("path"), approved(c))
+	listing, err := h.svc.List(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("path"), approved(c))
 	if err != nil {
 		return err
 	}
-	out := lsResult{Entries: make([]fileEntry, len(entries))}
-	for i, e := range entries {
+	out := lsResult{Entries: make([]fileEntry, len(listing.Entries)), Truncated: listing.Truncated}
+	for i, e := range listing.Entries {
 		kind := "file"
 		if e.Dir {
 			kind = "directory"
@@ -156,18 +165,19 @@ func (h runsHandler) ls(c echo.Context) error {
 
 // readFile reads lines of a text file.
 //
-//	@Summary	Read a text file (the read_file tool)
-//	@Tags		tools
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Param		run_id				path		string	true	"Run id"	format(uuid)
-//	@Param		path				query		string	true	"File; relative paths resolve against the working directory"
-//	@Param		offset				query		int		false	"First line, from 0"	minimum(0)	default(0)
-//	@Param		limit				query		int		false	"Most lines"	minimum(1)	maximum(20000)	default(2000)
-//	@Param		Auxilia-Approval	header		string	false	"granted: a person approved this call"
-//	@Success	200					{object}	fileContent
-//	@Failure	401,403,404,409,422,428	{object}	Problem
-//	@Router		/api/v1/runs/{run_id}/files [get]
+//	@Summary		Read a text file (the read_file tool)
+//	@Description	Up to `limit` lines from line `offset`, each cut at 16 KiB, together within 1 MiB: `truncated` says a line was cut or the window ended early (read on from offset+lines). A binary file is refused: 422.
+//	@Tags			tools
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			run_id				path		string	true	"Run id"	format(uuid)
+//	@Param			path				query		string	true	"File; relative paths resolve against the working directory"
+//	@Param			offset				query		int		false	"First line, from 0"	minimum(0)	default(0)
+//	@Param			limit				query		int		false	"Most lines"	minimum(1)	maximum(20000)	default(2000)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Success		200					{object}	fileContent
+//	@Failure		401,403,404,409,422,428	{object}	Problem
+//	@Router			/api/v1/runs/{run_id}/files [get]
 func (h runsHandler) readFile(c echo.Context) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
@@ -221,7 +231,7 @@ func (h runsHandler) writeFile(c echo.Context) error {
 // edit replaces text in a file.
 //
 //	@Summary		Edit a text file (the edit_file tool)
-//	@Description	Replaces old_string with new_string: it must occur exactly once, unless replace_all is set. Not found, or not unique: 422.
+//	@Description	Replaces old_string with new_string: it must occur exactly once, unless replace_all is set. Not found, or not unique: 422. A file larger than 16 MiB is not edited: 422 on path.
 //	@Tags			tools
 //	@Accept			json
 //	@Produce		json
@@ -250,53 +260,55 @@ func (h runsHandler) edit(c echo.Context) error {
 
 // glob finds paths by pattern.
 //
-//	@Summary	Find files by pattern (the glob tool)
-//	@Tags		tools
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Param		run_id				path		string	true	"Run id"	format(uuid)
-//	@Param		pattern				query		string	true	"* and ? within a name, ** across directories, e.g. **/*.py"
-//	@Param		path				query		string	false	"Directory to search (the working directory by default)"
-//	@Param		Auxilia-Approval	header		string	false	"granted: a person approved this call"
-//	@Success	200					{object}	globResult
-//	@Failure	401,403,404,409,422,428	{object}	Problem
-//	@Router		/api/v1/runs/{run_id}/glob [get]
+//	@Summary		Find files by pattern (the glob tool)
+//	@Description	Up to 1000 paths, sorted, among the first 50000 under `path`: `truncated` says some were left out.
+//	@Tags			tools
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			run_id				path		string	true	"Run id"	format(uuid)
+//	@Param			pattern				query		string	true	"* and ? within a name, ** across directories, e.g. **/*.py"
+//	@Param			path				query		string	false	"Directory to search (the working directory by default)"
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Success		200					{object}	globResult
+//	@Failure		401,403,404,409,422,428	{object}	Problem
+//	@Router			/api/v1/runs/{run_id}/glob [get]
 func (h runsHandler) glob(c echo.Context) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	paths, err := h.svc.Glob(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("pattern"), c.QueryParam("path"), approved(c))
+	found, err := h.svc.Glob(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("pattern"), c.QueryParam("path"), approved(c))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, globResult{Paths: paths})
+	return c.JSON(http.StatusOK, globResult(found))
 }
 
 // grep finds lines containing text.
 //
-//	@Summary	Search files for text (the grep tool)
-//	@Tags		tools
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Param		run_id				path		string	true	"Run id"	format(uuid)
-//	@Param		pattern				query		string	true	"Text to find, taken literally"
-//	@Param		path				query		string	false	"File or directory to search (the working directory by default)"
-//	@Param		Auxilia-Approval	header		string	false	"granted: a person approved this call"
-//	@Success	200					{object}	grepResult
-//	@Failure	401,403,404,409,422,428	{object}	Problem
-//	@Router		/api/v1/runs/{run_id}/grep [get]
+//	@Summary		Search files for text (the grep tool)
+//	@Description	Up to 1000 lines, each cut at 16 KiB: `truncated` says some were left out or cut.
+//	@Tags			tools
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			run_id				path		string	true	"Run id"	format(uuid)
+//	@Param			pattern				query		string	true	"Text to find, taken literally"
+//	@Param			path				query		string	false	"File or directory to search (the working directory by default)"
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Success		200					{object}	grepResult
+//	@Failure		401,403,404,409,422,428	{object}	Problem
+//	@Router			/api/v1/runs/{run_id}/grep [get]
 func (h runsHandler) grep(c echo.Context) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	matches, err := h.svc.Grep(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("pattern"), c.QueryParam("path"), approved(c))
+	found, err := h.svc.Grep(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("pattern"), c.QueryParam("path"), approved(c))
 	if err != nil {
 		return err
 	}
-	out := grepResult{Matches: make([]grepMatch, len(matches))}
-	for i, m := range matches {
+	out := grepResult{Matches: make([]grepMatch, len(found.Matches)), Truncated: found.Truncated}
+	for i, m := range found.Matches {
 		out.Matches[i] = grepMatch(m)
 	}
 	return c.JSON(http.StatusOK, out)

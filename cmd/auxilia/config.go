@@ -37,7 +37,21 @@ type config struct {
 	RateLimit        int           // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
 	DBMaxConnections int           // AUXILIA_DB_MAX_CONNECTIONS
 	HealthInterval   time.Duration // AUXILIA_HEALTH_INTERVAL
+
+	HTTP httpLimits
 }
+
+// httpLimits bound what a client may hold of the server, token or not.
+type httpLimits struct {
+	HeaderTimeout  time.Duration // AUXILIA_HTTP_HEADER_TIMEOUT: a request's headers must arrive within it
+	BodyTimeout    time.Duration // AUXILIA_HTTP_BODY_TIMEOUT: and its body within this
+	WriteTimeout   time.Duration // AUXILIA_HTTP_WRITE_TIMEOUT: each write of an answer must be taken within it
+	IdleTimeout    time.Duration // AUXILIA_HTTP_IDLE_TIMEOUT: a keep-alive connection waits this long for its next request
+	MaxConnections int           // AUXILIA_HTTP_MAX_CONNECTIONS: connections open at once
+}
+
+// defaultMaxConnections is AUXILIA_HTTP_MAX_CONNECTIONS unset (or 0).
+const defaultMaxConnections = 1024
 
 // loadConfig reads the environment and reports every bad variable at once.
 func loadConfig(getenv func(string) string) (config, error) {
@@ -63,6 +77,16 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.DBMaxConnections = count(getenv, "AUXILIA_DB_MAX_CONNECTIONS", &errs)
 	if cfg.DBMaxConnections == 0 {
 		cfg.DBMaxConnections = store.DefaultMaxConnections
+	}
+	cfg.HTTP = httpLimits{
+		HeaderTimeout:  duration(getenv, "AUXILIA_HTTP_HEADER_TIMEOUT", 10*time.Second, &errs),
+		BodyTimeout:    duration(getenv, "AUXILIA_HTTP_BODY_TIMEOUT", 5*time.Minute, &errs),
+		WriteTimeout:   duration(getenv, "AUXILIA_HTTP_WRITE_TIMEOUT", time.Minute, &errs),
+		IdleTimeout:    duration(getenv, "AUXILIA_HTTP_IDLE_TIMEOUT", 2*time.Minute, &errs),
+		MaxConnections: count(getenv, "AUXILIA_HTTP_MAX_CONNECTIONS", &errs),
+	}
+	if cfg.HTTP.MaxConnections == 0 {
+		cfg.HTTP.MaxConnections = defaultMaxConnections
 	}
 	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)

@@ -56,7 +56,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		`"tools":{"edit_file":"always_allow","execute":"always_allow","glob":"always_allow","grep":"always_allow","ls":"always_allow","read_file":"always_allow","write_file":"needs_approval"}`,
 		`{"exit_code":0,"output":"42\n","truncated":false`,
 		`"reason":"approval_required"`,
-		`{"path":"/workspace/greeting.txt","content":"hello","offset":0,"lines":1,"total_lines":1}`,
+		`{"path":"/workspace/greeting.txt","content":"hello","offset":0,"lines":1,"total_lines":1,"truncated":false}`,
 		`"status":"completed"`,
 		`"reason":"sandbox_in_use"`,
 		`Sandbox is used by 1 agent(s) — detach it first`,

@@ -65,10 +65,11 @@ func serve(ctx context.Context, cfg config) error {
 		Metrics:         counters,
 		MetricsHandler:  metricsHandler,
 	})
-	ln, err := net.Listen("tcp", cfg.Listen)
+	tcp, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s (AUXILIA_LISTEN): %w", cfg.Listen, err)
 	}
+	ln := limitConnections(tcp, cfg.HTTP.MaxConnections)
 	url := "http://" + ln.Addr().String()
 	log.Info("listening", "url", url, "database", string(db.Dialect()))
 	if first != nil && cfg.BootstrapToken == "" {
@@ -82,8 +83,18 @@ func serve(ctx context.Context, cfg config) error {
 	// once the grace period is over, and only then do open streams end.
 	requests, endRequests := context.WithCancel(context.Background())
 	defer endRequests()
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return requests }}
+	// A request must arrive, its body included, within the body timeout;
+	// once its body is read, the server lifts the read deadline (it reads
+	// on only to see the client leave), so a long handler runs on.
+	srv := &http.Server{
+		Handler:           withWriteDeadlines(handler, cfg.HTTP.WriteTimeout),
+		ReadHeaderTimeout: cfg.HTTP.HeaderTimeout,
+		ReadTimeout:       cfg.HTTP.BodyTimeout,
+		WriteTimeout:      cfg.HTTP.WriteTimeout, // for answers the server writes itself, as to malformed requests
+		IdleTimeout:       cfg.HTTP.IdleTimeout,
+		ConnState:         ln.ConnState,
+		BaseContext:       func(net.Listener) context.Context { return requests },
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -20,6 +20,9 @@ var (
 	ErrTimeout = errors.New("the provider did not answer in time")
 	// ErrNotFound: a file or directory does not exist.
 	ErrNotFound = errors.New("no such file or directory")
+	// ErrPath: the path leads out of what the instance's files may reach
+	// (through a symbolic link, say).
+	ErrPath = errors.New("the path leads out of the sandbox's files")
 	// ErrFailed: anything else the provider answered with (5xx, malformed answers).
 	ErrFailed = errors.New("the provider failed")
 	// ErrUnsupported: the provider cannot do what was asked (an optional method).

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -77,6 +78,8 @@ func Outcome(err error) string {
 		return "gone"
 	case errors.Is(err, ErrNotFound):
 		return "not_found"
+	case errors.Is(err, ErrPath):
+		return "bad_path"
 	case errors.Is(err, ErrUnauthorized):
 		return "unauthorized"
 	case errors.Is(err, ErrUnreachable):
@@ -160,9 +163,9 @@ func (i instrumented) Execute(ctx context.Context, inst Instance, req ExecReques
 	return out, err
 }
 
-func (i instrumented) ListFiles(ctx context.Context, inst Instance, dir string) ([]FileInfo, error) {
+func (i instrumented) ListFiles(ctx context.Context, inst Instance, dir string, limit int) ([]FileInfo, error) {
 	start := time.Now()
-	out, err := i.c.ListFiles(ctx, inst, dir)
+	out, err := i.c.ListFiles(ctx, inst, dir, limit)
 	i.observe("list_files", start, &err)
 	return out, err
 }
@@ -174,11 +177,16 @@ func (i instrumented) Stat(ctx context.Context, inst Instance, p string) (FileIn
 	return out, err
 }
 
-func (i instrumented) ReadFile(ctx context.Context, inst Instance, p string) ([]byte, error) {
+// OpenFile is counted and timed until the file opens; a failure while
+// reading it is blanked of the secret as well.
+func (i instrumented) OpenFile(ctx context.Context, inst Instance, p string) (io.ReadCloser, error) {
 	start := time.Now()
-	out, err := i.c.ReadFile(ctx, inst, p)
+	out, err := i.c.OpenFile(ctx, inst, p)
 	i.observe("read_file", start, &err)
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return NewStream(out, func(err error) error { return ScrubError(err, i.secret) }, nil), nil
 }
 
 func (i instrumented) WriteFile(ctx context.Context, inst Instance, p string, data []byte) error {

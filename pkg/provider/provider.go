@@ -7,6 +7,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"time"
 )
 
@@ -123,13 +124,16 @@ type Client interface {
 	// Execute runs a shell command line (sh -c semantics) in inst.WorkDir.
 	Execute(ctx context.Context, inst Instance, req ExecRequest) (ExecResult, error)
 
-	// ListFiles lists a directory's direct entries.
-	ListFiles(ctx context.Context, inst Instance, dir string) ([]FileInfo, error)
+	// ListFiles lists a directory's direct entries, at most limit of them
+	// (limit > 0); which ones a larger directory gives is the provider's choice.
+	ListFiles(ctx context.Context, inst Instance, dir string, limit int) ([]FileInfo, error)
 	// Stat describes one path; ErrNotFound when it does not exist, a path
 	// running through a file included.
 	Stat(ctx context.Context, inst Instance, path string) (FileInfo, error)
-	// ReadFile returns a file's bytes; ErrNotFound when it does not exist.
-	ReadFile(ctx context.Context, inst Instance, path string) ([]byte, error)
+	// OpenFile opens a file to read it as it arrives, never whole in
+	// memory; ErrNotFound when it does not exist. A failure while reading is
+	// a provider error too. The caller closes the stream, read to its end or not.
+	OpenFile(ctx context.Context, inst Instance, path string) (io.ReadCloser, error)
 	// WriteFile writes (or overwrites) a file, creating its parent directories.
 	WriteFile(ctx context.Context, inst Instance, path string, data []byte) error
 	// RemoveFile removes a file or an empty directory.

@@ -1,10 +1,11 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"path"
-	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -17,29 +18,60 @@ const (
 	MaxReadLimit     = 20000
 )
 
+// Bounds in bytes of what the file tools hold.
+const (
+	// MaxLineBytes bounds a line that read_file or grep gives: longer ones are cut.
+	MaxLineBytes = 16 << 10
+	// MaxReadBytes bounds the content of a read_file answer: its window
+	// ends before the line that would pass it.
+	MaxReadBytes = 1 << 20
+	// MaxEditBytes is the largest file edit_file changes: it holds the file
+	// in memory, before and after.
+	MaxEditBytes = 16 << 20
+)
+
+// MaxListEntries bounds the entries ls gives.
+const MaxListEntries = 10000
+
+// Listing is a directory's entries. Truncated says it has more than
+// MaxListEntries, and only that many are given.
+type Listing struct {
+	Entries   []provider.FileInfo
+	Truncated bool
+}
+
 // List lists a directory of the run's instance (its working directory when dir is empty).
-func (s *Service) List(ctx context.Context, workspaceID, runID, dir string, approved bool) ([]provider.FileInfo, error) {
+func (s *Service) List(ctx context.Context, workspaceID, runID, dir string, approved bool) (Listing, error) {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "ls", Approved: approved, Args: map[string]any{"path": dir}})
 	if err != nil {
-		return nil, err
+		return Listing{}, err
 	}
 	p, err := resolve(c, "path", dir)
 	if err != nil {
-		return nil, err
+		return Listing{}, err
 	}
-	entries, err := c.client.ListFiles(ctx, c.instance, p)
-	return entries, s.fileError(ctx, c, err, p, wantDirectory)
+	entries, err := c.client.ListFiles(ctx, c.instance, p, MaxListEntries+1)
+	if err != nil {
+		return Listing{}, s.fileError(ctx, c, err, p, wantDirectory)
+	}
+	if len(entries) > MaxListEntries {
+		return Listing{Entries: entries[:MaxListEntries], Truncated: true}, nil
+	}
+	return Listing{Entries: entries}, nil
 }
 
-// Text is a window of a text file's lines.
+// Text is a window of a text file's lines. Truncated says a line of it was
+// cut at MaxLineBytes, or the window ends early, before MaxReadBytes: the
+// next window starts at Offset+Lines.
 type Text struct {
 	Path       string
 	Content    string
 	Offset     int
 	Lines      int
 	TotalLines int
+	Truncated  bool
 }
 
 // CheckWindow adds the errors of a read_file window, offset and limit,
@@ -73,29 +105,20 @@ func (s *Service) Read(ctx context.Context, workspaceID, runID, file string, off
 	if err != nil {
 		return Text{}, err
 	}
-	data, err := c.client.ReadFile(ctx, c.instance, p)
+	f, err := c.client.OpenFile(ctx, c.instance, p)
 	if err != nil {
 		return Text{}, s.fileError(ctx, c, err, p, wantFile)
 	}
-	if err := requireText(data); err != nil {
-		return Text{}, err
+	defer f.Close()
+	out, err := readWindow(ctx, f, offset, limit)
+	switch {
+	case errors.Is(err, errBinary):
+		return Text{}, binaryFile()
+	case err != nil:
+		return Text{}, s.providerError(c, err)
 	}
-	lines := splitLines(string(data))
-	out := Text{Path: p, Offset: offset, TotalLines: len(lines)}
-	if offset < len(lines) {
-		window := lines[offset:min(len(lines), offset+limit)]
-		out.Content, out.Lines = strings.Join(window, ""), len(window)
-	}
+	out.Path = p
 	return out, nil
-}
-
-// splitLines cuts text after each newline, keeping them.
-func splitLines(text string) []string {
-	lines := strings.SplitAfter(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
 }
 
 // Write creates a file (and its parent directories); an existing file is not overwritten.
@@ -153,15 +176,14 @@ func (s *Service) Edit(ctx context.Context, workspaceID, runID, file, old, repla
 	if err != nil {
 		return 0, err
 	}
-	data, err := c.client.ReadFile(ctx, c.instance, p)
+	data, err := s.readEditable(ctx, c, p)
 	if err != nil {
-		return 0, s.fileError(ctx, c, err, p, wantFile)
-	}
-	if err := requireText(data); err != nil {
 		return 0, err
 	}
-	text := string(data)
-	n := strings.Count(text, old)
+	if !validation.Text(string(data)) {
+		return 0, binaryFile()
+	}
+	n := bytes.Count(data, []byte(old))
 	switch {
 	case n == 0:
 		fe.Add("old_string", "was not found in %s", p)
@@ -174,15 +196,31 @@ func (s *Service) Edit(ctx context.Context, workspaceID, runID, file, old, repla
 	if !all {
 		n = 1
 	}
-	edited := strings.Replace(text, old, replacement, n)
-	return n, s.providerError(c, c.client.WriteFile(ctx, c.instance, p, []byte(edited)))
+	edited := bytes.Replace(data, []byte(old), []byte(replacement), n)
+	return n, s.providerError(c, c.client.WriteFile(ctx, c.instance, p, edited))
 }
 
-// requireText refuses binary files in the text tools.
-func requireText(data []byte) error {
-	if validation.Text(string(data)) {
-		return nil
+// readEditable reads a whole file of at most MaxEditBytes.
+func (s *Service) readEditable(ctx context.Context, c *call, p string) ([]byte, error) {
+	f, err := c.client.OpenFile(ctx, c.instance, p)
+	if err != nil {
+		return nil, s.fileError(ctx, c, err, p, wantFile)
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxEditBytes+1))
+	if err != nil {
+		return nil, s.providerError(c, err)
+	}
+	if len(data) > MaxEditBytes {
+		var fe auxilia.FieldErrors
+		fe.Add("path", "%s is larger than %d MiB, the most edit_file changes: edit it with execute", p, MaxEditBytes>>20)
+		return nil, fe.Err()
+	}
+	return data, nil
+}
+
+// binaryFile refuses a file that is not text in the text tools.
+func binaryFile() error {
 	var fe auxilia.FieldErrors
 	fe.Add("path", "is a binary file: inspect it with execute")
 	return fe.Err()
@@ -195,8 +233,9 @@ const (
 )
 
 // fileError words a failed file call. A missing path is the caller's
-// mistake (404), and so is a path of the wrong kind (422): a directory where
-// a file is wanted, a file where a directory is, or a file among its
+// mistake (404), and so are a path the provider refuses (one leading out
+// of the sandbox's files) and a path of the wrong kind (422): a directory
+// where a file is wanted, a file where a directory is, or a file among its
 // parents. That is looked up only once the call has failed; whatever else
 // failed is the provider's.
 func (s *Service) fileError(ctx context.Context, c *call, err error, p string, wantDir bool) error {
@@ -205,12 +244,25 @@ func (s *Service) fileError(ctx context.Context, c *call, err error, p string, w
 		return nil
 	case errors.Is(err, provider.ErrNotFound):
 		return auxilia.Errorf(auxilia.CodeNotFound, "%s does not exist in the sandbox.", p).With("path", p)
+	case errors.Is(err, provider.ErrPath):
+		var fe auxilia.FieldErrors
+		fe.Add("path", "%s", refusedPath(err, p))
+		return fe.Err()
 	case errors.Is(err, provider.ErrFailed) || errors.Is(err, provider.ErrInvalidConfig):
 		if misfit := s.misfit(ctx, c, p, wantDir); misfit != nil {
 			return misfit
 		}
 	}
 	return s.providerError(c, err)
+}
+
+// refusedPath says why the provider refuses p, in its words when it gave some.
+func refusedPath(err error, p string) string {
+	var pe *provider.Error
+	if errors.As(err, &pe) && pe.Message != "" {
+		return pe.Message
+	}
+	return p + " leads out of the sandbox's files"
 }
 
 // misfitDepth bounds how many parents misfit looks at.

@@ -17,52 +17,86 @@ const (
 	maxGlobScanned = 50000
 	MaxGlobResults = 1000
 	MaxGrepMatches = 1000
-	searchTimeout  = 60 * time.Second
+	// maxSearchOutput bounds what a search reads from the provider: the
+	// paths find lists, the lines grep finds.
+	maxSearchOutput = 4 << 20
+	// grepLineBytes bounds a line of grep's output: a path, its line
+	// number and MaxLineBytes of text.
+	grepLineBytes = maxPathLength + 32 + MaxLineBytes
+	searchTimeout = 60 * time.Second
+	// globMatchTime bounds the matching of the paths found against the pattern.
+	globMatchTime = 10 * time.Second
 )
+
+// GlobResult is what glob found, sorted by path. Truncated says some paths
+// were left out: past MaxGlobResults, or not looked at for want of time or room.
+type GlobResult struct {
+	Paths     []string
+	Truncated bool
+}
 
 // Glob returns the paths under dir (the working directory when empty) that
 // match pattern: `*` and `?` within a name, `**` across directories.
-func (s *Service) Glob(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) ([]string, error) {
+func (s *Service) Glob(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) (GlobResult, error) {
 	if err := checkPattern(pattern); err != nil {
-		return nil, err
+		return GlobResult{}, err
 	}
 	for _, seg := range strings.Split(pattern, "/") {
 		if _, err := path.Match(seg, ""); err != nil {
 			var fe auxilia.FieldErrors
 			fe.Add("pattern", "is not a valid glob pattern (%s)", seg)
-			return nil, fe.Err()
+			return GlobResult{}, fe.Err()
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "glob", Approved: approved, Args: map[string]any{"pattern": pattern, "path": dir}})
 	if err != nil {
-		return nil, err
+		return GlobResult{}, err
 	}
 	root, err := resolve(c, "path", dir)
 	if err != nil {
-		return nil, err
+		return GlobResult{}, err
 	}
-	cmd := "find " + shellQuote(root) + " -mindepth 1 -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned)
-	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: 16 << 20})
+	cmd := "find " + shellQuote(root) + " -mindepth 1 -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned+1)
+	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
 	if err != nil {
-		return nil, s.providerError(c, err)
+		return GlobResult{}, s.providerError(c, err)
 	}
-	matches := []string{}
-	for _, p := range strings.Split(res.Output, "\n") {
-		rel, ok := strings.CutPrefix(p, strings.TrimSuffix(root, "/")+"/")
-		if path.IsAbs(pattern) {
-			rel = p // an absolute pattern matches whole paths
+	paths, truncated := searchLines(res, maxGlobScanned)
+	out := matchPaths(ctx, newGlob(strings.TrimPrefix(pattern, "/")), paths, root, path.IsAbs(pattern))
+	out.Truncated = out.Truncated || truncated
+	return out, nil
+}
+
+// matchPaths keeps the paths under root that g matches, up to
+// MaxGlobResults, within globMatchTime and while ctx lasts. A relative
+// pattern matches the path below root, an absolute one the whole path.
+func matchPaths(ctx context.Context, g *glob, paths []string, root string, absolute bool) GlobResult {
+	ctx, cancel := context.WithTimeout(ctx, globMatchTime)
+	defer cancel()
+	out := GlobResult{Paths: []string{}}
+	prefix := strings.TrimSuffix(root, "/") + "/"
+	for _, p := range paths {
+		if ctx.Err() != nil {
+			out.Truncated = true
+			break
 		}
-		if ok && rel != "" && globMatch(strings.TrimPrefix(pattern, "/"), strings.TrimPrefix(rel, "/")) {
-			matches = append(matches, p)
-			if len(matches) == MaxGlobResults {
-				break
-			}
+		rel, ok := strings.CutPrefix(p, prefix)
+		if absolute {
+			rel = strings.TrimPrefix(p, "/")
 		}
+		if !ok || rel == "" || !g.match(rel) {
+			continue
+		}
+		if len(out.Paths) == MaxGlobResults {
+			out.Truncated = true
+			break
+		}
+		out.Paths = append(out.Paths, p)
 	}
-	sort.Strings(matches)
-	return matches, nil
+	sort.Strings(out.Paths)
+	return out
 }
 
 // Match is one line grep found.
@@ -72,31 +106,40 @@ type Match struct {
 	Text string
 }
 
+// GrepResult is the lines grep found. Truncated says some were left out
+// (past MaxGrepMatches, or for want of time or room) or a line's text was
+// cut at MaxLineBytes.
+type GrepResult struct {
+	Matches   []Match
+	Truncated bool
+}
+
 // Grep returns the lines of the text files under dir (or the file dir)
 // that contain pattern, taken literally.
-func (s *Service) Grep(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) ([]Match, error) {
+func (s *Service) Grep(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) (GrepResult, error) {
 	if err := checkPattern(pattern); err != nil {
-		return nil, err
+		return GrepResult{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "grep", Approved: approved, Args: map[string]any{"pattern": pattern, "path": dir}})
 	if err != nil {
-		return nil, err
+		return GrepResult{}, err
 	}
 	root, err := resolve(c, "path", dir)
 	if err != nil {
-		return nil, err
+		return GrepResult{}, err
 	}
 	// -Z ends each file name with a NUL, so names with colons parse safely.
 	cmd := "grep -rnHIFZ --color=never -e " + shellQuote(pattern) + " -- " + shellQuote(root) +
-		" 2>/dev/null | head -n " + strconv.Itoa(MaxGrepMatches)
-	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: 16 << 20})
+		" 2>/dev/null | head -n " + strconv.Itoa(MaxGrepMatches+1) + " | cut -b -" + strconv.Itoa(grepLineBytes)
+	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
 	if err != nil {
-		return nil, s.providerError(c, err)
+		return GrepResult{}, s.providerError(c, err)
 	}
-	matches := []Match{}
-	for _, line := range strings.Split(res.Output, "\n") {
+	lines, truncated := searchLines(res, MaxGrepMatches)
+	out := GrepResult{Matches: []Match{}, Truncated: truncated}
+	for _, line := range lines {
 		file, rest, ok := strings.Cut(line, "\x00")
 		if !ok {
 			continue
@@ -106,9 +149,34 @@ func (s *Service) Grep(ctx context.Context, workspaceID, runID, pattern, dir str
 		if !ok || err != nil {
 			continue
 		}
-		matches = append(matches, Match{Path: file, Line: n, Text: text})
+		if len(line) >= grepLineBytes || len(text) > MaxLineBytes {
+			text = cutText(text, MaxLineBytes)
+			out.Truncated = true
+		}
+		out.Matches = append(out.Matches, Match{Path: file, Line: n, Text: text})
 	}
-	return matches, nil
+	return out, nil
+}
+
+// searchLines returns the whole lines of a search's output, at most most of
+// them, and whether any were left out. Output cut at its limit or at the
+// search's timeout ends with a notice each, after a line that may be
+// unfinished: these are dropped, as is the empty string after the last newline.
+func searchLines(res provider.ExecResult, most int) ([]string, bool) {
+	lines := strings.Split(res.Output, "\n")
+	drop := 1
+	if res.Truncated {
+		drop++
+	}
+	if res.TimedOut {
+		drop++
+	}
+	lines = lines[:max(0, len(lines)-drop)]
+	truncated := res.Truncated || res.TimedOut
+	if len(lines) > most {
+		lines, truncated = lines[:most], true
+	}
+	return lines, truncated
 }
 
 func checkPattern(pattern string) error {
@@ -122,31 +190,4 @@ func checkPattern(pattern string) error {
 		fe.Add("pattern", "must be one line")
 	}
 	return fe.Err()
-}
-
-// globMatch matches a slash-separated relative path against a pattern
-// whose `**` segments match any number of directories.
-func globMatch(pattern, name string) bool {
-	return matchSegments(strings.Split(pattern, "/"), strings.Split(name, "/"))
-}
-
-func matchSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if matchSegments(pat[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
-	}
-	return len(name) == 0
 }

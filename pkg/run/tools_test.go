@@ -102,22 +102,23 @@ func TestTools(t *testing.T) {
 		require.NoError(t, err)
 		paths, err := w.app.Runs.Glob(ctx, ws, id, "**/*.py", "", false)
 		require.NoError(t, err)
-		assert.Equal(t, []string{p, path.Join(workdir, "src", "lib", "util.py")}, paths)
+		assert.Equal(t, run.GlobResult{Paths: []string{p, path.Join(workdir, "src", "lib", "util.py")}}, paths)
 		paths, err = w.app.Runs.Glob(ctx, ws, id, "*.md", "", false)
 		require.NoError(t, err)
-		assert.Equal(t, []string{path.Join(workdir, "notes.md")}, paths)
+		assert.Equal(t, run.GlobResult{Paths: []string{path.Join(workdir, "notes.md")}}, paths)
 
 		matches, err := w.app.Runs.Grep(ctx, ws, id, "needle: here", "", false)
 		require.NoError(t, err)
-		assert.Equal(t, []run.Match{{Path: path.Join(workdir, "src", "lib", "util.py"), Line: 1, Text: "x = 'needle: here'"}}, matches)
+		assert.Equal(t, run.GrepResult{Matches: []run.Match{{Path: path.Join(workdir, "src", "lib", "util.py"), Line: 1, Text: "x = 'needle: here'"}}}, matches)
 		matches, err = w.app.Runs.Grep(ctx, ws, id, "'; rm -rf / #", "", false)
 		require.NoError(t, err)
-		assert.Empty(t, matches, "a pattern is data, never shell")
+		assert.Empty(t, matches.Matches, "a pattern is data, never shell")
 
-		entries, err := w.app.Runs.List(ctx, ws, id, "src", false)
+		listing, err := w.app.Runs.List(ctx, ws, id, "src", false)
 		require.NoError(t, err)
+		assert.False(t, listing.Truncated)
 		var names []string
-		for _, e := range entries {
+		for _, e := range listing.Entries {
 			names = append(names, path.Base(e.Path))
 		}
 		assert.ElementsMatch(t, []string{"app.py", "lib"}, names)

@@ -1441,7 +1441,7 @@ export interface paths {
         put?: never;
         /**
          * Edit a text file (the edit_file tool)
-         * @description Replaces old_string with new_string: it must occur exactly once, unless replace_all is set. Not found, or not unique: 422.
+         * @description Replaces old_string with new_string: it must occur exactly once, unless replace_all is set. Not found, or not unique: 422. A file larger than 16 MiB is not edited: 422 on path.
          */
         post: {
             parameters: {
@@ -1722,7 +1722,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a text file (the read_file tool) */
+        /**
+         * Read a text file (the read_file tool)
+         * @description Up to `limit` lines from line `offset`, each cut at 16 KiB, together within 1 MiB: `truncated` says a line was cut or the window ended early (read on from offset+lines). A binary file is refused: 422.
+         */
         get: {
             parameters: {
                 query: {
@@ -1947,7 +1950,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find files by pattern (the glob tool) */
+        /**
+         * Find files by pattern (the glob tool)
+         * @description Up to 1000 paths, sorted, among the first 50000 under `path`: `truncated` says some were left out.
+         */
         get: {
             parameters: {
                 query: {
@@ -2059,7 +2065,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search files for text (the grep tool) */
+        /**
+         * Search files for text (the grep tool)
+         * @description Up to 1000 lines, each cut at 16 KiB: `truncated` says some were left out or cut.
+         */
         get: {
             parameters: {
                 query: {
@@ -2171,7 +2180,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a directory (the ls tool) */
+        /**
+         * List a directory (the ls tool)
+         * @description At most 10000 entries: of a larger directory some are given, with `truncated` set.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3766,6 +3778,8 @@ export interface components {
             offset: number;
             path: string;
             total_lines: number;
+            /** @description A line was cut at 16 KiB, or the window ended early to stay within 1 MiB: read on from offset+lines. */
+            truncated: boolean;
         };
         FileEntry: {
             /** Format: date-time */
@@ -3778,6 +3792,8 @@ export interface components {
         };
         GlobResult: {
             paths: string[];
+            /** @description Some paths were left out: past 1000, or not looked at for want of time or room. */
+            truncated: boolean;
         };
         GrepMatch: {
             line: number;
@@ -3786,9 +3802,13 @@ export interface components {
         };
         GrepResult: {
             matches: components["schemas"]["GrepMatch"][];
+            /** @description Some lines were left out (past 1000, or for want of time or room), or a line's text was cut at 16 KiB. */
+            truncated: boolean;
         };
         ListResult: {
             entries: components["schemas"]["FileEntry"][];
+            /** @description The directory has more entries than the 10000 given. */
+            truncated: boolean;
         };
         /** Local settings */
         LocalConfig: {

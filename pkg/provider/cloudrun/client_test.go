@@ -48,7 +48,7 @@ func TestThreadSurvivesItsSandboxBeingDeleted(t *testing.T) {
 	require.NoError(t, err, "the next run brings the sandbox back from its snapshot")
 	assert.Equal(t, inst.ID, again.ID)
 	assert.Equal(t, "/workspace", again.WorkDir)
-	got, err := c.ReadFile(ctx, again, "/workspace/notes/plan.md")
+	got, err := providertest.ReadAll(ctx, c, again, "/workspace/notes/plan.md")
 	require.NoError(t, err)
 	assert.Equal(t, "step one\n", string(got))
 	res, err = c.Execute(ctx, again, provider.ExecRequest{Command: "cat n && touch new", Timeout: time.Minute})

@@ -11,22 +11,28 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// maxFileBytes is the largest file the gateway takes, and so the largest the client reads.
+// maxFileBytes is the largest file the gateway takes.
 const maxFileBytes = 64 << 20
 
 func pathQuery(p string) url.Values { return url.Values{"path": {p}} }
 
-// ListFiles lists a directory's direct entries.
-func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir string) ([]provider.FileInfo, error) {
+// ListFiles lists up to limit of a directory's direct entries, decoding no
+// more of the gateway's answer than that.
+func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir string, limit int) ([]provider.FileInfo, error) {
+	const op = "list files"
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	var list fileList
-	if err := c.callJSON(ctx, call{op: "list files", method: http.MethodGet, path: sandboxPath(inst.ID, "/files/list"),
-		query: pathQuery(dir)}, &list); err != nil {
+	resp, err := c.send(ctx, call{op: op, method: http.MethodGet, path: sandboxPath(inst.ID, "/files/list"), query: pathQuery(dir)})
+	if err != nil {
 		return nil, err
 	}
-	infos := make([]provider.FileInfo, 0, len(list.Entries))
-	for _, e := range list.Entries {
+	defer resp.Body.Close()
+	entries, err := provider.DecodeArray[fileInfo](resp.Body, "entries", limit)
+	if err != nil {
+		return nil, provider.Errorf(provider.ErrFailed, providerName, op, "the gateway answered %s with an unreadable list: %v", resp.Status, err)
+	}
+	infos := make([]provider.FileInfo, 0, len(entries))
+	for _, e := range entries {
 		infos = append(infos, e.provider())
 	}
 	return infos, nil
@@ -41,24 +47,17 @@ func (c *client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 	return fi.provider(), err
 }
 
-// ReadFile returns a file's bytes.
-func (c *client) ReadFile(ctx context.Context, inst provider.Instance, p string) ([]byte, error) {
+// OpenFile downloads a file as it arrives.
+func (c *client) OpenFile(ctx context.Context, inst provider.Instance, p string) (io.ReadCloser, error) {
+	const op = "read file"
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	resp, err := c.send(ctx, call{op: "read file", method: http.MethodGet, path: sandboxPath(inst.ID, "/files/content"),
+	resp, err := c.send(ctx, call{op: op, method: http.MethodGet, path: sandboxPath(inst.ID, "/files/content"),
 		query: pathQuery(p), accept: "application/octet-stream"})
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxFileBytes+1))
-	if err != nil {
-		return nil, transportError(ctx, "read file", err)
-	}
-	if len(data) > maxFileBytes {
-		return nil, provider.Errorf(provider.ErrFailed, providerName, "read file", "%s is larger than %d bytes", p, maxFileBytes)
-	}
-	return data, nil
+	return provider.NewStream(resp.Body, func(err error) error { return transportError(ctx, op, err) }, cancel), nil
 }
 
 // WriteFile writes a file; the gateway creates its parent directories.

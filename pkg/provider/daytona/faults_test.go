@@ -11,6 +11,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -98,7 +99,7 @@ func TestFaultSandboxStoppedBetweenCalls(t *testing.T) {
 	fake.Advance(16 * time.Minute) // past the default auto-stop of 15 minutes
 	state, _ := fake.State(inst.ID)
 	require.Contains(t, []string{"stopping", "stopped"}, state)
-	got, err := client.ReadFile(ctx, inst, "notes.txt")
+	got, err := providertest.ReadAll(ctx, client, inst, "notes.txt")
 	require.NoError(t, err, "the next call starts the sandbox again")
 	assert.Equal(t, "before the stop", string(got))
 	state, _ = fake.State(inst.ID)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -36,18 +37,20 @@ func (e fileEntry) modified() time.Time {
 	return time.Time{}
 }
 
-// ListFiles lists a directory's entries.
-func (c *Client) ListFiles(ctx context.Context, inst provider.Instance, dir string) ([]provider.FileInfo, error) {
+// ListFiles lists up to limit of a directory's entries, decoding no more
+// of the toolbox's answer than that.
+func (c *Client) ListFiles(ctx context.Context, inst provider.Instance, dir string, limit int) ([]provider.FileInfo, error) {
 	const op = "list files"
 	dir = inPath(inst, dir)
-	ans, err := c.files(ctx, inst, op, http.MethodGet, "", url.Values{"path": {dir}})
+	ans, err := c.toolbox(ctx, inst, toolboxCall{op: op, method: http.MethodGet, path: "/files", query: url.Values{"path": {dir}}, stream: true})
 	if err != nil {
 		return nil, err
 	}
 	if ans.status != http.StatusOK {
 		return nil, fileError(op, dir, ans)
 	}
-	entries, _, err := decodeList[fileEntry](ans.body)
+	defer ans.stream.Close()
+	entries, err := provider.DecodeArray[fileEntry](ans.stream, "", limit)
 	if err != nil {
 		return nil, failure(provider.ErrFailed, op, "%s: reading the list: %s", dir, err)
 	}
@@ -81,18 +84,18 @@ func (c *Client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 	return e.info(p), nil
 }
 
-// ReadFile downloads a file.
-func (c *Client) ReadFile(ctx context.Context, inst provider.Instance, p string) ([]byte, error) {
+// OpenFile downloads a file as it arrives.
+func (c *Client) OpenFile(ctx context.Context, inst provider.Instance, p string) (io.ReadCloser, error) {
 	const op = "read file"
 	p = inPath(inst, p)
-	ans, err := c.files(ctx, inst, op, http.MethodGet, "/download", url.Values{"path": {p}})
+	ans, err := c.toolbox(ctx, inst, toolboxCall{op: op, method: http.MethodGet, path: "/files/download", query: url.Values{"path": {p}}, stream: true})
 	if err != nil {
 		return nil, err
 	}
 	if ans.status != http.StatusOK {
 		return nil, fileError(op, p, ans)
 	}
-	return ans.body, nil
+	return ans.stream, nil
 }
 
 // WriteFile uploads a file. The daemon makes missing parent folders itself;
@@ -151,7 +154,7 @@ func (c *Client) RemoveFile(ctx context.Context, inst provider.Instance, p strin
 	if err != nil || !info.Dir {
 		return fileError(op, p, ans)
 	}
-	entries, err := c.ListFiles(ctx, inst, p)
+	entries, err := c.ListFiles(ctx, inst, p, 1)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,7 +15,7 @@ func TestFilesInTmp(t *testing.T) {
 	_, client, inst := started(t, daytonatest.Options{})
 	ctx := context.Background()
 	require.NoError(t, client.WriteFile(ctx, inst, "/tmp/scratch/x.bin", []byte{0, 1, 2, 255}))
-	got, err := client.ReadFile(ctx, inst, "/tmp/scratch/x.bin")
+	got, err := providertest.ReadAll(ctx, client, inst, "/tmp/scratch/x.bin")
 	require.NoError(t, err)
 	assert.Equal(t, []byte{0, 1, 2, 255}, got)
 	assert.Equal(t, "4\n", run(t, client, inst, "wc -c < /tmp/scratch/x.bin").Output)
@@ -24,7 +25,7 @@ func TestListFilesDescribesEntries(t *testing.T) {
 	_, client, inst := started(t, daytonatest.Options{})
 	ctx := context.Background()
 	run(t, client, inst, "mkdir -p d/sub && printf 12345 > d/five.txt")
-	entries, err := client.ListFiles(ctx, inst, "d")
+	entries, err := client.ListFiles(ctx, inst, "d", 100)
 	require.NoError(t, err)
 	require.Len(t, entries, 2)
 	assert.Equal(t, inst.WorkDir+"/d/five.txt", entries[0].Path)

@@ -11,6 +11,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -109,7 +110,7 @@ func TestQuirkToolbox401ForDestroyedSandboxIsGone(t *testing.T) {
 func TestQuirkToolbox401WithABadKeyIsUnauthorized(t *testing.T) {
 	fake, _, inst := started(t, daytonatest.Options{})
 	client := openClient(t, fake, "not-a-key")
-	_, err := client.ReadFile(context.Background(), inst, "/home/daytona/x")
+	_, err := providertest.ReadAll(context.Background(), client, inst, "/home/daytona/x")
 	require.ErrorIs(t, err, provider.ErrUnauthorized)
 	assert.Contains(t, err.Error(), "Invalid credentials", "the control plane's own words")
 }
@@ -202,15 +203,15 @@ func TestQuirkFileErrorsWithEmptyBodies(t *testing.T) {
 	missing := "/home/daytona/no/such.txt"
 	_, err := client.Stat(ctx, inst, missing)
 	assert.ErrorIs(t, err, provider.ErrNotFound)
-	_, err = client.ReadFile(ctx, inst, missing)
+	_, err = providertest.ReadAll(ctx, client, inst, missing)
 	assert.ErrorIs(t, err, provider.ErrNotFound)
-	_, err = client.ListFiles(ctx, inst, missing)
+	_, err = client.ListFiles(ctx, inst, missing, 100)
 	assert.ErrorIs(t, err, provider.ErrNotFound)
 	err = client.RemoveFile(ctx, inst, missing)
 	assert.ErrorIs(t, err, provider.ErrNotFound)
 	assert.Contains(t, err.Error(), missing+": HTTP 404 Not Found (no message)")
 
-	_, err = client.ReadFile(ctx, inst, "/home/daytona")
+	_, err = providertest.ReadAll(ctx, client, inst, "/home/daytona")
 	require.Error(t, err, "a directory cannot be downloaded")
 	assert.ErrorIs(t, err, provider.ErrFailed)
 	assert.Contains(t, err.Error(), "HTTP 400 Bad Request")
@@ -221,7 +222,7 @@ func TestQuirkUploadOnOlderDaemonsNeedsTheFolder(t *testing.T) {
 	fake.ResetCalls()
 	p := "/home/daytona/deep/er/file.txt"
 	require.NoError(t, client.WriteFile(context.Background(), inst, p, []byte("x")))
-	got, err := client.ReadFile(context.Background(), inst, p)
+	got, err := providertest.ReadAll(context.Background(), client, inst, p)
 	require.NoError(t, err)
 	assert.Equal(t, "x", string(got))
 	assert.Equal(t, 2, fake.Calls(daytonatest.OpUploadFile), "refused, then sent again")

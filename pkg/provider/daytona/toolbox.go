@@ -20,6 +20,7 @@ type toolboxCall struct {
 	body        []byte
 	contentType string
 	timeout     time.Duration // 0 means Waits.Request
+	stream      bool          // see request.stream
 }
 
 // toolbox sends tc to inst's toolbox, through Daytona's toolbox proxy with
@@ -66,7 +67,7 @@ func (c *Client) toolboxRequest(base, id string, tc toolboxCall) request {
 	if len(tc.query) > 0 {
 		u += "?" + tc.query.Encode()
 	}
-	return request{op: tc.op, method: tc.method, url: u, body: tc.body, contentType: tc.contentType, timeout: tc.timeout}
+	return request{op: tc.op, method: tc.method, url: u, body: tc.body, contentType: tc.contentType, timeout: tc.timeout, stream: tc.stream}
 }
 
 // refusedForSandbox tells the proxy's and runner's refusals from the

@@ -13,7 +13,8 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// maxAnswer is the largest answer the client reads (a downloaded file included).
+// maxAnswer is the largest answer the client reads whole (a streamed one, as
+// a download, is read as it arrives instead).
 const maxAnswer = 512 << 20
 
 // request is one call to Daytona. Its body is kept whole so it can be sent again.
@@ -26,13 +27,17 @@ type request struct {
 	timeout     time.Duration // for this call; 0 means Waits.Request
 	// answerConflict returns a 409 at once instead of retrying it.
 	answerConflict bool
+	// stream leaves a 200 answer's body unread, for the caller to read as it arrives.
+	stream bool
 }
 
-// answer is Daytona's answer, read whole.
+// answer is Daytona's answer, read whole, except the body of a streamed
+// request's 200: the caller reads it from stream, then closes it.
 type answer struct {
 	status int
 	header http.Header
 	body   []byte
+	stream io.ReadCloser
 }
 
 func (c *Client) controlPlane(op, method, path string, body []byte) request {
@@ -82,9 +87,9 @@ func (c *Client) roundTrip(ctx context.Context, r request) (answer, error) {
 		timeout = c.waits.Request
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	req, err := http.NewRequestWithContext(callCtx, r.method, r.url, bytes.NewReader(r.body))
 	if err != nil {
+		cancel()
 		return answer{}, failure(provider.ErrInvalidConfig, r.op, "%s", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
@@ -94,8 +99,14 @@ func (c *Client) roundTrip(ctx context.Context, r request) (answer, error) {
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		cancel()
 		return answer{}, transportError(ctx, r.op, err)
 	}
+	if r.stream && resp.StatusCode == http.StatusOK {
+		fail := func(err error) error { return transportError(ctx, r.op, err) }
+		return answer{status: resp.StatusCode, header: resp.Header, stream: provider.NewStream(resp.Body, fail, cancel)}, nil
+	}
+	defer cancel()
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	if err != nil {

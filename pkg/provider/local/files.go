@@ -15,14 +15,16 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// maxReadBytes is the largest file ReadFile returns: the server holds it in memory.
-const maxReadBytes = 64 << 20
+// listChunk is how many entries ListFiles reads from a directory at a time.
+const listChunk = 1000
 
 // Files are read and written on the host, through an os.Root on the
 // instance's folder: no path, symlinks included, leads out of it.
 
-// ListFiles lists a directory's entries, by name.
-func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir string) ([]provider.FileInfo, error) {
+// ListFiles lists up to limit of a directory's entries, by name. It reads
+// the directory a chunk at a time and stops at the limit: of a larger one,
+// it lists those the file system gives first.
+func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir string, limit int) ([]provider.FileInfo, error) {
 	const op = "list files"
 	root, p, rel, err := c.open(op, inst, dir)
 	if err != nil {
@@ -34,17 +36,22 @@ func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir stri
 		return nil, fileError(op, p, err)
 	}
 	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, fileError(op, p, err)
-	}
-	files := make([]provider.FileInfo, 0, len(entries))
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil {
-			continue // removed meanwhile
+	var files []provider.FileInfo
+	for len(files) < limit {
+		entries, err := f.ReadDir(min(limit-len(files), listChunk))
+		for _, e := range entries {
+			info, err := e.Info()
+			if err != nil {
+				continue // removed meanwhile
+			}
+			files = append(files, fileInfo(path.Join(p, e.Name()), info))
 		}
-		files = append(files, fileInfo(path.Join(p, e.Name()), info))
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fileError(op, p, err)
+		}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil
@@ -74,8 +81,8 @@ func (c *client) Stat(ctx context.Context, inst provider.Instance, name string) 
 	return fileInfo(p, info), nil
 }
 
-// ReadFile returns a regular file's bytes.
-func (c *client) ReadFile(ctx context.Context, inst provider.Instance, name string) ([]byte, error) {
+// OpenFile opens a regular file to read.
+func (c *client) OpenFile(ctx context.Context, inst provider.Instance, name string) (io.ReadCloser, error) {
 	const op = "read file"
 	root, p, rel, err := c.open(op, inst, name)
 	if err != nil {
@@ -87,18 +94,11 @@ func (c *client) ReadFile(ctx context.Context, inst provider.Instance, name stri
 	if err != nil {
 		return nil, fileError(op, p, err)
 	}
-	defer f.Close()
 	if err := regular(f); err != nil {
+		f.Close()
 		return nil, fileError(op, p, err)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
-	if err != nil {
-		return nil, fileError(op, p, err)
-	}
-	if len(data) > maxReadBytes {
-		return nil, fileError(op, p, fmt.Errorf("larger than %d MiB", maxReadBytes>>20))
-	}
-	return data, nil
+	return provider.NewStream(f, func(err error) error { return fileError(op, p, err) }, nil), nil
 }
 
 // WriteFile writes a file, making its parent directories, all owned by the
@@ -163,7 +163,7 @@ func (c *client) open(op string, inst provider.Instance, name string) (root *os.
 	}
 	p, rel, err = sandboxPath(name)
 	if err != nil {
-		return nil, "", "", provider.Errorf(provider.ErrFailed, providerName, op, "%v", err)
+		return nil, "", "", provider.Errorf(provider.ErrPath, providerName, op, "%v", err)
 	}
 	root, err = os.OpenRoot(dir)
 	if err != nil {
@@ -241,5 +241,14 @@ func fileError(op, p string, err error) error {
 	if errors.As(err, &pathErr) {
 		err = pathErr.Err
 	}
+	if escapes(err) {
+		return provider.Errorf(provider.ErrPath, providerName, op, "%s leads out of %s through a symbolic link", p, workDir)
+	}
 	return provider.Errorf(provider.ErrFailed, providerName, op, "%s: %v", p, err)
+}
+
+// escapes reports whether err is os.Root's refusal of a path that leads
+// out of its folder. The error is not exported: its words tell it.
+func escapes(err error) bool {
+	return err != nil && err.Error() == "path escapes from parent"
 }

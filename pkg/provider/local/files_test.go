@@ -5,10 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,12 +21,12 @@ func TestPathsOutsideTheWorkspaceAreRefused(t *testing.T) {
 	inst := c.create(t)
 	ctx := context.Background()
 	for _, p := range []string{"/etc/passwd", "/workspace/../etc/passwd", "../outside.txt", "/", "/workspace-other/x"} {
-		_, err := c.ReadFile(ctx, inst, p)
+		_, err := providertest.ReadAll(ctx, c, inst, p)
 		assertRefused(t, err, p)
 		assertRefused(t, c.WriteFile(ctx, inst, p, []byte("x")), p)
 		_, err = c.Stat(ctx, inst, p)
 		assertRefused(t, err, p)
-		_, err = c.ListFiles(ctx, inst, p)
+		_, err = c.ListFiles(ctx, inst, p, 100)
 		assertRefused(t, err, p)
 		assertRefused(t, c.RemoveFile(ctx, inst, p), p)
 	}
@@ -43,7 +46,7 @@ func TestRelativePathsAreInTheWorkspace(t *testing.T) {
 	c := newClient(t)
 	inst := c.create(t)
 	require.NoError(t, c.WriteFile(context.Background(), inst, "notes/today.txt", []byte("hello")))
-	got, err := c.ReadFile(context.Background(), inst, "/workspace/notes/today.txt")
+	got, err := providertest.ReadAll(context.Background(), c, inst, "/workspace/notes/today.txt")
 	require.NoError(t, err)
 	assert.Equal(t, "hello", string(got))
 	info, err := c.Stat(context.Background(), inst, "notes")
@@ -64,24 +67,27 @@ func TestSymlinksCannotLeadOut(t *testing.T) {
 		"ln -s "+canary+" canary && ln -s "+hostDir+" hostdir && ln -s / host && ln -s .. up && ln -s ../../.. far")
 	require.Equal(t, 0, res.ExitCode, res.Output)
 
-	got, err := c.ReadFile(ctx, inst, "/workspace/inner")
+	got, err := providertest.ReadAll(ctx, c, inst, "/workspace/inner")
 	require.NoError(t, err, "links within the workspace work")
 	assert.Equal(t, "inside\n", string(got))
 
 	for _, p := range []string{"canary", "hostdir/canary.txt", "host" + canary, "up/" + inst.ID + "/sub/file", "far" + canary} {
-		got, err := c.ReadFile(ctx, inst, p)
-		assert.Error(t, err, "%s leads out", p)
+		got, err := providertest.ReadAll(ctx, c, inst, p)
+		assert.ErrorIs(t, err, provider.ErrPath, "%s leads out", p)
 		assert.Empty(t, got)
-		assert.Error(t, c.WriteFile(ctx, inst, p, []byte("overwritten")), p)
+		assert.ErrorIs(t, c.WriteFile(ctx, inst, p, []byte("overwritten")), provider.ErrPath, p)
 		if p != "canary" {
-			assert.Error(t, c.RemoveFile(ctx, inst, p), p)
+			assert.ErrorIs(t, c.RemoveFile(ctx, inst, p), provider.ErrPath, p)
 		}
 	}
 	for _, p := range []string{"hostdir/new.txt", "up/new.txt", "host/tmp/" + marker} {
-		assert.Error(t, c.WriteFile(ctx, inst, p, []byte("x")), p)
+		err := c.WriteFile(ctx, inst, p, []byte("x"))
+		assert.ErrorIs(t, err, provider.ErrPath, p)
+		assert.NotContains(t, err.Error(), c.instances, "the message names the sandbox's path, not the host's")
 	}
-	_, err = c.ListFiles(ctx, inst, "hostdir")
-	assert.Error(t, err)
+	_, err = c.ListFiles(ctx, inst, "hostdir", 100)
+	assert.ErrorIs(t, err, provider.ErrPath)
+	assert.ErrorContains(t, err, "/workspace/hostdir leads out of /workspace through a symbolic link")
 
 	data, err := os.ReadFile(canary)
 	require.NoError(t, err)
@@ -104,10 +110,10 @@ func TestSpecialFilesDoNotHang(t *testing.T) {
 	inst := c.create(t)
 	require.Equal(t, 0, c.exec(t, inst, "mkfifo pipe").ExitCode)
 	start := time.Now()
-	_, err := c.ReadFile(context.Background(), inst, "pipe")
+	_, err := providertest.ReadAll(context.Background(), c, inst, "pipe")
 	assert.ErrorContains(t, err, "not a regular file")
 	assert.Error(t, c.WriteFile(context.Background(), inst, "pipe", []byte("x")))
-	_, err = c.ReadFile(context.Background(), inst, "/workspace")
+	_, err = providertest.ReadAll(context.Background(), c, inst, "/workspace")
 	assert.ErrorContains(t, err, "is a directory")
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
@@ -133,19 +139,24 @@ func TestRemoveFile(t *testing.T) {
 	assert.ErrorContains(t, c.RemoveFile(ctx, inst, "/workspace"), "cannot be removed")
 }
 
-func TestReadFileIsBounded(t *testing.T) {
+func TestListingStopsAtItsLimit(t *testing.T) {
 	c := newClient(t)
 	inst := c.create(t)
-	require.Equal(t, 0, c.exec(t, inst, "truncate -s 65M big").ExitCode)
-	_, err := c.ReadFile(context.Background(), inst, "big")
-	assert.ErrorContains(t, err, "larger than 64 MiB")
+	require.Equal(t, 0, c.exec(t, inst, "mkdir big && cd big && seq 2500 | xargs touch").ExitCode)
+	entries, err := c.ListFiles(context.Background(), inst, "big", 1200)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1200, "read in chunks, up to the limit")
+	assert.True(t, slices.IsSortedFunc(entries, func(a, b provider.FileInfo) int { return strings.Compare(a.Path, b.Path) }))
+	entries, err = c.ListFiles(context.Background(), inst, "big", 5000)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2500)
 }
 
 func TestFilesOfAGoneInstance(t *testing.T) {
 	c := newClient(t)
 	inst := c.create(t)
 	require.NoError(t, c.Destroy(context.Background(), inst))
-	_, err := c.ReadFile(context.Background(), inst, "x")
+	_, err := providertest.ReadAll(context.Background(), c, inst, "x")
 	assert.ErrorIs(t, err, provider.ErrGone)
 	assert.ErrorIs(t, c.WriteFile(context.Background(), inst, "x", nil), provider.ErrGone)
 	_, err = c.Execute(context.Background(), inst, provider.ExecRequest{Command: "true"})

@@ -145,18 +145,24 @@ func (c *client) do(ctx context.Context, r request, out any) error {
 
 // fetch performs r within the request timeout and returns its body.
 func (c *client) fetch(ctx context.Context, r request) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, orDefault(r.timeout, c.requestTimeout))
-	defer cancel()
-	resp, err := c.send(ctx, r)
+	body, err := c.open(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	defer body.Close()
+	return io.ReadAll(body)
+}
+
+// open performs r within the request timeout and returns its body to read
+// as it arrives; closing it ends the call.
+func (c *client) open(ctx context.Context, r request) (io.ReadCloser, error) {
+	ctx, cancel := context.WithTimeout(ctx, orDefault(r.timeout, c.requestTimeout))
+	resp, err := c.send(ctx, r)
 	if err != nil {
-		return nil, transportError(r.op, err)
+		cancel()
+		return nil, err
 	}
-	return body, nil
+	return provider.NewStream(resp.Body, func(err error) error { return transportError(r.op, err) }, cancel), nil
 }
 
 // detached returns a context for clean-up work that must run even when ctx

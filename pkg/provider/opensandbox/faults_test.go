@@ -8,6 +8,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -45,7 +46,7 @@ func TestFaultServerDown(t *testing.T) {
 	assert.ErrorIs(t, err, provider.ErrUnreachable)
 	_, err = client.Execute(context.Background(), inst, provider.ExecRequest{Command: "true", Timeout: 5 * time.Second})
 	assert.ErrorIs(t, err, provider.ErrUnreachable)
-	_, err = client.ReadFile(context.Background(), inst, "/workspace/x")
+	_, err = providertest.ReadAll(context.Background(), client, inst, "/workspace/x")
 	assert.ErrorIs(t, err, provider.ErrUnreachable)
 }
 
@@ -66,7 +67,7 @@ func TestFaultServerError(t *testing.T) {
 	_, err = client.Execute(context.Background(), inst, provider.ExecRequest{Command: "true", Timeout: 5 * time.Second})
 	require.ErrorIs(t, err, provider.ErrFailed)
 	assert.Equal(t, "RUNTIME_ERROR: error running commands fork failed", providerMessage(t, err))
-	_, err = client.ReadFile(context.Background(), inst, "/workspace/x")
+	_, err = providertest.ReadAll(context.Background(), client, inst, "/workspace/x")
 	assert.ErrorIs(t, err, provider.ErrFailed)
 }
 
@@ -90,7 +91,7 @@ func TestFaultMalformedJSON(t *testing.T) {
 	assert.Contains(t, providerMessage(t, err), "malformed event")
 	_, err = client.Stat(context.Background(), inst, "/workspace")
 	assert.ErrorIs(t, err, provider.ErrFailed)
-	_, err = client.ListFiles(context.Background(), inst, "/workspace")
+	_, err = client.ListFiles(context.Background(), inst, "/workspace", 100)
 	assert.ErrorIs(t, err, provider.ErrFailed)
 }
 
@@ -177,7 +178,7 @@ func TestFaultSlowServerBeyondTheTimeout(t *testing.T) {
 	assert.Less(t, time.Since(start), 3*time.Second)
 	_, err = client.Reconnect(context.Background(), inst)
 	assert.ErrorIs(t, err, provider.ErrTimeout)
-	_, err = client.ReadFile(context.Background(), inst, "/workspace/x")
+	_, err = providertest.ReadAll(context.Background(), client, inst, "/workspace/x")
 	assert.ErrorIs(t, err, provider.ErrTimeout)
 	assert.Equal(t, "network", provider.Reason(err))
 }

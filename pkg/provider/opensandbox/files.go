@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"mime/multipart"
 	"net/textproto"
 	"net/url"
@@ -30,8 +31,9 @@ func (f fileInfo) toProvider() provider.FileInfo {
 // uploadMode is the mode of written files, in execd's octal-digits notation.
 const uploadMode = 644
 
-// ListFiles lists a directory's direct entries.
-func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir string) ([]provider.FileInfo, error) {
+// ListFiles lists up to limit of a directory's direct entries, decoding
+// no more of execd's answer than that.
+func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir string, limit int) ([]provider.FileInfo, error) {
 	const op = "list files"
 	t, err := target(inst, op)
 	if err != nil {
@@ -41,10 +43,15 @@ func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir stri
 	if err != nil {
 		return nil, err
 	}
-	var entries []fileInfo
 	query := url.Values{"path": {dir}, "depth": {"1"}}
-	if err := c.do(ctx, c.execd(t, op, "GET", "/directories/list", query), &entries); err != nil {
+	body, err := c.open(ctx, c.execd(t, op, "GET", "/directories/list", query))
+	if err != nil {
 		return nil, err
+	}
+	defer body.Close()
+	entries, err := provider.DecodeArray[fileInfo](body, "", limit)
+	if err != nil {
+		return nil, failure(provider.ErrFailed, op, "malformed answer: %s", err)
 	}
 	out := make([]provider.FileInfo, 0, len(entries))
 	for _, e := range entries {
@@ -88,8 +95,8 @@ func (c *client) info(ctx context.Context, t execdTarget, op, p string) (fileInf
 	return info, nil
 }
 
-// ReadFile downloads a file.
-func (c *client) ReadFile(ctx context.Context, inst provider.Instance, p string) ([]byte, error) {
+// OpenFile downloads a file as it arrives.
+func (c *client) OpenFile(ctx context.Context, inst provider.Instance, p string) (io.ReadCloser, error) {
 	const op = "read file"
 	t, err := target(inst, op)
 	if err != nil {
@@ -100,7 +107,7 @@ func (c *client) ReadFile(ctx context.Context, inst provider.Instance, p string)
 	}
 	r := c.execd(t, op, "GET", "/files/download", url.Values{"path": {p}})
 	r.headers["Accept"] = "*/*"
-	return c.fetch(ctx, r)
+	return c.open(ctx, r)
 }
 
 // WriteFile uploads a file; execd creates its parent directories.
@@ -176,7 +183,7 @@ func (c *client) RemoveFile(ctx context.Context, inst provider.Instance, p strin
 	default:
 		return c.do(ctx, c.execd(t, op, "DELETE", "/files", query), nil)
 	}
-	entries, err := c.ListFiles(ctx, inst, p)
+	entries, err := c.ListFiles(ctx, inst, p, 1)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -49,7 +50,7 @@ func TestQuirkEndpointHeadersOnEveryExecdCall(t *testing.T) {
 	_, err := client.Execute(context.Background(), stale, provider.ExecRequest{Command: "true", Timeout: 5 * time.Second})
 	require.ErrorIs(t, err, provider.ErrUnauthorized)
 	assert.Equal(t, "Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN", providerMessage(t, err))
-	_, err = client.ReadFile(context.Background(), stale, "/workspace/x")
+	_, err = providertest.ReadAll(context.Background(), client, stale, "/workspace/x")
 	assert.ErrorIs(t, err, provider.ErrUnauthorized)
 }
 
@@ -111,7 +112,7 @@ func TestQuirkUploadMetadataIsAFilePart(t *testing.T) {
 	fake, client := setup(t, opensandboxtest.Options{}, direct)
 	inst := create(t, client)
 	require.NoError(t, client.WriteFile(context.Background(), inst, "/workspace/deep/er/x.txt", []byte("x")))
-	got, err := client.ReadFile(context.Background(), inst, "/workspace/deep/er/x.txt")
+	got, err := providertest.ReadAll(context.Background(), client, inst, "/workspace/deep/er/x.txt")
 	require.NoError(t, err)
 	assert.Equal(t, "x", string(got))
 
@@ -151,7 +152,7 @@ func TestQuirkMissingFilesAndRemoval(t *testing.T) {
 	inst := create(t, client)
 	ctx := context.Background()
 
-	_, err := client.ReadFile(ctx, inst, "/workspace/missing.txt")
+	_, err := providertest.ReadAll(ctx, client, inst, "/workspace/missing.txt")
 	require.ErrorIs(t, err, provider.ErrNotFound)
 	assert.Contains(t, providerMessage(t, err), "FILE_NOT_FOUND")
 	assert.ErrorIs(t, client.RemoveFile(ctx, inst, "/workspace/missing.txt"), provider.ErrNotFound)
@@ -184,7 +185,7 @@ func TestQuirkRemovingSymbolicLinks(t *testing.T) {
 		require.NoError(t, client.RemoveFile(ctx, inst, link), link)
 		assert.Equal(t, "gone\n", run(t, client, inst, "test -L "+link+" || echo gone").Output, "%s is removed", link)
 	}
-	data, err := client.ReadFile(ctx, inst, "/workspace/dir/kept.txt")
+	data, err := providertest.ReadAll(ctx, client, inst, "/workspace/dir/kept.txt")
 	require.NoError(t, err)
 	assert.Equal(t, "kept", string(data), "what a link pointed at stays")
 }
@@ -200,7 +201,7 @@ func TestQuirkExecdExpandsDollarInPaths(t *testing.T) {
 	err := client.WriteFile(ctx, inst, "/workspace/${HOME}.txt", []byte("x"))
 	require.ErrorIs(t, err, provider.ErrFailed)
 	assert.Contains(t, err.Error(), "execd expands $ in paths")
-	_, err = client.ReadFile(ctx, inst, "price$5.txt")
+	_, err = providertest.ReadAll(ctx, client, inst, "price$5.txt")
 	assert.ErrorIs(t, err, provider.ErrFailed)
 	_, err = client.Stat(ctx, inst, "/workspace/$x")
 	assert.ErrorIs(t, err, provider.ErrFailed)

@@ -14,6 +14,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -266,7 +267,7 @@ func TestQuirkExpiredSandboxIsGone(t *testing.T) {
 	assert.ErrorIs(t, client.KeepAlive(context.Background(), inst), provider.ErrGone)
 	_, err = client.Execute(context.Background(), inst, provider.ExecRequest{Command: "true", Timeout: 5 * time.Second})
 	assert.ErrorIs(t, err, provider.ErrGone, "the server proxy's 404 for the sandbox is not a missing file")
-	_, err = client.ReadFile(context.Background(), inst, "/workspace/kept.txt")
+	_, err = providertest.ReadAll(context.Background(), client, inst, "/workspace/kept.txt")
 	assert.ErrorIs(t, err, provider.ErrGone)
 	assert.NoError(t, client.Destroy(context.Background(), inst), "destroying a gone sandbox is fine")
 }

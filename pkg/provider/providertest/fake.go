@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -301,7 +302,7 @@ func (f *Fake) hostPath(op string, inst provider.Instance, p string) (string, er
 	return filepath.Join(dir, strings.TrimPrefix(p, inst.WorkDir)), nil
 }
 
-func (f *Fake) ListFiles(ctx context.Context, inst provider.Instance, dir string) ([]provider.FileInfo, error) {
+func (f *Fake) ListFiles(ctx context.Context, inst provider.Instance, dir string, limit int) ([]provider.FileInfo, error) {
 	if err := f.enter(ctx, "list"); err != nil {
 		return nil, err
 	}
@@ -314,7 +315,7 @@ func (f *Fake) ListFiles(ctx context.Context, inst provider.Instance, dir string
 		return nil, fileError("list", err)
 	}
 	var out []provider.FileInfo
-	for _, e := range entries {
+	for _, e := range entries[:min(len(entries), limit)] {
 		info, err := e.Info()
 		if err != nil {
 			continue
@@ -342,7 +343,7 @@ func (f *Fake) Stat(ctx context.Context, inst provider.Instance, p string) (prov
 	return fileInfo(p, info), nil
 }
 
-func (f *Fake) ReadFile(ctx context.Context, inst provider.Instance, p string) ([]byte, error) {
+func (f *Fake) OpenFile(ctx context.Context, inst provider.Instance, p string) (io.ReadCloser, error) {
 	if err := f.enter(ctx, "read"); err != nil {
 		return nil, err
 	}
@@ -350,8 +351,15 @@ func (f *Fake) ReadFile(ctx context.Context, inst provider.Instance, p string) (
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(host)
-	return data, fileError("read", err)
+	file, err := os.Open(host)
+	if err != nil {
+		return nil, fileError("read", err)
+	}
+	if info, err := file.Stat(); err != nil || !info.Mode().IsRegular() {
+		file.Close()
+		return nil, provider.Errorf(provider.ErrFailed, "fake", "read", "%s is not a regular file", p)
+	}
+	return provider.NewStream(file, func(err error) error { return fileError("read", err) }, nil), nil
 }
 
 func (f *Fake) WriteFile(ctx context.Context, inst provider.Instance, p string, data []byte) error {

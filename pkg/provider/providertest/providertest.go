@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"path"
 	"strings"
 	"testing"
@@ -39,6 +40,7 @@ func Run(t *testing.T, client provider.Client) {
 	t.Run("timeout", func(t *testing.T) { testTimeout(ctx, t, client, inst) })
 	t.Run("output limit", func(t *testing.T) { testOutputLimit(ctx, t, client, inst) })
 	t.Run("files", func(t *testing.T) { testFiles(ctx, t, client, inst) })
+	t.Run("bounded files", func(t *testing.T) { testBoundedFiles(ctx, t, client, inst) })
 	t.Run("reconnect", func(t *testing.T) {
 		again, err := client.Reconnect(ctx, inst)
 		require.NoError(t, err)
@@ -132,7 +134,7 @@ func testFiles(ctx context.Context, t *testing.T, c provider.Client, inst provid
 		}
 	}
 	require.NoError(t, c.WriteFile(ctx, inst, file, binary), "write creates parent directories")
-	got, err := c.ReadFile(ctx, inst, file)
+	got, err := ReadAll(ctx, c, inst, file)
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(binary, got), "files are binary safe")
 
@@ -147,12 +149,12 @@ func testFiles(ctx context.Context, t *testing.T, c provider.Client, inst provid
 	require.NoError(t, err)
 	assert.True(t, info.Dir)
 
-	entries, err := c.ListFiles(ctx, inst, dir)
+	entries, err := c.ListFiles(ctx, inst, dir, 100)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	assert.Equal(t, path.Join(dir, "deep"), entries[0].Path)
 	assert.True(t, entries[0].Dir)
-	entries, err = c.ListFiles(ctx, inst, path.Dir(file))
+	entries, err = c.ListFiles(ctx, inst, path.Dir(file), 100)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	assert.Equal(t, file, entries[0].Path)
@@ -161,9 +163,9 @@ func testFiles(ctx context.Context, t *testing.T, c provider.Client, inst provid
 	missing := path.Join(inst.WorkDir, "no", "such.txt")
 	_, err = c.Stat(ctx, inst, missing)
 	assert.True(t, errors.Is(err, provider.ErrNotFound), "stat of a missing file: %v", err)
-	_, err = c.ReadFile(ctx, inst, missing)
+	_, err = ReadAll(ctx, c, inst, missing)
 	assert.True(t, errors.Is(err, provider.ErrNotFound), "read of a missing file: %v", err)
-	_, err = c.ListFiles(ctx, inst, missing)
+	_, err = c.ListFiles(ctx, inst, missing, 100)
 	assert.True(t, errors.Is(err, provider.ErrNotFound), "list of a missing directory: %v", err)
 
 	text := path.Join(inst.WorkDir, "kept.txt")
@@ -174,19 +176,62 @@ func testFiles(ctx context.Context, t *testing.T, c provider.Client, inst provid
 	assert.True(t, errors.Is(err, provider.ErrNotFound), "stat of a path through a file: %v", err)
 
 	run(ctx, t, c, inst, "mkdir -p made && printf 'by a command' > made/by-command.txt")
-	got, err = c.ReadFile(ctx, inst, path.Join(inst.WorkDir, "made", "by-command.txt"))
+	got, err = ReadAll(ctx, c, inst, path.Join(inst.WorkDir, "made", "by-command.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "by a command", string(got), "files made by commands are readable")
 
 	empty := path.Join(inst.WorkDir, "empty.txt")
 	require.NoError(t, c.WriteFile(ctx, inst, empty, nil))
-	got, err = c.ReadFile(ctx, inst, empty)
+	got, err = ReadAll(ctx, c, inst, empty)
 	require.NoError(t, err)
 	assert.Empty(t, got, "an empty file round-trips")
 
 	require.NoError(t, c.RemoveFile(ctx, inst, empty))
 	_, err = c.Stat(ctx, inst, empty)
 	assert.True(t, errors.Is(err, provider.ErrNotFound), "a removed file is gone: %v", err)
+}
+
+// testBoundedFiles checks what keeps a large file or directory from being
+// held whole: a listing stops at its limit, and a file is a stream that may
+// be left unfinished.
+func testBoundedFiles(ctx context.Context, t *testing.T, c provider.Client, inst provider.Instance) {
+	res := run(ctx, t, c, inst, "mkdir -p many && cd many && for i in 1 2 3 4 5 6 7; do touch f$i; done && "+
+		"head -c 3000000 /dev/zero | tr '\\0' 'x' > ../large.txt")
+	require.Equal(t, 0, res.ExitCode, res.Output)
+	dir := path.Join(inst.WorkDir, "many")
+	entries, err := c.ListFiles(ctx, inst, dir, 3)
+	require.NoError(t, err)
+	assert.Len(t, entries, 3, "a listing stops at its limit")
+	for _, e := range entries {
+		assert.Equal(t, dir, path.Dir(e.Path))
+	}
+	entries, err = c.ListFiles(ctx, inst, dir, 100)
+	require.NoError(t, err)
+	assert.Len(t, entries, 7)
+
+	for range 3 { // a stream left unfinished spoils nothing for the next calls
+		f, err := c.OpenFile(ctx, inst, path.Join(inst.WorkDir, "large.txt"))
+		require.NoError(t, err)
+		head := make([]byte, 10)
+		_, err = io.ReadFull(f, head)
+		require.NoError(t, err)
+		assert.Equal(t, "xxxxxxxxxx", string(head))
+		require.NoError(t, f.Close())
+	}
+	got, err := ReadAll(ctx, c, inst, path.Join(inst.WorkDir, "large.txt"))
+	require.NoError(t, err)
+	assert.Len(t, got, 3000000, "a stream read to its end is the whole file")
+	require.NoError(t, c.RemoveFile(ctx, inst, path.Join(inst.WorkDir, "large.txt")))
+}
+
+// ReadAll reads a whole file through OpenFile.
+func ReadAll(ctx context.Context, c provider.Client, inst provider.Instance, p string) ([]byte, error) {
+	f, err := c.OpenFile(ctx, inst, p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 func tail(s string) string {
