@@ -10,11 +10,35 @@
 // init dies and the kernel kills every process left in the namespace,
 // background ones included; Run returns only once they are all gone.
 //
+// A jail dies with its server, even one killed with SIGKILL, at every stage:
+//
+//   - bwrap, and every host program that sets the jail up, gets SIGKILL when
+//     the thread that started it ends (Run keeps that thread until the jail
+//     is over), and bwrap passes that on to the jail's init
+//     (--die-with-parent), which takes the namespace down with it.
+//   - bwrap never waits for the server while it holds the jail's first
+//     process: were bwrap killed then, that process would wait for ever, out
+//     of anyone's reach. So a server running as root does not map the jail's
+//     user namespace through bwrap's --userns-block-fd; it makes and maps
+//     the namespace beforehand and gives it to bwrap (see below).
+//   - The command line starts with a gate: a shell that tells the server
+//     the jail is set up, then waits for the word to start the command. A
+//     server that dies before leaves the gate reading nothing, and the
+//     command never starts: bwrap's own --block-fd would start it on its
+//     own.
+//   - The gate runs the command with descriptors 0, 1 and 2 only: bwrap
+//     leaves its pipes and the namespace it was given open.
+//
+// What remains is bwrap's own: for the microseconds between making the
+// jail's first process and letting it go on, and between that process
+// starting the command and asking to die with bwrap, a server killed at
+// that very moment would leave it behind.
+//
 // # Resource limits
 //
 // Limits are rlimits, which every process of the command inherits. Inside
-// the jail, the command line starts with prlimit (util-linux, from the host's
-// /usr), which lowers its own limits and then runs /bin/sh; without
+// the jail, past the gate, the command line runs prlimit (util-linux, from
+// the host's /usr), which lowers its own limits and then runs /bin/sh; without
 // capabilities, nothing in the jail can raise them again. Setting them from
 // outside with prlimit(2) would need CAP_SYS_RESOURCE when the command runs
 // as another user, which containers usually drop.
@@ -38,15 +62,20 @@
 //
 // # Which user runs the command
 //
-// A server that does not run as root runs commands as its own user, mapped
-// to itself in the jail's user namespace. A server running as root never
-// runs commands as root: root is exempt from RLIMIT_NPROC (a fork bomb would
-// be unbounded) and owns the host's files. Instead bwrap starts as an
-// unprivileged user (Jail.UID and Jail.GID, by default 65534, nobody), and
-// Run writes the jail's user namespace maps itself, mapping root too, so that
-// bwrap can reach Root through root-only folders such as the server's data
-// folder while it sets the jail up. The command then runs as that user with
-// no capabilities, on nosuid mounts under no_new_privs, so the mapped root is
-// out of its reach. Files in Root that the command must change have to
-// belong to that user: Jail.User says which it is.
+// A server that does not run as root runs commands as its own user. bwrap
+// then makes two user namespaces: an outer one where the server's user is
+// root, in which it sets the jail up and which owns the jail's other
+// namespaces, and an inner one where that user is itself and the command
+// runs, without capabilities, so with no say over the outer's namespaces.
+//
+// A server running as root never runs commands as root: root is exempt from
+// RLIMIT_NPROC (a fork bomb would be unbounded) and owns the host's files.
+// Instead bwrap starts as an unprivileged user (Jail.UID and Jail.GID, by
+// default 65534, nobody). unshare, run as that user, makes the jail's user
+// namespace, and Run writes its maps, mapping root too, so that bwrap can
+// reach Root through root-only folders such as the server's data folder
+// while it sets the jail up; bwrap joins it (--userns). The command then runs
+// as that user with no capabilities, on nosuid mounts under no_new_privs, so
+// the mapped root is out of its reach. Files in Root that the command must
+// change have to belong to that user: Jail.User says which it is.
 package bubblewrap

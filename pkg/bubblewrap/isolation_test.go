@@ -137,3 +137,12 @@ func TestNoPrivileges(t *testing.T) {
 	stdout, _, _ := run(t, j, "grep NoNewPrivs /proc/self/status; mount -t tmpfs none /tmp 2>/dev/null || echo no mount; chroot / true 2>/dev/null || echo no chroot")
 	assert.Equal(t, "NoNewPrivs:\t1\nno mount\nno chroot\n", stdout, "setuid programs gain nothing, and nothing privileged works")
 }
+
+func TestCommandsHaveOnlyTheStandardDescriptors(t *testing.T) {
+	j := newJail(t)
+	for _, network := range []bool{false, true} {
+		j.Network = network
+		stdout, _, _ := run(t, j, "ls /proc/$$/fd")
+		assert.Equal(t, "0\n1\n2\n", stdout, "the command's shell holds stdin, stdout and stderr only (network %v)", network)
+	}
+}
