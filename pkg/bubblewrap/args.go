@@ -26,12 +26,13 @@ type pipeFDs struct {
 	data    []int // one per dataFile, in order
 }
 
-// dataFiles are the jail's made-up /etc files.
+// dataFiles are the jail's made-up /etc files: its accounts, its hosts,
+// and with network slirp4netns's resolver, not the host's.
 func (j Jail) dataFiles(uid, gid int) []dataFile {
 	passwd, group := accounts(uid, gid, j.home())
-	files := []dataFile{{"/etc/passwd", passwd}, {"/etc/group", group}}
-	if !j.Network {
-		files = append(files, dataFile{"/etc/hosts", offlineHosts})
+	files := []dataFile{{"/etc/passwd", passwd}, {"/etc/group", group}, {"/etc/hosts", jailHosts}}
+	if j.Network {
+		files = append(files, dataFile{"/etc/resolv.conf", "nameserver " + slirpDNS + "\n"})
 	}
 	return files
 }
@@ -61,11 +62,8 @@ func (j Jail) environment() []string {
 // options are bwrap's options for the jail. root is the absolute host path
 // of j.Root.
 func (j Jail) options(root string, files []dataFile, fds pipeFDs) []string {
-	a := []string{"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+	a := []string{"--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session", "--hostname", "sandbox"}
-	if !j.Network {
-		a = append(a, "--unshare-net")
-	}
 	// A server running as root gives bwrap the jail's user namespace, made
 	// and mapped beforehand; otherwise bwrap makes its own.
 	if fds.userns > 0 {
@@ -81,7 +79,7 @@ func (j Jail) options(root string, files []dataFile, fds pipeFDs) []string {
 		a = append(a, "--setenv", k, v)
 	}
 
-	a = append(a, systemArgs(j.Network)...)
+	a = append(a, systemArgs()...)
 	for i, f := range files {
 		a = append(a, "--perms", "0644", "--ro-bind-data", itoa(fds.data[i]), f.dest)
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -34,6 +35,11 @@ type launch struct {
 	stderr  *headWriter
 	fed     func() // waits until bwrap has read its options and files
 
+	tools   tools
+	user    *syscall.Credential // the jail's user, for host commands (nil: the server's)
+	network bool
+	net     *network // the jail's connection, once made
+
 	mu     sync.Mutex
 	first  *firstProcess
 	killed bool
@@ -56,7 +62,7 @@ func (j Jail) start(t tools, bwrap, root, command string, stdout, stderr io.Writ
 			err = fmt.Errorf("bubblewrap: %w", err)
 		}
 	}()
-	l = &launch{stderr: &headWriter{w: stderr}}
+	l = &launch{stderr: &headWriter{w: stderr}, tools: t, user: jailUser(asRoot, uid, gid), network: j.Network}
 	if l.stderr.w == nil {
 		l.stderr.w = io.Discard
 	}
@@ -98,7 +104,7 @@ func (j Jail) start(t tools, bwrap, root, command string, stdout, stderr io.Writ
 	}
 
 	argv := slices.Concat([]string{"--args", itoa(argsFD), "--"}, gate(fds), limits, []string{"/bin/sh", "-c", command})
-	l.cmd = hostCommand(jailUser(asRoot, uid, gid), p.theirs, bwrap, argv...)
+	l.cmd = hostCommand(l.user, p.theirs, bwrap, argv...)
 	l.cmd.Stdout = stdout
 	l.cmd.Stderr = l.stderr
 	if err := closeInheritedOnExec(); err != nil {
@@ -113,7 +119,8 @@ func (j Jail) start(t tools, bwrap, root, command string, stdout, stderr io.Writ
 }
 
 // handOver takes hold of the jail's first process, waits until bwrap has
-// set the jail up, and lets its command start.
+// set the jail up, connects the jail when it has network, and lets its
+// command start.
 func (l *launch) handOver() error {
 	pid, err := l.firstPid()
 	if err != nil {
@@ -135,6 +142,11 @@ func (l *launch) handOver() error {
 	}
 	if ready, err := l.awaitGate(); !ready {
 		return err // nil: bwrap failed while it set the jail up, and its status says so
+	}
+	if l.network {
+		if l.net, err = connect(l.tools, p, pid, l.user); err != nil {
+			return err
+		}
 	}
 	if beforeRelease != nil {
 		beforeRelease()
@@ -215,8 +227,12 @@ func (l *launch) waitGone() error {
 	return l.first.waitGone(exitTimeout)
 }
 
-// close releases the pipes and the pidfd once bwrap has exited.
+// close ends the jail's connection and releases the pipes and the pidfd
+// once bwrap has exited.
 func (l *launch) close() {
+	if l.net != nil {
+		l.net.close()
+	}
 	l.fed()
 	closeAll([]*os.File{l.info, l.status, l.ready, l.release})
 	if l.first != nil {

@@ -32,13 +32,14 @@ func TestCrashingServer(t *testing.T) {
 	if what == "" {
 		t.Skip("a server for TestJailDiesWithItsServer to kill")
 	}
+	network := checkTun(os.Geteuid() == 0) == nil
 	beforeRelease = func() {
 		fmt.Println("set up")
 		select {} // killed here
 	}
 	switch what {
 	case "jail":
-		j := Jail{Root: filepath.Join(os.TempDir(), "root"), WorkDir: "/workspace"}
+		j := Jail{Root: filepath.Join(os.TempDir(), "root"), WorkDir: "/workspace", Network: network}
 		_, err := j.Run(context.Background(), "touch ran; sleep "+marker, time.Minute, nil, nil)
 		t.Fatal("the jail was never set up:", err)
 	}

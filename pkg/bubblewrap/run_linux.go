@@ -35,9 +35,14 @@ func (j Jail) Run(ctx context.Context, command string, timeout time.Duration, st
 		return Result{}, fmt.Errorf("bubblewrap: %w", err)
 	}
 	asRoot := os.Geteuid() == 0
-	t, err := toolsFor(asRoot)
+	t, err := toolsFor(asRoot, j.Network)
 	if err != nil {
 		return Result{}, err
+	}
+	if j.Network {
+		if err := checkTun(asRoot); err != nil {
+			return Result{}, err
+		}
 	}
 
 	// bwrap and the programs that set the jail up die with the thread that

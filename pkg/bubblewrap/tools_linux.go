@@ -16,7 +16,10 @@ type hostTool struct {
 
 var (
 	unshareTool = hostTool{"unshare", "util-linux", "it makes the namespaces that hold a jail while it is set up"}
+	nsenterTool = hostTool{"nsenter", "util-linux", "it enters a jail's namespaces to connect it to the network"}
 	catTool     = hostTool{"cat", "coreutils", "it holds a jail's namespaces while they are set up"}
+	slirpTool   = hostTool{"slirp4netns", "slirp4netns", "it connects a jail with network to the internet"}
+	nftTool     = hostTool{"nft", "nftables", "it keeps a jail with network away from the host and private networks"}
 )
 
 // path finds the tool in PATH, or else in the system's folders, which the
@@ -36,20 +39,23 @@ func (t hostTool) path() (string, error) {
 
 // tools are the paths of the host programs a jail needs besides bwrap.
 type tools struct {
-	unshare, cat string
+	unshare, nsenter, cat, slirp, nft string
 }
 
 // toolsFor finds the host programs a jail needs: to hold its user namespace
-// when the server runs as root.
-func toolsFor(asRoot bool) (tools, error) {
+// when the server runs as root, and to connect it when it has network.
+func toolsFor(asRoot, network bool) (tools, error) {
 	var t tools
 	for _, need := range []struct {
 		path *string
 		tool hostTool
 		when bool
 	}{
-		{&t.unshare, unshareTool, asRoot},
-		{&t.cat, catTool, asRoot},
+		{&t.unshare, unshareTool, asRoot || network},
+		{&t.cat, catTool, asRoot || network},
+		{&t.nsenter, nsenterTool, network},
+		{&t.slirp, slirpTool, network},
+		{&t.nft, nftTool, network},
 	} {
 		if !need.when {
 			continue
