@@ -24,7 +24,8 @@ var namespaces = []struct{ name, flag string }{
 // Available reports whether bwrap (at path; "" = look up "bwrap" in PATH) is
 // installed and can create the namespaces Run needs on this host, and with
 // network whether jails can be connected too; the error says what is
-// missing, in words.
+// missing, in words. It first removes the folders of trial jails that
+// servers which crashed left behind.
 func Available(ctx context.Context, bwrapPath string, network bool) error {
 	bwrap, err := lookBwrap(bwrapPath)
 	if err != nil {
@@ -39,6 +40,7 @@ func Available(ctx context.Context, bwrapPath string, network bool) error {
 			return err
 		}
 	}
+	sweepProbes(os.TempDir())
 	jailErr := tryJail(ctx, bwrapPath, network)
 	if jailErr == nil {
 		return nil
@@ -58,7 +60,7 @@ func Available(ctx context.Context, bwrapPath string, network bool) error {
 
 // tryJail runs an empty command in a jail with every limit set.
 func tryJail(ctx context.Context, bwrap string, network bool) error {
-	dir, err := os.MkdirTemp("", "bubblewrap-probe-")
+	dir, err := newProbeFolder(os.TempDir())
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,11 @@
 // starting the command and asking to die with bwrap, a server killed at
 // that very moment would leave it behind.
 //
+// Available tries a jail in a folder of the temporary folder named after
+// the server's process (its pid and start time): a server that crashed
+// leaves it behind, and the next probe on the host removes the folders of
+// processes that are gone, never those of a server that runs.
+//
 // # Resource limits
 //
 // Limits are rlimits, which every process of the command inherits. Inside

@@ -24,9 +24,9 @@ import (
 const crashingServer = "BUBBLEWRAP_TEST_CRASHING_SERVER"
 
 // TestCrashingServer is no test of its own. TestJailDiesWithItsServer runs
-// the test binary as a server that starts a jail ("jail"), says so once
-// the jail is set up and waits to start its command, and waits there to be
-// killed.
+// the test binary as a server that starts a jail ("jail") or tries one
+// through Available ("probe"), says so once the jail is set up and waits
+// to start its command, and waits there to be killed.
 func TestCrashingServer(t *testing.T) {
 	what := os.Getenv(crashingServer)
 	if what == "" {
@@ -42,11 +42,13 @@ func TestCrashingServer(t *testing.T) {
 		j := Jail{Root: filepath.Join(os.TempDir(), "root"), WorkDir: "/workspace", Network: network}
 		_, err := j.Run(context.Background(), "touch ran; sleep "+marker, time.Minute, nil, nil)
 		t.Fatal("the jail was never set up:", err)
+	case "probe":
+		t.Fatal("the trial jail was never set up:", Available(context.Background(), "", network))
 	}
 }
 
 func TestJailDiesWithItsServer(t *testing.T) {
-	for _, what := range []string{"jail"} {
+	for _, what := range []string{"jail", "probe"} {
 		t.Run(what, func(t *testing.T) {
 			tmp := sharedTempDir(t)
 			root := filepath.Join(tmp, "root")
@@ -60,6 +62,15 @@ func TestJailDiesWithItsServer(t *testing.T) {
 			_, err := os.Stat(filepath.Join(root, "ran"))
 			assert.ErrorIs(t, err, os.ErrNotExist, "the jail's command never started")
 
+			if what == "probe" {
+				crashed, _ := filepath.Glob(filepath.Join(tmp, fmt.Sprintf("%s%d-*", probePrefix, server)))
+				require.Len(t, crashed, 1, "the killed server left its trial jail's folder")
+				live, err := newProbeFolder(tmp)
+				require.NoError(t, err)
+				sweepProbes(tmp)
+				assert.NoDirExists(t, crashed[0], "the sweep removes the folder of a server that is gone")
+				assert.DirExists(t, live, "and keeps the folder of one that runs")
+			}
 		})
 	}
 }
