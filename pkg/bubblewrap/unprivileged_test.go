@@ -37,15 +37,15 @@ func TestUnprivilegedServer(t *testing.T) {
 	argv := []string{binary, "-test.count=1", "-test.timeout=4m"}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	if dev, open := tunDeviceForAll(t); !open {
+	if dev, open := tunDeviceForAll(); !open {
 		// A host without udev leaves the TUN device to root; udev opens it
 		// to all (0666), as a server that is not root needs to give jails
 		// network. The run sees such a device, in a mount namespace of its
 		// own: the host's stays as it is.
 		cmd = exec.CommandContext(ctx, "unshare", append([]string{"--mount", "--", "/bin/sh", "-c",
 			`mount -t tmpfs tmpfs "$1" && mknod -m 0666 "$1/tun" c "$2" "$3" && mount --bind "$1/tun" "$4" &&
-			shift 4 && exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"`,
-			"sh", t.TempDir(), itoa(int(unix.Major(dev))), itoa(int(unix.Minor(dev))), tunDevice}, argv...)...)
+			user="$5" && shift 5 && exec setpriv --reuid="$user" --regid="$user" --clear-groups -- "$@"`,
+			"sh", t.TempDir(), itoa(int(unix.Major(dev))), itoa(int(unix.Minor(dev))), tunDevice, itoa(nobody)}, argv...)...)
 	}
 	cmd.Dir = filepath.Dir(binary)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + os.TempDir(), "HOME=/nonexistent"}
@@ -54,10 +54,10 @@ func TestUnprivilegedServer(t *testing.T) {
 }
 
 // tunDeviceForAll tells the host's TUN device, and whether all may open it.
-func tunDeviceForAll(t *testing.T) (dev uint64, open bool) {
+func tunDeviceForAll() (dev uint64, open bool) {
 	var st unix.Stat_t
 	if err := unix.Stat(tunDevice, &st); err != nil {
-		return 0, true // none: the run tells jails cannot have network
+		return 0, true // none: the run finds that jails cannot have network
 	}
 	return st.Rdev, st.Mode&0o006 == 0o006
 }
