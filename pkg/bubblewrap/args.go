@@ -1,6 +1,7 @@
 package bubblewrap
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -14,22 +15,42 @@ type dataFile struct {
 	dest, content string
 }
 
-// pipeFDs are the descriptor numbers at which bwrap finds its pipes.
+// pipeFDs are the descriptor numbers at which bwrap finds its pipes and
+// files.
 type pipeFDs struct {
+	release int   // the jail's command waits for a line here before it starts
+	ready   int   // the jail's command writes a line here when it is about to wait
+	userns  int   // the jail's user namespace, when the server made it; else 0
 	info    int   // bwrap writes the first process's pid here
-	release int   // bwrap waits for a byte here before it goes on
 	status  int   // bwrap reports the command's exit code here
 	data    []int // one per dataFile, in order
 }
 
-// dataFiles are the jail's made-up /etc files.
+// dataFiles are the jail's made-up /etc files: its accounts, its hosts,
+// and with network slirp4netns's resolver, not the host's.
 func (j Jail) dataFiles(uid, gid int) []dataFile {
 	passwd, group := accounts(uid, gid, j.home())
-	files := []dataFile{{"/etc/passwd", passwd}, {"/etc/group", group}}
-	if !j.Network {
-		files = append(files, dataFile{"/etc/hosts", offlineHosts})
+	files := []dataFile{{"/etc/passwd", passwd}, {"/etc/group", group}, {"/etc/hosts", jailHosts}}
+	if j.Network {
+		files = append(files, dataFile{"/etc/resolv.conf", "nameserver " + slirpDNS + "\n"})
 	}
 	return files
+}
+
+// gate is the start of the jail's command line: a shell that tells the
+// server it is ready, waits for the word to go on, and only then runs the
+// rest of the command line, with none of the descriptors bwrap left open
+// (dash names them with one digit: the plumbing gives them first). Were
+// the server gone before the word, the gate reads nothing and the command
+// never starts.
+func gate(fds pipeFDs) []string {
+	script := fmt.Sprintf(`echo >&%d && read -r _ <&%d && exec "$@"`, fds.ready, fds.release)
+	for _, fd := range []int{fds.release, fds.ready, fds.userns} {
+		if fd > 0 {
+			script += fmt.Sprintf(" %d<&-", fd)
+		}
+	}
+	return []string{"/bin/sh", "-c", script, "jail"}
 }
 
 // environment is the whole environment of a command: nothing of the server's.
@@ -39,21 +60,18 @@ func (j Jail) environment() []string {
 }
 
 // options are bwrap's options for the jail. root is the absolute host path
-// of j.Root; asRoot says that the server runs as root and writes the user
-// namespace maps itself.
-func (j Jail) options(root string, asRoot bool, files []dataFile, fds pipeFDs) []string {
-	a := []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--hostname", "sandbox"}
-	if j.Network {
-		a = append(a, "--share-net")
+// of j.Root.
+func (j Jail) options(root string, files []dataFile, fds pipeFDs) []string {
+	a := []string{"--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--die-with-parent", "--new-session", "--hostname", "sandbox"}
+	// A server running as root gives bwrap the jail's user namespace, made
+	// and mapped beforehand; otherwise bwrap makes its own.
+	if fds.userns > 0 {
+		a = append(a, "--userns", itoa(fds.userns))
+	} else {
+		a = append(a, "--unshare-user")
 	}
 	a = append(a, "--info-fd", itoa(fds.info), "--json-status-fd", itoa(fds.status))
-	// bwrap waits until Run holds the jail's first process: before making
-	// the jail when Run writes the user namespace maps, else before the command.
-	if asRoot {
-		a = append(a, "--userns-block-fd", itoa(fds.release))
-	} else {
-		a = append(a, "--block-fd", itoa(fds.release))
-	}
 
 	a = append(a, "--clearenv")
 	for _, kv := range j.environment() {
@@ -61,7 +79,7 @@ func (j Jail) options(root string, asRoot bool, files []dataFile, fds pipeFDs) [
 		a = append(a, "--setenv", k, v)
 	}
 
-	a = append(a, systemArgs(j.Network)...)
+	a = append(a, systemArgs()...)
 	for i, f := range files {
 		a = append(a, "--perms", "0644", "--ro-bind-data", itoa(fds.data[i]), f.dest)
 	}

@@ -22,14 +22,26 @@ var namespaces = []struct{ name, flag string }{
 }
 
 // Available reports whether bwrap (at path; "" = look up "bwrap" in PATH) is
-// installed and can create the namespaces Run needs on this host; the error
-// says which is missing, in words.
-func Available(ctx context.Context, bwrapPath string) error {
+// installed and can create the namespaces Run needs on this host, and with
+// network whether jails can be connected too; the error says what is
+// missing, in words. It first removes the folders of trial jails that
+// servers which crashed left behind.
+func Available(ctx context.Context, bwrapPath string, network bool) error {
 	bwrap, err := lookBwrap(bwrapPath)
 	if err != nil {
 		return err
 	}
-	jailErr := tryJail(ctx, bwrapPath)
+	asRoot := os.Geteuid() == 0
+	if _, err := toolsFor(asRoot, network); err != nil {
+		return err
+	}
+	if network {
+		if err := checkTun(asRoot); err != nil {
+			return err
+		}
+	}
+	sweepProbes(os.TempDir())
+	jailErr := tryJail(ctx, bwrapPath, network)
 	if jailErr == nil {
 		return nil
 	}
@@ -47,13 +59,13 @@ func Available(ctx context.Context, bwrapPath string) error {
 }
 
 // tryJail runs an empty command in a jail with every limit set.
-func tryJail(ctx context.Context, bwrap string) error {
-	dir, err := os.MkdirTemp("", "bubblewrap-probe-")
+func tryJail(ctx context.Context, bwrap string, network bool) error {
+	dir, err := newProbeFolder(os.TempDir())
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	j := Jail{Bwrap: bwrap, Root: dir, WorkDir: "/probe", MemoryMB: 64, MaxProcesses: 8, MaxFileMB: 1}
+	j := Jail{Bwrap: bwrap, Root: dir, WorkDir: "/probe", Network: network, MemoryMB: 64, MaxProcesses: 8, MaxFileMB: 1}
 	if uid, gid := j.User(); uid != os.Geteuid() {
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return err

@@ -12,17 +12,22 @@ import (
 )
 
 func TestAvailable(t *testing.T) {
-	require.NoError(t, Available(context.Background(), ""), "bubblewrap works on this machine")
+	require.NoError(t, Available(context.Background(), "", false), "bubblewrap works on this machine")
+	if err := checkTun(os.Geteuid() == 0); err != nil {
+		assert.EqualError(t, Available(context.Background(), "", true), err.Error(), "the probe says why jails cannot have network")
+		return
+	}
+	require.NoError(t, Available(context.Background(), "", true), "and can give jails network")
 }
 
 func TestAvailableWithoutBwrap(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "bwrap")
-	err := Available(context.Background(), missing)
+	err := Available(context.Background(), missing, false)
 	require.ErrorIs(t, err, ErrNotInstalled)
 	assert.Contains(t, err.Error(), missing)
 
 	t.Setenv("PATH", t.TempDir())
-	err = Available(context.Background(), "")
+	err = Available(context.Background(), "", false)
 	require.ErrorIs(t, err, ErrNotInstalled)
 	assert.Equal(t, `bubblewrap is not installed: there is no "bwrap" in PATH (install the bubblewrap package)`, err.Error())
 }
@@ -44,7 +49,7 @@ exec ` + real + ` "$@"
 `
 	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
 
-	err = Available(context.Background(), fake)
+	err = Available(context.Background(), fake, false)
 	require.Error(t, err)
 	assert.Equal(t, "bubblewrap cannot create a network namespace on this host: "+
 		"bwrap: Creating new namespace failed: Operation not permitted", err.Error())

@@ -1,13 +1,10 @@
 package bubblewrap
 
 import (
-	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,54 +83,33 @@ func TestBinds(t *testing.T) {
 	assert.Equal(t, "y\n", string(data))
 }
 
-// connect is a command that sends "hi" to a TCP port of 127.0.0.1.
-func connect(port string) string {
-	return `python3 -c 'import socket; socket.create_connection(("127.0.0.1", ` + port + `), timeout=5).sendall(b"hi")'`
-}
-
 func TestNoNetworkUnlessAsked(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	got := make(chan string, 4)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-			data, _ := io.ReadAll(conn)
-			conn.Close()
-			got <- string(data)
-		}
-	}()
-
+	host := listen(t, "127.0.0.1")
 	j := newJail(t)
-	_, stderr, res := run(t, j, connect(port))
+	_, stderr, res := run(t, j, sendHi("127.0.0.1:"+host.port))
 	assert.NotEqual(t, 0, res.ExitCode, "no network: the host's loopback is out of reach")
 	assert.Contains(t, stderr, "Connection refused")
 	stdout, _, _ := run(t, j, "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '")
 	assert.Equal(t, "lo\n", stdout, "only a loopback of its own")
-
-	j.Network = true
-	_, stderr, res = run(t, j, connect(port))
-	assert.Equal(t, 0, res.ExitCode, "network: %s", stderr)
-	select {
-	case data := <-got:
-		assert.Equal(t, "hi", data)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the listener heard nothing")
-	}
-	stdout, _, _ = run(t, j, "test -r /etc/resolv.conf && echo resolv")
-	if _, err := os.Stat("/etc/resolv.conf"); err == nil {
-		assert.Equal(t, "resolv\n", stdout, "names resolve as on the host")
-	}
+	stdout, _, _ = run(t, j, "cat /etc/resolv.conf /etc/hosts")
+	assert.Equal(t, jailHosts, stdout, "no resolver, and only itself in /etc/hosts")
+	host.assertHeardNothing(t)
 }
 
 func TestNoPrivileges(t *testing.T) {
 	j := newJail(t)
 	stdout, _, _ := run(t, j, "grep NoNewPrivs /proc/self/status; mount -t tmpfs none /tmp 2>/dev/null || echo no mount; chroot / true 2>/dev/null || echo no chroot")
 	assert.Equal(t, "NoNewPrivs:\t1\nno mount\nno chroot\n", stdout, "setuid programs gain nothing, and nothing privileged works")
+}
+
+func TestCommandsHaveOnlyTheStandardDescriptors(t *testing.T) {
+	j := newJail(t)
+	for _, network := range []bool{false, true} {
+		if network && checkTun(os.Geteuid() == 0) != nil {
+			continue // no network for jails here
+		}
+		j.Network = network
+		stdout, _, _ := run(t, j, "ls /proc/$$/fd")
+		assert.Equal(t, "0\n1\n2\n", stdout, "the command's shell holds stdin, stdout and stderr only (network %v)", network)
+	}
 }

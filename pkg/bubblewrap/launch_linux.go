@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,30 +21,39 @@ const (
 	exitTimeout  = 10 * time.Second
 )
 
+// beforeRelease, when set, is called once a jail is set up and its command
+// waits to start: tests stop the server there.
+var beforeRelease func()
+
 // launch is one bwrap process and the pipes it speaks on.
 type launch struct {
 	cmd     *exec.Cmd
 	info    *os.File // bwrap writes {"child-pid": …} here
 	status  *os.File // bwrap writes {"exit-code": …} here once the command has run
-	release *os.File // a byte here lets bwrap go on
+	ready   *os.File // the jail's gate writes a line here once the jail is set up
+	release *os.File // a line here lets the gate start the command
 	stderr  *headWriter
 	fed     func() // waits until bwrap has read its options and files
+
+	tools   tools
+	user    *syscall.Credential // the jail's user, for host commands (nil: the server's)
+	network bool
+	net     *network // the jail's connection, once made
 
 	mu     sync.Mutex
 	first  *firstProcess
 	killed bool
 }
 
-// start starts bwrap for command. bwrap then waits, holding the jail's first
-// process, until handOver lets it go on.
-func (j Jail) start(bwrap, root, command string, stdout, stderr io.Writer) (l *launch, err error) {
+// start starts bwrap for command. The jail's command then waits at its gate
+// until handOver lets it go on.
+func (j Jail) start(t tools, bwrap, root, command string, stdout, stderr io.Writer) (l *launch, err error) {
 	uid, gid := j.User()
 	asRoot := os.Geteuid() == 0
-	argv, err := j.limitsCommand()
+	limits, err := j.limitsCommand()
 	if err != nil {
 		return nil, fmt.Errorf("bubblewrap: %w", err)
 	}
-	argv = append(argv, "/bin/sh", "-c", command)
 
 	var p plumbing
 	defer func() {
@@ -52,18 +62,29 @@ func (j Jail) start(bwrap, root, command string, stdout, stderr io.Writer) (l *l
 			err = fmt.Errorf("bubblewrap: %w", err)
 		}
 	}()
-	l = &launch{stderr: &headWriter{w: stderr}}
+	l = &launch{stderr: &headWriter{w: stderr}, tools: t, user: jailUser(asRoot, uid, gid), network: j.Network}
 	if l.stderr.w == nil {
 		l.stderr.w = io.Discard
 	}
 	var fds pipeFDs
+	// The gate's descriptors first: it names them with one digit.
+	if l.release, fds.release, err = p.to(); err != nil {
+		return nil, err
+	}
+	if l.ready, fds.ready, err = p.from(); err != nil {
+		return nil, err
+	}
+	if asRoot {
+		userns, err := newUserNamespace(t, uid, gid)
+		if err != nil {
+			return nil, err
+		}
+		fds.userns = p.give(userns)
+	}
 	if l.info, fds.info, err = p.from(); err != nil {
 		return nil, err
 	}
 	if l.status, fds.status, err = p.from(); err != nil {
-		return nil, err
-	}
-	if l.release, fds.release, err = p.to(); err != nil {
 		return nil, err
 	}
 	files := j.dataFiles(uid, gid)
@@ -76,22 +97,16 @@ func (j Jail) start(bwrap, root, command string, stdout, stderr io.Writer) (l *l
 	}
 	// Options go through a pipe: the jail sees bwrap's command line, and
 	// should not learn where Root is on the host.
-	options := j.options(root, asRoot, files, fds)
+	options := j.options(root, files, fds)
 	argsFD, err := p.feed(strings.Join(options, "\x00") + "\x00")
 	if err != nil {
 		return nil, err
 	}
 
-	l.cmd = exec.Command(bwrap, append([]string{"--args", itoa(argsFD), "--"}, argv...)...)
-	l.cmd.Env = []string{}
+	argv := slices.Concat([]string{"--args", itoa(argsFD), "--"}, gate(fds), limits, []string{"/bin/sh", "-c", command})
+	l.cmd = hostCommand(l.user, p.theirs, bwrap, argv...)
 	l.cmd.Stdout = stdout
 	l.cmd.Stderr = l.stderr
-	l.cmd.ExtraFiles = p.theirs
-	l.cmd.SysProcAttr = &syscall.SysProcAttr{}
-	if asRoot {
-		l.cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-	}
-	l.cmd.WaitDelay = exitTimeout
 	if err := closeInheritedOnExec(); err != nil {
 		return nil, err
 	}
@@ -103,9 +118,10 @@ func (j Jail) start(bwrap, root, command string, stdout, stderr io.Writer) (l *l
 	return l, nil
 }
 
-// handOver takes hold of the jail's first process, writes the maps of its
-// user namespace when the server runs as root, and lets bwrap go on.
-func (l *launch) handOver(asRoot bool, uid, gid int) error {
+// handOver takes hold of the jail's first process, waits until bwrap has
+// set the jail up, connects the jail when it has network, and lets its
+// command start.
+func (l *launch) handOver() error {
 	pid, err := l.firstPid()
 	if err != nil {
 		return err
@@ -124,15 +140,35 @@ func (l *launch) handOver(asRoot bool, uid, gid int) error {
 	if killed {
 		return errors.New("ended before it started")
 	}
-	if asRoot {
-		if err := writeIDMaps(pid, uid, gid); err != nil {
+	if ready, err := l.awaitGate(); !ready {
+		return err // nil: bwrap failed while it set the jail up, and its status says so
+	}
+	if l.network {
+		if l.net, err = connect(l.tools, p, pid, l.user); err != nil {
 			return err
 		}
 	}
-	if _, err := l.release.Write([]byte{1}); err != nil {
+	if beforeRelease != nil {
+		beforeRelease()
+	}
+	if _, err := l.release.Write([]byte("\n")); err != nil {
 		return fmt.Errorf("start the jail: %w", err)
 	}
 	return nil
+}
+
+// awaitGate waits until the jail's command is at its gate, so the jail is
+// set up; not ready and no error when bwrap stopped before.
+func (l *launch) awaitGate() (ready bool, err error) {
+	_ = l.ready.SetReadDeadline(time.Now().Add(setupTimeout))
+	_, err = l.ready.Read(make([]byte, 1))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, io.EOF):
+		return false, nil
+	}
+	return false, fmt.Errorf("wait for the jail: %w", err)
 }
 
 // firstPid reads the pid of the jail's first process from bwrap.
@@ -191,10 +227,14 @@ func (l *launch) waitGone() error {
 	return l.first.waitGone(exitTimeout)
 }
 
-// close releases the pipes and the pidfd once bwrap has exited.
+// close ends the jail's connection and releases the pipes and the pidfd
+// once bwrap has exited.
 func (l *launch) close() {
+	if l.net != nil {
+		l.net.close()
+	}
 	l.fed()
-	closeAll([]*os.File{l.info, l.status, l.release})
+	closeAll([]*os.File{l.info, l.status, l.ready, l.release})
 	if l.first != nil {
 		l.first.close()
 	}

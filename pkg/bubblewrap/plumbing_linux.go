@@ -40,6 +40,12 @@ func (p *plumbing) to() (*os.File, int, error) {
 	return w, 2 + len(p.theirs), nil
 }
 
+// give passes an open file on to bwrap, and returns its descriptor there.
+func (p *plumbing) give(f *os.File) int {
+	p.theirs = append(p.theirs, f)
+	return 2 + len(p.theirs)
+}
+
 // feed returns the descriptor at which bwrap reads content.
 func (p *plumbing) feed(content string) (int, error) {
 	r, w, err := os.Pipe()

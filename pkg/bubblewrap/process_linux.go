@@ -52,6 +52,11 @@ func parentOf(pid int) int {
 	return ppid
 }
 
+// alive reports whether the first process has not exited.
+func (p firstProcess) alive() bool {
+	return unix.PidfdSendSignal(p.fd, 0, nil, 0) == nil
+}
+
 // kill ends the jail's first process, and so the kernel kills the rest.
 func (p firstProcess) kill() {
 	_ = unix.PidfdSendSignal(p.fd, unix.SIGKILL, nil, 0)

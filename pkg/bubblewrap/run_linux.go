@@ -34,14 +34,24 @@ func (j Jail) Run(ctx context.Context, command string, timeout time.Duration, st
 	if err != nil {
 		return Result{}, fmt.Errorf("bubblewrap: %w", err)
 	}
+	asRoot := os.Geteuid() == 0
+	t, err := toolsFor(asRoot, j.Network)
+	if err != nil {
+		return Result{}, err
+	}
+	if j.Network {
+		if err := checkTun(asRoot); err != nil {
+			return Result{}, err
+		}
+	}
 
-	// bwrap dies with the thread that started it (--die-with-parent): keep
-	// that thread until the command is over.
+	// bwrap and the programs that set the jail up die with the thread that
+	// started them: keep that thread until the command is over.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
 	began := time.Now()
-	l, err := j.start(bwrap, root, command, stdout, stderr)
+	l, err := j.start(t, bwrap, root, command, stdout, stderr)
 	if err != nil {
 		return Result{}, err
 	}
@@ -61,8 +71,7 @@ func (j Jail) Run(ctx context.Context, command string, timeout time.Duration, st
 		defer timer.Stop()
 	}
 
-	uid, gid := j.User()
-	setupErr := l.handOver(os.Geteuid() == 0, uid, gid)
+	setupErr := l.handOver()
 	if setupErr != nil {
 		l.abort()
 	}

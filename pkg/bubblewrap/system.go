@@ -20,11 +20,8 @@ var etcFiles = []string{
 	"/etc/pki/tls/certs", "/etc/pki/tls/openssl.cnf", "/etc/pki/ca-trust", "/etc/crypto-policies",
 }
 
-// networkEtcFiles tell a command with network access how to resolve names.
-var networkEtcFiles = []string{"/etc/resolv.conf", "/etc/hosts"}
-
 // systemArgs binds the host system read-only.
-func systemArgs(network bool) []string {
+func systemArgs() []string {
 	var args []string
 	for _, dir := range systemDirs {
 		info, err := os.Lstat(dir)
@@ -39,11 +36,7 @@ func systemArgs(network bool) []string {
 			args = append(args, "--ro-bind", dir, dir)
 		}
 	}
-	files := etcFiles
-	if network {
-		files = append(files[:len(files):len(files)], networkEtcFiles...)
-	}
-	for _, f := range files {
+	for _, f := range etcFiles {
 		args = append(args, "--ro-bind-try", f, f)
 	}
 	return args
@@ -58,5 +51,6 @@ func accounts(uid, gid int, home string) (passwd, group string) {
 	return passwd, group
 }
 
-// offlineHosts is /etc/hosts without network: only the jail itself.
-const offlineHosts = "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+// jailHosts is the jail's /etc/hosts: only the jail itself. The host's
+// would tell the jail the names of machines it must not reach.
+const jailHosts = "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost ip6-loopback\n"

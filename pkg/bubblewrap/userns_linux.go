@@ -5,6 +5,24 @@ import (
 	"os"
 )
 
+// newUserNamespace makes the user namespace of a jail that a server running
+// as root starts: one owned by the jail's user, in which that user and root
+// are mapped to themselves (see the package doc). A helper running as the
+// jail's user makes it and holds it until the server has written its maps
+// and opened it; bwrap then joins it, so bwrap never waits for the server
+// while it holds the jail's first process.
+func newUserNamespace(t tools, uid, gid int) (*os.File, error) {
+	h, err := startHelper(hostCommand(jailUser(true, uid, gid), nil, t.unshare, "--user", "--", t.cat))
+	if err != nil {
+		return nil, fmt.Errorf("make the jail's user namespace: %w", err)
+	}
+	defer h.stop()
+	if err := writeIDMaps(h.pid(), uid, gid); err != nil {
+		return nil, err
+	}
+	return h.namespace("user")
+}
+
 // writeIDMaps maps the jail's user and group to themselves, and root to
 // itself, in the user namespace of process pid (see the package doc).
 func writeIDMaps(pid, uid, gid int) error {

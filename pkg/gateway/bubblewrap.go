@@ -16,19 +16,21 @@ type BubblewrapLauncher struct {
 	MemoryMB     int    // per process; 0 = no limit
 	MaxProcesses int    // 0 = no limit
 	MaxFileMB    int    // largest file a command may write; 0 = no limit
+	Network      bool   // sandboxes may be given network (egress is allowed)
 }
 
 // NewBubblewrapLauncher returns a launcher with the configuration's limits.
 func NewBubblewrapLauncher(cfg Config) *BubblewrapLauncher {
 	return &BubblewrapLauncher{Bwrap: cfg.BwrapPath, MemoryMB: cfg.SandboxMemoryMB, MaxProcesses: cfg.SandboxMaxProcesses,
-		MaxFileMB: cfg.SandboxMaxFileMB}
+		MaxFileMB: cfg.SandboxMaxFileMB, Network: cfg.AllowEgress}
 }
 
 func (l *BubblewrapLauncher) Name() string { return "bubblewrap" }
 
-// Check tries bwrap once: it must be installed and able to make namespaces.
+// Check tries bwrap once: it must be installed and able to make namespaces,
+// and to connect jails when egress is allowed.
 func (l *BubblewrapLauncher) Check(ctx context.Context) error {
-	return bubblewrap.Available(ctx, l.Bwrap)
+	return bubblewrap.Available(ctx, l.Bwrap, l.Network)
 }
 
 // Owner is the user the jail runs commands as.

@@ -3,7 +3,6 @@ package gateway
 import (
 	"archive/tar"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -63,30 +62,17 @@ func TestBubblewrapLimitsFileSize(t *testing.T) {
 }
 
 func TestBubblewrapEgressNeedsBothSides(t *testing.T) {
-	host, err := os.ReadFile("/proc/net/dev")
-	require.NoError(t, err)
 	for _, tc := range []struct {
 		gateway, asked bool
 		want           string
 	}{
 		{false, true, "lo:\n"},
 		{true, false, "lo:\n"},
-		{true, true, interfaces(string(host))},
+		{true, true, "lo:\ntap0:\n"}, // a network of its own, through slirp4netns
 	} {
 		h := newJailHarness(t, func(c *Config) { c.AllowEgress = tc.gateway })
 		sb := h.create(sandboxSpec{AllowEgress: tc.asked})
 		res := h.exec(sb.ID, map[string]any{"command": "awk 'NR>2{print $1}' /proc/net/dev"})
 		assert.Equal(t, tc.want, res.Stdout, "gateway %v, asked %v", tc.gateway, tc.asked)
 	}
-}
-
-// interfaces lists the network interfaces of a /proc/net/dev, one "name:" a line.
-func interfaces(procNetDev string) string {
-	var b strings.Builder
-	for i, line := range strings.Split(strings.TrimSpace(procNetDev), "\n") {
-		if i >= 2 {
-			b.WriteString(strings.Fields(line)[0] + "\n")
-		}
-	}
-	return b.String()
 }

@@ -41,7 +41,7 @@ type client struct {
 // Probe checks that bubblewrap can jail commands here: nothing ever runs
 // without it.
 func (c *client) Probe(ctx context.Context) error {
-	if err := bubblewrap.Available(ctx, c.bwrap); err != nil {
+	if err := bubblewrap.Available(ctx, c.bwrap, c.config.Network); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, "probe", "%v", err)
 	}
 	if err := os.MkdirAll(c.instances, 0o700); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -89,14 +90,19 @@ func TestNoNetworkByDefault(t *testing.T) {
 }
 
 func TestNetworkWhenAsked(t *testing.T) {
+	if err := bubblewrap.Available(t.Context(), "", true); err != nil {
+		t.Skipf("no network for jails here: %v", err)
+	}
 	port, got := listen(t)
 	c := newClient(t, func(cfg *Config) { cfg.Network = true })
-	res := c.exec(t, c.create(t), sendHi(port))
-	assert.Equal(t, 0, res.ExitCode, res.Output)
+	inst := c.create(t)
+	res := c.exec(t, inst, "ip -br link | cut -d' ' -f1; cat /etc/resolv.conf")
+	assert.Equal(t, "lo\ntap0\nnameserver 10.0.2.3\n", res.Output, "a way out, and a resolver")
+	res = c.exec(t, inst, sendHi(port))
+	assert.NotEqual(t, 0, res.ExitCode, "the host's loopback stays out of reach: %s", res.Output)
 	select {
 	case data := <-got:
-		assert.Equal(t, "hi", data)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the listener heard nothing")
+		t.Fatalf("the listener heard %q", data)
+	default:
 	}
 }
