@@ -28,6 +28,7 @@ type launch struct {
 	release *os.File // a byte here lets bwrap go on
 	stderr  *headWriter
 	fed     func() // waits until bwrap has read its options and files
+	cgroup  *Cgroup
 
 	mu     sync.Mutex
 	first  *firstProcess
@@ -52,7 +53,7 @@ func (j Jail) start(bwrap, root, command string, stdout, stderr io.Writer) (l *l
 			err = fmt.Errorf("bubblewrap: %w", err)
 		}
 	}()
-	l = &launch{stderr: &headWriter{w: stderr}}
+	l = &launch{stderr: &headWriter{w: stderr}, cgroup: j.Cgroup}
 	if l.stderr.w == nil {
 		l.stderr.w = io.Discard
 	}
@@ -103,8 +104,9 @@ func (j Jail) start(bwrap, root, command string, stdout, stderr io.Writer) (l *l
 	return l, nil
 }
 
-// handOver takes hold of the jail's first process, writes the maps of its
-// user namespace when the server runs as root, and lets bwrap go on.
+// handOver takes hold of the jail's first process, puts it in the jail's
+// cgroup, writes the maps of its user namespace when the server runs as
+// root, and lets bwrap go on.
 func (l *launch) handOver(asRoot bool, uid, gid int) error {
 	pid, err := l.firstPid()
 	if err != nil {
@@ -123,6 +125,9 @@ func (l *launch) handOver(asRoot bool, uid, gid int) error {
 	l.mu.Unlock()
 	if killed {
 		return errors.New("ended before it started")
+	}
+	if err := l.cgroup.add(pid); err != nil {
+		return err
 	}
 	if asRoot {
 		if err := writeIDMaps(pid, uid, gid); err != nil {
