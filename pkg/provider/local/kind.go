@@ -32,7 +32,8 @@ func (Kind) Secret() provider.Field { return provider.Field{} }
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }
 
-// Open returns a client whose instances live under DataDir/instances.
+// Open returns a client whose instances live under DataDir/instances. The
+// first in this process for that folder sweeps what a stopped server left.
 func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 	cfg, ok := s.Config.(*Config)
 	if !ok {
@@ -48,6 +49,7 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 	c := &client{instances: instances, bwrap: k.Bwrap, config: *cfg, running: map[string]*commands{}}
 	c.cgroups, _ = bubblewrap.OpenCgroups(cgroupScope(instances))
 	c.disks = bubblewrap.DisksSupported() == nil
+	c.sweepOnce()
 	return c, nil
 }
 
