@@ -83,45 +83,41 @@ func runMkfs(ctx context.Context, mkfs, image string, uid, gid int) error {
 	return nil
 }
 
-// disks counts the users of each disk this process has mounted, by Dir.
-var disks = struct {
-	sync.Mutex
-	users map[string]int
-}{users: map[string]int{}}
-
 // Use mounts the disk at Dir, unless it is mounted there already, and
 // returns a function that ends this use: the last one unmounts it. What
 // holds the filesystem then (a jail still ending, an open file) keeps it
 // until it lets go; a new mount meanwhile shares it, through the same loop
 // device, so that the image never has two filesystems at once.
 func (d Disk) Use() (done func(), err error) {
-	disks.Lock()
-	defer disks.Unlock()
+	u := holdFolder(d.Dir)
+	u.Lock()
+	defer u.Unlock()
 	mounted, err := isMountPoint(d.Dir)
 	if err == nil && !mounted {
 		err = d.mount()
 	}
 	if err != nil {
+		letGo(d.Dir, u)
 		return nil, fmt.Errorf("bubblewrap: mount the disk: %w", bare(err))
 	}
-	disks.users[d.Dir]++
+	u.users++
 	return sync.OnceFunc(func() {
-		disks.Lock()
-		defer disks.Unlock()
-		if disks.users[d.Dir] > 1 {
-			disks.users[d.Dir]--
-			return
+		u.Lock()
+		if u.users--; u.users == 0 {
+			_ = unmount(d.Dir)
 		}
-		delete(disks.users, d.Dir)
-		_ = unmount(d.Dir)
+		u.Unlock()
+		letGo(d.Dir, u)
 	}), nil
 }
 
 // Remove unmounts the disk and removes its image. Jails and file
 // operations still using it keep what they hold until they end.
 func (d Disk) Remove() error {
-	disks.Lock()
-	defer disks.Unlock()
+	u := holdFolder(d.Dir)
+	defer letGo(d.Dir, u)
+	u.Lock()
+	defer u.Unlock()
 	if err := unmount(d.Dir); err != nil {
 		return fmt.Errorf("bubblewrap: unmount the disk: %w", bare(err))
 	}
@@ -139,11 +135,9 @@ func UnmountUnder(dir string) error {
 	if err != nil {
 		return err
 	}
-	disks.Lock()
-	defer disks.Unlock()
 	var points []string
 	for _, m := range mounts {
-		if strings.HasPrefix(m.point, dir+"/") && disks.users[m.point] == 0 {
+		if strings.HasPrefix(m.point, dir+"/") {
 			points = append(points, m.point)
 		}
 	}
@@ -151,14 +145,20 @@ func UnmountUnder(dir string) error {
 	slices.SortFunc(points, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
 	var errs []error
 	for _, p := range points {
-		if err := unmount(p); err != nil {
-			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
+		u := holdFolder(p)
+		u.Lock()
+		if u.users == 0 {
+			if err := unmount(p); err != nil {
+				errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
+			}
 		}
+		u.Unlock()
+		letGo(p, u)
 	}
 	return errors.Join(errs...)
 }
 
-// mount mounts the image at Dir; disks must be locked.
+// mount mounts the image at Dir; its folder's use must be locked.
 func (d Disk) mount() error {
 	img, err := os.OpenFile(d.Image, os.O_RDWR, 0)
 	if err != nil {

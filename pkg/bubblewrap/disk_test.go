@@ -2,9 +2,11 @@ package bubblewrap
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -159,12 +161,41 @@ func TestUnmountUnderLeavesWhatIsInUse(t *testing.T) {
 	left, used := newDisk(t, 64), newDisk(t, 64)
 	use(t, used)
 	// Mounted as by a server that stopped without unmounting it.
-	disks.Lock()
 	require.NoError(t, left.mount())
-	disks.Unlock()
 
 	require.NoError(t, UnmountUnder(filepath.Dir(left.Dir)))
 	require.NoError(t, UnmountUnder(filepath.Dir(used.Dir)))
 	assert.False(t, mounted(t, left.Dir), "what no one uses is unmounted")
 	assert.True(t, mounted(t, used.Dir), "what this server uses stays")
+}
+
+func TestDiskUsesComeAndGoAtOnce(t *testing.T) {
+	d := newDisk(t, 64)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8*20)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				done, err := d.Use()
+				if err != nil {
+					errs <- err
+					continue
+				}
+				// Each use finds the disk mounted: its files, not the bare folder.
+				errs <- os.WriteFile(filepath.Join(d.Dir, fmt.Sprintf("%d-%d", g, i)), nil, 0o644)
+				done()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	assert.False(t, mounted(t, d.Dir), "the last use unmounted it")
+	use(t, d)
+	entries, err := os.ReadDir(d.Dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 8*20, "every use wrote to the disk")
+	assert.Equal(t, 1, loopsOf(t, d.Image))
 }
