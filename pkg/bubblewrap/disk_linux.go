@@ -25,7 +25,7 @@ func DisksSupported() error {
 		return errors.New("the server does not run as root")
 	}
 	if !canMount() {
-		return errors.New("the server may not mount filesystems (it lacks CAP_SYS_ADMIN)")
+		return errors.New("the server may not mount filesystems (it lacks CAP_SYS_ADMIN, or runs in a user namespace)")
 	}
 	if _, err := mkfsPath(); err != nil {
 		return err
@@ -212,12 +212,15 @@ func mkfsPath() (string, error) {
 	return "", errors.New("mkfs.ext4 is not installed (install e2fsprogs)")
 }
 
-// canMount reports whether this process has CAP_SYS_ADMIN.
+// canMount reports whether this process may mount an ext4 filesystem: it
+// has CAP_SYS_ADMIN in the host's user namespace (in any other, as in a
+// rootless container, the kernel refuses).
 func canMount() bool {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
+	if err := unix.Capget(&hdr, &data[0]); err != nil || data[0].Effective&(1<<unix.CAP_SYS_ADMIN) == 0 {
 		return false
 	}
-	return data[0].Effective&(1<<unix.CAP_SYS_ADMIN) != 0
+	// The host's user namespace maps every id to itself.
+	return slices.Equal(strings.Fields(readString("/proc/self/uid_map")), []string{"0", "0", "4294967295"})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -198,4 +199,31 @@ func TestDiskUsesComeAndGoAtOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 8*20, "every use wrote to the disk")
 	assert.Equal(t, 1, loopsOf(t, d.Image))
+}
+
+// inUserNamespaceEnv marks the run of TestDisksNeedTheHostsUserNamespace
+// inside a user namespace of its own.
+const inUserNamespaceEnv = "BUBBLEWRAP_TEST_IN_USERNS"
+
+func TestDisksNeedTheHostsUserNamespace(t *testing.T) {
+	if os.Getenv(inUserNamespaceEnv) != "" {
+		// Root with every capability, but of a user namespace, as in a
+		// rootless container: the kernel would refuse to mount ext4.
+		require.Equal(t, 0, os.Geteuid())
+		assert.EqualError(t, DisksSupported(), "the server may not mount filesystems (it lacks CAP_SYS_ADMIN, or runs in a user namespace)")
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("run as root, it runs itself again in a user namespace")
+	}
+	self, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(self, "-test.run=^TestDisksNeedTheHostsUserNamespace$", "-test.count=1")
+	cmd.Env = append(os.Environ(), inUserNamespaceEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}}}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.NotContains(t, string(out), "no tests to run")
 }
