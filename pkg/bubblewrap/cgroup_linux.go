@@ -79,9 +79,7 @@ func findCgroups(mounts []mount, self string, read func(string) string) (cgroupL
 		if len(parts) != 3 {
 			continue
 		}
-		if parts[0] == "0" && parts[1] == "" {
-			paths[""] = parts[2]
-		}
+		// "0::path" is cgroup v2's line: its controllers are "".
 		for _, c := range strings.Split(parts[1], ",") {
 			paths[c] = parts[2]
 		}
@@ -92,7 +90,7 @@ func findCgroups(mounts []mount, self string, read func(string) string) (cgroupL
 				continue
 			}
 			rel, err := filepath.Rel(m.root, paths[controller])
-			if err != nil || strings.HasPrefix(rel, "..") {
+			if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 				continue
 			}
 			return filepath.Join(m.point, rel)
@@ -145,7 +143,7 @@ func (cs *Cgroups) Join(name string, limits CgroupLimits) (*Cgroup, func(), erro
 	groups.Lock()
 	defer groups.Unlock()
 	if groups.users[g.memory] == 0 {
-		if err := cs.make(g, limits); err != nil {
+		if err := cs.create(g, limits); err != nil {
 			_ = cs.remove(g)
 			return nil, nil, fmt.Errorf("bubblewrap: make the cgroup: %w", bare(err))
 		}
@@ -218,8 +216,8 @@ func (cs *Cgroups) group(name string) *Cgroup {
 	return g
 }
 
-// make makes g's folders and sets its limits; groups must be locked.
-func (cs *Cgroups) make(g *Cgroup, limits CgroupLimits) error {
+// create makes g's folders and sets its limits; groups must be locked.
+func (cs *Cgroups) create(g *Cgroup, limits CgroupLimits) error {
 	memory := "max"
 	if limits.MemoryMB > 0 {
 		memory = strconv.FormatInt(int64(limits.MemoryMB)<<20, 10)
