@@ -4,7 +4,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/labstack/echo/v4"
@@ -34,6 +36,7 @@ var statusOf = map[auxilia.Code]int{
 	auxilia.CodeTooLarge:           http.StatusRequestEntityTooLarge,
 	auxilia.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	auxilia.CodeRateLimited:        http.StatusTooManyRequests,
+	auxilia.CodeSandboxBusy:        http.StatusTooManyRequests,
 	auxilia.CodeUnavailable:        http.StatusServiceUnavailable,
 	auxilia.CodeInternal:           http.StatusInternalServerError,
 }
@@ -64,6 +67,8 @@ type Problem struct {
 	Errors   []fieldError `json:"errors,omitempty"`
 	// Further members, such as existing_id or agents, depending on the reason.
 	Extra map[string]any `json:"-"`
+	// RetryAfter is the Retry-After header's seconds; 0 sends none.
+	RetryAfter int `json:"-"`
 } //@name Problem
 
 // fieldError names one broken input field by its dotted JSON path.
@@ -110,6 +115,8 @@ func newProblem(e *auxilia.Error) Problem {
 		Reason: string(e.Code),
 		Errors: fieldErrors(e.Fields),
 		Extra:  e.Extra,
+		// Whole seconds, rounded up: never sooner than asked.
+		RetryAfter: int((e.RetryAfter + time.Second - 1) / time.Second),
 	}
 }
 
@@ -139,6 +146,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		if p.Status == http.StatusUnauthorized {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="auxilia"`)
+		}
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
 		if err := writeProblem(c, p); err != nil {
 			log.WarnContext(c.Request().Context(), "write problem", "request_id", requestID(c), "error", err.Error())

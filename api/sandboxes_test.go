@@ -47,7 +47,7 @@ func TestRegisterEachProviderWithDefaults(t *testing.T) {
 		lo := e.createSandbox(validSandboxes["local"])
 		assert.Equal(t, "", lo["url"])
 		assert.Equal(t, false, lo["has_secret"])
-		assert.Equal(t, map[string]any{"network": false, "memory_mb": float64(1024), "max_processes": float64(256),
+		assert.Equal(t, map[string]any{"network": false, "memory_mb": float64(1024), "max_processes": float64(256), "disk_mb": float64(1024),
 			"default_packages": []any{}, "timeout": float64(1800)}, lo["config"])
 
 		got := e.call("GET", "/api/v1/sandboxes/"+os["id"].(string), e.member, nil)

@@ -74,15 +74,16 @@ func Generate(dir string) ([]byte, error) {
 }
 
 // refine says what Swagger 2 cannot: problems are application/problem+json,
-// every authenticated operation may be rate limited (429 with Retry-After),
+// every authenticated operation may be refused for now (429 with Retry-After),
 // and the document is served from the root.
 func refine(doc *openapi3.T) {
 	doc.Servers = openapi3.Servers{{URL: "/"}}
 	problem := openapi3.NewSchemaRef("#/components/schemas/Problem", nil)
-	limited := openapi3.NewResponse().WithDescription("Too Many Requests: this token's requests per minute are used up").
+	limited := openapi3.NewResponse().WithDescription("Too Many Requests: this token's requests per minute are used up " +
+		"(rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy)").
 		WithContent(openapi3.NewContentWithSchemaRef(problem, []string{"application/problem+json"}))
 	limited.Headers = openapi3.Headers{"Retry-After": &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-		Description: "Seconds until the next minute's requests", Schema: openapi3.NewIntegerSchema().NewRef()}}}}
+		Description: "Seconds to wait before trying again", Schema: openapi3.NewIntegerSchema().NewRef()}}}}
 	for _, path := range doc.Paths.InMatchingOrder() {
 		for _, op := range doc.Paths.Value(path).Operations() {
 			if op.Security != nil && len(*op.Security) > 0 {

@@ -5,6 +5,7 @@ package auxilia
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code is a stable, machine-readable error reason. The API writes it as the
@@ -22,6 +23,7 @@ const (
 	CodeInFlight           Code = "request_in_flight"
 	CodeSandboxInUse       Code = "sandbox_in_use"
 	CodeSandboxUnavailable Code = "sandbox_unavailable"
+	CodeSandboxBusy        Code = "sandbox_busy"
 	CodePrecondition       Code = "precondition_failed"
 	CodeUnauthorized       Code = "unauthorized"
 	CodeForbidden          Code = "forbidden"
@@ -46,6 +48,8 @@ type Error struct {
 	// Extra holds members a client needs to act on the error, such as the
 	// id of the existing resource on a conflict.
 	Extra map[string]any
+	// RetryAfter is how long to wait before trying again (CodeSandboxBusy).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

@@ -60,11 +60,21 @@
 //     and V8 reserve by the gigabyte, so they would not start.
 //   - MaxFileMB is RLIMIT_FSIZE: a write past it fails (SIGXFSZ or EFBIG).
 //
-// Cgroups would bound a jail's memory as a whole, but they need a writable,
-// delegated hierarchy (and v1 and v2 differ), which a typical non-root
-// container does not have; rlimits work wherever bwrap does. The price is
-// that memory is bounded per process: a jail may use up to
-// MaxProcesses × MemoryMB, plus its /tmp and /dev/shm.
+// Rlimits work wherever bwrap does, but bound each process (or each jail)
+// alone: a jail may use up to MaxProcesses × MemoryMB, plus its /tmp and
+// /dev/shm. A Cgroup (Jail.Cgroup) bounds the memory and the processes of
+// every jail put in it together, and so whatever runs for one sandbox; it
+// needs a writable cgroup hierarchy (v1's memory and pids, which take root,
+// or a delegated v2), which a typical non-root container does not have.
+// Cgroups makes them; the rlimits stay under them.
+//
+// # Disks
+//
+// A jail's Root is a host folder: what the command writes takes the host's
+// disk, up to MaxFileMB per file. A Disk bounds the folder as a whole: an
+// ext4 image file of a fixed size, mounted through a loop device at the
+// folder while in use, which also keeps the host path of the folder out of
+// the jail's mount table. Mounting takes root.
 //
 // # Which user runs the command
 //

@@ -27,6 +27,7 @@ type Jail struct {
 	MaxFileMB    int      // largest file a command may write; 0 = no limit
 	Binds        []Bind   // extra binds
 	Env          []string // extra KEY=VALUE
+	Cgroup       *Cgroup  // bounds this jail together with the others in it; nil = none
 
 	// UID and GID are the host user and group commands run as when the
 	// server runs as root (0 = 65534, nobody). Otherwise commands run as the

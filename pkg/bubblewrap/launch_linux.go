@@ -39,6 +39,7 @@ type launch struct {
 	user    *syscall.Credential // the jail's user, for host commands (nil: the server's)
 	network bool
 	net     *network // the jail's connection, once made
+	cgroup  *Cgroup  // bounds the jail with others; nil: none
 
 	mu     sync.Mutex
 	first  *firstProcess
@@ -62,7 +63,7 @@ func (j Jail) start(t tools, bwrap, root, command string, stdout, stderr io.Writ
 			err = fmt.Errorf("bubblewrap: %w", err)
 		}
 	}()
-	l = &launch{stderr: &headWriter{w: stderr}, tools: t, user: jailUser(asRoot, uid, gid), network: j.Network}
+	l = &launch{stderr: &headWriter{w: stderr}, tools: t, user: jailUser(asRoot, uid, gid), network: j.Network, cgroup: j.Cgroup}
 	if l.stderr.w == nil {
 		l.stderr.w = io.Discard
 	}
@@ -119,8 +120,8 @@ func (j Jail) start(t tools, bwrap, root, command string, stdout, stderr io.Writ
 }
 
 // handOver takes hold of the jail's first process, waits until bwrap has
-// set the jail up, connects the jail when it has network, and lets its
-// command start.
+// set the jail up, puts the jail in its cgroup, connects the jail when it
+// has network, and lets its command start.
 func (l *launch) handOver() error {
 	pid, err := l.firstPid()
 	if err != nil {
@@ -142,6 +143,11 @@ func (l *launch) handOver() error {
 	}
 	if ready, err := l.awaitGate(); !ready {
 		return err // nil: bwrap failed while it set the jail up, and its status says so
+	}
+	// bwrap does not wait for the server before it starts the gate, so the
+	// jail's processes are moved together, while the gate holds them still.
+	if err := l.cgroup.addTree(pid); err != nil {
+		return err
 	}
 	if l.network {
 		if l.net, err = connect(l.tools, p, pid, l.user); err != nil {

@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // The kinds of provider failure. A provider returns an *Error wrapping one of
@@ -27,6 +28,9 @@ var (
 	ErrFailed = errors.New("the provider failed")
 	// ErrUnsupported: the provider cannot do what was asked (an optional method).
 	ErrUnsupported = errors.New("the provider does not support this")
+	// ErrBusy: the instance runs as many commands as it may at once; the
+	// Error's RetryAfter says when to try again.
+	ErrBusy = errors.New("the sandbox instance is busy")
 )
 
 // Error is a provider failure with the provider's own words.
@@ -35,6 +39,8 @@ type Error struct {
 	Provider string // "opensandbox", …
 	Op       string // what we asked: "create", "execute", …
 	Message  string // what the provider said (its code and message), safe to show
+	// RetryAfter is how long to wait before trying again (ErrBusy).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

@@ -88,6 +88,8 @@ func Outcome(err error) string {
 		return "timeout"
 	case errors.Is(err, ErrInvalidConfig):
 		return "invalid_config"
+	case errors.Is(err, ErrBusy):
+		return "busy"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	default:

@@ -25,6 +25,14 @@ func unusable(sb auxilia.Sandbox, err error) error {
 	return err
 }
 
+// busy is the problem a tool call answers when the provider refused it for
+// running as many commands as the instance may: it says when to try again.
+func busy(sb auxilia.Sandbox, pe *provider.Error) error {
+	e := auxilia.Errorf(auxilia.CodeSandboxBusy, "Sandbox '%s' is busy: %s. Try again in %s.", sb.Name, pe.Message, pe.RetryAfter)
+	e.RetryAfter = pe.RetryAfter
+	return e
+}
+
 func unavailableBecause(sb auxilia.Sandbox, reason, text string) error {
 	return auxilia.Errorf(auxilia.CodeSandboxUnavailable, "Sandbox '%s' is not available: %s", sb.Name, text).
 		With("sandbox_id", sb.ID).With("sandbox_name", sb.Name).With("probe_reason", reason)

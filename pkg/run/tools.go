@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -129,6 +130,10 @@ func (s *Service) keepAlive(ctx context.Context, c *call, fn func() error) error
 func (s *Service) providerError(c *call, err error) error {
 	if err == nil || auxilia.ErrorCode(err) != auxilia.CodeInternal {
 		return err
+	}
+	var pe *provider.Error
+	if errors.As(err, &pe) && errors.Is(err, provider.ErrBusy) {
+		return busy(c.sandbox, pe)
 	}
 	return unavailable(c.sandbox, err)
 }

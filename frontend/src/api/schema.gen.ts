@@ -53,10 +53,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -152,10 +152,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -220,10 +220,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -285,10 +285,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -395,10 +395,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -459,10 +459,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -570,10 +570,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -636,10 +636,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -715,10 +715,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -787,10 +787,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -854,10 +854,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -935,10 +935,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1026,10 +1026,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1109,10 +1109,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1165,10 +1165,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1259,10 +1259,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1329,10 +1329,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1411,10 +1411,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1553,10 +1553,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1696,10 +1696,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1811,10 +1811,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1923,10 +1923,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2037,10 +2037,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2152,10 +2152,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2265,10 +2265,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2337,10 +2337,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2445,10 +2445,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2513,10 +2513,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2611,10 +2611,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2742,10 +2742,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2818,10 +2818,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -2941,10 +2941,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -3016,10 +3016,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -3127,10 +3127,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -3204,10 +3204,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -3308,10 +3308,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -3384,10 +3384,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -3437,10 +3437,10 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too Many Requests: this token's requests per minute are used up */
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
                 429: {
                     headers: {
-                        /** @description Seconds until the next minute's requests */
+                        /** @description Seconds to wait before trying again */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -3819,14 +3819,20 @@ export interface components {
              */
             default_packages: string[];
             /**
+             * Disk (MiB)
+             * @description Most an instance may store in its folder, set when the instance is made: a write past it fails with 'No space left on device'. Where the server cannot mount disks (it is not root), each file may be this large instead, and the folder as a whole is not bounded.
+             * @default 1024
+             */
+            disk_mb: number;
+            /**
              * Max processes
-             * @description Most processes a command may run at once.
+             * @description Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead.
              * @default 256
              */
             max_processes: number;
             /**
              * Memory (MiB)
-             * @description Most memory a command may use.
+             * @description Most memory an instance's commands may use, together (their /tmp included); past it the kernel ends the largest process. Where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead.
              * @default 1024
              */
             memory_mb: number;

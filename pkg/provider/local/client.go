@@ -17,11 +17,8 @@ import (
 
 const (
 	providerName = "local"
-	// workDir is where an instance's folder is mounted in its jail.
+	// workDir is where an instance's folder is mounted in its jails.
 	workDir = "/workspace"
-	// maxFileMB is the largest file a command may write: a runaway write
-	// ends there rather than filling the server's disk.
-	maxFileMB = 1024
 )
 
 // instanceID is what Create names instances: "loc-" and 16 hex digits.
@@ -33,6 +30,12 @@ type client struct {
 	instances string
 	bwrap     string
 	config    Config
+	// cgroups bound the commands of each instance together; nil where the
+	// host has none the server may write.
+	cgroups *bubblewrap.Cgroups
+	// disks is set where the server can give each instance a disk of its
+	// own (it runs as root); elsewhere an instance is a plain folder.
+	disks bool
 
 	mu      sync.Mutex
 	running map[string]*commands // by instance id
@@ -50,10 +53,11 @@ func (c *client) Probe(ctx context.Context) error {
 	return nil
 }
 
-// Create makes a new instance folder, owned by the user commands run as.
-func (c *client) Create(ctx context.Context, _ provider.Labels) (provider.Instance, error) {
+// Create writes the instance's labels, then makes its folder: the reaper
+// finds by its labels an instance whose creator died before hearing its id.
+func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
 	fail := func(err error) (provider.Instance, error) {
-		return provider.Instance{}, provider.Errorf(provider.ErrFailed, providerName, "create", "%v", err)
+		return provider.Instance{}, provider.Errorf(provider.ErrFailed, providerName, "create", "%v", bare(err))
 	}
 	if err := os.MkdirAll(c.instances, 0o700); err != nil {
 		return fail(err)
@@ -62,29 +66,43 @@ func (c *client) Create(ctx context.Context, _ provider.Labels) (provider.Instan
 	if err != nil {
 		return fail(err)
 	}
-	dir := filepath.Join(c.instances, id)
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	f := c.filesOf(id)
+	if err := writeLabels(f.labels, labels); err != nil {
 		return fail(err)
 	}
 	provider.Created(ctx, id)
-	if uid, gid, ok := c.owner(); ok {
-		if err := os.Chown(dir, uid, gid); err != nil {
-			_ = os.Remove(dir)
-			return fail(err)
-		}
+	if err := c.makeFolder(ctx, f); err != nil {
+		_ = c.Destroy(context.WithoutCancel(ctx), provider.Instance{ID: id})
+		return fail(err)
 	}
 	return provider.Instance{ID: id, WorkDir: workDir}, nil
 }
 
-// Reconnect finds the instance's folder again.
+// makeFolder makes the instance's folder: a disk of its own where the
+// server can mount one, else a plain folder. Either belongs to the user
+// commands run as.
+func (c *client) makeFolder(ctx context.Context, f files) error {
+	if err := os.Mkdir(f.dir, 0o700); err != nil {
+		return err
+	}
+	uid, gid, chown := c.owner()
+	if c.disks {
+		return f.disk().Make(ctx, c.config.DiskMB, uid, gid)
+	}
+	if chown {
+		return os.Chown(f.dir, uid, gid)
+	}
+	return nil
+}
+
+// Reconnect finds the instance again, and mounts its disk once: a disk
+// that no longer mounts fails here rather than at the first command.
 func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
-	dir, err := c.folder("reconnect", inst)
+	_, done, err := c.workspace("reconnect", inst)
 	if err != nil {
 		return provider.Instance{}, err
 	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return provider.Instance{}, gone("reconnect", inst.ID)
-	}
+	done()
 	inst.WorkDir = workDir
 	return inst, nil
 }
@@ -95,19 +113,31 @@ func (c *client) KeepAlive(context.Context, provider.Instance) error { return ni
 // Persist does nothing: the folder is the instance's files.
 func (c *client) Persist(context.Context, provider.Instance) error { return nil }
 
-// Destroy ends the instance's commands and removes its folder.
+// Destroy ends the instance's commands and removes its disk, its folder
+// and, last, its labels: until then the reaper can find it again.
 func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
-	dir, err := c.folder("destroy", inst)
-	if errors.Is(err, provider.ErrGone) {
-		return nil
-	}
-	if err != nil {
-		return err
+	if _, err := c.folder("destroy", inst); err != nil {
+		return nil // not one of ours: nothing to destroy
 	}
 	finish := c.stopAll(inst.ID)
 	defer finish()
-	if err := removeAll(dir); err != nil {
-		return provider.Errorf(provider.ErrFailed, providerName, "destroy", "cannot remove instance %s: %v", inst.ID, err)
+	f := c.filesOf(inst.ID)
+	err := func() error {
+		if _, err := os.Lstat(f.image); err == nil {
+			if err := f.disk().Remove(); err != nil {
+				return err
+			}
+		}
+		if err := removeAll(f.dir); err != nil {
+			return err
+		}
+		if err := os.Remove(f.labels); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}()
+	if err != nil {
+		return provider.Errorf(provider.ErrFailed, providerName, "destroy", "cannot remove instance %s: %v", inst.ID, bare(err))
 	}
 	return nil
 }
@@ -120,14 +150,52 @@ func (c *client) folder(op string, inst provider.Instance) (string, error) {
 	return filepath.Join(c.instances, inst.ID), nil
 }
 
+// workspace makes the instance's folder ready for use: its disk mounted,
+// until done is called. ErrGone when the instance does not exist.
+func (c *client) workspace(op string, inst provider.Instance) (dir string, done func(), err error) {
+	dir, err = c.folder(op, inst)
+	if err != nil {
+		return "", nil, err
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", nil, gone(op, inst.ID)
+	}
+	f := c.filesOf(inst.ID)
+	if _, err := os.Lstat(f.image); err != nil {
+		return dir, func() {}, nil // a plain folder
+	}
+	done, err = f.disk().Use()
+	if err != nil {
+		return "", nil, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", inst.ID, err)
+	}
+	return dir, done, nil
+}
+
+// openRoot opens the instance's folder for the file tools. Its disk is
+// mounted only while the folder is opened: the open root keeps the disk's
+// filesystem for as long as the tool uses it.
+func (c *client) openRoot(op string, inst provider.Instance) (*os.Root, error) {
+	dir, done, err := c.workspace(op, inst)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, gone(op, inst.ID)
+	}
+	return root, nil
+}
+
 // owner is who files in instance folders must belong to, when that is not
 // the server: a server running as root runs commands as another user.
 func (c *client) owner() (uid, gid int, chown bool) {
-	uid, gid = c.jail("").User()
+	uid, gid = c.jail("", nil).User()
 	return uid, gid, uid != os.Geteuid()
 }
 
-func (c *client) jail(dir string) bubblewrap.Jail {
+// jail is where a command of the instance whose folder is dir runs.
+func (c *client) jail(dir string, group *bubblewrap.Cgroup) bubblewrap.Jail {
 	return bubblewrap.Jail{
 		Bwrap:        c.bwrap,
 		Root:         dir,
@@ -135,7 +203,10 @@ func (c *client) jail(dir string) bubblewrap.Jail {
 		Network:      c.config.Network,
 		MemoryMB:     c.config.MemoryMB,
 		MaxProcesses: c.config.MaxProcesses,
-		MaxFileMB:    maxFileMB,
+		// A runaway write ends there where the folder has no disk of its
+		// own to fill; on a disk it changes nothing.
+		MaxFileMB: c.config.DiskMB,
+		Cgroup:    group,
 	}
 }
 
@@ -164,4 +235,14 @@ func removeAll(dir string) error {
 		return nil
 	})
 	return os.RemoveAll(dir)
+}
+
+// bare drops the host path from a file error: the server's paths are not
+// the caller's business.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -3,11 +3,22 @@ package local
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // errDestroyed ends the commands of an instance being destroyed.
 var errDestroyed = errors.New("the instance was destroyed while the command ran")
+
+// maxCommands is how many commands an instance may run at once: past it, a
+// command is refused at once (ErrBusy), never queued without end.
+const maxCommands = 16
+
+// busyRetryAfter is when a command refused for that may be tried again.
+const busyRetryAfter = 5 * time.Second
 
 // commands are the running commands of one instance.
 type commands struct {
@@ -18,13 +29,18 @@ type commands struct {
 }
 
 // track counts a command of instance id as running until untrack; stop
-// ends it. ok is false when the instance is being destroyed.
-func (c *client) track(id string, stop context.CancelCauseFunc) (untrack func(), ok bool) {
+// ends it. It refuses the command when the instance is being destroyed
+// (ErrGone) or already runs maxCommands (ErrBusy).
+func (c *client) track(op, id string, stop context.CancelCauseFunc) (untrack func(), err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cmds := c.commandsOf(id)
 	if cmds.closing {
-		return nil, false
+		return nil, gone(op, id)
+	}
+	if len(cmds.stops) >= maxCommands {
+		return nil, &provider.Error{Kind: provider.ErrBusy, Provider: providerName, Op: op, RetryAfter: busyRetryAfter,
+			Message: fmt.Sprintf("instance %s already runs %d commands, as many as it may at once", id, maxCommands)}
 	}
 	n := cmds.next
 	cmds.next++
@@ -38,7 +54,7 @@ func (c *client) track(id string, stop context.CancelCauseFunc) (untrack func(),
 		}
 		c.mu.Unlock()
 		cmds.done.Done()
-	}, true
+	}, nil
 }
 
 // stopAll ends the commands of instance id, waits until they are over and

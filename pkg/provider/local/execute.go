@@ -3,40 +3,61 @@ package local
 import (
 	"context"
 	"errors"
-	"os"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // Execute runs the command in a jail of its own on the instance's folder.
 func (c *client) Execute(ctx context.Context, inst provider.Instance, req provider.ExecRequest) (provider.ExecResult, error) {
 	const op = "execute"
-	dir, err := c.folder(op, inst)
-	if err != nil {
+	if _, err := c.folder(op, inst); err != nil {
 		return provider.ExecResult{}, err
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	untrack, ok := c.track(inst.ID, stop)
-	if !ok {
-		return provider.ExecResult{}, gone(op, inst.ID)
+	untrack, err := c.track(op, inst.ID, stop)
+	if err != nil {
+		return provider.ExecResult{}, err
 	}
 	defer untrack()
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return provider.ExecResult{}, gone(op, inst.ID)
+	jail, done, err := c.instanceJail(op, inst)
+	if err != nil {
+		return provider.ExecResult{}, err
 	}
+	defer done()
 
 	timeout := c.timeout(req.Timeout)
 	out := provider.NewOutput(req)
 	stdout, stderr := &stream{out: out, name: "stdout"}, &stream{out: out, name: "stderr"}
-	res, err := c.jail(dir).Run(ctx, req.Command, timeout, stdout, stderr)
+	res, err := jail.Run(ctx, req.Command, timeout, stdout, stderr)
 	stdout.flush()
 	stderr.flush()
 	if err != nil {
 		return provider.ExecResult{}, runError(err)
 	}
 	return out.Result(res.ExitCode, res.TimedOut, timeout, res.Duration), nil
+}
+
+// instanceJail is where a command of inst runs: on its folder (its disk
+// mounted) and in its cgroup, with every other command of the instance,
+// until done is called.
+func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewrap.Jail, done func(), err error) {
+	dir, unmount, err := c.workspace(op, inst)
+	if err != nil {
+		return bubblewrap.Jail{}, nil, err
+	}
+	if c.cgroups == nil {
+		return c.jail(dir, nil), unmount, nil
+	}
+	limits := bubblewrap.CgroupLimits{MemoryMB: c.config.MemoryMB, MaxProcesses: c.config.MaxProcesses}
+	group, leave, err := c.cgroups.Join(inst.ID, limits)
+	if err != nil {
+		unmount()
+		return bubblewrap.Jail{}, nil, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", inst.ID, err)
+	}
+	return c.jail(dir, group), func() { leave(); unmount() }, nil
 }
 
 // timeout is the request's timeout, within the sandbox's longest.

@@ -157,17 +157,16 @@ func (c *client) RemoveFile(ctx context.Context, inst provider.Instance, name st
 // open opens the instance's folder and resolves name in it: p is the
 // clean sandbox path, rel the same path relative to the folder.
 func (c *client) open(op string, inst provider.Instance, name string) (root *os.Root, p, rel string, err error) {
-	dir, err := c.folder(op, inst)
-	if err != nil {
+	if _, err := c.folder(op, inst); err != nil {
 		return nil, "", "", err
 	}
 	p, rel, err = sandboxPath(name)
 	if err != nil {
 		return nil, "", "", provider.Errorf(provider.ErrPath, providerName, op, "%v", err)
 	}
-	root, err = os.OpenRoot(dir)
+	root, err = c.openRoot(op, inst)
 	if err != nil {
-		return nil, "", "", gone(op, inst.ID)
+		return nil, "", "", err
 	}
 	return root, p, rel, nil
 }

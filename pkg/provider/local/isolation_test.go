@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,8 +23,9 @@ func TestCommandsCannotWriteOutsideTheWorkspace(t *testing.T) {
 	}
 	res := c.exec(t, inst, "echo x > /workspace/inside.txt && echo x > /tmp/scratch && echo ok")
 	assert.Equal(t, "ok\n", res.Output)
-	_, err := os.Stat(filepath.Join(c.instances, inst.ID, "inside.txt"))
-	assert.NoError(t, err, "the workspace is the instance folder")
+	data, err := providertest.ReadAll(t.Context(), c, inst, "inside.txt")
+	require.NoError(t, err, "the workspace is the instance's folder")
+	assert.Equal(t, "x\n", string(data))
 }
 
 func TestCommandsCannotSeeTheServerOrOtherInstances(t *testing.T) {

@@ -3,10 +3,13 @@
 package local
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
 
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -29,7 +32,8 @@ func (Kind) Secret() provider.Field { return provider.Field{} }
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }
 
-// Open returns a client whose instances live under DataDir/instances.
+// Open returns a client whose instances live under DataDir/instances. The
+// first in this process for that folder sweeps what a stopped server left.
 func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 	cfg, ok := s.Config.(*Config)
 	if !ok {
@@ -42,5 +46,16 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	return &client{instances: instances, bwrap: k.Bwrap, config: *cfg, running: map[string]*commands{}}, nil
+	c := &client{instances: instances, bwrap: k.Bwrap, config: *cfg, running: map[string]*commands{}}
+	c.cgroups, _ = bubblewrap.OpenCgroups(cgroupScope(instances))
+	c.disks = bubblewrap.DisksSupported() == nil
+	c.sweepOnce()
+	return c, nil
+}
+
+// cgroupScope names the cgroup folder of the instances in one folder: a
+// server (or a test) with another data folder has its own.
+func cgroupScope(instances string) string {
+	sum := sha256.Sum256([]byte(instances))
+	return "auxilia-" + hex.EncodeToString(sum[:8])
 }

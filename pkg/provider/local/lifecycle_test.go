@@ -2,11 +2,11 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -28,8 +28,8 @@ func TestCreateMakesAFolderPerInstance(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, info.IsDir())
 	uid, gid := bubblewrap.Jail{}.User()
-	st := info.Sys().(*syscall.Stat_t)
-	assert.Equal(t, []int{uid, gid}, []int{int(st.Uid), int(st.Gid)}, "the folder belongs to the user commands run as")
+	res := c.exec(t, a, "stat -c %u:%g .; ls -A")
+	assert.Equal(t, fmt.Sprintf("%d:%d\n", uid, gid), res.Output, "an empty folder, which belongs to the user commands run as")
 }
 
 func TestReconnect(t *testing.T) {
@@ -101,8 +101,8 @@ func TestNothingRunsWithoutBubblewrap(t *testing.T) {
 	_, err = c.Execute(context.Background(), inst, provider.ExecRequest{Command: "touch ran", Timeout: time.Minute})
 	require.ErrorIs(t, err, provider.ErrFailed)
 	assert.Contains(t, err.Error(), "bubblewrap is not installed")
-	_, err = os.Stat(filepath.Join(c.instances, inst.ID, "ran"))
-	assert.ErrorIs(t, err, os.ErrNotExist, "the command did not run unsandboxed")
+	_, err = c.Stat(context.Background(), inst, "ran")
+	assert.ErrorIs(t, err, provider.ErrNotFound, "the command did not run unsandboxed")
 }
 
 // otherConfig is some other provider's config.

@@ -15,8 +15,13 @@ func TestForkBombEndsTheCommandOnly(t *testing.T) {
 	inst := c.create(t)
 	start := time.Now()
 	res := c.execFor(t, inst, "sleep "+marker+" & bomb() { bomb | bomb & }; bomb; wait", 3*time.Second)
-	assert.True(t, res.TimedOut, "the bomb is held at the limit until the timeout")
-	assert.Equal(t, provider.TimeoutExitCode, res.ExitCode)
+	// Held at the limit until the timeout, or sooner over when every fork
+	// past the limit has failed and the shells gave up.
+	if !res.TimedOut {
+		assert.Contains(t, res.Output, "Cannot fork")
+	} else {
+		assert.Equal(t, provider.TimeoutExitCode, res.ExitCode)
+	}
 	assert.Less(t, time.Since(start), 20*time.Second)
 	assert.Empty(t, leftovers(), "nothing of the bomb is left")
 	require.NoError(t, exec.Command("true").Run(), "the server still starts processes")

@@ -19,7 +19,7 @@ describe("sandbox form model", () => {
       name: "Local",
       description: "",
       provider: "local",
-      config: { network: false, max_processes: 256, default_packages: [], timeout: 1800 },
+      config: { network: false, max_processes: 256, disk_mb: 1024, default_packages: [], timeout: 1800 },
     });
   });
 

@@ -1,0 +1,125 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// files are what an instance is in the instances folder: its labels,
+// written first and removed last, so that the reaper can find the
+// instance from the moment anything of it exists; its disk image, where the
+// server can mount one; and its folder, mounted as /workspace in its jails.
+type files struct {
+	labels, image, dir string
+}
+
+func (c *client) filesOf(id string) files {
+	base := filepath.Join(c.instances, id)
+	return files{labels: base + labelsSuffix, image: base + ".ext4", dir: base}
+}
+
+func (f files) disk() bubblewrap.Disk { return bubblewrap.Disk{Image: f.image, Dir: f.dir} }
+
+const (
+	labelsSuffix = ".json"
+	// labelsDraft starts the name of labels being written: a server that
+	// stopped while writing them leaves such a file, and the next sweeps it.
+	labelsDraft = ".labels-"
+)
+
+// storedLabels are an instance's labels as its labels file holds them.
+type storedLabels struct {
+	Workspace string `json:"workspace"`
+	Sandbox   string `json:"sandbox"`
+	Thread    string `json:"thread"`
+	Instance  string `json:"instance"`
+}
+
+// writeLabels writes an instance's labels file whole or not at all: into a
+// draft, renamed into place once it is on disk.
+func writeLabels(name string, l provider.Labels) error {
+	data, err := json.Marshal(storedLabels(l))
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(name)
+	draft, err := os.CreateTemp(dir, labelsDraft)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(draft.Name()) // gone once renamed
+	_, err = draft.Write(data)
+	if err == nil {
+		err = draft.Sync()
+	}
+	if cerr := draft.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(draft.Name(), name)
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	return err
+}
+
+// syncDir makes a rename in dir last through a crash of the host.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// FindCreated finds the instance a Create with these labels made, for the
+// reaper when the creator died before hearing its id. A folder that cannot
+// be listed is an error, never "not found".
+func (c *client) FindCreated(ctx context.Context, labels provider.Labels) (provider.Instance, bool, error) {
+	if labels.Instance == "" {
+		return provider.Instance{}, false, nil
+	}
+	fail := func(err error) (provider.Instance, bool, error) {
+		return provider.Instance{}, false, provider.Errorf(provider.ErrFailed, providerName, "find", "%v", bare(err))
+	}
+	entries, err := os.ReadDir(c.instances)
+	if errors.Is(err, fs.ErrNotExist) {
+		return provider.Instance{}, false, nil
+	}
+	if err != nil {
+		return fail(err)
+	}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), labelsSuffix)
+		if !ok || !instanceID.MatchString(id) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(c.instances, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // destroyed meanwhile
+		}
+		if err != nil {
+			return fail(err)
+		}
+		var stored storedLabels
+		if json.Unmarshal(data, &stored) == nil && provider.Labels(stored) == labels {
+			return provider.Instance{ID: id, WorkDir: workDir}, true, nil
+		}
+	}
+	return provider.Instance{}, false, nil
+}
+
+var _ provider.Finder = (*client)(nil)
