@@ -53,8 +53,8 @@ type strategy interface {
 	choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error)
 }
 
-// strategies are tried in this order; the last one always chooses.
-var strategies = []strategy{threadsInstance{}, newInstance{}}
+// defaultStrategies are tried in this order; the last one always chooses.
+func defaultStrategies() []strategy { return []strategy{threadsInstance{}, newInstance{}} }
 
 // allocate gives the thread keyed key a live instance of sb.
 func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client) (ensured, error) {
@@ -87,7 +87,7 @@ func (choice) take(ctx context.Context, a *allocation) (step, error) {
 			return unavailableBecause(a.sb, "provider", "creating this thread's instance failed in another run")
 		}
 		now := time.Now()
-		for _, st := range strategies {
+		for _, st := range a.svc.strategies {
 			if next, err = st.choose(ctx, a, thread, now); next != nil || err != nil {
 				return err
 			}
