@@ -45,9 +45,13 @@ type Runner struct {
 }
 
 // Start runs the jobs until Stop (or until ctx ends), each first at once.
+// Metrics and log may be nil.
 func Start(ctx context.Context, lock Locker, m auxilia.Metrics, log *slog.Logger, jobs ...Job) *Runner {
 	if m == nil {
 		m = auxilia.NoMetrics{}
+	}
+	if log == nil {
+		log = slog.Default()
 	}
 	ctx, stop := context.WithCancel(ctx)
 	r := &Runner{lock: lock, metrics: m, log: log, stop: stop, done: make(chan struct{})}
