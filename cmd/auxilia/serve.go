@@ -13,6 +13,7 @@ import (
 	sandboxes "github.com/auxilia/sandboxes"
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/frontend"
+	"github.com/auxilia/sandboxes/pkg/jobs"
 	"github.com/auxilia/sandboxes/pkg/metrics"
 	"github.com/auxilia/sandboxes/pkg/store"
 )
@@ -76,8 +77,9 @@ func serve(ctx context.Context, cfg config) error {
 		printBanner(os.Stdout, url, first.Value)
 	}
 
-	go a.Runs.RunReaper(ctx, cfg.ReaperInterval, db, db, log)
-	go a.Sandboxes.RunHealthChecks(ctx, cfg.HealthInterval, db, db.Sandboxes(), log)
+	background := jobs.Start(ctx, db, counters, log,
+		a.Runs.ReaperJob(cfg.ReaperInterval, db, log),
+		a.Sandboxes.HealthJob(cfg.HealthInterval, db.Sandboxes(), log))
 
 	// Requests run under their own base context: shutdown ends them only
 	// once the grace period is over, and only then do open streams end.
@@ -99,10 +101,16 @@ func serve(ctx context.Context, cfg config) error {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
+		background.Stop(0)
 		return err
 	case <-ctx.Done():
 	}
-	return shutdown(srv, endRequests, cfg.ShutdownTimeout, log)
+	// The jobs' passes under way saw ctx end too: they get the requests'
+	// grace period, and then the database closes under them.
+	graceEnds := time.Now().Add(cfg.ShutdownTimeout)
+	err = shutdown(srv, endRequests, cfg.ShutdownTimeout, log)
+	background.Stop(time.Until(graceEnds))
+	return err
 }
 
 // shutdown stops accepting, lets in-flight requests finish within timeout,

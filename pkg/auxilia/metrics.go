@@ -15,6 +15,9 @@ type Metrics interface {
 	ProbeFailed(provider, reason string)
 	// InstanceChanged: an instance was created, replaced or destroyed.
 	InstanceChanged(provider, event string)
+	// JobRan: a background job's pass ended with outcome ok or failed, or
+	// was skipped because another replica held the job.
+	JobRan(job, outcome string, took time.Duration)
 }
 
 // NoMetrics counts nothing.
@@ -25,3 +28,4 @@ func (NoMetrics) ProviderCalled(string, string, string, time.Duration) {}
 func (NoMetrics) RunStarted(string)                                    {}
 func (NoMetrics) ProbeFailed(string, string)                           {}
 func (NoMetrics) InstanceChanged(string, string)                       {}
+func (NoMetrics) JobRan(string, string, time.Duration)                 {}

@@ -23,6 +23,9 @@ type Prometheus struct {
 	runs             *prometheus.CounterVec
 	probesFailed     *prometheus.CounterVec
 	instances        *prometheus.CounterVec
+	jobRuns          *prometheus.CounterVec
+	jobDuration      *prometheus.HistogramVec
+	jobLastSuccess   *prometheus.GaugeVec
 }
 
 // New returns the metrics of one server.
@@ -52,9 +55,19 @@ func New() *Prometheus {
 		instances: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "auxilia_instances_total", Help: "Sandbox instances created, replaced or destroyed, by provider.",
 		}, []string{"provider", "event"}),
+		jobRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "auxilia_job_runs_total", Help: "Passes of background jobs, by job and outcome (ok, failed, or skipped: another replica held the job).",
+		}, []string{"job", "outcome"}),
+		jobDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "auxilia_job_duration_seconds", Help: "Time a background job's pass took in this replica, by job.",
+			Buckets: []float64{.01, .05, .1, .5, 1, 5, 10, 30, 60, 300, 900},
+		}, []string{"job"}),
+		jobLastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "auxilia_job_last_success_timestamp_seconds", Help: "When a background job's last pass in this replica succeeded (Unix time), by job.",
+		}, []string{"job"}),
 	}
 	p.registry.MustRegister(p.requests, p.requestDuration, p.providerCalls, p.providerDuration, p.runs,
-		p.probesFailed, p.instances,
+		p.probesFailed, p.instances, p.jobRuns, p.jobDuration, p.jobLastSuccess,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return p
 }
@@ -92,4 +105,15 @@ func (p *Prometheus) ProbeFailed(provider, reason string) {
 
 func (p *Prometheus) InstanceChanged(provider, event string) {
 	p.instances.WithLabelValues(provider, event).Inc()
+}
+
+func (p *Prometheus) JobRan(job, outcome string, took time.Duration) {
+	p.jobRuns.WithLabelValues(job, outcome).Inc()
+	if outcome == "skipped" {
+		return
+	}
+	p.jobDuration.WithLabelValues(job).Observe(took.Seconds())
+	if outcome == "ok" {
+		p.jobLastSuccess.WithLabelValues(job).Set(float64(time.Now().UnixNano()) / 1e9)
+	}
 }

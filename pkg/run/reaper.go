@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/jobs"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -125,40 +126,24 @@ func (s *Service) findCreated(ctx context.Context, client provider.Client, inst 
 	return found, ok, err
 }
 
-// Locker runs work in one process at a time across every replica.
-type Locker interface {
-	WithTryLock(ctx context.Context, name string, fn func(ctx context.Context) error) (bool, error)
-}
-
 // Purger forgets what the reaper has finished with.
 type Purger interface {
 	Purge(ctx context.Context) error
 }
 
-// RunReaper reaps every interval until ctx ends, one replica at a time.
-func (s *Service) RunReaper(ctx context.Context, every time.Duration, lock Locker, purge Purger, log *slog.Logger) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		ran, err := lock.WithTryLock(ctx, "reaper", func(ctx context.Context) error {
-			rep, err := s.Reap(ctx)
-			log.Debug("reaper pass", "report", rep)
-			if rep != (ReapReport{}) {
-				log.Info("reaper pass", "expired_runs", rep.Expired, "abandoned_creations", rep.Abandoned,
-					"destroyed_instances", rep.Destroyed, "failed_destroys", rep.Failed)
-			}
-			if err != nil {
-				return err
-			}
-			return purge.Purge(ctx)
-		})
-		if err != nil && ctx.Err() == nil {
-			log.Warn("reaper pass failed", "error", err.Error(), "ran", ran)
+// ReaperJob is the reaper as a background job: a pass every interval, then
+// a purge of what nothing needs any more.
+func (s *Service) ReaperJob(every time.Duration, purge Purger, log *slog.Logger) jobs.Job {
+	return jobs.Job{Name: "reaper", Every: every, Jitter: every / 10, Run: func(ctx context.Context) error {
+		rep, err := s.Reap(ctx)
+		log.Debug("reaper pass", "report", rep)
+		if rep != (ReapReport{}) {
+			log.Info("reaper pass", "expired_runs", rep.Expired, "abandoned_creations", rep.Abandoned,
+				"destroyed_instances", rep.Destroyed, "failed_destroys", rep.Failed)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+		if err != nil {
+			return err
 		}
-	}
+		return purge.Purge(ctx)
+	}}
 }

@@ -121,8 +121,9 @@ type Deps struct {
 // Service runs agents on threads.
 type Service struct {
 	Deps
-	opt      Options
-	creating *waiters
+	opt        Options
+	creating   *waiters
+	strategies []strategy // how a thread gets its instance, in order (allocate.go)
 }
 
 // New returns a run service.
@@ -130,5 +131,5 @@ func New(d Deps) *Service {
 	if d.Metrics == nil {
 		d.Metrics = auxilia.NoMetrics{}
 	}
-	return &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters()}
+	return &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters(), strategies: defaultStrategies()}
 }

@@ -35,7 +35,7 @@ func (s *Service) Start(ctx context.Context, workspaceID, agentID, key string) (
 		if err != nil {
 			return auxilia.Run{}, unusable(sb, err)
 		}
-		got, err := s.ensureInstance(ctx, agent, key, run.ID, sb, client)
+		got, err := s.allocate(ctx, agent, key, run.ID, sb, client)
 		if err != nil {
 			return auxilia.Run{}, err
 		}
@@ -72,84 +72,6 @@ func (s *Service) Start(ctx context.Context, workspaceID, agentID, key string) (
 		}
 	}
 	return out, err
-}
-
-// ensured is the instance a run got.
-type ensured struct {
-	instance auxilia.Instance
-	created  bool
-	replaced bool
-}
-
-// ensureInstance gives the thread a live instance of sb. Exactly one
-// instance is made per thread however many runs start at once: the thread's
-// row lock lets one claim the creation; the others wait for it.
-func (s *Service) ensureInstance(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client) (ensured, error) {
-	replaced := false
-	waitStart, waitedFor := time.Time{}, ""
-	for {
-		var (
-			inst   auxilia.Instance
-			thread auxilia.Thread
-			step   string
-		)
-		err := s.Tx.InTx(ctx, func(ctx context.Context) error {
-			var err error
-			if thread, err = s.Threads.Lock(ctx, agent.WorkspaceID, agent.ID, key); err != nil {
-				return err
-			}
-			now := time.Now()
-			current := thread.Instance
-			if current == nil && waitedFor != "" {
-				// The run we waited for gave up; its failure is ours too, rather than a retry storm.
-				return unavailableBecause(sb, "provider", "creating this thread's instance failed in another run")
-			}
-			switch {
-			case current != nil && current.SandboxID == sb.ID && current.Status == auxilia.InstanceLive:
-				inst, step = *current, "reconnect"
-				return nil
-			case current != nil && current.SandboxID == sb.ID && current.Status == auxilia.InstanceCreating &&
-				current.LeaseUntil != nil && current.LeaseUntil.After(now):
-				inst, step = *current, "wait"
-				return nil
-			case current != nil:
-				// Made by another sandbox, or its creator died: the reaper takes it.
-				if err := s.Instances.Release(ctx, current.ID); err != nil {
-					return err
-				}
-			}
-			waitedFor = ""
-			inst, err = s.Instances.Claim(ctx, thread, sb.ID, runID, now.Add(s.opt.CreateLease))
-			step = "create"
-			return err
-		})
-		if err != nil {
-			return ensured{}, err
-		}
-		switch step {
-		case "wait":
-			if waitStart.IsZero() {
-				waitStart, waitedFor = time.Now(), inst.ID
-			}
-			if err := s.awaitCreation(ctx, inst, waitStart); err != nil {
-				return ensured{}, unavailableBecause(sb, "provider", err.Error())
-			}
-			continue
-		case "reconnect":
-			got, err := s.reconnect(ctx, sb, client, inst)
-			if errors.Is(err, provider.ErrGone) {
-				replaced = true
-				if err := s.Instances.MarkDestroyed(ctx, inst.ID); err != nil {
-					return ensured{}, err
-				}
-				continue
-			}
-			return ensured{instance: got, replaced: replaced}, err
-		default:
-			got, err := s.create(ctx, sb, client, inst, thread, !replaced)
-			return ensured{instance: got, created: true, replaced: replaced}, err
-		}
-	}
 }
 
 // awaitCreation waits until another run has made the thread's instance (or

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/jobs"
 )
 
 // healthBatch bounds how many sandboxes one health pass probes, and healthParallel how many at once.
@@ -14,11 +15,6 @@ const (
 	healthBatch    = 200
 	healthParallel = 4
 )
-
-// Locker runs work in one process at a time across every replica.
-type Locker interface {
-	WithTryLock(ctx context.Context, name string, fn func(ctx context.Context) error) (bool, error)
-}
 
 // Unchecked finds the sandboxes whose health is older than a time.
 type Unchecked interface {
@@ -52,23 +48,12 @@ func (r *Registry) CheckHealth(ctx context.Context, every time.Duration, stale U
 	return probed, nil
 }
 
-// RunHealthChecks checks health every interval until ctx ends, one replica at a time.
-func (r *Registry) RunHealthChecks(ctx context.Context, every time.Duration, lock Locker, stale Unchecked, log *slog.Logger) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		_, err := lock.WithTryLock(ctx, "health", func(ctx context.Context) error {
-			n, err := r.CheckHealth(ctx, every, stale)
-			log.Debug("health pass", "probed", n)
-			return err
-		})
-		if err != nil && ctx.Err() == nil {
-			log.Warn("health pass failed", "error", err.Error())
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+// HealthJob is the health checks as a background job: a pass every
+// interval probes the sandboxes not probed for that long.
+func (r *Registry) HealthJob(every time.Duration, stale Unchecked, log *slog.Logger) jobs.Job {
+	return jobs.Job{Name: "health", Every: every, Jitter: every / 10, Run: func(ctx context.Context) error {
+		n, err := r.CheckHealth(ctx, every, stale)
+		log.Debug("health pass", "probed", n)
+		return err
+	}}
 }

@@ -1,0 +1,184 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// A run start gets its thread's instance through a small state machine.
+// Under the thread's row lock, in a short transaction, the strategies choose
+// a step in turn; the step is then taken outside any transaction and says
+// what comes next: another step, a new choice, or the instance.
+//
+// Exactly one instance is made per thread however many runs start at once:
+// the lock lets one run claim the creation, and the others wait for it.
+
+// ensured is the instance a run got.
+type ensured struct {
+	instance auxilia.Instance
+	created  bool
+	replaced bool
+}
+
+// allocation is one run start's way to its thread's instance.
+type allocation struct {
+	svc    *Service
+	agent  auxilia.Agent
+	key    string
+	runID  string
+	sb     auxilia.Sandbox
+	client provider.Client
+	// replaced is set once the thread's earlier instance was found gone.
+	replaced bool
+	// waitStart is when this start began waiting for another run's
+	// creation, waitedFor the instance it waited for.
+	waitStart time.Time
+	waitedFor string
+}
+
+// A step is one move of an allocation; taking it gives the next step.
+type step interface {
+	take(ctx context.Context, a *allocation) (step, error)
+}
+
+// A strategy is one way of giving a thread an instance. It looks at the
+// thread under its row lock and chooses a step, or nil to leave the choice
+// to the next strategy. A warm pool or a resume is one more strategy, tried
+// before creation.
+type strategy interface {
+	choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error)
+}
+
+// defaultStrategies are tried in this order; the last one always chooses.
+func defaultStrategies() []strategy { return []strategy{threadsInstance{}, newInstance{}} }
+
+// allocate gives the thread keyed key a live instance of sb.
+func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client) (ensured, error) {
+	a := &allocation{svc: s, agent: agent, key: key, runID: runID, sb: sb, client: client}
+	var at step = choice{}
+	for {
+		next, err := at.take(ctx, a)
+		if err != nil {
+			return ensured{}, err
+		}
+		if got, ok := next.(allocated); ok {
+			return got.ensured, nil
+		}
+		at = next
+	}
+}
+
+// choice locks the thread and lets the strategies choose the next step.
+type choice struct{}
+
+func (choice) take(ctx context.Context, a *allocation) (step, error) {
+	var next step
+	err := a.svc.Tx.InTx(ctx, func(ctx context.Context) error {
+		thread, err := a.svc.Threads.Lock(ctx, a.agent.WorkspaceID, a.agent.ID, a.key)
+		if err != nil {
+			return err
+		}
+		if thread.Instance == nil && a.waitedFor != "" {
+			// The run we waited for gave up; its failure is ours too, rather than a retry storm.
+			return unavailableBecause(a.sb, "provider", "creating this thread's instance failed in another run")
+		}
+		now := time.Now()
+		for _, st := range a.svc.strategies {
+			if next, err = st.choose(ctx, a, thread, now); next != nil || err != nil {
+				return err
+			}
+		}
+		return errors.New("run: no strategy gave the thread an instance")
+	})
+	return next, err
+}
+
+// threadsInstance keeps the thread's own instance: it reconnects a live
+// one, or waits while another run creates it. Anything else the thread
+// points at (made for another sandbox, or by a creator that died) is
+// released for the reaper.
+type threadsInstance struct{}
+
+func (threadsInstance) choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error) {
+	current := thread.Instance
+	switch {
+	case current == nil:
+		return nil, nil
+	case current.SandboxID == a.sb.ID && current.Status == auxilia.InstanceLive:
+		return reconnecting{*current}, nil
+	case current.SandboxID == a.sb.ID && current.Status == auxilia.InstanceCreating &&
+		current.LeaseUntil != nil && current.LeaseUntil.After(now):
+		return waiting{*current}, nil
+	}
+	return nil, a.svc.Instances.Release(ctx, current.ID)
+}
+
+// newInstance claims the creation of a new instance for the thread.
+type newInstance struct{}
+
+func (newInstance) choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error) {
+	inst, err := a.svc.Instances.Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
+	return creating{inst, thread}, err
+}
+
+// reconnecting makes the thread's live instance usable again; one found
+// gone is replaced.
+type reconnecting struct{ inst auxilia.Instance }
+
+func (r reconnecting) take(ctx context.Context, a *allocation) (step, error) {
+	got, err := a.svc.reconnect(ctx, a.sb, a.client, r.inst)
+	switch {
+	case errors.Is(err, provider.ErrGone):
+		return replacing{r.inst}, nil
+	case err != nil:
+		return nil, err
+	}
+	return allocated{ensured{instance: got, replaced: a.replaced}}, nil
+}
+
+// replacing forgets an instance the provider no longer has, so that the
+// next choice gives the thread another.
+type replacing struct{ gone auxilia.Instance }
+
+func (r replacing) take(ctx context.Context, a *allocation) (step, error) {
+	a.replaced = true
+	return choice{}, a.svc.Instances.MarkDestroyed(ctx, r.gone.ID)
+}
+
+// waiting waits for another run to create the thread's instance, then
+// chooses again.
+type waiting struct{ inst auxilia.Instance }
+
+func (w waiting) take(ctx context.Context, a *allocation) (step, error) {
+	if a.waitStart.IsZero() {
+		a.waitStart, a.waitedFor = time.Now(), w.inst.ID
+	}
+	if err := a.svc.awaitCreation(ctx, w.inst, a.waitStart); err != nil {
+		return nil, unavailableBecause(a.sb, "provider", err.Error())
+	}
+	return choice{}, nil
+}
+
+// creating makes the claimed instance at the provider. A replacement needs
+// no probe: the reconnect that found the old one gone has just answered.
+type creating struct {
+	inst   auxilia.Instance
+	thread auxilia.Thread
+}
+
+func (c creating) take(ctx context.Context, a *allocation) (step, error) {
+	got, err := a.svc.create(ctx, a.sb, a.client, c.inst, c.thread, !a.replaced)
+	if err != nil {
+		return nil, err
+	}
+	return allocated{ensured{instance: got, created: true, replaced: a.replaced}}, nil
+}
+
+// allocated is the end: the thread has its instance.
+type allocated struct{ ensured }
+
+func (g allocated) take(context.Context, *allocation) (step, error) { return g, nil }

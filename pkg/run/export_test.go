@@ -1,0 +1,56 @@
+package run
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// AddWarmPool puts a pool of instances made in advance ahead of creation,
+// as a warm pool will be: one more strategy, with a step of its own.
+func AddWarmPool(s *Service, ready ...provider.Instance) {
+	last := len(s.strategies) - 1
+	s.strategies = append(s.strategies[:last:last], &warmPool{ready: ready}, s.strategies[last])
+}
+
+// warmPool hands a thread without an instance one of its ready instances.
+type warmPool struct {
+	mu    sync.Mutex
+	ready []provider.Instance
+}
+
+func (p *warmPool) choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if thread.Instance != nil || len(p.ready) == 0 {
+		return nil, nil
+	}
+	inst, err := a.svc.Instances.Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
+	if err != nil {
+		return nil, err
+	}
+	taken := p.ready[0]
+	p.ready = p.ready[1:]
+	return handingOver{inst, taken}, nil
+}
+
+// handingOver makes a pooled instance the thread's.
+type handingOver struct {
+	inst   auxilia.Instance
+	pooled provider.Instance
+}
+
+func (h handingOver) take(ctx context.Context, a *allocation) (step, error) {
+	sealed, err := a.svc.sealState(h.inst.ID, h.pooled.State)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.svc.Instances.MarkLive(ctx, h.inst.ID, h.pooled.ID, h.pooled.WorkDir, sealed); err != nil {
+		return nil, err
+	}
+	h.inst.ProviderRef, h.inst.WorkDir, h.inst.State, h.inst.Status = h.pooled.ID, h.pooled.WorkDir, sealed, auxilia.InstanceLive
+	return allocated{ensured{instance: h.inst}}, nil
+}
