@@ -75,7 +75,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 	if q.OutputLimit != nil {
 		limit = *q.OutputLimit
 	}
-	job := Job{Workspace: sb.workspace(), Command: q.Command, Timeout: time.Duration(timeout) * time.Second,
+	job := Job{Sandbox: sb.view(false).ID, Workspace: sb.workspace(), Command: q.Command, Timeout: time.Duration(timeout) * time.Second,
 		Network: sb.view(false).AllowEgress}
 
 	// The command ends when the caller goes away or the sandbox is deleted.

@@ -2,6 +2,9 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"strings"
 
@@ -10,19 +13,28 @@ import (
 
 // BubblewrapLauncher runs each command in a fresh bubblewrap jail with the
 // sandbox's workspace mounted read-write at /workspace and the host's
-// system read-only.
+// system read-only. The commands of one sandbox share a cgroup, where the
+// gateway can make cgroups: on Cloud Run, whose disk is memory, that also
+// bounds what a sandbox writes.
 type BubblewrapLauncher struct {
 	Bwrap        string // "" finds bwrap on PATH
-	MemoryMB     int    // per process; 0 = no limit
-	MaxProcesses int    // 0 = no limit
+	MemoryMB     int    // per sandbox (per process without cgroups); 0 = no limit
+	MaxProcesses int    // per sandbox (per command without cgroups); 0 = no limit
 	MaxFileMB    int    // largest file a command may write; 0 = no limit
 	Network      bool   // sandboxes may be given network (egress is allowed)
+
+	cgroups *bubblewrap.Cgroups // nil: the host has none the gateway may write
 }
 
 // NewBubblewrapLauncher returns a launcher with the configuration's limits.
 func NewBubblewrapLauncher(cfg Config) *BubblewrapLauncher {
-	return &BubblewrapLauncher{Bwrap: cfg.BwrapPath, MemoryMB: cfg.SandboxMemoryMB, MaxProcesses: cfg.SandboxMaxProcesses,
+	l := &BubblewrapLauncher{Bwrap: cfg.BwrapPath, MemoryMB: cfg.SandboxMemoryMB, MaxProcesses: cfg.SandboxMaxProcesses,
 		MaxFileMB: cfg.SandboxMaxFileMB, Network: cfg.AllowEgress}
+	if cgroups, err := bubblewrap.OpenCgroups(cgroupScope(cfg.DataDir)); err == nil {
+		_ = cgroups.Sweep() // what a gateway that stopped left behind
+		l.cgroups = cgroups
+	}
+	return l
 }
 
 func (l *BubblewrapLauncher) Name() string { return "bubblewrap" }
@@ -34,22 +46,48 @@ func (l *BubblewrapLauncher) Check(ctx context.Context) error {
 }
 
 // Owner is the user the jail runs commands as.
-func (l *BubblewrapLauncher) Owner() (uid, gid int) { return l.jail(Job{}).User() }
+func (l *BubblewrapLauncher) Owner() (uid, gid int) { return l.jail(Job{}, nil).User() }
 
 // Run runs the job's command as `/bin/bash -lc command` in the jail.
 func (l *BubblewrapLauncher) Run(ctx context.Context, job Job, stdout, stderr io.Writer) (Outcome, error) {
-	res, err := l.jail(job).Run(ctx, "exec /bin/bash -lc "+shellQuote(job.Command), job.Timeout, stdout, stderr)
+	group, leave, err := l.join(job.Sandbox)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer leave()
+	res, err := l.jail(job, group).Run(ctx, "exec /bin/bash -lc "+shellQuote(job.Command), job.Timeout, stdout, stderr)
 	if err != nil {
 		return Outcome{}, err
 	}
 	return Outcome{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Duration: res.Duration}, nil
 }
 
-func (l *BubblewrapLauncher) jail(job Job) bubblewrap.Jail {
+// join returns the cgroup the sandbox's commands share, and a function to
+// call once the command is over; no cgroup where there are none.
+func (l *BubblewrapLauncher) join(sandbox string) (*bubblewrap.Cgroup, func(), error) {
+	if l.cgroups == nil {
+		return nil, func() {}, nil
+	}
+	limits := bubblewrap.CgroupLimits{MemoryMB: l.MemoryMB, MaxProcesses: l.MaxProcesses}
+	group, leave, err := l.cgroups.Join(sandbox, limits)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox %s: %w", sandbox, err)
+	}
+	return group, leave, nil
+}
+
+func (l *BubblewrapLauncher) jail(job Job, group *bubblewrap.Cgroup) bubblewrap.Jail {
 	return bubblewrap.Jail{
 		Bwrap: l.Bwrap, Root: job.Workspace, WorkDir: WorkDir, Network: job.Network,
-		MemoryMB: l.MemoryMB, MaxProcesses: l.MaxProcesses, MaxFileMB: l.MaxFileMB,
+		MemoryMB: l.MemoryMB, MaxProcesses: l.MaxProcesses, MaxFileMB: l.MaxFileMB, Cgroup: group,
 	}
+}
+
+// cgroupScope names the cgroup folder of the sandboxes in one data folder:
+// a gateway (or a test) with another data folder has its own.
+func cgroupScope(dataDir string) string {
+	sum := sha256.Sum256([]byte(dataDir))
+	return "auxilia-gateway-" + hex.EncodeToString(sum[:8])
 }
 
 // shellQuote makes s one word for sh, whatever it holds.

@@ -76,3 +76,15 @@ func TestBubblewrapEgressNeedsBothSides(t *testing.T) {
 		assert.Equal(t, tc.want, res.Stdout, "gateway %v, asked %v", tc.gateway, tc.asked)
 	}
 }
+
+// The commands of one sandbox share its memory: two processes that each fit
+// the limit alone do not both fit at once.
+func TestBubblewrapBoundsASandboxAsAWhole(t *testing.T) {
+	h := newJailHarness(t, func(c *Config) { c.SandboxMemoryMB = 256 })
+	require.NotNil(t, h.gw.launcher.(*BubblewrapLauncher).cgroups, "the tests run as root, where the gateway makes cgroups")
+	sb := h.create(sandboxSpec{})
+	hold := `python3 -c 'import time; b = b"x" * (200 << 20); time.sleep(2); print("held")'`
+	res := h.exec(sb.ID, map[string]any{"command": hold + " & " + hold + " & wait; " + hold})
+	assert.Less(t, strings.Count(res.Stdout, "held"), 3, "two 200 MB processes do not fit in 256 MB together: %s", res.Stderr)
+	assert.Contains(t, res.Stdout, "held", "one alone fits: %s", res.Stderr)
+}

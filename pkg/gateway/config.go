@@ -31,7 +31,9 @@ type Config struct {
 	GCSToken string
 	// BwrapPath is the bubblewrap binary; empty looks it up on PATH.
 	BwrapPath string
-	// SandboxMemoryMB and SandboxMaxProcesses limit each command's processes; 0 = no limit.
+	// SandboxMemoryMB and SandboxMaxProcesses bound each sandbox's commands
+	// together (in a cgroup where the gateway can make one, per process
+	// otherwise); 0 = no limit.
 	SandboxMemoryMB     int
 	SandboxMaxProcesses int
 	// SandboxMaxFileMB is the largest file a command may write; 0 = no limit.

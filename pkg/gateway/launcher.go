@@ -26,6 +26,9 @@ type Launcher interface {
 
 // Job is one command for a launcher.
 type Job struct {
+	// Sandbox is the id of the sandbox the command runs for: its commands
+	// share its bounds.
+	Sandbox string
 	// Workspace is the host folder mounted at WorkDir.
 	Workspace string
 	Command   string
