@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -43,7 +44,7 @@ func typeToolPolicies(doc *openapi3.T) error {
 		tools := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
 		closed := false
 		tools.AdditionalProperties = openapi3.AdditionalProperties{Has: &closed}
-		for _, t := range auxilia.Tools {
+		for _, t := range run.ToolNames() {
 			tools.Properties[t] = policy
 			if all {
 				tools.Required = append(tools.Required, t)
