@@ -34,8 +34,9 @@ var toolHandlers = map[string]toolHandler{
 	"grep":       {serve: runsHandler.grep},
 }
 
-// toolRoutes registers each tool's route, as run.Tools says.
+// toolRoutes registers the tool catalogue and each tool's route, as run.Tools says.
 func (h runsHandler) toolRoutes(g routes) {
+	g.GET("/tools", h.tools)
 	for _, t := range run.Tools {
 		th, ok := toolHandlers[t.Name]
 		if !ok {

@@ -33,7 +33,8 @@ func describeProblemMembers(doc *openapi3.T) error {
 	return nil
 }
 
-// typeToolPolicies types a binding's tools as the tools of a run, each with its policy.
+// typeToolPolicies types a binding's tools as the tools of a run, each
+// with its policy, and a catalogued tool's name as one of them.
 func typeToolPolicies(doc *openapi3.T) error {
 	policy := enumSchema("", string(auxilia.AlwaysAllow), string(auxilia.NeedsApproval), string(auxilia.Disabled))
 	for name, all := range map[string]bool{"Binding": true, "BindingPut": false} {
@@ -52,6 +53,14 @@ func typeToolPolicies(doc *openapi3.T) error {
 		}
 		tools.Description = "Each tool's policy. " + map[bool]string{true: "Every tool is listed.", false: "Tools left out are always allowed."}[all]
 		s.Value.Properties["tools"] = &openapi3.SchemaRef{Value: tools}
+	}
+	tool := doc.Components.Schemas["Tool"]
+	if tool == nil || tool.Value.Properties["name"] == nil {
+		return fmt.Errorf("no name in Tool")
+	}
+	tool.Value.Properties["name"].Value.Enum = nil
+	for _, t := range run.ToolNames() {
+		tool.Value.Properties["name"].Value.Enum = append(tool.Value.Properties["name"].Value.Enum, t)
 	}
 	return nil
 }
