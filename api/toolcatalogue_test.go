@@ -1,7 +1,10 @@
 package api_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
+	"os"
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/run"
@@ -9,6 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// toolFixture is the catalogue as the SPA's tests serve it.
+const toolFixture = "../frontend/src/test/tools.fixture.json"
+
+var updateFixtures = flag.Bool("update-fixtures", false, "rewrite the SPA's tool fixture from the catalogue")
 
 func TestToolCatalogue(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
@@ -56,6 +64,17 @@ func TestToolCatalogue(t *testing.T) {
 		assert.NoError(t, valid("write_file", `{"path":"a","content":"text"}`))
 		assert.NoError(t, valid("ls", `{}`))
 		assert.Error(t, valid("grep", `{"path":"src"}`), "a search needs its pattern")
+
+		var fixture bytes.Buffer
+		require.NoError(t, json.Indent(&fixture, r.body, "", "  "))
+		fixture.WriteString("\n")
+		if *updateFixtures {
+			require.NoError(t, os.WriteFile(toolFixture, fixture.Bytes(), 0o644))
+		}
+		committed, err := os.ReadFile(toolFixture)
+		require.NoError(t, err)
+		assert.Equal(t, string(committed), fixture.String(),
+			"the SPA's tests serve the catalogue as it is: go test ./api -run TestToolCatalogue -update-fixtures")
 
 		limit := schemas["read_file"].Properties["limit"].Value
 		assert.Equal(t, float64(run.MaxReadLimit), *limit.Max, "the schema's bound is the one the tool checks")
