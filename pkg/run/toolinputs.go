@@ -7,7 +7,7 @@ package run
 // ExecInput is an execute call.
 type ExecInput struct {
 	Command string `json:"command" example:"python3 -c 'print(6*7)'" doc:"The shell command line to run"`
-	Timeout int `json:"timeout" binding:"optional" example:"60" minimum:"1" doc:"Seconds the command may run; the sandbox's timeout caps it and is the default"`
+	Timeout int    `json:"timeout" binding:"optional" example:"60" minimum:"1" doc:"Seconds the command may run; the sandbox's timeout caps it and is the default"`
 	// OnOutput, when set, streams output as it arrives.
 	OnOutput func(stream, text string) `json:"-"`
 	Approved bool                      `json:"-"`
