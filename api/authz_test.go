@@ -33,6 +33,7 @@ var authorization = map[string]access{
 	"GET /api/v1/tokens":                              adminOnly,
 	"DELETE /api/v1/tokens/:id":                       adminOnly,
 	"GET /api/v1/providers":                           anyRole,
+	"GET /api/v1/tools":                               anyRole,
 	"GET /api/v1/sandboxes":                           anyRole,
 	"POST /api/v1/sandboxes":                          adminOnly,
 	"POST /api/v1/sandboxes/probe":                    adminOnly,

@@ -22,12 +22,12 @@ type RunService interface {
 	DeleteThread(ctx context.Context, workspaceID, agentID, key string, check func(auxilia.Thread) error) error
 
 	Execute(ctx context.Context, workspaceID, runID string, in run.ExecInput) (provider.ExecResult, error)
-	List(ctx context.Context, workspaceID, runID, dir string, approved bool) (run.Listing, error)
-	Read(ctx context.Context, workspaceID, runID, file string, offset, limit int, approved bool) (run.Text, error)
-	Write(ctx context.Context, workspaceID, runID, file string, data []byte, approved bool) (string, error)
-	Edit(ctx context.Context, workspaceID, runID, file, old, replacement string, all, approved bool) (int, error)
-	Glob(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) (run.GlobResult, error)
-	Grep(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) (run.GrepResult, error)
+	List(ctx context.Context, workspaceID, runID string, in run.ListInput, approved bool) (run.Listing, error)
+	Read(ctx context.Context, workspaceID, runID string, in run.ReadInput, approved bool) (run.Text, error)
+	Write(ctx context.Context, workspaceID, runID string, in run.WriteInput, approved bool) (string, error)
+	Edit(ctx context.Context, workspaceID, runID string, in run.EditInput, approved bool) (int, error)
+	Glob(ctx context.Context, workspaceID, runID string, in run.GlobInput, approved bool) (run.GlobResult, error)
+	Grep(ctx context.Context, workspaceID, runID string, in run.GrepInput, approved bool) (run.GrepResult, error)
 }
 
 type runsHandler struct {

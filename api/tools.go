@@ -2,35 +2,56 @@ package api
 
 import (
 	"io"
-	"net/http"
+	"reflect"
 	"strconv"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/run"
+	"github.com/auxilia/sandboxes/pkg/validation"
 	"github.com/labstack/echo/v4"
 )
 
 // headerApproval carries a person's approval of a tool that needs one.
 const headerApproval = "Auxilia-Approval"
 
+// toolHandler serves a tool of run.Tools over REST: it decodes the tool's
+// input from the request, calls it and words its answer.
+type toolHandler struct {
+	serve func(h runsHandler, c echo.Context, t run.Tool) error
+	// upload says the request's body is a file, which may pass the JSON limit.
+	upload bool
+}
+
+// toolHandlers are the REST handlers of the tools, by name: one for each of run.Tools.
+var toolHandlers = map[string]toolHandler{
+	"execute":    {serve: runsHandler.execute},
+	"ls":         {serve: runsHandler.ls},
+	"read_file":  {serve: runsHandler.readFile},
+	"write_file": {serve: runsHandler.writeFile, upload: true},
+	"edit_file":  {serve: runsHandler.edit},
+	"glob":       {serve: runsHandler.glob},
+	"grep":       {serve: runsHandler.grep},
+}
+
+// toolRoutes registers the tool catalogue and each tool's route, as run.Tools says.
 func (h runsHandler) toolRoutes(g routes) {
-	g.POST("/runs/:run_id/execute", h.execute)
-	g.GET("/runs/:run_id/ls", h.ls)
-	g.GET("/runs/:run_id/files", h.readFile)
-	g.PUT("/runs/:run_id/files", h.writeFile, raiseBodyLimit(h.uploadLimit))
-	g.POST("/runs/:run_id/edit", h.edit)
-	g.GET("/runs/:run_id/glob", h.glob)
-	g.GET("/runs/:run_id/grep", h.grep)
+	g.GET("/tools", h.tools)
+	for _, t := range run.Tools {
+		th, ok := toolHandlers[t.Name]
+		if !ok {
+			panic("api: the tool " + t.Name + " has no REST handler")
+		}
+		var mw []echo.MiddlewareFunc
+		if th.upload {
+			mw = append(mw, raiseBodyLimit(h.uploadLimit))
+		}
+		g.add(t.Method, t.Path, func(c echo.Context) error { return th.serve(h, c, t) }, mw)
+	}
 }
 
 // approved reports whether the agent runtime says a person approved the call.
 func approved(c echo.Context) bool { return c.Request().Header.Get(headerApproval) == "granted" }
-
-type executeRequest struct {
-	Command string `json:"command" example:"python3 -c 'print(6*7)'"`
-	Timeout int    `json:"timeout" binding:"optional" example:"60" minimum:"1"`
-} //@name ExecuteRequest
 
 type executeResult struct {
 	ExitCode   int    `json:"exit_code"`
@@ -66,13 +87,6 @@ type writtenFile struct {
 	Path string `json:"path"`
 } //@name WrittenFile
 
-type editRequest struct {
-	Path       string `json:"path"`
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll bool   `json:"replace_all" binding:"optional"`
-} //@name EditRequest
-
 type editResult struct {
 	Replacements int `json:"replacements"`
 } //@name EditResult
@@ -105,20 +119,20 @@ type grepResult struct {
 //	@Security		BearerAuth
 //	@Param			run_id				path		string			true	"Run id"	format(uuid)
 //	@Param			Auxilia-Approval	header		string			false	"granted: a person approved this call"
-//	@Param			body				body		executeRequest	true	"The command"
+//	@Param			body				body		run.ExecInput	true	"The command"
 //	@Success		200					{object}	executeResult
 //	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
 //	@Router			/api/v1/runs/{run_id}/execute [post]
-func (h runsHandler) execute(c echo.Context) error {
+func (h runsHandler) execute(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	var req executeRequest
-	if err := bindJSON(c, &req); err != nil {
+	var in run.ExecInput
+	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	in := run.ExecInput{Command: req.Command, Timeout: req.Timeout, Approved: approved(c)}
+	in.Approved = approved(c)
 	if wantsEventStream(c) {
 		return h.executeStream(c, id, in)
 	}
@@ -126,7 +140,7 @@ func (h runsHandler) execute(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, executeResult{ExitCode: res.ExitCode, Output: res.Output, Truncated: res.Truncated,
+	return c.JSON(t.Status, executeResult{ExitCode: res.ExitCode, Output: res.Output, Truncated: res.Truncated,
 		DurationMS: res.Duration.Milliseconds()})
 }
 
@@ -143,12 +157,16 @@ func (h runsHandler) execute(c echo.Context) error {
 //	@Success		200					{object}	lsResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@Router			/api/v1/runs/{run_id}/ls [get]
-func (h runsHandler) ls(c echo.Context) error {
+func (h runsHandler) ls(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	listing, err := h.svc.List(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("path"), approved(c))
+	var in run.ListInput
+	if err := queryInput(c, &in).Err(); err != nil {
+		return err
+	}
+	listing, err := h.svc.List(c.Request().Context(), actor(c).Workspace.ID, id, in, approved(c))
 	if err != nil {
 		return err
 	}
@@ -160,7 +178,7 @@ func (h runsHandler) ls(c echo.Context) error {
 		}
 		out.Entries[i] = fileEntry{Path: e.Path, Type: kind, Size: e.Size, ModifiedAt: e.ModifiedAt.UTC()}
 	}
-	return c.JSON(http.StatusOK, out)
+	return c.JSON(t.Status, out)
 }
 
 // readFile reads lines of a text file.
@@ -178,23 +196,22 @@ func (h runsHandler) ls(c echo.Context) error {
 //	@Success		200					{object}	fileContent
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@Router			/api/v1/runs/{run_id}/files [get]
-func (h runsHandler) readFile(c echo.Context) error {
+func (h runsHandler) readFile(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	var fe auxilia.FieldErrors
-	offset := intQuery(c, &fe, "offset", 0)
-	limit := intQuery(c, &fe, "limit", run.DefaultReadLimit)
-	run.CheckWindow(&fe, offset, limit) // every broken field at once, not only what did not parse
+	var in run.ReadInput
+	fe := queryInput(c, &in)
+	run.CheckWindow(&fe, in.Offset, in.Limit) // every broken field at once, not only what did not parse
 	if err := fe.Err(); err != nil {
 		return err
 	}
-	t, err := h.svc.Read(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("path"), offset, limit, approved(c))
+	text, err := h.svc.Read(c.Request().Context(), actor(c).Workspace.ID, id, in, approved(c))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, fileContent(t))
+	return c.JSON(t.Status, fileContent(text))
 }
 
 // writeFile creates a file from the request body.
@@ -212,20 +229,23 @@ func (h runsHandler) readFile(c echo.Context) error {
 //	@Success		201					{object}	writtenFile
 //	@Failure		401,403,404,409,413,422,428	{object}	Problem
 //	@Router			/api/v1/runs/{run_id}/files [put]
-func (h runsHandler) writeFile(c echo.Context) error {
+func (h runsHandler) writeFile(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	data, err := io.ReadAll(c.Request().Body)
-	if err != nil {
+	var in run.WriteInput
+	if err := queryInput(c, &in).Err(); err != nil {
+		return err
+	}
+	if in.Content, err = io.ReadAll(c.Request().Body); err != nil {
 		return bodyReadError(err)
 	}
-	p, err := h.svc.Write(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("path"), data, approved(c))
+	p, err := h.svc.Write(c.Request().Context(), actor(c).Workspace.ID, id, in, approved(c))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, writtenFile{Path: p})
+	return c.JSON(t.Status, writtenFile{Path: p})
 }
 
 // edit replaces text in a file.
@@ -238,24 +258,24 @@ func (h runsHandler) writeFile(c echo.Context) error {
 //	@Security		BearerAuth
 //	@Param			run_id				path		string		true	"Run id"	format(uuid)
 //	@Param			Auxilia-Approval	header		string		false	"granted: a person approved this call"
-//	@Param			body				body		editRequest	true	"The edit"
+//	@Param			body				body		run.EditInput	true	"The edit"
 //	@Success		200					{object}	editResult
 //	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
 //	@Router			/api/v1/runs/{run_id}/edit [post]
-func (h runsHandler) edit(c echo.Context) error {
+func (h runsHandler) edit(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	var req editRequest
-	if err := bindJSON(c, &req); err != nil {
+	var in run.EditInput
+	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	n, err := h.svc.Edit(c.Request().Context(), actor(c).Workspace.ID, id, req.Path, req.OldString, req.NewString, req.ReplaceAll, approved(c))
+	n, err := h.svc.Edit(c.Request().Context(), actor(c).Workspace.ID, id, in, approved(c))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, editResult{Replacements: n})
+	return c.JSON(t.Status, editResult{Replacements: n})
 }
 
 // glob finds paths by pattern.
@@ -272,16 +292,20 @@ func (h runsHandler) edit(c echo.Context) error {
 //	@Success		200					{object}	globResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@Router			/api/v1/runs/{run_id}/glob [get]
-func (h runsHandler) glob(c echo.Context) error {
+func (h runsHandler) glob(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	found, err := h.svc.Glob(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("pattern"), c.QueryParam("path"), approved(c))
+	var in run.GlobInput
+	if err := queryInput(c, &in).Err(); err != nil {
+		return err
+	}
+	found, err := h.svc.Glob(c.Request().Context(), actor(c).Workspace.ID, id, in, approved(c))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, globResult(found))
+	return c.JSON(t.Status, globResult(found))
 }
 
 // grep finds lines containing text.
@@ -298,12 +322,16 @@ func (h runsHandler) glob(c echo.Context) error {
 //	@Success		200					{object}	grepResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@Router			/api/v1/runs/{run_id}/grep [get]
-func (h runsHandler) grep(c echo.Context) error {
+func (h runsHandler) grep(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
 	if err != nil {
 		return err
 	}
-	found, err := h.svc.Grep(c.Request().Context(), actor(c).Workspace.ID, id, c.QueryParam("pattern"), c.QueryParam("path"), approved(c))
+	var in run.GrepInput
+	if err := queryInput(c, &in).Err(); err != nil {
+		return err
+	}
+	found, err := h.svc.Grep(c.Request().Context(), actor(c).Workspace.ID, id, in, approved(c))
 	if err != nil {
 		return err
 	}
@@ -311,18 +339,37 @@ func (h runsHandler) grep(c echo.Context) error {
 	for i, m := range found.Matches {
 		out.Matches[i] = grepMatch(m)
 	}
-	return c.JSON(http.StatusOK, out)
+	return c.JSON(t.Status, out)
 }
 
-// intQuery reads an optional whole-number query parameter.
-func intQuery(c echo.Context, fe *auxilia.FieldErrors, name string, def int) int {
-	v := c.QueryParam(name)
-	if v == "" {
-		return def
+// queryInput fills a tool's input from the query parameters named as its
+// fields are in JSON: text as it is, whole numbers parsed (their default
+// tag when absent). It returns every parameter that does not parse.
+func queryInput(c echo.Context, in any) auxilia.FieldErrors {
+	var fe auxilia.FieldErrors
+	v := reflect.ValueOf(in).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name := validation.JSONName(f)
+		if !f.IsExported() || name == "" {
+			continue
+		}
+		raw := c.QueryParam(name)
+		switch field := v.FieldByIndex(f.Index); field.Kind() {
+		case reflect.String:
+			field.SetString(raw)
+		case reflect.Int:
+			if raw == "" {
+				raw = f.Tag.Get("default")
+			}
+			if raw == "" {
+				continue
+			}
+			n, err := strconv.Atoi(raw)
+			if err != nil {
+				fe.Add(name, "must be a whole number")
+			}
+			field.SetInt(int64(n))
+		}
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		fe.Add(name, "must be a whole number")
-	}
-	return n
+	return fe
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -32,7 +33,8 @@ func describeProblemMembers(doc *openapi3.T) error {
 	return nil
 }
 
-// typeToolPolicies types a binding's tools as the tools of a run, each with its policy.
+// typeToolPolicies types a binding's tools as the tools of a run, each
+// with its policy, and a catalogued tool's name as one of them.
 func typeToolPolicies(doc *openapi3.T) error {
 	policy := enumSchema("", string(auxilia.AlwaysAllow), string(auxilia.NeedsApproval), string(auxilia.Disabled))
 	for name, all := range map[string]bool{"Binding": true, "BindingPut": false} {
@@ -43,7 +45,7 @@ func typeToolPolicies(doc *openapi3.T) error {
 		tools := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
 		closed := false
 		tools.AdditionalProperties = openapi3.AdditionalProperties{Has: &closed}
-		for _, t := range auxilia.Tools {
+		for _, t := range run.ToolNames() {
 			tools.Properties[t] = policy
 			if all {
 				tools.Required = append(tools.Required, t)
@@ -51,6 +53,14 @@ func typeToolPolicies(doc *openapi3.T) error {
 		}
 		tools.Description = "Each tool's policy. " + map[bool]string{true: "Every tool is listed.", false: "Tools left out are always allowed."}[all]
 		s.Value.Properties["tools"] = &openapi3.SchemaRef{Value: tools}
+	}
+	tool := doc.Components.Schemas["Tool"]
+	if tool == nil || tool.Value.Properties["name"] == nil {
+		return fmt.Errorf("no name in Tool")
+	}
+	tool.Value.Properties["name"].Value.Enum = nil
+	for _, t := range run.ToolNames() {
+		tool.Value.Properties["name"].Value.Enum = append(tool.Value.Properties["name"].Value.Enum, t)
 	}
 	return nil
 }

@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/run"
 )
 
 // Bind gives an agent a sandbox of its workspace, replacing any earlier
-// binding. tools maps tool names to policies; a tool left out is always
-// allowed. Moving to another sandbox releases the instances the old one made.
+// binding. tools maps tool names to policies; a tool left out has its
+// default policy. Moving to another sandbox releases the instances the old one made.
 // expect, when set, is the agent's version the caller read.
 func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect auxilia.Expect) (auxilia.Binding, error) {
 	policies, fe := toolPolicies(tools)
@@ -103,17 +104,15 @@ func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expec
 	return version, err
 }
 
-// toolPolicies checks a policy map and fills in every missing tool.
+// toolPolicies checks a policy map and fills in every missing tool with its default.
 func toolPolicies(in map[string]string) (map[string]auxilia.ToolPolicy, auxilia.FieldErrors) {
 	var fe auxilia.FieldErrors
-	out := make(map[string]auxilia.ToolPolicy, len(auxilia.Tools))
-	for _, t := range auxilia.Tools {
-		out[t] = auxilia.AlwaysAllow
-	}
+	out := run.DefaultPolicies()
 	for name, policy := range in {
+		_, known := run.LookupTool(name)
 		switch {
-		case !auxilia.IsTool(name):
-			fe.Add("tools."+name, "is not a sandbox tool (tools: %s)", strings.Join(auxilia.Tools, ", "))
+		case !known:
+			fe.Add("tools."+name, "is not a sandbox tool (tools: %s)", strings.Join(run.ToolNames(), ", "))
 		case !auxilia.ToolPolicy(policy).Valid():
 			fe.Add("tools."+name, "must be one of: always_allow, needs_approval, disabled")
 		default:
@@ -125,9 +124,9 @@ func toolPolicies(in map[string]string) (map[string]auxilia.ToolPolicy, auxilia.
 
 func describeTools(p map[string]auxilia.ToolPolicy) string {
 	var parts []string
-	for _, t := range auxilia.Tools {
-		if p[t] != auxilia.AlwaysAllow {
-			parts = append(parts, t+" "+string(p[t]))
+	for _, t := range run.Tools {
+		if p[t.Name] != auxilia.AlwaysAllow {
+			parts = append(parts, t.Name+" "+string(p[t.Name]))
 		}
 	}
 	if len(parts) == 0 {

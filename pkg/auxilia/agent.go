@@ -34,19 +34,6 @@ const (
 // Valid reports whether p is a known policy.
 func (p ToolPolicy) Valid() bool { return p == AlwaysAllow || p == NeedsApproval || p == Disabled }
 
-// Tools are the sandbox tools a run offers, in the order they are shown.
-var Tools = []string{"execute", "ls", "read_file", "write_file", "edit_file", "glob", "grep"}
-
-// IsTool reports whether name is a sandbox tool.
-func IsTool(name string) bool {
-	for _, t := range Tools {
-		if t == name {
-			return true
-		}
-	}
-	return false
-}
-
 // Binding gives an agent a sandbox, with a policy per tool.
 type Binding struct {
 	AgentID   string

@@ -24,7 +24,7 @@ import (
 func boundedWorld(t *testing.T) (w world, ws, runID, dir string) {
 	w = newWorld(t, storetest.Open(t, store.SQLite))
 	r := w.start(t, "t1")
-	p, err := w.app.Runs.Write(context.Background(), w.ws.ID, r.ID, "seed.txt", nil, false)
+	p, err := w.app.Runs.Write(context.Background(), w.ws.ID, r.ID, run.WriteInput{Path: "seed.txt"}, false)
 	require.NoError(t, err)
 	return w, w.ws.ID, r.ID, path.Dir(p)
 }
@@ -59,7 +59,9 @@ func TestReadingALargeFileHoldsItsWindowOnly(t *testing.T) {
 	writeHostFile(t, filepath.Join(dir, "big.txt"), '\n', size)
 	var text run.Text
 	var err error
-	used := allocated(func() { text, err = w.app.Runs.Read(context.Background(), ws, id, "big.txt", 1000, 1, false) })
+	used := allocated(func() {
+		text, err = w.app.Runs.Read(context.Background(), ws, id, run.ReadInput{Path: "big.txt", Offset: 1000, Limit: 1}, false)
+	})
 	require.NoError(t, err)
 	assert.Equal(t, run.Text{Path: path.Join(dir, "big.txt"), Content: "\n", Offset: 1000, Lines: 1, TotalLines: size}, text)
 	assert.Less(t, used, uint64(4<<20), "the server holds the window, not the file")
@@ -68,7 +70,7 @@ func TestReadingALargeFileHoldsItsWindowOnly(t *testing.T) {
 func TestEditRefusesAFileLargerThanItsBound(t *testing.T) {
 	w, ws, id, dir := boundedWorld(t)
 	writeHostFile(t, filepath.Join(dir, "big.txt"), 'x', run.MaxEditBytes+1)
-	_, err := w.app.Runs.Edit(context.Background(), ws, id, "big.txt", "x", "y", false, false)
+	_, err := w.app.Runs.Edit(context.Background(), ws, id, run.EditInput{Path: "big.txt", OldString: "x", NewString: "y"}, false)
 	var problem *auxilia.Error
 	require.ErrorAs(t, err, &problem)
 	assert.Equal(t, auxilia.CodeInvalid, problem.Code)
@@ -77,7 +79,7 @@ func TestEditRefusesAFileLargerThanItsBound(t *testing.T) {
 	assert.Contains(t, problem.Fields[0].Message, "is larger than 16 MiB, the most edit_file changes")
 
 	writeHostFile(t, filepath.Join(dir, "edge.txt"), 'x', run.MaxEditBytes)
-	n, err := w.app.Runs.Edit(context.Background(), ws, id, "edge.txt", "x", "y", true, false)
+	n, err := w.app.Runs.Edit(context.Background(), ws, id, run.EditInput{Path: "edge.txt", OldString: "x", NewString: "y", ReplaceAll: true}, false)
 	require.NoError(t, err, "a file of exactly the bound is edited")
 	assert.Equal(t, run.MaxEditBytes, n)
 }
@@ -90,30 +92,30 @@ func TestToolAnswersAreCappedAndSaySo(t *testing.T) {
 	for i := range run.MaxListEntries + 1 {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "many", fmt.Sprintf("f%05d.txt", i)), nil, 0o644))
 	}
-	listing, err := w.app.Runs.List(ctx, ws, id, "many", false)
+	listing, err := w.app.Runs.List(ctx, ws, id, run.ListInput{Path: "many"}, false)
 	require.NoError(t, err)
 	assert.Len(t, listing.Entries, run.MaxListEntries)
 	assert.True(t, listing.Truncated)
 
-	found, err := w.app.Runs.Glob(ctx, ws, id, "many/*.txt", "", false)
+	found, err := w.app.Runs.Glob(ctx, ws, id, run.GlobInput{Pattern: "many/*.txt"}, false)
 	require.NoError(t, err)
 	assert.Len(t, found.Paths, run.MaxGlobResults)
 	assert.True(t, found.Truncated)
-	found, err = w.app.Runs.Glob(ctx, ws, id, "many/f0000?.txt", "", false)
+	found, err = w.app.Runs.Glob(ctx, ws, id, run.GlobInput{Pattern: "many/f0000?.txt"}, false)
 	require.NoError(t, err)
 	assert.Len(t, found.Paths, 10)
 	assert.False(t, found.Truncated)
 
 	needles := strings.Repeat("a needle\n", run.MaxGrepMatches+1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "needles.txt"), []byte(needles), 0o644))
-	grepped, err := w.app.Runs.Grep(ctx, ws, id, "needle", "needles.txt", false)
+	grepped, err := w.app.Runs.Grep(ctx, ws, id, run.GrepInput{Pattern: "needle", Path: "needles.txt"}, false)
 	require.NoError(t, err)
 	assert.Len(t, grepped.Matches, run.MaxGrepMatches)
 	assert.True(t, grepped.Truncated)
 
 	long := "needle " + strings.Repeat("é", 100<<10)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "long.txt"), []byte(long+"\nneedle again\n"), 0o644))
-	grepped, err = w.app.Runs.Grep(ctx, ws, id, "needle", "long.txt", false)
+	grepped, err = w.app.Runs.Grep(ctx, ws, id, run.GrepInput{Pattern: "needle", Path: "long.txt"}, false)
 	require.NoError(t, err)
 	require.Len(t, grepped.Matches, 2, "a long line takes no room from the next")
 	assert.True(t, strings.HasPrefix(long, grepped.Matches[0].Text))

@@ -12,16 +12,6 @@ import (
 // maxCommandLength bounds a command line.
 const maxCommandLength = 256 << 10
 
-// ExecInput is an execute call.
-type ExecInput struct {
-	Command string
-	// Timeout in seconds; 0 takes the sandbox's; more is capped at the sandbox's.
-	Timeout int
-	// OnOutput, when set, streams output as it arrives.
-	OnOutput func(stream, text string)
-	Approved bool
-}
-
 // Execute runs a command in the run's instance, in its working directory.
 // A command that runs out of time ends with exit code 124.
 func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in ExecInput) (provider.ExecResult, error) {

@@ -12,11 +12,9 @@ import (
 	"github.com/auxilia/sandboxes/pkg/validation"
 )
 
-// Defaults and bounds of read_file, in lines.
-const (
-	DefaultReadLimit = 2000
-	MaxReadLimit     = 20000
-)
+// MaxReadLimit bounds the lines read_file reads at once (its input's
+// limit, whose default its tag gives).
+const MaxReadLimit = 20000
 
 // Bounds in bytes of what the file tools hold.
 const (
@@ -40,8 +38,9 @@ type Listing struct {
 	Truncated bool
 }
 
-// List lists a directory of the run's instance (its working directory when dir is empty).
-func (s *Service) List(ctx context.Context, workspaceID, runID, dir string, approved bool) (Listing, error) {
+// List lists a directory of the run's instance (its working directory when the path is empty).
+func (s *Service) List(ctx context.Context, workspaceID, runID string, in ListInput, approved bool) (Listing, error) {
+	dir := in.Path
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "ls", Approved: approved, Args: map[string]any{"path": dir}})
@@ -85,8 +84,9 @@ func CheckWindow(fe *auxilia.FieldErrors, offset, limit int) {
 	}
 }
 
-// Read returns up to limit lines of a text file from line offset (0-based).
-func (s *Service) Read(ctx context.Context, workspaceID, runID, file string, offset, limit int, approved bool) (Text, error) {
+// Read returns up to in.Limit lines of a text file from line in.Offset (0-based).
+func (s *Service) Read(ctx context.Context, workspaceID, runID string, in ReadInput, approved bool) (Text, error) {
+	file, offset, limit := in.Path, in.Offset, in.Limit
 	var fe auxilia.FieldErrors
 	if file == "" {
 		fe.Add("path", "is required")
@@ -122,7 +122,8 @@ func (s *Service) Read(ctx context.Context, workspaceID, runID, file string, off
 }
 
 // Write creates a file (and its parent directories); an existing file is not overwritten.
-func (s *Service) Write(ctx context.Context, workspaceID, runID, file string, data []byte, approved bool) (string, error) {
+func (s *Service) Write(ctx context.Context, workspaceID, runID string, in WriteInput, approved bool) (string, error) {
+	file, data := in.Path, in.Content
 	if file == "" {
 		var fe auxilia.FieldErrors
 		fe.Add("path", "is required")
@@ -152,8 +153,10 @@ func (s *Service) Write(ctx context.Context, workspaceID, runID, file string, da
 	return p, nil
 }
 
-// Edit replaces old with new in a text file: exactly once unless all is set.
-func (s *Service) Edit(ctx context.Context, workspaceID, runID, file, old, replacement string, all, approved bool) (int, error) {
+// Edit replaces in.OldString with in.NewString in a text file: exactly
+// once unless in.ReplaceAll is set.
+func (s *Service) Edit(ctx context.Context, workspaceID, runID string, in EditInput, approved bool) (int, error) {
+	file, old, replacement, all := in.Path, in.OldString, in.NewString, in.ReplaceAll
 	var fe auxilia.FieldErrors
 	if file == "" {
 		fe.Add("path", "is required")

@@ -35,9 +35,10 @@ type GlobResult struct {
 	Truncated bool
 }
 
-// Glob returns the paths under dir (the working directory when empty) that
-// match pattern: `*` and `?` within a name, `**` across directories.
-func (s *Service) Glob(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) (GlobResult, error) {
+// Glob returns the paths under in.Path (the working directory when empty)
+// that match in.Pattern: `*` and `?` within a name, `**` across directories.
+func (s *Service) Glob(ctx context.Context, workspaceID, runID string, in GlobInput, approved bool) (GlobResult, error) {
+	pattern, dir := in.Pattern, in.Path
 	if err := checkPattern(pattern); err != nil {
 		return GlobResult{}, err
 	}
@@ -114,9 +115,10 @@ type GrepResult struct {
 	Truncated bool
 }
 
-// Grep returns the lines of the text files under dir (or the file dir)
-// that contain pattern, taken literally.
-func (s *Service) Grep(ctx context.Context, workspaceID, runID, pattern, dir string, approved bool) (GrepResult, error) {
+// Grep returns the lines of the text files under in.Path (or the file
+// in.Path) that contain in.Pattern, taken literally.
+func (s *Service) Grep(ctx context.Context, workspaceID, runID string, in GrepInput, approved bool) (GrepResult, error) {
+	pattern, dir := in.Pattern, in.Path
 	if err := checkPattern(pattern); err != nil {
 		return GrepResult{}, err
 	}

@@ -60,7 +60,7 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 	if agent.Binding == nil || agent.Binding.SandboxID != r.SandboxID {
 		return nil, notActive(r, "the agent's sandbox changed since it started; start a new run")
 	}
-	switch agent.Binding.Tools[c.Tool] {
+	switch policyOf(agent.Binding, c.Tool) {
 	case auxilia.Disabled:
 		return nil, auxilia.Errorf(auxilia.CodeToolDisabled, "The tool %s is disabled for agent %q.", c.Tool, agent.Name).With("tool", c.Tool)
 	case auxilia.NeedsApproval:
@@ -100,6 +100,16 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 		return nil, err
 	}
 	return &call{run: r, sandbox: sb, config: cfg, client: client, instance: pinst}, nil
+}
+
+// policyOf is the binding's policy for a tool: the tool's default when the
+// binding was made before the tool was added.
+func policyOf(b *auxilia.Binding, tool string) auxilia.ToolPolicy {
+	if p, ok := b.Tools[tool]; ok {
+		return p
+	}
+	t, _ := LookupTool(tool)
+	return t.Default
 }
 
 // keepAlive runs fn while telling the provider, every KeepAliveEvery, that

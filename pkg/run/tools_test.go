@@ -40,11 +40,11 @@ func TestTools(t *testing.T) {
 		assert.Equal(t, 0, res.ExitCode, "%s", res.Output)
 		assert.Equal(t, "capped\n", res.Output)
 
-		p, err := w.app.Runs.Write(ctx, ws, id, "src/app.py", []byte("print('hello')\nprint('hello')\n"), false)
+		p, err := w.app.Runs.Write(ctx, ws, id, run.WriteInput{Path: "src/app.py", Content: []byte("print('hello')\nprint('hello')\n")}, false)
 		require.NoError(t, err)
 		workdir := path.Dir(path.Dir(p))
 		assert.Equal(t, path.Join(workdir, "src", "app.py"), p, "relative paths resolve against the working directory")
-		_, err = w.app.Runs.Write(ctx, ws, id, "src/app.py", []byte("x"), false)
+		_, err = w.app.Runs.Write(ctx, ws, id, run.WriteInput{Path: "src/app.py", Content: []byte("x")}, false)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeFileExists), "write does not overwrite: %v", err)
 
 		// A path of the wrong kind is the caller's mistake, not the sandbox's.
@@ -52,10 +52,16 @@ func TestTools(t *testing.T) {
 			call func() error
 			want string
 		}{
-			{func() error { _, err := w.app.Runs.Read(ctx, ws, id, "src", 0, 10, false); return err }, "is a directory: list it with ls"},
-			{func() error { _, err := w.app.Runs.List(ctx, ws, id, "src/app.py", false); return err }, "is a file, not a directory"},
 			{func() error {
-				_, err := w.app.Runs.Write(ctx, ws, id, "src/app.py/inner.txt", []byte("x"), false)
+				_, err := w.app.Runs.Read(ctx, ws, id, run.ReadInput{Path: "src", Offset: 0, Limit: 10}, false)
+				return err
+			}, "is a directory: list it with ls"},
+			{func() error {
+				_, err := w.app.Runs.List(ctx, ws, id, run.ListInput{Path: "src/app.py"}, false)
+				return err
+			}, "is a file, not a directory"},
+			{func() error {
+				_, err := w.app.Runs.Write(ctx, ws, id, run.WriteInput{Path: "src/app.py/inner.txt", Content: []byte("x")}, false)
 				return err
 			},
 				"src/app.py is a file, so nothing can be inside it"},
@@ -73,48 +79,48 @@ func TestTools(t *testing.T) {
 		w.fake.Fail("read", broken)
 		w.fake.Fail("stat", broken)
 		w.fake.ResetCalls()
-		_, err = w.app.Runs.Read(ctx, ws, id, "a/b/c/d/e.txt", 0, 10, false)
+		_, err = w.app.Runs.Read(ctx, ws, id, run.ReadInput{Path: "a/b/c/d/e.txt", Offset: 0, Limit: 10}, false)
 		assert.False(t, auxilia.IsCode(err, auxilia.CodeInvalid), "%v", err)
 		assert.Equal(t, 1, w.fake.Calls("stat"))
 		w.fake.Fail("read", nil)
 		w.fake.Fail("stat", nil)
 
-		text, err := w.app.Runs.Read(ctx, ws, id, "src/app.py", 1, 10, false)
+		text, err := w.app.Runs.Read(ctx, ws, id, run.ReadInput{Path: "src/app.py", Offset: 1, Limit: 10}, false)
 		require.NoError(t, err)
 		assert.Equal(t, run.Text{Path: p, Content: "print('hello')\n", Offset: 1, Lines: 1, TotalLines: 2}, text)
-		_, err = w.app.Runs.Read(ctx, ws, id, "missing.txt", 0, 10, false)
+		_, err = w.app.Runs.Read(ctx, ws, id, run.ReadInput{Path: "missing.txt", Offset: 0, Limit: 10}, false)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound))
 
-		_, err = w.app.Runs.Edit(ctx, ws, id, "src/app.py", "hello", "bye", false, false)
+		_, err = w.app.Runs.Edit(ctx, ws, id, run.EditInput{Path: "src/app.py", OldString: "hello", NewString: "bye"}, false)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeInvalid), "an ambiguous edit is refused")
-		_, err = w.app.Runs.Edit(ctx, ws, id, "src/app.py", "absent", "x", false, false)
+		_, err = w.app.Runs.Edit(ctx, ws, id, run.EditInput{Path: "src/app.py", OldString: "absent", NewString: "x"}, false)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeInvalid), "an edit of text not found is refused")
-		n, err := w.app.Runs.Edit(ctx, ws, id, "src/app.py", "hello", "bye", true, false)
+		n, err := w.app.Runs.Edit(ctx, ws, id, run.EditInput{Path: "src/app.py", OldString: "hello", NewString: "bye", ReplaceAll: true}, false)
 		require.NoError(t, err)
 		assert.Equal(t, 2, n)
-		text, err = w.app.Runs.Read(ctx, ws, id, "src/app.py", 0, 10, false)
+		text, err = w.app.Runs.Read(ctx, ws, id, run.ReadInput{Path: "src/app.py", Offset: 0, Limit: 10}, false)
 		require.NoError(t, err)
 		assert.Equal(t, "print('bye')\nprint('bye')\n", text.Content)
 
-		_, err = w.app.Runs.Write(ctx, ws, id, "src/lib/util.py", []byte("x = 'needle: here'\n"), false)
+		_, err = w.app.Runs.Write(ctx, ws, id, run.WriteInput{Path: "src/lib/util.py", Content: []byte("x = 'needle: here'\n")}, false)
 		require.NoError(t, err)
-		_, err = w.app.Runs.Write(ctx, ws, id, "notes.md", []byte("no needle\n"), false)
+		_, err = w.app.Runs.Write(ctx, ws, id, run.WriteInput{Path: "notes.md", Content: []byte("no needle\n")}, false)
 		require.NoError(t, err)
-		paths, err := w.app.Runs.Glob(ctx, ws, id, "**/*.py", "", false)
+		paths, err := w.app.Runs.Glob(ctx, ws, id, run.GlobInput{Pattern: "**/*.py"}, false)
 		require.NoError(t, err)
 		assert.Equal(t, run.GlobResult{Paths: []string{p, path.Join(workdir, "src", "lib", "util.py")}}, paths)
-		paths, err = w.app.Runs.Glob(ctx, ws, id, "*.md", "", false)
+		paths, err = w.app.Runs.Glob(ctx, ws, id, run.GlobInput{Pattern: "*.md"}, false)
 		require.NoError(t, err)
 		assert.Equal(t, run.GlobResult{Paths: []string{path.Join(workdir, "notes.md")}}, paths)
 
-		matches, err := w.app.Runs.Grep(ctx, ws, id, "needle: here", "", false)
+		matches, err := w.app.Runs.Grep(ctx, ws, id, run.GrepInput{Pattern: "needle: here"}, false)
 		require.NoError(t, err)
 		assert.Equal(t, run.GrepResult{Matches: []run.Match{{Path: path.Join(workdir, "src", "lib", "util.py"), Line: 1, Text: "x = 'needle: here'"}}}, matches)
-		matches, err = w.app.Runs.Grep(ctx, ws, id, "'; rm -rf / #", "", false)
+		matches, err = w.app.Runs.Grep(ctx, ws, id, run.GrepInput{Pattern: "'; rm -rf / #"}, false)
 		require.NoError(t, err)
 		assert.Empty(t, matches.Matches, "a pattern is data, never shell")
 
-		listing, err := w.app.Runs.List(ctx, ws, id, "src", false)
+		listing, err := w.app.Runs.List(ctx, ws, id, run.ListInput{Path: "src"}, false)
 		require.NoError(t, err)
 		assert.False(t, listing.Truncated)
 		var names []string
@@ -136,10 +142,10 @@ func TestToolPolicies(t *testing.T) {
 
 		_, err = w.app.Runs.Execute(ctx, w.ws.ID, r.ID, run.ExecInput{Command: "id"})
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeToolDisabled))
-		_, err = w.app.Runs.Write(ctx, w.ws.ID, r.ID, "a.txt", []byte("x"), false)
+		_, err = w.app.Runs.Write(ctx, w.ws.ID, r.ID, run.WriteInput{Path: "a.txt", Content: []byte("x")}, false)
 		require.True(t, auxilia.IsCode(err, auxilia.CodeApprovalRequired))
 		assert.Equal(t, "a.txt", err.(*auxilia.Error).Extra["arguments"].(map[string]any)["path"], "the call is described for the person approving it")
-		_, err = w.app.Runs.Write(ctx, w.ws.ID, r.ID, "a.txt", []byte("x"), true)
+		_, err = w.app.Runs.Write(ctx, w.ws.ID, r.ID, run.WriteInput{Path: "a.txt", Content: []byte("x")}, true)
 		require.NoError(t, err)
 		page, err := db.Audit().List(ctx, w.ws.ID, auxilia.AuditFilter{ResourceType: "run", ResourceID: r.ID}, auxilia.PageRequest{Size: 10})
 		require.NoError(t, err)

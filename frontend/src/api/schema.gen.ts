@@ -3402,6 +3402,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tool catalogue */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ToolList"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspace": {
         parameters: {
             query?: never;
@@ -4108,6 +4164,28 @@ export interface components {
         TokenList: {
             items: components["schemas"]["Token"][];
             next_page_token: string;
+        };
+        Tool: {
+            /**
+             * @description The policy a binding gives the tool when it sets none.
+             * @enum {string}
+             */
+            default_policy: "always_allow" | "needs_approval" | "disabled";
+            description: string;
+            /** @description The JSON Schema of the tool's arguments. */
+            input_schema: {
+                [key: string]: unknown;
+            };
+            /**
+             * @example execute
+             * @enum {string}
+             */
+            name: "execute" | "ls" | "read_file" | "write_file" | "edit_file" | "glob" | "grep";
+            /** @example Run a command */
+            title: string;
+        };
+        ToolList: {
+            items: components["schemas"]["Tool"][];
         };
         Workspace: {
             /** Format: uuid */

@@ -17,6 +17,7 @@ export type AgentPatch = Schemas["AgentPatch"];
 export type AgentRef = Schemas["AgentRef"];
 export type Binding = Schemas["Binding"];
 export type BindingPut = Schemas["BindingPut"];
+export type Tool = Schemas["Tool"];
 export type Token = Schemas["Token"];
 export type CreatedToken = Schemas["CreatedToken"];
 export type TokenCreate = Schemas["TokenCreate"];

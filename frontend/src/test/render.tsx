@@ -6,8 +6,11 @@ import type { Me } from "../api/types";
 import { SessionContext } from "../session/SessionContext";
 import { TooltipProvider } from "../ui/Tooltip";
 import providersFixture from "./providers.fixture.json";
+import toolsFixture from "./tools.fixture.json";
 
 export const providers = providersFixture.items;
+/** The tool catalogue as the server serves it (kept in step by the api package's tests). */
+export const tools = toolsFixture.items;
 
 export const adminMe: Me = {
   token_id: "00000000-0000-0000-0000-000000000001",

@@ -1,9 +1,9 @@
-import { screen, waitFor } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import { Route, Routes } from "react-router-dom";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { fakeApi, problem } from "../../test/fakeApi";
-import { providers, renderSignedIn } from "../../test/render";
+import { providers, renderSignedIn, tools } from "../../test/render";
 import { AgentEditor } from "./AgentEditor";
 import AgentEditorPage from "./AgentEditorPage";
 
@@ -24,6 +24,7 @@ describe("Agent editor", () => {
   it("after a 412, loads the other writer's changes under the person's own edits", async () => {
     const api = fakeApi({
       "GET /api/v1/providers": { body: { items: providers } },
+      "GET /api/v1/tools": { body: { items: tools } },
       "PATCH /api/v1/agents/a1": [
         problem(412, "precondition_failed", "The agent changed since it was read (it is now at version 5): read it again."),
         { body: agent("Mine", "Theirs"), headers: { ETag: '"6"' } },
@@ -63,6 +64,7 @@ describe("Agent editor", () => {
     };
     const api = fakeApi({
       "GET /api/v1/providers": { body: { items: providers } },
+      "GET /api/v1/tools": { body: { items: tools } },
       "GET /api/v1/agents/a1": [
         { body: { ...agent("Analyst", ""), sandbox: binding }, headers: { ETag: '"3"' } },
         problem(503, "unavailable", "The database is busy."),
@@ -91,5 +93,57 @@ describe("Agent editor", () => {
     await waitFor(() => expect(api.callsTo("DELETE", "/api/v1/agents/a1/sandbox")).toHaveLength(2));
     expect(api.callsTo("DELETE", "/api/v1/agents/a1/sandbox").map((c) => c.headers.get("If-Match"))).toEqual(['"4"', '"4"']);
     expect(api.callsTo("PATCH", "/api/v1/agents/a1")).toHaveLength(1);
+  });
+
+  it("lists the tools the server catalogues, with their descriptions, and binds each at its default policy", async () => {
+    // A catalogue unlike today's: another order, a default that is not always_allow, a tool the SPA never heard of.
+    const catalogue = [
+      { ...tools.find((t) => t.name === "write_file")!, default_policy: "needs_approval" },
+      tools.find((t) => t.name === "execute")!,
+      { name: "browse", title: "Open a web page", description: "Fetches a page and answers its text.", default_policy: "disabled", input_schema: {} },
+    ];
+    const sandbox = {
+      id: "s1",
+      name: "Box",
+      description: "",
+      provider: "local",
+      url: "",
+      has_secret: false,
+      config: {},
+      health: { status: "unknown", checked_at: null, latency_ms: null, detail: "", history: [] },
+      created_at: "2026-01-01T00:00:00Z",
+      updated_at: "2026-01-01T00:00:00Z",
+    };
+    const binding = { sandbox_id: "s1", name: "Box", provider: "local", url: "", tools: { write_file: "needs_approval", execute: "always_allow", browse: "disabled" } };
+    const api = fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "GET /api/v1/tools": { body: { items: catalogue } },
+      "GET /api/v1/sandboxes": { body: { items: [sandbox], next_page_token: "" } },
+      "PUT /api/v1/agents/a1/sandbox": { body: binding, headers: { ETag: '"4"' } },
+      "GET /api/v1/agents/a1": { body: { ...agent("Analyst", ""), sandbox: binding }, headers: { ETag: '"4"' } },
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<AgentEditor saved={{ agent: agent("Analyst", ""), etag: '"3"' }} />);
+
+    await user.click(screen.getByRole("button", { name: "Add tool" }));
+    const dialog = await screen.findByRole("dialog", { name: "Add tool" });
+    await user.click(await within(dialog).findByRole("radio", { name: /Box/ }));
+    await user.click(within(dialog).getByRole("button", { name: "Add" }));
+
+    const list = await screen.findByRole("list", { name: "Tools and their policies" });
+    const rows = within(list).getAllByRole("listitem");
+    expect(rows.map((row) => row.querySelector("label")?.textContent)).toEqual(["write_file", "execute", "browse"]);
+    expect(screen.getByRole("combobox", { name: "write_file" })).toHaveValue("needs_approval");
+    expect(screen.getByRole("combobox", { name: "browse" })).toHaveValue("disabled");
+    expect(screen.getByRole("combobox", { name: "browse" })).toHaveAccessibleDescription("Fetches a page and answers its text.");
+    expect(within(rows[1]!).getByText("Run a command")).toBeInTheDocument();
+    expect(within(rows[1]!).getByText(catalogue[1]!.description)).toBeInTheDocument();
+
+    await user.click(screen.getByRole("button", { name: "Save changes" }));
+    expect(await screen.findByText("Saved.")).toBeInTheDocument();
+    expect(api.callsTo("PUT", "/api/v1/agents/a1/sandbox")[0]?.body).toEqual({
+      sandbox_id: "s1",
+      tools: { write_file: "needs_approval", execute: "always_allow", browse: "disabled" },
+    });
   });
 });

@@ -14,6 +14,7 @@ import { AgentAvatar } from "./AgentAvatar";
 import { agentDraftOf, baselineAfter, identityKeys, rebaseDraft, type AgentDraft } from "./agentDraft";
 import { useDeleteAgent } from "./api/deleteAgent";
 import { agentQuery, type VersionedAgent } from "./api/getAgent";
+import { useTools } from "./api/listTools";
 import { SandboxToolCard } from "./SandboxToolCard";
 import { defaultToolPolicies, sameBinding } from "./tools";
 import { useSaveAgent } from "./useSaveAgent";
@@ -23,6 +24,8 @@ const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
 export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
   const navigate = useNavigate();
   const providers = useProviders();
+  const tools = useTools();
+  const catalogue = tools.data ?? [];
   // The agent as last saved: set after a create, so a second Save edits rather than creates again.
   const [base, setBase] = useState(saved);
   const [draft, setDraft] = useState(() => agentDraftOf(saved));
@@ -168,10 +171,12 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
               <Plus size={13} aria-hidden="true" /> Add tool
             </Button>
           </div>
+          {tools.error != null && <ProblemMessage error={tools.error} />}
           {draft.binding ? (
             <SandboxToolCard
               binding={draft.binding}
               providerTitle={providerTitle(draft.binding.provider)}
+              catalogue={catalogue}
               onPolicyChange={(tool, policy) =>
                 edit({ binding: { ...draft.binding!, tools: { ...draft.binding!.tools, [tool]: policy } } })
               }
@@ -223,7 +228,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
               name: sandbox.name,
               provider: sandbox.provider,
               url: sandbox.url,
-              tools: defaultToolPolicies(),
+              tools: defaultToolPolicies(catalogue),
             },
           })
         }

@@ -2,18 +2,21 @@ import { Trash2 } from "lucide-react";
 import { useId } from "react";
 import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
+import type { Tool } from "../../api/types";
 import { ProviderIcon } from "../sandboxes/ProviderIcon";
 import { orderedTools, toolPolicies, type DraftBinding } from "./tools";
 
 interface SandboxToolCardProps {
   binding: DraftBinding;
   providerTitle: string;
+  /** The tool catalogue: the order and descriptions of the tools. */
+  catalogue: Tool[];
   onPolicyChange: (tool: string, policy: string) => void;
   onRemove: () => void;
 }
 
 /** The bound sandbox in the agent's Tools section, with each tool's policy. */
-export function SandboxToolCard({ binding, providerTitle, onPolicyChange, onRemove }: SandboxToolCardProps) {
+export function SandboxToolCard({ binding, providerTitle, catalogue, onPolicyChange, onRemove }: SandboxToolCardProps) {
   const headingId = useId();
   return (
     <section className="card tool-card" aria-labelledby={headingId}>
@@ -31,25 +34,40 @@ export function SandboxToolCard({ binding, providerTitle, onPolicyChange, onRemo
         </Button>
       </header>
       <ul className="tool-card__tools" aria-label="Tools and their policies">
-        {orderedTools(binding.tools).map((tool) => (
-          <li key={tool} className="tool-card__tool">
-            <label htmlFor={`${headingId}-${tool}`} className="mono">
-              {tool}
-            </label>
-            <select
-              id={`${headingId}-${tool}`}
-              className="input tool-card__policy"
-              value={binding.tools[tool]}
-              onChange={(e) => onPolicyChange(tool, e.target.value)}
-            >
-              {toolPolicies.map((p) => (
-                <option key={p.value} value={p.value}>
-                  {p.label}
-                </option>
-              ))}
-            </select>
-          </li>
-        ))}
+        {orderedTools(binding.tools, catalogue).map((name) => {
+          const tool = catalogue.find((t) => t.name === name);
+          const control = `${headingId}-${name}`;
+          return (
+            <li key={name} className="tool-card__tool">
+              <div className="tool-card__about">
+                <label htmlFor={control} className="mono">
+                  {name}
+                </label>
+                {tool && (
+                  <>
+                    <span className="tool-card__title">{tool.title}</span>
+                    <p id={`${control}-description`} className="tool-card__description">
+                      {tool.description}
+                    </p>
+                  </>
+                )}
+              </div>
+              <select
+                id={control}
+                className="input tool-card__policy"
+                value={binding.tools[name]}
+                aria-describedby={tool ? `${control}-description` : undefined}
+                onChange={(e) => onPolicyChange(name, e.target.value)}
+              >
+                {toolPolicies.map((p) => (
+                  <option key={p.value} value={p.value}>
+                    {p.label}
+                  </option>
+                ))}
+              </select>
+            </li>
+          );
+        })}
       </ul>
     </section>
   );

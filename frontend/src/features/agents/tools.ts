@@ -1,10 +1,7 @@
-import type { Agent } from "../../api/types";
+import type { Agent, Tool } from "../../api/types";
 
-// The sandbox tools and their policies, from the binding contract in API.md.
-// The spec types a binding's `tools` as a free map of strings, so neither
-// list can come from the generated types or an endpoint.
-export const sandboxToolNames = ["execute", "ls", "read_file", "write_file", "edit_file", "glob", "grep"] as const;
-
+// The policies a binding gives its tools. The tools themselves, their
+// descriptions and default policies come from GET /api/v1/tools.
 export const toolPolicies = [
   { value: "always_allow", label: "Always allow" },
   { value: "needs_approval", label: "Needs approval" },
@@ -13,15 +10,15 @@ export const toolPolicies = [
 
 export type ToolPolicies = Record<string, string>;
 
-/** What a binding made without a tools map gets: every tool always allowed. */
-export function defaultToolPolicies(): ToolPolicies {
-  return Object.fromEntries(sandboxToolNames.map((name) => [name, "always_allow"]));
+/** What a new binding gives each tool: its default policy. */
+export function defaultToolPolicies(catalogue: Tool[]): ToolPolicies {
+  return Object.fromEntries(catalogue.map((tool) => [tool.name, tool.default_policy]));
 }
 
-/** The tools in a stable order: the known ones first, then any the server adds. */
-export function orderedTools(tools: ToolPolicies): string[] {
-  const known = sandboxToolNames.filter((name) => name in tools);
-  const extra = Object.keys(tools).filter((name) => !(sandboxToolNames as readonly string[]).includes(name));
+/** The binding's tools in a stable order: the catalogue's first, then any it does not list. */
+export function orderedTools(tools: ToolPolicies, catalogue: Tool[]): string[] {
+  const known: string[] = catalogue.map((tool) => tool.name).filter((name) => name in tools);
+  const extra = Object.keys(tools).filter((name) => !known.includes(name));
   return [...known, ...extra.sort()];
 }
 

@@ -3,3 +3,7 @@ export const agentKeys = {
   list: () => [...agentKeys.all, "list"] as const,
   detail: (id: string) => [...agentKeys.all, "detail", id] as const,
 };
+
+export const toolKeys = {
+  catalogue: ["tools"] as const,
+};
