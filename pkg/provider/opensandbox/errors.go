@@ -2,13 +2,10 @@ package opensandbox
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -24,21 +21,7 @@ const (
 	execdAPI
 )
 
-func failure(kind error, op, format string, args ...any) *provider.Error {
-	return provider.Errorf(kind, providerName, op, format, args...)
-}
-
-// transportError sorts a failed round trip: no answer in time, or no answer at all.
-func transportError(op string, err error) error {
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("%s %s: %w", providerName, op, err)
-	}
-	var netErr net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
-		return failure(provider.ErrTimeout, op, "%s", unwrapURLError(err))
-	}
-	return failure(provider.ErrUnreachable, op, "%s", unwrapURLError(err))
-}
+var failure = provider.Failer(providerName)
 
 // statusError turns an error answer into a provider error carrying the
 // server's own code and message.
@@ -138,16 +121,6 @@ func describeDetail(raw json.RawMessage) string {
 		parts = append(parts, strings.Join(loc, ".")+": "+it.Msg)
 	}
 	return strings.Join(parts, "; ")
-}
-
-// unwrapURLError drops net/http's "Get \"url\":" prefix, which may repeat
-// query strings, keeping the reason.
-func unwrapURLError(err error) string {
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) && urlErr.Err != nil {
-		return urlErr.Err.Error()
-	}
-	return err.Error()
 }
 
 // providerMessage is the provider's own words in err, or err itself.

@@ -1,0 +1,50 @@
+package provider
+
+import "context"
+
+// Search looks for what one create made when its answer was lost: the
+// provider's listing of the instances labelled with that create's id, and
+// the check that an item really carries the label, so that a server that
+// ignores the listing's filter cannot pass another instance off as it.
+type Search[T any] struct {
+	List  func(ctx context.Context) ([]T, error)
+	Match func(T) bool
+	// Looks is how many times to list, pausing as Backoff says between two
+	// (some listings are eventually consistent); zero means once.
+	Looks   int
+	Backoff Backoff
+}
+
+// Find returns what the create made. Not finding it is an answer only when
+// a listing succeeded: when none did, it returns the last listing's error
+// (or the context's, when it ended first).
+func (s Search[T]) Find(ctx context.Context) (T, bool, error) {
+	var none T
+	pauses := s.Backoff.Pauses()
+	listed := false
+	var err error
+	for look := 0; look < max(s.Looks, 1) && ctx.Err() == nil; look++ {
+		if look > 0 {
+			if perr := Sleep(ctx, pauses.Next()); perr != nil {
+				break
+			}
+		}
+		var items []T
+		if items, err = s.List(ctx); err != nil {
+			continue
+		}
+		listed = true
+		for _, item := range items {
+			if s.Match(item) {
+				return item, true, nil
+			}
+		}
+	}
+	if listed {
+		return none, false, nil
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	return none, false, err
+}
