@@ -47,33 +47,19 @@ const maxListPages = 5
 // only an answer when Daytona was asked.
 func (c *Client) findCreated(ctx context.Context, op, creation string) (sandbox, bool, error) {
 	filter, _ := json.Marshal(map[string]string{labelCreation: creation}) // a map of strings always encodes
-	pauses := c.waits.backoff()
-	var listed bool
-	var lastErr error
-	for attempt := 0; attempt < 3 && ctx.Err() == nil; attempt++ {
-		found, err := c.listSandboxes(ctx, op, url.Values{"labels": {string(filter)}, "limit": {"20"}})
-		if err == nil {
-			listed = true
-			for _, sb := range found {
-				if sb.Labels[labelCreation] == creation {
-					return sb, true, nil
-				}
-			}
-		} else {
-			lastErr = err
-		}
-		if sleep(ctx, pauses.pause()) != nil {
-			break
-		}
+	search := provider.Search[sandbox]{
+		List: func(ctx context.Context) ([]sandbox, error) {
+			return c.listSandboxes(ctx, op, url.Values{"labels": {string(filter)}, "limit": {"20"}})
+		},
+		Match:   func(sb sandbox) bool { return sb.Labels[labelCreation] == creation },
+		Looks:   3,
+		Backoff: c.waits.backoff(),
 	}
-	switch {
-	case listed:
-		return sandbox{}, false, nil
-	case lastErr != nil:
-		return sandbox{}, false, lastErr
-	default:
-		return sandbox{}, false, transportError(ctx, op, ctx.Err())
+	sb, found, err := search.Find(ctx)
+	if err != nil && err == ctx.Err() { // no listing was made
+		return sandbox{}, false, provider.RoundTripError(ctx, providerName, op, err)
 	}
+	return sb, found, err
 }
 
 // listSandboxes lists the sandboxes matching query, following the cursor.
@@ -84,10 +70,10 @@ func (c *Client) listSandboxes(ctx context.Context, op string, query url.Values)
 		if err != nil {
 			return nil, err
 		}
-		if ans.status != http.StatusOK {
+		if ans.Status != http.StatusOK {
 			return nil, c.controlPlaneError(op, ans)
 		}
-		items, cursor, err := decodeList[sandbox](ans.body)
+		items, cursor, err := decodeList[sandbox](ans.Body)
 		if err != nil {
 			return nil, failure(provider.ErrFailed, op, "reading the list of sandboxes: %s", err)
 		}
