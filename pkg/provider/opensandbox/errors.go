@@ -80,12 +80,8 @@ func describeBody(status int, body []byte) string {
 	trimmed := bytes.TrimSpace(body)
 	if json.Unmarshal(trimmed, &e) == nil {
 		switch {
-		case e.Code != "" && e.Message != "":
-			return e.Code + ": " + e.Message
-		case e.Code != "":
-			return e.Code
-		case e.Message != "":
-			return e.Message
+		case e.Code != "" || e.Message != "":
+			return joinWords(e.Code, e.Message)
 		case e.Error != "":
 			return e.Error
 		case len(e.Detail) > 0:
@@ -130,4 +126,12 @@ func providerMessage(err error) string {
 		return perr.Message
 	}
 	return err.Error()
+}
+
+// joinWords is a code and a message as "code: message", or either alone.
+func joinWords(code, message string) string {
+	if code != "" && message != "" {
+		return code + ": " + message
+	}
+	return code + message
 }

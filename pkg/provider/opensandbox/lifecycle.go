@@ -257,14 +257,8 @@ func (c *client) destroy(ctx context.Context, id string) error {
 }
 
 func describeStatus(s sandboxStatus) string {
-	switch {
-	case s.Reason != "" && s.Message != "":
-		return s.Reason + ": " + s.Message
-	case s.Reason != "":
-		return s.Reason
-	case s.Message != "":
-		return s.Message
-	default:
+	if s.Reason == "" && s.Message == "" {
 		return "no reason given"
 	}
+	return joinWords(s.Reason, s.Message)
 }
