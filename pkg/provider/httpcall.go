@@ -63,7 +63,7 @@ type Caller struct {
 	// MaxAnswer is the largest successful answer read whole (zero: 16 MiB).
 	MaxAnswer int64
 	// Refused words an answer outside 2xx as the provider's error, for Send
-	// and JSON (nil: ErrFailed with the status and the body's text).
+	// and JSON (nil: its StatusKind, with the status and the body's text).
 	Refused func(op string, a Answer) error
 }
 
@@ -190,7 +190,7 @@ func (c *Caller) Refusal(op string, a Answer) error {
 	if c.Refused != nil {
 		err = c.Refused(op, a)
 	} else {
-		err = Errorf(ErrFailed, c.Provider, op, "%s", StatusWords(a))
+		err = Errorf(StatusKind(a.Status), c.Provider, op, "%s", StatusWords(a))
 	}
 	var pe *Error
 	if errors.As(err, &pe) {
@@ -210,6 +210,21 @@ func (c *Caller) JSON(ctx context.Context, k Call, out any) error {
 		return Errorf(ErrFailed, c.Provider, k.Op, "malformed answer (%s): %q", err, Clip(string(a.Body), 120))
 	}
 	return nil
+}
+
+// StatusKind is the kind of failure an HTTP status means to most
+// providers: refused credentials (401, 403), no answer in time (408, 504),
+// else a failure. A provider's Refused hook says what its own statuses
+// mean and falls back on it.
+func StatusKind(status int) error {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return ErrUnauthorized
+	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
+		return ErrTimeout
+	default:
+		return ErrFailed
+	}
 }
 
 // StatusWords is an error answer in plain words: its status, and the

@@ -72,6 +72,13 @@ func TestCallerWithoutAHookWordsARefusalByItsStatus(t *testing.T) {
 	assert.Equal(t, "echo list: the provider failed: 502 Bad Gateway: upstream down", err.Error())
 }
 
+func TestStatusKind(t *testing.T) {
+	for status, kind := range map[int]error{401: ErrUnauthorized, 403: ErrUnauthorized, 408: ErrTimeout, 504: ErrTimeout,
+		400: ErrFailed, 404: ErrFailed, 500: ErrFailed} {
+		assert.Same(t, kind, StatusKind(status), "%d", status)
+	}
+}
+
 func TestCallerDoLeavesTheStatusToTheCaller(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "7")

@@ -117,14 +117,7 @@ func answerError(op string, a provider.Answer) error {
 	}
 	kind, ok := reasonKinds[p.Reason]
 	if !ok {
-		switch a.Status {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			kind = provider.ErrUnauthorized
-		case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-			kind = provider.ErrTimeout
-		default:
-			kind = provider.ErrFailed
-		}
+		kind = provider.StatusKind(a.Status)
 	}
 	return &gatewayError{reason: p.Reason, err: provider.Errorf(kind, providerName, op, "%s", msg)}
 }

@@ -91,14 +91,8 @@ func controlPlaneRefusal(op string, ans answer) error {
 }
 
 func controlPlaneKind(status int) error {
-	switch status {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return provider.ErrUnauthorized
-	case http.StatusNotFound:
+	if status == http.StatusNotFound {
 		return provider.ErrGone
-	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-		return provider.ErrTimeout
-	default:
-		return provider.ErrFailed
 	}
+	return provider.StatusKind(status)
 }

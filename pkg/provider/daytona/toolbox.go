@@ -107,14 +107,12 @@ func (c *Client) whyRefused(ctx context.Context, op, id string, refused answer) 
 	}
 }
 
-// toolboxError sorts an error answer of the toolbox.
+// toolboxError sorts an error answer of the toolbox. The daemon's 403 is
+// a file it may not touch, not a refused key.
 func toolboxError(op string, ans answer) *provider.Error {
-	kind := provider.ErrFailed
-	switch ans.Status {
-	case http.StatusUnauthorized:
-		kind = provider.ErrUnauthorized
-	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-		kind = provider.ErrTimeout
+	kind := provider.StatusKind(ans.Status)
+	if ans.Status == http.StatusForbidden {
+		kind = provider.ErrFailed
 	}
 	return failure(kind, op, "%s", describe(ans))
 }

@@ -28,8 +28,6 @@ var failure = provider.Failer(providerName)
 func statusError(s surface, op string, status int, body []byte) error {
 	msg := describeBody(status, body)
 	switch {
-	case status == http.StatusUnauthorized, status == http.StatusForbidden:
-		return failure(provider.ErrUnauthorized, op, "%s", msg)
 	case status == http.StatusNotFound && sandboxMissing(body):
 		return failure(provider.ErrGone, op, "%s", msg)
 	case status == http.StatusNotFound && s == lifecycleAPI && routeMissing(body):
@@ -39,12 +37,10 @@ func statusError(s surface, op string, status int, body []byte) error {
 		return failure(provider.ErrFailed, op, "%s", msg)
 	case status == http.StatusNotFound:
 		return failure(provider.ErrNotFound, op, "%s", msg)
-	case status == http.StatusRequestTimeout, status == http.StatusGatewayTimeout:
-		return failure(provider.ErrTimeout, op, "%s", msg)
 	case s == lifecycleAPI && (status == http.StatusBadRequest || status == http.StatusConflict || status == http.StatusUnprocessableEntity):
 		return failure(provider.ErrInvalidConfig, op, "%s", msg)
 	default:
-		return failure(provider.ErrFailed, op, "%s", msg)
+		return failure(provider.StatusKind(status), op, "%s", msg)
 	}
 }
 
