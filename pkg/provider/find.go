@@ -1,6 +1,9 @@
 package provider
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Search looks for what one create made when its answer was lost: the
 // provider's listing of the instances labelled with that create's id, and
@@ -47,4 +50,23 @@ func (s Search[T]) Find(ctx context.Context) (T, bool, error) {
 		err = ctx.Err()
 	}
 	return none, false, err
+}
+
+// Salvage is Find for a create whose answer was lost, and whose caller may
+// have left meanwhile: it looks with a context of its own, for at most
+// within, and hands what it finds only to a caller still there; for one
+// that has left it destroys it, so that nothing is left behind.
+func (s Search[T]) Salvage(ctx context.Context, within time.Duration, destroy func(context.Context, T)) (T, bool) {
+	var none T
+	look, cancel := context.WithTimeout(context.WithoutCancel(ctx), within)
+	defer cancel()
+	found, ok, err := s.Find(look)
+	switch {
+	case err != nil || !ok:
+		return none, false
+	case ctx.Err() != nil:
+		destroy(look, found)
+		return none, false
+	}
+	return found, true
 }

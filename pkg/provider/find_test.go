@@ -67,3 +67,26 @@ func TestSearchNotFindingIsAnAnswerOnlyWhenAListingSucceeded(t *testing.T) {
 	assert.False(t, found)
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+func TestSalvageHandsWhatItFindsOnlyToACallerStillThere(t *testing.T) {
+	s, _ := searchFor("c1", func() ([]labelled, error) { return []labelled{{"mine", "c1"}}, nil })
+	var destroyed []string
+	destroy := func(ctx context.Context, l labelled) {
+		assert.NoError(t, ctx.Err(), "destroyed with a context of its own")
+		destroyed = append(destroyed, l.id)
+	}
+	got, ok := s.Salvage(context.Background(), time.Second, destroy)
+	assert.True(t, ok)
+	assert.Equal(t, "mine", got.id)
+	assert.Empty(t, destroyed)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, ok = s.Salvage(ctx, time.Second, destroy)
+	assert.False(t, ok)
+	assert.Equal(t, []string{"mine"}, destroyed, "what a caller that left made is not left behind")
+
+	s, _ = searchFor("c1", func() ([]labelled, error) { return nil, errors.New("down") })
+	_, ok = s.Salvage(context.Background(), time.Second, destroy)
+	assert.False(t, ok)
+}

@@ -49,16 +49,14 @@ func (c *Client) createSandbox(ctx context.Context, op string, body []byte, crea
 	case err != nil || ans.Status >= http.StatusInternalServerError:
 		// The sandbox may exist although the answer was lost: look for it by
 		// its label, even when the caller has given up, so as not to leave it.
-		lookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.waits.Request)
-		defer cancel()
-		if sb, found, _ := c.findCreated(lookCtx, op, creation); found {
-			if ctx.Err() != nil {
-				c.abandon(sb.ID)
-				return sandbox{}, provider.RoundTripError(ctx, providerName, op, ctx.Err())
-			}
-			return sb, nil
-		}
-		if err != nil {
+		abandon := func(_ context.Context, sb sandbox) { c.abandon(sb.ID) }
+		found, ok := c.createdBy(op, creation).Salvage(ctx, c.waits.Request, abandon)
+		switch {
+		case ok:
+			return found, nil
+		case ctx.Err() != nil:
+			return sandbox{}, provider.RoundTripError(ctx, providerName, op, ctx.Err())
+		case err != nil:
 			return sandbox{}, err
 		}
 		return sandbox{}, c.controlPlaneError(op, ans)

@@ -41,13 +41,12 @@ func decodeList[T any](body []byte) ([]T, string, error) {
 // maxListPages bounds a listing that a server not filtering by labels would make long.
 const maxListPages = 5
 
-// findCreated looks for the sandbox that one create call made, by the label
-// holding that call's id. Daytona's list is eventually consistent, so it
-// looks a few times. When no listing succeeded it says why: not finding is
-// only an answer when Daytona was asked.
-func (c *Client) findCreated(ctx context.Context, op, creation string) (sandbox, bool, error) {
+// createdBy is the search for the sandbox that one create call made, by
+// the label holding that call's id. Daytona's list is eventually
+// consistent, so it looks a few times.
+func (c *Client) createdBy(op, creation string) provider.Search[sandbox] {
 	filter, _ := json.Marshal(map[string]string{labelCreation: creation}) // a map of strings always encodes
-	search := provider.Search[sandbox]{
+	return provider.Search[sandbox]{
 		List: func(ctx context.Context) ([]sandbox, error) {
 			return c.listSandboxes(ctx, op, url.Values{"labels": {string(filter)}, "limit": {"20"}})
 		},
@@ -55,11 +54,6 @@ func (c *Client) findCreated(ctx context.Context, op, creation string) (sandbox,
 		Looks:   3,
 		Backoff: c.waits.backoff(),
 	}
-	sb, found, err := search.Find(ctx)
-	if err != nil && err == ctx.Err() { // no listing was made
-		return sandbox{}, false, provider.RoundTripError(ctx, providerName, op, err)
-	}
-	return sb, found, err
 }
 
 // listSandboxes lists the sandboxes matching query, following the cursor.
@@ -92,7 +86,11 @@ func (c *Client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 	if labels.Instance == "" {
 		return provider.Instance{}, false, nil
 	}
-	sb, found, err := c.findCreated(ctx, "find", labels.Instance)
+	const op = "find"
+	sb, found, err := c.createdBy(op, labels.Instance).Find(ctx)
+	if err != nil && err == ctx.Err() { // not one listing was made
+		err = provider.RoundTripError(ctx, providerName, op, err)
+	}
 	if err != nil || !found {
 		return provider.Instance{}, false, err
 	}

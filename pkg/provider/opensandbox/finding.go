@@ -14,20 +14,20 @@ func (c *client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 	if labels.Instance == "" {
 		return provider.Instance{}, false, nil
 	}
-	sb, found, err := c.findCreated(ctx, labels.Instance)
+	sb, found, err := c.createdBy(labels.Instance).Find(ctx)
 	if err != nil || !found {
 		return provider.Instance{}, false, err
 	}
 	return provider.Instance{ID: sb.ID, WorkDir: workDir}, true, nil
 }
 
-// findCreated lists the sandboxes labelled with one creation's id. The
-// server filters by metadata; the labels are checked here as well.
-func (c *client) findCreated(ctx context.Context, creation string) (sandbox, bool, error) {
+// createdBy is the search for the sandboxes labelled with one creation's
+// id. The server filters by metadata; the labels are checked as well.
+func (c *client) createdBy(creation string) provider.Search[sandbox] {
 	filter := url.Values{labelManagedBy: {"auxilia"}, labelInstance: {creation}}
 	// The filter is itself a query string, sent as one (encoded) parameter.
 	query := url.Values{"metadata": {filter.Encode()}, "pageSize": {"20"}}
-	search := provider.Search[sandbox]{
+	return provider.Search[sandbox]{
 		List: func(ctx context.Context) ([]sandbox, error) {
 			var answer listAnswer
 			if err := c.do(ctx, c.lifecycle("find", "GET", "/sandboxes?"+query.Encode(), nil), &answer); err != nil {
@@ -42,5 +42,4 @@ func (c *client) findCreated(ctx context.Context, creation string) (sandbox, boo
 			return sb.ID != "" && sb.Metadata[labelInstance] == creation && sb.Metadata[labelManagedBy] == "auxilia"
 		},
 	}
-	return search.Find(ctx)
 }

@@ -91,17 +91,11 @@ func (c *client) createSandbox(ctx context.Context, req createRequest, creation 
 	case creation == "" || errors.Is(err, provider.ErrInvalidConfig) || errors.Is(err, provider.ErrUnauthorized):
 		return sandbox{}, err // refused: nothing was made
 	}
-	look, cancel := c.detached(ctx)
-	defer cancel()
-	found, ok, ferr := c.findCreated(look, creation)
-	switch {
-	case ferr != nil || !ok:
-		return sandbox{}, err
-	case ctx.Err() != nil:
-		_ = c.destroy(look, found.ID)
-		return sandbox{}, err
+	destroy := func(ctx context.Context, sb sandbox) { _ = c.destroy(ctx, sb.ID) }
+	if found, ok := c.createdBy(creation).Salvage(ctx, c.requestTimeout, destroy); ok {
+		return found, nil
 	}
-	return found, nil
+	return sandbox{}, err
 }
 
 // startUp waits for a new sandbox to run and its execd to answer.
