@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,22 +93,23 @@ func TestDropLeavesTheClientWithoutAnAnswer(t *testing.T) {
 	require.Error(t, err)
 }
 
-func TestTrickleSendsTheBodyInPieces(t *testing.T) {
+func TestSlowSendsTheAnswerInPieces(t *testing.T) {
+	body := strings.Repeat("x", 2*slowPiece) + "end"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		Trickle(w, r, http.StatusOK, []byte("abcdef"), 2, 50*time.Millisecond)
+		_, _ = io.WriteString(Slow(w, r, 50*time.Millisecond), body)
 	}))
 	defer srv.Close()
 	began := time.Now()
 	resp, err := http.Get(srv.URL)
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	first := make([]byte, 6)
+	first := make([]byte, len(body))
 	n, err := resp.Body.Read(first)
 	require.NoError(t, err)
-	assert.Equal(t, "ab", string(first[:n]), "the first piece arrives alone")
+	assert.Equal(t, slowPiece, n, "the first piece arrives alone")
 	rest, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	assert.Equal(t, "cdef", string(rest))
+	assert.Equal(t, body, string(first[:n])+string(rest))
 	assert.GreaterOrEqual(t, time.Since(began), 100*time.Millisecond)
 }
 

@@ -45,23 +45,45 @@ func Drop(w http.ResponseWriter) {
 	panic(http.ErrAbortHandler)
 }
 
-// Trickle answers with status and body, sending the body a piece at a
-// time, every apart, as a slow or congested provider does. It stops when
-// the client leaves.
-func Trickle(w http.ResponseWriter, r *http.Request, status int, body []byte, piece int, every time.Duration) {
-	w.WriteHeader(status)
-	flusher, _ := w.(http.Flusher)
-	for len(body) > 0 {
-		n := min(max(piece, 1), len(body))
-		if _, err := w.Write(body[:n]); err != nil {
-			return
+// Slow returns w sending what it is given a few bytes at a time, every
+// apart, as a slow or congested provider's answer arrives. Writing fails
+// once the client has left.
+func Slow(w http.ResponseWriter, r *http.Request, every time.Duration) http.ResponseWriter {
+	return &slowWriter{ResponseWriter: w, ctx: r.Context(), every: every}
+}
+
+// slowPiece is how much a slow answer sends at a time.
+const slowPiece = 16
+
+type slowWriter struct {
+	http.ResponseWriter
+	ctx   context.Context
+	every time.Duration
+	sent  bool
+}
+
+func (s *slowWriter) Write(p []byte) (int, error) {
+	written := 0
+	for len(p) > 0 {
+		if s.sent && !Wait(s.ctx, s.every, nil) {
+			return written, s.ctx.Err()
 		}
-		if flusher != nil {
-			flusher.Flush()
+		n, err := s.ResponseWriter.Write(p[:min(slowPiece, len(p))])
+		written += n
+		if err != nil {
+			return written, err
 		}
-		body = body[n:]
-		if len(body) > 0 && !Wait(r.Context(), every, nil) {
-			return
+		if f, ok := s.ResponseWriter.(http.Flusher); ok {
+			f.Flush()
 		}
+		s.sent, p = true, p[n:]
+	}
+	return written, nil
+}
+
+// Flush passes a handler's flushes on.
+func (s *slowWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
 	}
 }

@@ -69,7 +69,7 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 			_, _ = w.Write([]byte("<html>this is not an event</html>\n\n"))
 		case faulty && s.misbehave(w, r, fault, execdDialect):
 		default:
-			route.h(s, sb, w, r, fault)
+			route.h(s, sb, slowed(w, r, fault), r, fault)
 		}
 	})
 }

@@ -69,3 +69,11 @@ func defaultCode(status int, d dialect) string {
 	}
 	return "SANDBOX::INVALID_PARAMETER"
 }
+
+// slowed is w, sending slowly when the fault says so.
+func slowed(w http.ResponseWriter, r *http.Request, f Fault) http.ResponseWriter {
+	if f.SlowBody > 0 {
+		return fakekit.Slow(w, r, f.SlowBody)
+	}
+	return w
+}

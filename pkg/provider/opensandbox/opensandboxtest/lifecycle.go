@@ -64,7 +64,7 @@ func (s *Server) api(op Op, h func(http.ResponseWriter, *http.Request, Fault)) h
 		if faulty && s.misbehave(w, r, fault, lifecycleDialect) {
 			return
 		}
-		h(w, r, fault)
+		h(slowed(w, r, fault), r, fault)
 	})
 }
 

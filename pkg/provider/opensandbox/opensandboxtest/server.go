@@ -87,6 +87,8 @@ type Fault struct {
 	Malformed bool
 	// Delay waits this long before answering (or until the client leaves).
 	Delay time.Duration
+	// SlowBody sends the answer a few bytes at a time, this far apart.
+	SlowBody time.Duration
 	// CutStream (command) drops the connection after the first output
 	// event; the command runs on, as execd's does.
 	CutStream bool
