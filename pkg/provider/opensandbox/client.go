@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -66,15 +65,14 @@ func newClient(k Kind, s provider.Settings) (*client, error) {
 	return c, nil
 }
 
-// caller returns a caller for one of the two APIs. Answers are read whole
-// without a bound of their own: a call's timeout bounds them.
+// caller returns a caller for one of the two APIs. Files and listings are
+// streamed; any other answer is small and read whole.
 func (c *client) caller(s surface) *provider.Caller {
 	return &provider.Caller{
-		Provider:  providerName,
-		HTTP:      c.http,
-		Secret:    c.apiKey,
-		MaxAnswer: math.MaxInt32,
-		Refused:   func(op string, a provider.Answer) error { return statusError(s, op, a.Status, a.Body) },
+		Provider: providerName,
+		HTTP:     c.http,
+		Secret:   c.apiKey,
+		Refused:  func(op string, a provider.Answer) error { return statusError(s, op, a.Status, a.Body) },
 	}
 }
 
