@@ -72,13 +72,6 @@ func TestCallerWithoutAHookWordsARefusalByItsStatus(t *testing.T) {
 	assert.Equal(t, "echo list: the provider failed: 502 Bad Gateway: upstream down", err.Error())
 }
 
-func TestStatusKind(t *testing.T) {
-	for status, kind := range map[int]error{401: ErrUnauthorized, 403: ErrUnauthorized, 408: ErrTimeout, 504: ErrTimeout,
-		400: ErrFailed, 404: ErrFailed, 500: ErrFailed} {
-		assert.Same(t, kind, StatusKind(status), "%d", status)
-	}
-}
-
 func TestCallerDoLeavesTheStatusToTheCaller(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "7")
@@ -179,20 +172,4 @@ func TestCallerFollowsNoRedirect(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusFound, a.Status)
 	assert.False(t, elsewhere, "the credentials stay with their origin")
-}
-
-func TestRetryAfterTakesTheLongestOfItsHeaders(t *testing.T) {
-	h := http.Header{}
-	h.Set("Retry-After-authenticated", "3")
-	h.Set("Retry-After-sandbox-lifecycle", "7")
-	assert.Equal(t, 7*time.Second, RetryAfter(h))
-	h = http.Header{}
-	h.Set("Retry-After", time.Now().Add(time.Minute).UTC().Format(http.TimeFormat))
-	assert.InDelta(t, float64(time.Minute), float64(RetryAfter(h)), float64(2*time.Second))
-	assert.Zero(t, RetryAfter(http.Header{"Retry-After": {"soon"}}))
-}
-
-func TestClipCutsAtACharacter(t *testing.T) {
-	assert.Equal(t, "short", Clip("short", 10))
-	assert.Equal(t, "ab…", Clip("abé", 3))
 }
