@@ -71,13 +71,23 @@ func prefix(s string, n int) string {
 type span struct{ start, end int }
 
 // secretSpans finds where the secret stands in text, in any of its forms,
-// merged into ordered, disjoint spans.
+// and where a mask already stands (a text scrubbed before), merged into
+// ordered, disjoint spans: a mask is kept whole like the secret, so that
+// scrubbing again cannot cut it.
 func secretSpans(text, secret string) []span {
+	var spans []span
+	for from := 0; ; {
+		i := strings.Index(text[from:], mask)
+		if i < 0 {
+			break
+		}
+		from += i + len(mask)
+		spans = append(spans, span{from - len(mask), from})
+	}
 	if secret == "" {
-		return nil
+		return spans
 	}
 	folded := foldText(text)
-	var spans []span
 	for _, form := range secretForms(secret) {
 		needle := foldText(form).s
 		if needle == "" {

@@ -128,3 +128,14 @@ func TestScrubKeepsTheRestOfTheText(t *testing.T) {
 		t.Errorf("Scrub = %q", got)
 	}
 }
+
+func TestScrubbingTwiceKeepsTheMaskWhole(t *testing.T) {
+	const secret = "osk-0123456789abcdef"
+	for before := MaxMessage - 30; before <= MaxMessage; before++ {
+		once := Scrub(strings.Repeat(".", before-len("key "))+"key "+secret+" refused", secret)
+		twice := Scrub("401 Unauthorized: "+once, secret)
+		if strings.Count(twice, "•")%4 != 0 {
+			t.Fatalf("the mask at %d is cut by the second clip: %q", before, twice)
+		}
+	}
+}

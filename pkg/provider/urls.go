@@ -61,7 +61,7 @@ func NormalizeURL(raw string, f Field, p Policy) (string, error) {
 	case u.Hostname() == "":
 		return "", fmt.Errorf("must name a host")
 	case !validHost(u.Hostname()):
-		return "", fmt.Errorf("has an invalid host name %q (write an international name in its xn-- form)", clipped(u.Hostname()))
+		return "", fmt.Errorf("has an invalid host name %q (write an international name in its xn-- form)", Clip(u.Hostname(), 64))
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
 		return "", fmt.Errorf("must not have a query or fragment")
 	case u.Opaque != "":
@@ -97,14 +97,6 @@ func validHost(h string) bool {
 		return true
 	}
 	return len(h) <= 253 && hostName.MatchString(h)
-}
-
-// clipped shortens a value quoted back in an error.
-func clipped(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
 }
 
 // CheckHost refuses metadata services always, and loopback or private

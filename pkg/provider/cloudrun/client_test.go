@@ -188,3 +188,13 @@ func TestReconnectRacingAnotherReconnect(t *testing.T) {
 	assert.Equal(t, "sbx-1", inst.ID)
 	assert.Equal(t, 2, keepalives)
 }
+
+func TestACallerThatLeavesIsNoFailureOfTheGateway(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	err := open(t, srv.URL, testSecret).Probe(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.NotErrorIs(t, err, provider.ErrFailed, "the sandbox's health is not the caller's leaving")
+}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -38,13 +40,13 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second+answerGrace)
 	defer cancel()
-	resp, err := c.send(ctx, call{op: "execute", method: http.MethodPost, path: sandboxPath(inst.ID, "/exec"),
+	events, err := c.send(ctx, call{op: "execute", method: http.MethodPost, path: sandboxPath(inst.ID, "/exec"),
 		body: body, contentType: ct, accept: "text/event-stream"})
 	if err != nil {
 		return provider.ExecResult{}, err
 	}
-	defer resp.Body.Close()
-	exit, err := readEvents(ctx, resp, out)
+	defer events.Close()
+	exit, err := readEvents(ctx, events, out)
 	if err != nil {
 		return provider.ExecResult{}, err
 	}
@@ -54,8 +56,8 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 }
 
 // readEvents relays stdout and stderr events to out and returns the exit event.
-func readEvents(ctx context.Context, resp *http.Response, out *provider.Output) (exitEvent, error) {
-	sc := bufio.NewScanner(resp.Body)
+func readEvents(ctx context.Context, events io.Reader, out *provider.Output) (exitEvent, error) {
+	sc := bufio.NewScanner(events)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	var event, data string
 	for sc.Scan() {
@@ -73,8 +75,12 @@ func readEvents(ctx context.Context, resp *http.Response, out *provider.Output) 
 			event, data = "", ""
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return exitEvent{}, transportError(ctx, "execute", err)
+	var pe *provider.Error
+	switch err := sc.Err(); {
+	case errors.As(err, &pe):
+		return exitEvent{}, err // the stream worded a failed read
+	case err != nil:
+		return exitEvent{}, provider.RoundTripError(ctx, providerName, "execute", err)
 	}
 	return exitEvent{}, provider.Errorf(provider.ErrFailed, providerName, "execute", "the gateway ended the stream before the command finished")
 }

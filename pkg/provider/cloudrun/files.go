@@ -22,14 +22,14 @@ func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir stri
 	const op = "list files"
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	resp, err := c.send(ctx, call{op: op, method: http.MethodGet, path: sandboxPath(inst.ID, "/files/list"), query: pathQuery(dir)})
+	list, err := c.send(ctx, call{op: op, method: http.MethodGet, path: sandboxPath(inst.ID, "/files/list"), query: pathQuery(dir)})
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	entries, err := provider.DecodeArray[fileInfo](resp.Body, "entries", limit)
+	defer list.Close()
+	entries, err := provider.DecodeArray[fileInfo](list, "entries", limit)
 	if err != nil {
-		return nil, provider.Errorf(provider.ErrFailed, providerName, op, "the gateway answered %s with an unreadable list: %v", resp.Status, err)
+		return nil, provider.Errorf(provider.ErrFailed, providerName, op, "the gateway answered with an unreadable list: %v", err)
 	}
 	infos := make([]provider.FileInfo, 0, len(entries))
 	for _, e := range entries {
@@ -47,17 +47,10 @@ func (c *client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 	return fi.provider(), err
 }
 
-// OpenFile downloads a file as it arrives.
+// OpenFile downloads a file as it arrives, within the call timeout.
 func (c *client) OpenFile(ctx context.Context, inst provider.Instance, p string) (io.ReadCloser, error) {
-	const op = "read file"
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	resp, err := c.send(ctx, call{op: op, method: http.MethodGet, path: sandboxPath(inst.ID, "/files/content"),
-		query: pathQuery(p), accept: "application/octet-stream"})
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	return provider.NewStream(resp.Body, func(err error) error { return transportError(ctx, op, err) }, cancel), nil
+	return c.send(ctx, call{op: "read file", method: http.MethodGet, path: sandboxPath(inst.ID, "/files/content"),
+		query: pathQuery(p), accept: "application/octet-stream", timeout: callTimeout})
 }
 
 // WriteFile writes a file; the gateway creates its parent directories.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -42,6 +41,7 @@ type call struct {
 	contentType string
 	accept      string
 	noAuth      bool
+	timeout     time.Duration // bounds the call, reading its answer included (0: ctx alone)
 }
 
 // jsonBody encodes v for a call.
@@ -50,50 +50,43 @@ func jsonBody(v any) (io.Reader, string) {
 	return bytes.NewReader(raw), "application/json"
 }
 
-// send makes the call and returns a 2xx response; anything else is a *provider.Error.
-func (c *client) send(ctx context.Context, k call) (*http.Response, error) {
+// caller sends the calls to the gateway.
+func (c *client) caller() *provider.Caller {
+	return &provider.Caller{
+		Provider:  providerName,
+		HTTP:      c.http,
+		Secret:    c.secret,
+		Auth:      func(h http.Header) { h.Set("Authorization", "Bearer "+c.secret) },
+		UserAgent: "auxilia-cloudrun",
+		Refused:   answerError,
+	}
+}
+
+// providerCall is the call as the caller sends it.
+func (c *client) providerCall(k call) provider.Call {
 	u := c.base + k.path
 	if len(k.query) > 0 {
 		u += "?" + k.query.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, k.method, u, k.body)
+	return provider.Call{Op: k.op, Method: k.method, URL: u, Body: k.body, ContentType: k.contentType,
+		Accept: k.accept, NoAuth: k.noAuth, Timeout: k.timeout}
+}
+
+// send makes the call and returns the body of its 2xx answer, to read as it
+// arrives; anything else is a *provider.Error.
+func (c *client) send(ctx context.Context, k call) (io.ReadCloser, error) {
+	pc := c.providerCall(k)
+	pc.Stream = true
+	a, err := c.caller().Send(ctx, pc)
 	if err != nil {
-		return nil, provider.Errorf(provider.ErrInvalidConfig, providerName, k.op, "bad gateway url: %v", err)
+		return nil, err
 	}
-	if !k.noAuth {
-		req.Header.Set("Authorization", "Bearer "+c.secret)
-	}
-	if k.contentType != "" {
-		req.Header.Set("Content-Type", k.contentType)
-	}
-	req.Header.Set("Accept", orDefault(k.accept, "application/json"))
-	req.Header.Set("User-Agent", "auxilia-cloudrun")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, transportError(ctx, k.op, err)
-	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
-	}
-	defer resp.Body.Close()
-	return nil, answerError(k.op, resp)
+	return a.Stream, nil
 }
 
 // callJSON makes the call and decodes its JSON answer into out (unless nil).
 func (c *client) callJSON(ctx context.Context, k call, out any) error {
-	resp, err := c.send(ctx, k)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if out == nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		return nil
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(out); err != nil {
-		return provider.Errorf(provider.ErrFailed, providerName, k.op, "the gateway answered %s with unreadable JSON: %v", resp.Status, err)
-	}
-	return nil
+	return c.caller().JSON(ctx, c.providerCall(k), out)
 }
 
 // reasonKinds sorts the gateway's stable reasons into the contract's error kinds.
@@ -110,29 +103,21 @@ var reasonKinds = map[string]error{
 }
 
 // answerError turns a gateway's error answer into a *provider.Error with its words.
-func answerError(op string, resp *http.Response) error {
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+func answerError(op string, a provider.Answer) error {
 	var p problem
 	msg := ""
-	if json.Unmarshal(raw, &p) == nil && (p.Detail != "" || p.Reason != "") {
+	if json.Unmarshal(a.Body, &p) == nil && (p.Detail != "" || p.Reason != "") {
 		msg = orDefault(p.Detail, p.Title)
 	} else {
 		// Not the gateway's problem document: some other server answers at this url.
-		msg = fmt.Sprintf("%s from a server that does not answer as the Auxilia gateway", resp.Status)
-		if body := strings.TrimSpace(string(raw)); body != "" && len(body) <= 200 {
+		msg = fmt.Sprintf("%d %s from a server that does not answer as the Auxilia gateway", a.Status, http.StatusText(a.Status))
+		if body := strings.TrimSpace(string(a.Body)); body != "" && len(body) <= 200 {
 			msg += ": " + body
 		}
 	}
 	kind, ok := reasonKinds[p.Reason]
 	if !ok {
-		switch resp.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			kind = provider.ErrUnauthorized
-		case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-			kind = provider.ErrTimeout
-		default:
-			kind = provider.ErrFailed
-		}
+		kind = provider.StatusKind(a.Status)
 	}
 	return &gatewayError{reason: p.Reason, err: provider.Errorf(kind, providerName, op, "%s", msg)}
 }
@@ -159,22 +144,6 @@ func problemError(op string, p problem) error {
 		kind = provider.ErrFailed
 	}
 	return provider.Errorf(kind, providerName, op, "%s", orDefault(p.Detail, p.Title))
-}
-
-// transportError sorts a failure to get an answer at all.
-func transportError(ctx context.Context, op string, err error) error {
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
-		return provider.Errorf(provider.ErrTimeout, providerName, op, "the gateway did not answer in time")
-	case ctx.Err() != nil:
-		return provider.Errorf(provider.ErrFailed, providerName, op, "the call was cancelled")
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err // the URL is known to the caller; the cause is what matters
-	}
-	return provider.Errorf(provider.ErrUnreachable, providerName, op, "%v", err)
 }
 
 func orDefault(v, def string) string {

@@ -19,6 +19,7 @@ type Client struct {
 	cfg    *Config
 	waits  Waits
 	http   *http.Client
+	caller *provider.Caller
 }
 
 var _ provider.Client = (*Client)(nil)
@@ -36,17 +37,23 @@ func newClient(k Kind, s provider.Settings) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("daytona: url %q is not an http(s) URL", s.URL)
 	}
-	return &Client{
+	c := &Client{
 		api:    strings.TrimSuffix(raw, "/"),
 		apiKey: s.Secret,
 		cfg:    cfg,
 		waits:  k.Waits.withDefaults(),
-		http: &http.Client{
-			Transport: provider.NewTransport(s.Policy),
-			// A redirect would carry the API key elsewhere: never follow one.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
-	}, nil
+		http:   provider.NewHTTPClient(s.Policy),
+	}
+	c.caller = &provider.Caller{
+		Provider:  providerName,
+		HTTP:      c.http,
+		Secret:    c.apiKey,
+		Auth:      func(h http.Header) { h.Set("Authorization", "Bearer "+c.apiKey) },
+		Timeout:   c.waits.Request,
+		MaxAnswer: maxAnswer,
+		Refused:   controlPlaneRefusal,
+	}
+	return c, nil
 }
 
 // CloseIdleConnections lets go of kept-alive connections (tests use it to
@@ -68,14 +75,14 @@ func (c *Client) Probe(ctx context.Context) error {
 		return err
 	}
 	switch {
-	case ans.status == http.StatusOK:
+	case ans.Status == http.StatusOK:
 		var key apiKeyAnswer
-		if json.Unmarshal(ans.body, &key) != nil || (key.Name == nil && key.Value == nil) {
+		if json.Unmarshal(ans.Body, &key) != nil || (key.Name == nil && key.Value == nil) {
 			// Daytona serves its dashboard's page for any path outside /api.
 			return failure(provider.ErrInvalidConfig, op, "%s answered with something other than Daytona's API (does the URL end in /api?)", c.api)
 		}
 		return nil
-	case ans.status == http.StatusNotFound:
+	case ans.Status == http.StatusNotFound:
 		return failure(provider.ErrInvalidConfig, op, "%s (is %s Daytona's API URL?)", describe(ans), c.api)
 	default:
 		return c.controlPlaneError(op, ans)

@@ -30,7 +30,7 @@ type errorBody struct {
 // body's text when it is not JSON, or "" for an empty body (the toolbox's
 // file errors have none).
 func messageOf(ans answer) string {
-	body := bytes.TrimSpace(ans.body)
+	body := bytes.TrimSpace(ans.Body)
 	if len(body) == 0 {
 		return ""
 	}
@@ -53,15 +53,15 @@ func messageOf(ans answer) string {
 // proxy or runner, as opposed to the daemon's bare status for a file error.
 func structured(ans answer) bool {
 	var e errorBody
-	return json.Unmarshal(bytes.TrimSpace(ans.body), &e) == nil && len(e.Message) > 0
+	return json.Unmarshal(bytes.TrimSpace(ans.Body), &e) == nil && len(e.Message) > 0
 }
 
 // describe renders an error answer with Daytona's own words:
 // "HTTP 401 Unauthorized: Invalid credentials".
 func describe(ans answer) string {
-	label := http.StatusText(ans.status)
+	label := http.StatusText(ans.Status)
 	var e errorBody
-	if json.Unmarshal(bytes.TrimSpace(ans.body), &e) == nil {
+	if json.Unmarshal(bytes.TrimSpace(ans.Body), &e) == nil {
 		switch {
 		case e.Code != "":
 			label = e.Code
@@ -69,8 +69,8 @@ func describe(ans answer) string {
 			label = e.Error
 		}
 	}
-	head := strings.TrimSpace(fmt.Sprintf("HTTP %d %s", ans.status, label))
-	if wait := retryAfter(ans.header); wait > 0 {
+	head := strings.TrimSpace(fmt.Sprintf("HTTP %d %s", ans.Status, label))
+	if wait := provider.RetryAfter(ans.Header); wait > 0 {
 		head += fmt.Sprintf(" (retry after %s)", wait.Round(time.Second))
 	}
 	if msg := messageOf(ans); msg != "" {
@@ -79,20 +79,20 @@ func describe(ans answer) string {
 	return head + " (no message)"
 }
 
-// controlPlaneError sorts an error answer of the control plane about a sandbox.
+// controlPlaneError sorts an error answer of the control plane about a
+// sandbox, with the secret masked in Daytona's words.
 func (c *Client) controlPlaneError(op string, ans answer) error {
-	return failure(controlPlaneKind(ans.status), op, "%s", describe(ans))
+	return c.caller.Refusal(op, ans)
+}
+
+// controlPlaneRefusal is the caller's wording of the control plane's refusals.
+func controlPlaneRefusal(op string, ans answer) error {
+	return failure(controlPlaneKind(ans.Status), op, "%s", describe(ans))
 }
 
 func controlPlaneKind(status int) error {
-	switch status {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return provider.ErrUnauthorized
-	case http.StatusNotFound:
+	if status == http.StatusNotFound {
 		return provider.ErrGone
-	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-		return provider.ErrTimeout
-	default:
-		return provider.ErrFailed
 	}
+	return provider.StatusKind(status)
 }

@@ -50,11 +50,11 @@ func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provid
 	}
 	took := time.Since(began)
 	out := provider.NewOutput(req)
-	switch ans.status {
+	switch ans.Status {
 	case http.StatusOK:
 		var res executeAnswer
-		if err := json.Unmarshal(ans.body, &res); err != nil {
-			return provider.ExecResult{}, failure(provider.ErrFailed, op, "the answer is not a command's result: %s", string(ans.body))
+		if err := json.Unmarshal(ans.Body, &res); err != nil {
+			return provider.ExecResult{}, failure(provider.ErrFailed, op, "the answer is not a command's result: %s", string(ans.Body))
 		}
 		cp.replay(res.Result, out)
 		return out.Result(res.ExitCode, false, timeout, took), nil
@@ -75,7 +75,7 @@ func (c *Client) collectTimedOut(ctx context.Context, inst provider.Instance, cp
 		body: body, contentType: "application/json", timeout: collectTimeout + c.waits.Request,
 	})
 	var res executeAnswer
-	if err != nil || ans.status != http.StatusOK || json.Unmarshal(ans.body, &res) != nil {
+	if err != nil || ans.Status != http.StatusOK || json.Unmarshal(ans.Body, &res) != nil {
 		return ""
 	}
 	return res.Result

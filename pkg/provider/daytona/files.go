@@ -46,11 +46,11 @@ func (c *Client) ListFiles(ctx context.Context, inst provider.Instance, dir stri
 	if err != nil {
 		return nil, err
 	}
-	if ans.status != http.StatusOK {
+	if ans.Status != http.StatusOK {
 		return nil, fileError(op, dir, ans)
 	}
-	defer ans.stream.Close()
-	entries, err := provider.DecodeArray[fileEntry](ans.stream, "", limit)
+	defer ans.Stream.Close()
+	entries, err := provider.DecodeArray[fileEntry](ans.Stream, "", limit)
 	if err != nil {
 		return nil, failure(provider.ErrFailed, op, "%s: reading the list: %s", dir, err)
 	}
@@ -69,17 +69,17 @@ func (c *Client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 	if err != nil {
 		return provider.FileInfo{}, err
 	}
-	if ans.status == http.StatusBadRequest {
+	if ans.Status == http.StatusBadRequest {
 		// The daemon's bare 400 for a path it cannot look up, as one
 		// running through a file.
 		return provider.FileInfo{}, failure(provider.ErrNotFound, op, "%s: %s", p, describe(ans))
 	}
-	if ans.status != http.StatusOK {
+	if ans.Status != http.StatusOK {
 		return provider.FileInfo{}, fileError(op, p, ans)
 	}
 	var e fileEntry
-	if err := json.Unmarshal(ans.body, &e); err != nil {
-		return provider.FileInfo{}, failure(provider.ErrFailed, op, "%s: the answer is not a file's details: %s", p, string(ans.body))
+	if err := json.Unmarshal(ans.Body, &e); err != nil {
+		return provider.FileInfo{}, failure(provider.ErrFailed, op, "%s: the answer is not a file's details: %s", p, string(ans.Body))
 	}
 	return e.info(p), nil
 }
@@ -92,10 +92,10 @@ func (c *Client) OpenFile(ctx context.Context, inst provider.Instance, p string)
 	if err != nil {
 		return nil, err
 	}
-	if ans.status != http.StatusOK {
+	if ans.Status != http.StatusOK {
 		return nil, fileError(op, p, ans)
 	}
-	return ans.stream, nil
+	return ans.Stream, nil
 }
 
 // WriteFile uploads a file. The daemon makes missing parent folders itself;
@@ -110,7 +110,7 @@ func (c *Client) WriteFile(ctx context.Context, inst provider.Instance, p string
 	if err != nil {
 		return err
 	}
-	if ans.status == http.StatusBadRequest {
+	if ans.Status == http.StatusBadRequest {
 		if err := c.makeFolder(ctx, inst, op, path.Dir(p)); err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ func (c *Client) WriteFile(ctx context.Context, inst provider.Instance, p string
 			return err
 		}
 	}
-	if ans.status < 200 || ans.status >= 300 {
+	if ans.Status < 200 || ans.Status >= 300 {
 		return fileError(op, p, ans)
 	}
 	return nil
@@ -129,7 +129,7 @@ func (c *Client) makeFolder(ctx context.Context, inst provider.Instance, op, dir
 	if err != nil {
 		return err
 	}
-	if ans.status < 200 || ans.status >= 300 {
+	if ans.Status < 200 || ans.Status >= 300 {
 		return fileError(op, dir, ans)
 	}
 	return nil
@@ -145,9 +145,9 @@ func (c *Client) RemoveFile(ctx context.Context, inst provider.Instance, p strin
 		return err
 	}
 	switch {
-	case ans.status >= 200 && ans.status < 300:
+	case ans.Status >= 200 && ans.Status < 300:
 		return nil
-	case ans.status != http.StatusBadRequest:
+	case ans.Status != http.StatusBadRequest:
 		return fileError(op, p, ans)
 	}
 	info, err := c.Stat(ctx, inst, p)
@@ -164,7 +164,7 @@ func (c *Client) RemoveFile(ctx context.Context, inst provider.Instance, p strin
 	if ans, err = c.files(ctx, inst, op, http.MethodDelete, "", url.Values{"path": {p}, "recursive": {"true"}}); err != nil {
 		return err
 	}
-	if ans.status < 200 || ans.status >= 300 {
+	if ans.Status < 200 || ans.Status >= 300 {
 		return fileError(op, p, ans)
 	}
 	return nil

@@ -15,16 +15,16 @@ func TestRetryAfterReadsEveryLimit(t *testing.T) {
 	h.Set("Retry-After-authenticated", "3")
 	h.Set("Retry-After-sandbox-lifecycle", "7")
 	h.Set("X-RateLimit-Reset-authenticated", "99")
-	assert.Equal(t, 7*time.Second, retryAfter(h), "the longest named limit wins")
+	assert.Equal(t, 7*time.Second, provider.RetryAfter(h), "the longest named limit wins")
 
 	h = http.Header{}
 	h.Set("Retry-After", "2")
-	assert.Equal(t, 2*time.Second, retryAfter(h), "the failed-auth limit's plain header")
+	assert.Equal(t, 2*time.Second, provider.RetryAfter(h), "the failed-auth limit's plain header")
 
 	h.Set("Retry-After", time.Now().Add(time.Minute).UTC().Format(http.TimeFormat))
-	assert.InDelta(t, time.Minute.Seconds(), retryAfter(h).Seconds(), 2, "an HTTP date")
+	assert.InDelta(t, time.Minute.Seconds(), provider.RetryAfter(h).Seconds(), 2, "an HTTP date")
 
-	assert.Zero(t, retryAfter(http.Header{}))
+	assert.Zero(t, provider.RetryAfter(http.Header{}))
 }
 
 func TestDecodeListShapes(t *testing.T) {
@@ -68,17 +68,17 @@ func TestCaptureSendsEnoughToFillTheLimit(t *testing.T) {
 }
 
 func TestDescribeBothDialects(t *testing.T) {
-	api := answer{status: 404, body: []byte(`{"path":"/api/sandbox/x","timestamp":"2026-01-01T00:00:00.000Z","statusCode":404,"error":"Not Found","message":"Sandbox with ID or name x not found"}`)}
+	api := answer{Status: 404, Body: []byte(`{"path":"/api/sandbox/x","timestamp":"2026-01-01T00:00:00.000Z","statusCode":404,"error":"Not Found","message":"Sandbox with ID or name x not found"}`)}
 	assert.Equal(t, "HTTP 404 Not Found: Sandbox with ID or name x not found", describe(api))
-	toolbox := answer{status: 400, body: []byte(`{"statusCode":400,"message":"bad request: no IP address found. Is the Sandbox started?","code":"BAD_REQUEST","timestamp":"2026-01-01T00:00:00Z","path":"/x","method":"GET"}`)}
+	toolbox := answer{Status: 400, Body: []byte(`{"statusCode":400,"message":"bad request: no IP address found. Is the Sandbox started?","code":"BAD_REQUEST","timestamp":"2026-01-01T00:00:00Z","path":"/x","method":"GET"}`)}
 	assert.Equal(t, "HTTP 400 BAD_REQUEST: bad request: no IP address found. Is the Sandbox started?", describe(toolbox))
 	assert.True(t, refusedForSandbox(toolbox))
-	list := answer{status: 400, body: []byte(`{"statusCode":400,"error":"Bad Request","message":["target must be a string","labels must be an object"]}`)}
+	list := answer{Status: 400, Body: []byte(`{"statusCode":400,"error":"Bad Request","message":["target must be a string","labels must be an object"]}`)}
 	assert.Equal(t, "HTTP 400 Bad Request: target must be a string, labels must be an object", describe(list))
-	empty := answer{status: 404}
+	empty := answer{Status: 404}
 	assert.Equal(t, "HTTP 404 Not Found (no message)", describe(empty))
 	assert.False(t, refusedForSandbox(empty), "the daemon's bare 404 is a missing file")
-	text := answer{status: 502, body: []byte("<html>Bad Gateway</html>")}
+	text := answer{Status: 502, Body: []byte("<html>Bad Gateway</html>")}
 	assert.Equal(t, "HTTP 502 Bad Gateway: <html>Bad Gateway</html>", describe(text))
 }
 

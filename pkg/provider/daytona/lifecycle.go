@@ -8,7 +8,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -47,25 +46,23 @@ func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.I
 func (c *Client) createSandbox(ctx context.Context, op string, body []byte, creation string) (sandbox, error) {
 	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPost, "/sandbox", body))
 	switch {
-	case err != nil || ans.status >= http.StatusInternalServerError:
+	case err != nil || ans.Status >= http.StatusInternalServerError:
 		// The sandbox may exist although the answer was lost: look for it by
 		// its label, even when the caller has given up, so as not to leave it.
-		lookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.waits.Request)
-		defer cancel()
-		if sb, found, _ := c.findCreated(lookCtx, op, creation); found {
-			if ctx.Err() != nil {
-				c.abandon(sb.ID)
-				return sandbox{}, transportError(ctx, op, ctx.Err())
-			}
-			return sb, nil
-		}
-		if err != nil {
+		abandon := func(_ context.Context, sb sandbox) { c.abandon(sb.ID) }
+		found, ok := c.createdBy(op, creation).Salvage(ctx, c.waits.Request, abandon)
+		switch {
+		case ok:
+			return found, nil
+		case ctx.Err() != nil:
+			return sandbox{}, provider.RoundTripError(ctx, providerName, op, ctx.Err())
+		case err != nil:
 			return sandbox{}, err
 		}
 		return sandbox{}, c.controlPlaneError(op, ans)
-	case ans.status == http.StatusOK || ans.status == http.StatusCreated:
+	case ans.Status == http.StatusOK || ans.Status == http.StatusCreated:
 		return decodeSandbox(op, ans)
-	case ans.status == http.StatusBadRequest || ans.status == http.StatusNotFound || ans.status == http.StatusUnprocessableEntity:
+	case ans.Status == http.StatusBadRequest || ans.Status == http.StatusNotFound || ans.Status == http.StatusUnprocessableEntity:
 		// A snapshot or target Daytona does not know, resources beside a snapshot, …
 		return sandbox{}, failure(provider.ErrInvalidConfig, op, "%s", describe(ans))
 	default:
@@ -138,7 +135,7 @@ func (c *Client) KeepAlive(ctx context.Context, inst provider.Instance) error {
 	if err != nil {
 		return err
 	}
-	if ans.status >= 200 && ans.status < 300 {
+	if ans.Status >= 200 && ans.Status < 300 {
 		return nil
 	}
 	return c.controlPlaneError(op, ans)
@@ -149,78 +146,81 @@ func (c *Client) KeepAlive(ctx context.Context, inst provider.Instance) error {
 // the sandbox changes state it refuses with a 409, destroying included.
 func (c *Client) Destroy(ctx context.Context, inst provider.Instance) error {
 	const op = "destroy"
-	deadline := time.Now().Add(c.waits.Settle)
-	pauses := c.waits.backoff()
 	del := c.controlPlane(op, http.MethodDelete, "/sandbox/"+url.PathEscape(inst.ID), nil)
 	del.answerConflict = true
-	for {
+	var refused answer
+	destroying := false
+	err := c.waits.settle().Until(ctx, func(ctx context.Context) (string, bool, error) {
 		ans, err := c.do(ctx, del)
 		if err != nil {
-			return err
+			return "", false, err
 		}
 		switch {
-		case ans.status == http.StatusNotFound:
-			return nil
-		case ans.status == http.StatusOK || ans.status == http.StatusNoContent:
-			return c.waitGone(ctx, op, inst.ID)
-		case ans.status != http.StatusConflict:
-			return c.controlPlaneError(op, ans)
+		case ans.Status == http.StatusNotFound:
+			return "", true, nil
+		case ans.Status == http.StatusOK || ans.Status == http.StatusNoContent:
+			destroying = true
+			return "", true, nil
+		case ans.Status != http.StatusConflict:
+			return "", false, c.controlPlaneError(op, ans)
 		}
 		// A state change is in progress: wait out a destruction, or the
 		// change, and ask again.
+		refused = ans
 		sb, err := c.getSandbox(ctx, op, inst.ID)
 		switch {
 		case errors.Is(err, provider.ErrGone):
-			return nil
+			return "", true, nil
 		case err != nil:
-			return err
-		case sb.State == "destroying" || sb.State == "destroyed":
-			return c.waitGone(ctx, op, inst.ID)
-		case time.Now().After(deadline):
-			return c.controlPlaneError(op, ans)
+			return "", false, err
 		}
-		if err := sleep(ctx, pauses.pause()); err != nil {
-			return transportError(ctx, op, err)
-		}
+		destroying = sb.State == "destroying" || sb.State == "destroyed"
+		return sb.State, destroying, nil
+	})
+	switch err = outwaited(ctx, op, err, func(*provider.StillError) error { return c.controlPlaneError(op, refused) }); {
+	case err != nil:
+		return err
+	case destroying:
+		return c.waitGone(ctx, op, inst.ID)
 	}
+	return nil
 }
 
 // waitGone polls a sandbox until Daytona no longer has it.
 func (c *Client) waitGone(ctx context.Context, op, id string) error {
-	deadline := time.Now().Add(c.waits.Settle)
-	pauses := c.waits.backoff()
-	for {
-		if err := sleep(ctx, pauses.pause()); err != nil {
-			return transportError(ctx, op, err)
-		}
+	err := c.waits.settle().Until(ctx, func(ctx context.Context) (string, bool, error) {
 		sb, err := c.getSandbox(ctx, op, id)
-		if errors.Is(err, provider.ErrGone) {
-			return nil
+		switch {
+		case errors.Is(err, provider.ErrGone):
+			return "", true, nil
+		case err != nil:
+			return "", false, err
 		}
-		if err != nil {
-			return err
-		}
-		if sb.State == "destroyed" {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return failure(provider.ErrTimeout, op, "sandbox %s is still %s after %s", id, sb.State, c.waits.Settle)
-		}
-	}
+		return sb.State, sb.State == "destroyed", nil
+	})
+	return outwaited(ctx, op, err, func(still *provider.StillError) error {
+		return failure(provider.ErrTimeout, op, "sandbox %s is %s", id, still)
+	})
 }
 
 // bringUp takes a sandbox from the state it was last seen in to started:
 // it waits out transitions and starts a stopped, paused or archived one.
 func (c *Client) bringUp(ctx context.Context, op string, sb sandbox) (sandbox, error) {
-	deadline := time.Now().Add(c.waits.Settle)
-	pauses := c.waits.backoff()
-	startAsked := false
-	for {
+	startAsked, seen := false, true
+	err := c.waits.settle().Until(ctx, func(ctx context.Context) (string, bool, error) {
+		if !seen {
+			next, err := c.getSandbox(ctx, op, sb.ID)
+			if err != nil {
+				return "", false, err
+			}
+			sb = next
+		}
+		seen = false
 		switch phaseOf(sb.State) {
 		case phaseReady:
-			return sb, nil
+			return sb.State, true, nil
 		case phaseGone:
-			return sb, goneError(op, sb)
+			return "", false, goneError(op, sb)
 		case phaseAsleep:
 			// An archived sandbox being restored still reads "archived": its
 			// desired state tells that it is already on its way.
@@ -228,24 +228,30 @@ func (c *Client) bringUp(ctx context.Context, op string, sb sandbox) (sandbox, e
 				startAsked = true
 				next, err := c.startSandbox(ctx, op, sb.ID)
 				if err != nil {
-					return sb, err
+					return "", false, err
 				}
-				if sb = next; phaseOf(sb.State) == phaseReady {
-					return sb, nil
-				}
+				sb = next
 			}
 		}
-		if time.Now().After(deadline) {
-			return sb, failure(provider.ErrTimeout, op, "sandbox %s is still %s after %s", sb.ID, sb.State, c.waits.Settle)
-		}
-		if err := sleep(ctx, pauses.pause()); err != nil {
-			return sb, transportError(ctx, op, err)
-		}
-		next, err := c.getSandbox(ctx, op, sb.ID)
-		if err != nil {
-			return sb, err
-		}
-		sb = next
+		return sb.State, phaseOf(sb.State) == phaseReady, nil
+	})
+	return sb, outwaited(ctx, op, err, func(still *provider.StillError) error {
+		return failure(provider.ErrTimeout, op, "sandbox %s is %s", sb.ID, still)
+	})
+}
+
+// outwaited words how a poll of the control plane ended: the caller leaving
+// while it paused, or Settle passing, which timedOut words; any other error
+// is the poll's own.
+func outwaited(ctx context.Context, op string, err error, timedOut func(*provider.StillError) error) error {
+	var still *provider.StillError
+	switch {
+	case !errors.As(err, &still):
+		return err
+	case still.Err != nil:
+		return provider.RoundTripError(ctx, providerName, op, still.Err)
+	default:
+		return timedOut(still)
 	}
 }
 
@@ -255,7 +261,7 @@ func (c *Client) startSandbox(ctx context.Context, op, id string) (sandbox, erro
 	if err != nil {
 		return sandbox{}, err
 	}
-	switch ans.status {
+	switch ans.Status {
 	case http.StatusOK, http.StatusCreated:
 		return decodeSandbox(op, ans)
 	case http.StatusBadRequest:
@@ -272,7 +278,7 @@ func (c *Client) getSandbox(ctx context.Context, op, id string) (sandbox, error)
 	if err != nil {
 		return sandbox{}, err
 	}
-	if ans.status != http.StatusOK {
+	if ans.Status != http.StatusOK {
 		return sandbox{}, c.controlPlaneError(op, ans)
 	}
 	return decodeSandbox(op, ans)
@@ -280,8 +286,8 @@ func (c *Client) getSandbox(ctx context.Context, op, id string) (sandbox, error)
 
 func decodeSandbox(op string, ans answer) (sandbox, error) {
 	var sb sandbox
-	if err := json.Unmarshal(ans.body, &sb); err != nil || sb.ID == "" {
-		return sandbox{}, failure(provider.ErrFailed, op, "the answer is not a sandbox: %s", string(ans.body))
+	if err := json.Unmarshal(ans.Body, &sb); err != nil || sb.ID == "" {
+		return sandbox{}, failure(provider.ErrFailed, op, "the answer is not a sandbox: %s", string(ans.Body))
 	}
 	return sb, nil
 }

@@ -41,38 +41,18 @@ func decodeList[T any](body []byte) ([]T, string, error) {
 // maxListPages bounds a listing that a server not filtering by labels would make long.
 const maxListPages = 5
 
-// findCreated looks for the sandbox that one create call made, by the label
-// holding that call's id. Daytona's list is eventually consistent, so it
-// looks a few times. When no listing succeeded it says why: not finding is
-// only an answer when Daytona was asked.
-func (c *Client) findCreated(ctx context.Context, op, creation string) (sandbox, bool, error) {
+// createdBy is the search for the sandbox that one create call made, by
+// the label holding that call's id. Daytona's list is eventually
+// consistent, so it looks a few times.
+func (c *Client) createdBy(op, creation string) provider.Search[sandbox] {
 	filter, _ := json.Marshal(map[string]string{labelCreation: creation}) // a map of strings always encodes
-	pauses := c.waits.backoff()
-	var listed bool
-	var lastErr error
-	for attempt := 0; attempt < 3 && ctx.Err() == nil; attempt++ {
-		found, err := c.listSandboxes(ctx, op, url.Values{"labels": {string(filter)}, "limit": {"20"}})
-		if err == nil {
-			listed = true
-			for _, sb := range found {
-				if sb.Labels[labelCreation] == creation {
-					return sb, true, nil
-				}
-			}
-		} else {
-			lastErr = err
-		}
-		if sleep(ctx, pauses.pause()) != nil {
-			break
-		}
-	}
-	switch {
-	case listed:
-		return sandbox{}, false, nil
-	case lastErr != nil:
-		return sandbox{}, false, lastErr
-	default:
-		return sandbox{}, false, transportError(ctx, op, ctx.Err())
+	return provider.Search[sandbox]{
+		List: func(ctx context.Context) ([]sandbox, error) {
+			return c.listSandboxes(ctx, op, url.Values{"labels": {string(filter)}, "limit": {"20"}})
+		},
+		Match:   func(sb sandbox) bool { return sb.Labels[labelCreation] == creation },
+		Looks:   3,
+		Backoff: c.waits.backoff(),
 	}
 }
 
@@ -84,10 +64,10 @@ func (c *Client) listSandboxes(ctx context.Context, op string, query url.Values)
 		if err != nil {
 			return nil, err
 		}
-		if ans.status != http.StatusOK {
+		if ans.Status != http.StatusOK {
 			return nil, c.controlPlaneError(op, ans)
 		}
-		items, cursor, err := decodeList[sandbox](ans.body)
+		items, cursor, err := decodeList[sandbox](ans.Body)
 		if err != nil {
 			return nil, failure(provider.ErrFailed, op, "reading the list of sandboxes: %s", err)
 		}
@@ -106,7 +86,11 @@ func (c *Client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 	if labels.Instance == "" {
 		return provider.Instance{}, false, nil
 	}
-	sb, found, err := c.findCreated(ctx, "find", labels.Instance)
+	const op = "find"
+	sb, found, err := c.createdBy(op, labels.Instance).Find(ctx)
+	if err != nil && err == ctx.Err() { // not one listing was made
+		err = provider.RoundTripError(ctx, providerName, op, err)
+	}
 	if err != nil || !found {
 		return provider.Instance{}, false, err
 	}

@@ -74,7 +74,7 @@ func (c *Client) toolboxRequest(base, id string, tc toolboxCall) request {
 // daemon's own answers: the daemon answers a missing file with a bare 404,
 // the runner a missing container with a JSON one.
 func refusedForSandbox(ans answer) bool {
-	switch ans.status {
+	switch ans.Status {
 	case http.StatusUnauthorized:
 		return true
 	case http.StatusBadRequest:
@@ -96,8 +96,8 @@ func (c *Client) whyRefused(ctx context.Context, op, id string, refused answer) 
 	switch phaseOf(sb.State) {
 	case phaseReady:
 		// Started, yet refused: the proxy may not have caught up; try once more shortly.
-		if err := sleep(ctx, c.waits.PollFirst); err != nil {
-			return sandbox{}, transportError(ctx, op, err)
+		if err := provider.Sleep(ctx, c.waits.PollFirst); err != nil {
+			return sandbox{}, provider.RoundTripError(ctx, providerName, op, err)
 		}
 		return sb, nil
 	case phaseGone:
@@ -107,21 +107,19 @@ func (c *Client) whyRefused(ctx context.Context, op, id string, refused answer) 
 	}
 }
 
-// toolboxError sorts an error answer of the toolbox.
+// toolboxError sorts an error answer of the toolbox. The daemon's 403 is
+// a file it may not touch, not a refused key.
 func toolboxError(op string, ans answer) *provider.Error {
-	kind := provider.ErrFailed
-	switch ans.status {
-	case http.StatusUnauthorized:
-		kind = provider.ErrUnauthorized
-	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-		kind = provider.ErrTimeout
+	kind := provider.StatusKind(ans.Status)
+	if ans.Status == http.StatusForbidden {
+		kind = provider.ErrFailed
 	}
 	return failure(kind, op, "%s", describe(ans))
 }
 
 // fileError sorts an error answer about a path; the daemon's come with no body.
 func fileError(op, p string, ans answer) error {
-	if ans.status == http.StatusNotFound {
+	if ans.Status == http.StatusNotFound {
 		return failure(provider.ErrNotFound, op, "%s: %s", p, describe(ans))
 	}
 	err := toolboxError(op, ans)
@@ -136,14 +134,14 @@ func (c *Client) workDir(ctx context.Context, op string, inst provider.Instance)
 	if err != nil {
 		return "", err
 	}
-	if ans.status != http.StatusOK {
+	if ans.Status != http.StatusOK {
 		return "", toolboxError(op, ans)
 	}
 	var wd struct {
 		Dir string `json:"dir"`
 	}
-	if json.Unmarshal(ans.body, &wd) != nil || !strings.HasPrefix(wd.Dir, "/") {
-		return "", failure(provider.ErrFailed, op, "the toolbox gave no absolute work dir: %s", string(ans.body))
+	if json.Unmarshal(ans.Body, &wd) != nil || !strings.HasPrefix(wd.Dir, "/") {
+		return "", failure(provider.ErrFailed, op, "the toolbox gave no absolute work dir: %s", string(ans.Body))
 	}
 	return wd.Dir, nil
 }

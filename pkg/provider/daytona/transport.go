@@ -3,11 +3,8 @@ package daytona
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"net/url"
+	"strings"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -32,13 +29,8 @@ type request struct {
 }
 
 // answer is Daytona's answer, read whole, except the body of a streamed
-// request's 200: the caller reads it from stream, then closes it.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-	stream io.ReadCloser
-}
+// request's success: the caller reads it from Stream, then closes it.
+type answer = provider.Answer
 
 func (c *Client) controlPlane(op, method, path string, body []byte) request {
 	r := request{op: op, method: method, url: c.api + path, body: body}
@@ -54,99 +46,40 @@ func (c *Client) controlPlane(op, method, path string, body []byte) request {
 // trip is an error.
 func (c *Client) do(ctx context.Context, r request) (answer, error) {
 	giveUp := time.Now().Add(c.waits.Retry)
-	pauses := c.waits.backoff()
+	pauses := c.waits.backoff().Pauses()
 	for {
-		ans, err := c.roundTrip(ctx, r)
+		ans, err := c.caller.Do(ctx, r.call())
 		if err != nil {
 			return answer{}, err
 		}
 		var pause time.Duration
 		switch {
-		case ans.status == http.StatusTooManyRequests:
-			pause = retryAfter(ans.header)
+		case ans.Status == http.StatusTooManyRequests:
+			pause = provider.RetryAfter(ans.Header)
 			if pause <= 0 {
-				pause = pauses.pause()
+				pause = pauses.Next()
 			}
-		case ans.status == http.StatusConflict && !r.answerConflict && stateChangeInProgress(ans):
-			pause = pauses.pause()
+		case ans.Status == http.StatusConflict && !r.answerConflict && stateChangeInProgress(ans):
+			pause = pauses.Next()
 		default:
 			return ans, nil
 		}
 		if time.Now().Add(pause).After(giveUp) {
 			return ans, nil // the caller reports Daytona's refusal as it stands
 		}
-		if err := sleep(ctx, pause); err != nil {
-			return answer{}, transportError(ctx, r.op, err)
+		if err := provider.Sleep(ctx, pause); err != nil {
+			return answer{}, provider.RoundTripError(ctx, providerName, r.op, err)
 		}
 	}
 }
 
-func (c *Client) roundTrip(ctx context.Context, r request) (answer, error) {
-	timeout := r.timeout
-	if timeout <= 0 {
-		timeout = c.waits.Request
-	}
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	req, err := http.NewRequestWithContext(callCtx, r.method, r.url, bytes.NewReader(r.body))
-	if err != nil {
-		cancel()
-		return answer{}, failure(provider.ErrInvalidConfig, r.op, "%s", err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.apiKey)
-	req.Header.Set("Accept", "application/json")
-	if r.contentType != "" {
-		req.Header.Set("Content-Type", r.contentType)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		cancel()
-		return answer{}, transportError(ctx, r.op, err)
-	}
-	if r.stream && resp.StatusCode == http.StatusOK {
-		fail := func(err error) error { return transportError(ctx, r.op, err) }
-		return answer{status: resp.StatusCode, header: resp.Header, stream: provider.NewStream(resp.Body, fail, cancel)}, nil
-	}
-	defer cancel()
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return answer{}, transportError(ctx, r.op, err)
-	}
-	if len(body) > maxAnswer {
-		return answer{}, failure(provider.ErrFailed, r.op, "the answer is larger than %d MiB", maxAnswer>>20)
-	}
-	return answer{status: resp.StatusCode, header: resp.Header, body: body}, nil
+// call is one sending of r: its body is read afresh each time.
+func (r request) call() provider.Call {
+	return provider.Call{Op: r.op, Method: r.method, URL: r.url, Body: bytes.NewReader(r.body),
+		ContentType: r.contentType, Timeout: r.timeout, Stream: r.stream}
 }
 
-// transportError sorts a failed round trip: no answer in time, or none at all.
-func transportError(ctx context.Context, op string, err error) error {
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return fmt.Errorf("%s %s: %w", providerName, op, context.Canceled)
-	}
-	var timeout interface{ Timeout() bool }
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &timeout) && timeout.Timeout()) {
-		return failure(provider.ErrTimeout, op, "%s", plainError(err))
-	}
-	return failure(provider.ErrUnreachable, op, "%s", plainError(err))
-}
-
-// plainError drops the method and URL that net/http puts before the cause.
-func plainError(err error) string {
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		return urlErr.Err.Error()
-	}
-	return err.Error()
-}
-
-// sleep pauses for d, or less if ctx ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+// stateChangeInProgress tells Daytona's "try again shortly" 409 from other conflicts.
+func stateChangeInProgress(ans answer) bool {
+	return strings.Contains(strings.ToLower(messageOf(ans)), "state change in progress")
 }

@@ -1,6 +1,10 @@
 package daytona
 
-import "time"
+import (
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
 
 // Waits bounds how long the client polls Daytona and retries its refusals.
 // A zero field takes its default.
@@ -47,17 +51,12 @@ func (w Waits) withDefaults() Waits {
 	}
 }
 
-// backoff yields growing pauses: PollFirst, doubling, capped at PollMax.
-type backoff struct {
-	next, max time.Duration
+// backoff is the pauses between two looks: PollFirst, doubling, capped at PollMax.
+func (w Waits) backoff() provider.Backoff {
+	return provider.Backoff{First: w.PollFirst, Max: w.PollMax}
 }
 
-func (w Waits) backoff() *backoff { return &backoff{next: w.PollFirst, max: w.PollMax} }
-
-func (b *backoff) pause() time.Duration {
-	d := b.next
-	if b.next *= 2; b.next > b.max {
-		b.next = b.max
-	}
-	return d
+// settle polls a sandbox on its way to a state, for at most Settle.
+func (w Waits) settle() provider.Poll {
+	return provider.Poll{Backoff: w.backoff(), Within: w.Settle}
 }

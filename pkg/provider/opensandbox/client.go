@@ -23,18 +23,17 @@ const (
 	defaultRequestTimeout = time.Minute
 )
 
-// maxErrorBody is as much of an error answer as is worth reading.
-const maxErrorBody = 64 << 10
-
 // client drives the instances of one registered OpenSandbox controller.
 type client struct {
-	controller     string // the controller's URL, where its server proxy lives
-	api            string // the lifecycle API: the controller's URL + "/v1"
-	apiKey         string
-	cfg            *Config
-	http           *http.Client
-	readyTimeout   time.Duration
-	requestTimeout time.Duration
+	controller string // the controller's URL, where its server proxy lives
+	api        string // the lifecycle API: the controller's URL + "/v1"
+	apiKey     string
+	cfg        *Config
+	http       *http.Client
+	// The lifecycle API and execd speak different error dialects: each has
+	// a caller of its own.
+	lifecycleCaller, execdCaller *provider.Caller
+	readyTimeout, requestTimeout time.Duration
 }
 
 func newClient(k Kind, s provider.Settings) (*client, error) {
@@ -54,13 +53,27 @@ func newClient(k Kind, s provider.Settings) (*client, error) {
 		cfg:            cfg,
 		readyTimeout:   orDefault(k.ReadyTimeout, defaultReadyTimeout),
 		requestTimeout: orDefault(k.RequestTimeout, defaultRequestTimeout),
-		http: &http.Client{
-			Transport: provider.NewTransport(s.Policy),
-			// Redirects would carry the API key and access headers elsewhere: never follow them.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
+		http:           provider.NewHTTPClient(s.Policy),
+	}
+	c.lifecycleCaller = c.caller(lifecycleAPI)
+	c.execdCaller = c.caller(execdAPI)
+	c.lifecycleCaller.Auth = func(h http.Header) {
+		if c.apiKey != "" {
+			h.Set(apiKeyHeader, c.apiKey)
+		}
 	}
 	return c, nil
+}
+
+// caller returns a caller for one of the two APIs. Files and listings are
+// streamed; any other answer is small and read whole.
+func (c *client) caller(s surface) *provider.Caller {
+	return &provider.Caller{
+		Provider: providerName,
+		HTTP:     c.http,
+		Secret:   c.apiKey,
+		Refused:  func(op string, a provider.Answer) error { return statusError(s, op, a.Status, a.Body) },
+	}
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -70,17 +83,11 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-// request is one call to the lifecycle API or to an execd.
+// request is one call to the lifecycle API or to an execd, and the caller
+// that speaks its dialect.
 type request struct {
-	surface     surface
-	op          string // what we ask, for errors: "create", "read file", …
-	method      string
-	url         string
-	headers     map[string]string
-	body        io.Reader
-	contentType string
-	// timeout bounds the call instead of the request timeout, when set.
-	timeout time.Duration
+	provider.Call
+	api *provider.Caller
 }
 
 // jsonBody encodes v as a request body.
@@ -94,75 +101,37 @@ func jsonBody(v any) (io.Reader, string) {
 
 // lifecycle returns a request to the lifecycle API.
 func (c *client) lifecycle(op, method, path string, in any) request {
-	r := request{surface: lifecycleAPI, op: op, method: method, url: c.api + path, headers: map[string]string{}}
-	if c.apiKey != "" {
-		r.headers[apiKeyHeader] = c.apiKey
-	}
+	r := request{Call: provider.Call{Op: op, Method: method, URL: c.api + path}, api: c.lifecycleCaller}
 	if in != nil {
-		r.body, r.contentType = jsonBody(in)
+		r.Body, r.ContentType = jsonBody(in)
 	}
 	return r
 }
 
-// send performs r and returns the answer when it is a success; the caller
-// closes its body. Any other answer becomes a provider error.
-func (c *client) send(ctx context.Context, r request) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, r.method, r.url, r.body)
+// send performs r with no bound but ctx and returns the body of its
+// successful answer, to read as it arrives; closing it ends the call. Any
+// other answer becomes a provider error.
+func (c *client) send(ctx context.Context, r request) (io.ReadCloser, error) {
+	r.Stream = true
+	a, err := r.api.Send(ctx, r.Call)
 	if err != nil {
-		return nil, failure(provider.ErrFailed, r.op, "building the request: %s", err)
+		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
-	if r.contentType != "" {
-		req.Header.Set("Content-Type", r.contentType)
-	}
-	for k, v := range r.headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, transportError(r.op, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, statusError(r.surface, r.op, resp.StatusCode, body)
-	}
-	return resp, nil
+	return a.Stream, nil
 }
 
 // do performs r within the request timeout and decodes its JSON answer
 // into out, when out is not nil.
 func (c *client) do(ctx context.Context, r request, out any) error {
-	body, err := c.fetch(ctx, r)
-	if err != nil || out == nil {
-		return err
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return failure(provider.ErrFailed, r.op, "malformed answer (%s): %q", err, snippet(body))
-	}
-	return nil
-}
-
-// fetch performs r within the request timeout and returns its body.
-func (c *client) fetch(ctx context.Context, r request) ([]byte, error) {
-	body, err := c.open(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	defer body.Close()
-	return io.ReadAll(body)
+	r.Timeout = orDefault(r.Timeout, c.requestTimeout)
+	return r.api.JSON(ctx, r.Call, out)
 }
 
 // open performs r within the request timeout and returns its body to read
 // as it arrives; closing it ends the call.
 func (c *client) open(ctx context.Context, r request) (io.ReadCloser, error) {
-	ctx, cancel := context.WithTimeout(ctx, orDefault(r.timeout, c.requestTimeout))
-	resp, err := c.send(ctx, r)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	return provider.NewStream(resp.Body, func(err error) error { return transportError(r.op, err) }, cancel), nil
+	r.Timeout = orDefault(r.Timeout, c.requestTimeout)
+	return c.send(ctx, r)
 }
 
 // detached returns a context for clean-up work that must run even when ctx

@@ -2,13 +2,10 @@ package opensandbox
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -24,29 +21,13 @@ const (
 	execdAPI
 )
 
-func failure(kind error, op, format string, args ...any) *provider.Error {
-	return provider.Errorf(kind, providerName, op, format, args...)
-}
-
-// transportError sorts a failed round trip: no answer in time, or no answer at all.
-func transportError(op string, err error) error {
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("%s %s: %w", providerName, op, err)
-	}
-	var netErr net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
-		return failure(provider.ErrTimeout, op, "%s", unwrapURLError(err))
-	}
-	return failure(provider.ErrUnreachable, op, "%s", unwrapURLError(err))
-}
+var failure = provider.Failer(providerName)
 
 // statusError turns an error answer into a provider error carrying the
 // server's own code and message.
 func statusError(s surface, op string, status int, body []byte) error {
 	msg := describeBody(status, body)
 	switch {
-	case status == http.StatusUnauthorized, status == http.StatusForbidden:
-		return failure(provider.ErrUnauthorized, op, "%s", msg)
 	case status == http.StatusNotFound && sandboxMissing(body):
 		return failure(provider.ErrGone, op, "%s", msg)
 	case status == http.StatusNotFound && s == lifecycleAPI && routeMissing(body):
@@ -56,12 +37,10 @@ func statusError(s surface, op string, status int, body []byte) error {
 		return failure(provider.ErrFailed, op, "%s", msg)
 	case status == http.StatusNotFound:
 		return failure(provider.ErrNotFound, op, "%s", msg)
-	case status == http.StatusRequestTimeout, status == http.StatusGatewayTimeout:
-		return failure(provider.ErrTimeout, op, "%s", msg)
 	case s == lifecycleAPI && (status == http.StatusBadRequest || status == http.StatusConflict || status == http.StatusUnprocessableEntity):
 		return failure(provider.ErrInvalidConfig, op, "%s", msg)
 	default:
-		return failure(provider.ErrFailed, op, "%s", msg)
+		return failure(provider.StatusKind(status), op, "%s", msg)
 	}
 }
 
@@ -97,12 +76,8 @@ func describeBody(status int, body []byte) string {
 	trimmed := bytes.TrimSpace(body)
 	if json.Unmarshal(trimmed, &e) == nil {
 		switch {
-		case e.Code != "" && e.Message != "":
-			return e.Code + ": " + e.Message
-		case e.Code != "":
-			return e.Code
-		case e.Message != "":
-			return e.Message
+		case e.Code != "" || e.Message != "":
+			return joinWords(e.Code, e.Message)
 		case e.Error != "":
 			return e.Error
 		case len(e.Detail) > 0:
@@ -140,16 +115,6 @@ func describeDetail(raw json.RawMessage) string {
 	return strings.Join(parts, "; ")
 }
 
-// unwrapURLError drops net/http's "Get \"url\":" prefix, which may repeat
-// query strings, keeping the reason.
-func unwrapURLError(err error) string {
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) && urlErr.Err != nil {
-		return urlErr.Err.Error()
-	}
-	return err.Error()
-}
-
 // providerMessage is the provider's own words in err, or err itself.
 func providerMessage(err error) string {
 	var perr *provider.Error
@@ -157,4 +122,12 @@ func providerMessage(err error) string {
 		return perr.Message
 	}
 	return err.Error()
+}
+
+// joinWords is a code and a message as "code: message", or either alone.
+func joinWords(code, message string) string {
+	if code != "" && message != "" {
+		return code + ": " + message
+	}
+	return code + message
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // The event types of execd's command stream that the client acts on.
@@ -174,18 +176,10 @@ func trimLineBreak(line []byte) []byte {
 func parseEvent(data []byte) (Event, error) {
 	var ev Event
 	if err := json.Unmarshal(data, &ev); err != nil {
-		return Event{}, fmt.Errorf("%w: %s (%q)", ErrMalformedEvent, err, snippet(data))
+		return Event{}, fmt.Errorf("%w: %s (%q)", ErrMalformedEvent, err, provider.Clip(string(data), 120))
 	}
 	if ev.Type == "" {
-		return Event{}, fmt.Errorf("%w: no type (%q)", ErrMalformedEvent, snippet(data))
+		return Event{}, fmt.Errorf("%w: no type (%q)", ErrMalformedEvent, provider.Clip(string(data), 120))
 	}
 	return ev, nil
-}
-
-func snippet(b []byte) string {
-	const max = 120
-	if len(b) > max {
-		return string(b[:max]) + "…"
-	}
-	return string(b)
 }

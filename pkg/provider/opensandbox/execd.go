@@ -2,6 +2,7 @@ package opensandbox
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"path"
 	"strings"
@@ -15,12 +16,12 @@ func (c *client) execd(t execdTarget, op, method, path string, query url.Values)
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	r := request{surface: execdAPI, op: op, method: method, url: u, headers: make(map[string]string, len(t.Headers)+1)}
+	r := request{Call: provider.Call{Op: op, Method: method, URL: u, Header: make(http.Header, len(t.Headers)+1)}, api: c.execdCaller}
 	for k, v := range t.Headers {
-		r.headers[k] = v
+		r.Header.Set(k, v)
 	}
 	if t.Proxied && c.apiKey != "" {
-		r.headers[apiKeyHeader] = c.apiKey
+		r.Header.Set(apiKeyHeader, c.apiKey)
 	}
 	return r
 }
@@ -42,7 +43,7 @@ func (c *client) ping(ctx context.Context, t execdTarget) error {
 // makeDir creates dir and its parents (mkdir -p).
 func (c *client) makeDir(ctx context.Context, t execdTarget, dir string) error {
 	r := c.execd(t, "make directory", "POST", "/directories", nil)
-	r.body, r.contentType = jsonBody(map[string]permission{dir: {Mode: 755}})
+	r.Body, r.ContentType = jsonBody(map[string]permission{dir: {Mode: 755}})
 	return c.do(ctx, r, nil)
 }
 

@@ -42,17 +42,17 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 		req.Timeout = c.cfg.CommandTimeout()
 	}
 	r := c.execd(t, op, "POST", "/command", nil)
-	r.body, r.contentType = jsonBody(commandRequest{Command: req.Command, Cwd: inst.WorkDir, Timeout: req.Timeout.Milliseconds()})
+	r.Body, r.ContentType = jsonBody(commandRequest{Command: req.Command, Cwd: inst.WorkDir, Timeout: req.Timeout.Milliseconds()})
 
 	start := time.Now()
 	streamCtx, cancel := context.WithTimeoutCause(ctx, req.Timeout+timeoutGrace, errOwnTimeout)
 	defer cancel()
 	out := provider.NewOutput(req)
-	resp, err := c.send(streamCtx, r)
+	body, err := c.send(streamCtx, r)
 	if err == nil {
-		defer resp.Body.Close()
+		defer body.Close()
 		var end ending
-		end, err = readCommand(resp.Body, out)
+		end, err = readCommand(body, out)
 		if err == nil {
 			took := time.Since(start)
 			return out.Result(end.code, end.signalled && took >= req.Timeout, req.Timeout, took), nil
@@ -93,7 +93,7 @@ func readCommand(body io.Reader, out *provider.Output) (ending, error) {
 			if errors.Is(err, ErrMalformedEvent) {
 				return end, failure(provider.ErrFailed, "execute", "%s", err)
 			}
-			return end, transportError("execute", err)
+			return end, err // the stream words a failed read
 		}
 		switch ev.Type {
 		case EventTypeInit:

@@ -1,6 +1,7 @@
 package opensandbox_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -232,4 +233,20 @@ func TestFaultNotFoundIsNotAlwaysGone(t *testing.T) {
 	fake.Expire(inst.ID)
 	_, err = client.Reconnect(context.Background(), inst)
 	assert.ErrorIs(t, err, provider.ErrGone, "the server's own SANDBOX_NOT_FOUND is gone")
+}
+
+// A download that trickles in past the request timeout is a timeout, and
+// says so while it is being read.
+func TestFaultSlowDownload(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{})
+	inst := create(t, client)
+	require.NoError(t, client.WriteFile(context.Background(), inst, "big.txt", bytes.Repeat([]byte("x"), 4096)))
+	fake.Inject(opensandboxtest.OpDownload, opensandboxtest.Fault{SlowBody: 50 * time.Millisecond})
+
+	impatient := openClient(t, opensandbox.Kind{RequestTimeout: 300 * time.Millisecond}, fake.URL, testKey)
+	began := time.Now()
+	_, err := providertest.ReadAll(context.Background(), impatient, inst, "big.txt")
+	require.ErrorIs(t, err, provider.ErrTimeout)
+	assert.Less(t, time.Since(began), 3*time.Second, "the request timeout bounds the reading")
+	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpDownload))
 }

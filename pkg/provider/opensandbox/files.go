@@ -106,7 +106,7 @@ func (c *client) OpenFile(ctx context.Context, inst provider.Instance, p string)
 		return nil, err
 	}
 	r := c.execd(t, op, "GET", "/files/download", url.Values{"path": {p}})
-	r.headers["Accept"] = "*/*"
+	r.Accept = "*/*"
 	return c.open(ctx, r)
 }
 
@@ -125,7 +125,7 @@ func (c *client) WriteFile(ctx context.Context, inst provider.Instance, p string
 		return failure(provider.ErrFailed, op, "building the upload: %s", err)
 	}
 	r := c.execd(t, op, "POST", "/files/upload", nil)
-	r.body, r.contentType = body, contentType
+	r.Body, r.ContentType = body, contentType
 	return c.do(ctx, r, nil)
 }
 

@@ -14,31 +14,32 @@ func (c *client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 	if labels.Instance == "" {
 		return provider.Instance{}, false, nil
 	}
-	sb, found, err := c.findCreated(ctx, labels.Instance)
+	sb, found, err := c.createdBy(labels.Instance).Find(ctx)
 	if err != nil || !found {
 		return provider.Instance{}, false, err
 	}
 	return provider.Instance{ID: sb.ID, WorkDir: workDir}, true, nil
 }
 
-// findCreated lists the sandboxes labelled with one creation's id. The
-// server filters by metadata; the labels are checked here as well, so that
-// a server that ignores the filter cannot make another sandbox look like ours.
-func (c *client) findCreated(ctx context.Context, creation string) (sandbox, bool, error) {
+// createdBy is the search for the sandboxes labelled with one creation's
+// id. The server filters by metadata; the labels are checked as well.
+func (c *client) createdBy(creation string) provider.Search[sandbox] {
 	filter := url.Values{labelManagedBy: {"auxilia"}, labelInstance: {creation}}
 	// The filter is itself a query string, sent as one (encoded) parameter.
 	query := url.Values{"metadata": {filter.Encode()}, "pageSize": {"20"}}
-	var answer listAnswer
-	if err := c.do(ctx, c.lifecycle("find", "GET", "/sandboxes?"+query.Encode(), nil), &answer); err != nil {
-		return sandbox{}, false, err
+	return provider.Search[sandbox]{
+		List: func(ctx context.Context) ([]sandbox, error) {
+			var answer listAnswer
+			if err := c.do(ctx, c.lifecycle("find", "GET", "/sandboxes?"+query.Encode(), nil), &answer); err != nil {
+				return nil, err
+			}
+			if answer.Items == nil {
+				return nil, failure(provider.ErrFailed, "find", "the answer to listing sandboxes has no items")
+			}
+			return *answer.Items, nil
+		},
+		Match: func(sb sandbox) bool {
+			return sb.ID != "" && sb.Metadata[labelInstance] == creation && sb.Metadata[labelManagedBy] == "auxilia"
+		},
 	}
-	if answer.Items == nil {
-		return sandbox{}, false, failure(provider.ErrFailed, "find", "the answer to listing sandboxes has no items")
-	}
-	for _, sb := range *answer.Items {
-		if sb.ID != "" && sb.Metadata[labelInstance] == creation && sb.Metadata[labelManagedBy] == "auxilia" {
-			return sb, true, nil
-		}
-	}
-	return sandbox{}, false, nil
 }

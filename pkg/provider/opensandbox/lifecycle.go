@@ -18,8 +18,7 @@ const workDir = "/workspace"
 // it as its timeout, and renewed to now + lease on every reconnect.
 const lease = 30 * time.Minute
 
-// Readiness polling starts quick, as a controller often answers create
-// with a running container, and backs off for one that is being pulled.
+// The first and the longest pause between two looks at a new instance.
 const (
 	firstPoll = 100 * time.Millisecond
 	lastPoll  = 2 * time.Second
@@ -82,7 +81,7 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 func (c *client) createSandbox(ctx context.Context, req createRequest, creation string) (sandbox, error) {
 	var sb sandbox
 	call := c.lifecycle("create", "POST", "/sandboxes", req)
-	call.timeout = c.readyTimeout
+	call.Timeout = c.readyTimeout
 	err := c.do(ctx, call, &sb)
 	switch {
 	case err == nil && sb.ID == "":
@@ -92,17 +91,11 @@ func (c *client) createSandbox(ctx context.Context, req createRequest, creation 
 	case creation == "" || errors.Is(err, provider.ErrInvalidConfig) || errors.Is(err, provider.ErrUnauthorized):
 		return sandbox{}, err // refused: nothing was made
 	}
-	look, cancel := c.detached(ctx)
-	defer cancel()
-	found, ok, ferr := c.findCreated(look, creation)
-	switch {
-	case ferr != nil || !ok:
-		return sandbox{}, err
-	case ctx.Err() != nil:
-		_ = c.destroy(look, found.ID)
-		return sandbox{}, err
+	destroy := func(ctx context.Context, sb sandbox) { _ = c.destroy(ctx, sb.ID) }
+	if found, ok := c.createdBy(creation).Salvage(ctx, c.requestTimeout, destroy); ok {
+		return found, nil
 	}
-	return found, nil
+	return sandbox{}, err
 }
 
 // startUp waits for a new sandbox to run and its execd to answer.
@@ -123,44 +116,59 @@ func (c *client) startUp(ctx context.Context, sb sandbox) (provider.Instance, er
 	return provider.Instance{ID: sb.ID, WorkDir: workDir, State: t.encode()}, nil
 }
 
+// readiness polls a new instance: quick at first, as a controller often
+// answers create with a running container, backing off for one whose image
+// is being pulled, until the ready timeout ends the create's context.
+var readiness = provider.Poll{Backoff: provider.Backoff{First: firstPoll, Max: lastPoll}}
+
 // waitRunning polls the sandbox until it is Running.
 func (c *client) waitRunning(ctx context.Context, sb sandbox) error {
-	status := sb.Status
-	for wait := firstPoll; status.State != stateRunning; wait = backOff(wait) {
+	status, seen := sb.Status, true
+	err := readiness.Until(ctx, func(ctx context.Context) (string, bool, error) {
+		if !seen {
+			var now sandbox
+			err := c.do(ctx, c.lifecycle("create", "GET", "/sandboxes/"+url.PathEscape(sb.ID), nil), &now)
+			if errors.Is(err, provider.ErrGone) {
+				return "", false, failure(provider.ErrFailed, "create", "instance %s vanished while starting: %s", sb.ID, providerMessage(err))
+			}
+			if err != nil {
+				return "", false, c.notReady(ctx, sb.ID, err)
+			}
+			status = now.Status
+		}
+		seen = false
 		switch status.State {
+		case stateRunning:
+			return status.State, true, nil
 		case stateFailed, stateStopping, stateTerminated:
-			return failure(provider.ErrFailed, "create", "instance %s is %s: %s", sb.ID, status.State, describeStatus(status))
+			return "", false, failure(provider.ErrFailed, "create", "instance %s is %s: %s", sb.ID, status.State, describeStatus(status))
 		}
-		if err := pause(ctx, wait); err != nil {
-			return c.notReady(ctx, sb.ID, fmt.Errorf("it is still %s (%s)", status.State, describeStatus(status)))
-		}
-		var now sandbox
-		err := c.do(ctx, c.lifecycle("create", "GET", "/sandboxes/"+url.PathEscape(sb.ID), nil), &now)
-		if errors.Is(err, provider.ErrGone) {
-			return failure(provider.ErrFailed, "create", "instance %s vanished while starting: %s", sb.ID, providerMessage(err))
-		}
-		if err != nil {
-			return c.notReady(ctx, sb.ID, err)
-		}
-		status = now.Status
+		return fmt.Sprintf("%s (%s)", status.State, describeStatus(status)), false, nil
+	})
+	var still *provider.StillError
+	if errors.As(err, &still) {
+		return c.notReady(ctx, sb.ID, fmt.Errorf("it is %v", still))
 	}
-	return nil
+	return err
 }
 
 // waitExecd polls execd's /ping: a new container runs before its execd answers.
 func (c *client) waitExecd(ctx context.Context, id string, t execdTarget) error {
-	for wait := firstPoll; ; wait = backOff(wait) {
-		err := c.ping(ctx, t)
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, provider.ErrUnauthorized):
-			return err // waiting will not mend refused access headers
+	var silence error
+	err := readiness.Until(ctx, func(ctx context.Context) (string, bool, error) {
+		switch silence = c.ping(ctx, t); {
+		case silence == nil:
+			return "answering", true, nil
+		case errors.Is(silence, provider.ErrUnauthorized):
+			return "", false, silence // waiting will not mend refused access headers
 		}
-		if perr := pause(ctx, wait); perr != nil {
-			return c.notReady(ctx, id, fmt.Errorf("its execd does not answer: %w", err))
-		}
+		return "silent", false, nil
+	})
+	var still *provider.StillError
+	if errors.As(err, &still) {
+		return c.notReady(ctx, id, fmt.Errorf("its execd does not answer: %w", silence))
 	}
+	return err
 }
 
 // errReadyTimeout ends the wait for a new instance.
@@ -243,30 +251,8 @@ func (c *client) destroy(ctx context.Context, id string) error {
 }
 
 func describeStatus(s sandboxStatus) string {
-	switch {
-	case s.Reason != "" && s.Message != "":
-		return s.Reason + ": " + s.Message
-	case s.Reason != "":
-		return s.Reason
-	case s.Message != "":
-		return s.Message
-	default:
+	if s.Reason == "" && s.Message == "" {
 		return "no reason given"
 	}
-}
-
-func backOff(d time.Duration) time.Duration {
-	return min(d*3/2, lastPoll)
-}
-
-// pause waits d, or less if ctx ends first.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return joinWords(s.Reason, s.Message)
 }

@@ -17,17 +17,20 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // Fake is an in-process provider for testing what uses providers: each
 // instance is a folder on the host, commands run there with sh, and every
 // call is counted and can be slowed down or made to fail.
 type Fake struct {
+	// Counter counts the calls by operation: "probe", "create", "reconnect", …
+	fakekit.Counter[string]
+
 	dir string
 
 	mu        sync.Mutex
 	instances map[string]string // provider id → folder
-	calls     map[string]int
 	latency   time.Duration
 	fail      map[string]error
 	flaky     map[string]flake
@@ -37,7 +40,7 @@ type Fake struct {
 
 // NewFake returns a fake provider keeping its instances under dir.
 func NewFake(dir string) *Fake {
-	return &Fake{dir: dir, instances: map[string]string{}, calls: map[string]int{}, fail: map[string]error{},
+	return &Fake{dir: dir, instances: map[string]string{}, fail: map[string]error{},
 		flaky: map[string]flake{}}
 }
 
@@ -60,31 +63,6 @@ func (f *Fake) NewConfig() provider.Config {
 	return &FakeConfig{DefaultPackages: []string{}, Timeout: 1800}
 }
 func (f *Fake) Open(provider.Settings) (provider.Client, error) { return f, nil }
-
-// Calls returns how many times op was called ("probe", "create", "reconnect", …).
-func (f *Fake) Calls(op string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[op]
-}
-
-// TotalCalls is the number of calls of every kind.
-func (f *Fake) TotalCalls() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, c := range f.calls {
-		n += c
-	}
-	return n
-}
-
-// ResetCalls forgets the counts.
-func (f *Fake) ResetCalls() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls = map[string]int{}
-}
 
 // SetLatency makes every call take at least d.
 func (f *Fake) SetLatency(d time.Duration) {
@@ -153,24 +131,20 @@ func (f *Fake) Vanish(id string) {
 // enter counts a call, waits the latency and returns the op's injected failure.
 func (f *Fake) enter(ctx context.Context, op string) error {
 	f.mu.Lock()
-	f.calls[op]++
+	f.Count(op)
 	latency, err := f.latency, f.fail[op]
 	fl, flaky := f.flaky[op]
-	hang := flaky && f.calls[op]%fl.every == 0 && fl.err == nil
-	if flaky && f.calls[op]%fl.every == 0 && fl.err != nil {
-		err = fl.err
-	}
+	due := flaky && f.Calls(op)%fl.every == 0
 	f.mu.Unlock()
-	if hang {
+	if due && fl.err == nil {
 		<-ctx.Done()
 		return provider.Errorf(provider.ErrTimeout, "fake", op, "no answer: %v", ctx.Err())
 	}
-	if latency > 0 {
-		select {
-		case <-time.After(latency):
-		case <-ctx.Done():
-			return provider.Errorf(provider.ErrTimeout, "fake", op, "%v", ctx.Err())
-		}
+	if due {
+		err = fl.err
+	}
+	if latency > 0 && !fakekit.Wait(ctx, latency, nil) {
+		return provider.Errorf(provider.ErrTimeout, "fake", op, "%v", ctx.Err())
 	}
 	return err
 }

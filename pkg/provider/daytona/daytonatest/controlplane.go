@@ -22,7 +22,6 @@ type controlPlaneRoute struct {
 }
 
 func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
-	s.delay()
 	rest, isAPI := strings.CutPrefix(r.URL.Path, "/api/")
 	if !isAPI {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -32,8 +31,8 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 	route, id := s.controlPlaneRoute(r.Method, strings.Split(strings.Trim(rest, "/"), "/"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.count(route.op)
-	f, faulted := s.takeFault(route.op)
+	s.Count(route.op)
+	f, faulted := s.faults.Take(route.op)
 	if faulted && !f.Lost {
 		writeFault(w, r, f, false)
 		return
@@ -251,20 +250,20 @@ func (s *Server) startSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey)
 	if sb == nil {
 		return
 	}
-	if sb.state == "started" && sb.desired == "started" {
+	if sb.State == "started" && sb.desired == "started" {
 		writeJSON(w, http.StatusOK, s.dto(sb))
 		return
 	}
-	if sb.state == "error" || sb.state == "build_failed" {
+	if sb.State == "error" || sb.State == "build_failed" {
 		apiError(w, r, http.StatusBadRequest, "Sandbox is in an errored state")
 		return
 	}
 	// Only an archiving sandbox may be started while it changes state.
-	if sb.pending() && sb.state != "archiving" {
+	if sb.Moving() && sb.State != "archiving" {
 		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
 		return
 	}
-	switch sb.state {
+	switch sb.State {
 	case "stopped", "paused":
 		s.move(sb, "started", "starting", "started")
 	case "archived", "archiving":
@@ -283,11 +282,11 @@ func (s *Server) stopSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) 
 		return
 	}
 	switch {
-	case sb.state == "error" || sb.state == "build_failed":
+	case sb.State == "error" || sb.State == "build_failed":
 		apiError(w, r, http.StatusBadRequest, "Sandbox is in an errored state")
-	case sb.pending():
+	case sb.Moving():
 		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
-	case sb.state != "started" && sb.state != "paused":
+	case sb.State != "started" && sb.State != "paused":
 		apiError(w, r, http.StatusBadRequest, "Sandbox is not in a stoppable state")
 	default:
 		s.move(sb, "stopped", "stopping", "stopped")
@@ -301,11 +300,11 @@ func (s *Server) archiveSandbox(w http.ResponseWriter, r *http.Request, _ *apiKe
 		return
 	}
 	switch {
-	case sb.state == "error" || sb.state == "build_failed":
+	case sb.State == "error" || sb.State == "build_failed":
 		apiError(w, r, http.StatusBadRequest, "Sandbox is in an errored state")
-	case sb.pending():
+	case sb.Moving():
 		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
-	case sb.state != "stopped":
+	case sb.State != "stopped":
 		apiError(w, r, http.StatusBadRequest, "Sandbox is not stopped")
 	default:
 		s.move(sb, "archived", "archiving", "archived")
@@ -320,12 +319,12 @@ func (s *Server) deleteSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 	if sb == nil {
 		return
 	}
-	if sb.pending() {
+	if sb.Moving() {
 		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
 		return
 	}
 	sb.desired = "destroyed"
-	sb.state, sb.queue, sb.looks = "destroying", []string{"destroyed"}, max(s.opts.Transition, 1)
+	sb.Go(s.opts.Transition, "destroying", "destroyed")
 	writeJSON(w, http.StatusOK, s.dto(sb))
 }
 

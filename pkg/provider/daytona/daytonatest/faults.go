@@ -49,14 +49,7 @@ type Fault struct {
 }
 
 // Inject queues f for op's next calls.
-func (s *Server) Inject(op string, f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if f.Times <= 0 {
-		f.Times = 1
-	}
-	s.faults[op] = append(s.faults[op], f)
-}
+func (s *Server) Inject(op string, f Fault) { s.faults.Queue(op, f, f.Times) }
 
 // RateLimit answers op's next times calls with Daytona's 429, whose
 // headers ask to wait retryAfter (whole seconds, as Daytona sends them).
@@ -74,56 +67,4 @@ func (s *Server) RateLimit(op string, times int, retryAfter time.Duration) {
 // "Sandbox state change in progress".
 func (s *Server) StateChangeStorm(op string, times int) {
 	s.Inject(op, Fault{Status: http.StatusConflict, Times: times, Message: "Sandbox state change in progress"})
-}
-
-// takeFault returns the fault due for op's call, if any. Caller holds s.mu.
-func (s *Server) takeFault(op string) (Fault, bool) {
-	queue := s.faults[op]
-	if len(queue) == 0 {
-		return Fault{}, false
-	}
-	f := queue[0]
-	if queue[0].Times--; queue[0].Times <= 0 {
-		s.faults[op] = queue[1:]
-	}
-	return f, true
-}
-
-// count records one call of op. Caller holds s.mu.
-func (s *Server) count(op string) { s.calls[op]++ }
-
-// Calls returns how many calls of op the fake received, faulted ones included.
-func (s *Server) Calls(op string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls[op]
-}
-
-// AllCalls returns the count of every operation called so far.
-func (s *Server) AllCalls() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[string]int, len(s.calls))
-	for op, n := range s.calls {
-		out[op] = n
-	}
-	return out
-}
-
-// TotalCalls returns how many calls the fake received in all.
-func (s *Server) TotalCalls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	total := 0
-	for _, n := range s.calls {
-		total += n
-	}
-	return total
-}
-
-// ResetCalls starts counting afresh.
-func (s *Server) ResetCalls() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls = map[string]int{}
 }

@@ -27,7 +27,6 @@ var withoutContainer = map[string]bool{
 // sandbox Daytona does not have is a 401, like a bad key), that the sandbox
 // has a running container, and records activity; then the toolbox answers.
 func (s *Server) serveToolboxProxy(w http.ResponseWriter, r *http.Request) {
-	s.delay()
 	rest, ok := strings.CutPrefix(r.URL.Path, "/toolbox/")
 	id, sub, hasSub := strings.Cut(rest, "/")
 	if !ok || !hasSub || id == "" {
@@ -38,8 +37,8 @@ func (s *Server) serveToolboxProxy(w http.ResponseWriter, r *http.Request) {
 	op := toolboxOp(r.Method, sub)
 
 	s.mu.Lock()
-	s.count(op)
-	if f, faulted := s.takeFault(op); faulted {
+	s.Count(op)
+	if f, faulted := s.faults.Take(op); faulted {
 		s.mu.Unlock()
 		writeFault(w, r, f, true)
 		return
@@ -55,11 +54,11 @@ func (s *Server) serveToolboxProxy(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		toolboxError(w, r, r.URL.Path, http.StatusUnauthorized, msgBearerInvalid)
 		return
-	case sb.state != "started" && withoutContainer[sb.state]:
+	case sb.State != "started" && withoutContainer[sb.State]:
 		s.mu.Unlock()
 		toolboxError(w, r, runnerPath(id, sub), http.StatusNotFound, msgNoContainer+id)
 		return
-	case sb.state != "started":
+	case sb.State != "started":
 		s.mu.Unlock()
 		toolboxError(w, r, runnerPath(id, sub), http.StatusBadRequest, msgNotStarted)
 		return

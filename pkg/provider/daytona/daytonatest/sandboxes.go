@@ -8,17 +8,18 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // sandbox is one fake sandbox. Its state is what Daytona shows (the API
 // derives "stopping", "destroying", … from a state and a desired state; the
-// fake keeps the shown one), and queue holds the states it will pass through.
+// fake keeps the shown one), on its way through the states to come, each
+// lasting Options.Transition looks.
 type sandbox struct {
+	fakekit.Transit
 	id           string
-	state        string
 	desired      string
-	queue        []string // states to come, each lasting Options.Transition looks
-	looks        int      // looks left before the next state of queue
 	labels       map[string]string
 	snapshot     string
 	target       string
@@ -33,44 +34,35 @@ type sandbox struct {
 	destroyed    bool
 }
 
-// pending reports a transition in progress: Daytona refuses most actions then.
-func (sb *sandbox) pending() bool { return len(sb.queue) > 0 }
-
 // move sets the sandbox on its way through states, ending in the last one,
 // with desired as its desired state. Without transitions it gets there at once.
 func (s *Server) move(sb *sandbox, desired string, states ...string) {
 	sb.desired = desired
 	sb.updatedAt = s.now()
 	if s.opts.Transition <= 0 {
-		s.settle(sb, states[len(states)-1])
-		sb.queue = nil
+		sb.Set(states[len(states)-1])
+		s.settle(sb, sb.State)
 		return
 	}
-	sb.state, sb.queue, sb.looks = states[0], states[1:], s.opts.Transition
+	sb.Go(s.opts.Transition, states...)
 }
 
 // look is one GET of the sandbox: transitions advance by looks. Caller holds s.mu.
 func (s *Server) look(sb *sandbox) {
-	if !sb.pending() {
-		return
+	if next, moved := sb.Look(); moved {
+		s.settle(sb, next)
 	}
-	if sb.looks--; sb.looks > 0 {
-		return
-	}
-	next := sb.queue[0]
-	sb.queue, sb.looks = sb.queue[1:], s.opts.Transition
-	s.settle(sb, next)
 }
 
 // settle puts the sandbox in state, doing what reaching it means.
 func (s *Server) settle(sb *sandbox, state string) {
-	sb.state, sb.updatedAt = state, s.now()
+	sb.State, sb.updatedAt = state, s.now()
 	switch state {
 	case "started":
 		sb.lastActivity = s.now()
 	case "destroyed":
 		sb.destroyed = true
-		sb.queue = nil
+		sb.Set(state)
 		_ = os.RemoveAll(filepath.Dir(sb.home))
 	}
 }
@@ -79,7 +71,7 @@ func (s *Server) settle(sb *sandbox, state string) {
 // as Daytona's auto-stop does. Caller holds s.mu.
 func (s *Server) autoStop() {
 	for _, sb := range s.sandboxes {
-		if sb.state == "started" && !sb.pending() && sb.autoStop > 0 &&
+		if sb.State == "started" && !sb.Moving() && sb.autoStop > 0 &&
 			s.now().Sub(sb.lastActivity) >= time.Duration(sb.autoStop)*time.Minute {
 			s.move(sb, "stopped", "stopping", "stopped")
 		}
@@ -118,7 +110,8 @@ func (s *Server) Break(id, reason string) error {
 	if sb == nil {
 		return errNoSandbox
 	}
-	sb.state, sb.queue, sb.errorReason = "error", nil, reason
+	sb.Set("error")
+	sb.errorReason = reason
 	return nil
 }
 
@@ -131,7 +124,8 @@ func (s *Server) SetState(id, state, desired string) error {
 	if sb == nil {
 		return errNoSandbox
 	}
-	sb.queue, sb.desired = nil, desired
+	sb.desired = desired
+	sb.Set(state)
 	s.settle(sb, state)
 	return nil
 }
@@ -149,7 +143,7 @@ func (s *Server) Transit(id, desired string, states ...string) error {
 		return errors.New("daytonatest: Transit needs the states to pass through")
 	}
 	sb.desired, sb.updatedAt = desired, s.now()
-	sb.state, sb.queue, sb.looks = states[0], states[1:], max(s.opts.Transition, 1)
+	sb.Go(s.opts.Transition, states...)
 	return nil
 }
 
@@ -162,7 +156,7 @@ func (s *Server) State(id string) (string, bool) {
 	if sb == nil {
 		return "", false
 	}
-	return sb.state, true
+	return sb.State, true
 }
 
 // Labels returns a sandbox's labels.
@@ -224,7 +218,7 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 		"gpu":                 0,
 		"memory":              1,
 		"disk":                3,
-		"state":               sb.state,
+		"state":               sb.State,
 		"desiredState":        sb.desired,
 		"backupState":         "None",
 		"autoStopInterval":    sb.autoStop,

@@ -24,6 +24,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // DefaultKey is the API key a server accepts when Options.Keys is empty.
@@ -66,6 +68,9 @@ type Options struct {
 
 // Server is a fake Daytona. Its methods are safe for concurrent use.
 type Server struct {
+	// Counter counts the calls of each operation, faulted ones included.
+	fakekit.Counter[string]
+
 	opts    Options
 	api     *httptest.Server
 	proxy   *httptest.Server
@@ -79,8 +84,7 @@ type Server struct {
 	offset    time.Duration // how far the fake clock is ahead of the real one
 	keys      map[string]*apiKey
 	sandboxes map[string]*sandbox
-	calls     map[string]int
-	faults    map[string][]Fault
+	faults    fakekit.Faults[string, Fault]
 	executed  []Executed
 }
 
@@ -90,8 +94,6 @@ func New(opts Options) (*Server, error) {
 		opts:      opts,
 		keys:      map[string]*apiKey{},
 		sandboxes: map[string]*sandbox{},
-		calls:     map[string]int{},
-		faults:    map[string][]Fault{},
 	}
 	if opts.ToolboxURL != "" {
 		u, err := url.Parse(opts.ToolboxURL)
@@ -116,8 +118,10 @@ func New(opts Options) (*Server, error) {
 	for _, k := range keys {
 		s.keys[k] = newAPIKey(k, time.Time{})
 	}
-	s.api = httptest.NewServer(http.HandlerFunc(s.serveControlPlane))
-	s.proxy = httptest.NewServer(http.HandlerFunc(s.serveToolboxProxy))
+	// Latency comes before s.mu is taken, so that calls in flight overlap
+	// as they would over a network.
+	s.api = httptest.NewServer(fakekit.Latency(opts.Latency, http.HandlerFunc(s.serveControlPlane)))
+	s.proxy = httptest.NewServer(fakekit.Latency(opts.Latency, http.HandlerFunc(s.serveToolboxProxy)))
 	return s, nil
 }
 
@@ -151,14 +155,6 @@ func (s *Server) URL() string { return s.api.URL + "/api" }
 
 // ToolboxProxyURL is what sandboxes carry as their toolboxProxyUrl.
 func (s *Server) ToolboxProxyURL() string { return s.proxy.URL + "/toolbox" }
-
-// delay waits out Options.Latency. It runs before s.mu is taken, so that
-// calls in flight overlap as they would over a network.
-func (s *Server) delay() {
-	if s.opts.Latency > 0 {
-		time.Sleep(s.opts.Latency)
-	}
-}
 
 // now is the fake clock: the real one, moved on by Advance.
 func (s *Server) now() time.Time { return time.Now().Add(s.offset) }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // execd's command API: run a command and stream its events, interrupt it.
@@ -115,7 +117,7 @@ wait:
 			// The connection drops mid-stream; like execd's, the command runs
 			// on until it ends, times out or is interrupted.
 			stream.close()
-			dropConnection(w)
+			fakekit.Drop(w)
 			<-done
 			return
 		}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // execdTokenHeader carries a sandbox's execd access token.
@@ -44,7 +46,7 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 			fault, faulty = s.begin(route.op)
 		}
 		if !sb.execdUp(time.Now()) || sb.expired() || sb.ctx.Err() != nil {
-			dropConnection(w) // the container is not there, or not yet
+			fakekit.Drop(w) // the container is not there, or not yet
 			return
 		}
 		if r.Header.Get(apiKeyHeader) != "" {
@@ -61,13 +63,13 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 		case !known:
 			routeNotFound(w)
 		case faulty && route.op == OpPing && fault.NeverReady:
-			dropConnection(w)
+			fakekit.Drop(w)
 		case faulty && route.op == OpCommand && fault.Malformed:
 			w.Header().Set("Content-Type", "text/event-stream")
 			_, _ = w.Write([]byte("<html>this is not an event</html>\n\n"))
 		case faulty && s.misbehave(w, r, fault, execdDialect):
 		default:
-			route.h(s, sb, w, r, fault)
+			route.h(s, sb, slowed(w, r, fault), r, fault)
 		}
 	})
 }

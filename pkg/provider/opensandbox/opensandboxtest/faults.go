@@ -5,6 +5,8 @@ import (
 	"io"
 	"log"
 	"net/http"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // quiet drops the standard library's log lines about broken connections.
@@ -26,7 +28,7 @@ func (s *Server) misbehave(w http.ResponseWriter, r *http.Request, f Fault, d di
 		// leaves. It is kept for the handler, should the call go on.
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		s.wait(r.Context(), f.Delay)
+		fakekit.Wait(r.Context(), f.Delay, s.done)
 		if r.Context().Err() != nil || s.closing() {
 			return true // the client gave up, or the test is over
 		}
@@ -68,14 +70,10 @@ func defaultCode(status int, d dialect) string {
 	return "SANDBOX::INVALID_PARAMETER"
 }
 
-// dropConnection closes the connection without an answer, as when nothing
-// listens behind the address yet.
-func dropConnection(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-			return
-		}
+// slowed is w, sending slowly when the fault says so.
+func slowed(w http.ResponseWriter, r *http.Request, f Fault) http.ResponseWriter {
+	if f.SlowBody > 0 {
+		return fakekit.Slow(w, r, f.SlowBody)
 	}
-	panic(http.ErrAbortHandler)
+	return w
 }

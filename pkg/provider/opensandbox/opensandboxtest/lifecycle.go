@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // apiKeyHeader carries the controller's API key.
@@ -55,14 +57,14 @@ func (s *Server) api(op Op, h func(http.ResponseWriter, *http.Request, Fault)) h
 		if faulty && fault.Lost {
 			h(httptest.NewRecorder(), r, fault)
 			if !s.misbehave(w, r, fault, lifecycleDialect) {
-				dropConnection(w)
+				fakekit.Drop(w)
 			}
 			return
 		}
 		if faulty && s.misbehave(w, r, fault, lifecycleDialect) {
 			return
 		}
-		h(w, r, fault)
+		h(slowed(w, r, fault), r, fault)
 	})
 }
 

@@ -7,13 +7,14 @@
 package opensandboxtest
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // Options shape a fake server. The zero value behaves as a Docker-backed
@@ -86,6 +87,8 @@ type Fault struct {
 	Malformed bool
 	// Delay waits this long before answering (or until the client leaves).
 	Delay time.Duration
+	// SlowBody sends the answer a few bytes at a time, this far apart.
+	SlowBody time.Duration
 	// CutStream (command) drops the connection after the first output
 	// event; the command runs on, as execd's does.
 	CutStream bool
@@ -102,6 +105,9 @@ type Fault struct {
 type Server struct {
 	// URL is the controller's address, as a sandbox is registered with it.
 	URL string
+	// Counter counts the calls that reached the fake, by operation, whether
+	// it answered, refused or dropped them.
+	fakekit.Counter[Op]
 
 	opts      Options
 	dir       string
@@ -113,8 +119,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	sandboxes map[string]*sandbox
-	calls     map[Op]int
-	faults    map[Op]Fault
+	faults    fakekit.Faults[Op, Fault]
 	done      chan struct{} // closed when the server stops
 	closeOnce sync.Once
 }
@@ -128,8 +133,6 @@ func New(t testing.TB, opts Options) *Server {
 		proxy:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
 		runner:    jailRunner{},
 		sandboxes: map[string]*sandbox{},
-		calls:     map[Op]int{},
-		faults:    map[Op]Fault{},
 		done:      make(chan struct{}),
 	}
 	s.lifecycle = httptest.NewServer(s.lifecycleRoutes())
@@ -161,50 +164,16 @@ func (s *Server) Close() {
 // every later connection is refused.
 func (s *Server) Down() { s.Close() }
 
-// Calls is how many calls of op reached the fake, whether it answered,
-// refused or dropped them.
-func (s *Server) Calls(op Op) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls[op]
-}
-
-// TotalCalls is how many calls the fake has had, of every operation.
-func (s *Server) TotalCalls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, c := range s.calls {
-		n += c
-	}
-	return n
-}
-
-// ResetCalls starts counting afresh.
-func (s *Server) ResetCalls() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls = map[Op]int{}
-}
-
 // ExecdSawAPIKey says whether a call reached an execd with the controller's
 // API key on it: the server proxy strips it, so only a client sending it
 // straight to a sandbox would hand it over.
 func (s *Server) ExecdSawAPIKey() bool { return s.sawAPIKey.Load() }
 
 // Inject makes op misbehave as f says, until ClearFaults.
-func (s *Server) Inject(op Op, f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults[op] = f
-}
+func (s *Server) Inject(op Op, f Fault) { s.faults.Set(op, f) }
 
 // ClearFaults makes every operation behave again.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = map[Op]Fault{}
-}
+func (s *Server) ClearFaults() { s.faults.Clear() }
 
 // Expire ends a sandbox now, as when its timeout passes: the controller
 // forgets it and its execd stops answering.
@@ -276,22 +245,8 @@ func (s *Server) find(id string) (*sandbox, bool) {
 
 // begin counts a call of op and returns the fault it should suffer.
 func (s *Server) begin(op Op) (Fault, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls[op]++
-	f, ok := s.faults[op]
-	return f, ok
-}
-
-// wait sleeps d, or until the request is abandoned or the server stops.
-func (s *Server) wait(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-s.done:
-	case <-t.C:
-	}
+	s.Count(op)
+	return s.faults.Take(op)
 }
 
 func (s *Server) closing() bool {
