@@ -44,7 +44,7 @@ type env struct {
 // options change the server an env runs.
 type options struct {
 	policy       provider.Policy
-	localOff     string
+	operator     provider.OperatorValues
 	probeTimeout time.Duration
 	rateLimit    int
 	// runStartTimeout is how long an unfinished run start keeps its Idempotency-Key.
@@ -61,7 +61,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	logs := &syncBuffer{}
 	keys, err := secret.ParseKeys(secret.NewKey())
 	require.NoError(t, err)
-	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Policy: o.policy, LocalDisabled: o.localOff,
+	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Policy: o.policy, Operator: o.operator,
 		ProbeTimeout: o.probeTimeout})
 	tokens := a.Tokens
 	e := api.New(api.Config{

@@ -55,6 +55,9 @@ func Generate(dir string) ([]byte, error) {
 	if err := addProviderConfigs(v3); err != nil {
 		return nil, err
 	}
+	if err := addProviderEnums(v3); err != nil {
+		return nil, err
+	}
 	if err := describeProblemMembers(v3); err != nil {
 		return nil, err
 	}
