@@ -45,6 +45,7 @@ type env struct {
 type options struct {
 	policy       provider.Policy
 	operator     provider.OperatorValues
+	kinds        []provider.Kind // nil: the built-in providers
 	probeTimeout time.Duration
 	rateLimit    int
 	// runStartTimeout is how long an unfinished run start keeps its Idempotency-Key.
@@ -62,7 +63,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	keys, err := secret.ParseKeys(secret.NewKey())
 	require.NoError(t, err)
 	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Policy: o.policy, Operator: o.operator,
-		ProbeTimeout: o.probeTimeout})
+		Kinds: o.kinds, ProbeTimeout: o.probeTimeout})
 	tokens := a.Tokens
 	e := api.New(api.Config{
 		Log:             slog.New(slog.NewJSONHandler(logs, nil)),

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
-	"github.com/auxilia/sandboxes/pkg/provider/builtin"
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -17,23 +16,23 @@ import (
 // `extensions:"x-enum=providers"` on a field is replaced by that list.
 const enumMarker = "x-enum"
 
-// builtinKinds are the built-in providers, in catalogue order.
-func builtinKinds() []provider.Kind {
-	registry := provider.NewRegistry(provider.Policy{}, nil, builtin.Kinds(builtin.Options{})...)
-	var kinds []provider.Kind
+// catalogue returns the kinds in catalogue order.
+func catalogue(kinds ...provider.Kind) []provider.Kind {
+	registry := provider.NewRegistry(provider.Policy{}, nil, kinds...)
+	var ordered []provider.Kind
 	for _, name := range registry.Names() {
 		k, _ := registry.Kind(name)
-		kinds = append(kinds, k)
+		ordered = append(ordered, k)
 	}
-	return kinds
+	return ordered
 }
 
-// addProviderEnums lists the providers and their capabilities where the
-// annotations mark a property with enumMarker, so that no annotation
-// repeats a list the providers declare.
-func addProviderEnums(doc *openapi3.T) error {
+// addProviderEnums lists the providers (kinds, in catalogue order) and the
+// capabilities where the annotations mark a property with enumMarker, so
+// that no annotation repeats a list the providers declare.
+func addProviderEnums(doc *openapi3.T, kinds []provider.Kind) error {
 	lists := map[string][]string{"capabilities": provider.CapabilityNames()}
-	for _, k := range builtinKinds() {
+	for _, k := range kinds {
 		lists["providers"] = append(lists["providers"], k.Describe().Name)
 	}
 	for _, name := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
@@ -62,13 +61,13 @@ func addProviderEnums(doc *openapi3.T) error {
 // addProviderConfigs types a sandbox's `config` as one of the providers'
 // config schemas, generated from the same structs the server validates with.
 // A config in an answer always has every key, so each schema requires them all.
-func addProviderConfigs(doc *openapi3.T) error {
+func addProviderConfigs(doc *openapi3.T, kinds []provider.Kind) error {
 	sandbox := doc.Components.Schemas["Sandbox"]
 	if sandbox == nil || sandbox.Value == nil {
 		return fmt.Errorf("no Sandbox schema to type the config of")
 	}
 	var refs openapi3.SchemaRefs
-	for _, k := range builtinKinds() {
+	for _, k := range kinds {
 		d := k.Describe()
 		schema := provider.Schema(k)
 		delete(schema, "$schema")
