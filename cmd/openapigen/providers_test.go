@@ -58,15 +58,20 @@ func TestTheProviderListsFollowTheProviders(t *testing.T) {
 	require.NoError(t, addProviderEnums(doc, kinds))
 
 	sandbox := doc.Components.Schemas["Sandbox"].Value
-	assert.Equal(t, []any{"opensandbox", "daytona", "echo", "cloudrun", "local"}, sandbox.Properties["provider"].Value.Enum)
+	var names []any
+	for _, k := range kinds {
+		names = append(names, k.Describe().Name)
+	}
+	assert.Equal(t, names, sandbox.Properties["provider"].Value.Enum)
+	assert.Contains(t, names, "echo")
 	assert.Empty(t, sandbox.Properties["provider"].Value.Extensions, "the marker is gone")
 	assert.Empty(t, sandbox.Properties["name"].Value.Enum, "an unmarked property keeps no list")
 	var configs []string
 	for _, ref := range sandbox.Properties["config"].Value.OneOf {
 		configs = append(configs, ref.Ref)
 	}
-	assert.Equal(t, []string{"#/components/schemas/OpenSandboxConfig", "#/components/schemas/DaytonaConfig",
-		"#/components/schemas/EchoConfig", "#/components/schemas/CloudRunConfig", "#/components/schemas/LocalConfig"}, configs)
+	assert.Len(t, configs, len(kinds))
+	assert.Contains(t, configs, "#/components/schemas/EchoConfig")
 	echoConfig := doc.Components.Schemas["EchoConfig"].Value
 	assert.Equal(t, []string{"default_packages", "greeting", "timeout"}, echoConfig.Required)
 	assert.NotContains(t, echoConfig.Extensions, "x-common", "the form's hint stays out of the contract")

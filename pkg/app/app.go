@@ -18,12 +18,12 @@ import (
 
 // Options are the parts of the server's configuration the services need.
 type Options struct {
-	DataDir       string
-	Policy        provider.Policy
+	DataDir string
+	Policy  provider.Policy
 	// Operator is the providers' operator settings, which may switch some off.
-	Operator provider.OperatorValues
-	ProbeTimeout  time.Duration
-	Run           run.Options
+	Operator     provider.OperatorValues
+	ProbeTimeout time.Duration
+	Run          run.Options
 	// Kinds replaces the built-in providers (tests use fakes).
 	Kinds []provider.Kind
 	// Metrics counts what operators watch (default: nothing).
