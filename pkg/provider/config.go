@@ -62,9 +62,12 @@ func ValidateConfig(k Kind, cfg Config, p Policy) []FieldError {
 			}
 		}
 	}
+	var tagged []FieldError
 	for _, fe := range validation.Struct(cfg) {
-		add([]FieldError{{Field: strings.TrimPrefix(fe.Field, commonEmbedding), Message: fe.Message}})
+		// A key of the common block is named as the config's own.
+		tagged = append(tagged, FieldError{Field: strings.TrimPrefix(fe.Field, commonEmbedding), Message: fe.Message})
 	}
+	add(tagged)
 	add(k.Describe().Common.validate(cfg.common()))
 	add(cfg.Validate(p))
 	return out
