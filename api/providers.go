@@ -23,7 +23,7 @@ type providerView struct {
 	// What the provider's sandboxes can do beyond running commands and serving files.
 	Capabilities []string `json:"capabilities" extensions:"x-enum=capabilities"`
 	// The environment variables the provider reads from the server's operator.
-	Settings []operatorSettingView `json:"operator_settings"`
+	OperatorSettings []operatorSettingView `json:"operator_settings"`
 	// The JSON Schema of a sandbox's config; its "x-common" lists the keys
 	// every provider shares.
 	ConfigSchema map[string]any `json:"config_schema"`
@@ -75,5 +75,5 @@ func viewProvider(p sandbox.ProviderInfo) providerView {
 	}
 	return providerView{Name: p.Name, Title: p.Title, Description: p.Description, Enabled: p.Enabled,
 		DisabledReason: p.DisabledReason, Icon: p.IconURL(), Order: p.Order, URL: viewField(p.URL), Secret: viewField(p.Secret),
-		Capabilities: p.Capabilities.Names(), Settings: settings, ConfigSchema: p.ConfigSchema}
+		Capabilities: p.Capabilities.Names(), OperatorSettings: settings, ConfigSchema: p.ConfigSchema}
 }
