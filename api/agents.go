@@ -49,7 +49,7 @@ type agentView struct {
 type bindingView struct {
 	SandboxID string            `json:"sandbox_id" format:"uuid"`
 	Name      string            `json:"name" example:"Team OpenSandbox"`
-	Provider  string            `json:"provider" enums:"opensandbox,daytona,cloudrun,local"`
+	Provider  string            `json:"provider" extensions:"x-enum=providers"`
 	URL       string            `json:"url"`
 	Tools     map[string]string `json:"tools" example:"execute:always_allow,write_file:needs_approval"`
 } //@name Binding

@@ -44,7 +44,8 @@ type env struct {
 // options change the server an env runs.
 type options struct {
 	policy       provider.Policy
-	localOff     string
+	operator     provider.OperatorValues
+	kinds        []provider.Kind // nil: the built-in providers
 	probeTimeout time.Duration
 	rateLimit    int
 	// runStartTimeout is how long an unfinished run start keeps its Idempotency-Key.
@@ -61,8 +62,8 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	logs := &syncBuffer{}
 	keys, err := secret.ParseKeys(secret.NewKey())
 	require.NoError(t, err)
-	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Policy: o.policy, LocalDisabled: o.localOff,
-		ProbeTimeout: o.probeTimeout})
+	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Policy: o.policy, Operator: o.operator,
+		Kinds: o.kinds, ProbeTimeout: o.probeTimeout})
 	tokens := a.Tokens
 	e := api.New(api.Config{
 		Log:             slog.New(slog.NewJSONHandler(logs, nil)),

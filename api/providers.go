@@ -9,15 +9,31 @@ import (
 )
 
 type providerView struct {
-	Name           string         `json:"name" example:"daytona"`
-	Title          string         `json:"title" example:"Daytona"`
-	Description    string         `json:"description"`
-	Enabled        bool           `json:"enabled"`
-	DisabledReason string         `json:"disabled_reason,omitempty"`
-	URL            fieldView      `json:"url"`
-	Secret         fieldView      `json:"secret"`
-	ConfigSchema   map[string]any `json:"config_schema"`
+	Name           string `json:"name" example:"daytona"`
+	Title          string `json:"title" example:"Daytona"`
+	Description    string `json:"description"`
+	Enabled        bool   `json:"enabled"`
+	DisabledReason string `json:"disabled_reason,omitempty"`
+	// The provider's SVG image, as a data: URL for an <img>.
+	Icon string `json:"icon" example:"data:image/svg+xml;base64,PHN2ZyB4bWxucz0i…"`
+	// The provider's place in the catalogue, which lists providers by it, then by name.
+	Order  int       `json:"order" example:"20"`
+	URL    fieldView `json:"url"`
+	Secret fieldView `json:"secret"`
+	// What the provider's sandboxes can do beyond running commands and serving files.
+	Capabilities []string `json:"capabilities" extensions:"x-enum=capabilities"`
+	// The environment variables the provider reads from the server's operator.
+	OperatorSettings []operatorSettingView `json:"operator_settings"`
+	// The JSON Schema of a sandbox's config; its "x-common" lists the keys
+	// every provider shares.
+	ConfigSchema map[string]any `json:"config_schema"`
 } //@name Provider
+
+type operatorSettingView struct {
+	Env         string `json:"env" example:"AUXILIA_LOCAL_PROVIDER"`
+	Default     string `json:"default" example:"on"`
+	Description string `json:"description"`
+} //@name ProviderOperatorSetting
 
 type fieldView struct {
 	Accepted bool   `json:"accepted"`
@@ -53,6 +69,11 @@ func (h sandboxesHandler) providers(c echo.Context) error {
 }
 
 func viewProvider(p sandbox.ProviderInfo) providerView {
+	settings := []operatorSettingView{}
+	for _, s := range p.Settings {
+		settings = append(settings, operatorSettingView{Env: s.Env, Default: s.Default, Description: s.Description})
+	}
 	return providerView{Name: p.Name, Title: p.Title, Description: p.Description, Enabled: p.Enabled,
-		DisabledReason: p.DisabledReason, URL: viewField(p.URL), Secret: viewField(p.Secret), ConfigSchema: p.ConfigSchema}
+		DisabledReason: p.DisabledReason, Icon: p.IconURL(), Order: p.Order, URL: viewField(p.URL), Secret: viewField(p.Secret),
+		Capabilities: p.Capabilities.Names(), OperatorSettings: settings, ConfigSchema: p.ConfigSchema}
 }

@@ -49,7 +49,7 @@ func (h runsHandler) routes(g routes, idem echo.MiddlewareFunc) {
 type runSandboxView struct {
 	SandboxID  string `json:"sandbox_id" format:"uuid"`
 	Name       string `json:"name"`
-	Provider   string `json:"provider" enums:"opensandbox,daytona,cloudrun,local"`
+	Provider   string `json:"provider" extensions:"x-enum=providers"`
 	InstanceID string `json:"instance_id" example:"loc-3f2a9c1b0d4e5f60"`
 	Created    bool   `json:"created"`
 	Replaced   bool   `json:"replaced"`

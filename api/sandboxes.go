@@ -45,7 +45,7 @@ type sandboxView struct {
 	ID          string          `json:"id" format:"uuid"`
 	Name        string          `json:"name" example:"Team OpenSandbox"`
 	Description string          `json:"description" example:"Python 3.12 with pandas"`
-	Provider    string          `json:"provider" enums:"opensandbox,daytona,cloudrun,local"`
+	Provider    string          `json:"provider" extensions:"x-enum=providers"`
 	URL         string          `json:"url" example:"http://sandbox.internal:8083"`
 	HasSecret   bool            `json:"has_secret"`
 	Config      json.RawMessage `json:"config" swaggertype:"object"`
@@ -73,7 +73,7 @@ type sandboxList list[sandboxView] //@name SandboxList
 type sandboxCreate struct {
 	Name        string          `json:"name" example:"Team OpenSandbox" minLength:"1" maxLength:"255"`
 	Description string          `json:"description" maxLength:"255" binding:"optional"`
-	Provider    string          `json:"provider" enums:"opensandbox,daytona,cloudrun,local"`
+	Provider    string          `json:"provider" extensions:"x-enum=providers"`
 	URL         string          `json:"url" example:"sandbox.internal:8083" binding:"optional"`
 	Secret      *string         `json:"secret" binding:"optional" extensions:"x-nullable"`
 	Config      json.RawMessage `json:"config" swaggertype:"object" binding:"optional"`

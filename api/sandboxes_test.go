@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -434,7 +435,7 @@ func TestCatalogue(t *testing.T) {
 		assert.Contains(t, local["disabled_reason"], "AUXILIA_LOCAL_PROVIDER")
 		p := e.call("POST", "/api/v1/sandboxes", e.admin, validSandboxes["local"]).problem(t, 422, "validation_failed")
 		assert.Equal(t, []string{"provider"}, fields(p))
-	}, func(o *options) { o.localOff = "AUXILIA_LOCAL_PROVIDER is off" })
+	}, func(o *options) { o.operator = provider.OperatorValues{"AUXILIA_LOCAL_PROVIDER": "off"} })
 }
 
 func TestCreateIsIdempotent(t *testing.T) {

@@ -3,7 +3,6 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"testing"
 
@@ -16,7 +15,6 @@ import (
 // toolFixture is the catalogue as the SPA's tests serve it.
 const toolFixture = "../frontend/src/test/tools.fixture.json"
 
-var updateFixtures = flag.Bool("update-fixtures", false, "rewrite the SPA's tool fixture from the catalogue")
 
 func TestToolCatalogue(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
@@ -74,7 +72,7 @@ func TestToolCatalogue(t *testing.T) {
 		committed, err := os.ReadFile(toolFixture)
 		require.NoError(t, err)
 		assert.Equal(t, string(committed), fixture.String(),
-			"the SPA's tests serve the catalogue as it is: go test ./api -run TestToolCatalogue -update-fixtures")
+			"the SPA's tests serve the catalogue as it is: go test ./api -run TestToolCatalogue -update")
 
 		limit := schemas["read_file"].Properties["limit"].Value
 		assert.Equal(t, float64(run.MaxReadLimit), *limit.Max, "the schema's bound is the one the tool checks")

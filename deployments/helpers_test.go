@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -21,11 +23,28 @@ func readFile(t *testing.T, path string) string {
 }
 
 // serverVariables are the environment variables the server reads: every
-// name quoted in cmd/auxilia/config.go.
+// name quoted in cmd/auxilia/config.go, and every operator setting a
+// provider declares (Env: "…" in its package, which the server reads too).
 func serverVariables(t *testing.T) []string {
 	t.Helper()
 	src := readFile(t, filepath.Join(repoRoot, "cmd", "auxilia", "config.go"))
-	return uniqueMatches(regexp.MustCompile(`"((?:AUXILIA_[A-Z0-9_]+)|DATABASE_URL)"`), src)
+	vars := uniqueMatches(regexp.MustCompile(`"((?:AUXILIA_[A-Z0-9_]+)|DATABASE_URL)"`), src)
+	providers, err := filepath.Glob(filepath.Join(repoRoot, "pkg", "provider", "*", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := regexp.MustCompile(`\bEnv:\s*"(AUXILIA_[A-Z0-9_]+)"`)
+	for _, f := range providers {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		for _, v := range uniqueMatches(declared, readFile(t, f)) {
+			if !slices.Contains(vars, v) {
+				vars = append(vars, v)
+			}
+		}
+	}
+	return vars
 }
 
 // documentedVariables are the variables named in the first column of the

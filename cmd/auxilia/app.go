@@ -26,10 +26,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, m auxilia.Metrics
 		return nil, err
 	}
 	o := app.Options{Metrics: m, DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: run.Options{IdleTimeout: cfg.RunIdleTimeout, CreateLease: cfg.CreateTimeout},
-		Policy: provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs}}
-	if !cfg.LocalProvider {
-		o.LocalDisabled = "AUXILIA_LOCAL_PROVIDER is off"
-	}
+		Policy:   provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs},
+		Operator: cfg.Providers}
 	return app.New(db, keys, o), nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/builtin"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/token"
 )
@@ -26,17 +28,17 @@ type config struct {
 	LogLevel       string // AUXILIA_LOG_LEVEL: debug, info, warn, error
 	SecretKeys     string // AUXILIA_SECRET_KEYS: comma-separated base64 keys, the first encrypts
 
-	BlockPrivateURLs bool          // AUXILIA_BLOCK_PRIVATE_URLS
-	AllowedHostPaths []string      // AUXILIA_ALLOWED_HOST_PATHS: comma-separated folders volume mounts may use
-	LocalProvider    bool          // AUXILIA_LOCAL_PROVIDER: on (default) or off
-	ProbeTimeout     time.Duration // AUXILIA_PROBE_TIMEOUT
-	RunIdleTimeout   time.Duration // AUXILIA_RUN_IDLE_TIMEOUT
-	ReaperInterval   time.Duration // AUXILIA_REAPER_INTERVAL
-	ShutdownTimeout  time.Duration // AUXILIA_SHUTDOWN_TIMEOUT
-	CreateTimeout    time.Duration // AUXILIA_CREATE_TIMEOUT
-	RateLimit        int           // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
-	DBMaxConnections int           // AUXILIA_DB_MAX_CONNECTIONS
-	HealthInterval   time.Duration // AUXILIA_HEALTH_INTERVAL
+	BlockPrivateURLs bool                    // AUXILIA_BLOCK_PRIVATE_URLS
+	AllowedHostPaths []string                // AUXILIA_ALLOWED_HOST_PATHS: comma-separated folders volume mounts may use
+	Providers        provider.OperatorValues // the settings the providers declare, such as AUXILIA_LOCAL_PROVIDER
+	ProbeTimeout     time.Duration           // AUXILIA_PROBE_TIMEOUT
+	RunIdleTimeout   time.Duration           // AUXILIA_RUN_IDLE_TIMEOUT
+	ReaperInterval   time.Duration           // AUXILIA_REAPER_INTERVAL
+	ShutdownTimeout  time.Duration           // AUXILIA_SHUTDOWN_TIMEOUT
+	CreateTimeout    time.Duration           // AUXILIA_CREATE_TIMEOUT
+	RateLimit        int                     // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
+	DBMaxConnections int                     // AUXILIA_DB_MAX_CONNECTIONS
+	HealthInterval   time.Duration           // AUXILIA_HEALTH_INTERVAL
 
 	HTTP httpLimits
 }
@@ -66,7 +68,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	var errs []error
 	cfg.BlockPrivateURLs = boolean(getenv, "AUXILIA_BLOCK_PRIVATE_URLS", false, &errs)
-	cfg.LocalProvider = switchOn(getenv, "AUXILIA_LOCAL_PROVIDER", &errs)
+	providers, err := provider.ReadOperatorSettings(getenv, builtin.Kinds(builtin.Options{})...)
+	cfg.Providers = providers
+	if err != nil {
+		errs = append(errs, err)
+	}
 	cfg.ProbeTimeout = duration(getenv, "AUXILIA_PROBE_TIMEOUT", 10*time.Second, &errs)
 	cfg.RunIdleTimeout = duration(getenv, "AUXILIA_RUN_IDLE_TIMEOUT", time.Hour, &errs)
 	cfg.ReaperInterval = duration(getenv, "AUXILIA_REAPER_INTERVAL", time.Minute, &errs)
@@ -154,10 +160,6 @@ func boolean(getenv func(string) string, name string, def bool, errs *[]error) b
 	}
 	*errs = append(*errs, fmt.Errorf("%s must be true or false, not %q", name, v))
 	return def
-}
-
-func switchOn(getenv func(string) string, name string, errs *[]error) bool {
-	return boolean(getenv, name, true, errs)
 }
 
 func duration(getenv func(string) string, name string, def time.Duration, errs *[]error) time.Duration {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/auxilia/sandboxes/pkg/provider/builtin"
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -52,7 +53,11 @@ func Generate(dir string) ([]byte, error) {
 		return nil, fmt.Errorf("convert to OpenAPI 3: %w", err)
 	}
 	refine(v3)
-	if err := addProviderConfigs(v3); err != nil {
+	kinds := catalogue(builtin.Kinds(builtin.Options{})...)
+	if err := addProviderConfigs(v3, kinds); err != nil {
+		return nil, err
+	}
+	if err := addProviderEnums(v3, kinds); err != nil {
 		return nil, err
 	}
 	if err := describeProblemMembers(v3); err != nil {

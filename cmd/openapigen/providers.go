@@ -3,39 +3,88 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
-	"github.com/auxilia/sandboxes/pkg/provider/builtin"
 	"github.com/getkin/kin-openapi/openapi3"
 )
+
+// enumMarker marks a property whose values are a list the server knows:
+// `extensions:"x-enum=providers"` on a field is replaced by that list.
+const enumMarker = "x-enum"
+
+// catalogue returns the kinds in catalogue order.
+func catalogue(kinds ...provider.Kind) []provider.Kind {
+	registry := provider.NewRegistry(provider.Policy{}, nil, kinds...)
+	var ordered []provider.Kind
+	for _, name := range registry.Names() {
+		k, _ := registry.Kind(name)
+		ordered = append(ordered, k)
+	}
+	return ordered
+}
+
+// addProviderEnums lists the providers (kinds, in catalogue order) and the
+// capabilities where the annotations mark a property with enumMarker, so
+// that no annotation repeats a list the providers declare.
+func addProviderEnums(doc *openapi3.T, kinds []provider.Kind) error {
+	lists := map[string][]string{"capabilities": provider.CapabilityNames()}
+	for _, k := range kinds {
+		lists["providers"] = append(lists["providers"], k.Describe().Name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
+		for key, prop := range doc.Components.Schemas[name].Value.Properties {
+			list, marked := prop.Value.Extensions[enumMarker]
+			if !marked {
+				continue
+			}
+			values, ok := lists[fmt.Sprint(list)]
+			if !ok {
+				return fmt.Errorf("%s.%s: no list called %v", name, key, list)
+			}
+			delete(prop.Value.Extensions, enumMarker)
+			target := prop.Value
+			if target.Items != nil {
+				target = target.Items.Value
+			}
+			for _, v := range values {
+				target.Enum = append(target.Enum, v)
+			}
+		}
+	}
+	return nil
+}
 
 // addProviderConfigs types a sandbox's `config` as one of the providers'
 // config schemas, generated from the same structs the server validates with.
 // A config in an answer always has every key, so each schema requires them all.
-func addProviderConfigs(doc *openapi3.T) error {
+func addProviderConfigs(doc *openapi3.T, kinds []provider.Kind) error {
 	sandbox := doc.Components.Schemas["Sandbox"]
 	if sandbox == nil || sandbox.Value == nil {
 		return fmt.Errorf("no Sandbox schema to type the config of")
 	}
 	var refs openapi3.SchemaRefs
-	for _, k := range builtin.Kinds(builtin.Options{}) {
+	for _, k := range kinds {
+		d := k.Describe()
 		schema := provider.Schema(k)
 		delete(schema, "$schema")
+		delete(schema, "x-common")
 		raw, err := json.Marshal(schema)
 		if err != nil {
 			return err
 		}
 		var s openapi3.Schema
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return fmt.Errorf("%s config schema: %w", k.Name(), err)
+			return fmt.Errorf("%s config schema: %w", d.Name, err)
 		}
 		for name := range s.Properties {
 			s.Required = append(s.Required, name)
 		}
 		sort.Strings(s.Required)
-		name := strings.ReplaceAll(k.Title(), " ", "") + "Config"
+		name := strings.ReplaceAll(d.Title, " ", "") + "Config"
 		doc.Components.Schemas[name] = &openapi3.SchemaRef{Value: &s}
 		refs = append(refs, openapi3.NewSchemaRef("#/components/schemas/"+name, nil))
 	}

@@ -18,11 +18,12 @@ import (
 
 // Options are the parts of the server's configuration the services need.
 type Options struct {
-	DataDir       string
-	Policy        provider.Policy
-	LocalDisabled string // why the local provider is off; "" when it is on
-	ProbeTimeout  time.Duration
-	Run           run.Options
+	DataDir string
+	Policy  provider.Policy
+	// Operator is the providers' operator settings, which may switch some off.
+	Operator     provider.OperatorValues
+	ProbeTimeout time.Duration
+	Run          run.Options
 	// Kinds replaces the built-in providers (tests use fakes).
 	Kinds []provider.Kind
 	// Metrics counts what operators watch (default: nothing).
@@ -46,10 +47,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 	if kinds == nil {
 		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir})
 	}
-	providers := provider.NewRegistry(o.Policy, kinds...)
-	if o.LocalDisabled != "" {
-		providers.Disable("local", o.LocalDisabled)
-	}
+	providers := provider.NewRegistry(o.Policy, o.Operator, kinds...)
 	sandboxes := sandbox.New(sandbox.Deps{Store: db.Sandboxes(), Bindings: db.Bindings(), Instances: db.Instances(),
 		Audit: db.Audit(), Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout, Metrics: o.Metrics})
 	db.CheckSandboxesWith(sandboxes.Check)

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/validation"
 )
@@ -31,7 +32,7 @@ func DecodeConfig(k Kind, raw json.RawMessage) (Config, []FieldError) {
 	for _, key := range slices.Sorted(maps.Keys(values)) {
 		f, ok := fields[key]
 		if !ok {
-			errs = append(errs, FieldError{Field: key, Message: fmt.Sprintf("is not a setting of %s sandboxes", k.Title())})
+			errs = append(errs, FieldError{Field: key, Message: fmt.Sprintf("is not a setting of %s sandboxes", k.Describe().Title)})
 			continue
 		}
 		value := values[key]
@@ -48,21 +49,27 @@ func DecodeConfig(k Kind, raw json.RawMessage) (Config, []FieldError) {
 	return cfg, errs
 }
 
-// ValidateConfig checks cfg by its tags and by its provider's hook, naming
-// each broken field once.
-func ValidateConfig(cfg Config, p Policy) []FieldError {
+// ValidateConfig checks cfg, a config of k, by its tags, by the rules of the
+// common block and by its provider's hook, naming each broken field once.
+func ValidateConfig(k Kind, cfg Config, p Policy) []FieldError {
 	var out []FieldError
 	seen := map[string]bool{}
-	for _, fe := range validation.Struct(cfg) {
-		out = append(out, FieldError{Field: fe.Field, Message: fe.Message})
-		seen[fe.Field] = true
-	}
-	for _, fe := range cfg.Validate(p) {
-		if !seen[fe.Field] {
-			out = append(out, fe)
-			seen[fe.Field] = true
+	add := func(errs []FieldError) {
+		for _, fe := range errs {
+			if !seen[fe.Field] {
+				out = append(out, fe)
+				seen[fe.Field] = true
+			}
 		}
 	}
+	var tagged []FieldError
+	for _, fe := range validation.Struct(cfg) {
+		// A key of the common block is named as the config's own.
+		tagged = append(tagged, FieldError{Field: strings.TrimPrefix(fe.Field, commonEmbedding), Message: fe.Message})
+	}
+	add(tagged)
+	add(k.Describe().Common.validate(cfg.common()))
+	add(cfg.Validate(p))
 	return out
 }
 

@@ -11,17 +11,11 @@ import (
 	"time"
 )
 
-// Kind describes one provider: how its sandboxes are configured and how to
-// reach them. It is stateless; Open makes a client for one registered sandbox.
+// Kind is one provider: it describes itself and its sandboxes' configuration,
+// and reaches them. It is stateless; Open makes a client for one registered sandbox.
 type Kind interface {
-	// Name is the provider's key in the API: "opensandbox", "daytona", …
-	Name() string
-	// Title and Description are what the Add sandbox dialog shows.
-	Title() string
-	Description() string
-	// URL and Secret say whether a sandbox of this kind takes them.
-	URL() Field
-	Secret() Field
+	// Describe says what the provider is, for the catalogue and the server.
+	Describe() Descriptor
 	// NewConfig returns a config with every default filled in, as a pointer
 	// to the provider's config struct. Its `json`, `validate`, `title` and
 	// `doc` tags are the schema.
@@ -38,15 +32,17 @@ type Field struct {
 	Label    string // what the dialog calls it: "Domain", "API key", …
 }
 
-// Config is a provider's typed configuration.
+// Config is a provider's typed configuration: a struct that embeds Common,
+// which gives it CommandTimeout and Packages.
 type Config interface {
 	// Validate checks what tags cannot: rules across fields and rules that
 	// depend on the server's policy. Fields are named by JSON key.
 	Validate(p Policy) []FieldError
-	// Timeout is the longest a command may run.
+	// CommandTimeout is the longest a command may run.
 	CommandTimeout() time.Duration
 	// Packages are the pip requirement specifiers installed in every new instance.
 	Packages() []string
+	common() *Common
 }
 
 // FieldError names a broken config field by its JSON key (without "config.").

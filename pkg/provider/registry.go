@@ -1,6 +1,9 @@
 package provider
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // Registry holds the providers this server offers, by name.
 type Registry struct {
@@ -9,18 +12,19 @@ type Registry struct {
 	policy   Policy
 }
 
-// NewRegistry returns a registry of the given kinds under the operator's policy.
-func NewRegistry(p Policy, kinds ...Kind) *Registry {
+// NewRegistry returns a registry of the given kinds under the operator's
+// policy, each switched on or off by its own operator setting, if it has one.
+func NewRegistry(p Policy, values OperatorValues, kinds ...Kind) *Registry {
 	r := &Registry{kinds: map[string]Kind{}, disabled: map[string]string{}, policy: p}
 	for _, k := range kinds {
-		r.kinds[k.Name()] = k
+		d := k.Describe()
+		r.kinds[d.Name] = k
+		if reason := offBy(d, values); reason != "" {
+			r.disabled[d.Name] = reason
+		}
 	}
 	return r
 }
-
-// Disable switches a provider off on this server: it stays in the catalogue,
-// marked off with the reason, and no new sandbox of it can be registered.
-func (r *Registry) Disable(name, reason string) { r.disabled[name] = reason }
 
 // Kind returns the provider called name.
 func (r *Registry) Kind(name string) (Kind, bool) {
@@ -29,26 +33,24 @@ func (r *Registry) Kind(name string) (Kind, bool) {
 }
 
 // Disabled returns why the provider is switched off, or "" when it is on.
+// A disabled provider stays in the catalogue, marked off with the reason,
+// and no new sandbox of it can be registered.
 func (r *Registry) Disabled(name string) string { return r.disabled[name] }
 
-// Names lists the providers in the catalogue's order: remote ones first, by name, then local.
+// Names lists the providers in the catalogue's order: by their declared
+// order, then by name.
 func (r *Registry) Names() []string {
-	names := make([]string, 0, len(r.kinds))
-	for n := range r.kinds {
-		names = append(names, n)
+	descs := make([]Descriptor, 0, len(r.kinds))
+	for _, k := range r.kinds {
+		descs = append(descs, k.Describe())
 	}
-	order := map[string]int{"opensandbox": 0, "daytona": 1, "cloudrun": 2, "local": 3}
-	sort.Slice(names, func(i, j int) bool {
-		oi, iok := order[names[i]]
-		oj, jok := order[names[j]]
-		if iok != jok {
-			return iok
-		}
-		if oi != oj {
-			return oi < oj
-		}
-		return names[i] < names[j]
+	slices.SortFunc(descs, func(a, b Descriptor) int {
+		return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.Name, b.Name))
 	})
+	names := make([]string, len(descs))
+	for i, d := range descs {
+		names[i] = d.Name
+	}
 	return names
 }
 

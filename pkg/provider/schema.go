@@ -13,8 +13,11 @@ import (
 // rendered from it can never drift from what the server accepts.
 //
 // Tags read: `json` (the key), `validate` (bounds, enums, formats),
-// `title` (the field's label) and `doc` (its help text).
+// `title` (the field's label) and `doc` (its help text). The keys of the
+// embedded Common block are listed in "x-common", so that a form can show
+// them as one section for every provider.
 func Schema(k Kind) map[string]any {
+	d := k.Describe()
 	cfg := k.NewConfig()
 	v := reflect.ValueOf(cfg).Elem()
 	props := map[string]any{}
@@ -35,13 +38,15 @@ func Schema(k Kind) map[string]any {
 		props[name] = p
 		order = append(order, name)
 	}
+	d.Common.schema(props)
 	return map[string]any{
 		"$schema":              "https://json-schema.org/draft/2020-12/schema",
-		"title":                k.Title() + " settings",
+		"title":                d.Title + " settings",
 		"type":                 "object",
 		"additionalProperties": false,
 		"properties":           props,
 		"x-order":              order,
+		"x-common":             CommonKeys(),
 	}
 }
 

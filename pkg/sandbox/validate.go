@@ -51,15 +51,15 @@ func (r *Registry) validateSpec(spec auxilia.SandboxSpec, creating bool) (auxili
 		return spec, fe
 	}
 
-	url, err := provider.NormalizeURL(spec.URL, kind.URL(), r.Providers.Policy())
+	url, err := provider.NormalizeURL(spec.URL, kind.Describe().URL, r.Providers.Policy())
 	if err != nil {
 		fe.Add("url", "%s", err.Error())
 	}
 	spec.URL = url
 
-	switch secret := kind.Secret(); {
+	switch secret := kind.Describe().Secret; {
 	case !secret.Accepted && spec.HasSecret:
-		fe.Add("secret", "must be empty: %s sandboxes take no secret", kind.Title())
+		fe.Add("secret", "must be empty: %s sandboxes take no secret", kind.Describe().Title)
 	case secret.Required && !spec.HasSecret:
 		fe.Add("secret", "is required (%s)", strings.ToLower(secret.Label))
 	}
@@ -72,7 +72,7 @@ func (r *Registry) validateSpec(spec auxilia.SandboxSpec, creating bool) (auxili
 		for _, e := range errs {
 			reported[e.Field] = true
 		}
-		for _, e := range provider.ValidateConfig(cfg, r.Providers.Policy()) {
+		for _, e := range provider.ValidateConfig(kind, cfg, r.Providers.Policy()) {
 			if !reported[e.Field] {
 				errs = append(errs, e)
 			}

@@ -14,7 +14,7 @@ import (
 // rules, url normalisation, config decoding with defaults, validation tags
 // and the provider's own rules, and re-encoding the config.
 func BenchmarkCheck(b *testing.B) {
-	providers := provider.NewRegistry(provider.Policy{}, builtin.Kinds(builtin.Options{DataDir: b.TempDir()})...)
+	providers := provider.NewRegistry(provider.Policy{}, nil, builtin.Kinds(builtin.Options{DataDir: b.TempDir()})...)
 	reg := sandbox.New(sandbox.Deps{Providers: providers})
 	cases := []struct {
 		name    string

@@ -19,7 +19,7 @@ func FuzzValidateSpec(f *testing.F) {
 	f.Add("CR", "", "cloudrun", "https://gw.example.run.app", `{"gcs_bucket":"acme","timeout":3600}`, true)
 	f.Add("L", "", "local", "", `{"network":true,"default_packages":["x"],"memory_mb":64}`, false)
 	f.Add("", "", "x", "http://169.254.169.254", `{"timeout":"x"}`, false)
-	r := &Registry{Deps: Deps{Providers: provider.NewRegistry(provider.Policy{}, builtin.Kinds(builtin.Options{})...)}}
+	r := &Registry{Deps: Deps{Providers: provider.NewRegistry(provider.Policy{}, nil, builtin.Kinds(builtin.Options{})...)}}
 	f.Fuzz(func(t *testing.T, name, description, prov, url, config string, hasSecret bool) {
 		spec, fe := r.validateSpec(auxilia.SandboxSpec{Name: name, Description: description, Provider: prov, URL: url,
 			Config: json.RawMessage(config), HasSecret: hasSecret}, true)

@@ -4001,14 +4001,32 @@ export interface components {
             type: string;
         };
         Provider: {
+            /** @description What the provider's sandboxes can do beyond running commands and serving files. */
+            capabilities: ("keep_alive" | "find_created" | "persist" | "volume_mounts" | "network_switch" | "pause_resume" | "snapshot_restore" | "egress_rules" | "resources" | "terminal" | "interrupt")[];
+            /**
+             * @description The JSON Schema of a sandbox's config; its "x-common" lists the keys
+             *     every provider shares.
+             */
             config_schema: {
                 [key: string]: unknown;
             };
             description: string;
             disabled_reason?: string;
             enabled: boolean;
+            /**
+             * @description The provider's SVG image, as a data: URL for an <img>.
+             * @example data:image/svg+xml;base64,PHN2ZyB4bWxucz0i…
+             */
+            icon: string;
             /** @example daytona */
             name: string;
+            /** @description The environment variables the provider reads from the server's operator. */
+            operator_settings: components["schemas"]["ProviderOperatorSetting"][];
+            /**
+             * @description The provider's place in the catalogue, which lists providers by it, then by name.
+             * @example 20
+             */
+            order: number;
             secret: components["schemas"]["ProviderField"];
             /** @example Daytona */
             title: string;
@@ -4024,6 +4042,13 @@ export interface components {
         };
         ProviderList: {
             items: components["schemas"]["Provider"][];
+        };
+        ProviderOperatorSetting: {
+            /** @example on */
+            default: string;
+            description: string;
+            /** @example AUXILIA_LOCAL_PROVIDER */
+            env: string;
         };
         Run: {
             /** Format: uuid */

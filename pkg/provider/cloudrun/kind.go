@@ -4,6 +4,7 @@
 package cloudrun
 
 import (
+	_ "embed"
 	"fmt"
 	"net/http"
 
@@ -14,16 +15,24 @@ import (
 type Kind struct {
 }
 
-func (Kind) Name() string        { return "cloudrun" }
-func (Kind) Title() string       { return "Cloud Run" }
-func (Kind) Description() string { return "Google Cloud Run sandboxes through the Auxilia gateway." }
+//go:embed icon.svg
+var icon []byte
 
-func (Kind) URL() provider.Field {
-	return provider.Field{Accepted: true, Required: true, Label: "Gateway URL"}
-}
-
-func (Kind) Secret() provider.Field {
-	return provider.Field{Accepted: true, Required: true, Label: "Gateway secret"}
+// Describe says what Cloud Run is to the catalogue. Cloud Run ends a
+// request after an hour, and so a command.
+func (Kind) Describe() provider.Descriptor {
+	return provider.Descriptor{
+		Name:         providerName,
+		Title:        "Cloud Run",
+		Description:  "Google Cloud Run sandboxes through the Auxilia gateway.",
+		Icon:         icon,
+		Order:        30,
+		URL:          provider.Field{Accepted: true, Required: true, Label: "Gateway URL"},
+		Secret:       provider.Field{Accepted: true, Required: true, Label: "Gateway secret"},
+		Capabilities: provider.KeepAlive | provider.Persist | provider.NetworkSwitch,
+		Common: provider.CommonRules{MaxTimeout: 3600, TimeoutNote: "Cloud Run allows at most an hour",
+			PackagesNote: "needs internet access"},
+	}
 }
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }

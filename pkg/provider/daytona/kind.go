@@ -3,6 +3,8 @@
 package daytona
 
 import (
+	_ "embed"
+
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -15,16 +17,21 @@ type Kind struct {
 	Waits Waits
 }
 
-func (Kind) Name() string        { return "daytona" }
-func (Kind) Title() string       { return "Daytona" }
-func (Kind) Description() string { return "Hosted sandboxes on Daytona, or your self-hosted Daytona." }
+//go:embed icon.svg
+var icon []byte
 
-func (Kind) URL() provider.Field {
-	return provider.Field{Accepted: true, Required: true, Default: DefaultURL, Label: "API URL"}
-}
-
-func (Kind) Secret() provider.Field {
-	return provider.Field{Accepted: true, Required: true, Label: "API key"}
+// Describe says what Daytona is to the catalogue.
+func (Kind) Describe() provider.Descriptor {
+	return provider.Descriptor{
+		Name:         providerName,
+		Title:        "Daytona",
+		Description:  "Hosted sandboxes on Daytona, or your self-hosted Daytona.",
+		Icon:         icon,
+		Order:        20,
+		URL:          provider.Field{Accepted: true, Required: true, Default: DefaultURL, Label: "API URL"},
+		Secret:       provider.Field{Accepted: true, Required: true, Label: "API key"},
+		Capabilities: provider.KeepAlive | provider.FindCreated,
+	}
 }
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }

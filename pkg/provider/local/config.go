@@ -1,8 +1,6 @@
 package local
 
 import (
-	"time"
-
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -13,17 +11,16 @@ import (
 // room to files, to 1 TiB, past any workspace: an image costs the host only
 // what is written to it.
 type Config struct {
-	Network         bool     `json:"network" title:"Network access" doc:"Let commands reach the network. Off by default; default packages need it."`
-	MemoryMB        int      `json:"memory_mb" validate:"min=64,max=65536" title:"Memory (MiB)" doc:"Most memory an instance's commands may use, together (their /tmp included); past it the kernel ends the largest process. Where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead."`
-	MaxProcesses    int      `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead."`
-	DiskMB          int      `json:"disk_mb" validate:"min=64,max=1048576" title:"Disk (MiB)" doc:"Most an instance may store in its folder, set when the instance is made: a write past it fails with 'No space left on device'. Where the server cannot mount disks (it is not root), each file may be this large instead, and the folder as a whole is not bounded."`
-	DefaultPackages []string `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages" doc:"pip requirements installed into every new sandbox (needs network access)."`
-	Timeout         int      `json:"timeout" validate:"min=1,max=86400" title:"Timeout (seconds)" doc:"Longest a command may run."`
+	Network      bool `json:"network" title:"Network access" doc:"Let commands reach the network. Off by default; default packages need it."`
+	MemoryMB     int  `json:"memory_mb" validate:"min=64,max=65536" title:"Memory (MiB)" doc:"Most memory an instance's commands may use, together (their /tmp included); past it the kernel ends the largest process. Where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead."`
+	MaxProcesses int  `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead."`
+	DiskMB       int  `json:"disk_mb" validate:"min=64,max=1048576" title:"Disk (MiB)" doc:"Most an instance may store in its folder, set when the instance is made: a write past it fails with 'No space left on device'. Where the server cannot mount disks (it is not root), each file may be this large instead, and the folder as a whole is not bounded."`
+	provider.Common
 }
 
 // DefaultConfig is a new local sandbox's settings.
 func DefaultConfig() *Config {
-	return &Config{MemoryMB: 1024, MaxProcesses: 256, DiskMB: 1024, DefaultPackages: []string{}, Timeout: 1800}
+	return &Config{MemoryMB: 1024, MaxProcesses: 256, DiskMB: 1024, Common: provider.DefaultCommon()}
 }
 
 // Validate refuses packages without network: pip could not download them.
@@ -33,9 +30,3 @@ func (c *Config) Validate(provider.Policy) []provider.FieldError {
 	}
 	return nil
 }
-
-// CommandTimeout is the longest a command may run.
-func (c *Config) CommandTimeout() time.Duration { return time.Duration(c.Timeout) * time.Second }
-
-// Packages are installed into every new instance.
-func (c *Config) Packages() []string { return c.DefaultPackages }

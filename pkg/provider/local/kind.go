@@ -4,6 +4,7 @@ package local
 
 import (
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -21,14 +22,24 @@ type Kind struct {
 	Bwrap string
 }
 
-func (Kind) Name() string  { return providerName }
-func (Kind) Title() string { return "Local" }
-func (Kind) Description() string {
-	return "Bubblewrap sandboxes on this server's host: no account needed."
-}
+//go:embed icon.svg
+var icon []byte
 
-func (Kind) URL() provider.Field    { return provider.Field{} }
-func (Kind) Secret() provider.Field { return provider.Field{} }
+// Describe says what the local provider is to the catalogue; the operator
+// switches it off where sandboxes must not run on the server's host.
+func (Kind) Describe() provider.Descriptor {
+	return provider.Descriptor{
+		Name:         providerName,
+		Title:        "Local",
+		Description:  "Bubblewrap sandboxes on this server's host: no account needed.",
+		Icon:         icon,
+		Order:        40,
+		Capabilities: provider.NetworkSwitch,
+		Settings: []provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
+			Description: "`off` switches the local (bubblewrap) provider off"}},
+		Common: provider.CommonRules{PackagesNote: "needs network access"},
+	}
+}
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }
 

@@ -2,24 +2,21 @@ package opensandbox
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // Config is an OpenSandbox sandbox's settings.
 type Config struct {
-	DefaultImage    string   `json:"default_image" validate:"required,image_ref" title:"Default image" doc:"Image every sandbox starts from; one with your libraries pre-installed starts faster."`
-	VolumeMounts    []string `json:"volume_mounts" validate:"max=20" title:"Volume mounts" doc:"Host folders mounted into every sandbox, as host_path:sandbox_path or host_path:sandbox_path:ro. A host path is never /, a system folder (/etc, /usr, /proc, /dev, /root, …), the container runtime's (/var/lib/docker, /run/docker.sock, …), a user's keys (/home/<user>/.ssh, …), anything inside one, nor a folder holding one (/var, /run, /home/alice); this server may allow only some folders besides. The controller must allow the host paths too."`
-	UseServerProxy  bool     `json:"use_server_proxy" title:"Use server proxy" doc:"Reach each sandbox through the controller instead of the container's mapped port (recommended)."`
-	DefaultPackages []string `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages" doc:"pip requirements installed into every new sandbox (needs the sandbox to reach PyPI)."`
-	Timeout         int      `json:"timeout" validate:"min=1,max=86400" title:"Timeout (seconds)" doc:"Longest a command may run."`
+	DefaultImage   string   `json:"default_image" validate:"required,image_ref" title:"Default image" doc:"Image every sandbox starts from; one with your libraries pre-installed starts faster."`
+	VolumeMounts   []string `json:"volume_mounts" validate:"max=20" title:"Volume mounts" doc:"Host folders mounted into every sandbox, as host_path:sandbox_path or host_path:sandbox_path:ro. A host path is never /, a system folder (/etc, /usr, /proc, /dev, /root, …), the container runtime's (/var/lib/docker, /run/docker.sock, …), a user's keys (/home/<user>/.ssh, …), anything inside one, nor a folder holding one (/var, /run, /home/alice); this server may allow only some folders besides. The controller must allow the host paths too."`
+	UseServerProxy bool     `json:"use_server_proxy" title:"Use server proxy" doc:"Reach each sandbox through the controller instead of the container's mapped port (recommended)."`
+	provider.Common
 }
 
 // DefaultConfig is a new OpenSandbox sandbox's settings.
 func DefaultConfig() *Config {
-	return &Config{DefaultImage: "python:3.12-slim", VolumeMounts: []string{}, UseServerProxy: true,
-		DefaultPackages: []string{}, Timeout: 1800}
+	return &Config{DefaultImage: "python:3.12-slim", VolumeMounts: []string{}, UseServerProxy: true, Common: provider.DefaultCommon()}
 }
 
 // Validate checks each volume mount's syntax and host path, and that no two
@@ -45,9 +42,3 @@ func (c *Config) Validate(p provider.Policy) []provider.FieldError {
 	}
 	return errs
 }
-
-// CommandTimeout is the longest a command may run.
-func (c *Config) CommandTimeout() time.Duration { return time.Duration(c.Timeout) * time.Second }
-
-// Packages are installed into every new instance.
-func (c *Config) Packages() []string { return c.DefaultPackages }

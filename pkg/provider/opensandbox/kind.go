@@ -4,6 +4,7 @@
 package opensandbox
 
 import (
+	_ "embed"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -18,16 +19,22 @@ type Kind struct {
 	RequestTimeout time.Duration
 }
 
-func (Kind) Name() string        { return "opensandbox" }
-func (Kind) Title() string       { return "OpenSandbox" }
-func (Kind) Description() string { return "Containers on your own OpenSandbox controller." }
+//go:embed icon.svg
+var icon []byte
 
-func (Kind) URL() provider.Field {
-	return provider.Field{Accepted: true, Required: true, Label: "Domain"}
-}
-
-func (Kind) Secret() provider.Field {
-	return provider.Field{Accepted: true, Label: "API key"}
+// Describe says what OpenSandbox is to the catalogue.
+func (Kind) Describe() provider.Descriptor {
+	return provider.Descriptor{
+		Name:         providerName,
+		Title:        "OpenSandbox",
+		Description:  "Containers on your own OpenSandbox controller.",
+		Icon:         icon,
+		Order:        10,
+		URL:          provider.Field{Accepted: true, Required: true, Label: "Domain"},
+		Secret:       provider.Field{Accepted: true, Label: "API key"},
+		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts,
+		Common:       provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI"},
+	}
 }
 
 func (Kind) NewConfig() provider.Config { return DefaultConfig() }

@@ -46,22 +46,16 @@ func NewFake(dir string) *Fake {
 
 // FakeConfig is the fake's config: the settings every provider has.
 type FakeConfig struct {
-	DefaultPackages []string `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages"`
-	Timeout         int      `json:"timeout" validate:"min=1,max=86400" title:"Timeout (seconds)"`
+	provider.Common
 }
 
 func (c *FakeConfig) Validate(provider.Policy) []provider.FieldError { return nil }
-func (c *FakeConfig) CommandTimeout() time.Duration                  { return time.Duration(c.Timeout) * time.Second }
-func (c *FakeConfig) Packages() []string                             { return c.DefaultPackages }
 
-func (f *Fake) Name() string           { return "fake" }
-func (f *Fake) Title() string          { return "Fake" }
-func (f *Fake) Description() string    { return "An in-process provider for tests." }
-func (f *Fake) URL() provider.Field    { return provider.Field{} }
-func (f *Fake) Secret() provider.Field { return provider.Field{} }
-func (f *Fake) NewConfig() provider.Config {
-	return &FakeConfig{DefaultPackages: []string{}, Timeout: 1800}
+// Describe names the fake to the catalogue.
+func (f *Fake) Describe() provider.Descriptor {
+	return provider.Descriptor{Name: "fake", Title: "Fake", Description: "An in-process provider for tests."}
 }
+func (f *Fake) NewConfig() provider.Config                      { return &FakeConfig{Common: provider.DefaultCommon()} }
 func (f *Fake) Open(provider.Settings) (provider.Client, error) { return f, nil }
 
 // SetLatency makes every call take at least d.

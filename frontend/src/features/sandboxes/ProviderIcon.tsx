@@ -1,19 +1,17 @@
-import { Box, Cloud, Cpu, Server, Sun } from "lucide-react";
+import { Server } from "lucide-react";
+import { useProviders } from "./api/listProviders";
 import "./ProviderIcon.css";
 
-// Only the look is chosen here; which providers exist comes from the API.
-const icons: Record<string, typeof Box> = {
-  opensandbox: Box,
-  daytona: Sun,
-  cloudrun: Cloud,
-  local: Cpu,
-};
-
+/**
+ * A provider's icon, as the catalogue serves it: an SVG shown as an image,
+ * which cannot run scripts. A generic one stands in until it is known.
+ */
 export function ProviderIcon({ provider, size = 18 }: { provider: string; size?: number }) {
-  const Icon = icons[provider] ?? Server;
+  const { data: providers } = useProviders();
+  const icon = providers?.find((p) => p.name === provider)?.icon;
   return (
-    <span className={`provider-icon provider-icon--${provider}`} aria-hidden="true">
-      <Icon size={size} />
+    <span className="provider-icon" aria-hidden="true">
+      {icon ? <img src={icon} alt="" width={size} height={size} /> : <Server size={size} />}
     </span>
   );
 }

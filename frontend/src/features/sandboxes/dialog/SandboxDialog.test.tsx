@@ -99,6 +99,24 @@ describe("Add sandbox dialog", () => {
     expect(save).toBeEnabled();
   });
 
+  it("shows the settings every provider shares in one section of their own, for each provider", async () => {
+    fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await within(dialog).findByRole("textbox", { name: "Name" });
+
+    for (const p of providers.filter((p) => p.enabled)) {
+      await user.click(within(dialog).getByRole("radio", { name: new RegExp(p.title) }));
+      const common = within(dialog).getByRole("group", { name: "Common settings" });
+      expect(within(common).getByRole("spinbutton", { name: "Timeout (seconds)" })).toBeInTheDocument();
+      expect(within(common).getByRole("textbox", { name: "Default packages" })).toBeInTheDocument();
+      const own = within(dialog).getByRole("group", { name: `${p.title} settings` });
+      expect(within(own).queryByRole("spinbutton", { name: "Timeout (seconds)" })).toBeNull();
+      expect(within(own).queryByRole("textbox", { name: "Default packages" })).toBeNull();
+    }
+  });
+
   it("reports a failed connection test with its reason, inline", async () => {
     fakeApi({
       "GET /api/v1/providers": { body: { items: providers } },

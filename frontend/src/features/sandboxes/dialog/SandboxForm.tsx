@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { ApiError, isApiError } from "../../../api/problem";
 import type { ProbeResult, Provider, SecretHint } from "../../../api/types";
 import { Button } from "../../../ui/Button";
@@ -14,9 +14,10 @@ import { ConfigFields } from "./ConfigFields";
 import { createBody, draftOf, mergePatch, missingRequired, newDraft, type ConfigValue, type SandboxDraft } from "./draft";
 import { placeFieldErrors, type PlacedErrors } from "../../../api/fieldErrors";
 import { ProviderPicker } from "./ProviderPicker";
-import { configFields } from "./schema";
+import { configFields, configSections } from "./schema";
 import { SecretField } from "./SecretField";
 import { TestConnection } from "./TestConnection";
+import "../sandboxes.css";
 
 interface SandboxFormProps {
   providers: Provider[];
@@ -63,6 +64,7 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
   }
 
   const fields = configFields(provider);
+  const sections = configSections(provider);
   const fieldKeys = ["name", "description", "url", "secret", "provider", ...fields.map((f) => `config.${f.key}`)];
   const missing = missingRequired(provider, draft, hint);
   const saving = create.isPending || patch.isPending;
@@ -196,8 +198,17 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
         />
       )}
 
-      {fields.length > 0 && <h3 className="form-section-title">{schemaTitle(provider)}</h3>}
-      <ConfigFields fields={fields} values={draft.config} errors={errors.byField} onChange={updateConfig} />
+      {[
+        { title: schemaTitle(provider), fields: sections.own },
+        { title: "Common settings", fields: sections.common },
+      ].map(
+        (section) =>
+          section.fields.length > 0 && (
+            <ConfigSection key={section.title} title={section.title}>
+              <ConfigFields fields={section.fields} values={draft.config} errors={errors.byField} onChange={updateConfig} />
+            </ConfigSection>
+          ),
+      )}
 
       {errors.byField.provider && <ProblemMessage error={new Error(errors.byField.provider.join(" "))} />}
       {errors.unplaced.length > 0 && <ProblemMessage error={new Error(errors.unplaced.join(" "))} />}
@@ -218,6 +229,19 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
         {missing.length > 0 && <p className="field__help dialog__footer-note">Required: {missing.join(", ")}.</p>}
       </DialogFooter>
     </form>
+  );
+}
+
+/** A titled group of config fields, laid out as the form's own rows. */
+function ConfigSection({ title, children }: { title: string; children: ReactNode }) {
+  const id = useId();
+  return (
+    <div role="group" aria-labelledby={id} className="config-section">
+      <h3 id={id} className="form-section-title">
+        {title}
+      </h3>
+      {children}
+    </div>
   );
 }
 

@@ -19,13 +19,30 @@ export interface ConfigField {
   schema: SchemaProperty;
 }
 
+interface ConfigSchema {
+  properties?: Record<string, SchemaProperty>;
+  "x-order"?: string[];
+  /** The keys every provider shares. */
+  "x-common"?: string[];
+}
+
 /** The provider's config fields in the order its schema asks for (x-order, then the rest). */
 export function configFields(provider: Provider): ConfigField[] {
-  const schema = provider.config_schema as { properties?: Record<string, SchemaProperty>; "x-order"?: string[] };
+  const schema = provider.config_schema as ConfigSchema;
   const properties = schema.properties ?? {};
   const order = (schema["x-order"] ?? []).filter((key) => key in properties);
   const rest = Object.keys(properties).filter((key) => !order.includes(key));
   return [...order, ...rest].map((key) => ({ key, schema: properties[key]! }));
+}
+
+/**
+ * The config fields in two sections: the provider's own, and those every
+ * provider shares (x-common), which the form shows alike for all.
+ */
+export function configSections(provider: Provider): { own: ConfigField[]; common: ConfigField[] } {
+  const common = new Set((provider.config_schema as ConfigSchema)["x-common"] ?? []);
+  const fields = configFields(provider);
+  return { own: fields.filter((f) => !common.has(f.key)), common: fields.filter((f) => common.has(f.key)) };
 }
 
 export function isListField(schema: SchemaProperty) {

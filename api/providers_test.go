@@ -1,0 +1,74 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// spaFixture is the catalogue the SPA's tests render.
+const spaFixture = "../frontend/src/test/providers.fixture.json"
+
+var updateFixtures = flag.Bool("update", false, "rewrite the SPA's fixtures (providers, tools) from the server's answers")
+
+// Each provider says in the catalogue what it is, can do and needs: an icon
+// an <img> shows, its place, its capabilities, its operator settings, and
+// which of its config keys are the ones every provider shares.
+func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		items := e.call("GET", "/api/v1/providers", e.member, nil).json(t)["items"].([]any)
+		byName := map[string]map[string]any{}
+		for i, it := range items {
+			p := it.(map[string]any)
+			byName[p["name"].(string)] = p
+			assert.True(t, strings.HasPrefix(p["icon"].(string), "data:image/svg+xml;base64,"), "%s's icon", p["name"])
+			if i > 0 {
+				assert.Greater(t, p["order"], items[i-1].(map[string]any)["order"], "listed by order")
+			}
+			assert.Equal(t, []any{"default_packages", "timeout"}, p["config_schema"].(map[string]any)["x-common"])
+		}
+		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts"}, byName["opensandbox"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "persist", "network_switch"}, byName["cloudrun"]["capabilities"])
+		assert.Equal(t, []any{}, byName["daytona"]["operator_settings"])
+		assert.Equal(t, []any{map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
+			"description": "`off` switches the local (bubblewrap) provider off"}}, byName["local"]["operator_settings"])
+	})
+}
+
+// The local provider is switched off by its own setting, as any provider
+// with a switch is.
+func TestAProviderSwitchedOffStaysInTheCatalogueAndTakesNoSandbox(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		items := e.call("GET", "/api/v1/providers", e.member, nil).json(t)["items"].([]any)
+		local := items[3].(map[string]any)
+		assert.Equal(t, false, local["enabled"])
+		assert.Equal(t, "AUXILIA_LOCAL_PROVIDER is off", local["disabled_reason"])
+		e.call("POST", "/api/v1/sandboxes", e.admin, validSandboxes["local"]).problem(t, 422, "validation_failed")
+	}, func(o *options) { o.operator = provider.OperatorValues{"AUXILIA_LOCAL_PROVIDER": "0"} })
+}
+
+// The SPA's tests render what this server serves: the fixture is the
+// catalogue's answer, rewritten with `go test ./api -run Fixture -update`.
+func TestTheSPAsProviderFixtureIsTheCatalogue(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		r := e.call("GET", "/api/v1/providers", e.member, nil)
+		require.Equal(t, 200, r.StatusCode)
+		var fresh bytes.Buffer
+		require.NoError(t, json.Indent(&fresh, bytes.TrimSpace(r.body), "", "  "))
+		fresh.WriteString("\n")
+		if *updateFixtures {
+			require.NoError(t, os.WriteFile(spaFixture, fresh.Bytes(), 0o644))
+		}
+		committed, err := os.ReadFile(spaFixture)
+		require.NoError(t, err)
+		assert.Equal(t, string(committed), fresh.String(),
+			"the SPA's fixture is stale: run `go test ./api -run Fixture -update` and commit it")
+	})
+}

@@ -1,0 +1,86 @@
+package provider
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/validation"
+)
+
+// Common is the block of settings every provider's config embeds, declared,
+// validated and documented here once. Embedded without a name, its keys sit
+// in the config's JSON beside the provider's own.
+type Common struct {
+	DefaultPackages []string `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages" doc:"pip requirements installed into every new sandbox."`
+	Timeout         int      `json:"timeout" validate:"min=1" title:"Timeout (seconds)" doc:"Longest a command may run."`
+}
+
+// DefaultCommon is the common block of a new sandbox.
+func DefaultCommon() Common { return Common{DefaultPackages: []string{}, Timeout: 1800} }
+
+// CommandTimeout is the longest a command may run.
+func (c *Common) CommandTimeout() time.Duration { return time.Duration(c.Timeout) * time.Second }
+
+// Packages are the pip requirement specifiers installed in every new instance.
+func (c *Common) Packages() []string { return c.DefaultPackages }
+
+// common lets Config demand the block: only a struct embedding it has this method.
+func (c *Common) common() *Common { return c }
+
+// DefaultMaxTimeout is the longest timeout a sandbox may set, unless its
+// provider allows less.
+const DefaultMaxTimeout = 86400
+
+// CommonRules tune the common block for one provider; zero fields keep the
+// block's own rules and help.
+type CommonRules struct {
+	// MaxTimeout is the longest timeout, in seconds (0: DefaultMaxTimeout).
+	MaxTimeout int
+	// TimeoutNote and PackagesNote are said in brackets after the help of
+	// timeout and of default_packages.
+	TimeoutNote  string
+	PackagesNote string
+}
+
+func (r CommonRules) maxTimeout() int {
+	if r.MaxTimeout == 0 {
+		return DefaultMaxTimeout
+	}
+	return r.MaxTimeout
+}
+
+// validate checks what the tags leave to the provider's rules.
+func (r CommonRules) validate(c *Common) []FieldError {
+	if longest := r.maxTimeout(); c.Timeout > longest {
+		return []FieldError{{Field: "timeout", Message: fmt.Sprintf("must be at most %d", longest)}}
+	}
+	return nil
+}
+
+// schema completes the schemas of the common keys with the provider's rules.
+func (r CommonRules) schema(props map[string]any) {
+	timeout := props["timeout"].(map[string]any)
+	timeout["maximum"] = r.maxTimeout()
+	withNote(timeout, r.TimeoutNote)
+	withNote(props["default_packages"].(map[string]any), r.PackagesNote)
+}
+
+func withNote(prop map[string]any, note string) {
+	if note != "" {
+		prop["description"] = strings.TrimSuffix(prop["description"].(string), ".") + " (" + note + ")."
+	}
+}
+
+// commonEmbedding is the name validation gives the embedded block in a field's path.
+var commonEmbedding = reflect.TypeOf(Common{}).Name() + "."
+
+// CommonKeys are the JSON keys of the common block, in order.
+func CommonKeys() []string {
+	var keys []string
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(Common{})) {
+		keys = append(keys, validation.JSONName(f))
+	}
+	return keys
+}
