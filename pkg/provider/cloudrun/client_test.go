@@ -198,3 +198,19 @@ func TestACallerThatLeavesIsNoFailureOfTheGateway(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.NotErrorIs(t, err, provider.ErrFailed, "the sandbox's health is not the caller's leaving")
 }
+
+// A gateway that answers with a redirect does not take the secret elsewhere:
+// the client reads the redirect as the answer and never follows it.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	var followed bool
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { followed = true }))
+	t.Cleanup(elsewhere.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirecting.Close)
+
+	err := open(t, redirecting.URL, testSecret).Probe(context.Background())
+	require.Error(t, err)
+	assert.False(t, followed, "the secret went where the redirect pointed")
+}

@@ -6,7 +6,6 @@ package cloudrun
 import (
 	_ "embed"
 	"fmt"
-	"net/http"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -50,7 +49,7 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 		base:   s.URL,
 		secret: s.Secret,
 		cfg:    *cfg,
-		http:   &http.Client{Transport: provider.NewTransport(s.Policy)},
+		http:   provider.NewHTTPClient(s.Policy),
 	}, nil
 }
 
