@@ -199,7 +199,7 @@ func TestACallerThatLeavesIsNoFailureOfTheGateway(t *testing.T) {
 	assert.NotErrorIs(t, err, provider.ErrFailed, "the sandbox's health is not the caller's leaving")
 }
 
-// A gateway that answers with a redirect does not take the secret elsewhere:
+// A gateway that answers with a redirect does not send the client elsewhere:
 // the client reads the redirect as the answer and never follows it.
 func TestRedirectsAreNotFollowed(t *testing.T) {
 	var followed bool
@@ -212,5 +212,5 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 
 	err := open(t, redirecting.URL, testSecret).Probe(context.Background())
 	require.Error(t, err)
-	assert.False(t, followed, "the secret went where the redirect pointed")
+	assert.False(t, followed, "the client followed the redirect to another server")
 }
