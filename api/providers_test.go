@@ -55,20 +55,27 @@ func TestAProviderSwitchedOffStaysInTheCatalogueAndTakesNoSandbox(t *testing.T) 
 }
 
 // The SPA's tests render what this server serves: the fixture is the
-// catalogue's answer, rewritten with `go test ./api -run Fixture -update`.
+// catalogue's answer, rewritten with `go test ./api -run "Fixture|Catalogue" -update`.
 func TestTheSPAsProviderFixtureIsTheCatalogue(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		r := e.call("GET", "/api/v1/providers", e.member, nil)
 		require.Equal(t, 200, r.StatusCode)
-		var fresh bytes.Buffer
-		require.NoError(t, json.Indent(&fresh, bytes.TrimSpace(r.body), "", "  "))
-		fresh.WriteString("\n")
-		if *updateFixtures {
-			require.NoError(t, os.WriteFile(spaFixture, fresh.Bytes(), 0o644))
-		}
-		committed, err := os.ReadFile(spaFixture)
-		require.NoError(t, err)
-		assert.Equal(t, string(committed), fresh.String(),
-			"the SPA's fixture is stale: run `go test ./api -run Fixture -update` and commit it")
+		matchesFixture(t, spaFixture, r.body)
 	})
+}
+
+// matchesFixture checks that a fixture the SPA's tests serve is the
+// server's answer as it is, and rewrites it with -update.
+func matchesFixture(t *testing.T, fixture string, answer []byte) {
+	t.Helper()
+	var fresh bytes.Buffer
+	require.NoError(t, json.Indent(&fresh, bytes.TrimSpace(answer), "", "  "))
+	fresh.WriteString("\n")
+	if *updateFixtures {
+		require.NoError(t, os.WriteFile(fixture, fresh.Bytes(), 0o644))
+	}
+	committed, err := os.ReadFile(fixture)
+	require.NoError(t, err)
+	assert.Equal(t, string(committed), fresh.String(),
+		"the SPA's fixture %s is stale: run `go test ./api -run \"Fixture|Catalogue\" -update` and commit it", fixture)
 }

@@ -1,9 +1,7 @@
 package api_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/run"
@@ -63,16 +61,7 @@ func TestToolCatalogue(t *testing.T) {
 		assert.NoError(t, valid("ls", `{}`))
 		assert.Error(t, valid("grep", `{"path":"src"}`), "a search needs its pattern")
 
-		var fixture bytes.Buffer
-		require.NoError(t, json.Indent(&fixture, r.body, "", "  "))
-		fixture.WriteString("\n")
-		if *updateFixtures {
-			require.NoError(t, os.WriteFile(toolFixture, fixture.Bytes(), 0o644))
-		}
-		committed, err := os.ReadFile(toolFixture)
-		require.NoError(t, err)
-		assert.Equal(t, string(committed), fixture.String(),
-			"the SPA's tests serve the catalogue as it is: go test ./api -run TestToolCatalogue -update")
+		matchesFixture(t, toolFixture, r.body)
 
 		limit := schemas["read_file"].Properties["limit"].Value
 		assert.Equal(t, float64(run.MaxReadLimit), *limit.Max, "the schema's bound is the one the tool checks")
