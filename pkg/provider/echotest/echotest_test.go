@@ -100,3 +100,20 @@ func TestConfigIsValidated(t *testing.T) {
 		}
 	}
 }
+
+// Files are reached in the working folder only, whatever links commands make.
+func TestPathsLeadingOutAreRefused(t *testing.T) {
+	srv := echotest.NewServer(t)
+	c := open(t, srv, srv.Token)
+	ctx := context.Background()
+	inst, err := c.Create(ctx, provider.Labels{})
+	require.NoError(t, err)
+	res, err := c.Execute(ctx, inst, provider.ExecRequest{Command: "ln -s /etc out && ln -s /etc/hostname host"})
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, res.Output)
+	for _, p := range []string{"/etc/hostname", "/workspace/../etc/hostname", "/workspace/out/hostname", "/workspace/host"} {
+		_, err := c.Stat(ctx, inst, p)
+		assert.ErrorIs(t, err, provider.ErrPath, p)
+		assert.ErrorIs(t, c.WriteFile(ctx, inst, p, []byte("overwritten")), provider.ErrPath, p)
+	}
+}

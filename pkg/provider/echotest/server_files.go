@@ -21,51 +21,53 @@ const maxFile = 64 << 20
 // in its working folder; os.Root keeps every access inside the folder,
 // whatever symbolic links commands made.
 
-// open opens the instance's folder and names p inside it.
-func (b *box) open(w http.ResponseWriter, r *http.Request) (root *os.Root, name, p string, ok bool) {
-	p = path.Clean(r.URL.Query().Get("path"))
-	rel, inside := strings.CutPrefix(p, b.WorkDir+"/")
-	switch {
-	case p == b.WorkDir:
-		rel = "."
-	case !inside:
-		refuse(w, http.StatusForbidden, codeOutside, p+" is not in "+b.WorkDir)
-		return nil, "", "", false
-	}
-	root, err := os.OpenRoot(b.root)
-	if err != nil {
-		refuse(w, http.StatusNotFound, codeNoInstance, "no instance "+b.ID)
-		return nil, "", "", false
-	}
-	return root, rel, p, true
+// spot is a path of an instance, opened: the instance's folder, and the
+// path's name in it.
+type spot struct {
+	root *os.Root
+	name string // relative to root
+	path string // as the instance sees it
 }
 
-func stat(w http.ResponseWriter, r *http.Request, b *box) {
-	root, name, p, ok := b.open(w, r)
-	if !ok {
-		return
+// inFolder hands h the spot the request's path names, or refuses a path
+// outside the working folder.
+func inFolder(h func(http.ResponseWriter, *http.Request, spot)) func(http.ResponseWriter, *http.Request, *box) {
+	return func(w http.ResponseWriter, r *http.Request, b *box) {
+		p := path.Clean(r.URL.Query().Get("path"))
+		name, inside := strings.CutPrefix(p, b.WorkDir+"/")
+		switch {
+		case p == b.WorkDir:
+			name = "."
+		case !inside:
+			refuse(w, http.StatusForbidden, codeOutside, p+" is not in "+b.WorkDir)
+			return
+		}
+		root, err := os.OpenRoot(b.root)
+		if err != nil {
+			refuse(w, http.StatusNotFound, codeNoInstance, "no instance "+b.ID)
+			return
+		}
+		defer root.Close()
+		h(w, r, spot{root: root, name: name, path: p})
 	}
-	defer root.Close()
-	info, err := root.Stat(name)
+}
+
+func stat(w http.ResponseWriter, _ *http.Request, at spot) {
+	info, err := at.root.Stat(at.name)
 	if err != nil {
 		refuseFile(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, entryOf(p, info))
+	writeJSON(w, http.StatusOK, entryOf(at.path, info))
 }
 
-func list(w http.ResponseWriter, r *http.Request, b *box) {
-	root, name, p, ok := b.open(w, r)
-	if !ok {
-		return
-	}
-	defer root.Close()
+func list(w http.ResponseWriter, r *http.Request, at spot) {
 	limit, err := strconv.Atoi(r.URL.Query().Get("limit"))
 	if err != nil || limit <= 0 {
 		refuse(w, http.StatusBadRequest, codeBadRequest, "limit must be a positive number")
 		return
 	}
-	dir, err := root.Open(name)
+	dir, err := at.root.Open(at.name)
 	if err != nil {
 		refuseFile(w, err)
 		return
@@ -79,19 +81,14 @@ func list(w http.ResponseWriter, r *http.Request, b *box) {
 	l := listing{Entries: []entry{}}
 	for _, e := range found {
 		if info, err := e.Info(); err == nil {
-			l.Entries = append(l.Entries, entryOf(path.Join(p, e.Name()), info))
+			l.Entries = append(l.Entries, entryOf(path.Join(at.path, e.Name()), info))
 		}
 	}
 	writeJSON(w, http.StatusOK, l)
 }
 
-func read(w http.ResponseWriter, r *http.Request, b *box) {
-	root, name, _, ok := b.open(w, r)
-	if !ok {
-		return
-	}
-	defer root.Close()
-	f, err := root.Open(name)
+func read(w http.ResponseWriter, _ *http.Request, at spot) {
+	f, err := at.root.Open(at.name)
 	if err != nil {
 		refuseFile(w, err)
 		return
@@ -107,12 +104,7 @@ func read(w http.ResponseWriter, r *http.Request, b *box) {
 
 // write writes a file and the folders it needs, owned by whom commands
 // run as, so that they can change them.
-func write(w http.ResponseWriter, r *http.Request, b *box) {
-	root, name, _, ok := b.open(w, r)
-	if !ok {
-		return
-	}
-	defer root.Close()
+func write(w http.ResponseWriter, r *http.Request, at spot) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFile))
 	if err != nil {
 		refuse(w, http.StatusRequestEntityTooLarge, codeBadRequest, err.Error())
@@ -120,19 +112,19 @@ func write(w http.ResponseWriter, r *http.Request, b *box) {
 	}
 	uid, gid := bubblewrap.Jail{}.User()
 	var made []string
-	for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
+	for dir := path.Dir(at.name); dir != "."; dir = path.Dir(dir) {
 		made = append(made, dir)
 	}
-	if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
+	if err := at.root.MkdirAll(path.Dir(at.name), 0o755); err != nil {
 		refuseFile(w, err)
 		return
 	}
-	if err := root.WriteFile(name, data, 0o644); err != nil {
+	if err := at.root.WriteFile(at.name, data, 0o644); err != nil {
 		refuseFile(w, err)
 		return
 	}
-	for _, p := range append(made, name) {
-		if err := root.Lchown(p, uid, gid); err != nil {
+	for _, p := range append(made, at.name) {
+		if err := at.root.Lchown(p, uid, gid); err != nil {
 			refuseFile(w, err)
 			return
 		}
@@ -140,13 +132,8 @@ func write(w http.ResponseWriter, r *http.Request, b *box) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func remove(w http.ResponseWriter, r *http.Request, b *box) {
-	root, name, _, ok := b.open(w, r)
-	if !ok {
-		return
-	}
-	defer root.Close()
-	if err := root.Remove(name); err != nil {
+func remove(w http.ResponseWriter, _ *http.Request, at spot) {
+	if err := at.root.Remove(at.name); err != nil {
 		refuseFile(w, err)
 		return
 	}
