@@ -69,7 +69,8 @@ func refused(op string, a provider.Answer) error {
 	return provider.Errorf(kind, providerName, op, "%s: %s", r.Code, provider.Clip(r.Message, 200))
 }
 
-// Probe lists no instance, which takes the token.
+// Probe lists the instances of a creation no one made: a call that takes
+// the token and finds nothing.
 func (c *client) Probe(ctx context.Context) error {
 	return c.caller.JSON(ctx, c.call("probe", http.MethodGet, "/instances", url.Values{labelInstance: {"probe"}}, nil), nil)
 }
@@ -115,7 +116,8 @@ func (c *client) waitReady(ctx context.Context, op, id string) (provider.Instanc
 		err := c.caller.JSON(ctx, c.call(op, http.MethodGet, instancePath(id, ""), nil, nil), &seen)
 		return seen.State, err == nil && seen.State == stateReady, err
 	})
-	if still := (*provider.StillError)(nil); errors.As(err, &still) {
+	var still *provider.StillError
+	if errors.As(err, &still) {
 		return provider.Instance{}, provider.Errorf(provider.ErrTimeout, providerName, op, "instance %s is %v", id, still)
 	}
 	if err != nil {
