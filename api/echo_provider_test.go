@@ -6,44 +6,18 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
-	"github.com/auxilia/sandboxes/pkg/provider/providertest"
+	"github.com/auxilia/sandboxes/pkg/provider/echotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// echoKind is a sixth provider declared in this test package alone: it describes
-// itself, its config embeds the common block, and its clients are the
-// in-process fake's.
-type echoKind struct{ fake *providertest.Fake }
-
-type echoConfig struct {
-	Greeting string `json:"greeting" validate:"required,max=40" title:"Greeting" doc:"Said before every command."`
-	provider.Common
-}
-
-func (c *echoConfig) Validate(provider.Policy) []provider.FieldError { return nil }
-
-func (echoKind) Describe() provider.Descriptor {
-	return provider.Descriptor{Name: "echo", Title: "Echo", Description: "Says what it is told.",
-		Icon:  []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="9"/></svg>`),
-		Order: 25, Capabilities: provider.Interrupt,
-		Common: provider.CommonRules{MaxTimeout: 600, TimeoutNote: "echo is quick"}}
-}
-
-func (echoKind) NewConfig() provider.Config {
-	common := provider.DefaultCommon()
-	common.Timeout = 60
-	return &echoConfig{Greeting: "hello", Common: common}
-}
-
-func (e echoKind) Open(provider.Settings) (provider.Client, error) { return e.fake, nil }
-
-// Adding a provider takes its own package and the line that lists it: it
-// is in the catalogue in its place, its config is validated as declared
-// (common block included), and its clients pass the conformance suite.
+// Adding a provider takes its own package and the line that lists it:
+// echotest's echo provider, made of the provider kit alone, is in the
+// catalogue in its place, its config is validated as declared (common
+// block included), and a run on it executes commands and reads files
+// through the API. Its own tests run the conformance suite.
 func TestASixthProviderNeedsOnlyItsPackageAndItsLine(t *testing.T) {
-	fake := providertest.NewFake(t.TempDir())
-	kinds := append(builtin.Kinds(builtin.Options{DataDir: t.TempDir()}), echoKind{fake})
+	kinds := append(builtin.Kinds(builtin.Options{DataDir: t.TempDir()}), echotest.Kind{})
 	eachDB(t, func(t *testing.T, e *env) {
 		items := e.call("GET", "/api/v1/providers", e.member, nil).json(t)["items"].([]any)
 		var names []string
@@ -53,28 +27,49 @@ func TestASixthProviderNeedsOnlyItsPackageAndItsLine(t *testing.T) {
 		require.Equal(t, provider.NewRegistry(provider.Policy{}, nil, kinds...).Names(), names)
 		at := slices.Index(names, "echo")
 		require.GreaterOrEqual(t, at, 0, "echo is in the catalogue")
+		assert.Equal(t, "daytona", names[at-1], "in its order, between daytona (20)…")
+		assert.Equal(t, "cloudrun", names[at+1], "…and cloudrun (30)")
 		p := items[at].(map[string]any)
 		assert.Equal(t, 25.0, p["order"])
 		assert.Equal(t, "Echo", p["title"])
-		assert.Equal(t, provider.Descriptor{Icon: echoKind{}.Describe().Icon}.IconURL(), p["icon"])
-		assert.Equal(t, []any{"interrupt"}, p["capabilities"])
+		assert.Equal(t, echotest.Kind{}.Describe().IconURL(), p["icon"])
+		assert.Contains(t, p["icon"], "data:image/svg+xml;base64,")
+		assert.Equal(t, []any{"find_created"}, p["capabilities"])
 		schema := p["config_schema"].(map[string]any)
-		assert.Equal(t, []any{"greeting", "default_packages", "timeout"}, schema["x-order"])
+		assert.Equal(t, []any{"work_dir", "default_packages", "timeout"}, schema["x-order"])
 		timeout := schema["properties"].(map[string]any)["timeout"].(map[string]any)
 		assert.Equal(t, 600.0, timeout["maximum"])
 		assert.Equal(t, "Longest a command may run (echo is quick).", timeout["description"])
 
-		bad := map[string]any{"name": "Echo", "provider": "echo",
-			"config": map[string]any{"greeting": "", "timeout": 601, "default_packages": []string{"not a requirement!"}, "colour": "red"}}
+		srv := echotest.NewServer(t)
+		bad := map[string]any{"name": "Echo", "provider": "echo", "url": srv.URL, "secret": srv.Token,
+			"config": map[string]any{"work_dir": "relative", "timeout": 601, "default_packages": []string{"not a requirement!"}, "colour": "red"}}
 		problem := e.call("POST", "/api/v1/sandboxes", e.admin, bad).problem(t, 422, "validation_failed")
-		assert.ElementsMatch(t, []string{"config.greeting", "config.timeout", "config.default_packages.0", "config.colour"}, fields(problem))
+		assert.ElementsMatch(t, []string{"config.work_dir", "config.timeout", "config.default_packages.0", "config.colour"}, fields(problem))
 
-		probe := e.call("POST", "/api/v1/sandboxes/probe", e.admin, map[string]any{"name": "Echo", "provider": "echo"})
+		sandbox := map[string]any{"name": "Echo", "provider": "echo", "url": srv.URL, "secret": srv.Token}
+		probe := e.call("POST", "/api/v1/sandboxes/probe", e.admin, sandbox)
 		require.Equal(t, 200, probe.StatusCode, "%s", probe.body)
 		assert.Equal(t, true, probe.json(t)["ok"])
-	}, func(o *options) { o.kinds = kinds })
 
-	client, err := echoKind{fake}.Open(provider.Settings{})
-	require.NoError(t, err)
-	providertest.Run(t, client)
+		// openapi.yaml lists the built-in providers: the answers that name
+		// echo are sent unchecked (cmd/openapigen's test shows that the
+		// generated enum follows the providers it is given).
+		r := e.send("POST", "/api/v1/sandboxes", e.admin, sandbox)
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		sb := r.json(t)
+		agent := e.createAgent("Echoer")
+		r = e.send("PUT", "/api/v1/agents/"+agent["id"].(string)+"/sandbox", e.member, map[string]any{"sandbox_id": sb["id"]})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		r = e.send("POST", "/api/v1/agents/"+agent["id"].(string)+"/threads/conv-1/runs", e.member, nil)
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		run := "/api/v1/runs/" + r.json(t)["id"].(string)
+		res := e.call("POST", run+"/execute", e.member, map[string]any{"command": "printf 'said by echo\\n' > said.txt && pwd"}).json(t)
+		assert.Equal(t, 0.0, res["exit_code"])
+		assert.Equal(t, "/workspace\n", res["output"])
+		file := e.call("GET", run+"/files?path=said.txt", e.member, nil).json(t)
+		assert.Equal(t, "/workspace/said.txt", file["path"])
+		assert.Equal(t, "said by echo\n", file["content"])
+		assert.Equal(t, 1, srv.Instances(), "the run's instance is at the echo server")
+	}, func(o *options) { o.kinds = kinds })
 }

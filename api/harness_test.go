@@ -106,9 +106,19 @@ func (r response) json(t *testing.T) map[string]any {
 	return m
 }
 
-// call sends a request as the given token ("" for none). body may be a
-// string (sent as is) or any value (sent as JSON).
+// call sends a request as the given token ("" for none) and checks the
+// answer against openapi.yaml. body may be a string (sent as is) or any
+// value (sent as JSON).
 func (e *env) call(method, path, tok string, body any, headers ...string) response {
+	e.t.Helper()
+	r := e.send(method, path, tok, body, headers...)
+	checkAgainstSpec(e.t, r.Request, r.Response, r.body)
+	return r
+}
+
+// send is call without the check, for an answer that names what
+// openapi.yaml cannot list: a provider added only in a test.
+func (e *env) send(method, path, tok string, body any, headers ...string) response {
 	e.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -145,7 +155,6 @@ func (e *env) call(method, path, tok string, body any, headers ...string) respon
 	defer res.Body.Close()
 	out, err := io.ReadAll(res.Body)
 	require.NoError(e.t, err)
-	checkAgainstSpec(e.t, req, res, out)
 	return response{Response: res, body: out}
 }
 

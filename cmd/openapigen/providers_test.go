@@ -5,28 +5,11 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
+	"github.com/auxilia/sandboxes/pkg/provider/echotest"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// echo is a provider beyond the built-in ones.
-type echo struct{}
-
-type echoConfig struct {
-	Greeting string `json:"greeting" title:"Greeting"`
-	provider.Common
-}
-
-func (*echoConfig) Validate(provider.Policy) []provider.FieldError { return nil }
-
-func (echo) Describe() provider.Descriptor {
-	return provider.Descriptor{Name: "echo", Title: "Echo", Order: 25}
-}
-func (echo) NewConfig() provider.Config {
-	return &echoConfig{Common: provider.DefaultCommon()}
-}
-func (echo) Open(provider.Settings) (provider.Client, error) { return nil, nil }
 
 // marked is a string property whose values are the list called list.
 func marked(list string) *openapi3.SchemaRef {
@@ -53,7 +36,7 @@ func spec() *openapi3.T {
 // has, in catalogue order: a new provider needs no annotation.
 func TestTheProviderListsFollowTheProviders(t *testing.T) {
 	doc := spec()
-	kinds := catalogue(append(builtin.Kinds(builtin.Options{}), echo{})...)
+	kinds := catalogue(append(builtin.Kinds(builtin.Options{}), echotest.Kind{})...)
 	require.NoError(t, addProviderConfigs(doc, kinds))
 	require.NoError(t, addProviderEnums(doc, kinds))
 
@@ -63,7 +46,7 @@ func TestTheProviderListsFollowTheProviders(t *testing.T) {
 		names = append(names, k.Describe().Name)
 	}
 	assert.Equal(t, names, sandbox.Properties["provider"].Value.Enum)
-	assert.Contains(t, names, "echo")
+	assert.Equal(t, []any{"opensandbox", "daytona", "echo", "cloudrun", "local"}, names, "echo in its order")
 	assert.Empty(t, sandbox.Properties["provider"].Value.Extensions, "the marker is gone")
 	assert.Empty(t, sandbox.Properties["name"].Value.Enum, "an unmarked property keeps no list")
 	var configs []string
@@ -73,7 +56,7 @@ func TestTheProviderListsFollowTheProviders(t *testing.T) {
 	assert.Len(t, configs, len(kinds))
 	assert.Contains(t, configs, "#/components/schemas/EchoConfig")
 	echoConfig := doc.Components.Schemas["EchoConfig"].Value
-	assert.Equal(t, []string{"default_packages", "greeting", "timeout"}, echoConfig.Required)
+	assert.Equal(t, []string{"default_packages", "timeout", "work_dir"}, echoConfig.Required)
 	assert.NotContains(t, echoConfig.Extensions, "x-common", "the form's hint stays out of the contract")
 
 	items := doc.Components.Schemas["Provider"].Value.Properties["capabilities"].Value.Items.Value
