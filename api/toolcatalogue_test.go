@@ -13,7 +13,6 @@ import (
 // toolFixture is the catalogue as the SPA's tests serve it.
 const toolFixture = "../frontend/src/test/tools.fixture.json"
 
-
 func TestToolCatalogue(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		r := e.call("GET", "/api/v1/tools", e.member, nil)
