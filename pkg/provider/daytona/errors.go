@@ -87,12 +87,27 @@ func (c *Client) controlPlaneError(op string, ans answer) error {
 
 // controlPlaneRefusal is the caller's wording of the control plane's refusals.
 func controlPlaneRefusal(op string, ans answer) error {
-	return failure(controlPlaneKind(ans.Status), op, "%s", describe(ans))
+	return failure(controlPlaneKind(ans), op, "%s", describe(ans))
 }
 
-func controlPlaneKind(status int) error {
-	if status == http.StatusNotFound {
+func controlPlaneKind(ans answer) error {
+	switch {
+	case ans.Status == http.StatusNotFound:
 		return provider.ErrGone
+	case overQuota(ans):
+		return provider.ErrQuota
 	}
-	return provider.StatusKind(status)
+	return provider.StatusKind(ans.Status)
+}
+
+// overQuota reports whether Daytona refused a create or a start for the
+// organisation's limits: "Total CPU limit exceeded. Maximum allowed: 4.",
+// and memory, disk and GPU alike (validateOrganizationQuotas in Daytona's
+// apps/api/src/sandbox/services/sandbox.service.ts). Waiting does not help.
+func overQuota(ans answer) bool {
+	if ans.Status != http.StatusBadRequest {
+		return false
+	}
+	msg := strings.ToLower(messageOf(ans))
+	return strings.Contains(msg, "limit exceeded") || strings.Contains(msg, "quota exceeded")
 }

@@ -62,6 +62,8 @@ func (c *Client) createSandbox(ctx context.Context, op string, body []byte, crea
 		return sandbox{}, c.controlPlaneError(op, ans)
 	case ans.Status == http.StatusOK || ans.Status == http.StatusCreated:
 		return decodeSandbox(op, ans)
+	case overQuota(ans):
+		return sandbox{}, c.controlPlaneError(op, ans)
 	case ans.Status == http.StatusBadRequest || ans.Status == http.StatusNotFound || ans.Status == http.StatusUnprocessableEntity:
 		// A snapshot or target Daytona does not know, resources beside a snapshot, …
 		return sandbox{}, failure(provider.ErrInvalidConfig, op, "%s", describe(ans))
@@ -261,10 +263,10 @@ func (c *Client) startSandbox(ctx context.Context, op, id string) (sandbox, erro
 	if err != nil {
 		return sandbox{}, err
 	}
-	switch ans.Status {
-	case http.StatusOK, http.StatusCreated:
+	switch {
+	case ans.Status == http.StatusOK || ans.Status == http.StatusCreated:
 		return decodeSandbox(op, ans)
-	case http.StatusBadRequest:
+	case ans.Status == http.StatusBadRequest && !overQuota(ans):
 		// "not in valid state", "errored": the sandbox moved on since we looked; look again.
 		return c.getSandbox(ctx, op, id)
 	default:

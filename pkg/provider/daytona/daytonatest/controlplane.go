@@ -157,6 +157,10 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 	if sb.labels == nil {
 		sb.labels = map[string]string{}
 	}
+	if refusal := s.quotaRefusal(sb); refusal != "" {
+		apiError(w, r, http.StatusBadRequest, refusal)
+		return
+	}
 	if s.forward == nil {
 		sb.home = filepath.Join(s.dir, sb.id, "home")
 		sb.tmp = filepath.Join(s.dir, sb.id, "tmp")
@@ -262,6 +266,12 @@ func (s *Server) startSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey)
 	if sb.Moving() && sb.State != "archiving" {
 		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
 		return
+	}
+	if sb.State != "started" {
+		if refusal := s.quotaRefusal(sb); refusal != "" {
+			apiError(w, r, http.StatusBadRequest, refusal)
+			return
+		}
 	}
 	switch sb.State {
 	case "stopped", "paused":

@@ -85,6 +85,7 @@ type Server struct {
 	keys      map[string]*apiKey
 	sandboxes map[string]*sandbox
 	faults    fakekit.Faults[string, Fault]
+	quota     Quota
 	executed  []Executed
 }
 
