@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/daytona"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,4 +38,35 @@ func TestCreateOverQuotaIsAQuotaRefusal(t *testing.T) {
 	_, err := openClient(t, fake, daytonatest.DefaultKey).Create(context.Background(), provider.Labels{})
 	require.ErrorIs(t, err, provider.ErrQuota)
 	assert.Contains(t, err.Error(), "Total disk limit exceeded. Maximum allowed: 2GiB.")
+}
+
+// Daytona answers 403 for more than a bad key: each keeps its own words
+// and is sorted by what the user must fix.
+func TestForbiddenIsNotAlwaysTheKey(t *testing.T) {
+	ctx := context.Background()
+	t.Run("suspended organisation", func(t *testing.T) {
+		fake, client, inst := started(t, daytonatest.Options{})
+		require.NoError(t, fake.Stop(inst.ID))
+		fake.SuspendOrganization("Payment method required")
+		_, err := client.Reconnect(ctx, inst)
+		require.ErrorIs(t, err, provider.ErrQuota)
+		assert.Equal(t, "quota", provider.Reason(err))
+		assert.Contains(t, err.Error(), "HTTP 403 Forbidden: Organization is suspended: Payment method required")
+	})
+	t.Run("region not allowed", func(t *testing.T) {
+		fake := daytonatest.Start(t, daytonatest.Options{ClosedTargets: []string{"eu"}})
+		client := openClient(t, fake, daytonatest.DefaultKey, func(c *daytona.Config) { c.Target = "eu" })
+		_, err := client.Create(ctx, provider.Labels{})
+		require.ErrorIs(t, err, provider.ErrInvalidConfig)
+		assert.Equal(t, "config", provider.Reason(err))
+		assert.Contains(t, err.Error(), "Region eu is not available to the organization")
+	})
+	t.Run("key without the permission", func(t *testing.T) {
+		fake := daytonatest.Start(t, daytonatest.Options{})
+		fake.AddScopedKey("dtn_read_only")
+		_, err := openClient(t, fake, "dtn_read_only").Create(ctx, provider.Labels{})
+		require.ErrorIs(t, err, provider.ErrUnauthorized)
+		assert.Contains(t, err.Error(), "Forbidden resource")
+		assert.Contains(t, err.Error(), "write:sandboxes")
+	})
 }

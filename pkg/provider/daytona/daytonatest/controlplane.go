@@ -51,6 +51,9 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 		apiError(w, r, http.StatusUnauthorized, "Invalid credentials")
 		return
 	}
+	if s.organizationRefusal(w, r, route.op, k) {
+		return
+	}
 	s.autoStop()
 	r.SetPathValue("id", id)
 	route.handle(w, r, k)
@@ -96,7 +99,7 @@ func (s *Server) getCurrentAPIKey(w http.ResponseWriter, _ *http.Request, k *api
 		"name":        "test key",
 		"value":       k.masked(),
 		"createdAt":   isoTime(k.createdAt),
-		"permissions": []string{"write:sandboxes", "delete:sandboxes"},
+		"permissions": k.permissionList(),
 		"lastUsedAt":  lastUsed,
 		"expiresAt":   expires,
 		"userId":      "user-test",
@@ -136,6 +139,9 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 		return
 	case !slices.Contains(targets, req.Target):
 		apiError(w, r, http.StatusNotFound, "Region not found")
+		return
+	case s.regionClosed(req.Target) != "":
+		apiError(w, r, http.StatusForbidden, s.regionClosed(req.Target))
 		return
 	case req.Snapshot != "" && len(s.opts.Snapshots) > 0 && !slices.Contains(s.opts.Snapshots, req.Snapshot):
 		apiError(w, r, http.StatusBadRequest, fmt.Sprintf("Snapshot %s not found. Did you add it through the Daytona Dashboard?", req.Snapshot))

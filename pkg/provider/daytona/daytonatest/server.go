@@ -44,6 +44,9 @@ type Options struct {
 	Transition int
 	// Targets are the regions create accepts; empty means "us" and "eu".
 	Targets []string
+	// ClosedTargets are regions among Targets the organisation may not use:
+	// create refuses them with a 403.
+	ClosedTargets []string
 	// Snapshots are the snapshot names create accepts; empty accepts any.
 	Snapshots []string
 	// BareList answers GET /sandbox with a bare array, as older servers did,
@@ -86,7 +89,10 @@ type Server struct {
 	sandboxes map[string]*sandbox
 	faults    fakekit.Faults[string, Fault]
 	quota     Quota
-	executed  []Executed
+	// suspended organisations are refused sandboxes, for suspension's reason.
+	suspended  bool
+	suspension string
+	executed   []Executed
 }
 
 // New starts a fake Daytona; Close stops it.
