@@ -106,8 +106,9 @@ func (c *Client) abandon(id string) {
 
 // Reconnect makes a sandbox usable again by its state: a started one is used
 // as it is (one call, which also proves the key), one on its way is waited
-// for, a stopped, paused or archived one is started, a destroyed or failed
-// one is ErrGone.
+// for, a stopped, paused or archived one is started, a recoverable error is
+// recovered. A destroyed one is ErrGone; so is a failed one, destroyed
+// first so that it costs nothing.
 func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
 	const op = "reconnect"
 	sb, err := c.getSandbox(ctx, op, inst.ID)
@@ -115,6 +116,9 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 		return provider.Instance{}, err
 	}
 	if sb, err = c.bringUp(ctx, op, sb); err != nil {
+		if errors.Is(err, provider.ErrGone) && failed(sb.State) {
+			_ = c.Destroy(ctx, inst) // best effort: the sandbox is lost either way
+		}
 		return provider.Instance{}, err
 	}
 	if sb.ToolboxProxyURL == "" {
@@ -208,7 +212,7 @@ func (c *Client) waitGone(ctx context.Context, op, id string) error {
 // bringUp takes a sandbox from the state it was last seen in to started:
 // it waits out transitions and starts a stopped, paused or archived one.
 func (c *Client) bringUp(ctx context.Context, op string, sb sandbox) (sandbox, error) {
-	startAsked, seen := false, true
+	startAsked, recoverAsked, seen := false, false, true
 	err := c.waits.settle().Until(ctx, func(ctx context.Context) (string, bool, error) {
 		if !seen {
 			next, err := c.getSandbox(ctx, op, sb.ID)
@@ -222,7 +226,15 @@ func (c *Client) bringUp(ctx context.Context, op string, sb sandbox) (sandbox, e
 		case phaseReady:
 			return sb.State, true, nil
 		case phaseGone:
-			return "", false, goneError(op, sb)
+			if !sb.Recoverable || recoverAsked || sb.State != "error" {
+				return "", false, goneError(op, sb)
+			}
+			recoverAsked = true
+			next, err := c.recoverSandbox(ctx, op, sb.ID)
+			if err != nil {
+				return "", false, err
+			}
+			sb = next
 		case phaseAsleep:
 			// An archived sandbox being restored still reads "archived": its
 			// desired state tells that it is already on its way.
@@ -274,6 +286,19 @@ func (c *Client) startSandbox(ctx context.Context, op, id string) (sandbox, erro
 	}
 }
 
+// recoverSandbox asks Daytona to mend a sandbox in a recoverable error: it
+// goes back to stopped with its files, and on to started.
+func (c *Client) recoverSandbox(ctx context.Context, op, id string) (sandbox, error) {
+	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPost, "/sandbox/"+url.PathEscape(id)+"/recover", nil))
+	if err != nil {
+		return sandbox{}, err
+	}
+	if ans.Status != http.StatusOK && ans.Status != http.StatusCreated {
+		return sandbox{}, c.controlPlaneError(op, ans)
+	}
+	return decodeSandbox(op, ans)
+}
+
 // getSandbox reads a sandbox; Daytona's 404 is ErrGone.
 func (c *Client) getSandbox(ctx context.Context, op, id string) (sandbox, error) {
 	ans, err := c.do(ctx, c.controlPlane(op, http.MethodGet, "/sandbox/"+url.PathEscape(id), nil))
@@ -293,6 +318,10 @@ func decodeSandbox(op string, ans answer) (sandbox, error) {
 	}
 	return sb, nil
 }
+
+// failed reports whether a sandbox in state failed for good at Daytona,
+// which keeps it (and counts it against the organisation) until it is destroyed.
+func failed(state string) bool { return state == "error" || state == "build_failed" }
 
 func goneError(op string, sb sandbox) error {
 	if sb.ErrorReason != "" {

@@ -174,3 +174,34 @@ func TestFindCreated(t *testing.T) {
 	assert.ErrorIs(t, err, provider.ErrFailed, "a listing that never succeeds is an error, never \"not found\"")
 	assert.False(t, ok)
 }
+
+// A recoverable error is mended with Daytona's recover, files and all.
+func TestReconnectRecoversARecoverableError(t *testing.T) {
+	fake, client, inst := started(t, daytonatest.Options{Transition: 1})
+	ctx := context.Background()
+	require.NoError(t, client.WriteFile(ctx, inst, "kept.txt", []byte("still here")))
+	require.NoError(t, fake.BreakRecoverable(inst.ID, "no space left on device"))
+	fake.ResetCalls()
+	again, err := client.Reconnect(ctx, inst)
+	require.NoError(t, err)
+	assert.Equal(t, 1, fake.Calls(daytonatest.OpRecoverSandbox))
+	assert.Zero(t, fake.Calls(daytonatest.OpDeleteSandbox))
+	state, _ := fake.State(inst.ID)
+	assert.Equal(t, "started", state)
+	assert.Equal(t, "still here", run(t, client, again, "cat kept.txt").Output)
+}
+
+// An error Daytona cannot mend is destroyed, so it costs the organisation
+// nothing, and reported gone, so the run replaces it.
+func TestReconnectDestroysAnUnrecoverableError(t *testing.T) {
+	fake, client, inst := started(t, daytonatest.Options{})
+	require.NoError(t, fake.Break(inst.ID, "runner lost"))
+	fake.ResetCalls()
+	_, err := client.Reconnect(context.Background(), inst)
+	require.ErrorIs(t, err, provider.ErrGone)
+	assert.Contains(t, err.Error(), "runner lost")
+	assert.Zero(t, fake.Calls(daytonatest.OpRecoverSandbox))
+	assert.Equal(t, 1, fake.Calls(daytonatest.OpDeleteSandbox))
+	_, kept := fake.State(inst.ID)
+	assert.False(t, kept, "Daytona no longer has it")
+}

@@ -10,6 +10,7 @@ type sandbox struct {
 	State           string            `json:"state"`
 	DesiredState    string            `json:"desiredState"`
 	ErrorReason     string            `json:"errorReason"`
+	Recoverable     bool              `json:"recoverable"` // an error Daytona's recover can mend
 	ToolboxProxyURL string            `json:"toolboxProxyUrl"`
 	Labels          map[string]string `json:"labels"`
 }

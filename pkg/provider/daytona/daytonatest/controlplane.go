@@ -77,6 +77,7 @@ func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneR
 			"POST start":            {OpStartSandbox, s.startSandbox},
 			"POST stop":             {OpStopSandbox, s.stopSandbox},
 			"POST archive":          {OpArchiveSandbox, s.archiveSandbox},
+			"POST recover":          {OpRecoverSandbox, s.recoverSandbox},
 			"POST last-activity":    {OpUpdateLastActivity, s.updateLastActivity},
 			"GET toolbox-proxy-url": {OpGetToolboxProxyURL, s.getToolboxProxyURL},
 		}
@@ -324,6 +325,26 @@ func (s *Server) archiveSandbox(w http.ResponseWriter, r *http.Request, _ *apiKe
 		apiError(w, r, http.StatusBadRequest, "Sandbox is not stopped")
 	default:
 		s.move(sb, "archived", "archiving", "archived")
+		writeJSON(w, http.StatusOK, s.dto(sb))
+	}
+}
+
+// recoverSandbox mends a recoverable error, as recover in Daytona's
+// apps/api/src/sandbox/services/sandbox.service.ts does: the sandbox goes
+// back to stopped, its error cleared, and is started again.
+func (s *Server) recoverSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	sb := s.sandboxOr404(w, r)
+	if sb == nil {
+		return
+	}
+	switch {
+	case !sb.recoverable:
+		apiError(w, r, http.StatusBadRequest, "Sandbox is not in a recoverable state")
+	case sb.State != "error":
+		apiError(w, r, http.StatusBadRequest, "Sandbox must be in error state to recover")
+	default:
+		sb.errorReason, sb.recoverable = "", false
+		s.move(sb, "started", "stopped", "starting", "started")
 		writeJSON(w, http.StatusOK, s.dto(sb))
 	}
 }

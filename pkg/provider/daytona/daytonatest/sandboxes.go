@@ -30,6 +30,7 @@ type sandbox struct {
 	updatedAt    time.Time
 	lastActivity time.Time
 	errorReason  string
+	recoverable  bool   // an error POST /sandbox/{id}/recover can mend
 	home, tmp    string // host folders seen as WorkDir and /tmp inside
 	destroyed    bool
 }
@@ -102,8 +103,16 @@ func (s *Server) Archive(id string) error { return s.SetState(id, "archived", "a
 // Destroy destroys a sandbox now: Daytona no longer has it.
 func (s *Server) Destroy(id string) error { return s.SetState(id, "destroyed", "destroyed") }
 
-// Break puts a sandbox in the error state, with reason.
-func (s *Server) Break(id, reason string) error {
+// Break puts a sandbox in the error state, with reason: one Daytona cannot
+// recover, so it is only fit to be destroyed.
+func (s *Server) Break(id, reason string) error { return s.breakDown(id, reason, false) }
+
+// BreakRecoverable puts a sandbox in the error state, with reason, marked
+// recoverable (as Daytona marks a full disk, say): a recover mends it, its
+// files intact.
+func (s *Server) BreakRecoverable(id, reason string) error { return s.breakDown(id, reason, true) }
+
+func (s *Server) breakDown(id, reason string, recoverable bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sb := s.find(id)
@@ -111,7 +120,7 @@ func (s *Server) Break(id, reason string) error {
 		return errNoSandbox
 	}
 	sb.Set("error")
-	sb.errorReason = reason
+	sb.errorReason, sb.recoverable = reason, recoverable
 	return nil
 }
 
@@ -235,8 +244,8 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 	}
 	if sb.errorReason != "" {
 		out["errorReason"] = sb.errorReason
-		out["recoverable"] = false
 	}
+	out["recoverable"] = sb.recoverable
 	return out
 }
 
