@@ -235,6 +235,8 @@ func (c *Client) bringUp(ctx context.Context, op string, sb sandbox) (sandbox, e
 				return "", false, err
 			}
 			sb = next
+		case phaseStuck:
+			return "", false, failure(provider.ErrFailed, op, "sandbox %s is in state %q: Daytona has lost track of it on its runner, and waiting will not bring it back", sb.ID, sb.State)
 		case phaseAsleep:
 			// An archived sandbox being restored still reads "archived": its
 			// desired state tells that it is already on its way.

@@ -205,3 +205,35 @@ func TestReconnectDestroysAnUnrecoverableError(t *testing.T) {
 	_, kept := fake.State(inst.ID)
 	assert.False(t, kept, "Daytona no longer has it")
 }
+
+// Daytona's passing states end where they began (a resize, a snapshot, a
+// fork) or in a started sandbox (a build): they are waited for.
+func TestReconnectWaitsOutPassingStates(t *testing.T) {
+	for _, states := range [][]string{
+		{"resizing", "started"},
+		{"snapshotting", "started"},
+		{"forking", "started"},
+		{"pending_build", "building_snapshot", "started"},
+	} {
+		t.Run(states[0], func(t *testing.T) {
+			fake, client, inst := started(t, daytonatest.Options{Transition: 2})
+			require.NoError(t, fake.Transit(inst.ID, "started", states...))
+			_, err := client.Reconnect(context.Background(), inst)
+			require.NoError(t, err)
+			state, _ := fake.State(inst.ID)
+			assert.Equal(t, "started", state)
+		})
+	}
+}
+
+// "unknown" is Daytona having lost track of the sandbox on its runner:
+// nothing brings it back by waiting, so it is refused at once, named.
+func TestReconnectRefusesUnknownAtOnce(t *testing.T) {
+	fake, client, inst := started(t, daytonatest.Options{})
+	require.NoError(t, fake.SetState(inst.ID, "unknown", "started"))
+	begun := time.Now()
+	_, err := client.Reconnect(context.Background(), inst)
+	require.ErrorIs(t, err, provider.ErrFailed)
+	assert.Contains(t, err.Error(), "unknown")
+	assert.Less(t, time.Since(begun), quickWaits.Settle/2, "no wait for a state that does not end")
+}

@@ -125,7 +125,8 @@ func (s *Server) breakDown(id, reason string, recoverable bool) error {
 }
 
 // SetState shows a sandbox in any state Daytona has ("destroying",
-// "pulling_snapshot", …), staying there until the next action or knob.
+// "pulling_snapshot", "unknown", …; apps/api/src/sandbox/enums/sandbox-state.enum.ts),
+// staying there until the next action or knob.
 func (s *Server) SetState(id, state, desired string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
