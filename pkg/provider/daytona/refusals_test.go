@@ -70,3 +70,18 @@ func TestForbiddenIsNotAlwaysTheKey(t *testing.T) {
 		assert.Contains(t, err.Error(), "write:sandboxes")
 	})
 }
+
+// The probe reads the key's permissions: a key that cannot create or
+// delete sandboxes would fail every run, so it fails the probe instead.
+func TestProbeRefusesAKeyWithoutSandboxPermissions(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{})
+	fake.AddScopedKey("dtn_no_delete", daytonatest.PermWriteSandboxes)
+	err := openClient(t, fake, "dtn_no_delete").Probe(context.Background())
+	require.ErrorIs(t, err, provider.ErrUnauthorized)
+	assert.Equal(t, "auth", provider.Reason(err))
+	assert.Contains(t, err.Error(), "delete:sandboxes")
+	assert.NotContains(t, err.Error(), "dtn_no_delete")
+
+	fake.AddScopedKey("dtn_full", daytonatest.PermWriteSandboxes, daytonatest.PermDeleteSandboxes)
+	require.NoError(t, openClient(t, fake, "dtn_full").Probe(context.Background()))
+}
