@@ -264,3 +264,23 @@ func TestUploadMakesParents(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }
+
+// The daemon answers when its output is drained: a job left in the
+// background with the output open holds the command to its timeout; one
+// with its output elsewhere does not.
+func TestExecuteWaitsForTheOutputsHolders(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{})
+	id := create(t, fake)["id"].(string)
+	exec := fake.ToolboxProxyURL() + "/" + id + "/process/execute"
+
+	begun := time.Now()
+	status, _, _ := call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"sleep 30 & echo started","timeout":2}`)
+	assert.Equal(t, http.StatusRequestTimeout, status, "the job holds the output")
+	assert.GreaterOrEqual(t, time.Since(begun), 2*time.Second)
+
+	begun = time.Now()
+	status, _, body := call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"sleep 30 >/dev/null 2>&1 & echo started","timeout":10}`)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "started\n", decode(t, body)["result"])
+	assert.Less(t, time.Since(begun), 5*time.Second, "a job with its output elsewhere does not hold the command")
+}
