@@ -13,10 +13,12 @@ import (
 // (so that a timed-out command's output can still be fetched), marks each
 // line of stderr (so that the streams can be told apart), runs the command
 // with sh whatever shell the daemon uses, with no stdin, and sends back no
-// more of the output than the limit needs.
+// more of the output than the limit needs. It returns when the command's
+// shell does, even when a job the command left running still holds stderr.
 type capture struct {
 	dir         string // in the sandbox; removed by the wrapper, or after a timeout
 	open, close string // around each line of stderr in the output file
+	end         string // written after the shell's own stderr: the marking may stop
 	send        int    // bytes of the output file sent back at most
 }
 
@@ -29,6 +31,7 @@ func newCapture(outputLimit int) capture {
 		dir:   "/tmp/.auxilia-exec-" + randomID(),
 		open:  "<<e:" + tag + ">>",
 		close: "<</e:" + tag + ">>",
+		end:   "<<end:" + tag + ">>",
 	}
 	// A byte of output takes at most this much of the file (a one-byte line
 	// of stderr with its markers), so sending this much is always enough to
@@ -43,17 +46,23 @@ func (cp capture) outputFile() string { return cp.dir + "/out" }
 
 // script is the shell text sent as the command. stdout goes straight to the
 // output file; stderr through a loop that writes each line there between
-// the markers as it comes. A sandbox where the folder cannot be made runs
-// the command plainly.
+// the markers as it comes. The daemon answers only when nothing holds its
+// output any more, and the loop lasts as long as anything holds stderr (a
+// server the command started, say): so the command and the loop run in the
+// background, away from the daemon's output, and the loop says through a
+// named pipe when it has marked all the shell's stderr, after which it
+// drains the rest unmarked, so that the jobs left can still write. A
+// sandbox where the folder cannot be made runs the command plainly.
 func (cp capture) script(command string) string {
 	q := shellQuote(command)
-	mark := fmt.Sprintf(`while IFS= read -r l; do printf '%%s%%s\n%%s' '%[1]s' "$l" '%[2]s'; done; [ -z "$l" ] || printf '%%s%%s%%s' '%[1]s' "$l" '%[2]s'`, cp.open, cp.close)
+	mark := fmt.Sprintf(`while IFS= read -r l; do case $l in *'%[3]s') l=${l%%'%[3]s'}; break;; esac; printf '%%s%%s\n%%s' '%[1]s' "$l" '%[2]s'; l=; done; [ -z "$l" ] || printf '%%s%%s%%s' '%[1]s' "$l" '%[2]s'`, cp.open, cp.close, cp.end)
 	var b strings.Builder
 	fmt.Fprintf(&b, "d=%s\n", shellQuote(cp.dir))
-	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\"; then\n", q)
-	fmt.Fprintf(&b, "{ { sh \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; } | { %s; } >&3 3>&-; } 3>>\"$d/out\"\n", mark)
+	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && mkfifo \"$d/done\"; then\n", q)
+	fmt.Fprintf(&b, "{ { sh \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; echo >\"$d/done\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n", cp.end, mark)
+	fmt.Fprintf(&b, "read -r _ <\"$d/done\"\n")
 	fmt.Fprintf(&b, "s=$(cat \"$d/status\" 2>/dev/null)\nhead -c %d \"$d/out\"\nrm -rf \"$d\"\nexit \"${s:-125}\"\nfi\n", cp.send)
-	fmt.Fprintf(&b, "sh -c %s </dev/null 2>&1\n", q)
+	fmt.Fprintf(&b, "rm -rf \"$d\" 2>/dev/null\nsh -c %s </dev/null 2>&1\n", q)
 	return b.String()
 }
 

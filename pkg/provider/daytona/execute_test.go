@@ -71,3 +71,18 @@ func TestExecuteRelativeToTheWorkDir(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, inst.WorkDir+"/rel/a.txt", info.Path, "relative paths resolve in the work dir")
 }
+
+// A job left running in the background does not hold the command: it
+// returns when its shell does, as on execd.
+func TestExecuteReturnsWithAJobLeftRunning(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	begun := time.Now()
+	res, err := client.Execute(context.Background(), inst, provider.ExecRequest{
+		Command: "sleep 30 & echo started; echo on stderr >&2", Timeout: 20 * time.Second,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.ExitCode)
+	assert.False(t, res.TimedOut)
+	assert.Equal(t, "started\non stderr\n", res.Output)
+	assert.Less(t, time.Since(begun), 10*time.Second)
+}
