@@ -12,7 +12,9 @@ import (
 // runs out of time. The wrapper keeps the output in a file in the sandbox
 // (so that a timed-out command's output can still be fetched), marks each
 // line of stderr (so that the streams can be told apart), runs the command
-// with sh whatever shell the daemon uses, with no stdin, and sends back no
+// with bash where the sandbox has it and sh otherwise, whatever shell the
+// daemon uses (as execd and our gateway do: source, [[ ]] and pipefail
+// work alike on every provider), with no stdin, and sends back no
 // more of the output than the limit needs. It returns when the command's
 // shell does, even when a job the command left running still holds stderr.
 type capture struct {
@@ -57,12 +59,12 @@ func (cp capture) script(command string) string {
 	q := shellQuote(command)
 	mark := fmt.Sprintf(`while IFS= read -r l; do case $l in *'%[3]s') l=${l%%'%[3]s'}; break;; esac; printf '%%s%%s\n%%s' '%[1]s' "$l" '%[2]s'; l=; done; [ -z "$l" ] || printf '%%s%%s%%s' '%[1]s' "$l" '%[2]s'`, cp.open, cp.close, cp.end)
 	var b strings.Builder
-	fmt.Fprintf(&b, "d=%s\n", shellQuote(cp.dir))
+	fmt.Fprintf(&b, "d=%s\nx=sh\ncommand -v bash >/dev/null 2>&1 && x=bash\n", shellQuote(cp.dir))
 	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && mkfifo \"$d/done\"; then\n", q)
-	fmt.Fprintf(&b, "{ { sh \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; echo >\"$d/done\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n", cp.end, mark)
+	fmt.Fprintf(&b, "{ { \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; echo >\"$d/done\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n", cp.end, mark)
 	fmt.Fprintf(&b, "read -r _ <\"$d/done\"\n")
 	fmt.Fprintf(&b, "s=$(cat \"$d/status\" 2>/dev/null)\nhead -c %d \"$d/out\"\nrm -rf \"$d\"\nexit \"${s:-125}\"\nfi\n", cp.send)
-	fmt.Fprintf(&b, "rm -rf \"$d\" 2>/dev/null\nsh -c %s </dev/null 2>&1\n", q)
+	fmt.Fprintf(&b, "rm -rf \"$d\" 2>/dev/null\n\"$x\" -c %s </dev/null 2>&1\n", q)
 	return b.String()
 }
 

@@ -86,3 +86,11 @@ func TestExecuteReturnsWithAJobLeftRunning(t *testing.T) {
 	assert.Equal(t, "started\non stderr\n", res.Output)
 	assert.Less(t, time.Since(begun), 10*time.Second)
 }
+
+// Commands run in bash where the image has it, as on execd and the
+// gateway, whatever shell the daemon itself picks.
+func TestExecuteInBash(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	res := run(t, client, inst, "echo 'v=ok' > vars.sh; source vars.sh; [[ $v == ok ]] && echo \"$v\"; set -o pipefail; false | true; echo $?")
+	assert.Equal(t, "ok\n1\n", res.Output)
+}
