@@ -115,12 +115,21 @@ func (s *Server) run(ctx context.Context, box sandboxBox, req executeRequest) ra
 	if !box.isDir(cwd) {
 		return ran{exitCode: -1, output: "fork/exec " + shell + ": no such file or directory"}
 	}
+	text := req.Command
+	if s.opts.ArgvCommands {
+		args := splitArguments(req.Command)
+		if len(args) == 0 || !startable(args[0]) {
+			// Go's exec cannot start it: the daemon answers -1 and no output.
+			return ran{exitCode: -1}
+		}
+		text = argvScript(args)
+	}
 	script, err := os.CreateTemp(scriptsHost(box), "cmd-*.sh")
 	if err != nil {
 		return ran{exitCode: -1, output: err.Error()}
 	}
 	defer os.Remove(script.Name())
-	_, werr := script.WriteString(req.Command)
+	_, werr := script.WriteString(text)
 	if cerr := script.Close(); werr != nil || cerr != nil {
 		return ran{exitCode: -1, output: fmt.Sprintf("writing the command: %v %v", werr, cerr)}
 	}

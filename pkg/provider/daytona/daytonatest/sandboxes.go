@@ -239,7 +239,7 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 		"createdAt":           isoTime(sb.createdAt),
 		"updatedAt":           isoTime(sb.updatedAt),
 		"lastActivityAt":      isoTime(sb.lastActivity),
-		"daemonVersion":       "v0.190.0",
+		"daemonVersion":       s.daemonVersion(),
 		"runnerId":            "runner-test",
 		"toolboxProxyUrl":     s.ToolboxProxyURL(),
 	}

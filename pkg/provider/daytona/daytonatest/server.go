@@ -52,6 +52,10 @@ type Options struct {
 	// BareList answers GET /sandbox with a bare array, as older servers did,
 	// instead of {"items", "nextCursor"}.
 	BareList bool
+	// ArgvCommands makes the toolbox run a command as daemons before v0.156
+	// did: split into arguments at spaces outside quotes and run without a
+	// shell, so that a script of several lines gets exit -1 and no output.
+	ArgvCommands bool
 	// UploadNeedsParent makes the toolbox refuse an upload whose folder is
 	// missing, as daemons did before they made parent folders themselves.
 	UploadNeedsParent bool

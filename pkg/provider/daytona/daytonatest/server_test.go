@@ -284,3 +284,27 @@ func TestExecuteWaitsForTheOutputsHolders(t *testing.T) {
 	assert.Equal(t, "started\n", decode(t, body)["result"])
 	assert.Less(t, time.Since(begun), 5*time.Second, "a job with its output elsewhere does not hold the command")
 }
+
+// Daemons before v0.156 split a command into arguments and run it without
+// a shell: a script of several lines does not start.
+func TestArgvCommandsRunWithoutAShell(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{ArgvCommands: true})
+	id := create(t, fake)["id"].(string)
+	exec := fake.ToolboxProxyURL() + "/" + id + "/process/execute"
+
+	status, _, body := call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"sh -c \"echo 'hi there' | tr a-z A-Z\"","timeout":10}`)
+	require.Equal(t, http.StatusOK, status)
+	res := decode(t, body)
+	assert.EqualValues(t, 0, res["exitCode"])
+	assert.Equal(t, "HI THERE\n", res["result"])
+
+	status, _, body = call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"echo one\necho two","timeout":10}`)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "one\necho two\n", decode(t, body)["result"], "a line break is part of an argument")
+
+	status, _, body = call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"x=1\necho $x","timeout":10}`)
+	require.Equal(t, http.StatusOK, status)
+	res = decode(t, body)
+	assert.EqualValues(t, -1, res["exitCode"], "no program is called x=1\\necho")
+	assert.Equal(t, "", res["result"])
+}

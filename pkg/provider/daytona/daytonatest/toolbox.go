@@ -19,7 +19,7 @@ func (s *Server) serveToolbox(w http.ResponseWriter, r *http.Request, op, sub st
 	case OpGetWorkDir, OpGetUserHomeDir:
 		writeJSON(w, http.StatusOK, map[string]string{"dir": WorkDir})
 	case OpGetVersion:
-		writeJSON(w, http.StatusOK, map[string]string{"version": "v0.190.0"})
+		writeJSON(w, http.StatusOK, map[string]string{"version": s.daemonVersion()})
 	case OpExecuteCommand:
 		s.executeCommand(w, r, box)
 	case OpListFiles:
