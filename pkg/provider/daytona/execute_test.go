@@ -94,3 +94,17 @@ func TestExecuteInBash(t *testing.T) {
 	res := run(t, client, inst, "echo 'v=ok' > vars.sh; source vars.sh; [[ $v == ok ]] && echo \"$v\"; set -o pipefail; false | true; echo $?")
 	assert.Equal(t, "ok\n1\n", res.Output)
 }
+
+// Daemons before v0.156 run a command without a shell; commands are sent
+// in a form they run too, timeouts and all.
+func TestExecuteOnDaemonsWithoutAShell(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{ArgvCommands: true})
+	res := run(t, client, inst, "x='two words'\necho \"$x\"; echo oops >&2\nexit 3")
+	assert.Equal(t, 3, res.ExitCode)
+	assert.Equal(t, "two words\noops\n", res.Output)
+
+	res, err := client.Execute(context.Background(), inst, provider.ExecRequest{Command: "echo before\nsleep 30", Timeout: time.Second})
+	require.NoError(t, err)
+	assert.True(t, res.TimedOut)
+	assert.Equal(t, "before\n"+provider.TimeoutNotice(time.Second), res.Output)
+}
