@@ -96,8 +96,9 @@ func (c *Client) makeReady(ctx context.Context, op string, sb sandbox) (provider
 	return inst, nil
 }
 
-// abandon deletes a sandbox that Create could not make ready, so it costs
-// nothing; a failure to do so leaves it to Daytona's auto-stop.
+// abandon deletes a sandbox that Create could not make ready, or that
+// failed for good, so it costs nothing; a failure to do so leaves it to
+// Daytona's auto-stop.
 func (c *Client) abandon(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.waits.Request)
 	defer cancel()
@@ -107,8 +108,8 @@ func (c *Client) abandon(id string) {
 // Reconnect makes a sandbox usable again by its state: a started one is used
 // as it is (one call, which also proves the key), one on its way is waited
 // for, a stopped, paused or archived one is started, a recoverable error is
-// recovered. A destroyed one is ErrGone; so is a failed one, destroyed
-// first so that it costs nothing.
+// recovered. A destroyed one is ErrGone; so is a failed one, deleted first
+// so that it costs nothing.
 func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
 	const op = "reconnect"
 	sb, err := c.getSandbox(ctx, op, inst.ID)
@@ -117,7 +118,7 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 	}
 	if sb, err = c.bringUp(ctx, op, sb); err != nil {
 		if errors.Is(err, provider.ErrGone) && failed(sb.State) {
-			_ = c.Destroy(ctx, inst) // best effort: the sandbox is lost either way
+			c.abandon(sb.ID) // Daytona destroys it in the background; nobody waits for it
 		}
 		return provider.Instance{}, err
 	}

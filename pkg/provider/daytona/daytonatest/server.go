@@ -2,16 +2,19 @@
 // toolbox proxy on loopback httptest servers that answer as Daytona's API,
 // proxy, runner and daemon do (status codes, both error dialects, the
 // quirks), with a toolbox that really runs commands in bubblewrap jails, or
-// forwards to a real Daytona daemon. Knobs let tests stop, archive or
-// destroy a sandbox, move the clock past auto-stop, manage API keys, count
-// calls per operation and inject faults.
+// forwards to a real Daytona daemon. Knobs let tests stop, archive, break
+// (recoverably or not) or destroy a sandbox, move the clock past auto-stop,
+// manage API keys and their permissions, set the organisation's quota or
+// suspend it, play daemons before v0.156, count calls per operation and
+// inject faults.
 //
 // Where the fake's own toolbox knowingly differs from Daytona's daemon:
 // commands run with /bin/sh (the daemon prefers zsh or bash when the image
 // has them), a command ends when its caller hangs up (the daemon runs it to
 // its timeout), a command whose top-level shell is killed by signal n
-// reports 128+n (the daemon reports -1), and a sandbox has files only in
-// WorkDir and /tmp.
+// reports 128+n (the daemon reports -1), jobs a command leaves running end
+// with it once nothing of theirs holds its output (in a container they go
+// on), and a sandbox has files only in WorkDir and /tmp.
 package daytonatest
 
 import (
