@@ -10,14 +10,14 @@
 //
 // Where the fake's own toolbox knowingly differs from Daytona's daemon:
 // commands run with /bin/sh (the daemon prefers zsh or bash when the image
-// has them), a command ends when its caller hangs up (the daemon runs it to
-// its timeout), a command whose top-level shell is killed by signal n
+// has them), a command whose top-level shell is killed by signal n
 // reports 128+n (the daemon reports -1), jobs a command leaves running end
 // with it once nothing of theirs holds its output (in a container they go
 // on), and a sandbox has files only in WorkDir and /tmp.
 package daytonatest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -81,7 +81,10 @@ type Server struct {
 	// Counter counts the calls of each operation, faulted ones included.
 	fakekit.Counter[string]
 
-	opts    Options
+	opts Options
+	// life ends with Close: commands still running then are killed.
+	life    context.Context
+	endLife context.CancelFunc
 	api     *httptest.Server
 	proxy   *httptest.Server
 	dir     string
@@ -132,6 +135,7 @@ func New(opts Options) (*Server, error) {
 	for _, k := range keys {
 		s.keys[k] = newAPIKey(k, time.Time{})
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	// Latency comes before s.mu is taken, so that calls in flight overlap
 	// as they would over a network.
 	s.api = httptest.NewServer(fakekit.Latency(opts.Latency, http.HandlerFunc(s.serveControlPlane)))
@@ -153,6 +157,7 @@ func Start(t testing.TB, opts Options) *Server {
 
 // Close stops the servers and removes the files the fake made.
 func (s *Server) Close() {
+	s.endLife()
 	s.api.Close()
 	s.proxy.Close()
 	if s.forwardTransport != nil {

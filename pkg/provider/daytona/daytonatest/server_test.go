@@ -2,9 +2,12 @@ package daytonatest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -307,4 +310,24 @@ func TestArgvCommandsRunWithoutAShell(t *testing.T) {
 	res = decode(t, body)
 	assert.EqualValues(t, -1, res["exitCode"], "no program is called x=1\\necho")
 	assert.Equal(t, "", res["result"])
+}
+
+// The daemon runs a command to its end though its caller hangs up.
+func TestExecuteOutlivesItsCaller(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{})
+	id := create(t, fake)["id"].(string)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", fake.ToolboxProxyURL()+"/"+id+"/process/execute",
+		strings.NewReader(`{"command":"sleep 1; touch later","timeout":10}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+daytonatest.DefaultKey)
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	_, err = client.Do(req)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(fake.HomeDir(id), "later"))
+		return err == nil
+	}, 5*time.Second, 50*time.Millisecond, "the command went on")
 }
