@@ -54,15 +54,19 @@ func (cp capture) outputFile() string { return cp.dir + "/out" }
 // background, away from the daemon's output, and the loop says through a
 // named pipe when it has marked all the shell's stderr, after which it
 // drains the rest unmarked, so that the jobs left can still write. A
-// sandbox where the folder cannot be made runs the command plainly.
+// watchdog waits on another named pipe, the stop pipe: a line there kills
+// the command's whole process group, jobs and wrapper included, which is
+// how a command is interrupted (the daemon itself runs it to its timeout).
+// A sandbox where the folder cannot be made runs the command plainly.
 func (cp capture) script(command string) string {
 	q := shellQuote(command)
 	mark := fmt.Sprintf(`while IFS= read -r l; do case $l in *'%[3]s') l=${l%%'%[3]s'}; break;; esac; printf '%%s%%s\n%%s' '%[1]s' "$l" '%[2]s'; l=; done; [ -z "$l" ] || printf '%%s%%s%%s' '%[1]s' "$l" '%[2]s'`, cp.open, cp.close, cp.end)
 	var b strings.Builder
 	fmt.Fprintf(&b, "d=%s\nx=sh\ncommand -v bash >/dev/null 2>&1 && x=bash\n", shellQuote(cp.dir))
-	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && mkfifo \"$d/done\"; then\n", q)
+	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && mkfifo \"$d/done\" \"$d/stop\"; then\n", q)
+	fmt.Fprintf(&b, "{ read -r _ <\"$d/stop\" && kill -9 0; } </dev/null >/dev/null 2>&1 &\nw=$!\n")
 	fmt.Fprintf(&b, "{ { \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; echo >\"$d/done\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n", cp.end, mark)
-	fmt.Fprintf(&b, "read -r _ <\"$d/done\"\n")
+	fmt.Fprintf(&b, "read -r _ <\"$d/done\"\nkill \"$w\" 2>/dev/null\n")
 	fmt.Fprintf(&b, "s=$(cat \"$d/status\" 2>/dev/null)\nhead -c %d \"$d/out\"\nrm -rf \"$d\"\nexit \"${s:-125}\"\nfi\n", cp.send)
 	fmt.Fprintf(&b, "rm -rf \"$d\" 2>/dev/null\n\"$x\" -c %s </dev/null 2>&1\n", q)
 	return b.String()
@@ -72,6 +76,14 @@ func (cp capture) script(command string) string {
 // output file, and removes the folder its wrapper had no time to remove.
 func (cp capture) collectScript() string {
 	return fmt.Sprintf("head -c %d %s 2>/dev/null; rm -rf %s\n", cp.send, shellQuote(cp.outputFile()), shellQuote(cp.dir))
+}
+
+// stopScript interrupts the command: it writes a line to the stop pipe,
+// opened for reading and writing so as never to block (when the command
+// has ended, nobody reads it), then removes the folder.
+func (cp capture) stopScript() string {
+	d := shellQuote(cp.dir)
+	return fmt.Sprintf("[ -p %[1]s/stop ] && { echo >&3; } 3<>%[1]s/stop\nrm -rf %[1]s\n", d)
 }
 
 // segment is a run of output from one stream.

@@ -47,6 +47,9 @@ func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provid
 		timeout: timeout + c.waits.Request, // the command's own time, then as long as any call
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			c.interrupt(inst, cp)
+		}
 		return provider.ExecResult{}, err
 	}
 	took := time.Since(began)
@@ -81,6 +84,27 @@ func (c *Client) collectTimedOut(ctx context.Context, inst provider.Instance, cp
 	}
 	return res.Result
 }
+
+// interrupt kills a command its caller gave up on, which the daemon would
+// run on to its timeout, with a short command of its own. It is sent even
+// though the caller has left, once, straight to the toolbox: a sandbox that
+// is not running runs no command, and a command it cannot reach runs on.
+func (c *Client) interrupt(inst provider.Instance, cp capture) {
+	base := stateOf(inst).ToolboxProxyURL
+	if base == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), interruptTimeout+c.waits.Request)
+	defer cancel()
+	body, _ := json.Marshal(executeRequest{Command: daemonCommand(cp.stopScript()), Timeout: uint32(interruptTimeout / time.Second)})
+	_, _ = c.caller.Do(ctx, c.toolboxRequest(base, inst.ID, toolboxCall{
+		op: "interrupt", method: http.MethodPost, path: "/process/execute",
+		body: body, contentType: "application/json", timeout: interruptTimeout + c.waits.Request,
+	}).call())
+}
+
+// interruptTimeout bounds the command that interrupts another.
+const interruptTimeout = 10 * time.Second
 
 // maxArgument is the longest argument Linux passes to a program
 // (MAX_ARG_STRLEN), its closing NUL included.

@@ -2,6 +2,8 @@ package daytona_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -107,4 +109,18 @@ func TestExecuteOnDaemonsWithoutAShell(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, res.TimedOut)
 	assert.Equal(t, "before\n"+provider.TimeoutNotice(time.Second), res.Output)
+}
+
+// A command whose caller gives up is killed: it writes nothing after.
+func TestExecuteCancelledIsKilled(t *testing.T) {
+	fake, client, inst := started(t, daytonatest.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	_, err := client.Execute(ctx, inst, provider.ExecRequest{Command: "sleep 1.5; touch later", Timeout: time.Minute})
+	require.ErrorIs(t, err, context.Canceled)
+	time.Sleep(2500 * time.Millisecond)
+	_, err = os.Stat(filepath.Join(fake.HomeDir(inst.ID), "later"))
+	assert.True(t, os.IsNotExist(err), "the cancelled command was killed before it wrote: %v", err)
+	after := run(t, client, inst, "ls -A /tmp")
+	assert.Equal(t, 1, strings.Count(after.Output, ".auxilia-exec-"), "only the listing command's own folder is in /tmp: %q", after.Output)
 }
