@@ -98,7 +98,7 @@ type secretHintView struct {
 type probeResultView struct {
 	OK        bool   `json:"ok"`
 	LatencyMS int    `json:"latency_ms"`
-	Reason    string `json:"reason,omitempty" enums:"network,auth,config,provider"`
+	Reason    string `json:"reason,omitempty" enums:"network,auth,config,quota,provider"`
 	Detail    string `json:"detail,omitempty"`
 } //@name ProbeResult
 

@@ -15,7 +15,7 @@ var problemMembers = map[string]*openapi3.SchemaRef{
 	"agents":       listOf("AgentRef", "sandbox_in_use: the agents bound to the sandbox"),
 	"sandbox_id":   stringSchema("sandbox_unavailable: the sandbox that cannot be used"),
 	"sandbox_name": stringSchema("sandbox_unavailable: its name"),
-	"probe_reason": enumSchema("sandbox_unavailable: what failed", "network", "auth", "config", "provider"),
+	"probe_reason": enumSchema("sandbox_unavailable: what failed", "network", "auth", "config", "quota", "provider"),
 	"tool":         stringSchema("tool_disabled, approval_required: the tool called"),
 	"arguments":    objectSchema("approval_required: the call's arguments, as a person approving it would read them"),
 	"run_status":   enumSchema("run_not_active: the run's status", "active", "completed", "expired"),

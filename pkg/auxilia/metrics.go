@@ -11,7 +11,7 @@ type Metrics interface {
 	ProviderCalled(provider, operation, outcome string, took time.Duration)
 	// RunStarted: a run began; provider is "" for a run without a sandbox.
 	RunStarted(provider string)
-	// ProbeFailed: a probe of a provider failed for reason (network, auth, config, provider).
+	// ProbeFailed: a probe of a provider failed for reason (network, auth, config, quota, provider).
 	ProbeFailed(provider, reason string)
 	// InstanceChanged: an instance was created, replaced or destroyed.
 	InstanceChanged(provider, event string)

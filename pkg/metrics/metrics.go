@@ -50,7 +50,7 @@ func New() *Prometheus {
 			Name: "auxilia_runs_started_total", Help: "Runs started, by provider (none for runs without a sandbox).",
 		}, []string{"provider"}),
 		probesFailed: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "auxilia_probes_failed_total", Help: "Failed provider probes, by provider and reason (network, auth, config, provider).",
+			Name: "auxilia_probes_failed_total", Help: "Failed provider probes, by provider and reason (network, auth, config, quota, provider).",
 		}, []string{"provider", "reason"}),
 		instances: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "auxilia_instances_total", Help: "Sandbox instances created, replaced or destroyed, by provider.",

@@ -15,6 +15,9 @@ var (
 	ErrUnauthorized = errors.New("the provider refused the credentials")
 	// ErrUnreachable: the provider could not be reached (DNS, connection, TLS).
 	ErrUnreachable = errors.New("the provider could not be reached")
+	// ErrQuota: the provider's account may not do this now: a quota is
+	// reached, or the account is suspended. Asking again will not help.
+	ErrQuota = errors.New("the provider's account limits refuse this")
 	// ErrInvalidConfig: the provider refused the sandbox's configuration.
 	ErrInvalidConfig = errors.New("the provider refused the configuration")
 	// ErrTimeout: the provider did not answer in time.
@@ -57,7 +60,7 @@ func Errorf(kind error, provider, op, format string, args ...any) *Error {
 	return &Error{Kind: kind, Provider: provider, Op: op, Message: fmt.Sprintf(format, args...)}
 }
 
-// Reason sorts an error for people: "network", "auth", "config" or "provider".
+// Reason sorts an error for people: "network", "auth", "config", "quota" or "provider".
 func Reason(err error) string {
 	switch {
 	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrTimeout):
@@ -66,6 +69,8 @@ func Reason(err error) string {
 		return "auth"
 	case errors.Is(err, ErrInvalidConfig):
 		return "config"
+	case errors.Is(err, ErrQuota):
+		return "quota"
 	default:
 		return "provider"
 	}

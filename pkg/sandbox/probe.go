@@ -13,8 +13,8 @@ import (
 	"github.com/auxilia/sandboxes/pkg/secret"
 )
 
-// ProbeResult is what a probe found. Reason (network, auth, config or
-// provider) and Detail are set only when it failed.
+// ProbeResult is what a probe found. Reason (network, auth, config, quota
+// or provider) and Detail are set only when it failed.
 type ProbeResult struct {
 	OK        bool
 	LatencyMS int

@@ -3959,7 +3959,7 @@ export interface components {
             latency_ms: number;
             ok: boolean;
             /** @enum {string} */
-            reason?: "network" | "auth" | "config" | "provider";
+            reason?: "network" | "auth" | "config" | "quota" | "provider";
         };
         Problem: {
             /** @description sandbox_in_use: the agents bound to the sandbox */
@@ -3979,7 +3979,7 @@ export interface components {
              * @description sandbox_unavailable: what failed
              * @enum {string}
              */
-            probe_reason?: "network" | "auth" | "config" | "provider";
+            probe_reason?: "network" | "auth" | "config" | "quota" | "provider";
             /** @example validation_failed */
             reason: string;
             /**

@@ -36,7 +36,7 @@ export interface ProblemExtras {
   /** sandbox_unavailable: which sandbox failed its probe. */
   sandbox_id?: string;
   sandbox_name?: string;
-  /** sandbox_unavailable: network, auth, config or provider. */
+  /** sandbox_unavailable: network, auth, config, quota or provider. */
   probe_reason?: string;
 }
 

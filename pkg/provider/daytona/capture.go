@@ -12,11 +12,15 @@ import (
 // runs out of time. The wrapper keeps the output in a file in the sandbox
 // (so that a timed-out command's output can still be fetched), marks each
 // line of stderr (so that the streams can be told apart), runs the command
-// with sh whatever shell the daemon uses, with no stdin, and sends back no
-// more of the output than the limit needs.
+// with bash where the sandbox has it and sh otherwise, whatever shell the
+// daemon uses (as execd and our gateway do: source, [[ ]] and pipefail
+// work alike on every provider), with no stdin, and sends back no
+// more of the output than the limit needs. It returns when the command's
+// shell does, even when a job the command left running still holds stderr.
 type capture struct {
 	dir         string // in the sandbox; removed by the wrapper, or after a timeout
 	open, close string // around each line of stderr in the output file
+	end         string // written after the shell's own stderr: the marking may stop
 	send        int    // bytes of the output file sent back at most
 }
 
@@ -29,6 +33,7 @@ func newCapture(outputLimit int) capture {
 		dir:   "/tmp/.auxilia-exec-" + randomID(),
 		open:  "<<e:" + tag + ">>",
 		close: "<</e:" + tag + ">>",
+		end:   "<<end:" + tag + ">>",
 	}
 	// A byte of output takes at most this much of the file (a one-byte line
 	// of stderr with its markers), so sending this much is always enough to
@@ -43,17 +48,27 @@ func (cp capture) outputFile() string { return cp.dir + "/out" }
 
 // script is the shell text sent as the command. stdout goes straight to the
 // output file; stderr through a loop that writes each line there between
-// the markers as it comes. A sandbox where the folder cannot be made runs
-// the command plainly.
+// the markers as it comes. The daemon answers only when nothing holds its
+// output any more, and the loop lasts as long as anything holds stderr (a
+// server the command started, say): so the command and the loop run in the
+// background, away from the daemon's output, and the loop says through a
+// named pipe when it has marked all the shell's stderr, after which it
+// drains the rest unmarked, so that the jobs left can still write. A
+// watchdog waits on another named pipe, the stop pipe: a line there kills
+// the command's whole process group, jobs and wrapper included, which is
+// how a command is interrupted (the daemon itself runs it to its timeout).
+// A sandbox where the folder cannot be made runs the command plainly.
 func (cp capture) script(command string) string {
 	q := shellQuote(command)
-	mark := fmt.Sprintf(`while IFS= read -r l; do printf '%%s%%s\n%%s' '%[1]s' "$l" '%[2]s'; done; [ -z "$l" ] || printf '%%s%%s%%s' '%[1]s' "$l" '%[2]s'`, cp.open, cp.close)
+	mark := fmt.Sprintf(`while IFS= read -r l; do case $l in *'%[3]s') l=${l%%'%[3]s'}; break;; esac; printf '%%s%%s\n%%s' '%[1]s' "$l" '%[2]s'; l=; done; [ -z "$l" ] || printf '%%s%%s%%s' '%[1]s' "$l" '%[2]s'`, cp.open, cp.close, cp.end)
 	var b strings.Builder
-	fmt.Fprintf(&b, "d=%s\n", shellQuote(cp.dir))
-	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\"; then\n", q)
-	fmt.Fprintf(&b, "{ { sh \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; } | { %s; } >&3 3>&-; } 3>>\"$d/out\"\n", mark)
+	fmt.Fprintf(&b, "d=%s\nx=sh\ncommand -v bash >/dev/null 2>&1 && x=bash\n", shellQuote(cp.dir))
+	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && mkfifo \"$d/done\" \"$d/stop\"; then\n", q)
+	fmt.Fprintf(&b, "{ read -r _ <\"$d/stop\" && kill -9 0; } </dev/null >/dev/null 2>&1 &\nw=$!\n")
+	fmt.Fprintf(&b, "{ { \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; echo >\"$d/done\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n", cp.end, mark)
+	fmt.Fprintf(&b, "read -r _ <\"$d/done\"\nkill \"$w\" 2>/dev/null\n")
 	fmt.Fprintf(&b, "s=$(cat \"$d/status\" 2>/dev/null)\nhead -c %d \"$d/out\"\nrm -rf \"$d\"\nexit \"${s:-125}\"\nfi\n", cp.send)
-	fmt.Fprintf(&b, "sh -c %s </dev/null 2>&1\n", q)
+	fmt.Fprintf(&b, "rm -rf \"$d\" 2>/dev/null\n\"$x\" -c %s </dev/null 2>&1\n", q)
 	return b.String()
 }
 
@@ -61,6 +76,14 @@ func (cp capture) script(command string) string {
 // output file, and removes the folder its wrapper had no time to remove.
 func (cp capture) collectScript() string {
 	return fmt.Sprintf("head -c %d %s 2>/dev/null; rm -rf %s\n", cp.send, shellQuote(cp.outputFile()), shellQuote(cp.dir))
+}
+
+// stopScript interrupts the command: it writes a line to the stop pipe,
+// opened for reading and writing so as never to block (when the command
+// has ended, nobody reads it), then removes the folder.
+func (cp capture) stopScript() string {
+	d := shellQuote(cp.dir)
+	return fmt.Sprintf("[ -p %[1]s/stop ] && { echo >&3; } 3<>%[1]s/stop\nrm -rf %[1]s\n", d)
 }
 
 // segment is a run of output from one stream.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -64,10 +65,31 @@ func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 type apiKeyAnswer struct {
 	Name  *string `json:"name"`
 	Value *string `json:"value"`
+	// Permissions are what the key may do; nil when the server does not say.
+	Permissions []string `json:"permissions"`
+}
+
+// neededPermissions are what a run asks of the key: to create and start
+// sandboxes, and to delete them.
+var neededPermissions = []string{"write:sandboxes", "delete:sandboxes"}
+
+// missing returns the needed permissions the key lacks.
+func (k apiKeyAnswer) missing() []string {
+	if k.Permissions == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range neededPermissions {
+		if !slices.Contains(k.Permissions, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Probe reads the API key's own record: the cheapest call that needs a
-// valid key, and one that needs no permission.
+// valid key, and one that needs no permission. It tells the permissions a
+// run needs and the key lacks, which Daytona would refuse on the first run.
 func (c *Client) Probe(ctx context.Context) error {
 	const op = "probe"
 	ans, err := c.do(ctx, c.controlPlane(op, http.MethodGet, "/api-keys/current", nil))
@@ -80,6 +102,9 @@ func (c *Client) Probe(ctx context.Context) error {
 		if json.Unmarshal(ans.Body, &key) != nil || (key.Name == nil && key.Value == nil) {
 			// Daytona serves its dashboard's page for any path outside /api.
 			return failure(provider.ErrInvalidConfig, op, "%s answered with something other than Daytona's API (does the URL end in /api?)", c.api)
+		}
+		if lacks := key.missing(); len(lacks) > 0 {
+			return failure(provider.ErrUnauthorized, op, "the API key lacks %s, which runs need: make a key with %s", strings.Join(lacks, " and "), strings.Join(neededPermissions, " and "))
 		}
 		return nil
 	case ans.Status == http.StatusNotFound:

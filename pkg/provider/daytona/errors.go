@@ -87,12 +87,48 @@ func (c *Client) controlPlaneError(op string, ans answer) error {
 
 // controlPlaneRefusal is the caller's wording of the control plane's refusals.
 func controlPlaneRefusal(op string, ans answer) error {
-	return failure(controlPlaneKind(ans.Status), op, "%s", describe(ans))
+	if ans.Status == http.StatusForbidden && messageOf(ans) == "Forbidden resource" {
+		return failure(provider.ErrUnauthorized, op, "%s (the API key lacks the permission %s)", describe(ans), permissionFor(op))
+	}
+	return failure(controlPlaneKind(ans), op, "%s", describe(ans))
 }
 
-func controlPlaneKind(status int) error {
-	if status == http.StatusNotFound {
+func controlPlaneKind(ans answer) error {
+	msg := messageOf(ans)
+	switch {
+	case ans.Status == http.StatusNotFound:
 		return provider.ErrGone
+	case overQuota(ans):
+		return provider.ErrQuota
+	// Daytona's 403s that are not about the key: assertOrganizationIsNotSuspended
+	// in apps/api/src/organization/services/organization.service.ts, and a
+	// shared region without a quota for the organisation in
+	// apps/api/src/sandbox/services/sandbox.service.ts.
+	case ans.Status == http.StatusForbidden && strings.HasPrefix(msg, "Organization is suspended"):
+		return provider.ErrQuota
+	case ans.Status == http.StatusForbidden && strings.Contains(msg, "is not available to the organization"):
+		return provider.ErrInvalidConfig
 	}
-	return provider.StatusKind(status)
+	return provider.StatusKind(ans.Status)
+}
+
+// permissionFor is the permission of Daytona's API keys that op needs: a
+// key refused it gets NestJS's bare "Forbidden resource".
+func permissionFor(op string) string {
+	if op == "destroy" {
+		return "delete:sandboxes"
+	}
+	return "write:sandboxes"
+}
+
+// overQuota reports whether Daytona refused a create or a start for the
+// organisation's limits: "Total CPU limit exceeded. Maximum allowed: 4.",
+// and memory, disk and GPU alike (validateOrganizationQuotas in Daytona's
+// apps/api/src/sandbox/services/sandbox.service.ts). Waiting does not help.
+func overQuota(ans answer) bool {
+	if ans.Status != http.StatusBadRequest {
+		return false
+	}
+	msg := strings.ToLower(messageOf(ans))
+	return strings.Contains(msg, "limit exceeded") || strings.Contains(msg, "quota exceeded")
 }

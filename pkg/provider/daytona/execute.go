@@ -2,6 +2,7 @@ package daytona
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -35,7 +36,7 @@ func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provid
 	secs := uint32(math.Max(1, math.Ceil(timeout.Seconds())))
 	timeout = time.Duration(secs) * time.Second
 	cp := newCapture(req.OutputLimit)
-	body, err := json.Marshal(executeRequest{Command: cp.script(req.Command), Cwd: inst.WorkDir, Timeout: secs})
+	body, err := json.Marshal(executeRequest{Command: daemonCommand(cp.script(req.Command)), Cwd: inst.WorkDir, Timeout: secs})
 	if err != nil {
 		return provider.ExecResult{}, failure(provider.ErrFailed, op, "%s", err)
 	}
@@ -46,6 +47,9 @@ func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provid
 		timeout: timeout + c.waits.Request, // the command's own time, then as long as any call
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			c.interrupt(inst, cp)
+		}
 		return provider.ExecResult{}, err
 	}
 	took := time.Since(began)
@@ -69,7 +73,7 @@ func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provid
 // collectTimedOut fetches what a command killed at its timeout wrote, with
 // a second, short command. What cannot be fetched is lost.
 func (c *Client) collectTimedOut(ctx context.Context, inst provider.Instance, cp capture) string {
-	body, _ := json.Marshal(executeRequest{Command: cp.collectScript(), Timeout: uint32(collectTimeout / time.Second)})
+	body, _ := json.Marshal(executeRequest{Command: daemonCommand(cp.collectScript()), Timeout: uint32(collectTimeout / time.Second)})
 	ans, err := c.toolbox(ctx, inst, toolboxCall{
 		op: "execute", method: http.MethodPost, path: "/process/execute",
 		body: body, contentType: "application/json", timeout: collectTimeout + c.waits.Request,
@@ -79,6 +83,46 @@ func (c *Client) collectTimedOut(ctx context.Context, inst provider.Instance, cp
 		return ""
 	}
 	return res.Result
+}
+
+// interrupt kills a command its caller gave up on, which the daemon would
+// run on to its timeout, with a short command of its own. It is sent even
+// though the caller has left, once, straight to the toolbox: a sandbox that
+// is not running runs no command, and a command it cannot reach runs on.
+func (c *Client) interrupt(inst provider.Instance, cp capture) {
+	base := stateOf(inst).ToolboxProxyURL
+	if base == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), interruptTimeout+c.waits.Request)
+	defer cancel()
+	body, _ := json.Marshal(executeRequest{Command: daemonCommand(cp.stopScript()), Timeout: uint32(interruptTimeout / time.Second)})
+	_, _ = c.caller.Do(ctx, c.toolboxRequest(base, inst.ID, toolboxCall{
+		op: "interrupt", method: http.MethodPost, path: "/process/execute",
+		body: body, contentType: "application/json", timeout: interruptTimeout + c.waits.Request,
+	}).call())
+}
+
+// interruptTimeout bounds the command that interrupts another.
+const interruptTimeout = 10 * time.Second
+
+// maxArgument is the longest argument Linux passes to a program
+// (MAX_ARG_STRLEN), its closing NUL included.
+const maxArgument = 128 << 10
+
+// daemonCommand is a script as sent to the daemon. Daemons before v0.156
+// run a command without a shell, split into arguments at spaces outside
+// quotes, so a script of several lines does not start there: the script
+// goes encoded into one sh -c argument, which they run and newer daemons,
+// which read the command as their shell's script, run too (Daytona's SDKs
+// of that time sent commands so). A script too long for one argument is
+// sent as it is, which only newer daemons run.
+func daemonCommand(script string) string {
+	encoded := `sh -c "echo '` + base64.StdEncoding.EncodeToString([]byte(script)) + `' | base64 -d | sh"`
+	if len(encoded) >= maxArgument {
+		return script
+	}
+	return encoded
 }
 
 // collectTimeout bounds the command that fetches a timed-out command's output.

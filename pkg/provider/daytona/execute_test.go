@@ -2,6 +2,8 @@ package daytona_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -70,4 +72,55 @@ func TestExecuteRelativeToTheWorkDir(t *testing.T) {
 	info, err := client.Stat(ctx, inst, "rel/a.txt")
 	require.NoError(t, err)
 	assert.Equal(t, inst.WorkDir+"/rel/a.txt", info.Path, "relative paths resolve in the work dir")
+}
+
+// A job left running in the background does not hold the command: it
+// returns when its shell does, as on execd.
+func TestExecuteReturnsWithAJobLeftRunning(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	begun := time.Now()
+	res, err := client.Execute(context.Background(), inst, provider.ExecRequest{
+		Command: "sleep 30 & echo started; echo on stderr >&2", Timeout: 20 * time.Second,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.ExitCode)
+	assert.False(t, res.TimedOut)
+	assert.Equal(t, "started\non stderr\n", res.Output)
+	assert.Less(t, time.Since(begun), 10*time.Second)
+}
+
+// Commands run in bash where the image has it, as on execd and the
+// gateway, whatever shell the daemon itself picks.
+func TestExecuteInBash(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	res := run(t, client, inst, "echo 'v=ok' > vars.sh; source vars.sh; [[ $v == ok ]] && echo \"$v\"; set -o pipefail; false | true; echo $?")
+	assert.Equal(t, "ok\n1\n", res.Output)
+}
+
+// Daemons before v0.156 run a command without a shell; commands are sent
+// in a form they run too, timeouts and all.
+func TestExecuteOnDaemonsWithoutAShell(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{ArgvCommands: true})
+	res := run(t, client, inst, "x='two words'\necho \"$x\"; echo oops >&2\nexit 3")
+	assert.Equal(t, 3, res.ExitCode)
+	assert.Equal(t, "two words\noops\n", res.Output)
+
+	res, err := client.Execute(context.Background(), inst, provider.ExecRequest{Command: "echo before\nsleep 30", Timeout: time.Second})
+	require.NoError(t, err)
+	assert.True(t, res.TimedOut)
+	assert.Equal(t, "before\n"+provider.TimeoutNotice(time.Second), res.Output)
+}
+
+// A command whose caller gives up is killed: it writes nothing after.
+func TestExecuteCancelledIsKilled(t *testing.T) {
+	fake, client, inst := started(t, daytonatest.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	_, err := client.Execute(ctx, inst, provider.ExecRequest{Command: "sleep 1.5; touch later", Timeout: time.Minute})
+	require.ErrorIs(t, err, context.Canceled)
+	time.Sleep(2500 * time.Millisecond)
+	_, err = os.Stat(filepath.Join(fake.HomeDir(inst.ID), "later"))
+	assert.True(t, os.IsNotExist(err), "the cancelled command was killed before it wrote: %v", err)
+	after := run(t, client, inst, "ls -A /tmp")
+	assert.Equal(t, 1, strings.Count(after.Output, ".auxilia-exec-"), "only the listing command's own folder is in /tmp: %q", after.Output)
 }

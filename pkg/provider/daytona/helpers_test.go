@@ -2,6 +2,8 @@ package daytona_test
 
 import (
 	"context"
+	"encoding/base64"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,4 +57,16 @@ func run(t *testing.T, c provider.Client, inst provider.Instance, cmd string) pr
 	res, err := c.Execute(context.Background(), inst, provider.ExecRequest{Command: cmd, Timeout: 30 * time.Second})
 	require.NoError(t, err, "execute %q", cmd)
 	return res
+}
+
+// sentScript is the script a command sent to the daemon carries: the
+// client sends it base64-encoded into sh -c.
+func sentScript(t *testing.T, command string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(command, "echo '")
+	require.True(t, ok, "an encoded command: %q", command)
+	encoded, _, _ := strings.Cut(rest, "'")
+	script, err := base64.StdEncoding.DecodeString(encoded)
+	require.NoError(t, err)
+	return string(script)
 }

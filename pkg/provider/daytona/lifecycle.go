@@ -62,6 +62,8 @@ func (c *Client) createSandbox(ctx context.Context, op string, body []byte, crea
 		return sandbox{}, c.controlPlaneError(op, ans)
 	case ans.Status == http.StatusOK || ans.Status == http.StatusCreated:
 		return decodeSandbox(op, ans)
+	case overQuota(ans):
+		return sandbox{}, c.controlPlaneError(op, ans)
 	case ans.Status == http.StatusBadRequest || ans.Status == http.StatusNotFound || ans.Status == http.StatusUnprocessableEntity:
 		// A snapshot or target Daytona does not know, resources beside a snapshot, …
 		return sandbox{}, failure(provider.ErrInvalidConfig, op, "%s", describe(ans))
@@ -94,8 +96,9 @@ func (c *Client) makeReady(ctx context.Context, op string, sb sandbox) (provider
 	return inst, nil
 }
 
-// abandon deletes a sandbox that Create could not make ready, so it costs
-// nothing; a failure to do so leaves it to Daytona's auto-stop.
+// abandon deletes a sandbox that Create could not make ready, or that
+// failed for good, so it costs nothing; a failure to do so leaves it to
+// Daytona's auto-stop.
 func (c *Client) abandon(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.waits.Request)
 	defer cancel()
@@ -104,8 +107,9 @@ func (c *Client) abandon(id string) {
 
 // Reconnect makes a sandbox usable again by its state: a started one is used
 // as it is (one call, which also proves the key), one on its way is waited
-// for, a stopped, paused or archived one is started, a destroyed or failed
-// one is ErrGone.
+// for, a stopped, paused or archived one is started, a recoverable error is
+// recovered. A destroyed one is ErrGone; so is a failed one, deleted first
+// so that it costs nothing.
 func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
 	const op = "reconnect"
 	sb, err := c.getSandbox(ctx, op, inst.ID)
@@ -113,6 +117,9 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 		return provider.Instance{}, err
 	}
 	if sb, err = c.bringUp(ctx, op, sb); err != nil {
+		if errors.Is(err, provider.ErrGone) && failed(sb.State) {
+			c.abandon(sb.ID) // Daytona destroys it in the background; nobody waits for it
+		}
 		return provider.Instance{}, err
 	}
 	if sb.ToolboxProxyURL == "" {
@@ -206,7 +213,7 @@ func (c *Client) waitGone(ctx context.Context, op, id string) error {
 // bringUp takes a sandbox from the state it was last seen in to started:
 // it waits out transitions and starts a stopped, paused or archived one.
 func (c *Client) bringUp(ctx context.Context, op string, sb sandbox) (sandbox, error) {
-	startAsked, seen := false, true
+	startAsked, recoverAsked, seen := false, false, true
 	err := c.waits.settle().Until(ctx, func(ctx context.Context) (string, bool, error) {
 		if !seen {
 			next, err := c.getSandbox(ctx, op, sb.ID)
@@ -220,7 +227,17 @@ func (c *Client) bringUp(ctx context.Context, op string, sb sandbox) (sandbox, e
 		case phaseReady:
 			return sb.State, true, nil
 		case phaseGone:
-			return "", false, goneError(op, sb)
+			if !sb.Recoverable || recoverAsked || sb.State != "error" {
+				return "", false, goneError(op, sb)
+			}
+			recoverAsked = true
+			next, err := c.recoverSandbox(ctx, op, sb.ID)
+			if err != nil {
+				return "", false, err
+			}
+			sb = next
+		case phaseStuck:
+			return "", false, failure(provider.ErrFailed, op, "sandbox %s is in state %q: Daytona has lost track of it on its runner, and waiting will not bring it back", sb.ID, sb.State)
 		case phaseAsleep:
 			// An archived sandbox being restored still reads "archived": its
 			// desired state tells that it is already on its way.
@@ -261,15 +278,28 @@ func (c *Client) startSandbox(ctx context.Context, op, id string) (sandbox, erro
 	if err != nil {
 		return sandbox{}, err
 	}
-	switch ans.Status {
-	case http.StatusOK, http.StatusCreated:
+	switch {
+	case ans.Status == http.StatusOK || ans.Status == http.StatusCreated:
 		return decodeSandbox(op, ans)
-	case http.StatusBadRequest:
+	case ans.Status == http.StatusBadRequest && !overQuota(ans):
 		// "not in valid state", "errored": the sandbox moved on since we looked; look again.
 		return c.getSandbox(ctx, op, id)
 	default:
 		return sandbox{}, c.controlPlaneError(op, ans)
 	}
+}
+
+// recoverSandbox asks Daytona to mend a sandbox in a recoverable error: it
+// goes back to stopped with its files, and on to started.
+func (c *Client) recoverSandbox(ctx context.Context, op, id string) (sandbox, error) {
+	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPost, "/sandbox/"+url.PathEscape(id)+"/recover", nil))
+	if err != nil {
+		return sandbox{}, err
+	}
+	if ans.Status != http.StatusOK && ans.Status != http.StatusCreated {
+		return sandbox{}, c.controlPlaneError(op, ans)
+	}
+	return decodeSandbox(op, ans)
 }
 
 // getSandbox reads a sandbox; Daytona's 404 is ErrGone.
@@ -291,6 +321,10 @@ func decodeSandbox(op string, ans answer) (sandbox, error) {
 	}
 	return sb, nil
 }
+
+// failed reports whether a sandbox in state failed for good at Daytona,
+// which keeps it (and counts it against the organisation) until it is destroyed.
+func failed(state string) bool { return state == "error" || state == "build_failed" }
 
 func goneError(op string, sb sandbox) error {
 	if sb.ErrorReason != "" {

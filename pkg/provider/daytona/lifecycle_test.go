@@ -174,3 +174,66 @@ func TestFindCreated(t *testing.T) {
 	assert.ErrorIs(t, err, provider.ErrFailed, "a listing that never succeeds is an error, never \"not found\"")
 	assert.False(t, ok)
 }
+
+// A recoverable error is mended with Daytona's recover, files and all.
+func TestReconnectRecoversARecoverableError(t *testing.T) {
+	fake, client, inst := started(t, daytonatest.Options{Transition: 1})
+	ctx := context.Background()
+	require.NoError(t, client.WriteFile(ctx, inst, "kept.txt", []byte("still here")))
+	require.NoError(t, fake.BreakRecoverable(inst.ID, "no space left on device"))
+	fake.ResetCalls()
+	again, err := client.Reconnect(ctx, inst)
+	require.NoError(t, err)
+	assert.Equal(t, 1, fake.Calls(daytonatest.OpRecoverSandbox))
+	assert.Zero(t, fake.Calls(daytonatest.OpDeleteSandbox))
+	state, _ := fake.State(inst.ID)
+	assert.Equal(t, "started", state)
+	assert.Equal(t, "still here", run(t, client, again, "cat kept.txt").Output)
+}
+
+// An error Daytona cannot mend is destroyed, so it costs the organisation
+// nothing, and reported gone, so the run replaces it.
+func TestReconnectDestroysAnUnrecoverableError(t *testing.T) {
+	fake, client, inst := started(t, daytonatest.Options{})
+	require.NoError(t, fake.Break(inst.ID, "runner lost"))
+	fake.ResetCalls()
+	_, err := client.Reconnect(context.Background(), inst)
+	require.ErrorIs(t, err, provider.ErrGone)
+	assert.Contains(t, err.Error(), "runner lost")
+	assert.Zero(t, fake.Calls(daytonatest.OpRecoverSandbox))
+	assert.Equal(t, 1, fake.Calls(daytonatest.OpDeleteSandbox))
+	state, kept := fake.State(inst.ID)
+	assert.True(t, !kept || state == "destroying", "Daytona is destroying it, not keeping it: %q", state)
+}
+
+// Daytona's passing states end where they began (a resize, a snapshot, a
+// fork) or in a started sandbox (a build): they are waited for.
+func TestReconnectWaitsOutPassingStates(t *testing.T) {
+	for _, states := range [][]string{
+		{"resizing", "started"},
+		{"snapshotting", "started"},
+		{"forking", "started"},
+		{"pending_build", "building_snapshot", "started"},
+	} {
+		t.Run(states[0], func(t *testing.T) {
+			fake, client, inst := started(t, daytonatest.Options{Transition: 2})
+			require.NoError(t, fake.Transit(inst.ID, "started", states...))
+			_, err := client.Reconnect(context.Background(), inst)
+			require.NoError(t, err)
+			state, _ := fake.State(inst.ID)
+			assert.Equal(t, "started", state)
+		})
+	}
+}
+
+// "unknown" is Daytona having lost track of the sandbox on its runner:
+// nothing brings it back by waiting, so it is refused at once, named.
+func TestReconnectRefusesUnknownAtOnce(t *testing.T) {
+	fake, client, inst := started(t, daytonatest.Options{})
+	require.NoError(t, fake.SetState(inst.ID, "unknown", "started"))
+	begun := time.Now()
+	_, err := client.Reconnect(context.Background(), inst)
+	require.ErrorIs(t, err, provider.ErrFailed)
+	assert.Contains(t, err.Error(), "unknown")
+	assert.Less(t, time.Since(begun), quickWaits.Settle/2, "no wait for a state that does not end")
+}

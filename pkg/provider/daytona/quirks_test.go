@@ -178,7 +178,7 @@ func TestQuirkExecuteTimeoutIs408(t *testing.T) {
 	executed := fake.Executed()
 	require.Len(t, executed, 2, "the command, then one short command fetching its output")
 	assert.Equal(t, 1, executed[0].Timeout)
-	assert.Contains(t, executed[1].Command, "head -c")
+	assert.Contains(t, sentScript(t, executed[1].Command), "head -c")
 	after := run(t, client, inst, "ls -A /tmp")
 	assert.Equal(t, 1, strings.Count(after.Output, ".auxilia-exec-"), "only the listing command's own folder is in /tmp: %q", after.Output)
 }

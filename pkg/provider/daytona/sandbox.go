@@ -10,6 +10,7 @@ type sandbox struct {
 	State           string            `json:"state"`
 	DesiredState    string            `json:"desiredState"`
 	ErrorReason     string            `json:"errorReason"`
+	Recoverable     bool              `json:"recoverable"` // an error Daytona's recover can mend
 	ToolboxProxyURL string            `json:"toolboxProxyUrl"`
 	Labels          map[string]string `json:"labels"`
 }
@@ -33,7 +34,8 @@ const (
 	phaseAsleep               // stopped, paused or archived: start it
 	phaseFalling              // stopping or pausing: wait until it settles, then start it
 	phaseGone                 // destroyed, failed: it will not come back
-	phaseBusy                 // any other state (resizing, building, …): wait
+	phaseStuck                // unknown: Daytona lost track of it; waiting will not help
+	phaseBusy                 // building, resizing, …, and states this client does not know: wait
 )
 
 var phases = map[string]phase{
@@ -53,6 +55,16 @@ var phases = map[string]phase{
 	"destroying":       phaseGone,
 	"error":            phaseGone,
 	"build_failed":     phaseGone,
+	"unknown":          phaseStuck,
+	// These end by themselves: a build in a started sandbox (Daytona's
+	// apps/api/src/sandbox/managers/sandbox-actions/sandbox-start.action.ts),
+	// a resize, snapshot or fork back where it began (its sandbox.manager.ts
+	// and services/job-state-handler.service.ts).
+	"pending_build":     phaseBusy,
+	"building_snapshot": phaseBusy,
+	"resizing":          phaseBusy,
+	"snapshotting":      phaseBusy,
+	"forking":           phaseBusy,
 }
 
 func phaseOf(state string) phase {

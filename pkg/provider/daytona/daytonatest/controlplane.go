@@ -51,6 +51,9 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 		apiError(w, r, http.StatusUnauthorized, "Invalid credentials")
 		return
 	}
+	if s.organizationRefusal(w, r, route.op, k) {
+		return
+	}
 	s.autoStop()
 	r.SetPathValue("id", id)
 	route.handle(w, r, k)
@@ -74,6 +77,7 @@ func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneR
 			"POST start":            {OpStartSandbox, s.startSandbox},
 			"POST stop":             {OpStopSandbox, s.stopSandbox},
 			"POST archive":          {OpArchiveSandbox, s.archiveSandbox},
+			"POST recover":          {OpRecoverSandbox, s.recoverSandbox},
 			"POST last-activity":    {OpUpdateLastActivity, s.updateLastActivity},
 			"GET toolbox-proxy-url": {OpGetToolboxProxyURL, s.getToolboxProxyURL},
 		}
@@ -96,7 +100,7 @@ func (s *Server) getCurrentAPIKey(w http.ResponseWriter, _ *http.Request, k *api
 		"name":        "test key",
 		"value":       k.masked(),
 		"createdAt":   isoTime(k.createdAt),
-		"permissions": []string{"write:sandboxes", "delete:sandboxes"},
+		"permissions": k.permissionList(),
 		"lastUsedAt":  lastUsed,
 		"expiresAt":   expires,
 		"userId":      "user-test",
@@ -137,6 +141,9 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 	case !slices.Contains(targets, req.Target):
 		apiError(w, r, http.StatusNotFound, "Region not found")
 		return
+	case s.regionClosed(req.Target) != "":
+		apiError(w, r, http.StatusForbidden, s.regionClosed(req.Target))
+		return
 	case req.Snapshot != "" && len(s.opts.Snapshots) > 0 && !slices.Contains(s.opts.Snapshots, req.Snapshot):
 		apiError(w, r, http.StatusBadRequest, fmt.Sprintf("Snapshot %s not found. Did you add it through the Daytona Dashboard?", req.Snapshot))
 		return
@@ -156,6 +163,10 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 	}
 	if sb.labels == nil {
 		sb.labels = map[string]string{}
+	}
+	if refusal := s.quotaRefusal(sb); refusal != "" {
+		apiError(w, r, http.StatusBadRequest, refusal)
+		return
 	}
 	if s.forward == nil {
 		sb.home = filepath.Join(s.dir, sb.id, "home")
@@ -263,6 +274,12 @@ func (s *Server) startSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey)
 		apiError(w, r, http.StatusConflict, "Sandbox state change in progress")
 		return
 	}
+	if sb.State != "started" {
+		if refusal := s.quotaRefusal(sb); refusal != "" {
+			apiError(w, r, http.StatusBadRequest, refusal)
+			return
+		}
+	}
 	switch sb.State {
 	case "stopped", "paused":
 		s.move(sb, "started", "starting", "started")
@@ -308,6 +325,26 @@ func (s *Server) archiveSandbox(w http.ResponseWriter, r *http.Request, _ *apiKe
 		apiError(w, r, http.StatusBadRequest, "Sandbox is not stopped")
 	default:
 		s.move(sb, "archived", "archiving", "archived")
+		writeJSON(w, http.StatusOK, s.dto(sb))
+	}
+}
+
+// recoverSandbox mends a recoverable error, as recover in Daytona's
+// apps/api/src/sandbox/services/sandbox.service.ts does: the sandbox goes
+// back to stopped, its error cleared, and is started again.
+func (s *Server) recoverSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	sb := s.sandboxOr404(w, r)
+	if sb == nil {
+		return
+	}
+	switch {
+	case !sb.recoverable:
+		apiError(w, r, http.StatusBadRequest, "Sandbox is not in a recoverable state")
+	case sb.State != "error":
+		apiError(w, r, http.StatusBadRequest, "Sandbox must be in error state to recover")
+	default:
+		sb.errorReason, sb.recoverable = "", false
+		s.move(sb, "started", "stopped", "starting", "started")
 		writeJSON(w, http.StatusOK, s.dto(sb))
 	}
 }

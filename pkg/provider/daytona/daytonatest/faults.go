@@ -17,6 +17,7 @@ const (
 	OpStopSandbox        = "stopSandbox"
 	OpArchiveSandbox     = "archiveSandbox"
 	OpDeleteSandbox      = "deleteSandbox"
+	OpRecoverSandbox     = "recoverSandbox"
 	OpUpdateLastActivity = "updateLastActivity"
 	OpGetToolboxProxyURL = "getToolboxProxyUrl"
 

@@ -81,6 +81,22 @@ func (b sandboxBox) isDir(p string) bool {
 	return false
 }
 
+// drainOutput holds a command's end until no other process in the jail
+// holds its output. The daemon answers only when its shell's output is
+// drained, so a job left in the background with the output open holds the
+// command to its timeout (cmd.Wait in Daytona's
+// apps/daemon/pkg/toolbox/process/execute.go); the jail ends with its
+// shell, so the shell waits for those holders itself. The jail's own init
+// (pid 1) is not one.
+const drainOutput = `p=$(readlink /proc/$$/fd/1)
+exec >/dev/null 2>&1
+case $p in pipe:*)
+	n=${p#pipe:?}; n=${n%?}
+	while find /proc/[0-9]*/fd -maxdepth 1 -lname "pipe:?$n?" ! -path "/proc/1/*" ! -path "/proc/$$/*" | grep -q .; do
+		sleep 0.05
+	done
+esac`
+
 // ran is how a command ended, as the daemon reports it.
 type ran struct {
 	exitCode int
@@ -99,12 +115,21 @@ func (s *Server) run(ctx context.Context, box sandboxBox, req executeRequest) ra
 	if !box.isDir(cwd) {
 		return ran{exitCode: -1, output: "fork/exec " + shell + ": no such file or directory"}
 	}
+	text := req.Command
+	if s.opts.ArgvCommands {
+		args := splitArguments(req.Command)
+		if len(args) == 0 || !startable(args[0]) {
+			// Go's exec cannot start it: the daemon answers -1 and no output.
+			return ran{exitCode: -1}
+		}
+		text = argvScript(args)
+	}
 	script, err := os.CreateTemp(scriptsHost(box), "cmd-*.sh")
 	if err != nil {
 		return ran{exitCode: -1, output: err.Error()}
 	}
 	defer os.Remove(script.Name())
-	_, werr := script.WriteString(req.Command)
+	_, werr := script.WriteString(text)
 	if cerr := script.Close(); werr != nil || cerr != nil {
 		return ran{exitCode: -1, output: fmt.Sprintf("writing the command: %v %v", werr, cerr)}
 	}
@@ -122,7 +147,8 @@ func (s *Server) run(ctx context.Context, box sandboxBox, req executeRequest) ra
 	}
 	var out lockedBuffer
 	// One stream for stdout and stderr, in the order written, as the daemon's.
-	command := fmt.Sprintf("exec 2>&1\ncd %s || exit 1\n. %s\n", quote(cwd), quote(path.Join(scriptsDir, filepath.Base(script.Name()))))
+	command := fmt.Sprintf("exec 2>&1\ncd %s || exit 1\n%s %s\ns=$?\n%s\nexit \"$s\"\n",
+		quote(cwd), shell, quote(path.Join(scriptsDir, filepath.Base(script.Name()))), drainOutput)
 	res, err := jail.Run(ctx, command, timeout, &out, &out)
 	switch {
 	case res.TimedOut:

@@ -12,6 +12,8 @@ type apiKey struct {
 	createdAt time.Time
 	expiresAt time.Time // zero: never
 	lastUsed  time.Time
+	// permissions are a scoped key's; nil is every permission.
+	permissions []string
 }
 
 func newAPIKey(value string, expiresAt time.Time) *apiKey {
@@ -23,6 +25,24 @@ func (s *Server) AddKey(key string, expiresAt time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keys[key] = newAPIKey(key, expiresAt)
+}
+
+// AddScopedKey makes the control plane accept key with only the given
+// permissions (PermWriteSandboxes, …): Daytona refuses it what they do not allow.
+func (s *Server) AddScopedKey(key string, permissions ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := newAPIKey(key, time.Time{})
+	k.permissions = append([]string{}, permissions...)
+	s.keys[key] = k
+}
+
+// permissionList is the key's permissions as Daytona lists them.
+func (k *apiKey) permissionList() []string {
+	if k.permissions == nil {
+		return []string{PermWriteSandboxes, PermDeleteSandboxes}
+	}
+	return k.permissions
 }
 
 // ExpireKey makes key expired from now on: Daytona then refuses it as it

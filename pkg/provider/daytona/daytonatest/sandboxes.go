@@ -30,6 +30,7 @@ type sandbox struct {
 	updatedAt    time.Time
 	lastActivity time.Time
 	errorReason  string
+	recoverable  bool   // an error POST /sandbox/{id}/recover can mend
 	home, tmp    string // host folders seen as WorkDir and /tmp inside
 	destroyed    bool
 }
@@ -102,8 +103,16 @@ func (s *Server) Archive(id string) error { return s.SetState(id, "archived", "a
 // Destroy destroys a sandbox now: Daytona no longer has it.
 func (s *Server) Destroy(id string) error { return s.SetState(id, "destroyed", "destroyed") }
 
-// Break puts a sandbox in the error state, with reason.
-func (s *Server) Break(id, reason string) error {
+// Break puts a sandbox in the error state, with reason: one Daytona cannot
+// recover, so it is only fit to be destroyed.
+func (s *Server) Break(id, reason string) error { return s.breakDown(id, reason, false) }
+
+// BreakRecoverable puts a sandbox in the error state, with reason, marked
+// recoverable (as Daytona marks a full disk, say): a recover mends it, its
+// files intact.
+func (s *Server) BreakRecoverable(id, reason string) error { return s.breakDown(id, reason, true) }
+
+func (s *Server) breakDown(id, reason string, recoverable bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sb := s.find(id)
@@ -111,12 +120,13 @@ func (s *Server) Break(id, reason string) error {
 		return errNoSandbox
 	}
 	sb.Set("error")
-	sb.errorReason = reason
+	sb.errorReason, sb.recoverable = reason, recoverable
 	return nil
 }
 
 // SetState shows a sandbox in any state Daytona has ("destroying",
-// "pulling_snapshot", …), staying there until the next action or knob.
+// "pulling_snapshot", "unknown", …; apps/api/src/sandbox/enums/sandbox-state.enum.ts),
+// staying there until the next action or knob.
 func (s *Server) SetState(id, state, desired string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -214,10 +224,10 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 		"public":              false,
 		"networkBlockAll":     false,
 		"target":              sb.target,
-		"cpu":                 1,
+		"cpu":                 sandboxCPU,
 		"gpu":                 0,
-		"memory":              1,
-		"disk":                3,
+		"memory":              sandboxMemory,
+		"disk":                sandboxDisk,
 		"state":               sb.State,
 		"desiredState":        sb.desired,
 		"backupState":         "None",
@@ -229,14 +239,14 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 		"createdAt":           isoTime(sb.createdAt),
 		"updatedAt":           isoTime(sb.updatedAt),
 		"lastActivityAt":      isoTime(sb.lastActivity),
-		"daemonVersion":       "v0.190.0",
+		"daemonVersion":       s.daemonVersion(),
 		"runnerId":            "runner-test",
 		"toolboxProxyUrl":     s.ToolboxProxyURL(),
 	}
 	if sb.errorReason != "" {
 		out["errorReason"] = sb.errorReason
-		out["recoverable"] = false
 	}
+	out["recoverable"] = sb.recoverable
 	return out
 }
 

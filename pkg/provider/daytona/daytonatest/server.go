@@ -2,19 +2,22 @@
 // toolbox proxy on loopback httptest servers that answer as Daytona's API,
 // proxy, runner and daemon do (status codes, both error dialects, the
 // quirks), with a toolbox that really runs commands in bubblewrap jails, or
-// forwards to a real Daytona daemon. Knobs let tests stop, archive or
-// destroy a sandbox, move the clock past auto-stop, manage API keys, count
-// calls per operation and inject faults.
+// forwards to a real Daytona daemon. Knobs let tests stop, archive, break
+// (recoverably or not) or destroy a sandbox, move the clock past auto-stop,
+// manage API keys and their permissions, set the organisation's quota or
+// suspend it, play daemons before v0.156, count calls per operation and
+// inject faults.
 //
 // Where the fake's own toolbox knowingly differs from Daytona's daemon:
 // commands run with /bin/sh (the daemon prefers zsh or bash when the image
-// has them), a command ends when its caller hangs up (the daemon runs it to
-// its timeout), a command whose top-level shell is killed by signal n
-// reports 128+n (the daemon reports -1), and a sandbox has files only in
-// WorkDir and /tmp.
+// has them), a command whose top-level shell is killed by signal n
+// reports 128+n (the daemon reports -1), jobs a command leaves running end
+// with it once nothing of theirs holds its output (in a container they go
+// on), and a sandbox has files only in WorkDir and /tmp.
 package daytonatest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -44,11 +47,18 @@ type Options struct {
 	Transition int
 	// Targets are the regions create accepts; empty means "us" and "eu".
 	Targets []string
+	// ClosedTargets are regions among Targets the organisation may not use:
+	// create refuses them with a 403.
+	ClosedTargets []string
 	// Snapshots are the snapshot names create accepts; empty accepts any.
 	Snapshots []string
 	// BareList answers GET /sandbox with a bare array, as older servers did,
 	// instead of {"items", "nextCursor"}.
 	BareList bool
+	// ArgvCommands makes the toolbox run a command as daemons before v0.156
+	// did: split into arguments at spaces outside quotes and run without a
+	// shell, so that a script of several lines gets exit -1 and no output.
+	ArgvCommands bool
 	// UploadNeedsParent makes the toolbox refuse an upload whose folder is
 	// missing, as daemons did before they made parent folders themselves.
 	UploadNeedsParent bool
@@ -71,7 +81,10 @@ type Server struct {
 	// Counter counts the calls of each operation, faulted ones included.
 	fakekit.Counter[string]
 
-	opts    Options
+	opts Options
+	// life ends with Close: commands still running then are killed.
+	life    context.Context
+	endLife context.CancelFunc
 	api     *httptest.Server
 	proxy   *httptest.Server
 	dir     string
@@ -85,7 +98,11 @@ type Server struct {
 	keys      map[string]*apiKey
 	sandboxes map[string]*sandbox
 	faults    fakekit.Faults[string, Fault]
-	executed  []Executed
+	quota     Quota
+	// suspended organisations are refused sandboxes, for suspension's reason.
+	suspended  bool
+	suspension string
+	executed   []Executed
 }
 
 // New starts a fake Daytona; Close stops it.
@@ -118,6 +135,7 @@ func New(opts Options) (*Server, error) {
 	for _, k := range keys {
 		s.keys[k] = newAPIKey(k, time.Time{})
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	// Latency comes before s.mu is taken, so that calls in flight overlap
 	// as they would over a network.
 	s.api = httptest.NewServer(fakekit.Latency(opts.Latency, http.HandlerFunc(s.serveControlPlane)))
@@ -139,6 +157,7 @@ func Start(t testing.TB, opts Options) *Server {
 
 // Close stops the servers and removes the files the fake made.
 func (s *Server) Close() {
+	s.endLife()
 	s.api.Close()
 	s.proxy.Close()
 	if s.forwardTransport != nil {

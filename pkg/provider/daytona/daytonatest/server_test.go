@@ -2,9 +2,12 @@ package daytonatest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -263,4 +266,68 @@ func TestUploadMakesParents(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+// The daemon answers when its output is drained: a job left in the
+// background with the output open holds the command to its timeout; one
+// with its output elsewhere does not.
+func TestExecuteWaitsForTheOutputsHolders(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{})
+	id := create(t, fake)["id"].(string)
+	exec := fake.ToolboxProxyURL() + "/" + id + "/process/execute"
+
+	begun := time.Now()
+	status, _, _ := call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"sleep 30 & echo started","timeout":2}`)
+	assert.Equal(t, http.StatusRequestTimeout, status, "the job holds the output")
+	assert.GreaterOrEqual(t, time.Since(begun), 2*time.Second)
+
+	begun = time.Now()
+	status, _, body := call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"sleep 30 >/dev/null 2>&1 & echo started","timeout":10}`)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "started\n", decode(t, body)["result"])
+	assert.Less(t, time.Since(begun), 5*time.Second, "a job with its output elsewhere does not hold the command")
+}
+
+// Daemons before v0.156 split a command into arguments and run it without
+// a shell: a script of several lines does not start.
+func TestArgvCommandsRunWithoutAShell(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{ArgvCommands: true})
+	id := create(t, fake)["id"].(string)
+	exec := fake.ToolboxProxyURL() + "/" + id + "/process/execute"
+
+	status, _, body := call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"sh -c \"echo 'hi there' | tr a-z A-Z\"","timeout":10}`)
+	require.Equal(t, http.StatusOK, status)
+	res := decode(t, body)
+	assert.EqualValues(t, 0, res["exitCode"])
+	assert.Equal(t, "HI THERE\n", res["result"])
+
+	status, _, body = call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"echo one\necho two","timeout":10}`)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "one\necho two\n", decode(t, body)["result"], "a line break is part of an argument")
+
+	status, _, body = call(t, "POST", exec, daytonatest.DefaultKey, `{"command":"x=1\necho $x","timeout":10}`)
+	require.Equal(t, http.StatusOK, status)
+	res = decode(t, body)
+	assert.EqualValues(t, -1, res["exitCode"], "no program is called x=1\\necho")
+	assert.Equal(t, "", res["result"])
+}
+
+// The daemon runs a command to its end though its caller hangs up.
+func TestExecuteOutlivesItsCaller(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{})
+	id := create(t, fake)["id"].(string)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", fake.ToolboxProxyURL()+"/"+id+"/process/execute",
+		strings.NewReader(`{"command":"sleep 1; touch later","timeout":10}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+daytonatest.DefaultKey)
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	_, err = client.Do(req)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(fake.HomeDir(id), "later"))
+		return err == nil
+	}, 5*time.Second, 50*time.Millisecond, "the command went on")
 }

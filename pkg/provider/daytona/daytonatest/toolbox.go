@@ -19,7 +19,7 @@ func (s *Server) serveToolbox(w http.ResponseWriter, r *http.Request, op, sub st
 	case OpGetWorkDir, OpGetUserHomeDir:
 		writeJSON(w, http.StatusOK, map[string]string{"dir": WorkDir})
 	case OpGetVersion:
-		writeJSON(w, http.StatusOK, map[string]string{"version": "v0.190.0"})
+		writeJSON(w, http.StatusOK, map[string]string{"version": s.daemonVersion()})
 	case OpExecuteCommand:
 		s.executeCommand(w, r, box)
 	case OpListFiles:
@@ -54,7 +54,7 @@ type executeRequest struct {
 var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // executeCommand runs the command to its end and answers with its exit code
-// and its stdout and stderr mixed. A non-zero exit is a 200; a command that
+// and its stdout and stderr mixed, whether the caller still waits or not. A non-zero exit is a 200; a command that
 // runs out of time is killed and answered with a 408 and none of its output.
 func (s *Server) executeCommand(w http.ResponseWriter, r *http.Request, box sandboxBox) {
 	var req executeRequest
@@ -74,7 +74,10 @@ func (s *Server) executeCommand(w http.ResponseWriter, r *http.Request, box sand
 		}
 	}
 	s.recordExecute(box.id, req)
-	res := s.run(r.Context(), box, req)
+	// The daemon's command is not tied to the call: it runs to its end or
+	// its timeout though the caller hangs up (exec.Command without a
+	// context in apps/daemon/pkg/toolbox/process/execute.go).
+	res := s.run(s.life, box, req)
 	switch {
 	case res.timedOut:
 		toolboxError(w, r, path, http.StatusRequestTimeout, "request timeout: command execution timeout")

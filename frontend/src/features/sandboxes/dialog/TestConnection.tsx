@@ -7,6 +7,7 @@ const reasonLabels: Record<string, string> = {
   network: "Network",
   auth: "Credentials",
   config: "Configuration",
+  quota: "Account limits",
   provider: "Provider",
 };
 
