@@ -49,6 +49,9 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 			fakekit.Drop(w) // the container is not there, or not yet
 			return
 		}
+		if !sb.holdWhilePaused(r.Context()) {
+			return // a frozen container never answered
+		}
 		if r.Header.Get(apiKeyHeader) != "" {
 			s.sawAPIKey.Store(true)
 		}

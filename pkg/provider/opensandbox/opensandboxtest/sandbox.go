@@ -30,7 +30,9 @@ type sandbox struct {
 	stopOnce   sync.Once
 
 	mu          sync.Mutex
-	expiresAt   time.Time // zero: it never expires
+	expiresAt   time.Time     // zero: it never expires
+	phase       phase         // set by a test; zero: Pending, then Running
+	resumed     chan struct{} // closed when a paused container resumes
 	running     map[string]context.CancelFunc
 	interrupted map[string]bool
 }
@@ -66,6 +68,9 @@ func newSandbox(s *Server, id string, req CreateRequest, now time.Time, neverRea
 
 // state is the sandbox's lifecycle status now.
 func (sb *sandbox) state(now time.Time) apiStatus {
+	if p := sb.currentPhase(); p.state != "" {
+		return apiStatus{State: p.state, Reason: p.reason, Message: p.message, LastTransitionAt: apiTime(p.at)}
+	}
 	if sb.neverReady || now.Before(sb.runningAt) {
 		return apiStatus{State: "Pending", Reason: "SANDBOX_SCHEDULED", Message: "Sandbox is being provisioned.",
 			LastTransitionAt: apiTime(sb.createdAt)}

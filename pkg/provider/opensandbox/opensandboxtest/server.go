@@ -60,6 +60,8 @@ const (
 	OpDelete   Op = "delete"
 	OpRenew    Op = "renew"
 	OpEndpoint Op = "endpoint"
+	OpPause    Op = "pause"
+	OpResume   Op = "resume"
 )
 
 // The execd operations.

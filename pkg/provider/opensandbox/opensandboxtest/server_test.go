@@ -217,3 +217,38 @@ func TestExecdAnswersAsExecd(t *testing.T) {
 	assert.Equal(t, 401, status)
 	assert.Equal(t, 3, fake.Calls(opensandboxtest.OpPing))
 }
+
+// Pause and resume answer 202, or 409 from a state they do not apply to;
+// get and renew answer for a paused or exited sandbox as for any other.
+func TestStatesAnswerAsTheServer(t *testing.T) {
+	fake := opensandboxtest.New(t, opensandboxtest.Options{APIKey: key})
+	status, created, _ := call(t, "POST", fake.URL+"/v1/sandboxes", validCreate, withKey)
+	require.Equal(t, 202, status)
+	sandbox := fake.URL + "/v1/sandboxes/" + created["id"].(string)
+	state := func() string {
+		_, got, _ := call(t, "GET", sandbox, "", withKey)
+		return got["status"].(map[string]any)["state"].(string)
+	}
+
+	status, _, raw := call(t, "POST", sandbox+"/resume", "", withKey)
+	assert.Equal(t, 409, status)
+	assert.Contains(t, raw, "DOCKER::SANDBOX_NOT_PAUSED")
+	status, _, _ = call(t, "POST", sandbox+"/pause", "", withKey)
+	assert.Equal(t, 202, status)
+	assert.Equal(t, "Paused", state())
+	status, _, raw = call(t, "POST", sandbox+"/pause", "", withKey)
+	assert.Equal(t, 409, status)
+	assert.Contains(t, raw, "DOCKER::SANDBOX_NOT_RUNNING")
+	status, _, _ = call(t, "POST", sandbox+"/resume", "", withKey)
+	assert.Equal(t, 202, status)
+	assert.Equal(t, "Running", state())
+
+	fake.SetState(created["id"].(string), opensandboxtest.Failed)
+	assert.Equal(t, "Failed", state())
+	renewal := `{"expiresAt":"` + time.Now().Add(time.Hour).UTC().Format(time.RFC3339) + `"}`
+	status, _, _ = call(t, "POST", sandbox+"/renew-expiration", renewal, withKey)
+	assert.Equal(t, 200, status, "the server renews an exited sandbox")
+	status, _, raw = call(t, "GET", sandbox+"/proxy/44772/ping", "", nil)
+	assert.Equal(t, 500, status)
+	assert.Contains(t, raw, "DOCKER::NETWORK_MODE_ENDPOINT_UNAVAILABLE")
+}
