@@ -16,7 +16,7 @@ func (c *client) execd(t execdTarget, op, method, path string, query url.Values)
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	r := request{Call: provider.Call{Op: op, Method: method, URL: u, Header: make(http.Header, len(t.Headers)+1)}, api: c.execdCaller}
+	r := request{Call: provider.Call{Op: op, Method: method, URL: u, Header: make(http.Header, len(t.Headers)+1)}, api: c.execdCaller, execd: t.BaseURL}
 	for k, v := range t.Headers {
 		r.Header.Set(k, v)
 	}

@@ -203,25 +203,6 @@ func (c *client) endpoint(ctx context.Context, id string) (execdTarget, error) {
 	return t, nil
 }
 
-// Reconnect renews the instance's lease: that one call is the whole warm
-// reconnect, as State already says where its execd is.
-func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
-	if err := c.renew(ctx, "reconnect", inst.ID); err != nil {
-		return provider.Instance{}, err
-	}
-	if _, err := decodeTarget(inst.State); err != nil {
-		t, err := c.endpoint(ctx, inst.ID) // an instance saved without its endpoint
-		if err != nil {
-			return provider.Instance{}, err
-		}
-		inst.State = t.encode()
-	}
-	if inst.WorkDir == "" {
-		inst.WorkDir = workDir
-	}
-	return inst, nil
-}
-
 // KeepAlive renews the instance's lease.
 func (c *client) KeepAlive(ctx context.Context, inst provider.Instance) error {
 	return c.renew(ctx, "keep alive", inst.ID)
