@@ -54,6 +54,7 @@ func TestFaultServerDown(t *testing.T) {
 func TestFaultServerError(t *testing.T) {
 	fake, client := setup(t, opensandboxtest.Options{})
 	inst := create(t, client)
+	require.NoError(t, client.WriteFile(context.Background(), inst, "/workspace/x", []byte("x")))
 	fake.Inject(opensandboxtest.OpList, opensandboxtest.Fault{Status: 500, Code: "DOCKER::SANDBOX_QUERY_FAILED",
 		Message: "Failed to query sandbox containers: docker daemon is gone"})
 	fake.Inject(opensandboxtest.OpGet, opensandboxtest.Fault{Status: 503})
@@ -169,6 +170,7 @@ func TestFaultSlowServerBeyondTheTimeout(t *testing.T) {
 	fake := opensandboxtest.New(t, opensandboxtest.Options{})
 	client := openClient(t, opensandbox.Kind{ReadyTimeout: 10 * time.Second, RequestTimeout: 300 * time.Millisecond}, fake.URL, "")
 	inst := create(t, client)
+	require.NoError(t, client.WriteFile(context.Background(), inst, "/workspace/x", []byte("x")))
 	for _, op := range []opensandboxtest.Op{opensandboxtest.OpList, opensandboxtest.OpGet, opensandboxtest.OpDownload} {
 		fake.Inject(op, opensandboxtest.Fault{Delay: time.Minute})
 	}

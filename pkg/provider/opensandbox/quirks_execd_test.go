@@ -207,3 +207,18 @@ func TestQuirkExecdExpandsDollarInPaths(t *testing.T) {
 	assert.ErrorIs(t, err, provider.ErrFailed)
 	assert.Zero(t, fake.TotalCalls(), "nothing was sent")
 }
+
+// A directory's download answers a length and no body on overlay
+// filesystems: reading one is told by stat, before any download, in the
+// words the run service turns into "is a directory".
+func TestQuirkReadingADirectory(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{})
+	inst := create(t, client)
+	run(t, client, inst, "mkdir -p made")
+
+	fake.ResetCalls()
+	_, err := providertest.ReadAll(context.Background(), client, inst, "made")
+	require.ErrorIs(t, err, provider.ErrFailed)
+	assert.Equal(t, "/workspace/made is a directory", providerMessage(t, err))
+	assert.Zero(t, fake.Calls(opensandboxtest.OpDownload))
+}
