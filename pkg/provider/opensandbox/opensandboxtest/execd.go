@@ -56,7 +56,7 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 			s.sawAPIKey.Store(true)
 		}
 		switch {
-		case r.Header.Get(execdTokenHeader) != sb.token:
+		case s.opts.ExecdAccessToken != "" && r.Header.Get(execdTokenHeader) != s.opts.ExecdAccessToken:
 			execdJSON(w, http.StatusUnauthorized, map[string]string{
 				"error": "Unauthorized: invalid or missing header " + execdTokenHeader})
 		case proxied && port == "":

@@ -352,7 +352,11 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request, _ Fault) {
 	default:
 		endpoint = strings.TrimPrefix(sb.execd.URL, "http://")
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"endpoint": endpoint, "headers": map[string]string{execdTokenHeader: sb.token}})
+	answer := map[string]any{"endpoint": endpoint}
+	if len(s.opts.EndpointHeaders) > 0 {
+		answer["headers"] = s.opts.EndpointHeaders
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // parseBool reads a boolean as FastAPI does.

@@ -22,7 +22,6 @@ type sandbox struct {
 	neverReady bool      // it stays Pending for ever
 	execdAt    time.Time // when its execd starts answering
 	root       string    // the host folder that is its "/"
-	token      string    // its execd's access token
 	uid, gid   int       // who its commands run as, and so who owns its files
 	execd      *httptest.Server
 	ctx        context.Context // ends with the sandbox, killing its commands
@@ -55,7 +54,6 @@ func newSandbox(s *Server, id string, req CreateRequest, now time.Time, neverRea
 		runningAt:  now.Add(s.opts.PendingFor),
 		neverReady: neverReady,
 		root:       root,
-		token:      randomHex(16),
 	}
 	sb.execdAt = sb.runningAt.Add(s.opts.ExecdStartDelay)
 	if req.Timeout != nil {
