@@ -22,9 +22,17 @@ func (c *client) execd(t execdTarget, op, method, path string, query url.Values)
 	}
 	if t.Proxied && c.apiKey != "" {
 		r.Header.Set(apiKeyHeader, c.apiKey)
+		// The server names no execd token: behind its proxy the API key is
+		// execd's token, as the official SDKs send it.
+		if r.Header.Get(execdTokenHeader) == "" {
+			r.Header.Set(execdTokenHeader, c.apiKey)
+		}
 	}
 	return r
 }
+
+// execdTokenHeader carries execd's access token.
+const execdTokenHeader = "X-EXECD-ACCESS-TOKEN"
 
 // target reads the instance's execd endpoint from its State.
 func target(inst provider.Instance, op string) (execdTarget, error) {

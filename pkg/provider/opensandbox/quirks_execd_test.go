@@ -36,10 +36,10 @@ func TestQuirkEndpointWithoutSchemeWithPath(t *testing.T) {
 // The endpoint's headers (an access token) go with every execd call; they
 // are kept in State, and an execd that does not get them refuses the call.
 func TestQuirkEndpointHeadersOnEveryExecdCall(t *testing.T) {
-	fake, client := setup(t, opensandboxtest.Options{}, direct)
+	_, client := setup(t, opensandboxtest.Options{ExecdAccessToken: "execd-token",
+		EndpointHeaders: map[string]string{"X-EXECD-ACCESS-TOKEN": "execd-token"}}, direct)
 	inst := create(t, client)
-	sb, _ := fake.Sandbox(inst.ID)
-	assert.Contains(t, string(inst.State), sb.ExecdHeaders["X-EXECD-ACCESS-TOKEN"], "State keeps the headers")
+	assert.Contains(t, string(inst.State), "execd-token", "State keeps the headers")
 
 	var state map[string]any
 	require.NoError(t, json.Unmarshal(inst.State, &state))
@@ -221,4 +221,21 @@ func TestQuirkReadingADirectory(t *testing.T) {
 	require.ErrorIs(t, err, provider.ErrFailed)
 	assert.Equal(t, "/workspace/made is a directory", providerMessage(t, err))
 	assert.Zero(t, fake.Calls(opensandboxtest.OpDownload))
+}
+
+// The server names no execd token. Behind its proxy the API key is sent as
+// execd's token, as the official Go SDK does (sdks/sandbox/go/sandbox.go,
+// resolveExecd), so an execd started with the API key as its token
+// answers; a container's own port never gets the key.
+func TestQuirkAPIKeyIsExecdTokenBehindTheProxy(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{ExecdAccessToken: testKey})
+	inst := create(t, client)
+	assert.NotContains(t, string(inst.State), testKey, "the key is not kept in State")
+	assert.Equal(t, "hi\n", run(t, client, inst, "echo hi").Output)
+	assert.False(t, fake.ExecdSawAPIKey(), "the proxy strips the key's own header")
+
+	directly := openClient(t, testKind, fake.URL, testKey, direct)
+	_, err := directly.Create(context.Background(), provider.Labels{})
+	require.ErrorIs(t, err, provider.ErrUnauthorized)
+	assert.Equal(t, "Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN", providerMessage(t, err))
 }
