@@ -47,9 +47,8 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 	req := createRequest{
 		Image: imageSpec{URI: c.cfg.DefaultImage},
 		// The entrypoint only keeps the container alive: execd, injected beside it, does the work.
-		Entrypoint: []string{"tail", "-f", "/dev/null"},
-		// The API requires limits; one CPU and 2 GiB per sandbox.
-		ResourceLimits: map[string]string{"cpu": "1", "memory": "2Gi"},
+		Entrypoint:     []string{"tail", "-f", "/dev/null"},
+		ResourceLimits: c.cfg.resourceLimits(),
 		Timeout:        int(lease / time.Second),
 		Env:            map[string]string{"PYTHONUNBUFFERED": "1"}, // so Python output streams as it is printed
 		Metadata:       metadata(labels),
