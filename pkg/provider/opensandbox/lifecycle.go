@@ -219,6 +219,9 @@ func (c *client) Persist(context.Context, provider.Instance) error { return nil 
 
 // Destroy deletes the instance; one already gone is fine.
 func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
+	if t, err := decodeTarget(inst.State); err == nil {
+		c.execdFailed.Delete(t.BaseURL)
+	}
 	return c.destroy(ctx, inst.ID)
 }
 

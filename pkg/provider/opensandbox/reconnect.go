@@ -132,8 +132,11 @@ func (c *client) checkExecd(ctx context.Context, id string, t execdTarget) (exec
 		return t, nil
 	}
 	silence := c.ping(ctx, t)
-	if silence == nil {
+	switch {
+	case silence == nil:
 		return t, nil
+	case errors.Is(silence, provider.ErrUnauthorized):
+		return t, silence // execd is there, refusing the headers: not a reason to destroy it
 	}
 	if !t.Proxied {
 		if moved, err := c.endpoint(ctx, id); err == nil && moved.BaseURL != t.BaseURL && c.ping(ctx, moved) == nil {

@@ -2,6 +2,7 @@ package opensandbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -108,4 +109,21 @@ func TestStateReconnectRenewsASpentLease(t *testing.T) {
 	sb, ok := fake.Sandbox(inst.ID)
 	require.True(t, ok)
 	assert.WithinDuration(t, time.Now().Add(30*time.Minute), sb.ExpiresAt, time.Minute)
+}
+
+// An execd that refuses the headers is there: the sandbox is not given up.
+func TestStateExecdRefusingIsNotGone(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{ExecdAccessToken: testKey})
+	inst := create(t, client)
+	var state map[string]any
+	require.NoError(t, json.Unmarshal(inst.State, &state))
+	state["headers"] = map[string]string{"X-EXECD-ACCESS-TOKEN": "stale"}
+	stale := inst
+	stale.State, _ = json.Marshal(state)
+	_, err := client.Execute(context.Background(), stale, provider.ExecRequest{Command: "true", Timeout: 5 * time.Second})
+	require.ErrorIs(t, err, provider.ErrUnauthorized)
+
+	_, err = client.Reconnect(context.Background(), stale)
+	require.ErrorIs(t, err, provider.ErrUnauthorized)
+	assert.Equal(t, []string{inst.ID}, fake.Sandboxes(), "the sandbox is kept")
 }
