@@ -52,7 +52,7 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 		if !sb.holdWhilePaused(r.Context()) {
 			return // a frozen container never answered
 		}
-		if r.Header.Get(apiKeyHeader) != "" {
+		if s.carriesAPIKey(r.Header) {
 			s.sawAPIKey.Store(true)
 		}
 		switch {
@@ -102,4 +102,20 @@ func routeNotFound(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(http.StatusNotFound)
 	_, _ = w.Write([]byte("404 page not found"))
+}
+
+// carriesAPIKey says whether a call to an execd carries the controller's
+// API key, in its own header or as the value of any other.
+func (s *Server) carriesAPIKey(h http.Header) bool {
+	if h.Get(apiKeyHeader) != "" {
+		return true
+	}
+	for _, values := range h {
+		for _, v := range values {
+			if s.opts.APIKey != "" && v == s.opts.APIKey {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -176,8 +176,9 @@ func (s *Server) Close() {
 func (s *Server) Down() { s.Close() }
 
 // ExecdSawAPIKey says whether a call reached an execd with the controller's
-// API key on it: the server proxy strips it, so only a client sending it
-// straight to a sandbox would hand it over.
+// API key on it, in any header: the server proxy strips the key's own
+// header, so only a client sending it straight to a sandbox, or under
+// another name, would hand it over.
 func (s *Server) ExecdSawAPIKey() bool { return s.sawAPIKey.Load() }
 
 // Inject makes op misbehave as f says, until ClearFaults.
