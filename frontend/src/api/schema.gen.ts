@@ -3936,6 +3936,12 @@ export interface components {
              */
             default_packages: string[];
             /**
+             * API key is execd's token
+             * @description Through the server proxy, send the API key as execd's access token, for a controller whose execd is started with it (EXECD_ACCESS_TOKEN). The key then reaches every sandbox, where its code could read it: leave off unless execd requires it.
+             * @default false
+             */
+            execd_token_is_api_key: boolean;
+            /**
              * GPUs
              * @description GPUs given to each sandbox; 0 for none. The controller's hosts must have them (NVIDIA's container toolkit on Docker).
              * @default 0

@@ -14,6 +14,9 @@ type Config struct {
 	CPU            string   `json:"cpu" title:"CPU" doc:"CPU cores each sandbox may use, as Kubernetes writes them: 1, 2, 0.5 or 500m."`
 	Memory         string   `json:"memory" title:"Memory" doc:"Memory each sandbox may use, as Kubernetes writes it: 2Gi, 512Mi or 4G; at least 64Mi."`
 	GPU            int      `json:"gpu" validate:"min=0,max=64" title:"GPUs" doc:"GPUs given to each sandbox; 0 for none. The controller's hosts must have them (NVIDIA's container toolkit on Docker)."`
+	// ExecdTokenIsAPIKey is off by default: execd runs inside the sandbox,
+	// where the sandbox's own code could catch whatever reaches it.
+	ExecdTokenIsAPIKey bool `json:"execd_token_is_api_key" title:"API key is execd's token" doc:"Through the server proxy, send the API key as execd's access token, for a controller whose execd is started with it (EXECD_ACCESS_TOKEN). The key then reaches every sandbox, where its code could read it: leave off unless execd requires it."`
 	provider.Common
 }
 

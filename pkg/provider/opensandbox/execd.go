@@ -21,10 +21,11 @@ func (c *client) execd(t execdTarget, op, method, path string, query url.Values)
 		r.Header.Set(k, v)
 	}
 	if t.Proxied && c.apiKey != "" {
-		r.Header.Set(apiKeyHeader, c.apiKey)
-		// The server names no execd token: behind its proxy the API key is
-		// execd's token, as the official SDKs send it.
-		if r.Header.Get(execdTokenHeader) == "" {
+		r.Header.Set(apiKeyHeader, c.apiKey) // the proxy strips it before execd
+		// The server names no execd token. The official SDKs send the API
+		// key as one behind the proxy, which hands it to the sandbox: only
+		// when the settings say execd was started with it.
+		if c.cfg.ExecdTokenIsAPIKey && r.Header.Get(execdTokenHeader) == "" {
 			r.Header.Set(execdTokenHeader, c.apiKey)
 		}
 	}

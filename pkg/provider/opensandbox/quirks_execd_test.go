@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
@@ -223,19 +224,26 @@ func TestQuirkReadingADirectory(t *testing.T) {
 	assert.Zero(t, fake.Calls(opensandboxtest.OpDownload))
 }
 
-// The server names no execd token. Behind its proxy the API key is sent as
-// execd's token, as the official Go SDK does (sdks/sandbox/go/sandbox.go,
-// resolveExecd), so an execd started with the API key as its token
-// answers; a container's own port never gets the key.
-func TestQuirkAPIKeyIsExecdTokenBehindTheProxy(t *testing.T) {
+// The server names no execd token. The official Go SDK sends the API key
+// as one behind the proxy (sdks/sandbox/go/sandbox.go, resolveExecd); that
+// hands the key to the sandbox, whose code could catch it, so the client
+// does so only when the settings say execd was started with the key, and
+// never to a container's own port.
+func TestQuirkAPIKeyIsExecdTokenOnlyWhenSaid(t *testing.T) {
 	fake, client := setup(t, opensandboxtest.Options{ExecdAccessToken: testKey})
+	_, err := client.Create(context.Background(), provider.Labels{})
+	require.ErrorIs(t, err, provider.ErrUnauthorized, "by default the key stays out of the sandbox")
+	assert.Equal(t, "Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN", providerMessage(t, err))
+	assert.False(t, fake.ExecdSawAPIKey())
+
+	said := func(c *opensandbox.Config) { c.ExecdTokenIsAPIKey = true }
+	client = openClient(t, testKind, fake.URL, testKey, said)
 	inst := create(t, client)
 	assert.NotContains(t, string(inst.State), testKey, "the key is not kept in State")
 	assert.Equal(t, "hi\n", run(t, client, inst, "echo hi").Output)
-	assert.False(t, fake.ExecdSawAPIKey(), "the proxy strips the key's own header")
+	assert.True(t, fake.ExecdSawAPIKey())
 
-	directly := openClient(t, testKind, fake.URL, testKey, direct)
-	_, err := directly.Create(context.Background(), provider.Labels{})
-	require.ErrorIs(t, err, provider.ErrUnauthorized)
-	assert.Equal(t, "Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN", providerMessage(t, err))
+	directly := openClient(t, testKind, fake.URL, testKey, said, direct)
+	_, err = directly.Create(context.Background(), provider.Labels{})
+	require.ErrorIs(t, err, provider.ErrUnauthorized, "a container's own port never gets the key")
 }

@@ -113,7 +113,8 @@ func TestStateReconnectRenewsASpentLease(t *testing.T) {
 
 // An execd that refuses the headers is there: the sandbox is not given up.
 func TestStateExecdRefusingIsNotGone(t *testing.T) {
-	fake, client := setup(t, opensandboxtest.Options{ExecdAccessToken: testKey})
+	fake, client := setup(t, opensandboxtest.Options{ExecdAccessToken: "execd-token",
+		EndpointHeaders: map[string]string{"X-EXECD-ACCESS-TOKEN": "execd-token"}})
 	inst := create(t, client)
 	var state map[string]any
 	require.NoError(t, json.Unmarshal(inst.State, &state))
