@@ -33,7 +33,8 @@ func TestRegisterEachProviderWithDefaults(t *testing.T) {
 		assert.Equal(t, "http://sandbox.internal:8083", os["url"], "host:port means http")
 		assert.Equal(t, true, os["has_secret"])
 		assert.Equal(t, map[string]any{"default_image": "python:3.12-slim", "volume_mounts": []any{"/srv/data:/data:ro"},
-			"use_server_proxy": true, "default_packages": []any{"pandas==2.2.*"}, "timeout": float64(1800)}, os["config"])
+			"use_server_proxy": true, "cpu": "1", "memory": "2Gi", "gpu": float64(0), "execd_token_is_api_key": false,
+			"default_packages": []any{"pandas==2.2.*"}, "timeout": float64(1800)}, os["config"])
 		assert.Equal(t, "unknown", os["health"].(map[string]any)["status"])
 
 		dt := e.createSandbox(validSandboxes["daytona"])

@@ -121,18 +121,33 @@ func TestOpenSandboxThreadLifecycle(t *testing.T) {
 	require.True(t, ok)
 	expiry := sb.ExpiresAt
 
-	time.Sleep(1100 * time.Millisecond) // the renewal sets the expiry to now + 30 min: make now later
 	fake.ResetCalls()
 	status, warm := startRun(t, srv, agent, "t1")
 	require.Equal(t, 201, status, "%v", warm)
-	assert.Equal(t, 1, fake.TotalCalls(), "a warm run is one provider call, the renewal")
-	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpRenew))
+	assert.Equal(t, 1, fake.TotalCalls(), "a warm run is one provider call, the look at the sandbox's state")
+	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpGet))
 	sb, _ = fake.Sandbox(id)
-	assert.True(t, sb.ExpiresAt.After(expiry), "each run renews the TTL")
+	assert.Equal(t, expiry, sb.ExpiresAt, "a fresh lease is left as it is")
+
+	fake.SetExpiry(id, time.Now().Add(10*time.Minute))
+	fake.ResetCalls()
+	status, warm = startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", warm)
+	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpRenew), "a run renews a lease partly spent")
+	sb, _ = fake.Sandbox(id)
 	assert.WithinDuration(t, time.Now().Add(30*time.Minute), sb.ExpiresAt, time.Minute, "to thirty minutes from now")
 
-	fake.Expire(id)
+	fake.SetState(id, opensandboxtest.Failed) // the controller keeps a container that exited
 	status, replaced := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", replaced)
+	assert.Equal(t, true, replaced["sandbox"].(map[string]any)["replaced"])
+	assert.Contains(t, replaced["notice"], "no longer existed")
+	_, kept := fake.Sandbox(id)
+	assert.False(t, kept, "the dead sandbox is destroyed")
+
+	id = replaced["sandbox"].(map[string]any)["instance_id"].(string)
+	fake.Expire(id)
+	status, replaced = startRun(t, srv, agent, "t1")
 	require.Equal(t, 201, status, "%v", replaced)
 	assert.Equal(t, true, replaced["sandbox"].(map[string]any)["replaced"])
 	assert.Contains(t, replaced["notice"], "no longer existed")

@@ -3917,6 +3917,12 @@ export interface components {
         /** OpenSandbox settings */
         OpenSandboxConfig: {
             /**
+             * CPU
+             * @description CPU cores each sandbox may use, as Kubernetes writes them: 1, 2, 0.5 or 500m.
+             * @default 1
+             */
+            cpu: string;
+            /**
              * Default image
              * Format: image-ref
              * @description Image every sandbox starts from; one with your libraries pre-installed starts faster.
@@ -3929,6 +3935,24 @@ export interface components {
              * @default []
              */
             default_packages: string[];
+            /**
+             * API key is execd's token
+             * @description Through the server proxy, send the API key as execd's access token, for a controller whose execd is started with it (EXECD_ACCESS_TOKEN). The key then reaches every sandbox, where its code could read it: leave off unless execd requires it.
+             * @default false
+             */
+            execd_token_is_api_key: boolean;
+            /**
+             * GPUs
+             * @description GPUs given to each sandbox; 0 for none. The controller's hosts must have them (NVIDIA's container toolkit on Docker).
+             * @default 0
+             */
+            gpu: number;
+            /**
+             * Memory
+             * @description Memory each sandbox may use, as Kubernetes writes it: 2Gi, 512Mi or 4G; at least 64Mi.
+             * @default 2Gi
+             */
+            memory: string;
             /**
              * Timeout (seconds)
              * @description Longest a command may run.

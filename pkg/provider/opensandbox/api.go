@@ -34,6 +34,8 @@ type sandbox struct {
 	ID       string            `json:"id"`
 	Status   sandboxStatus     `json:"status"`
 	Metadata map[string]string `json:"metadata"`
+	// ExpiresAt is nil for a sandbox that never expires.
+	ExpiresAt *time.Time `json:"expiresAt"`
 }
 
 type sandboxStatus struct {
@@ -59,11 +61,13 @@ type endpointAnswer struct {
 	Headers  map[string]string `json:"headers"`
 }
 
-// The states of a sandbox that matter here.
+// The states of a sandbox that matter here (the server's schema.py lists
+// them; the Docker runtime adds Unknown, the Kubernetes one Allocated).
 const (
-	statePending    = "Pending"
 	stateRunning    = "Running"
+	statePaused     = "Paused"
 	stateFailed     = "Failed"
 	stateStopping   = "Stopping"
 	stateTerminated = "Terminated"
+	stateUnknown    = "Unknown"
 )

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -34,6 +36,9 @@ type client struct {
 	// a caller of its own.
 	lifecycleCaller, execdCaller *provider.Caller
 	readyTimeout, requestTimeout time.Duration
+	// execdFailed holds the execds (by base URL) a call to which failed
+	// since the last reconnect: the next one asks whether they are there.
+	execdFailed sync.Map
 }
 
 func newClient(k Kind, s provider.Settings) (*client, error) {
@@ -87,7 +92,8 @@ func orDefault(d, def time.Duration) time.Duration {
 // that speaks its dialect.
 type request struct {
 	provider.Call
-	api *provider.Caller
+	api   *provider.Caller
+	execd string // the base URL of the execd called, if one is
 }
 
 // jsonBody encodes v as a request body.
@@ -115,16 +121,29 @@ func (c *client) send(ctx context.Context, r request) (io.ReadCloser, error) {
 	r.Stream = true
 	a, err := r.api.Send(ctx, r.Call)
 	if err != nil {
+		c.noteFailure(ctx, r, err)
 		return nil, err
 	}
 	return a.Stream, nil
+}
+
+// noteFailure remembers an execd that failed a call, unless the caller
+// left or the failure is execd's own answer about a missing file.
+func (c *client) noteFailure(ctx context.Context, r request, err error) {
+	if r.execd != "" && ctx.Err() == nil && !errors.Is(err, provider.ErrNotFound) {
+		c.execdFailed.Store(r.execd, struct{}{})
+	}
 }
 
 // do performs r within the request timeout and decodes its JSON answer
 // into out, when out is not nil.
 func (c *client) do(ctx context.Context, r request, out any) error {
 	r.Timeout = orDefault(r.Timeout, c.requestTimeout)
-	return r.api.JSON(ctx, r.Call, out)
+	err := r.api.JSON(ctx, r.Call, out)
+	if err != nil {
+		c.noteFailure(ctx, r, err)
+	}
+	return err
 }
 
 // open performs r within the request timeout and returns its body to read

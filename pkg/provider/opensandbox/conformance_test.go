@@ -30,3 +30,14 @@ func TestConformanceKubernetesLikeController(t *testing.T) {
 	_, client := setup(t, opensandboxtest.Options{PendingFor: 300 * time.Millisecond, ExecdStartDelay: 300 * time.Millisecond})
 	providertest.Run(t, client)
 }
+
+func TestConformanceStates(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{})
+	providertest.RunStates(t, client, fakeStates{fake})
+}
+
+// fakeStates puts the fake's containers in the states of the real ones.
+type fakeStates struct{ *opensandboxtest.Server }
+
+func (f fakeStates) Pause(_ *testing.T, id string) { f.SetState(id, opensandboxtest.Paused) }
+func (f fakeStates) Exit(_ *testing.T, id string)  { f.SetState(id, opensandboxtest.Failed) }

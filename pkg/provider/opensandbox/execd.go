@@ -16,15 +16,24 @@ func (c *client) execd(t execdTarget, op, method, path string, query url.Values)
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	r := request{Call: provider.Call{Op: op, Method: method, URL: u, Header: make(http.Header, len(t.Headers)+1)}, api: c.execdCaller}
+	r := request{Call: provider.Call{Op: op, Method: method, URL: u, Header: make(http.Header, len(t.Headers)+1)}, api: c.execdCaller, execd: t.BaseURL}
 	for k, v := range t.Headers {
 		r.Header.Set(k, v)
 	}
 	if t.Proxied && c.apiKey != "" {
-		r.Header.Set(apiKeyHeader, c.apiKey)
+		r.Header.Set(apiKeyHeader, c.apiKey) // the proxy strips it before execd
+		// The server names no execd token. The official SDKs send the API
+		// key as one behind the proxy, which hands it to the sandbox: only
+		// when the settings say execd was started with it.
+		if c.cfg.ExecdTokenIsAPIKey && r.Header.Get(execdTokenHeader) == "" {
+			r.Header.Set(execdTokenHeader, c.apiKey)
+		}
 	}
 	return r
 }
+
+// execdTokenHeader carries execd's access token.
+const execdTokenHeader = "X-EXECD-ACCESS-TOKEN"
 
 // target reads the instance's execd endpoint from its State.
 func target(inst provider.Instance, op string) (execdTarget, error) {

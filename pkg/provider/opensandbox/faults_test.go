@@ -54,9 +54,10 @@ func TestFaultServerDown(t *testing.T) {
 func TestFaultServerError(t *testing.T) {
 	fake, client := setup(t, opensandboxtest.Options{})
 	inst := create(t, client)
+	require.NoError(t, client.WriteFile(context.Background(), inst, "/workspace/x", []byte("x")))
 	fake.Inject(opensandboxtest.OpList, opensandboxtest.Fault{Status: 500, Code: "DOCKER::SANDBOX_QUERY_FAILED",
 		Message: "Failed to query sandbox containers: docker daemon is gone"})
-	fake.Inject(opensandboxtest.OpRenew, opensandboxtest.Fault{Status: 503})
+	fake.Inject(opensandboxtest.OpGet, opensandboxtest.Fault{Status: 503})
 	fake.Inject(opensandboxtest.OpCommand, opensandboxtest.Fault{Status: 500, Message: "error running commands fork failed"})
 	fake.Inject(opensandboxtest.OpDownload, opensandboxtest.Fault{Status: 500})
 
@@ -75,7 +76,7 @@ func TestFaultServerError(t *testing.T) {
 func TestFaultMalformedJSON(t *testing.T) {
 	fake, client := setup(t, opensandboxtest.Options{})
 	inst := create(t, client)
-	for _, op := range []opensandboxtest.Op{opensandboxtest.OpList, opensandboxtest.OpCreate, opensandboxtest.OpRenew,
+	for _, op := range []opensandboxtest.Op{opensandboxtest.OpList, opensandboxtest.OpCreate, opensandboxtest.OpGet,
 		opensandboxtest.OpCommand, opensandboxtest.OpInfo, opensandboxtest.OpListDir} {
 		fake.Inject(op, opensandboxtest.Fault{Malformed: true})
 	}
@@ -169,7 +170,8 @@ func TestFaultSlowServerBeyondTheTimeout(t *testing.T) {
 	fake := opensandboxtest.New(t, opensandboxtest.Options{})
 	client := openClient(t, opensandbox.Kind{ReadyTimeout: 10 * time.Second, RequestTimeout: 300 * time.Millisecond}, fake.URL, "")
 	inst := create(t, client)
-	for _, op := range []opensandboxtest.Op{opensandboxtest.OpList, opensandboxtest.OpRenew, opensandboxtest.OpDownload} {
+	require.NoError(t, client.WriteFile(context.Background(), inst, "/workspace/x", []byte("x")))
+	for _, op := range []opensandboxtest.Op{opensandboxtest.OpList, opensandboxtest.OpGet, opensandboxtest.OpDownload} {
 		fake.Inject(op, opensandboxtest.Fault{Delay: time.Minute})
 	}
 

@@ -70,12 +70,18 @@ func (c *client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 	if p, err = filePath(inst, op, p); err != nil {
 		return provider.FileInfo{}, err
 	}
+	info, err := c.stat(ctx, t, op, p)
+	return info.toProvider(), err
+}
+
+// stat describes one absolute path, a path through a file being missing.
+func (c *client) stat(ctx context.Context, t execdTarget, op, p string) (fileInfo, error) {
 	info, err := c.info(ctx, t, op, p)
 	if errors.Is(err, provider.ErrFailed) && strings.Contains(providerMessage(err), "not a directory") {
 		// execd answers ENOTDIR, a parent that is a file, as a runtime error.
-		return provider.FileInfo{}, failure(provider.ErrNotFound, op, "%s", providerMessage(err))
+		return fileInfo{}, failure(provider.ErrNotFound, op, "%s", providerMessage(err))
 	}
-	return info.toProvider(), err
+	return info, err
 }
 
 // info asks execd about one absolute path; a symbolic link is described
@@ -95,7 +101,9 @@ func (c *client) info(ctx context.Context, t execdTarget, op, p string) (fileInf
 	return info, nil
 }
 
-// OpenFile downloads a file as it arrives.
+// OpenFile downloads a file as it arrives. It asks what p is first: the
+// download of a directory may answer a length and no body (on overlay
+// filesystems), which cannot be told from a file cut short.
 func (c *client) OpenFile(ctx context.Context, inst provider.Instance, p string) (io.ReadCloser, error) {
 	const op = "read file"
 	t, err := target(inst, op)
@@ -104,6 +112,13 @@ func (c *client) OpenFile(ctx context.Context, inst provider.Instance, p string)
 	}
 	if p, err = filePath(inst, op, p); err != nil {
 		return nil, err
+	}
+	info, err := c.stat(ctx, t, op, p)
+	switch {
+	case err != nil:
+		return nil, err
+	case info.Type == "directory":
+		return nil, failure(provider.ErrFailed, op, "%s is a directory", p)
 	}
 	r := c.execd(t, op, "GET", "/files/download", url.Values{"path": {p}})
 	r.Accept = "*/*"

@@ -43,7 +43,8 @@ func openClient(t *testing.T, k opensandbox.Kind, url, key string, configure ...
 	return client
 }
 
-func direct(c *opensandbox.Config) { c.UseServerProxy = false }
+func direct(c *opensandbox.Config)  { c.UseServerProxy = false }
+func proxied(c *opensandbox.Config) { c.UseServerProxy = true }
 
 // create makes an instance that is destroyed when the test ends.
 func create(t *testing.T, client provider.Client) provider.Instance {

@@ -32,7 +32,7 @@ func (Kind) Describe() provider.Descriptor {
 		Order:        10,
 		URL:          provider.Field{Accepted: true, Required: true, Label: "Domain"},
 		Secret:       provider.Field{Accepted: true, Label: "API key"},
-		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts,
+		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts | provider.Resources,
 		Common:       provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI"},
 	}
 }

@@ -47,9 +47,8 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 	req := createRequest{
 		Image: imageSpec{URI: c.cfg.DefaultImage},
 		// The entrypoint only keeps the container alive: execd, injected beside it, does the work.
-		Entrypoint: []string{"tail", "-f", "/dev/null"},
-		// The API requires limits; one CPU and 2 GiB per sandbox.
-		ResourceLimits: map[string]string{"cpu": "1", "memory": "2Gi"},
+		Entrypoint:     []string{"tail", "-f", "/dev/null"},
+		ResourceLimits: c.cfg.resourceLimits(),
 		Timeout:        int(lease / time.Second),
 		Env:            map[string]string{"PYTHONUNBUFFERED": "1"}, // so Python output streams as it is printed
 		Metadata:       metadata(labels),
@@ -203,25 +202,6 @@ func (c *client) endpoint(ctx context.Context, id string) (execdTarget, error) {
 	return t, nil
 }
 
-// Reconnect renews the instance's lease: that one call is the whole warm
-// reconnect, as State already says where its execd is.
-func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
-	if err := c.renew(ctx, "reconnect", inst.ID); err != nil {
-		return provider.Instance{}, err
-	}
-	if _, err := decodeTarget(inst.State); err != nil {
-		t, err := c.endpoint(ctx, inst.ID) // an instance saved without its endpoint
-		if err != nil {
-			return provider.Instance{}, err
-		}
-		inst.State = t.encode()
-	}
-	if inst.WorkDir == "" {
-		inst.WorkDir = workDir
-	}
-	return inst, nil
-}
-
 // KeepAlive renews the instance's lease.
 func (c *client) KeepAlive(ctx context.Context, inst provider.Instance) error {
 	return c.renew(ctx, "keep alive", inst.ID)
@@ -239,6 +219,9 @@ func (c *client) Persist(context.Context, provider.Instance) error { return nil 
 
 // Destroy deletes the instance; one already gone is fine.
 func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
+	if t, err := decodeTarget(inst.State); err == nil {
+		c.execdFailed.Delete(t.BaseURL)
+	}
 	return c.destroy(ctx, inst.ID)
 }
 

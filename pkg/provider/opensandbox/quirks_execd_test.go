@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
@@ -36,10 +37,10 @@ func TestQuirkEndpointWithoutSchemeWithPath(t *testing.T) {
 // The endpoint's headers (an access token) go with every execd call; they
 // are kept in State, and an execd that does not get them refuses the call.
 func TestQuirkEndpointHeadersOnEveryExecdCall(t *testing.T) {
-	fake, client := setup(t, opensandboxtest.Options{}, direct)
+	_, client := setup(t, opensandboxtest.Options{ExecdAccessToken: "execd-token",
+		EndpointHeaders: map[string]string{"X-EXECD-ACCESS-TOKEN": "execd-token"}}, direct)
 	inst := create(t, client)
-	sb, _ := fake.Sandbox(inst.ID)
-	assert.Contains(t, string(inst.State), sb.ExecdHeaders["X-EXECD-ACCESS-TOKEN"], "State keeps the headers")
+	assert.Contains(t, string(inst.State), "execd-token", "State keeps the headers")
 
 	var state map[string]any
 	require.NoError(t, json.Unmarshal(inst.State, &state))
@@ -206,4 +207,43 @@ func TestQuirkExecdExpandsDollarInPaths(t *testing.T) {
 	_, err = client.Stat(ctx, inst, "/workspace/$x")
 	assert.ErrorIs(t, err, provider.ErrFailed)
 	assert.Zero(t, fake.TotalCalls(), "nothing was sent")
+}
+
+// A directory's download answers a length and no body on overlay
+// filesystems: reading one is told by stat, before any download, in the
+// words the run service turns into "is a directory".
+func TestQuirkReadingADirectory(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{})
+	inst := create(t, client)
+	run(t, client, inst, "mkdir -p made")
+
+	fake.ResetCalls()
+	_, err := providertest.ReadAll(context.Background(), client, inst, "made")
+	require.ErrorIs(t, err, provider.ErrFailed)
+	assert.Equal(t, "/workspace/made is a directory", providerMessage(t, err))
+	assert.Zero(t, fake.Calls(opensandboxtest.OpDownload))
+}
+
+// The server names no execd token. The official Go SDK sends the API key
+// as one behind the proxy (sdks/sandbox/go/sandbox.go, resolveExecd); that
+// hands the key to the sandbox, whose code could catch it, so the client
+// does so only when the settings say execd was started with the key, and
+// never to a container's own port.
+func TestQuirkAPIKeyIsExecdTokenOnlyWhenSaid(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{ExecdAccessToken: testKey})
+	_, err := client.Create(context.Background(), provider.Labels{})
+	require.ErrorIs(t, err, provider.ErrUnauthorized, "by default the key stays out of the sandbox")
+	assert.Equal(t, "Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN", providerMessage(t, err))
+	assert.False(t, fake.ExecdSawAPIKey())
+
+	said := func(c *opensandbox.Config) { c.ExecdTokenIsAPIKey = true }
+	client = openClient(t, testKind, fake.URL, testKey, said)
+	inst := create(t, client)
+	assert.NotContains(t, string(inst.State), testKey, "the key is not kept in State")
+	assert.Equal(t, "hi\n", run(t, client, inst, "echo hi").Output)
+	assert.True(t, fake.ExecdSawAPIKey())
+
+	directly := openClient(t, testKind, fake.URL, testKey, said, direct)
+	_, err = directly.Create(context.Background(), provider.Labels{})
+	require.ErrorIs(t, err, provider.ErrUnauthorized, "a container's own port never gets the key")
 }

@@ -207,8 +207,9 @@ func TestQuirkRunningBeforeExecdAnswers(t *testing.T) {
 	}
 }
 
-// A warm reconnect is exactly one provider call: the renewal. The endpoint
-// and its headers come from the instance's State.
+// A warm reconnect is exactly one provider call: the look at its state,
+// which also says its lease needs no renewal yet. The endpoint and its
+// headers come from the instance's State.
 func TestQuirkWarmReconnectIsOneCall(t *testing.T) {
 	fake, client := setup(t, opensandboxtest.Options{})
 	inst := create(t, client)
@@ -217,7 +218,7 @@ func TestQuirkWarmReconnectIsOneCall(t *testing.T) {
 	again, err := client.Reconnect(context.Background(), inst)
 	require.NoError(t, err)
 	assert.Equal(t, 1, fake.TotalCalls())
-	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpRenew))
+	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpGet))
 	assert.Equal(t, inst, again)
 
 	fake.ResetCalls()
@@ -234,7 +235,7 @@ func TestQuirkReconnectWithoutStateAsksForTheEndpoint(t *testing.T) {
 	bare := provider.Instance{ID: inst.ID}
 	again, err := client.Reconnect(context.Background(), bare)
 	require.NoError(t, err)
-	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpRenew))
+	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpGet))
 	assert.Equal(t, 1, fake.Calls(opensandboxtest.OpEndpoint))
 	assert.Equal(t, "/workspace", again.WorkDir)
 	assert.Equal(t, "hi\n", run(t, client, again, "echo hi").Output)
@@ -245,6 +246,7 @@ func TestQuirkRenewSetsTheExpiry(t *testing.T) {
 	fake, client := setup(t, opensandboxtest.Options{})
 	inst := create(t, client)
 	for range 3 {
+		fake.SetExpiry(inst.ID, time.Now().Add(time.Minute))
 		_, err := client.Reconnect(context.Background(), inst)
 		require.NoError(t, err)
 		require.NoError(t, client.KeepAlive(context.Background(), inst))
@@ -252,7 +254,7 @@ func TestQuirkRenewSetsTheExpiry(t *testing.T) {
 	sb, ok := fake.Sandbox(inst.ID)
 	require.True(t, ok)
 	assert.WithinDuration(t, time.Now().Add(30*time.Minute), sb.ExpiresAt, time.Minute)
-	assert.Equal(t, 6, fake.Calls(opensandboxtest.OpRenew), "every reconnect and keep-alive renews")
+	assert.Equal(t, 6, fake.Calls(opensandboxtest.OpRenew), "every keep-alive, and every reconnect to a spent lease, renews")
 }
 
 // Once expired or deleted, a sandbox is 404 SANDBOX_NOT_FOUND: gone.

@@ -49,11 +49,14 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 			fakekit.Drop(w) // the container is not there, or not yet
 			return
 		}
-		if r.Header.Get(apiKeyHeader) != "" {
+		if !sb.holdWhilePaused(r.Context()) {
+			return // a frozen container never answered
+		}
+		if s.carriesAPIKey(r.Header) {
 			s.sawAPIKey.Store(true)
 		}
 		switch {
-		case r.Header.Get(execdTokenHeader) != sb.token:
+		case s.opts.ExecdAccessToken != "" && r.Header.Get(execdTokenHeader) != s.opts.ExecdAccessToken:
 			execdJSON(w, http.StatusUnauthorized, map[string]string{
 				"error": "Unauthorized: invalid or missing header " + execdTokenHeader})
 		case proxied && port == "":
@@ -99,4 +102,20 @@ func routeNotFound(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(http.StatusNotFound)
 	_, _ = w.Write([]byte("404 page not found"))
+}
+
+// carriesAPIKey says whether a call to an execd carries the controller's
+// API key, in its own header or as the value of any other.
+func (s *Server) carriesAPIKey(h http.Header) bool {
+	if h.Get(apiKeyHeader) != "" {
+		return true
+	}
+	for _, values := range h {
+		for _, v := range values {
+			if s.opts.APIKey != "" && v == s.opts.APIKey {
+				return true
+			}
+		}
+	}
+	return false
 }

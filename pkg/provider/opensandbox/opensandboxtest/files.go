@@ -131,14 +131,19 @@ func downloadFile(_ *Server, sb *sandbox, w http.ResponseWriter, r *http.Request
 	}
 	name := path.Base(abs(resolved))
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	if info.IsDir() {
-		// execd hands a directory to http.ServeContent, which cannot seek in it
-		// (on tmpfs; other filesystems give a bogus length and no body).
-		http.Error(w, "seeker can't seek", http.StatusInternalServerError)
-		return
-	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(info.Size(), 10))
+	if info.IsDir() {
+		// execd (components/execd/pkg/web/controller/filesystem_download.go)
+		// declares the directory's size, then hands it to http.ServeContent,
+		// whose first read fails: on overlay filesystems the answer is 200
+		// with that length and no body, the connection cut short.
+		if info.Size() == 0 {
+			w.Header().Set("Content-Length", "4096") // overlay's directories have a size
+		}
+		w.WriteHeader(http.StatusOK)
+		return
+	}
 	http.ServeContent(w, r, name, info.ModTime(), f)
 }
 

@@ -33,6 +33,8 @@ func (s *Server) lifecycleRoutes() http.Handler {
 		mux.Handle("GET "+prefix+"/sandboxes/{id}", s.api(OpGet, s.get))
 		mux.Handle("DELETE "+prefix+"/sandboxes/{id}", s.api(OpDelete, s.delete))
 		mux.Handle("POST "+prefix+"/sandboxes/{id}/renew-expiration", s.api(OpRenew, s.renew))
+		mux.Handle("POST "+prefix+"/sandboxes/{id}/pause", s.api(OpPause, s.pause))
+		mux.Handle("POST "+prefix+"/sandboxes/{id}/resume", s.api(OpResume, s.resume))
 		mux.Handle("GET "+prefix+"/sandboxes/{id}/endpoints/{port}", s.api(OpEndpoint, s.endpoint))
 		// The proxy route is exempt from the API key, as in the server's auth middleware.
 		mux.HandleFunc(prefix+"/sandboxes/{id}/proxy/{port}", s.proxyTo)
@@ -350,7 +352,11 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request, _ Fault) {
 	default:
 		endpoint = strings.TrimPrefix(sb.execd.URL, "http://")
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"endpoint": endpoint, "headers": map[string]string{execdTokenHeader: sb.token}})
+	answer := map[string]any{"endpoint": endpoint}
+	if len(s.opts.EndpointHeaders) > 0 {
+		answer["headers"] = s.opts.EndpointHeaders
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // parseBool reads a boolean as FastAPI does.

@@ -31,6 +31,13 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request) {
 		notFound(w, id)
 		return
 	}
+	if sb.exited() {
+		// An exited container has no IP address to proxy to: the server's
+		// _extract_bridge_ip (services/docker/networking.py) refuses so.
+		apiError(w, http.StatusInternalServerError, "DOCKER::NETWORK_MODE_ENDPOINT_UNAVAILABLE",
+			"Container is running but has no assigned IP address.")
+		return
+	}
 	backend, _ := url.Parse(sb.execd.URL)
 	if port != execdPort {
 		backend.Host = fmt.Sprintf("127.0.0.1:%d", port) // nothing listens there in a fake sandbox

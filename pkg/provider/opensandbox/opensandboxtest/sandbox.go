@@ -22,7 +22,6 @@ type sandbox struct {
 	neverReady bool      // it stays Pending for ever
 	execdAt    time.Time // when its execd starts answering
 	root       string    // the host folder that is its "/"
-	token      string    // its execd's access token
 	uid, gid   int       // who its commands run as, and so who owns its files
 	execd      *httptest.Server
 	ctx        context.Context // ends with the sandbox, killing its commands
@@ -30,7 +29,9 @@ type sandbox struct {
 	stopOnce   sync.Once
 
 	mu          sync.Mutex
-	expiresAt   time.Time // zero: it never expires
+	expiresAt   time.Time     // zero: it never expires
+	phase       phase         // set by a test; zero: Pending, then Running
+	resumed     chan struct{} // closed when a paused container resumes
 	running     map[string]context.CancelFunc
 	interrupted map[string]bool
 }
@@ -53,7 +54,6 @@ func newSandbox(s *Server, id string, req CreateRequest, now time.Time, neverRea
 		runningAt:  now.Add(s.opts.PendingFor),
 		neverReady: neverReady,
 		root:       root,
-		token:      randomHex(16),
 	}
 	sb.execdAt = sb.runningAt.Add(s.opts.ExecdStartDelay)
 	if req.Timeout != nil {
@@ -66,6 +66,9 @@ func newSandbox(s *Server, id string, req CreateRequest, now time.Time, neverRea
 
 // state is the sandbox's lifecycle status now.
 func (sb *sandbox) state(now time.Time) apiStatus {
+	if p := sb.currentPhase(); p.state != "" {
+		return apiStatus{State: p.state, Reason: p.reason, Message: p.message, LastTransitionAt: apiTime(p.at)}
+	}
 	if sb.neverReady || now.Before(sb.runningAt) {
 		return apiStatus{State: "Pending", Reason: "SANDBOX_SCHEDULED", Message: "Sandbox is being provisioned.",
 			LastTransitionAt: apiTime(sb.createdAt)}

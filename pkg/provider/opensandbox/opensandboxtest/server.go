@@ -44,6 +44,15 @@ type Options struct {
 	// BridgeNetwork answers direct endpoints in Docker bridge mode's form,
 	// host:port/proxy/44772, through execd's own proxy.
 	BridgeNetwork bool
+	// ExecdAccessToken, when set, is every execd's --access-token
+	// (EXECD_ACCESS_TOKEN): each call must carry it in X-EXECD-ACCESS-TOKEN.
+	// The server does not know it, so its endpoints name no token; empty,
+	// as by default, execd checks nothing (components/execd/pkg/web/router.go).
+	ExecdAccessToken string
+	// EndpointHeaders are the headers every endpoint answer names, as a
+	// deployment that hands out execd's token or routing headers does; the
+	// open-source server names none for execd.
+	EndpointHeaders map[string]string
 }
 
 // DefaultCompletionHold is execd's default hold of a finished command's stream.
@@ -60,6 +69,8 @@ const (
 	OpDelete   Op = "delete"
 	OpRenew    Op = "renew"
 	OpEndpoint Op = "endpoint"
+	OpPause    Op = "pause"
+	OpResume   Op = "resume"
 )
 
 // The execd operations.
@@ -165,8 +176,9 @@ func (s *Server) Close() {
 func (s *Server) Down() { s.Close() }
 
 // ExecdSawAPIKey says whether a call reached an execd with the controller's
-// API key on it: the server proxy strips it, so only a client sending it
-// straight to a sandbox would hand it over.
+// API key on it, in any header: the server proxy strips the key's own
+// header, so only a client sending it straight to a sandbox, or under
+// another name, would hand it over.
 func (s *Server) ExecdSawAPIKey() bool { return s.sawAPIKey.Load() }
 
 // Inject makes op misbehave as f says, until ClearFaults.
@@ -195,8 +207,6 @@ type Sandbox struct {
 	// Root is the host folder that holds the sandbox's files: its
 	// /workspace is Root/workspace.
 	Root string
-	// ExecdHeaders are what every call to its execd must carry.
-	ExecdHeaders map[string]string
 }
 
 // Sandbox returns the live sandbox id, if there is one.
@@ -205,8 +215,7 @@ func (s *Server) Sandbox(id string) (Sandbox, bool) {
 	if !ok {
 		return Sandbox{}, false
 	}
-	return Sandbox{ID: sb.id, Request: sb.request, ExpiresAt: sb.expiry(), Root: sb.root,
-		ExecdHeaders: map[string]string{execdTokenHeader: sb.token}}, true
+	return Sandbox{ID: sb.id, Request: sb.request, ExpiresAt: sb.expiry(), Root: sb.root}, true
 }
 
 // Sandboxes lists the ids of the live sandboxes.

@@ -109,7 +109,7 @@ func TestLifecycleAnswersAsTheServer(t *testing.T) {
 	require.Equal(t, 200, status)
 	host := strings.TrimPrefix(fake.URL, "http://")
 	assert.Equal(t, host+"/sandboxes/"+id+"/proxy/44772", body["endpoint"], "built from the request's host, without /v1")
-	assert.Contains(t, body["headers"], "X-EXECD-ACCESS-TOKEN")
+	assert.NotContains(t, body, "headers", "the server names no execd token")
 	status, body, _ = call(t, "GET", fake.URL+"/v1/sandboxes/"+id+"/endpoints/44772", "", withKey)
 	require.Equal(t, 200, status)
 	assert.NotContains(t, body["endpoint"], "://", "endpoints have no scheme")
@@ -188,12 +188,12 @@ func TestRenewNeedsATimeout(t *testing.T) {
 }
 
 func TestExecdAnswersAsExecd(t *testing.T) {
-	fake := opensandboxtest.New(t, opensandboxtest.Options{})
+	fake := opensandboxtest.New(t, opensandboxtest.Options{ExecdAccessToken: "execd-token"})
 	_, sb, _ := call(t, "POST", fake.URL+"/v1/sandboxes", validCreate, nil)
 	id := sb["id"].(string)
 	_, ep, _ := call(t, "GET", fake.URL+"/v1/sandboxes/"+id+"/endpoints/44772", "", nil)
 	execd := "http://" + ep["endpoint"].(string)
-	token := map[string]string{"X-EXECD-ACCESS-TOKEN": ep["headers"].(map[string]any)["X-EXECD-ACCESS-TOKEN"].(string)}
+	token := map[string]string{"X-EXECD-ACCESS-TOKEN": "execd-token"}
 
 	status, body, _ := call(t, "GET", execd+"/ping", "", nil)
 	assert.Equal(t, 401, status)
@@ -216,4 +216,48 @@ func TestExecdAnswersAsExecd(t *testing.T) {
 	status, _, _ = call(t, "GET", proxy+"/ping", "", nil)
 	assert.Equal(t, 401, status)
 	assert.Equal(t, 3, fake.Calls(opensandboxtest.OpPing))
+}
+
+// Pause and resume answer 202, or 409 from a state they do not apply to;
+// get and renew answer for a paused or exited sandbox as for any other.
+func TestStatesAnswerAsTheServer(t *testing.T) {
+	fake := opensandboxtest.New(t, opensandboxtest.Options{APIKey: key})
+	status, created, _ := call(t, "POST", fake.URL+"/v1/sandboxes", validCreate, withKey)
+	require.Equal(t, 202, status)
+	sandbox := fake.URL + "/v1/sandboxes/" + created["id"].(string)
+	state := func() string {
+		_, got, _ := call(t, "GET", sandbox, "", withKey)
+		return got["status"].(map[string]any)["state"].(string)
+	}
+
+	status, _, raw := call(t, "POST", sandbox+"/resume", "", withKey)
+	assert.Equal(t, 409, status)
+	assert.Contains(t, raw, "DOCKER::SANDBOX_NOT_PAUSED")
+	status, _, _ = call(t, "POST", sandbox+"/pause", "", withKey)
+	assert.Equal(t, 202, status)
+	assert.Equal(t, "Paused", state())
+	status, _, raw = call(t, "POST", sandbox+"/pause", "", withKey)
+	assert.Equal(t, 409, status)
+	assert.Contains(t, raw, "DOCKER::SANDBOX_NOT_RUNNING")
+	status, _, _ = call(t, "POST", sandbox+"/resume", "", withKey)
+	assert.Equal(t, 202, status)
+	assert.Equal(t, "Running", state())
+
+	fake.SetState(created["id"].(string), opensandboxtest.Failed)
+	assert.Equal(t, "Failed", state())
+	renewal := `{"expiresAt":"` + time.Now().Add(time.Hour).UTC().Format(time.RFC3339) + `"}`
+	status, _, _ = call(t, "POST", sandbox+"/renew-expiration", renewal, withKey)
+	assert.Equal(t, 200, status, "the server renews an exited sandbox")
+	status, _, raw = call(t, "GET", sandbox+"/proxy/44772/ping", "", nil)
+	assert.Equal(t, 500, status)
+	assert.Contains(t, raw, "DOCKER::NETWORK_MODE_ENDPOINT_UNAVAILABLE")
+}
+
+// An execd started without --access-token, as the server starts it, takes
+// calls with no token at all.
+func TestExecdWithoutATokenChecksNone(t *testing.T) {
+	fake := opensandboxtest.New(t, opensandboxtest.Options{})
+	_, sb, _ := call(t, "POST", fake.URL+"/v1/sandboxes", validCreate, nil)
+	status, _, _ := call(t, "GET", fake.URL+"/sandboxes/"+sb["id"].(string)+"/proxy/44772/ping", "", nil)
+	assert.Equal(t, 200, status)
 }
