@@ -20,6 +20,9 @@ type Kind struct {
 	DataDir string
 	// Bwrap is the bubblewrap binary ("" = "bwrap" from PATH).
 	Bwrap string
+	// Python, as the jails see it, makes the Python environment every
+	// instance has ("" = "python3" from the jails' PATH).
+	Python string
 }
 
 //go:embed icon.svg
@@ -57,7 +60,7 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	c := &client{instances: instances, bwrap: k.Bwrap, config: *cfg, running: map[string]*commands{}}
+	c := &client{instances: instances, bwrap: k.Bwrap, python: k.Python, config: *cfg, running: map[string]*commands{}}
 	c.cgroups, _ = bubblewrap.OpenCgroups(cgroupScope(instances))
 	c.disks = bubblewrap.DisksSupported() == nil
 	c.sweepOnce()
