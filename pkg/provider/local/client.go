@@ -28,6 +28,7 @@ var instanceID = regexp.MustCompile(`^loc-[0-9a-f]{16}$`)
 // instances, each mounted as /workspace in a bubblewrap jail per command.
 type client struct {
 	instances string
+	pythons   string // holds the Python environment instances start from
 	bwrap     string
 	python    string // makes the instances' Python environment ("" = python3)
 	config    Config
@@ -51,7 +52,7 @@ func (c *client) Probe(ctx context.Context) error {
 	if err := os.MkdirAll(c.instances, 0o700); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, "probe", "cannot make the instances folder: %v", err)
 	}
-	if _, err := c.venv(ctx); err != nil {
+	if err := c.checkVenv(ctx); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, "probe", "%v", bare(err))
 	}
 	return nil

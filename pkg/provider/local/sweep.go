@@ -34,12 +34,14 @@ func (c *client) sweep() error {
 		errs = append(errs, err)
 	}
 	for _, e := range entries {
-		switch name := filepath.Join(c.instances, e.Name()); {
-		case strings.HasPrefix(e.Name(), labelsDraft):
-			errs = append(errs, os.Remove(name))
-		case strings.HasPrefix(e.Name(), templateDraft):
-			errs = append(errs, removeAll(name))
+		if strings.HasPrefix(e.Name(), labelsDraft) {
+			errs = append(errs, os.Remove(filepath.Join(c.instances, e.Name())))
 		}
+	}
+	drafts, err := filepath.Glob(filepath.Join(c.pythons, templateDraft+"*"))
+	errs = append(errs, err)
+	for _, draft := range drafts {
+		errs = append(errs, removeAll(draft))
 	}
 	errs = append(errs, bubblewrap.UnmountUnder(c.instances))
 	if c.cgroups != nil {

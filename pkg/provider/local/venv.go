@@ -28,12 +28,17 @@ var venvEnv = []string{"PATH=" + venvDir + "/bin:" + bubblewrap.DefaultPath, "VI
 const templateMount = "/run/venv-template"
 
 const (
-	// templateFolder, in the instances folder, holds the template as the
-	// jail that made it saw it: mounted at workDir, the template at venvDir.
-	templateFolder = ".venv-template"
-	// templateDraft starts the name of a template being made: a server that
-	// stopped meanwhile leaves one, and the next sweeps it.
-	templateDraft = ".venv-draft-"
+	// pythonFolder, in the data folder, holds the template.
+	pythonFolder = "python"
+	// templateFolder, in pythonFolder, holds the template as the jail that
+	// made it saw it: mounted at workDir, the template at venvDir.
+	templateFolder = "template"
+	// templateDraft starts the name of a folder that a template, or a
+	// probe's check, is made in: a server that stopped meanwhile leaves
+	// one, and the next sweeps it.
+	templateDraft = "draft-"
+	// checkVenvTimeout bounds the probe's check that a template can be made.
+	checkVenvTimeout = 30 * time.Second
 	// makeVenvTimeout bounds making the template: pip installs itself into
 	// it, which takes seconds on a busy host.
 	makeVenvTimeout = 3 * time.Minute
@@ -42,20 +47,37 @@ const (
 )
 
 // venvTemplate is the Python environment new instances start from, made once
-// per instances folder and kept across restarts: copying it costs a new
-// instance a quarter of a second, where making one costs five.
+// per data folder and kept across restarts: copying it costs a new instance
+// a quarter of a second, where making one costs five.
 type venvTemplate struct {
 	mu  sync.Mutex
 	dir string // the template's host folder, bound read-only into new jails
 	ok  bool   // made or checked by this process
 }
 
-// templates holds the template of each instances folder.
+// templates holds the template of each data folder's instances.
 var templates sync.Map // instances folder → *venvTemplate
 
 func (c *client) template() *venvTemplate {
-	t, _ := templates.LoadOrStore(c.instances, &venvTemplate{dir: filepath.Join(c.instances, templateFolder, ".venv")})
+	t, _ := templates.LoadOrStore(c.instances, &venvTemplate{dir: filepath.Join(c.pythons, templateFolder, ".venv")})
 	return t.(*venvTemplate)
+}
+
+// checkVenv tells whether a template can be made, in a fraction of the time
+// making it takes: whether Python has venv and what ensurepip installs (on
+// Debian, python3-venv brings both).
+func (c *client) checkVenv(ctx context.Context) error {
+	t := c.template()
+	t.mu.Lock()
+	ok := t.ok
+	t.mu.Unlock()
+	if ok {
+		return nil
+	}
+	return c.inPythonJail(ctx, func(jail bubblewrap.Jail, python string) error {
+		command := "exec " + shellQuote(python) + " -c 'import venv, ensurepip; ensurepip.version()'"
+		return setup(ctx, jail, command, checkVenvTimeout)
+	})
 }
 
 // venv returns the host folder of the template, made first if need be. A
@@ -81,10 +103,25 @@ func (c *client) venv(ctx context.Context) (string, error) {
 // makeTemplate makes the template in a draft folder, then moves it to
 // folder: a template is there whole or not at all.
 func (c *client) makeTemplate(ctx context.Context, folder string) error {
-	if err := os.MkdirAll(c.instances, 0o700); err != nil {
+	return c.inPythonJail(ctx, func(jail bubblewrap.Jail, python string) error {
+		if err := setup(ctx, jail, "exec "+shellQuote(python)+" -m venv "+venvDir, makeVenvTimeout); err != nil {
+			return err
+		}
+		if err := removeAll(folder); err != nil {
+			return err
+		}
+		return os.Rename(jail.Root, folder)
+	})
+}
+
+// inPythonJail calls use with a jail on a draft folder, removed after, in
+// which python is the Python that makes the template. A command that failed
+// there says what the host needs.
+func (c *client) inPythonJail(ctx context.Context, use func(jail bubblewrap.Jail, python string) error) error {
+	if err := os.MkdirAll(c.pythons, 0o700); err != nil {
 		return err
 	}
-	draft, err := os.MkdirTemp(c.instances, templateDraft)
+	draft, err := os.MkdirTemp(c.pythons, templateDraft)
 	if err != nil {
 		return err
 	}
@@ -100,19 +137,12 @@ func (c *client) makeTemplate(ctx context.Context, folder string) error {
 	if python == "" {
 		python = "python3"
 	}
-	command := "exec " + shellQuote(python) + " -m venv " + venvDir
-	err = setup(ctx, jail, command, makeVenvTimeout)
+	err = use(jail, python)
 	if errors.As(err, new(errSetup)) {
 		return fmt.Errorf("cannot make a Python virtual environment for the instances with %q -m venv: %v; "+
 			"the host needs python3 with its venv module (on Debian: apt-get install python3-venv)", python, err)
 	}
-	if err != nil {
-		return err
-	}
-	if err := removeAll(folder); err != nil {
-		return err
-	}
-	return os.Rename(draft, folder)
+	return err
 }
 
 // giveVenv copies the template into the new instance's folder.

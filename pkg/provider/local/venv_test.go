@@ -75,6 +75,16 @@ func TestTheTemplateOutlivesTheServer(t *testing.T) {
 	assert.Equal(t, string(data), string(remade), "a template whose Python is gone is made again")
 }
 
+// The probe checks that a template can be made without making it, which
+// takes too long for a probe.
+func TestProbeChecksForVenvQuickly(t *testing.T) {
+	c := newOwnClient(t, Kind{})
+	require.NoError(t, c.Probe(context.Background()))
+	made, err := os.ReadDir(c.pythons)
+	require.NoError(t, err)
+	assert.Empty(t, made, "the check leaves nothing behind")
+}
+
 // A host whose Python cannot make virtual environments (Debian without
 // python3-venv) fails the probe, saying what to install, and makes no
 // instance.
@@ -90,9 +100,11 @@ func TestProbeRefusesAHostWithoutVenv(t *testing.T) {
 
 			_, err = c.Create(context.Background(), provider.Labels{Workspace: "ws", Sandbox: "sb", Thread: "th"})
 			require.ErrorIs(t, err, provider.ErrFailed)
-			entries, err := os.ReadDir(c.instances)
-			require.NoError(t, err)
-			assert.Empty(t, entries, "nothing of the failed instance or template is left")
+			for _, dir := range []string{c.instances, c.pythons} {
+				entries, err := os.ReadDir(dir)
+				require.NoError(t, err)
+				assert.Empty(t, entries, "nothing of the failed instance or template is left")
+			}
 		})
 	}
 }
