@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -41,7 +42,14 @@ func run(log *slog.Logger) error {
 	if err := launcher.Check(context.Background()); err != nil {
 		log.Warn("the sandbox launcher is not usable: /health reports cli_mounted=false", "error", err)
 	}
-	store := &gateway.GCS{Endpoint: cfg.GCSEndpoint, HTTP: &http.Client{}, Tokens: cfg.TokenSource()}
+	// Without credentials (GATEWAY_GCS_AUTH=none aside) the client, and so
+	// the gateway, does not start: snapshots would all fail.
+	client, err := cfg.StorageClient(context.Background())
+	if err != nil {
+		return fmt.Errorf("cloud storage: %w", err)
+	}
+	defer client.Close()
+	store := &gateway.GCS{Client: client}
 	gw, err := gateway.New(cfg, gateway.Options{Launcher: launcher, Store: store, Logger: log})
 	if err != nil {
 		return err

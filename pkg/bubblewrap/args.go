@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// defaultPath is $PATH inside a jail.
-const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+// DefaultPath is $PATH inside a jail, unless its Env says otherwise.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // dataFile is a file made up for the jail, read by bwrap from a pipe.
 type dataFile struct {
@@ -55,7 +55,7 @@ func gate(fds pipeFDs) []string {
 
 // environment is the whole environment of a command: nothing of the server's.
 func (j Jail) environment() []string {
-	env := []string{"PATH=" + defaultPath, "HOME=" + j.home(), "LANG=C.UTF-8", "TERM=dumb"}
+	env := []string{"PATH=" + DefaultPath, "HOME=" + j.home(), "LANG=C.UTF-8", "TERM=dumb"}
 	return append(env, j.Env...)
 }
 

@@ -38,7 +38,7 @@ func (j Jail) limitsCommand() ([]string, error) {
 // findInJail finds a program of the host's system that the jail sees at the
 // same path.
 func findInJail(name string) (string, error) {
-	for _, dir := range strings.Split(defaultPath, ":") {
+	for _, dir := range strings.Split(DefaultPath, ":") {
 		p := filepath.Join(dir, name)
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
 			return p, nil

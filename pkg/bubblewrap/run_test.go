@@ -54,7 +54,7 @@ func TestEnvironmentIsMinimal(t *testing.T) {
 	vars := strings.Split(strings.TrimSpace(stdout), "\n")
 	sort.Strings(vars)
 	assert.Equal(t, []string{"EXTRA=1", "HOME=/workspace", "LANG=en_US.UTF-8",
-		"PATH=" + defaultPath, "PWD=/workspace", "TERM=dumb"}, vars)
+		"PATH=" + DefaultPath, "PWD=/workspace", "TERM=dumb"}, vars)
 
 	j.Home = "/home/agent"
 	stdout, _, _ = run(t, j, `pwd; echo "$HOME"; touch ~/dotfile && echo home is writable`)

@@ -28,7 +28,7 @@ func (t hostTool) path() (string, error) {
 	if p, err := exec.LookPath(t.name); err == nil {
 		return p, nil
 	}
-	for _, dir := range strings.Split(defaultPath, ":") {
+	for _, dir := range strings.Split(DefaultPath, ":") {
 		p := filepath.Join(dir, t.name)
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
 			return p, nil

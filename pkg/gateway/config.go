@@ -25,7 +25,9 @@ type Config struct {
 	DataDir string
 	// GCSEndpoint is the base of the Cloud Storage JSON API.
 	GCSEndpoint string
-	// GCSAuth is how the gateway authenticates to Cloud Storage: "metadata", "static" or "none".
+	// GCSAuth is how the gateway authenticates to Cloud Storage: "metadata"
+	// (Application Default Credentials: on Cloud Run, the service identity
+	// from the metadata server), "static" or "none".
 	GCSAuth string
 	// GCSToken is the access token when GCSAuth is "static".
 	GCSToken string
@@ -107,18 +109,6 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("GATEWAY_GCS_ENDPOINT must be an http(s) URL, not %q", c.GCSEndpoint)
 	}
 	return c, nil
-}
-
-// TokenSource returns the Cloud Storage credentials the configuration asks for.
-func (c Config) TokenSource() TokenSource {
-	switch c.GCSAuth {
-	case "static":
-		return StaticToken(c.GCSToken)
-	case "none":
-		return StaticToken("")
-	default:
-		return &MetadataTokenSource{}
-	}
 }
 
 // intFromEnv reads a whole number in [lo, hi], or def when unset.

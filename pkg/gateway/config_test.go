@@ -16,7 +16,6 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.Equal(t, "", c.Host, "every interface, as Cloud Run expects")
 	assert.Equal(t, DefaultGCSEndpoint, c.GCSEndpoint)
 	assert.Equal(t, "metadata", c.GCSAuth)
-	assert.IsType(t, &MetadataTokenSource{}, c.TokenSource())
 	assert.False(t, c.AllowEgress)
 	assert.Equal(t, 24*time.Hour, c.IdleTTL)
 	assert.Equal(t, 1024, c.SandboxMaxFileMB, "a runaway write stops at 1 GiB")
@@ -27,14 +26,15 @@ func TestConfigFromEnv(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "http://127.0.0.1:4443", c.GCSEndpoint)
 	assert.True(t, c.AllowEgress)
-	assert.Equal(t, StaticToken(""), c.TokenSource())
+	assert.Equal(t, "none", c.GCSAuth)
 	assert.EqualValues(t, 10<<20, c.MaxSnapshotBytes)
 	assert.Zero(t, c.IdleTTL)
 	assert.Zero(t, c.SandboxMaxFileMB, "0 is no limit")
 
 	c, err = ConfigFromEnv(env(map[string]string{"GATEWAY_GCS_TOKEN": "tok"}))
 	require.NoError(t, err)
-	assert.Equal(t, StaticToken("tok"), c.TokenSource())
+	assert.Equal(t, "static", c.GCSAuth)
+	assert.Equal(t, "tok", c.GCSToken)
 
 	for _, bad := range []map[string]string{
 		{"GATEWAY_ALLOW_EGRESS": "maybe"}, {"PORT": "http"}, {"GATEWAY_GCS_AUTH": "key"},

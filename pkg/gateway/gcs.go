@@ -5,172 +5,138 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
+
+	"cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
+	"golang.org/x/oauth2"
+	"google.golang.org/api/googleapi"
+	"google.golang.org/api/option"
 )
 
-// GCS is a SnapshotStore on the Cloud Storage JSON API.
+// StorageClient is a Cloud Storage client with the configuration's
+// endpoint and credentials: Application Default Credentials unless the
+// configuration gives a token or none. It reads through the JSON API, as it
+// writes, so that one endpoint serves both.
+func (c Config) StorageClient(ctx context.Context) (*storage.Client, error) {
+	opts := []option.ClientOption{storage.WithJSONReads()}
+	if c.GCSEndpoint != DefaultGCSEndpoint {
+		opts = append(opts, option.WithEndpoint(c.GCSEndpoint+"/storage/v1/"))
+	}
+	switch c.GCSAuth {
+	case "static":
+		opts = append(opts, option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: c.GCSToken, TokenType: "Bearer"})))
+	case "none":
+		opts = append(opts, option.WithoutAuthentication())
+	}
+	return storage.NewClient(ctx, opts...)
+}
+
+// GCS is a SnapshotStore on Cloud Storage, through Google's own client:
+// uploads are resumable past ChunkSize and checked with CRC32C both ways.
 type GCS struct {
-	Endpoint string // DefaultGCSEndpoint, or a fake's URL
-	HTTP     *http.Client
-	Tokens   TokenSource
+	Client *storage.Client
+	// ChunkSize is the most an upload sends in one request
+	// (0 = storage.Writer's default, 16 MiB); larger objects go in
+	// chunks, each retried on its own.
+	ChunkSize int
 }
 
 // gcsAttempts is how often a call is tried when Cloud Storage answers 429 or 5xx, as Google advises.
 const gcsAttempts = 3
 
-// Put uploads the object in one media request.
-func (g *GCS) Put(ctx context.Context, bucket, object string, body io.ReadSeeker, size int64) (ObjectInfo, error) {
-	u := fmt.Sprintf("%s/upload/storage/v1/b/%s/o?uploadType=media&name=%s",
-		g.Endpoint, url.PathEscape(bucket), url.QueryEscape(object))
-	resp, err := g.send(ctx, http.MethodPost, u, body, size)
-	if err != nil {
-		return ObjectInfo{}, err
-	}
-	defer resp.Body.Close()
-	var obj gcsObject
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&obj); err != nil {
-		return ObjectInfo{}, fmt.Errorf("cloud storage answered an unreadable object: %w", err)
-	}
-	return obj.info(), nil
+// castagnoli is the CRC32C table Cloud Storage checks objects with.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// object is bucket/name, retried on transient failures, uploads included:
+// a snapshot replaces its object whole, so sending it again is safe.
+func (g *GCS) object(bucket, name string) *storage.ObjectHandle {
+	return g.Client.Bucket(bucket).Object(name).Retryer(
+		storage.WithPolicy(storage.RetryAlways),
+		storage.WithMaxAttempts(gcsAttempts),
+		storage.WithBackoff(gax.Backoff{Initial: 500 * time.Millisecond, Max: 5 * time.Second, Multiplier: 2}))
 }
 
-// Get downloads the object's bytes.
-func (g *GCS) Get(ctx context.Context, bucket, object string) (io.ReadCloser, ObjectInfo, error) {
-	resp, err := g.send(ctx, http.MethodGet, g.objectURL(bucket, object)+"?alt=media", nil, 0)
-	if err != nil {
-		return nil, ObjectInfo{}, err
+// Put uploads the object, with its CRC32C for Cloud Storage to check.
+func (g *GCS) Put(ctx context.Context, bucket, name string, body io.ReadSeeker, size int64) (ObjectInfo, error) {
+	sum := crc32.New(castagnoli)
+	if _, err := io.Copy(sum, io.LimitReader(body, size)); err != nil {
+		return ObjectInfo{}, err
 	}
-	info := ObjectInfo{Bucket: bucket, Name: object, Size: resp.ContentLength,
-		Generation: resp.Header.Get("X-Goog-Generation")}
-	return resp.Body, info, nil
+	if _, err := body.Seek(0, io.SeekStart); err != nil {
+		return ObjectInfo{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // abandons the upload when it fails before Close
+	w := g.object(bucket, name).NewWriter(ctx)
+	w.ContentType = "application/x-tar"
+	if g.ChunkSize > 0 {
+		w.ChunkSize = g.ChunkSize // 0 would send the object in one request, never retried
+	}
+	w.CRC32C, w.SendCRC32C = sum.Sum32(), true
+	if _, err := io.Copy(w, io.LimitReader(body, size)); err != nil {
+		_ = w.Close()
+		return ObjectInfo{}, storageError(err)
+	}
+	if err := w.Close(); err != nil {
+		return ObjectInfo{}, storageError(err)
+	}
+	return objectInfo(w.Attrs().Bucket, w.Attrs().Name, w.Attrs().Size, w.Attrs().Generation), nil
+}
+
+// Get opens the object's bytes; the reader checks their CRC32C at the end.
+func (g *GCS) Get(ctx context.Context, bucket, name string) (io.ReadCloser, ObjectInfo, error) {
+	r, err := g.object(bucket, name).NewReader(ctx)
+	if err != nil {
+		return nil, ObjectInfo{}, storageError(err)
+	}
+	return r, objectInfo(bucket, name, r.Attrs.Size, r.Attrs.Generation), nil
 }
 
 // Delete removes the object.
-func (g *GCS) Delete(ctx context.Context, bucket, object string) error {
-	resp, err := g.send(ctx, http.MethodDelete, g.objectURL(bucket, object), nil, 0)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	return nil
+func (g *GCS) Delete(ctx context.Context, bucket, name string) error {
+	return storageError(g.object(bucket, name).Delete(ctx))
 }
 
-// objectURL escapes the object name as one path segment, as the JSON API requires ("/" as %2F).
-func (g *GCS) objectURL(bucket, object string) string {
-	return fmt.Sprintf("%s/storage/v1/b/%s/o/%s", g.Endpoint, url.PathEscape(bucket), url.PathEscape(object))
+func objectInfo(bucket, name string, size, generation int64) ObjectInfo {
+	return ObjectInfo{Bucket: bucket, Name: name, Size: size, Generation: strconv.FormatInt(generation, 10)}
 }
 
-// send makes a call with the service identity's token, retrying what
-// Cloud Storage calls transient, and turns error answers into errors.
-func (g *GCS) send(ctx context.Context, method, u string, body io.ReadSeeker, size int64) (*http.Response, error) {
-	var err error
-	for attempt := 1; ; attempt++ {
-		var resp *http.Response
-		resp, err = g.try(ctx, method, u, body, size)
-		var te *transientError
-		if !errors.As(err, &te) || attempt == gcsAttempts {
-			return resp, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
-		}
-		if body != nil {
-			if _, serr := body.Seek(0, io.SeekStart); serr != nil {
-				return nil, err
-			}
-		}
+// storageError names what the gateway tells apart: a missing object or
+// bucket, and refused credentials.
+func storageError(err error) error {
+	if err == nil {
+		return nil
 	}
-}
-
-// transientError is a failure worth another try.
-type transientError struct{ err error }
-
-func (e *transientError) Error() string { return e.err.Error() }
-func (e *transientError) Unwrap() error { return e.err }
-
-func (g *GCS) try(ctx context.Context, method, u string, body io.ReadSeeker, size int64) (*http.Response, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = io.NopCloser(body) // the caller owns the file; the transport must not close it
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.ContentLength = size
-		req.Header.Set("Content-Type", "application/x-tar")
-	}
-	if g.Tokens != nil {
-		tok, err := g.Tokens.Token(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrStorageDenied, err)
-		}
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-	}
-	client := g.HTTP
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("cloud storage: %w", err)
-		}
-		return nil, &transientError{fmt.Errorf("cloud storage: %w", err)}
-	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
-	}
-	defer resp.Body.Close()
-	msg := gcsMessage(resp)
+	var api *googleapi.Error
 	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, fmt.Errorf("%w: %s", ErrObjectNotFound, msg)
-	case resp.StatusCode == http.StatusUnauthorized, resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("%w: %s", ErrStorageDenied, msg)
-	case resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode >= 500:
-		return nil, &transientError{fmt.Errorf("cloud storage answered %d: %s", resp.StatusCode, msg)}
-	default:
-		return nil, fmt.Errorf("cloud storage answered %d: %s", resp.StatusCode, msg)
+	case errors.Is(err, storage.ErrObjectNotExist), errors.Is(err, storage.ErrBucketNotExist):
+		return fmt.Errorf("%w: %v", ErrObjectNotFound, err)
+	case errors.As(err, &api) && api.Code == http.StatusNotFound:
+		return fmt.Errorf("%w: %s", ErrObjectNotFound, apiMessage(api))
+	case errors.As(err, &api) && (api.Code == http.StatusUnauthorized || api.Code == http.StatusForbidden):
+		return fmt.Errorf("%w: %s", ErrStorageDenied, apiMessage(api))
 	}
+	return fmt.Errorf("cloud storage: %w", err)
 }
 
-// gcsMessage reads the JSON API's error document: {"error":{"code","message","errors":[…]}}.
-func gcsMessage(resp *http.Response) string {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+// apiMessage is Cloud Storage's own words for an error: the client leaves
+// them in the body of a failed download.
+func apiMessage(api *googleapi.Error) string {
+	if api.Message != "" {
+		return api.Message
+	}
 	var doc struct {
 		Error struct {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(body, &doc) == nil && doc.Error.Message != "" {
+	if json.Unmarshal([]byte(api.Body), &doc) == nil && doc.Error.Message != "" {
 		return doc.Error.Message
 	}
-	if s := strings.TrimSpace(string(body)); s != "" && len(s) < 300 {
-		return s
-	}
-	return resp.Status
-}
-
-// gcsObject is the JSON API's object resource, as much as the gateway reads.
-type gcsObject struct {
-	Bucket     string `json:"bucket"`
-	Name       string `json:"name"`
-	Size       string `json:"size"` // int64 as a string, as the JSON API writes it
-	Generation string `json:"generation"`
-}
-
-func (o gcsObject) info() ObjectInfo {
-	size, _ := strconv.ParseInt(o.Size, 10, 64)
-	return ObjectInfo{Bucket: o.Bucket, Name: o.Name, Size: size, Generation: o.Generation}
+	return http.StatusText(api.Code)
 }

@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,16 +11,31 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"cloud.google.com/go/storage"
 	"github.com/auxilia/sandboxes/pkg/gateway/gcstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+// storageClient is a client of the fake at url, sending token ("" = none)
+// as the configuration would have it.
+func storageClient(t *testing.T, url, token string) *storage.Client {
+	t.Helper()
+	cfg := Config{GCSEndpoint: url, GCSAuth: "none"}
+	if token != "" {
+		cfg.GCSAuth, cfg.GCSToken = "static", token
+	}
+	client, err := cfg.StorageClient(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+	return client
+}
+
 func TestGCSAgainstTheFake(t *testing.T) {
 	fake := gcstest.NewServer("bkt")
 	defer fake.Close()
 	fake.Token = "tok"
-	store := &GCS{Endpoint: fake.URL, HTTP: fake.Client(), Tokens: StaticToken("tok")}
+	store := &GCS{Client: storageClient(t, fake.URL, "tok")}
 	ctx := context.Background()
 
 	info, err := store.Put(ctx, "bkt", "deep/name with space.tar", strings.NewReader("tar bytes"), 9)
@@ -38,53 +55,40 @@ func TestGCSAgainstTheFake(t *testing.T) {
 
 	_, _, err = store.Get(ctx, "bkt", "missing.tar")
 	assert.ErrorIs(t, err, ErrObjectNotFound)
-	assert.ErrorContains(t, err, "No such object: bkt/missing.tar")
 	_, err = store.Put(ctx, "nobucket", "x", strings.NewReader(""), 0)
 	assert.ErrorIs(t, err, ErrObjectNotFound)
 
 	require.NoError(t, store.Delete(ctx, "bkt", "deep/name with space.tar"))
 	assert.ErrorIs(t, store.Delete(ctx, "bkt", "deep/name with space.tar"), ErrObjectNotFound)
 
-	wrong := &GCS{Endpoint: fake.URL, HTTP: fake.Client(), Tokens: StaticToken("nope")}
+	wrong := &GCS{Client: storageClient(t, fake.URL, "nope")}
 	_, _, err = wrong.Get(ctx, "bkt", "x")
 	assert.ErrorIs(t, err, ErrStorageDenied)
 	assert.ErrorContains(t, err, "Invalid Credentials")
 }
 
-func TestMetadataTokenSource(t *testing.T) {
-	var calls atomic.Int32
-	meta := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Metadata-Flavor") != "Google" || r.URL.Path != "/computeMetadata/v1/instance/service-accounts/default/token" {
-			http.Error(w, "bad request", http.StatusForbidden)
-			return
-		}
-		calls.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"access_token":"ya29.token","expires_in":3599,"token_type":"Bearer"}`)
-	}))
-	defer meta.Close()
-	src := &MetadataTokenSource{BaseURL: meta.URL, HTTP: meta.Client()}
-	for range 3 {
-		tok, err := src.Token(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, "ya29.token", tok)
-	}
-	assert.EqualValues(t, 1, calls.Load(), "the token is reused until it nears its expiry")
+// A workspace larger than a chunk goes up in a resumable upload, and comes
+// back whole.
+func TestGCSUploadsLargeObjectsInChunks(t *testing.T) {
+	fake := gcstest.NewServer("bkt")
+	defer fake.Close()
+	store := &GCS{Client: storageClient(t, fake.URL, ""), ChunkSize: 256 << 10}
+	data := make([]byte, 1<<20+123)
+	_, _ = rand.Read(data)
 
-	short := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		_, _ = io.WriteString(w, `{"access_token":"short","expires_in":30,"token_type":"Bearer"}`)
-	}))
-	defer short.Close()
-	calls.Store(0)
-	src = &MetadataTokenSource{BaseURL: short.URL, HTTP: short.Client()}
-	_, _ = src.Token(context.Background())
-	_, _ = src.Token(context.Background())
-	assert.EqualValues(t, 2, calls.Load(), "a token about to expire is renewed")
+	info, err := store.Put(context.Background(), "bkt", "big.tar", bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	assert.EqualValues(t, len(data), info.Size)
+	assert.GreaterOrEqual(t, fake.Requests.Load(), int64(5), "one request to begin, and one per chunk")
+	stored, _ := fake.Object("bkt", "big.tar")
+	assert.True(t, bytes.Equal(data, stored))
 
-	down := &MetadataTokenSource{BaseURL: "http://127.0.0.1:1", HTTP: http.DefaultClient}
-	_, err := down.Token(context.Background())
-	assert.ErrorContains(t, err, "metadata server")
+	body, _, err := store.Get(context.Background(), "bkt", "big.tar")
+	require.NoError(t, err)
+	back, err := io.ReadAll(body)
+	body.Close()
+	require.NoError(t, err, "the CRC32C matches")
+	assert.True(t, bytes.Equal(data, back))
 }
 
 func TestGCSRetriesTransientFailures(t *testing.T) {
@@ -103,7 +107,7 @@ func TestGCSRetriesTransientFailures(t *testing.T) {
 		fake.Config.Handler.ServeHTTP(w, r)
 	}))
 	defer flaky.Close()
-	store := &GCS{Endpoint: flaky.URL, HTTP: flaky.Client()}
+	store := &GCS{Client: storageClient(t, flaky.URL, "")}
 
 	_, err := store.Put(context.Background(), "bkt", "o.tar", strings.NewReader("whole body"), 10)
 	require.NoError(t, err)

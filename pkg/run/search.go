@@ -26,6 +26,12 @@ const (
 	searchTimeout = 60 * time.Second
 	// globMatchTime bounds the matching of the paths found against the pattern.
 	globMatchTime = 10 * time.Second
+	// skippedDir is a folder the searches do not enter below the folder
+	// searched: a Python environment (every local instance has one in its
+	// working directory), whose thousands of installed files would drown
+	// what is looked for. A search of one, or of a folder in one, still
+	// looks there.
+	skippedDir = ".venv"
 )
 
 // GlobResult is what glob found, sorted by path. Truncated says some paths
@@ -59,7 +65,7 @@ func (s *Service) Glob(ctx context.Context, workspaceID, runID string, in GlobIn
 	if err != nil {
 		return GlobResult{}, err
 	}
-	cmd := "find " + shellQuote(root) + " -mindepth 1 -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned+1)
+	cmd := "find " + shellQuote(root) + " -mindepth 1 -name " + skippedDir + " -type d -prune -o -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned+1)
 	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
 	if err != nil {
 		return GlobResult{}, s.providerError(c, err)
@@ -133,7 +139,12 @@ func (s *Service) Grep(ctx context.Context, workspaceID, runID string, in GrepIn
 		return GrepResult{}, err
 	}
 	// -Z ends each file name with a NUL, so names with colons parse safely.
-	cmd := "grep -rnHIFZ --color=never -e " + shellQuote(pattern) + " -- " + shellQuote(root) +
+	// grep would skip the searched folder itself were it a skippedDir.
+	skip := ""
+	if path.Base(root) != skippedDir {
+		skip = " --exclude-dir=" + skippedDir
+	}
+	cmd := "grep -rnHIFZ --color=never" + skip + " -e " + shellQuote(pattern) + " -- " + shellQuote(root) +
 		" 2>/dev/null | head -n " + strconv.Itoa(MaxGrepMatches+1) + " | cut -b -" + strconv.Itoa(grepLineBytes)
 	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
 	if err != nil {

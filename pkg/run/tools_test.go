@@ -106,6 +106,9 @@ func TestTools(t *testing.T) {
 		require.NoError(t, err)
 		_, err = w.app.Runs.Write(ctx, ws, id, run.WriteInput{Path: "notes.md", Content: []byte("no needle\n")}, false)
 		require.NoError(t, err)
+		installed := path.Join(workdir, ".venv", "lib", "site.py")
+		_, err = w.app.Runs.Write(ctx, ws, id, run.WriteInput{Path: installed, Content: []byte("x = 'needle: here'\n")}, false)
+		require.NoError(t, err)
 		paths, err := w.app.Runs.Glob(ctx, ws, id, run.GlobInput{Pattern: "**/*.py"}, false)
 		require.NoError(t, err)
 		assert.Equal(t, run.GlobResult{Paths: []string{p, path.Join(workdir, "src", "lib", "util.py")}}, paths)
@@ -115,7 +118,16 @@ func TestTools(t *testing.T) {
 
 		matches, err := w.app.Runs.Grep(ctx, ws, id, run.GrepInput{Pattern: "needle: here"}, false)
 		require.NoError(t, err)
-		assert.Equal(t, run.GrepResult{Matches: []run.Match{{Path: path.Join(workdir, "src", "lib", "util.py"), Line: 1, Text: "x = 'needle: here'"}}}, matches)
+		assert.Equal(t, run.GrepResult{Matches: []run.Match{{Path: path.Join(workdir, "src", "lib", "util.py"), Line: 1, Text: "x = 'needle: here'"}}}, matches,
+			"the searches leave the Python environment out")
+		for _, dir := range []string{".venv", ".venv/lib"} {
+			matches, err = w.app.Runs.Grep(ctx, ws, id, run.GrepInput{Pattern: "needle: here", Path: dir}, false)
+			require.NoError(t, err)
+			assert.Equal(t, run.GrepResult{Matches: []run.Match{{Path: installed, Line: 1, Text: "x = 'needle: here'"}}}, matches, "unless asked to look there")
+			paths, err = w.app.Runs.Glob(ctx, ws, id, run.GlobInput{Pattern: "**/*.py", Path: dir}, false)
+			require.NoError(t, err)
+			assert.Equal(t, run.GlobResult{Paths: []string{installed}}, paths)
+		}
 		matches, err = w.app.Runs.Grep(ctx, ws, id, run.GrepInput{Pattern: "'; rm -rf / #"}, false)
 		require.NoError(t, err)
 		assert.Empty(t, matches.Matches, "a pattern is data, never shell")

@@ -9,15 +9,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
 
 	"go.uber.org/goleak"
 )
 
-// Main runs the tests, then fails them if goroutines leaked or processes
-// were left running (children of the test binary, or processes with marker
-// in their command line).
-func Main(m *testing.M, marker string) {
+// Main runs the tests (m is a *testing.M, or wraps one), then fails them if
+// goroutines leaked or processes were left running (children of the test
+// binary, or processes with marker in their command line).
+func Main(m interface{ Run() int }, marker string) {
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

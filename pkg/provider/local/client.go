@@ -28,7 +28,9 @@ var instanceID = regexp.MustCompile(`^loc-[0-9a-f]{16}$`)
 // instances, each mounted as /workspace in a bubblewrap jail per command.
 type client struct {
 	instances string
+	pythons   string // holds the Python environment instances start from
 	bwrap     string
+	python    string // makes the instances' Python environment ("" = python3)
 	config    Config
 	// cgroups bound the commands of each instance together; nil where the
 	// host has none the server may write.
@@ -41,8 +43,8 @@ type client struct {
 	running map[string]*commands // by instance id
 }
 
-// Probe checks that bubblewrap can jail commands here: nothing ever runs
-// without it.
+// Probe checks that bubblewrap can jail commands here, nothing ever runs
+// without it, and that instances can have a Python environment of their own.
 func (c *client) Probe(ctx context.Context) error {
 	if err := bubblewrap.Available(ctx, c.bwrap, c.config.Network); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, "probe", "%v", err)
@@ -50,11 +52,15 @@ func (c *client) Probe(ctx context.Context) error {
 	if err := os.MkdirAll(c.instances, 0o700); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, "probe", "cannot make the instances folder: %v", err)
 	}
+	if err := c.checkVenv(ctx); err != nil {
+		return provider.Errorf(provider.ErrFailed, providerName, "probe", "%v", bare(err))
+	}
 	return nil
 }
 
-// Create writes the instance's labels, then makes its folder: the reaper
-// finds by its labels an instance whose creator died before hearing its id.
+// Create writes the instance's labels, then makes its folder with its
+// Python environment: the reaper finds by its labels an instance whose
+// creator died before hearing its id.
 func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
 	fail := func(err error) (provider.Instance, error) {
 		return provider.Instance{}, provider.Errorf(provider.ErrFailed, providerName, "create", "%v", bare(err))
@@ -71,11 +77,16 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 		return fail(err)
 	}
 	provider.Created(ctx, id)
+	inst := provider.Instance{ID: id, WorkDir: workDir}
 	if err := c.makeFolder(ctx, f); err != nil {
-		_ = c.Destroy(context.WithoutCancel(ctx), provider.Instance{ID: id})
+		_ = c.Destroy(context.WithoutCancel(ctx), inst)
 		return fail(err)
 	}
-	return provider.Instance{ID: id, WorkDir: workDir}, nil
+	if err := c.giveVenv(ctx, inst); err != nil {
+		_ = c.Destroy(context.WithoutCancel(ctx), inst)
+		return fail(err)
+	}
+	return inst, nil
 }
 
 // makeFolder makes the instance's folder: a disk of its own where the
@@ -207,6 +218,7 @@ func (c *client) jail(dir string, group *bubblewrap.Cgroup) bubblewrap.Jail {
 		// own to fill; on a disk it changes nothing.
 		MaxFileMB: c.config.DiskMB,
 		Cgroup:    group,
+		Env:       venvEnv,
 	}
 }
 

@@ -16,10 +16,14 @@ import (
 
 // Kind is the local provider.
 type Kind struct {
-	// DataDir holds one folder per instance, under instances/.
+	// DataDir holds one folder per instance, under instances/, and the
+	// Python environment they start from, under python/.
 	DataDir string
 	// Bwrap is the bubblewrap binary ("" = "bwrap" from PATH).
 	Bwrap string
+	// Python, as the jails see it, makes the Python environment every
+	// instance has ("" = "python3" from the jails' PATH).
+	Python string
 }
 
 //go:embed icon.svg
@@ -57,7 +61,7 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	c := &client{instances: instances, bwrap: k.Bwrap, config: *cfg, running: map[string]*commands{}}
+	c := &client{instances: instances, pythons: filepath.Join(filepath.Dir(instances), pythonFolder), bwrap: k.Bwrap, python: k.Python, config: *cfg, running: map[string]*commands{}}
 	c.cgroups, _ = bubblewrap.OpenCgroups(cgroupScope(instances))
 	c.disks = bubblewrap.DisksSupported() == nil
 	c.sweepOnce()

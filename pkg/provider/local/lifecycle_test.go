@@ -28,8 +28,9 @@ func TestCreateMakesAFolderPerInstance(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, info.IsDir())
 	uid, gid := bubblewrap.Jail{}.User()
-	res := c.exec(t, a, "stat -c %u:%g .; ls -A")
-	assert.Equal(t, fmt.Sprintf("%d:%d\n", uid, gid), res.Output, "an empty folder, which belongs to the user commands run as")
+	res := c.exec(t, a, "stat -c %u:%g . .venv; ls -A")
+	assert.Equal(t, fmt.Sprintf("%d:%d\n%[1]d:%d\n.venv\n", uid, gid), res.Output,
+		"a folder with only its Python environment, both of which belong to the user commands run as")
 }
 
 func TestReconnect(t *testing.T) {
@@ -87,8 +88,9 @@ func TestProbe(t *testing.T) {
 }
 
 func TestNothingRunsWithoutBubblewrap(t *testing.T) {
-	dataDir := t.TempDir()
-	opened, err := Kind{DataDir: dataDir, Bwrap: filepath.Join(t.TempDir(), "bwrap")}.Open(provider.Settings{Config: DefaultConfig()})
+	made := newClient(t)
+	inst := made.create(t)
+	opened, err := Kind{DataDir: made.dataDir, Bwrap: filepath.Join(t.TempDir(), "bwrap")}.Open(provider.Settings{Config: DefaultConfig()})
 	require.NoError(t, err)
 	c := opened.(*client)
 
@@ -96,8 +98,11 @@ func TestNothingRunsWithoutBubblewrap(t *testing.T) {
 	require.ErrorIs(t, err, provider.ErrFailed)
 	assert.Contains(t, err.Error(), "bubblewrap is not installed", "the probe says why")
 
-	inst, err := c.Create(context.Background(), provider.Labels{})
-	require.NoError(t, err)
+	_, err = c.Create(context.Background(), provider.Labels{})
+	require.ErrorIs(t, err, provider.ErrFailed, "an instance is made in a jail too")
+	assert.Contains(t, err.Error(), "bubblewrap is not installed")
+	assert.NotContains(t, err.Error(), "python3-venv", "Python is not what is missing")
+
 	_, err = c.Execute(context.Background(), inst, provider.ExecRequest{Command: "touch ran", Timeout: time.Minute})
 	require.ErrorIs(t, err, provider.ErrFailed)
 	assert.Contains(t, err.Error(), "bubblewrap is not installed")

@@ -1,6 +1,10 @@
 package local
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap/proctest"
@@ -12,7 +16,19 @@ import (
 // start, so that leftovers can be found in /proc.
 const marker = "876543"
 
-func TestMain(m *testing.M) { proctest.Main(m, marker) }
+func TestMain(m *testing.M) { proctest.Main(tests{m}, marker) }
+
+// tests run the package's tests, then remove the Python template they shared.
+type tests struct{ m *testing.M }
+
+func (t tests) Run() int {
+	defer func() {
+		if sharedVenvFolder != "" {
+			_ = removeAll(sharedVenvFolder)
+		}
+	}()
+	return t.m.Run()
+}
 
 // leftovers are the processes the tests left running.
 func leftovers() []string { return proctest.Leftovers(marker) }
@@ -23,14 +39,44 @@ type testClient struct {
 	dataDir string
 }
 
+// newClient opens a client on a fresh data folder. Its instances start
+// from the Python template every such client shares: making one per data
+// folder would cost each test seconds. newOwnClient makes its own.
 func newClient(t *testing.T, configure ...func(*Config)) testClient {
+	t.Helper()
+	venv, err := sharedVenv()
+	require.NoError(t, err, "the shared Python template")
+	c := newOwnClient(t, Kind{}, configure...)
+	templates.Store(c.instances, &venvTemplate{dir: venv, ok: true})
+	return c
+}
+
+// newOwnClient opens a client of kind (its data folder set here) that
+// makes its own Python template when it first needs it.
+func newOwnClient(t *testing.T, kind Kind, configure ...func(*Config)) testClient {
 	t.Helper()
 	cfg := DefaultConfig()
 	for _, f := range configure {
 		f(cfg)
 	}
-	dataDir := t.TempDir()
-	c, err := Kind{DataDir: dataDir}.Open(provider.Settings{Config: cfg})
+	kind.DataDir = t.TempDir()
+	c, err := kind.Open(provider.Settings{Config: cfg})
 	require.NoError(t, err)
-	return testClient{client: c.(*client), dataDir: dataDir}
+	return testClient{client: c.(*client), dataDir: kind.DataDir}
 }
+
+// sharedVenvFolder is the data folder of the shared Python template.
+var sharedVenvFolder string
+
+var sharedVenv = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "local-venv-")
+	if err != nil {
+		return "", err
+	}
+	sharedVenvFolder = dir
+	c, err := Kind{DataDir: dir}.Open(provider.Settings{Config: DefaultConfig()})
+	if err != nil {
+		return "", fmt.Errorf("open: %w", err)
+	}
+	return c.(*client).venv(context.Background())
+})

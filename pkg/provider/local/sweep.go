@@ -24,7 +24,7 @@ func (c *client) sweepOnce() {
 }
 
 // sweep clears what a server that stopped mid-work left for the instances
-// in this folder: labels it was writing, the disks it had mounted and the
+// in this folder: labels and Python templates it was writing, the disks it had mounted and the
 // cgroups of the commands it ran (its jails died with it). An instance's
 // disk is mounted and its cgroup made again when it is next used.
 func (c *client) sweep() error {
@@ -37,6 +37,11 @@ func (c *client) sweep() error {
 		if strings.HasPrefix(e.Name(), labelsDraft) {
 			errs = append(errs, os.Remove(filepath.Join(c.instances, e.Name())))
 		}
+	}
+	drafts, err := filepath.Glob(filepath.Join(c.pythons, templateDraft+"*"))
+	errs = append(errs, err)
+	for _, draft := range drafts {
+		errs = append(errs, removeAll(draft))
 	}
 	errs = append(errs, bubblewrap.UnmountUnder(c.instances))
 	if c.cgroups != nil {

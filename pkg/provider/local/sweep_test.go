@@ -68,6 +68,8 @@ func TestTheFirstClientSweepsWhatAStoppedServerLeft(t *testing.T) {
 	_ = server.Wait()
 	instances := filepath.Join(dataDir, "instances")
 	require.NoError(t, os.WriteFile(filepath.Join(instances, labelsDraft+"123"), []byte("{"), 0o600))
+	pythons := filepath.Join(dataDir, pythonFolder)
+	require.NoError(t, os.MkdirAll(filepath.Join(pythons, templateDraft+"123", ".venv", "bin"), 0o700))
 	require.Eventually(t, func() bool { return len(leftovers()) == 0 }, 10*time.Second, 10*time.Millisecond)
 	cgroups, err := bubblewrap.OpenCgroups(cgroupScope(instances))
 	require.NoError(t, err)
@@ -82,6 +84,10 @@ func TestTheFirstClientSweepsWhatAStoppedServerLeft(t *testing.T) {
 	assert.Empty(t, c.instanceMounts(t), "the stale mount is gone")
 	assert.Empty(t, c.cgroupsLeft(t), "so is the stale cgroup")
 	assert.ElementsMatch(t, []string{id, id + ".json", id + ".ext4"}, c.instanceFiles(t), "and the labels draft; the instance stays")
+	made, err := os.ReadDir(pythons)
+	require.NoError(t, err)
+	require.Len(t, made, 1, "and the Python template's draft")
+	assert.Equal(t, templateFolder, made[0].Name(), "the finished template stays")
 
 	inst := provider.Instance{ID: id, WorkDir: workDir}
 	_, err = c.Reconnect(context.Background(), inst)
