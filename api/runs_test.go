@@ -58,10 +58,12 @@ func TestRunsAndToolsOnTheLocalProvider(t *testing.T) {
 		assert.Equal(t, []any{"/workspace/notes/todo.txt"}, e.call("GET", base+"/glob?pattern=**/*.txt", e.member, nil).json(t)["paths"])
 		matches := e.call("GET", base+"/grep?pattern=oat+milk", e.member, nil).json(t)["matches"]
 		assert.Equal(t, []any{map[string]any{"path": "/workspace/notes/todo.txt", "line": float64(1), "text": "buy oat milk"}}, matches)
-		entries := e.call("GET", base+"/ls", e.member, nil).json(t)["entries"].([]any)
-		require.Len(t, entries, 1)
-		assert.Equal(t, "/workspace/notes", entries[0].(map[string]any)["path"])
-		assert.Equal(t, "directory", entries[0].(map[string]any)["type"])
+		// Beside what the run made, the instance has its own Python environment.
+		listed := map[string]any{}
+		for _, entry := range e.call("GET", base+"/ls", e.member, nil).json(t)["entries"].([]any) {
+			listed[entry.(map[string]any)["path"].(string)] = entry.(map[string]any)["type"]
+		}
+		assert.Equal(t, map[string]any{"/workspace/notes": "directory", "/workspace/.venv": "directory"}, listed)
 
 		for _, bad := range []string{"../etc/passwd", "/etc/passwd", "notes/../../root"} {
 			p := e.call("GET", base+"/files?path="+bad, e.member, nil).problem(t, 422, "validation_failed")
