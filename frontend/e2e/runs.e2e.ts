@@ -107,7 +107,8 @@ describe("Run console", () => {
     await screenshot(page, "12-run-console-approval");
     await expectAccessible(page, "run console asking for approval");
     await files.getByRole("button", { name: "Approve and list" }).click();
-    await files.getByText("This folder is empty.").waitFor();
+    // A new local instance holds only its own Python environment.
+    await files.getByRole("button", { name: /\.venv \(folder\)/ }).waitFor();
 
     await files.getByLabel("File to upload").setInputFiles({ name: "plan.txt", mimeType: "text/plain", buffer: Buffer.from("step one\n") });
     await files.getByRole("button", { name: "Approve and upload" }).click();
