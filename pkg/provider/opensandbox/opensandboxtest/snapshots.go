@@ -107,7 +107,10 @@ func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request, _ Fault)
 	s.snapshots[sn.id] = sn
 	s.mu.Unlock()
 	w.Header().Set("Location", "/v1/snapshots/"+sn.id)
-	writeJSON(w, http.StatusAccepted, sn.describe(now))
+	accepted := sn.describe(now)
+	accepted.Status = apiStatus{State: snapshotCreating, Reason: "snapshot_accepted", Message: "Snapshot creation accepted.",
+		LastTransitionAt: apiTime(now)}
+	writeJSON(w, http.StatusAccepted, accepted)
 }
 
 func (s *Server) findSnapshot(w http.ResponseWriter, id string) (*snapshot, bool) {
