@@ -114,7 +114,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, fault Fault) {
 	id := newID()
 	sb, err := newSandbox(s, id, req, now, fault.NeverReady)
 	if err == nil && from != nil {
-		if err = copyTree(from.files, sb.root); err != nil {
+		if err = fakekit.CopyTree(from.files, sb.root); err != nil {
 			sb.stop()
 		}
 	}

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // The snapshot operations.
@@ -99,7 +100,7 @@ func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request, _ Fault)
 	_ = decodeOptional(r, &body)
 	sn := &snapshot{id: newID(), sandboxID: id, name: body.Name, createdAt: now, readyAt: now.Add(s.opts.SnapshotFor)}
 	sn.files = filepath.Join(s.dir, "snapshots", sn.id)
-	if err := copyTree(sb.root, sn.files); err != nil {
+	if err := fakekit.CopyTree(sb.root, sn.files); err != nil {
 		apiError(w, http.StatusInternalServerError, "DOCKER::SNAPSHOT_FAILED", err.Error())
 		return
 	}
@@ -170,57 +171,4 @@ func decodeOptional(r *http.Request, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
-}
-
-// copyTree copies a folder with its files, folders and links, keeping
-// their modes and owners, as a committed image keeps a container's files.
-func copyTree(from, to string) error {
-	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			err = os.MkdirAll(dst, info.Mode().Perm())
-		case info.Mode()&fs.ModeSymlink != 0:
-			var target string
-			if target, err = os.Readlink(p); err == nil {
-				err = os.Symlink(target, dst)
-			}
-		case info.Mode().IsRegular():
-			err = copyFile(p, dst, info.Mode().Perm())
-		default:
-			return nil // devices, sockets and pipes are not files to keep
-		}
-		if err != nil {
-			return err
-		}
-		if st, ok := ownerOf(info); ok {
-			return os.Lchown(dst, st.uid, st.gid)
-		}
-		return nil
-	})
-}
-
-func copyFile(from, to string, perm fs.FileMode) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
