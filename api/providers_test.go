@@ -36,6 +36,7 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 		}
 		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "pause_resume", "snapshot_restore", "resources"}, byName["opensandbox"]["capabilities"])
 		assert.Equal(t, []any{"keep_alive", "persist", "network_switch", "pause_resume", "snapshot_restore"}, byName["cloudrun"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "find_created", "pause_resume", "snapshot_restore"}, byName["daytona"]["capabilities"])
 		assert.Equal(t, []any{}, byName["daytona"]["operator_settings"])
 		assert.Equal(t, []any{map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
 			"description": "`off` switches the local (bubblewrap) provider off"}}, byName["local"]["operator_settings"])
