@@ -34,8 +34,9 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 			}
 			assert.Equal(t, []any{"default_packages", "timeout"}, p["config_schema"].(map[string]any)["x-common"])
 		}
-		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "resources"}, byName["opensandbox"]["capabilities"])
-		assert.Equal(t, []any{"keep_alive", "persist", "network_switch"}, byName["cloudrun"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "pause_resume", "snapshot_restore", "resources"}, byName["opensandbox"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "persist", "network_switch", "pause_resume", "snapshot_restore"}, byName["cloudrun"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "find_created", "pause_resume", "snapshot_restore"}, byName["daytona"]["capabilities"])
 		assert.Equal(t, []any{}, byName["daytona"]["operator_settings"])
 		assert.Equal(t, []any{map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
 			"description": "`off` switches the local (bubblewrap) provider off"}}, byName["local"]["operator_settings"])

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -94,20 +95,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	object := snapshotObject(loc.SnapshotPrefix, id)
-	uri := "gs://" + loc.GCSBucket + "/" + object
-	body, info, err := s.store.Get(r.Context(), loc.GCSBucket, object)
-	if errors.Is(err, ErrObjectNotFound) {
-		return failure(http.StatusNotFound, "snapshot_not_found", "no snapshot at "+uri)
-	} else if err != nil {
-		return storageFailure(err, loc.GCSBucket, object)
-	}
-	defer body.Close()
-	if info.Size > s.cfg.MaxSnapshotBytes {
-		return failure(http.StatusRequestEntityTooLarge, "snapshot_too_large",
-			fmt.Sprintf("the snapshot %s has %d bytes, more than this gateway restores (%d)", uri, info.Size, s.cfg.MaxSnapshotBytes))
-	}
-	staged, entries, total, err := s.stage(io.LimitReader(body, s.cfg.MaxSnapshotBytes), s.archiveLimits())
+	uri, staged, entries, total, err := s.stageObject(r.Context(), loc.GCSBucket, snapshotObject(loc.SnapshotPrefix, id))
 	if err != nil {
 		return err
 	}
@@ -133,6 +121,25 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	s.log.Info("restored sandbox from its snapshot", "id", id, "snapshot", uri, "recreated", result.Recreated)
 	writeJSON(w, status, result)
 	return nil
+}
+
+// stageObject unpacks a snapshot object into a new folder, as stage does;
+// a missing object is 404 snapshot_not_found.
+func (s *Server) stageObject(ctx context.Context, bucket, object string) (uri, dir string, entries int, total int64, err error) {
+	uri = "gs://" + bucket + "/" + object
+	body, info, err := s.store.Get(ctx, bucket, object)
+	if errors.Is(err, ErrObjectNotFound) {
+		return uri, "", 0, 0, failure(http.StatusNotFound, "snapshot_not_found", "no snapshot at "+uri)
+	} else if err != nil {
+		return uri, "", 0, 0, storageFailure(err, bucket, object)
+	}
+	defer body.Close()
+	if info.Size > s.cfg.MaxSnapshotBytes {
+		return uri, "", 0, 0, failure(http.StatusRequestEntityTooLarge, "snapshot_too_large",
+			fmt.Sprintf("the snapshot %s has %d bytes, more than this gateway restores (%d)", uri, info.Size, s.cfg.MaxSnapshotBytes))
+	}
+	dir, entries, total, err = s.stage(io.LimitReader(body, s.cfg.MaxSnapshotBytes), s.archiveLimits())
+	return uri, dir, entries, total, err
 }
 
 // stage unpacks a tar into a new folder, ready to become a workspace,

@@ -3,6 +3,7 @@ package gateway
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -37,16 +38,59 @@ func (s *Server) sandboxInfo(id string, sp sandboxSpec) Sandbox {
 	}
 }
 
+// createRequest is a create's body: the spec, and what to start from.
+type createRequest struct {
+	sandboxSpec
+	// From names a snapshot object whose files become the new sandbox's
+	// workspace (a kept copy of another sandbox's); without it the
+	// workspace starts empty.
+	From *objectRef `json:"from"`
+}
+
+// objectRef names one object in a bucket.
+type objectRef struct {
+	GCSBucket string `json:"gcs_bucket"`
+	Object    string `json:"object"`
+}
+
+func (o objectRef) check() []FieldError {
+	var errs []FieldError
+	for _, e := range checkBucket(o.GCSBucket) {
+		errs = append(errs, FieldError{Field: "from." + e.Field, Message: e.Message})
+	}
+	switch {
+	case o.Object == "":
+		errs = append(errs, FieldError{Field: "from.object", Message: "is required"})
+	case len(o.Object) > 1024, strings.HasPrefix(o.Object, "/"), strings.ContainsAny(o.Object, "\r\n\x00"):
+		errs = append(errs, FieldError{Field: "from.object", Message: "must be an object name of at most 1024 characters, relative, without line breaks"})
+	}
+	return errs
+}
+
 func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
-	var sp sandboxSpec
-	if err := decodeJSON(w, r, &sp, true); err != nil {
+	var q createRequest
+	if err := decodeJSON(w, r, &q, true); err != nil {
 		return err
 	}
-	if errs := sp.check(); len(errs) > 0 {
+	errs := q.check()
+	if q.From != nil {
+		errs = append(errs, q.From.check()...)
+	}
+	if len(errs) > 0 {
 		return invalid(errs)
 	}
-	sb, err := s.sandboxes.create(s.sandboxInfo(newID(), sp), "")
+	staged := ""
+	if q.From != nil {
+		var err error
+		if _, staged, _, _, err = s.stageObject(r.Context(), q.From.GCSBucket, q.From.Object); err != nil {
+			return err
+		}
+	}
+	sb, err := s.sandboxes.create(s.sandboxInfo(newID(), q.sandboxSpec), staged)
 	if err != nil {
+		if staged != "" {
+			_ = removeTree(staged)
+		}
 		return err
 	}
 	info := sb.view(false)

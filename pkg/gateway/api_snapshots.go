@@ -87,6 +87,28 @@ func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// statSnapshot says whether a sandbox's snapshot is in the bucket, and
+// its size; the sandbox need not be live when the query names the bucket.
+func (s *Server) statSnapshot(w http.ResponseWriter, r *http.Request) error {
+	sb, _ := s.sandboxes.get(r.PathValue("id"))
+	q := r.URL.Query()
+	loc, err := snapshotLocation{GCSBucket: q.Get("gcs_bucket"), SnapshotPrefix: q.Get("snapshot_prefix")}.resolve(sb)
+	if err != nil {
+		return err
+	}
+	object := snapshotObject(loc.SnapshotPrefix, r.PathValue("id"))
+	body, info, err := s.store.Get(r.Context(), loc.GCSBucket, object)
+	if errors.Is(err, ErrObjectNotFound) {
+		return failure(http.StatusNotFound, "snapshot_not_found", "no snapshot at gs://"+loc.GCSBucket+"/"+object)
+	} else if err != nil {
+		return storageFailure(err, loc.GCSBucket, object)
+	}
+	body.Close()
+	writeJSON(w, http.StatusOK, SnapshotInfo{URI: "gs://" + loc.GCSBucket + "/" + object, Bucket: loc.GCSBucket,
+		Object: object, Size: info.Size, Generation: info.Generation})
+	return nil
+}
+
 // deleteSnapshot removes a sandbox's snapshot; the sandbox need not be live
 // when the query names the bucket. Idempotent.
 func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {

@@ -100,3 +100,38 @@ func tarNames(t *testing.T, data []byte) []string {
 		names = append(names, hdr.Name)
 	}
 }
+
+// A snapshot object (a kept copy under another prefix) becomes a new
+// sandbox's workspace; a missing one is 404 and makes no sandbox.
+func TestCreateFromASnapshotObject(t *testing.T) {
+	h := newHarness(t)
+	spec := sandboxSpec{GCSBucket: "snapshots", SnapshotPrefix: "threads/"}
+	sb := h.create(spec)
+	h.exec(sb.ID, map[string]any{"command": "mkdir -p deep && echo kept > deep/f.txt"})
+	kept := decode[SnapshotInfo](t, h.call("POST", "/sandboxes/"+sb.ID+"/snapshot",
+		snapshotLocation{GCSBucket: "snapshots", SnapshotPrefix: "threads/kept/k1/"}), http.StatusOK)
+	assert.Equal(t, "threads/kept/k1/"+sb.ID+".tar", kept.Object)
+
+	from := &objectRef{GCSBucket: kept.Bucket, Object: kept.Object}
+	made := decode[Sandbox](t, h.call("POST", "/sandboxes", createRequest{sandboxSpec: spec, From: from}), http.StatusCreated)
+	assert.NotEqual(t, sb.ID, made.ID)
+	assert.Equal(t, "kept\n", h.exec(made.ID, map[string]any{"command": "cat deep/f.txt"}).Stdout)
+
+	stat := decode[SnapshotInfo](t, h.call("GET", "/sandboxes/"+sb.ID+"/snapshot?gcs_bucket=snapshots&snapshot_prefix=threads/kept/k1/", nil), http.StatusOK)
+	assert.Equal(t, kept.Size, stat.Size)
+	require.Equal(t, http.StatusNoContent, h.call("DELETE", "/sandboxes/"+sb.ID+"/snapshot?gcs_bucket=snapshots&snapshot_prefix=threads/kept/k1/", nil).StatusCode)
+	problem(t, h.call("GET", "/sandboxes/"+sb.ID+"/snapshot?gcs_bucket=snapshots&snapshot_prefix=threads/kept/k1/", nil),
+		http.StatusNotFound, "snapshot_not_found")
+
+	before := len(decode[sandboxList](t, h.call("GET", "/sandboxes", nil), http.StatusOK).Items)
+	problem(t, h.call("POST", "/sandboxes", createRequest{sandboxSpec: spec, From: from}), http.StatusNotFound, "snapshot_not_found")
+	assert.Len(t, decode[sandboxList](t, h.call("GET", "/sandboxes", nil), http.StatusOK).Items, before, "nothing was made")
+
+	bad := problem(t, h.call("POST", "/sandboxes", createRequest{From: &objectRef{GCSBucket: "No", Object: "/abs"}}),
+		http.StatusUnprocessableEntity, "validation_failed")
+	var fields []string
+	for _, f := range bad.Errors {
+		fields = append(fields, f.Field)
+	}
+	assert.ElementsMatch(t, []string{"from.gcs_bucket", "from.object"}, fields)
+}

@@ -118,7 +118,7 @@ func (s *Server) endpoints() []endpoint {
 		{"/sandboxes/{id}/files/content", map[string]handlerFunc{"GET": s.readFile, "PUT": s.writeFile}},
 		{"/sandboxes/{id}/files/info", map[string]handlerFunc{"GET": s.statFile}},
 		{"/sandboxes/{id}/files/list", map[string]handlerFunc{"GET": s.listFiles}},
-		{"/sandboxes/{id}/snapshot", map[string]handlerFunc{"POST": s.saveSnapshot, "DELETE": s.deleteSnapshot}},
+		{"/sandboxes/{id}/snapshot", map[string]handlerFunc{"GET": s.statSnapshot, "POST": s.saveSnapshot, "DELETE": s.deleteSnapshot}},
 		{"/sandboxes/{id}/restore", map[string]handlerFunc{"POST": s.restore}},
 	}
 }

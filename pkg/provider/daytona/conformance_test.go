@@ -11,3 +11,8 @@ func TestConformance(t *testing.T) {
 	fake := daytonatest.Start(t, daytonatest.Options{Transition: 2})
 	providertest.Run(t, openClient(t, fake, daytonatest.DefaultKey))
 }
+
+func TestConformanceLifecycle(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{Transition: 2})
+	providertest.RunLifecycle(t, openClient(t, fake, daytonatest.DefaultKey))
+}

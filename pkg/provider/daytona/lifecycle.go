@@ -16,13 +16,18 @@ import (
 // answer while it is still "creating") and learns its work dir. A sandbox
 // that never gets there is deleted.
 func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
+	return c.create(ctx, labels, c.cfg.Snapshot)
+}
+
+// create makes a sandbox from a snapshot: the configured one, or one kept.
+func (c *Client) create(ctx context.Context, labels provider.Labels, snapshot string) (provider.Instance, error) {
 	const op = "create"
 	creation := labels.Instance
 	if creation == "" {
 		creation = randomID()
 	}
 	body, err := json.Marshal(createSandbox{
-		Snapshot:         c.cfg.Snapshot,
+		Snapshot:         snapshot,
 		Target:           c.cfg.Target,
 		AutoStopInterval: c.cfg.AutoStopInterval,
 		Labels:           sandboxLabels(labels, creation),

@@ -5,7 +5,9 @@ import "time"
 // The lifecycle API's messages, as far as the client uses them.
 
 type createRequest struct {
-	Image          imageSpec         `json:"image"`
+	// Image or SnapshotID: the server takes exactly one of them.
+	Image          *imageSpec        `json:"image,omitempty"`
+	SnapshotID     string            `json:"snapshotId,omitempty"`
 	Entrypoint     []string          `json:"entrypoint"`
 	ResourceLimits map[string]string `json:"resourceLimits"`
 	Timeout        int               `json:"timeout"`

@@ -41,3 +41,13 @@ type fakeStates struct{ *opensandboxtest.Server }
 
 func (f fakeStates) Pause(_ *testing.T, id string) { f.SetState(id, opensandboxtest.Paused) }
 func (f fakeStates) Exit(_ *testing.T, id string)  { f.SetState(id, opensandboxtest.Failed) }
+
+func TestConformanceLifecycle(t *testing.T) {
+	_, client := setup(t, opensandboxtest.Options{})
+	providertest.RunLifecycle(t, client)
+}
+
+func TestConformanceLifecycleSlowSnapshots(t *testing.T) {
+	_, client := setup(t, opensandboxtest.Options{SnapshotFor: 300 * time.Millisecond, PendingFor: 300 * time.Millisecond})
+	providertest.RunLifecycle(t, client)
+}

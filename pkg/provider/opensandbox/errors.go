@@ -30,6 +30,12 @@ func statusError(s surface, op string, status int, body []byte) error {
 	switch {
 	case status == http.StatusNotFound && sandboxMissing(body):
 		return failure(provider.ErrGone, op, "%s", msg)
+	case status == http.StatusNotFound && s == lifecycleAPI && snapshotMissing(body):
+		return failure(provider.ErrGone, op, "%s", msg)
+	case status == http.StatusNotFound && s == lifecycleAPI && routeMissing(body) && snapshotOps[op]:
+		return failure(provider.ErrUnsupported, op, "%s: this OpenSandbox server has no snapshot API (it predates snapshots)", msg)
+	case status == http.StatusNotImplemented && s == lifecycleAPI:
+		return failure(provider.ErrUnsupported, op, "%s", msg)
 	case status == http.StatusNotFound && s == lifecycleAPI && routeMissing(body):
 		return failure(provider.ErrInvalidConfig, op, "%s: the url does not lead to an OpenSandbox lifecycle API", msg)
 	case status == http.StatusNotFound && s == lifecycleAPI:
@@ -53,6 +59,18 @@ func sandboxMissing(body []byte) bool {
 		Code string `json:"code"`
 	}
 	return json.Unmarshal(body, &e) == nil && strings.HasSuffix(e.Code, "::SANDBOX_NOT_FOUND")
+}
+
+// snapshotOps are the client's operations on snapshots.
+var snapshotOps = map[string]bool{"keep": true, "forget": true}
+
+// snapshotMissing says whether a 404 is the server's "no such snapshot"
+// (SNAPSHOT::NOT_FOUND, services/snapshot_service.py and snapshot_restore.py).
+func snapshotMissing(body []byte) bool {
+	var e struct {
+		Code string `json:"code"`
+	}
+	return json.Unmarshal(body, &e) == nil && e.Code == "SNAPSHOT::NOT_FOUND"
 }
 
 // routeMissing says whether a 404 is the web framework's own, for a path

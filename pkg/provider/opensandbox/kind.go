@@ -25,15 +25,16 @@ var icon []byte
 // Describe says what OpenSandbox is to the catalogue.
 func (Kind) Describe() provider.Descriptor {
 	return provider.Descriptor{
-		Name:         providerName,
-		Title:        "OpenSandbox",
-		Description:  "Containers on your own OpenSandbox controller.",
-		Icon:         icon,
-		Order:        10,
-		URL:          provider.Field{Accepted: true, Required: true, Label: "Domain"},
-		Secret:       provider.Field{Accepted: true, Label: "API key"},
-		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts | provider.Resources,
-		Common:       provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI"},
+		Name:        providerName,
+		Title:       "OpenSandbox",
+		Description: "Containers on your own OpenSandbox controller.",
+		Icon:        icon,
+		Order:       10,
+		URL:         provider.Field{Accepted: true, Required: true, Label: "Domain"},
+		Secret:      provider.Field{Accepted: true, Label: "API key"},
+		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts | provider.Resources |
+			provider.PauseResume | provider.SnapshotRestore,
+		Common: provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI"},
 	}
 }
 

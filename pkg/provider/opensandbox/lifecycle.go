@@ -40,12 +40,22 @@ func (c *client) Probe(ctx context.Context) error {
 // working directory, all within the ready timeout. An instance that never
 // gets there is destroyed.
 func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
+	req, err := c.newRequest(labels)
+	if err != nil {
+		return provider.Instance{}, err
+	}
+	req.Image = &imageSpec{URI: c.cfg.DefaultImage}
+	return c.start(ctx, req, labels.Instance)
+}
+
+// newRequest is what every new instance is created with, but where it
+// starts from: an image or a snapshot.
+func (c *client) newRequest(labels provider.Labels) (createRequest, error) {
 	vols, err := volumes(c.cfg.VolumeMounts)
 	if err != nil {
-		return provider.Instance{}, failure(provider.ErrInvalidConfig, "create", "%s", err)
+		return createRequest{}, failure(provider.ErrInvalidConfig, "create", "%s", err)
 	}
-	req := createRequest{
-		Image: imageSpec{URI: c.cfg.DefaultImage},
+	return createRequest{
 		// The entrypoint only keeps the container alive: execd, injected beside it, does the work.
 		Entrypoint:     []string{"tail", "-f", "/dev/null"},
 		ResourceLimits: c.cfg.resourceLimits(),
@@ -53,12 +63,16 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 		Env:            map[string]string{"PYTHONUNBUFFERED": "1"}, // so Python output streams as it is printed
 		Metadata:       metadata(labels),
 		Volumes:        vols,
-	}
+	}, nil
+}
+
+// start creates the sandbox req describes and waits until it is ready.
+func (c *client) start(ctx context.Context, req createRequest, creation string) (provider.Instance, error) {
 	// The server may answer only once it has provisioned the sandbox (pulled
 	// its image, or seen its pod ready): that wait is part of getting ready.
 	ctx, cancel := context.WithTimeoutCause(ctx, c.readyTimeout, errReadyTimeout)
 	defer cancel()
-	sb, err := c.createSandbox(ctx, req, labels.Instance)
+	sb, err := c.createSandbox(ctx, req, creation)
 	if err != nil {
 		return provider.Instance{}, c.notReady(ctx, "", err)
 	}

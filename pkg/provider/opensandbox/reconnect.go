@@ -60,8 +60,13 @@ func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 
 // look reads the sandbox: its state and its expiry, in one call.
 func (c *client) look(ctx context.Context, id string) (sandbox, error) {
+	return c.lookAs(ctx, "reconnect", id)
+}
+
+// lookAs reads the sandbox for op.
+func (c *client) lookAs(ctx context.Context, op, id string) (sandbox, error) {
 	var sb sandbox
-	err := c.do(ctx, c.lifecycle("reconnect", "GET", "/sandboxes/"+url.PathEscape(id), nil), &sb)
+	err := c.do(ctx, c.lifecycle(op, "GET", sandboxPath(id, ""), nil), &sb)
 	return sb, err
 }
 

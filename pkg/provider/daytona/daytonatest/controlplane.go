@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // dashboardPage is what Daytona serves for any path outside /api.
@@ -72,11 +74,16 @@ func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneR
 		return controlPlaneRoute{OpGetSandbox, s.getSandbox}, parts[1]
 	case len(parts) == 2 && parts[0] == "sandbox" && method == http.MethodDelete:
 		return controlPlaneRoute{OpDeleteSandbox, s.deleteSandbox}, parts[1]
+	case len(parts) == 2 && parts[0] == "snapshots" && method == http.MethodGet:
+		return controlPlaneRoute{OpGetSnapshot, s.getSnapshot}, parts[1]
+	case len(parts) == 2 && parts[0] == "snapshots" && method == http.MethodDelete:
+		return controlPlaneRoute{OpRemoveSnapshot, s.removeSnapshot}, parts[1]
 	case len(parts) == 3 && parts[0] == "sandbox":
 		actions := map[string]controlPlaneRoute{
 			"POST start":            {OpStartSandbox, s.startSandbox},
 			"POST stop":             {OpStopSandbox, s.stopSandbox},
 			"POST archive":          {OpArchiveSandbox, s.archiveSandbox},
+			"POST snapshot":         {OpCreateSandboxSnapshot, s.createSandboxSnapshot},
 			"POST recover":          {OpRecoverSandbox, s.recoverSandbox},
 			"POST last-activity":    {OpUpdateLastActivity, s.updateLastActivity},
 			"GET toolbox-proxy-url": {OpGetToolboxProxyURL, s.getToolboxProxyURL},
@@ -144,7 +151,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 	case s.regionClosed(req.Target) != "":
 		apiError(w, r, http.StatusForbidden, s.regionClosed(req.Target))
 		return
-	case req.Snapshot != "" && len(s.opts.Snapshots) > 0 && !slices.Contains(s.opts.Snapshots, req.Snapshot):
+	case req.Snapshot != "" && len(s.opts.Snapshots) > 0 && !slices.Contains(s.opts.Snapshots, req.Snapshot) && s.snapshots[req.Snapshot] == nil:
 		apiError(w, r, http.StatusBadRequest, fmt.Sprintf("Snapshot %s not found. Did you add it through the Daytona Dashboard?", req.Snapshot))
 		return
 	}
@@ -171,7 +178,11 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 	if s.forward == nil {
 		sb.home = filepath.Join(s.dir, sb.id, "home")
 		sb.tmp = filepath.Join(s.dir, sb.id, "tmp")
-		if err := makeSandboxDirs(sb.home, sb.tmp); err != nil {
+		err := makeSandboxDirs(sb.home, sb.tmp)
+		if from := s.snapshots[req.Snapshot]; err == nil && from != nil && from.files != "" {
+			err = fakekit.CopyTree(from.files, sb.home) // a sandbox from a snapshot starts with its files
+		}
+		if err != nil {
 			apiError(w, r, http.StatusInternalServerError, "An unexpected error occurred.")
 			return
 		}

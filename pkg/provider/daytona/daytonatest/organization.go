@@ -11,6 +11,7 @@ import (
 const (
 	PermWriteSandboxes  = "write:sandboxes"
 	PermDeleteSandboxes = "delete:sandboxes"
+	PermDeleteSnapshots = "delete:snapshots"
 )
 
 // permissionNeeded is the permission each operation asks of an API key, as
@@ -21,8 +22,11 @@ var permissionNeeded = map[string]string{
 	OpStartSandbox:   PermWriteSandboxes,
 	OpStopSandbox:    PermWriteSandboxes,
 	OpArchiveSandbox: PermWriteSandboxes,
-	OpRecoverSandbox: PermWriteSandboxes,
-	OpDeleteSandbox:  PermDeleteSandboxes,
+	// apps/api/src/sandbox/controllers/snapshot.controller.ts
+	OpCreateSandboxSnapshot: PermWriteSandboxes,
+	OpRemoveSnapshot:        PermDeleteSnapshots,
+	OpRecoverSandbox:        PermWriteSandboxes,
+	OpDeleteSandbox:         PermDeleteSandboxes,
 }
 
 // forbidden is NestJS's answer when a guard refuses: the organisation's

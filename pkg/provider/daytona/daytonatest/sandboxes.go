@@ -33,6 +33,7 @@ type sandbox struct {
 	recoverable  bool   // an error POST /sandbox/{id}/recover can mend
 	home, tmp    string // host folders seen as WorkDir and /tmp inside
 	destroyed    bool
+	snapshotting *snapshot // being made from it
 }
 
 // move sets the sandbox on its way through states, ending in the last one,
@@ -58,6 +59,7 @@ func (s *Server) look(sb *sandbox) {
 // settle puts the sandbox in state, doing what reaching it means.
 func (s *Server) settle(sb *sandbox, state string) {
 	sb.State, sb.updatedAt = state, s.now()
+	s.snapshotTaken(sb)
 	switch state {
 	case "started":
 		sb.lastActivity = s.now()

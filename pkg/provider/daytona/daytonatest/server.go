@@ -71,6 +71,9 @@ type Options struct {
 	ToolboxURL string
 	// Jail limits for commands run here (0 = none).
 	MemoryMB, MaxProcesses int
+	// NoSnapshotRegistry refuses snapshots of sandboxes, as Daytona does
+	// where no internal registry serves the sandbox's region.
+	NoSnapshotRegistry bool
 	// Latency is added to every call, control plane and toolbox alike,
 	// before it is handled: a provider's round trip, for benchmarks.
 	Latency time.Duration
@@ -97,6 +100,7 @@ type Server struct {
 	offset    time.Duration // how far the fake clock is ahead of the real one
 	keys      map[string]*apiKey
 	sandboxes map[string]*sandbox
+	snapshots map[string]*snapshot // made from sandboxes, by name
 	faults    fakekit.Faults[string, Fault]
 	quota     Quota
 	// suspended organisations are refused sandboxes, for suspension's reason.
@@ -111,6 +115,7 @@ func New(opts Options) (*Server, error) {
 		opts:      opts,
 		keys:      map[string]*apiKey{},
 		sandboxes: map[string]*sandbox{},
+		snapshots: map[string]*snapshot{},
 	}
 	if opts.ToolboxURL != "" {
 		u, err := url.Parse(opts.ToolboxURL)

@@ -36,6 +36,7 @@ func (s *Server) lifecycleRoutes() http.Handler {
 		mux.Handle("POST "+prefix+"/sandboxes/{id}/pause", s.api(OpPause, s.pause))
 		mux.Handle("POST "+prefix+"/sandboxes/{id}/resume", s.api(OpResume, s.resume))
 		mux.Handle("GET "+prefix+"/sandboxes/{id}/endpoints/{port}", s.api(OpEndpoint, s.endpoint))
+		s.snapshotRoutes(mux, prefix)
 		// The proxy route is exempt from the API key, as in the server's auth middleware.
 		mux.HandleFunc(prefix+"/sandboxes/{id}/proxy/{port}", s.proxyTo)
 		mux.HandleFunc(prefix+"/sandboxes/{id}/proxy/{port}/{path...}", s.proxyTo)
@@ -102,13 +103,21 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, fault Fault) {
 	if !checkModel(w, req) || !s.checkService(w, req) {
 		return
 	}
+	var from *snapshot
 	if req.SnapshotID != "" {
-		apiError(w, http.StatusBadRequest, "SANDBOX::API_NOT_SUPPORTED", "The fake does not restore snapshots.")
-		return
+		var ok bool
+		if from, ok = s.restoreFrom(w, req.SnapshotID); !ok {
+			return
+		}
 	}
 	now := time.Now()
 	id := newID()
 	sb, err := newSandbox(s, id, req, now, fault.NeverReady)
+	if err == nil && from != nil {
+		if err = fakekit.CopyTree(from.files, sb.root); err != nil {
+			sb.stop()
+		}
+	}
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, "DOCKER::SANDBOX_START_FAILED", err.Error())
 		return

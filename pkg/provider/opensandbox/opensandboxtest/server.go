@@ -53,6 +53,13 @@ type Options struct {
 	// deployment that hands out execd's token or routing headers does; the
 	// open-source server names none for execd.
 	EndpointHeaders map[string]string
+	// NoSnapshots answers snapshot creation with 501, as a server whose
+	// runtime has no snapshot support does (NoopSnapshotRuntime).
+	NoSnapshots bool
+	// SnapshotFor keeps new snapshots Creating this long, as a runtime
+	// committing a large container does; zero makes them Ready at once
+	// (the create's answer still says Creating, as the server's does).
+	SnapshotFor time.Duration
 }
 
 // DefaultCompletionHold is execd's default hold of a finished command's stream.
@@ -130,6 +137,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	sandboxes map[string]*sandbox
+	snapshots map[string]*snapshot
 	faults    fakekit.Faults[Op, Fault]
 	done      chan struct{} // closed when the server stops
 	closeOnce sync.Once
@@ -144,6 +152,7 @@ func New(t testing.TB, opts Options) *Server {
 		proxy:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
 		runner:    jailRunner{},
 		sandboxes: map[string]*sandbox{},
+		snapshots: map[string]*snapshot{},
 		done:      make(chan struct{}),
 	}
 	s.lifecycle = httptest.NewServer(s.lifecycleRoutes())

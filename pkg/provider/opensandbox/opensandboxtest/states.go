@@ -105,19 +105,27 @@ func (sb *sandbox) holdWhilePaused(ctx context.Context) bool {
 	}
 }
 
-// pause freezes a running container, as pause_sandbox does: 409
-// SANDBOX_NOT_RUNNING for any other.
+// pause freezes a running container, as pause_sandbox does
+// (services/docker/docker_service.py): 409 SANDBOX_NOT_RUNNING for one
+// whose container is not running. Docker counts a paused container as
+// running, so pausing it again reaches Docker's own refusal, which the
+// server answers as a 500.
 func (s *Server) pause(w http.ResponseWriter, r *http.Request, _ Fault) {
 	id := r.PathValue("id")
 	sb, ok := s.find(id)
-	switch {
-	case !ok:
+	if !ok {
 		notFound(w, id)
-	case sb.state(time.Now()).State != "Running":
-		apiError(w, http.StatusConflict, "DOCKER::SANDBOX_NOT_RUNNING", "Sandbox is not in a running state.")
-	default:
+		return
+	}
+	switch sb.state(time.Now()).State {
+	case "Running":
 		s.SetState(id, Paused)
 		w.WriteHeader(http.StatusAccepted)
+	case string(Paused):
+		apiError(w, http.StatusInternalServerError, "DOCKER::SANDBOX_PAUSE_FAILED",
+			"Failed to pause sandbox container: 409 Client Error for pause: Conflict (\"Container "+id+" is already paused\")")
+	default:
+		apiError(w, http.StatusConflict, "DOCKER::SANDBOX_NOT_RUNNING", "Sandbox is not in a running state.")
 	}
 }
 
