@@ -34,6 +34,7 @@ func (Kind) Describe() provider.Descriptor {
 		URL:          provider.Field{Accepted: true, Required: true, Label: "Server URL"},
 		Secret:       provider.Field{Accepted: true, Required: true, Label: "Token"},
 		Capabilities: provider.FindCreated,
+		Shell:        provider.ShellBashOrSh,
 		Common:       provider.CommonRules{MaxTimeout: 600, TimeoutNote: "echo is quick"},
 	}
 }

@@ -39,6 +39,7 @@ func (Kind) Describe() provider.Descriptor {
 		Icon:         icon,
 		Order:        40,
 		Capabilities: provider.NetworkSwitch | provider.FindCreated,
+		Shell:        provider.ShellBashOrSh,
 		Settings: []provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
 			Description: "`off` switches the local (bubblewrap) provider off"}},
 		Common: provider.CommonRules{PackagesNote: "needs network access"},

@@ -32,7 +32,8 @@ func (Kind) Describe() provider.Descriptor {
 		Order:        10,
 		URL:          provider.Field{Accepted: true, Required: true, Label: "Domain"},
 		Secret:       provider.Field{Accepted: true, Label: "API key"},
-		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts | provider.Resources,
+		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts | provider.Resources | provider.Interrupt,
+		Shell:        provider.ShellBashOrSh,
 		Common:       provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI"},
 	}
 }

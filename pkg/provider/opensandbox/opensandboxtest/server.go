@@ -130,6 +130,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	sandboxes map[string]*sandbox
+	refusal   string // why creates fail, when they do (see RefuseCreates)
 	faults    fakekit.Faults[Op, Fault]
 	done      chan struct{} // closed when the server stops
 	closeOnce sync.Once
