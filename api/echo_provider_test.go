@@ -34,7 +34,7 @@ func TestASixthProviderNeedsOnlyItsPackageAndItsLine(t *testing.T) {
 		assert.Equal(t, "Echo", p["title"])
 		assert.Equal(t, echotest.Kind{}.Describe().IconURL(), p["icon"])
 		assert.Contains(t, p["icon"], "data:image/svg+xml;base64,")
-		assert.Equal(t, []any{"find_created"}, p["capabilities"])
+		assert.Equal(t, []any{"find_created", "interrupt"}, p["capabilities"])
 		schema := p["config_schema"].(map[string]any)
 		assert.Equal(t, []any{"work_dir", "default_packages", "timeout"}, schema["x-order"])
 		timeout := schema["properties"].(map[string]any)["timeout"].(map[string]any)

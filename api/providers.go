@@ -22,6 +22,9 @@ type providerView struct {
 	Secret fieldView `json:"secret"`
 	// What the provider's sandboxes can do beyond running commands and serving files.
 	Capabilities []string `json:"capabilities" extensions:"x-enum=capabilities"`
+	// The shell that runs each command's line: "bash", "sh", or "bash, or
+	// sh where the image has no bash".
+	Shell string `json:"shell" example:"bash, or sh where the image has no bash"`
 	// The environment variables the provider reads from the server's operator.
 	OperatorSettings []operatorSettingView `json:"operator_settings"`
 	// The JSON Schema of a sandbox's config; its "x-common" lists the keys
@@ -75,5 +78,5 @@ func viewProvider(p sandbox.ProviderInfo) providerView {
 	}
 	return providerView{Name: p.Name, Title: p.Title, Description: p.Description, Enabled: p.Enabled,
 		DisabledReason: p.DisabledReason, Icon: p.IconURL(), Order: p.Order, URL: viewField(p.URL), Secret: viewField(p.Secret),
-		Capabilities: p.Capabilities.Names(), OperatorSettings: settings, ConfigSchema: p.ConfigSchema}
+		Capabilities: p.Capabilities.Names(), Shell: p.Shell, OperatorSettings: settings, ConfigSchema: p.ConfigSchema}
 }

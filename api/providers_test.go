@@ -19,7 +19,7 @@ const spaFixture = "../frontend/src/test/providers.fixture.json"
 var updateFixtures = flag.Bool("update", false, "rewrite the SPA's fixtures (providers, tools) from the server's answers")
 
 // Each provider says in the catalogue what it is, can do and needs: an icon
-// an <img> shows, its place, its capabilities, its operator settings, and
+// an <img> shows, its place, its capabilities, its shell, its operator settings, and
 // which of its config keys are the ones every provider shares.
 func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
@@ -34,9 +34,11 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 			}
 			assert.Equal(t, []any{"default_packages", "timeout"}, p["config_schema"].(map[string]any)["x-common"])
 		}
-		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "pause_resume", "snapshot_restore", "resources"}, byName["opensandbox"]["capabilities"])
-		assert.Equal(t, []any{"keep_alive", "persist", "network_switch", "pause_resume", "snapshot_restore"}, byName["cloudrun"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "pause_resume", "snapshot_restore", "resources", "interrupt"}, byName["opensandbox"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "persist", "network_switch", "pause_resume", "snapshot_restore", "interrupt"}, byName["cloudrun"]["capabilities"])
 		assert.Equal(t, []any{"keep_alive", "find_created", "pause_resume", "snapshot_restore"}, byName["daytona"]["capabilities"])
+		assert.Equal(t, "bash, or sh where the image has no bash", byName["opensandbox"]["shell"])
+		assert.Equal(t, "sh", byName["daytona"]["shell"])
 		assert.Equal(t, []any{}, byName["daytona"]["operator_settings"])
 		assert.Equal(t, []any{map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
 			"description": "`off` switches the local (bubblewrap) provider off"}}, byName["local"]["operator_settings"])

@@ -40,6 +40,9 @@ type Config struct {
 	SandboxMaxProcesses int
 	// SandboxMaxFileMB is the largest file a command may write; 0 = no limit.
 	SandboxMaxFileMB int
+	// MaxSandboxes is the most sandboxes the gateway holds at once (they
+	// share the instance's memory and disk); 0 = no limit.
+	MaxSandboxes int
 	// IdleTTL removes sandboxes unused for this long; 0 keeps them until deleted.
 	IdleTTL time.Duration
 	// MaxSnapshotBytes bounds a snapshot archive, and what a restore may unpack.
@@ -68,6 +71,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.SandboxMaxFileMB, err = intFromEnv(getenv, "GATEWAY_SANDBOX_MAX_FILE_MB", 1024, 0, 1<<20); err != nil {
+		return c, err
+	}
+	if c.MaxSandboxes, err = intFromEnv(getenv, "GATEWAY_MAX_SANDBOXES", 0, 0, 1<<16); err != nil {
 		return c, err
 	}
 	if v := getenv("GATEWAY_ALLOW_EGRESS"); v != "" {

@@ -19,10 +19,12 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.False(t, c.AllowEgress)
 	assert.Equal(t, 24*time.Hour, c.IdleTTL)
 	assert.Equal(t, 1024, c.SandboxMaxFileMB, "a runaway write stops at 1 GiB")
+	assert.Zero(t, c.MaxSandboxes, "no cap on sandboxes unless set")
 
 	c, err = ConfigFromEnv(env(map[string]string{"PORT": "9000", "GATEWAY_HOST": "127.0.0.1", "GATEWAY_SECRET": "s",
 		"GATEWAY_ALLOW_EGRESS": "true", "GATEWAY_GCS_ENDPOINT": "http://127.0.0.1:4443/", "GATEWAY_GCS_AUTH": "none",
-		"GATEWAY_IDLE_TTL": "0", "GATEWAY_MAX_SNAPSHOT_MB": "10", "GATEWAY_SANDBOX_MAX_FILE_MB": "0"}))
+		"GATEWAY_IDLE_TTL": "0", "GATEWAY_MAX_SNAPSHOT_MB": "10", "GATEWAY_SANDBOX_MAX_FILE_MB": "0",
+		"GATEWAY_MAX_SANDBOXES": "20"}))
 	require.NoError(t, err)
 	assert.Equal(t, "http://127.0.0.1:4443", c.GCSEndpoint)
 	assert.True(t, c.AllowEgress)
@@ -30,6 +32,7 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.EqualValues(t, 10<<20, c.MaxSnapshotBytes)
 	assert.Zero(t, c.IdleTTL)
 	assert.Zero(t, c.SandboxMaxFileMB, "0 is no limit")
+	assert.Equal(t, 20, c.MaxSandboxes)
 
 	c, err = ConfigFromEnv(env(map[string]string{"GATEWAY_GCS_TOKEN": "tok"}))
 	require.NoError(t, err)
@@ -41,6 +44,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{"GATEWAY_GCS_AUTH": "static"}, {"GATEWAY_GCS_ENDPOINT": "storage.googleapis.com"},
 		{"GATEWAY_IDLE_TTL": "soon"}, {"GATEWAY_MAX_SNAPSHOT_MB": "0"},
 		{"GATEWAY_SANDBOX_MAX_FILE_MB": "-1"}, {"GATEWAY_SANDBOX_MAX_FILE_MB": "1G"},
+		{"GATEWAY_MAX_SANDBOXES": "-1"},
 	} {
 		_, err := ConfigFromEnv(env(bad))
 		assert.Error(t, err, "%v", bad)

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,10 +99,18 @@ func (s *sandbox) replaceWorkspace(staged, trash string) error {
 // errSandboxExists: a sandbox with that id is already live.
 var errSandboxExists = errors.New("sandbox exists")
 
+// atCapacity refuses a sandbox past the gateway's GATEWAY_MAX_SANDBOXES:
+// final until one is deleted, so a caller is told at once.
+func atCapacity(most int) error {
+	return failure(http.StatusServiceUnavailable, "at_capacity",
+		fmt.Sprintf("The gateway holds %d sandboxes, its most (GATEWAY_MAX_SANDBOXES); delete one or raise the limit.", most))
+}
+
 // registry holds the live sandboxes, each in a folder under dir.
 type registry struct {
 	dir   string // <data>/sandboxes
 	owner fileOwner
+	most  int // most sandboxes at once; 0 = no limit
 
 	mu   sync.Mutex
 	byID map[string]*sandbox
@@ -109,11 +119,11 @@ type registry struct {
 // metaFile keeps a sandbox's settings beside its workspace, so a restart finds it again.
 const metaFile = "sandbox.json"
 
-func newRegistry(dir string, owner fileOwner) (*registry, error) {
+func newRegistry(dir string, owner fileOwner, most int) (*registry, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	r := &registry{dir: dir, owner: owner, byID: map[string]*sandbox{}}
+	r := &registry{dir: dir, owner: owner, most: most, byID: map[string]*sandbox{}}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -145,6 +155,9 @@ func (r *registry) create(info Sandbox, workspace string) (*sandbox, error) {
 	defer r.mu.Unlock()
 	if _, ok := r.byID[info.ID]; ok {
 		return nil, errSandboxExists
+	}
+	if r.most > 0 && len(r.byID) >= r.most {
+		return nil, atCapacity(r.most)
 	}
 	sb := r.newSandbox(info)
 	if err := os.Mkdir(sb.dir, 0o700); err != nil {

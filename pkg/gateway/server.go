@@ -71,7 +71,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		}
 	}
 	owner := newFileOwner(opts.Launcher)
-	reg, err := newRegistry(filepath.Join(cfg.DataDir, "sandboxes"), owner)
+	reg, err := newRegistry(filepath.Join(cfg.DataDir, "sandboxes"), owner, cfg.MaxSandboxes)
 	if err != nil {
 		return nil, err
 	}

@@ -175,3 +175,14 @@ func TestSandboxesSurviveARestart(t *testing.T) {
 	require.True(t, ok, "a restarted gateway finds the sandboxes in its data folder")
 	assert.Equal(t, sb.Labels, got.view(false).Labels)
 }
+
+// Past GATEWAY_MAX_SANDBOXES a create is refused at once, in words that
+// name the limit; a deleted sandbox makes room again.
+func TestCreatePastTheCapIsRefused(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.MaxSandboxes = 1 })
+	first := h.create(sandboxSpec{})
+	p := problem(t, h.call("POST", "/sandboxes", sandboxSpec{}), http.StatusServiceUnavailable, "at_capacity")
+	assert.Contains(t, p.Detail, "GATEWAY_MAX_SANDBOXES")
+	require.Equal(t, http.StatusNoContent, h.call("DELETE", "/sandboxes/"+first.ID, nil).StatusCode)
+	h.create(sandboxSpec{})
+}

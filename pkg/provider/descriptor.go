@@ -23,6 +23,8 @@ type Descriptor struct {
 	Secret Field
 	// Capabilities are what its sandboxes can do beyond the contract's minimum.
 	Capabilities Capabilities
+	// Shell is what runs a command's line: ShellBash, ShellBashOrSh or ShellSh.
+	Shell string
 	// Settings are the environment variables it reads from the operator.
 	Settings []OperatorSetting
 	// Common tunes the settings every provider shares (see Common).
@@ -36,6 +38,20 @@ func (d Descriptor) IconURL() string {
 	}
 	return "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(d.Icon)
 }
+
+// The shells a provider may run commands in, as the catalogue words them.
+const (
+	ShellBash     = "bash"
+	ShellBashOrSh = "bash, or sh where the image has no bash"
+	ShellSh       = "sh"
+)
+
+// Shells lists the values Shell may take.
+func Shells() []string { return []string{ShellBash, ShellBashOrSh, ShellSh} }
+
+// RunsBash says whether commands run in bash wherever bash is installed,
+// so that `[[ ]]`, arrays, `source` and `pipefail` work there.
+func (d Descriptor) RunsBash() bool { return d.Shell == ShellBash || d.Shell == ShellBashOrSh }
 
 // Capabilities is a set of what a provider's sandboxes can do.
 type Capabilities uint32

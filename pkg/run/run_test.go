@@ -120,6 +120,23 @@ func TestAGoneInstanceIsReplacedWithANotice(t *testing.T) {
 	})
 }
 
+// A create the provider refuses (a quota, say) refuses the run at once,
+// in the provider's words, after one create: nothing waits or asks again.
+func TestARefusedCreateRefusesTheRunAtOnce(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		w.fake.Fail("create", provider.Errorf(provider.ErrQuota, "fake", "create", "Total CPU limit exceeded. Maximum allowed: 4."))
+		_, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, "t1")
+		require.True(t, auxilia.IsCode(err, auxilia.CodeSandboxUnavailable), "%v", err)
+		var ae *auxilia.Error
+		require.True(t, errors.As(err, &ae))
+		assert.Contains(t, ae.Message, "Total CPU limit exceeded. Maximum allowed: 4.")
+		assert.Equal(t, "quota", ae.Extra["probe_reason"])
+		assert.Equal(t, 1, w.fake.Calls("create"), "a refusal is not asked again")
+		assert.Empty(t, w.fake.Live())
+	})
+}
+
 func TestAFailedProbeRefusesTheRun(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)

@@ -4052,6 +4052,12 @@ export interface components {
              */
             order: number;
             secret: components["schemas"]["ProviderField"];
+            /**
+             * @description The shell that runs each command's line: "bash", "sh", or "bash, or
+             *     sh where the image has no bash".
+             * @example bash, or sh where the image has no bash
+             */
+            shell: string;
             /** @example Daytona */
             title: string;
             url: components["schemas"]["ProviderField"];

@@ -28,6 +28,7 @@ func TestEachProviderDescribesItself(t *testing.T) {
 		orders[d.Order] = d.Name
 		assert.NotEmpty(t, d.Title, d.Name)
 		assert.NotEmpty(t, d.Description, d.Name)
+		assert.Contains(t, provider.Shells(), d.Shell, "%s says which shell runs its commands", d.Name)
 		for _, s := range d.Settings {
 			assert.Regexp(t, `^AUXILIA_[A-Z0-9_]+$`, s.Env, d.Name)
 			assert.NotEmpty(t, s.Description, s.Env)

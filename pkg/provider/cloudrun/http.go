@@ -100,6 +100,7 @@ var reasonKinds = map[string]error{
 	"no_bucket":             provider.ErrInvalidConfig,
 	"bucket_not_found":      provider.ErrInvalidConfig,
 	"storage_denied":        provider.ErrInvalidConfig,
+	"at_capacity":           provider.ErrQuota,
 }
 
 // answerError turns a gateway's error answer into a *provider.Error with its words.

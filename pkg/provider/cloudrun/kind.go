@@ -21,14 +21,16 @@ var icon []byte
 // request after an hour, and so a command.
 func (Kind) Describe() provider.Descriptor {
 	return provider.Descriptor{
-		Name:         providerName,
-		Title:        "Cloud Run",
-		Description:  "Google Cloud Run sandboxes through the Auxilia gateway.",
-		Icon:         icon,
-		Order:        30,
-		URL:          provider.Field{Accepted: true, Required: true, Label: "Gateway URL"},
-		Secret:       provider.Field{Accepted: true, Required: true, Label: "Gateway secret"},
-		Capabilities: provider.KeepAlive | provider.Persist | provider.NetworkSwitch | provider.PauseResume | provider.SnapshotRestore,
+		Name:        providerName,
+		Title:       "Cloud Run",
+		Description: "Google Cloud Run sandboxes through the Auxilia gateway.",
+		Icon:        icon,
+		Order:       30,
+		URL:         provider.Field{Accepted: true, Required: true, Label: "Gateway URL"},
+		Secret:      provider.Field{Accepted: true, Required: true, Label: "Gateway secret"},
+		Capabilities: provider.KeepAlive | provider.Persist | provider.NetworkSwitch | provider.PauseResume | provider.SnapshotRestore |
+			provider.Interrupt,
+		Shell: provider.ShellBash,
 		Common: provider.CommonRules{MaxTimeout: 3600, TimeoutNote: "Cloud Run allows at most an hour",
 			PackagesNote: "needs internet access"},
 	}

@@ -31,6 +31,7 @@ func (Kind) Describe() provider.Descriptor {
 		URL:          provider.Field{Accepted: true, Required: true, Default: DefaultURL, Label: "API URL"},
 		Secret:       provider.Field{Accepted: true, Required: true, Label: "API key"},
 		Capabilities: provider.KeepAlive | provider.FindCreated | provider.PauseResume | provider.SnapshotRestore,
+		Shell:        provider.ShellSh,
 	}
 }
 

@@ -117,3 +117,21 @@ func TestPathsLeadingOutAreRefused(t *testing.T) {
 		assert.ErrorIs(t, c.WriteFile(ctx, inst, p, []byte("overwritten")), provider.ErrPath, p)
 	}
 }
+
+func TestConformanceStates(t *testing.T) {
+	srv := echotest.NewServer(t)
+	providertest.RunStates(t, echotest.Kind{}.Describe(), open(t, srv, srv.Token), serverStates{srv})
+}
+
+// serverStates puts the server's instances in the states it has.
+type serverStates struct{ *echotest.Server }
+
+func (s serverStates) Pause(_ *testing.T, id string) { s.Restart(id) }
+func (s serverStates) Exit(_ *testing.T, id string)  { s.Lose(id) }
+
+func (s serverStates) RefuseCreates(t *testing.T) providertest.Refusal {
+	s.Faults.Set(echotest.OpCreate, echotest.Refuse)
+	t.Cleanup(func() { s.Faults.Clear() })
+	return providertest.Refusal{Kind: provider.ErrFailed, Words: "create is unavailable",
+		Asked: func() int { return s.Calls(echotest.OpCreate) }}
+}

@@ -9,8 +9,9 @@ import (
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 )
 
-// exec runs the command in the instance's jail and streams its output,
-// one event a line, then how it ended.
+// exec runs the command (in bash, or sh where there is none) in the
+// instance's jail and streams its output, one event a line, then how it
+// ended.
 func (s *Server) exec(w http.ResponseWriter, r *http.Request, b *box) {
 	var req execRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.TimeoutMS <= 0 {
@@ -21,7 +22,7 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request, b *box) {
 	w.WriteHeader(http.StatusOK)
 	events := &eventWriter{w: w, enc: json.NewEncoder(w)}
 	jail := bubblewrap.Jail{Root: b.root, WorkDir: b.WorkDir}
-	res, err := jail.Run(r.Context(), req.Command, time.Duration(req.TimeoutMS)*time.Millisecond,
+	res, err := jail.Run(r.Context(), bubblewrap.InBash(req.Command), time.Duration(req.TimeoutMS)*time.Millisecond,
 		events.stream("stdout"), events.stream("stderr"))
 	if err != nil && !res.TimedOut {
 		if r.Context().Err() != nil {

@@ -1,11 +1,47 @@
 package local
 
 import (
+	"os"
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
+	"github.com/stretchr/testify/require"
 )
 
 func TestConformance(t *testing.T) {
 	providertest.Run(t, newClient(t).client)
+}
+
+func TestConformanceStates(t *testing.T) {
+	c := newClient(t)
+	providertest.RunStates(t, Kind{}.Describe(), c.client, hostStates{c.client})
+}
+
+// hostStates puts local instances in the states a host leaves them in.
+type hostStates struct{ c *client }
+
+// Pause is the host restarting: nothing of the instance runs, and its disk
+// is no longer mounted; its folder and disk image stay.
+func (h hostStates) Pause(t *testing.T, _ string) {
+	require.NoError(t, bubblewrap.UnmountUnder(h.c.instances))
+}
+
+// Exit is the instance's folder lost (removed by hand, a disk wiped).
+func (h hostStates) Exit(t *testing.T, id string) {
+	f := h.c.filesOf(id)
+	if _, err := os.Lstat(f.image); err == nil {
+		require.NoError(t, f.disk().Remove())
+	}
+	require.NoError(t, removeAll(f.dir))
+}
+
+// RefuseCreates takes bubblewrap away, as a host upgrade that drops it
+// does: nothing may run unjailed, so nothing can be made.
+func (h hostStates) RefuseCreates(t *testing.T) providertest.Refusal {
+	was := h.c.bwrap
+	h.c.bwrap = "/nonexistent/bwrap"
+	t.Cleanup(func() { h.c.bwrap = was })
+	return providertest.Refusal{Kind: provider.ErrFailed, Words: "bubblewrap"}
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// Execute runs the command in a jail of its own on the instance's folder.
+// Execute runs the command in a jail of its own on the instance's folder,
+// with bash where the host has it, else sh.
 func (c *client) Execute(ctx context.Context, inst provider.Instance, req provider.ExecRequest) (provider.ExecResult, error) {
 	const op = "execute"
 	if _, err := c.folder(op, inst); err != nil {
@@ -31,7 +32,7 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 	timeout := c.timeout(req.Timeout)
 	out := provider.NewOutput(req)
 	stdout, stderr := &stream{out: out, name: "stdout"}, &stream{out: out, name: "stderr"}
-	res, err := jail.Run(ctx, req.Command, timeout, stdout, stderr)
+	res, err := jail.Run(ctx, bubblewrap.InBash(req.Command), timeout, stdout, stderr)
 	stdout.flush()
 	stderr.flush()
 	if err != nil {

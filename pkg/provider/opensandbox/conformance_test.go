@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 )
@@ -33,7 +35,7 @@ func TestConformanceKubernetesLikeController(t *testing.T) {
 
 func TestConformanceStates(t *testing.T) {
 	fake, client := setup(t, opensandboxtest.Options{})
-	providertest.RunStates(t, client, fakeStates{fake})
+	providertest.RunStates(t, opensandbox.Kind{}.Describe(), client, fakeStates{fake})
 }
 
 // fakeStates puts the fake's containers in the states of the real ones.
@@ -50,4 +52,12 @@ func TestConformanceLifecycle(t *testing.T) {
 func TestConformanceLifecycleSlowSnapshots(t *testing.T) {
 	_, client := setup(t, opensandboxtest.Options{SnapshotFor: 300 * time.Millisecond, PendingFor: 300 * time.Millisecond})
 	providertest.RunLifecycle(t, client)
+}
+
+func (f fakeStates) RefuseCreates(t *testing.T) providertest.Refusal {
+	const reason = "500 Server Error for http+docker://localhost/v1.47/containers/create: Internal Server Error (\"no space left on device\")"
+	f.Server.RefuseCreates(reason)
+	t.Cleanup(func() { f.Server.RefuseCreates("") })
+	return providertest.Refusal{Kind: provider.ErrFailed, Words: "DOCKER::SANDBOX_START_FAILED: Failed to create or start container: " + reason,
+		Asked: func() int { return f.Calls(opensandboxtest.OpCreate) }}
 }

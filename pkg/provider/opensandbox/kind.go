@@ -33,7 +33,8 @@ func (Kind) Describe() provider.Descriptor {
 		URL:         provider.Field{Accepted: true, Required: true, Label: "Domain"},
 		Secret:      provider.Field{Accepted: true, Label: "API key"},
 		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts | provider.Resources |
-			provider.PauseResume | provider.SnapshotRestore,
+			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
+		Shell:  provider.ShellBashOrSh,
 		Common: provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI"},
 	}
 }

@@ -100,7 +100,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, fault Fault) {
 		validationError(w, detail("json_invalid", []any{"body", 0}, "JSON decode error", string(body)))
 		return
 	}
-	if !checkModel(w, req) || !s.checkService(w, req) {
+	if !checkModel(w, req) || !s.checkService(w, req) || s.refused(w) {
 		return
 	}
 	var from *snapshot

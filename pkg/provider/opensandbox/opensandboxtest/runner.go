@@ -42,7 +42,9 @@ func (jailRunner) run(ctx context.Context, sb *sandbox, command, cwd string, env
 		command = "cd " + shellQuote(cwd) + " && " + command
 	}
 	jail := bubblewrap.Jail{Root: filepath.Join(sb.root, rel(workspace)), WorkDir: workspace, Env: sb.environment(env)}
-	res, err := jail.Run(ctx, command, timeout, stdout, stderr)
+	// execd runs the line with bash where the image has it, else sh
+	// (components/execd/pkg/runtime/command.go, getShell).
+	res, err := jail.Run(ctx, bubblewrap.InBash(command), timeout, stdout, stderr)
 	if err != nil && ctx.Err() == nil && !res.TimedOut {
 		return result{err: err}
 	}

@@ -138,6 +138,7 @@ type Server struct {
 	mu        sync.Mutex
 	sandboxes map[string]*sandbox
 	snapshots map[string]*snapshot
+	refusal   string // why creates fail, when they do (see RefuseCreates)
 	faults    fakekit.Faults[Op, Fault]
 	done      chan struct{} // closed when the server stops
 	closeOnce sync.Once

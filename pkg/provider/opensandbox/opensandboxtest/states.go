@@ -160,3 +160,27 @@ func (s *Server) SetExpiry(id string, at time.Time) {
 		sb.setExpiry(at)
 	}
 }
+
+// RefuseCreates makes every create from now on fail as the Docker runtime
+// fails one it cannot start, with Docker's own reason ("" to stop): 500
+// DOCKER::SANDBOX_START_FAILED, "Failed to create or start container: …"
+// (server/opensandbox_server/services/docker/container_ops.py, where
+// create_container raises; the code is CONTAINER_START_FAILED in
+// services/constants.py). Nothing is left behind.
+func (s *Server) RefuseCreates(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refusal = reason
+}
+
+// refused answers a create the runtime cannot start; false when it can.
+func (s *Server) refused(w http.ResponseWriter) bool {
+	s.mu.Lock()
+	reason := s.refusal
+	s.mu.Unlock()
+	if reason == "" {
+		return false
+	}
+	apiError(w, http.StatusInternalServerError, "DOCKER::SANDBOX_START_FAILED", "Failed to create or start container: "+reason)
+	return true
+}

@@ -45,6 +45,7 @@ export function ProviderPicker({ providers, value, onChange, locked }: ProviderP
                 <span className="provider-card__description">
                   {unavailable ? p.disabled_reason || "Not available on this server." : p.description}
                 </span>
+                {p.shell && <span className="provider-card__shell">Commands run in {p.shell}.</span>}
               </span>
             </label>
           );

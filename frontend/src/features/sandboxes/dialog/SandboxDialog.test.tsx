@@ -117,6 +117,20 @@ describe("Add sandbox dialog", () => {
     }
   });
 
+  it("says beside each provider's description which shell runs its commands", async () => {
+    fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await within(dialog).findByRole("textbox", { name: "Name" });
+
+    const card = (title: string) => within(dialog).getByRole("radio", { name: new RegExp(title) }).closest("label");
+    expect(card("Daytona")).toHaveTextContent("Commands run in sh.");
+    expect(card("OpenSandbox")).toHaveTextContent("Commands run in bash, or sh where the image has no bash.");
+    for (const p of providers) {
+      expect(card(p.title)).toHaveTextContent(`Commands run in ${p.shell}.`);
+    }
+  });
+
   it("reports a failed connection test with its reason, inline", async () => {
     fakeApi({
       "GET /api/v1/providers": { body: { items: providers } },
