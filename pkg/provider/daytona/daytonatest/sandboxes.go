@@ -58,6 +58,9 @@ func (s *Server) look(sb *sandbox) {
 // settle puts the sandbox in state, doing what reaching it means.
 func (s *Server) settle(sb *sandbox, state string) {
 	sb.State, sb.updatedAt = state, s.now()
+	if withoutProcesses[state] {
+		s.endSessions(sb.id)
+	}
 	switch state {
 	case "started":
 		sb.lastActivity = s.now()

@@ -261,6 +261,21 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, box sandb
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// withoutProcesses are the states of a sandbox whose container runs
+// nothing: the daemon and its sessions are gone, and a new daemon has none.
+var withoutProcesses = map[string]bool{"stopped": true, "archived": true, "destroyed": true, "error": true}
+
+// endSessions kills a sandbox's sessions, which its daemon took with it.
+// Caller holds s.mu.
+func (s *Server) endSessions(sandboxID string) {
+	for key, ss := range s.sessions {
+		if key.sandbox == sandboxID {
+			ss.cancel()
+			delete(s.sessions, key)
+		}
+	}
+}
+
 // defaultError is the daemon's answer to an error no handler sorted: a
 // 500 with the message and no code, path or time (the default handler of
 // apps/daemon/pkg/toolbox/server.go's error middleware).

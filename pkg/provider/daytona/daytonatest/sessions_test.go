@@ -161,3 +161,22 @@ func lockFree(t *testing.T, p string) bool {
 	require.NoError(t, err)
 	return true
 }
+
+// A stopped sandbox's daemon is gone with its sessions and their commands.
+func TestSessionsEndWithTheSandbox(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{})
+	id := create(t, fake)["id"].(string)
+	base := fake.ToolboxProxyURL() + "/" + id + "/process/session"
+	status, _, _ := call(t, "POST", base, daytonatest.DefaultKey, `{"sessionId":"s"}`)
+	require.Equal(t, http.StatusCreated, status)
+	status, _, _ = call(t, "POST", base+"/s/exec", daytonatest.DefaultKey, `{"command":"exec 9>lock; flock 9; touch holding; sleep 60","runAsync":true}`)
+	require.Equal(t, http.StatusAccepted, status)
+	waitForFile(t, filepath.Join(fake.HomeDir(id), "holding"))
+
+	require.NoError(t, fake.Stop(id))
+	require.Eventually(t, func() bool { return lockFree(t, filepath.Join(fake.HomeDir(id), "lock")) }, 20*time.Second, 20*time.Millisecond, "the command died with the sandbox")
+	require.NoError(t, fake.SetState(id, "started", "started"))
+	status, _, body := call(t, "POST", base+"/s/exec", daytonatest.DefaultKey, `{"command":"true"}`)
+	assert.Equal(t, http.StatusInternalServerError, status)
+	assert.Equal(t, "failed to execute command: not found: session not found", decode(t, body)["message"])
+}
