@@ -81,18 +81,20 @@ func TestExecuteCancelKillsTheSession(t *testing.T) {
 }
 
 // At its timeout a command is killed with its session; the output it
-// wrote is kept, stderr apart.
+// wrote is kept, stderr apart. (The timeout leaves the jail time to start
+// on a loaded machine.)
 func TestExecuteTimeoutKeepsTheOutputSoFar(t *testing.T) {
 	fake, client, inst := started(t, daytonatest.Options{})
 	streams := map[string]string{}
+	const timeout = 5 * time.Second
 	res, err := client.Execute(context.Background(), inst, provider.ExecRequest{
-		Command: "echo before; echo oops >&2; exec 9>lock; flock 9; sleep 30; echo after", Timeout: time.Second,
+		Command: "echo before; echo oops >&2; exec 9>lock; flock 9; sleep 60; echo after", Timeout: timeout,
 		OnOutput: func(stream, text string) { streams[stream] += text },
 	})
 	require.NoError(t, err, "a timeout is a result")
 	assert.True(t, res.TimedOut)
 	assert.Equal(t, provider.TimeoutExitCode, res.ExitCode)
-	assert.Equal(t, "before\noops\n"+provider.TimeoutNotice(time.Second), res.Output)
+	assert.Equal(t, "before\noops\n"+provider.TimeoutNotice(timeout), res.Output)
 	assert.Equal(t, map[string]string{"stdout": "before\n", "stderr": "oops\n"}, streams)
 	assert.Equal(t, 1, fake.Calls(daytonatest.OpDeleteSession))
 	assert.True(t, lockFree(t, filepath.Join(fake.HomeDir(inst.ID), "lock")), "the command is dead")
