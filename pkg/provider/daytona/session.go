@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -133,8 +134,12 @@ func (c *Client) followLog(ctx context.Context, base string, inst provider.Insta
 	header.Set("Authorization", "Bearer "+c.apiKey)
 	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: c.http, HTTPHeader: header})
 	if err != nil {
-		if resp != nil {
-			return failure(provider.StatusKind(resp.StatusCode), op, "the daemon would not stream the command's output: HTTP %d", resp.StatusCode)
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			body := []byte(nil)
+			if resp.Body != nil { // the first KiB of the refusal
+				body, _ = io.ReadAll(resp.Body)
+			}
+			return toolboxError(op, answer{Status: resp.StatusCode, Header: resp.Header, Body: body})
 		}
 		return provider.RoundTripError(ctx, providerName, op, err)
 	}

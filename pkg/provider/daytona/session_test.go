@@ -3,6 +3,7 @@ package daytona_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +125,22 @@ func TestExecuteWithoutSessionsAsksOnce(t *testing.T) {
 	assert.Equal(t, "two\n", run(t, client, inst, "echo two").Output)
 	assert.Equal(t, 1, fake.Calls(daytonatest.OpCreateSession))
 	assert.Equal(t, 2, fake.Calls(daytonatest.OpExecuteCommand))
+}
+
+// A session whose command cannot start, or whose output cannot be
+// followed, is deleted all the same: nothing is left running.
+func TestExecuteDeletesTheSessionOnFailure(t *testing.T) {
+	for _, op := range []string{daytonatest.OpSessionExecuteCommand, daytonatest.OpGetSessionCommandLogs} {
+		t.Run(op, func(t *testing.T) {
+			fake, client, inst := started(t, daytonatest.Options{})
+			fake.Inject(op, daytonatest.Fault{Status: http.StatusInternalServerError, Message: "daemon broke"})
+			fake.ResetCalls()
+			_, err := client.Execute(context.Background(), inst, provider.ExecRequest{Command: "sleep 60", Timeout: time.Minute})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "daemon broke", "the daemon's own words")
+			assert.Equal(t, 1, fake.Calls(daytonatest.OpDeleteSession))
+		})
+	}
 }
 
 // lockFree reports whether no process holds a lock on the file p.
