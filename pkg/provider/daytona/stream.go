@@ -19,8 +19,9 @@ const relayPause = "0.05"
 // copies the file to its own stdout line by line as it grows (the daemon
 // streams whole lines), until the line that ends it with the fin marker
 // and the exit code: the fin marker follows the output's last byte, so a
-// last line without a line break stays without one. What it copies stops
-// at the bytes the limit needs; the fin line always comes. It returns when
+// last line without a line break stays without one. Past the bytes the
+// limit needs it reads no more of the output, which may be large: it waits
+// for the fin line, also kept in a file of its own. It returns when
 // the command's shell does: jobs left running keep the file, never the
 // daemon's output. The command's shell runs in a session of its own where
 // setsid exists, so that such jobs outlive the daemon's session, which is
@@ -36,10 +37,12 @@ func (cp capture) streamScript(command, dir string) string {
 	b.WriteString(cp.pickShell())
 	b.WriteString("j=\ncommand -v setsid >/dev/null 2>&1 && j=setsid\n")
 	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && : >\"$d/out\"; then\n", q)
-	fmt.Fprintf(&b, "{ { $j \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; printf '%%s%%s\\n' '%s' \"$(cat \"$d/status\" 2>/dev/null)\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n",
-		cp.end, cp.markStderr(), cp.fin)
+	fmt.Fprintf(&b, "{ { $j \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; f=%s$(cat \"$d/status\" 2>/dev/null); printf '%%s\\n' \"$f\"; printf '%%s\\n' \"$f\" >\"$d/fin\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n",
+		cp.end, cp.markStderr(), shellQuote(cp.fin))
 	fmt.Fprintf(&b, "n=0 p=\nwhile :; do\nif IFS= read -r l; then\nl=$p$l p=\ncase $l in *'%s'*) printf '%%s\\n' \"$l\"; break;; esac\n", cp.fin)
-	fmt.Fprintf(&b, "[ \"$n\" -gt %d ] || printf '%%s\\n' \"$l\"\nn=$((n + ${#l} + 1))\nelse\np=$p$l\nsleep %s\nfi\ndone <\"$d/out\"\nrm -rf \"$d\"\nexit 0\nfi\n", cp.send, relayPause)
+	b.WriteString("printf '%s\\n' \"$l\"\nn=$((n + ${#l} + 1))\n")
+	fmt.Fprintf(&b, "[ \"$n\" -gt %d ] && { until [ -s \"$d/fin\" ]; do sleep %s; done; cat \"$d/fin\"; break; }\n", cp.send, relayPause)
+	fmt.Fprintf(&b, "else\np=$p$l\nsleep %s\nfi\ndone <\"$d/out\"\nrm -rf \"$d\"\nexit 0\nfi\n", relayPause)
 	fmt.Fprintf(&b, "rm -rf \"$d\" 2>/dev/null\n\"$x\" -c %s </dev/null 2>&1\nprintf '%%s%%s\\n' '%s' \"$?\"\n", q, cp.fin)
 	return b.String()
 }
