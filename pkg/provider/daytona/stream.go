@@ -23,11 +23,13 @@ const relayPause = "0.05"
 // limit needs it reads no more of the output, which may be large: it waits
 // for the fin line, also kept in a file of its own. It returns when
 // the command's shell does: jobs left running keep the file, never the
-// daemon's output. The command's shell runs in a session of its own where
-// setsid exists, so that such jobs outlive the daemon's session, which is
-// deleted once the command is over; a command interrupted while running is
-// killed with all it started, which the daemon reaches through its
-// parents. A sandbox where the folder cannot be made runs the command
+// daemon's output. The command's shell, and what drains the stderr of the
+// jobs it leaves, run in sessions of their own where setsid exists, so that
+// such jobs outlive the daemon's session, which is deleted once the command
+// is over (the daemon kills the session's process group and its shell's
+// descendants, which they no longer are); a command interrupted while
+// running is killed with all it started, which the daemon reaches through
+// their parents. A sandbox where the folder cannot be made runs the command
 // plainly, stderr with stdout, and ends the same way. A session has no
 // working folder of its own: the script goes to dir first.
 func (cp capture) streamScript(command, dir string) string {
@@ -37,7 +39,7 @@ func (cp capture) streamScript(command, dir string) string {
 	b.WriteString(cp.pickShell())
 	b.WriteString("j=\ncommand -v setsid >/dev/null 2>&1 && j=setsid\n")
 	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && : >\"$d/out\"; then\n", q)
-	fmt.Fprintf(&b, "{ { $j \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; f=%s$(cat \"$d/status\" 2>/dev/null); printf '%%s\\n' \"$f\"; printf '%%s\\n' \"$f\" >\"$d/fin\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n",
+	fmt.Fprintf(&b, "{ { $j \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; f=%s$(cat \"$d/status\" 2>/dev/null); printf '%%s\\n' \"$f\"; printf '%%s\\n' \"$f\" >\"$d/fin\"; $j cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n",
 		cp.end, cp.markStderr(), shellQuote(cp.fin))
 	fmt.Fprintf(&b, "n=0 p=\nwhile :; do\nif IFS= read -r l; then\nl=$p$l p=\ncase $l in *'%s'*) printf '%%s\\n' \"$l\"; break;; esac\n", cp.fin)
 	b.WriteString("printf '%s\\n' \"$l\"\nn=$((n + ${#l} + 1))\n")
