@@ -49,10 +49,10 @@ func (c *Client) executeInSession(ctx context.Context, inst provider.Instance, r
 	case ans.Status != http.StatusCreated && ans.Status != http.StatusOK:
 		return provider.ExecResult{}, toolboxError(op, ans)
 	}
-	abandoned := false
+	finished := false
 	defer func() {
 		c.deleteSession(base, inst, session)
-		if abandoned { // killed mid-way: its folder is left behind
+		if !finished { // killed mid-way, if it started: its folder is left behind
 			c.interrupt(inst, cp)
 		}
 	}()
@@ -70,6 +70,7 @@ func (c *Client) executeInSession(ctx context.Context, inst provider.Instance, r
 	took := time.Since(began)
 	switch {
 	case err == nil && dec.done:
+		finished = true
 		return out.Result(dec.code, false, timeout, took), nil
 	case err == nil:
 		// The log ended without the fin line: the daemon's word on the exit code.
@@ -78,12 +79,11 @@ func (c *Client) executeInSession(ctx context.Context, inst provider.Instance, r
 		if err != nil {
 			return provider.ExecResult{}, err
 		}
+		finished = true
 		return out.Result(code, false, timeout, took), nil
 	case ctx.Err() != nil:
-		abandoned = true
 		return provider.ExecResult{}, provider.RoundTripError(ctx, providerName, op, ctx.Err())
 	case runCtx.Err() != nil:
-		abandoned = true
 		dec.flush()
 		return out.Result(provider.TimeoutExitCode, true, timeout, took), nil
 	default:

@@ -128,7 +128,8 @@ func TestExecuteWithoutSessionsAsksOnce(t *testing.T) {
 }
 
 // A session whose command cannot start, or whose output cannot be
-// followed, is deleted all the same: nothing is left running.
+// followed, is deleted all the same: nothing is left running, nor any
+// folder of the command's.
 func TestExecuteDeletesTheSessionOnFailure(t *testing.T) {
 	for _, op := range []string{daytonatest.OpSessionExecuteCommand, daytonatest.OpGetSessionCommandLogs} {
 		t.Run(op, func(t *testing.T) {
@@ -139,6 +140,8 @@ func TestExecuteDeletesTheSessionOnFailure(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "daemon broke", "the daemon's own words")
 			assert.Equal(t, 1, fake.Calls(daytonatest.OpDeleteSession))
+			after := run(t, client, inst, "ls -A /tmp")
+			assert.Equal(t, 1, strings.Count(after.Output, ".auxilia-exec-"), "only the listing command's own folder is in /tmp: %q", after.Output)
 		})
 	}
 }
