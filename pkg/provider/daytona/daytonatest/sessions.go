@@ -97,7 +97,10 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, box sandb
 		SessionID string `json:"sessionId"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		toolboxError(w, r, r.URL.Path, http.StatusBadRequest, "invalid request body: "+err.Error())
+		writeJSON(w, http.StatusBadRequest, map[string]any{ // InvalidBodyRequestError
+			"statusCode": http.StatusBadRequest, "message": "invalid body request: " + err.Error(),
+			"code": "INVALID_REQUEST_BODY", "timestamp": time.Now().UTC(), "path": r.URL.Path, "method": r.Method,
+		})
 		return
 	}
 	if req.SessionID == entrypointSession {
