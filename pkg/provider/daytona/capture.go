@@ -21,6 +21,7 @@ type capture struct {
 	dir         string // in the sandbox; removed by the wrapper, or after a timeout
 	open, close string // around each line of stderr in the output file
 	end         string // written after the shell's own stderr: the marking may stop
+	fin         string // ends a streamed output, before the command's exit code
 	send        int    // bytes of the output file sent back at most
 }
 
@@ -34,6 +35,7 @@ func newCapture(outputLimit int) capture {
 		open:  "<<e:" + tag + ">>",
 		close: "<</e:" + tag + ">>",
 		end:   "<<end:" + tag + ">>",
+		fin:   "<<fin:" + tag + ">>",
 	}
 	// A byte of output takes at most this much of the file (a one-byte line
 	// of stderr with its markers), so sending this much is always enough to
@@ -60,9 +62,9 @@ func (cp capture) outputFile() string { return cp.dir + "/out" }
 // A sandbox where the folder cannot be made runs the command plainly.
 func (cp capture) script(command string) string {
 	q := shellQuote(command)
-	mark := fmt.Sprintf(`while IFS= read -r l; do case $l in *'%[3]s') l=${l%%'%[3]s'}; break;; esac; printf '%%s%%s\n%%s' '%[1]s' "$l" '%[2]s'; l=; done; [ -z "$l" ] || printf '%%s%%s%%s' '%[1]s' "$l" '%[2]s'`, cp.open, cp.close, cp.end)
+	mark := cp.markStderr()
 	var b strings.Builder
-	fmt.Fprintf(&b, "d=%s\nx=sh\ncommand -v bash >/dev/null 2>&1 && x=bash\n", shellQuote(cp.dir))
+	b.WriteString(cp.pickShell())
 	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && mkfifo \"$d/done\" \"$d/stop\"; then\n", q)
 	fmt.Fprintf(&b, "{ read -r _ <\"$d/stop\" && kill -9 0; } </dev/null >/dev/null 2>&1 &\nw=$!\n")
 	fmt.Fprintf(&b, "{ { \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; echo >\"$d/done\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n", cp.end, mark)
@@ -70,6 +72,17 @@ func (cp capture) script(command string) string {
 	fmt.Fprintf(&b, "s=$(cat \"$d/status\" 2>/dev/null)\nhead -c %d \"$d/out\"\nrm -rf \"$d\"\nexit \"${s:-125}\"\nfi\n", cp.send)
 	fmt.Fprintf(&b, "rm -rf \"$d\" 2>/dev/null\n\"$x\" -c %s </dev/null 2>&1\n", q)
 	return b.String()
+}
+
+// pickShell names the folder and picks the shell: bash where there is one.
+func (cp capture) pickShell() string {
+	return fmt.Sprintf("d=%s\nx=sh\ncommand -v bash >/dev/null 2>&1 && x=bash\n", shellQuote(cp.dir))
+}
+
+// markStderr is the loop that copies the shell's stderr, each line between
+// the markers, until the end marker the wrapper writes when the shell exits.
+func (cp capture) markStderr() string {
+	return fmt.Sprintf(`while IFS= read -r l; do case $l in *'%[3]s') l=${l%%'%[3]s'}; break;; esac; printf '%%s%%s\n%%s' '%[1]s' "$l" '%[2]s'; l=; done; [ -z "$l" ] || printf '%%s%%s%%s' '%[1]s' "$l" '%[2]s'`, cp.open, cp.close, cp.end)
 }
 
 // collectScript fetches what a command killed at its timeout left in the

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -21,6 +22,8 @@ type Client struct {
 	waits  Waits
 	http   *http.Client
 	caller *provider.Caller
+	// withoutSessions holds the instances whose daemon has no sessions.
+	withoutSessions sync.Map
 }
 
 var _ provider.Client = (*Client)(nil)

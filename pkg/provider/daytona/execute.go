@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
 	"time"
@@ -24,17 +25,34 @@ type executeAnswer struct {
 	Result   string `json:"result"`
 }
 
-// Execute runs a command in the sandbox's work dir. The daemon answers when
-// the command ends: a non-zero exit is still a 200, a timeout a 408 with no
-// output, which is then fetched from the file the wrapper kept it in.
+// Execute runs a command in the sandbox's work dir, in a session of the
+// daemon's where it has them (see executeInSession), with one
+// /process/execute call where it does not; which, is learnt once per
+// instance.
 func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provider.ExecRequest) (provider.ExecResult, error) {
-	const op = "execute"
 	timeout := req.Timeout
 	if timeout <= 0 {
 		timeout = c.cfg.CommandTimeout()
 	}
 	secs := uint32(math.Max(1, math.Ceil(timeout.Seconds())))
 	timeout = time.Duration(secs) * time.Second
+	if _, plain := c.withoutSessions.Load(inst.ID); !plain {
+		res, err := c.executeInSession(ctx, inst, req, timeout)
+		if !errors.Is(err, errNoSessions) {
+			return res, err
+		}
+		c.withoutSessions.Store(inst.ID, true)
+	}
+	return c.executePlain(ctx, inst, req, timeout)
+}
+
+// executePlain runs a command with /process/execute. The daemon answers
+// when the command ends: a non-zero exit is still a 200, a timeout a 408
+// with no output, which is then fetched from the file the wrapper kept it
+// in. A caller that gives up has the command stopped by a second command.
+func (c *Client) executePlain(ctx context.Context, inst provider.Instance, req provider.ExecRequest, timeout time.Duration) (provider.ExecResult, error) {
+	const op = "execute"
+	secs := uint32(timeout / time.Second)
 	cp := newCapture(req.OutputLimit)
 	body, err := json.Marshal(executeRequest{Command: daemonCommand(cp.script(req.Command)), Cwd: inst.WorkDir, Timeout: secs})
 	if err != nil {
@@ -86,7 +104,8 @@ func (c *Client) collectTimedOut(ctx context.Context, inst provider.Instance, cp
 }
 
 // interrupt kills a command its caller gave up on, which the daemon would
-// run on to its timeout, with a short command of its own. It is sent even
+// run on to its timeout, with a short command of its own, and removes its
+// folder (all it does for a command of a session, killed with the session). It is sent even
 // though the caller has left, once, straight to the toolbox: a sandbox that
 // is not running runs no command, and a command it cannot reach runs on.
 func (c *Client) interrupt(inst provider.Instance, cp capture) {

@@ -102,7 +102,7 @@ func TestQuirkToolbox401ForDestroyedSandboxIsGone(t *testing.T) {
 	_, err := client.Execute(context.Background(), inst, provider.ExecRequest{Command: "true", Timeout: time.Minute})
 	require.ErrorIs(t, err, provider.ErrGone, "the toolbox's 401 is not taken for a bad key")
 	assert.NotErrorIs(t, err, provider.ErrUnauthorized)
-	assert.Equal(t, 1, fake.Calls(daytonatest.OpExecuteCommand))
+	assert.Equal(t, 1, fake.Calls(daytonatest.OpCreateSession))
 	assert.Equal(t, 1, fake.Calls(daytonatest.OpGetSandbox), "the control plane was asked why")
 	assert.Contains(t, err.Error(), "not found")
 }
@@ -122,7 +122,8 @@ func TestQuirkToolboxOfStoppedSandboxAnswers400(t *testing.T) {
 	fake.ResetCalls()
 	res := run(t, client, inst, "cat kept.txt")
 	assert.Equal(t, "kept", res.Output, "the stopped sandbox was started again, its files intact")
-	assert.Equal(t, 2, fake.Calls(daytonatest.OpExecuteCommand), "refused with 400, then sent again")
+	assert.Equal(t, 2, fake.Calls(daytonatest.OpCreateSession), "refused with 400, then sent again")
+	assert.Equal(t, 1, fake.Calls(daytonatest.OpSessionExecuteCommand))
 	assert.Equal(t, 1, fake.Calls(daytonatest.OpStartSandbox))
 }
 
@@ -168,7 +169,7 @@ func TestQuirkStopOnStoppedSandboxIs400(t *testing.T) {
 }
 
 func TestQuirkExecuteTimeoutIs408(t *testing.T) {
-	fake, client, inst := started(t, daytonatest.Options{})
+	fake, client, inst := started(t, daytonatest.Options{NoSessions: true})
 	res, err := client.Execute(context.Background(), inst, provider.ExecRequest{
 		Command: "echo before; echo oops >&2; sleep 30; echo after", Timeout: time.Second})
 	require.NoError(t, err, "a timeout is a result")
@@ -184,7 +185,7 @@ func TestQuirkExecuteTimeoutIs408(t *testing.T) {
 }
 
 func TestQuirkExecuteAlwaysSendsATimeoutAndTheWorkDir(t *testing.T) {
-	fake, _, inst := started(t, daytonatest.Options{})
+	fake, _, inst := started(t, daytonatest.Options{NoSessions: true})
 	client := openClient(t, fake, daytonatest.DefaultKey, func(c *daytona.Config) { c.Timeout = 42 })
 	_, err := client.Execute(context.Background(), inst, provider.ExecRequest{Command: "true"})
 	require.NoError(t, err)

@@ -31,16 +31,9 @@ type toolboxCall struct {
 // stopped or archived one is started and the call sent once more, which is
 // safe because the refused call never reached the sandbox.
 func (c *Client) toolbox(ctx context.Context, inst provider.Instance, tc toolboxCall) (answer, error) {
-	base := stateOf(inst).ToolboxProxyURL
-	if base == "" {
-		sb, err := c.getSandbox(ctx, tc.op, inst.ID)
-		if err != nil {
-			return answer{}, err
-		}
-		base = sb.ToolboxProxyURL
-	}
-	if base == "" {
-		return answer{}, failure(provider.ErrFailed, tc.op, "Daytona gave no toolbox proxy URL for sandbox %s", inst.ID)
+	base, err := c.toolboxBase(ctx, tc.op, inst)
+	if err != nil {
+		return answer{}, err
 	}
 	ans, err := c.do(ctx, c.toolboxRequest(base, inst.ID, tc))
 	if err != nil || !refusedForSandbox(ans) {
@@ -60,6 +53,23 @@ func (c *Client) toolbox(ctx context.Context, inst provider.Instance, tc toolbox
 		return answer{}, failure(provider.ErrFailed, tc.op, "%s (the control plane has sandbox %s %s)", describe(ans), inst.ID, sb.State)
 	}
 	return ans, nil
+}
+
+// toolboxBase is the URL of inst's toolbox proxy: the one it was made
+// with, else the one the control plane gives now.
+func (c *Client) toolboxBase(ctx context.Context, op string, inst provider.Instance) (string, error) {
+	base := stateOf(inst).ToolboxProxyURL
+	if base == "" {
+		sb, err := c.getSandbox(ctx, op, inst.ID)
+		if err != nil {
+			return "", err
+		}
+		base = sb.ToolboxProxyURL
+	}
+	if base == "" {
+		return "", failure(provider.ErrFailed, op, "Daytona gave no toolbox proxy URL for sandbox %s", inst.ID)
+	}
+	return base, nil
 }
 
 func (c *Client) toolboxRequest(base, id string, tc toolboxCall) request {

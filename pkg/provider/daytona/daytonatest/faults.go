@@ -31,7 +31,13 @@ const (
 	OpUploadFile     = "UploadFile"
 	OpCreateFolder   = "CreateFolder"
 	OpDeleteFile     = "DeleteFile"
-	OpOther          = "other"
+
+	OpCreateSession         = "CreateSession"
+	OpSessionExecuteCommand = "SessionExecuteCommand"
+	OpGetSessionCommand     = "GetSessionCommand"
+	OpGetSessionCommandLogs = "GetSessionCommandLogs"
+	OpDeleteSession         = "DeleteSession"
+	OpOther                 = "other"
 )
 
 // Fault is an answer the fake gives instead of its own, the next Times

@@ -114,5 +114,8 @@ func toolboxOp(method, sub string) string {
 	if op, ok := routes[method+" "+sub]; ok {
 		return op
 	}
+	if op, _, _ := sessionRoute(method, sub); op != "" {
+		return op
+	}
 	return OpOther
 }

@@ -60,6 +60,9 @@ func (s *Server) look(sb *sandbox) {
 func (s *Server) settle(sb *sandbox, state string) {
 	sb.State, sb.updatedAt = state, s.now()
 	s.snapshotTaken(sb)
+	if withoutProcesses[state] {
+		s.endSessions(sb.id)
+	}
 	switch state {
 	case "started":
 		sb.lastActivity = s.now()

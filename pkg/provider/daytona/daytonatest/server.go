@@ -5,15 +5,18 @@
 // forwards to a real Daytona daemon. Knobs let tests stop, archive, break
 // (recoverably or not) or destroy a sandbox, move the clock past auto-stop,
 // manage API keys and their permissions, set the organisation's quota or
-// suspend it, play daemons before v0.156, count calls per operation and
-// inject faults.
+// suspend it, play daemons before v0.156 or before sessions, count calls
+// per operation and inject faults.
 //
 // Where the fake's own toolbox knowingly differs from Daytona's daemon:
 // commands run with /bin/sh (the daemon prefers zsh or bash when the image
 // has them), a command whose top-level shell is killed by signal n
 // reports 128+n (the daemon reports -1), jobs a command leaves running end
 // with it once nothing of theirs holds its output (in a container they go
-// on), and a sandbox has files only in WorkDir and /tmp.
+// on), and a sandbox has files only in WorkDir and /tmp. A session's
+// commands run one after the other, each in a jail of its own: what one
+// sets in the shell (its folder, its variables) is not there for the next,
+// and deleting the session kills the jail, background jobs included.
 package daytonatest
 
 import (
@@ -59,6 +62,9 @@ type Options struct {
 	// did: split into arguments at spaces outside quotes and run without a
 	// shell, so that a script of several lines gets exit -1 and no output.
 	ArgvCommands bool
+	// NoSessions makes the toolbox a daemon without shell sessions: every
+	// /process/session call is gin's bare 404, as on daemons from before them.
+	NoSessions bool
 	// UploadNeedsParent makes the toolbox refuse an upload whose folder is
 	// missing, as daemons did before they made parent folders themselves.
 	UploadNeedsParent bool
@@ -107,6 +113,10 @@ type Server struct {
 	suspended  bool
 	suspension string
 	executed   []Executed
+	// sessions are the toolbox's shell sessions, by sandbox and session id.
+	sessions map[sessionKey]*shellSession
+	// sessionRuns are the commands of sessions still running, waited for by Close.
+	sessionRuns sync.WaitGroup
 }
 
 // New starts a fake Daytona; Close stops it.
@@ -116,6 +126,7 @@ func New(opts Options) (*Server, error) {
 		keys:      map[string]*apiKey{},
 		sandboxes: map[string]*sandbox{},
 		snapshots: map[string]*snapshot{},
+		sessions:  map[sessionKey]*shellSession{},
 	}
 	if opts.ToolboxURL != "" {
 		u, err := url.Parse(opts.ToolboxURL)
@@ -163,6 +174,7 @@ func Start(t testing.TB, opts Options) *Server {
 // Close stops the servers and removes the files the fake made.
 func (s *Server) Close() {
 	s.endLife()
+	s.sessionRuns.Wait()
 	s.api.Close()
 	s.proxy.Close()
 	if s.forwardTransport != nil {

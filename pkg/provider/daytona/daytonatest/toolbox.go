@@ -34,12 +34,18 @@ func (s *Server) serveToolbox(w http.ResponseWriter, r *http.Request, op, sub st
 		createFolder(w, r, box)
 	case OpDeleteFile:
 		deleteFile(w, r, box)
+	case OpCreateSession, OpSessionExecuteCommand, OpGetSessionCommand, OpGetSessionCommandLogs, OpDeleteSession:
+		s.serveSession(w, r, sub, box)
 	default:
-		// gin's answer for a route it does not have.
-		w.Header().Set("Content-Type", "text/plain")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte("404 page not found"))
+		noRoute(w)
 	}
+}
+
+// noRoute is gin's answer for a route the daemon does not have.
+func noRoute(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = w.Write([]byte("404 page not found"))
 }
 
 // executeRequest is the daemon's ExecuteRequest.
