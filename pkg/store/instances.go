@@ -85,9 +85,11 @@ func (s Instances) SetState(ctx context.Context, id string, state auxilia.Sealed
 }
 
 // MarkPaused records that a live instance is being paused, unless it is
-// paused already or no longer live; it reports whether it was marked.
-func (s Instances) MarkPaused(ctx context.Context, id string, at time.Time) (bool, error) {
+// paused already, no longer live, or its thread was active since
+// quietSince; it reports whether it was marked.
+func (s Instances) MarkPaused(ctx context.Context, id string, quietSince, at time.Time) (bool, error) {
 	res := s.db.conn(ctx).Model(&instanceRow{}).Where("id = ? AND status = ? AND paused_at IS NULL", id, auxilia.InstanceLive).
+		Where("NOT EXISTS (SELECT 1 FROM threads t WHERE t.instance_id = instances.id AND t.last_activity_at >= ?)", quietSince).
 		UpdateColumns(map[string]any{"paused_at": at, "updated_at": Now()})
 	return res.RowsAffected == 1, res.Error
 }

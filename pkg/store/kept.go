@@ -39,7 +39,9 @@ func (db *DB) Kept() Kept { return Kept{db} }
 // Add records files kept for their thread, which from now on uses them
 // rather than what it kept before: those are released for the reaper.
 func (s Kept) Add(ctx context.Context, k auxilia.KeptFiles) (auxilia.KeptFiles, error) {
-	k.ID = auxilia.NewID()
+	if k.ID == "" {
+		k.ID = auxilia.NewID()
+	}
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		if err := s.release(ctx, "thread_id = ?", k.ThreadID); err != nil {
 			return err
