@@ -9,3 +9,7 @@ import (
 func TestConformance(t *testing.T) {
 	providertest.Run(t, newClient(t).client)
 }
+
+func TestLifecycleConformance(t *testing.T) {
+	providertest.RunLifecycle(t, newClient(t).client)
+}

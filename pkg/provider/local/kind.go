@@ -38,7 +38,7 @@ func (Kind) Describe() provider.Descriptor {
 		Description:  "Bubblewrap sandboxes on this server's host: no account needed.",
 		Icon:         icon,
 		Order:        40,
-		Capabilities: provider.NetworkSwitch | provider.FindCreated,
+		Capabilities: provider.NetworkSwitch | provider.FindCreated | provider.PauseResume | provider.SnapshotRestore,
 		Settings: []provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
 			Description: "`off` switches the local (bubblewrap) provider off"}},
 		Common: provider.CommonRules{PackagesNote: "needs network access"},
