@@ -30,6 +30,10 @@ const (
 	OpRead   Op = "read"
 	OpWrite  Op = "write"
 	OpRemove Op = "remove"
+	OpPause  Op = "pause"
+	OpResume Op = "resume"
+	OpKeep   Op = "snapshot"
+	OpForget Op = "forget"
 )
 
 // Fault is what an operation suffers instead of behaving.
@@ -57,6 +61,8 @@ type Server struct {
 	dir string // where the instances' folders are
 	mu  sync.Mutex
 	all map[string]*box
+	// snapshots are folders kept by id, under dir/snapshots.
+	snapshots map[string]snapshot
 }
 
 // box is one instance: its state on its way to ready, and its folder.
@@ -68,7 +74,7 @@ type box struct {
 
 // NewServer starts a server for the test, stopped when it ends.
 func NewServer(t testing.TB) *Server {
-	s := &Server{Token: "echo-" + randomHex(8), StartLooks: 2, dir: t.TempDir(), all: map[string]*box{}}
+	s := &Server{Token: "echo-" + randomHex(8), StartLooks: 2, dir: t.TempDir(), all: map[string]*box{}, snapshots: map[string]snapshot{}}
 	mux := http.NewServeMux()
 	s.handle(mux, "GET /instances", OpList, s.list)
 	s.handle(mux, "POST /instances", OpCreate, s.create)
@@ -80,6 +86,10 @@ func NewServer(t testing.TB) *Server {
 	s.handle(mux, "GET /instances/{id}/content", OpRead, s.withBox(inFolder(read)))
 	s.handle(mux, "PUT /instances/{id}/content", OpWrite, s.withBox(inFolder(write)))
 	s.handle(mux, "DELETE /instances/{id}/content", OpRemove, s.withBox(inFolder(remove)))
+	s.handle(mux, "POST /instances/{id}/pause", OpPause, s.withBox(s.pause))
+	s.handle(mux, "POST /instances/{id}/resume", OpResume, s.withBox(s.resume))
+	s.handle(mux, "POST /instances/{id}/snapshots", OpKeep, s.withBox(s.takeSnapshot))
+	s.handle(mux, "DELETE /snapshots/{id}", OpForget, s.deleteSnapshot)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
@@ -156,6 +166,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	b.root = filepath.Join(s.dir, b.ID)
 	if err := makeOwnDir(b.root); err != nil {
 		refuse(w, http.StatusInternalServerError, codeFailed, err.Error())
+		return
+	}
+	if req.SnapshotID != "" && !s.restore(w, req.SnapshotID, b.root) {
+		_ = os.RemoveAll(b.root)
 		return
 	}
 	b.transit.Go(s.StartLooks, stateStarting, stateReady)
