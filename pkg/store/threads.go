@@ -169,11 +169,13 @@ func (s Threads) Ran(ctx context.Context, id string, at time.Time) error {
 // instance and kept files: what the idle job may pause or keep.
 func (s Threads) IdlePage(ctx context.Context, after string, before time.Time, limit int) ([]auxilia.Thread, error) {
 	var rows []threadRow
-	err := s.db.conn(ctx).Model(&threadRow{}).Select("threads.*").
+	q := s.db.conn(ctx).Model(&threadRow{}).Select("threads.*").
 		Joins("JOIN instances i ON i.id = threads.instance_id").
-		Where("i.status = ? AND i.paused_at IS NULL AND threads.last_activity_at < ? AND threads.id > ?", auxilia.InstanceLive, before, after).
-		Order("threads.id").Limit(limit).Find(&rows).Error
-	if err != nil {
+		Where("i.status = ? AND i.paused_at IS NULL AND threads.last_activity_at < ?", auxilia.InstanceLive, before)
+	if after != "" {
+		q = q.Where("threads.id > ?", after)
+	}
+	if err := q.Order("threads.id").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	out := make([]auxilia.Thread, 0, len(rows))
