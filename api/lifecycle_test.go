@@ -28,6 +28,7 @@ type lifecycleProvider struct {
 	paused  func(e *env, ref string) bool
 	expire  func(e *env, ref string) // the instance goes behind the server's back
 	calls   func() int               // provider calls so far (-1: not counted)
+	kept    func() int               // kept files at the provider (-1: not counted)
 }
 
 // threadLifecycle drives one thread through idleness: a file written,
@@ -116,6 +117,23 @@ func threadLifecycle(t *testing.T, e *env, clock *movedClock, p lifecycleProvide
 	replaced := start(plain)
 	assert.Equal(t, run.ReplacedNotice, replaced["notice"])
 	assert.Equal(t, "no\n", exec(replaced, "test -e kept.txt && echo yes || echo no"))
+
+	// The reaper deletes kept files replaced by newer ones, and the newest past max_kept_days.
+	rep, err := e.app.Runs.Reap(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Forgotten, "the two kept before the newest")
+	if p.kept() >= 0 {
+		assert.Equal(t, 1, p.kept())
+	}
+	assert.NotNil(t, thread(agent)["kept"])
+	clock.moveOn(8 * 24 * time.Hour)
+	rep, err = e.app.Runs.Reap(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Forgotten)
+	assert.Nil(t, thread(agent)["kept"])
+	if p.kept() >= 0 {
+		assert.Zero(t, p.kept())
+	}
 }
 
 func TestThreadsKeepTheirWorkOnEcho(t *testing.T) {
@@ -130,6 +148,7 @@ func TestThreadsKeepTheirWorkOnEcho(t *testing.T) {
 			paused: func(_ *env, ref string) bool { return srv.Paused(ref) },
 			expire: func(_ *env, ref string) { srv.Vanish(ref) },
 			calls:  srv.TotalCalls,
+			kept:   srv.Snapshots,
 		})
 	}, func(o *options) { o.kinds = kinds; o.run.Clock = clock.now })
 }
@@ -152,6 +171,10 @@ func TestThreadsKeepTheirWorkOnTheLocalProvider(t *testing.T) {
 				}
 			},
 			calls: func() int { return -1 },
+			kept: func() int {
+				entries, _ := os.ReadDir(filepath.Join(e.dataDir, "kept"))
+				return len(entries)
+			},
 		})
 	}, func(o *options) { o.run.Clock = clock.now })
 }

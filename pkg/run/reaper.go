@@ -79,7 +79,7 @@ func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
 		}()
 	}
 	wg.Wait()
-	forgettable, err := s.Kept.Forgettable(ctx, time.Now(), reapBatch)
+	forgettable, err := s.Kept.Forgettable(ctx, s.opt.Clock(), reapBatch)
 	if err != nil {
 		return rep, err
 	}

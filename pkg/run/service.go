@@ -96,7 +96,8 @@ type Options struct {
 	// may be idle before its files are kept (unless it pauses sooner):
 	// well inside OpenSandbox's 30-minute expiry (default 10 min).
 	KeepAfterIdle time.Duration
-	// Clock tells the idle job the time (default time.Now): tests move it on.
+	// Clock tells the idle job, and the reaper when it deletes kept files,
+	// the time (default time.Now): tests move it on.
 	Clock func() time.Time
 }
 
