@@ -96,8 +96,12 @@ func threadLifecycle(t *testing.T, e *env, clock *movedClock, p lifecycleProvide
 		assert.Equal(t, 1, p.calls()-warm, "a warm run costs one provider call")
 	}
 
-	exec(start(agent), "echo after > kept.txt")
+	busy := start(agent)
+	exec(busy, "echo after > kept.txt")
 	assert.Equal(t, run.IdleReport{Kept: 1, Paused: 1}, idle(), "kept again: files changed since")
+	assert.True(t, p.paused(e, ref))
+	assert.Equal(t, "after\n", exec(busy, "cat kept.txt"), "a tool call of a run still active resumes its instance")
+	assert.False(t, p.paused(e, ref))
 	p.expire(e, ref)
 	restored := start(agent)
 	require.NotNil(t, restored["notice"])
