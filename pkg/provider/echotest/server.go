@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
@@ -57,6 +58,8 @@ type Server struct {
 	URL, Token string
 	// StartLooks is how many looks a new instance stays starting.
 	StartLooks int
+	// Latency is added to every call, as a remote provider's round trip (benchmarks).
+	Latency time.Duration
 
 	dir string // where the instances' folders are
 	mu  sync.Mutex
@@ -108,6 +111,7 @@ func (s *Server) Instances() int {
 func (s *Server) handle(mux *http.ServeMux, pattern string, op Op, h http.HandlerFunc) {
 	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		s.Count(op)
+		time.Sleep(s.Latency)
 		if got := r.Header.Get("Authorization"); got != "Bearer "+s.Token {
 			refuse(w, http.StatusUnauthorized, codeUnauthorized, fmt.Sprintf("the token in %q is not known", got))
 			return
