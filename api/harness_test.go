@@ -18,6 +18,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
@@ -39,6 +40,8 @@ type env struct {
 	admin   string // admin of workspace "default"
 	member  string // member of workspace "default"
 	foreign string // admin of workspace "other"
+	app     *app.App
+	dataDir string // the local provider's
 }
 
 // options change the server an env runs.
@@ -50,6 +53,8 @@ type options struct {
 	rateLimit    int
 	// runStartTimeout is how long an unfinished run start keeps its Idempotency-Key.
 	runStartTimeout time.Duration
+	// run tunes the run service (its idle job's clock, for one).
+	run run.Options
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -62,8 +67,9 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	logs := &syncBuffer{}
 	keys, err := secret.ParseKeys(secret.NewKey())
 	require.NoError(t, err)
-	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Policy: o.policy, Operator: o.operator,
-		Kinds: o.kinds, ProbeTimeout: o.probeTimeout})
+	dataDir := t.TempDir()
+	a := app.New(db, keys, app.Options{DataDir: dataDir, Policy: o.policy, Operator: o.operator,
+		Kinds: o.kinds, ProbeTimeout: o.probeTimeout, Run: o.run})
 	tokens := a.Tokens
 	e := api.New(api.Config{
 		Log:             slog.New(slog.NewJSONHandler(logs, nil)),
@@ -90,7 +96,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	}
 	return &env{t: t, db: db, echo: e, srv: srv, logs: logs,
 		admin: issue("default", auxilia.RoleAdmin), member: issue("default", auxilia.RoleMember),
-		foreign: issue("other", auxilia.RoleAdmin)}
+		foreign: issue("other", auxilia.RoleAdmin), app: a, dataDir: dataDir}
 }
 
 // response is an answer already checked against openapi.yaml.

@@ -74,7 +74,21 @@ type threadView struct {
 	SandboxID  *string    `json:"sandbox_id" format:"uuid" extensions:"x-nullable"`
 	InstanceID *string    `json:"instance_id" extensions:"x-nullable"`
 	LastRunAt  *time.Time `json:"last_run_at" format:"date-time" extensions:"x-nullable"`
+	// State is the thread's instance: running, paused (its next run resumes
+	// it), kept (no instance, but its files are kept: its next run restores
+	// them) or none.
+	State          string          `json:"state" enums:"running,paused,kept,none"`
+	LastActivityAt *time.Time      `json:"last_activity_at" format:"date-time" extensions:"x-nullable"`
+	PausesAt       *time.Time      `json:"pauses_at" format:"date-time" extensions:"x-nullable"`
+	PausedAt       *time.Time      `json:"paused_at" format:"date-time" extensions:"x-nullable"`
+	Kept           *threadKeptView `json:"kept" extensions:"x-nullable"`
 } //@name Thread
+
+// threadKeptView is what a thread's sandbox kept of its files.
+type threadKeptView struct {
+	KeptAt      time.Time `json:"kept_at" format:"date-time"`
+	DeletedFrom time.Time `json:"deleted_from" format:"date-time"`
+} //@name ThreadKept
 
 type threadList list[threadView] //@name ThreadList
 
@@ -92,9 +106,17 @@ func viewRun(r auxilia.Run) runView {
 }
 
 func viewThread(t auxilia.Thread) threadView {
-	v := threadView{ThreadID: t.Key, LastRunAt: t.LastRunAt}
+	v := threadView{ThreadID: t.Key, LastRunAt: t.LastRunAt, LastActivityAt: t.LastActivityAt, State: "none"}
+	if t.Kept != nil {
+		v.State = "kept"
+		v.Kept = &threadKeptView{KeptAt: t.Kept.At, DeletedFrom: t.Kept.ForgetAfter}
+	}
 	if t.Instance != nil && t.Instance.Status == auxilia.InstanceLive {
 		v.SandboxID, v.InstanceID = &t.Instance.SandboxID, &t.Instance.ProviderRef
+		v.State, v.PausedAt, v.PausesAt = "running", t.Instance.PausedAt, t.PausesAt
+		if t.Instance.PausedAt != nil {
+			v.State = "paused"
+		}
 	}
 	return v
 }
@@ -202,16 +224,17 @@ func (h runsHandler) threads(c echo.Context) error {
 
 // thread reads a thread: the sandbox instance it works in.
 //
-//	@Summary	Get a thread
-//	@Tags		runs
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Param		id			path		string	true	"Agent id"	format(uuid)
-//	@Param		thread_id	path		string	true	"The caller's thread id"
-//	@Success	200			{object}	threadView
-//	@Header		200			{string}	ETag	"The thread as it is now"
-//	@Failure	401,404		{object}	Problem
-//	@Router		/api/v1/agents/{id}/threads/{thread_id} [get]
+//	@Summary		Get a thread
+//	@Description	The thread's instance and its state: `running`; `paused` (idle past the sandbox's `idle_minutes`: its next run resumes it, files intact); `kept` (no instance, but its files were kept, with `keep_files: always`: its next run restores them); `none`. `pauses_at` is when a running instance will pause if the thread stays idle; `kept` says when its files were kept and from when they are deleted (`max_kept_days`).
+//	@Tags			runs
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			id			path		string	true	"Agent id"	format(uuid)
+//	@Param			thread_id	path		string	true	"The caller's thread id"
+//	@Success		200			{object}	threadView
+//	@Header			200			{string}	ETag	"The thread as it is now"
+//	@Failure		401,404		{object}	Problem
+//	@Router			/api/v1/agents/{id}/threads/{thread_id} [get]
 func (h runsHandler) thread(c echo.Context) error {
 	agentID, err := pathID(c, "id", "agent")
 	if err != nil {

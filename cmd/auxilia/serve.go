@@ -79,6 +79,7 @@ func serve(ctx context.Context, cfg config) error {
 
 	background := jobs.Start(ctx, db, counters, log,
 		a.Runs.ReaperJob(cfg.ReaperInterval, db, log),
+		a.Runs.IdleJob(cfg.ReaperInterval, log),
 		a.Sandboxes.HealthJob(cfg.HealthInterval, db.Sandboxes(), log))
 
 	// Requests run under their own base context: shutdown ends them only

@@ -24,7 +24,27 @@ type Thread struct {
 	Key         string // the caller's thread id
 	Instance    *Instance
 	LastRunAt   *time.Time
-	CreatedAt   time.Time
+	// LastActivityAt is the thread's last run start or tool call.
+	LastActivityAt *time.Time
+	// Kept are the thread's newest kept files, if any.
+	Kept *KeptFiles
+	// PausesAt is when its live instance will be paused if nothing happens
+	// (nil: it will not be); the run service works it out.
+	PausesAt  *time.Time
+	CreatedAt time.Time
+}
+
+// KeptFiles are a thread's working folder kept beyond its instance by the
+// instance's provider: a snapshot, an archive, a folder.
+type KeptFiles struct {
+	ID          string
+	WorkspaceID string
+	SandboxID   string
+	ThreadID    string // "" once released: the reaper deletes it
+	ProviderRef string // the provider's id for it
+	State       SealedSecret
+	At          time.Time // when the files were kept
+	ForgetAfter time.Time // when the reaper deletes them
 }
 
 // InstanceStatus is where an instance is in its life.
@@ -51,8 +71,10 @@ type Instance struct {
 	Status      InstanceStatus
 	CreatedBy   string     // the run that is creating it
 	LeaseUntil  *time.Time // a creating instance's claim ends then
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// PausedAt is set while a live instance is paused at its provider.
+	PausedAt  *time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // RunStatus is where a run is in its life.

@@ -18,3 +18,6 @@ func (cs *Cgroups) Sweep() error { return nil }
 
 // Groups lists nothing off Linux.
 func (cs *Cgroups) Groups() ([]string, error) { return nil, nil }
+
+// Freeze has nothing to stop off Linux.
+func (cs *Cgroups) Freeze(name string, frozen bool) error { return nil }

@@ -15,10 +15,15 @@ import (
 type Common struct {
 	DefaultPackages []string `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages" doc:"pip requirements installed into every new sandbox."`
 	Timeout         int      `json:"timeout" validate:"min=1" title:"Timeout (seconds)" doc:"Longest a command may run."`
+	IdleMinutes     int      `json:"idle_minutes" validate:"min=0,max=10080" title:"Pause when idle (minutes)" doc:"After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses."`
+	KeepFiles       string   `json:"keep_files" validate:"oneof=until_expiry always" title:"Keep files" doc:"until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them."`
+	MaxKeptDays     int      `json:"max_kept_days" validate:"min=1,max=365" title:"Keep files for (days)" doc:"Kept files older than this are deleted."`
 }
 
 // DefaultCommon is the common block of a new sandbox.
-func DefaultCommon() Common { return Common{DefaultPackages: []string{}, Timeout: 1800} }
+func DefaultCommon() Common {
+	return Common{DefaultPackages: []string{}, Timeout: 1800, KeepFiles: KeepUntilExpiry, MaxKeptDays: DefaultMaxKeptDays}
+}
 
 // CommandTimeout is the longest a command may run.
 func (c *Common) CommandTimeout() time.Duration { return time.Duration(c.Timeout) * time.Second }
@@ -53,10 +58,11 @@ func (r CommonRules) maxTimeout() int {
 
 // validate checks what the tags leave to the provider's rules.
 func (r CommonRules) validate(c *Common) []FieldError {
+	var out []FieldError
 	if longest := r.maxTimeout(); c.Timeout > longest {
-		return []FieldError{{Field: "timeout", Message: fmt.Sprintf("must be at most %d", longest)}}
+		out = append(out, FieldError{Field: "timeout", Message: fmt.Sprintf("must be at most %d", longest)})
 	}
-	return nil
+	return out
 }
 
 // schema completes the schemas of the common keys with the provider's rules.

@@ -69,6 +69,7 @@ func ValidateConfig(k Kind, cfg Config, p Policy) []FieldError {
 	}
 	add(tagged)
 	add(k.Describe().Common.validate(cfg.common()))
+	add(lifecycleRefusals(k.Describe(), cfg.common()))
 	add(cfg.Validate(p))
 	return out
 }

@@ -22,6 +22,8 @@ type ensured struct {
 	instance auxilia.Instance
 	created  bool
 	replaced bool
+	// restoredFrom is when the files a new instance was made from were kept.
+	restoredFrom *time.Time
 }
 
 // allocation is one run start's way to its thread's instance.
@@ -54,7 +56,7 @@ type strategy interface {
 }
 
 // defaultStrategies are tried in this order; the last one always chooses.
-func defaultStrategies() []strategy { return []strategy{threadsInstance{}, newInstance{}} }
+func defaultStrategies() []strategy { return []strategy{threadsInstance{}, keptFiles{}, newInstance{}} }
 
 // allocate gives the thread keyed key a live instance of sb.
 func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client) (ensured, error) {
@@ -98,7 +100,7 @@ func (choice) take(ctx context.Context, a *allocation) (step, error) {
 }
 
 // threadsInstance keeps the thread's own instance: it reconnects a live
-// one, or waits while another run creates it. Anything else the thread
+// one (resuming it when paused), or waits while another run creates it. Anything else the thread
 // points at (made for another sandbox, or by a creator that died) is
 // released for the reaper.
 type threadsInstance struct{}
@@ -117,12 +119,24 @@ func (threadsInstance) choose(ctx context.Context, a *allocation, thread auxilia
 	return nil, a.svc.Instances.Release(ctx, current.ID)
 }
 
+// keptFiles gives a thread without an instance, whose files were kept, a
+// new instance made from them.
+type keptFiles struct{}
+
+func (keptFiles) choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error) {
+	if thread.Instance != nil || thread.Kept == nil || thread.Kept.SandboxID != a.sb.ID {
+		return nil, nil
+	}
+	inst, err := a.svc.Instances.Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
+	return creating{inst: inst, thread: thread, from: thread.Kept}, err
+}
+
 // newInstance claims the creation of a new instance for the thread.
 type newInstance struct{}
 
 func (newInstance) choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error) {
 	inst, err := a.svc.Instances.Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
-	return creating{inst, thread}, err
+	return creating{inst: inst, thread: thread}, err
 }
 
 // reconnecting makes the thread's live instance usable again; one found
@@ -168,14 +182,19 @@ func (w waiting) take(ctx context.Context, a *allocation) (step, error) {
 type creating struct {
 	inst   auxilia.Instance
 	thread auxilia.Thread
+	from   *auxilia.KeptFiles // the kept files it starts from, if any
 }
 
 func (c creating) take(ctx context.Context, a *allocation) (step, error) {
-	got, err := a.svc.create(ctx, a.sb, a.client, c.inst, c.thread, !a.replaced)
+	got, err := a.svc.create(ctx, a.sb, a.client, c.inst, c.thread, !a.replaced, c.from)
 	if err != nil {
 		return nil, err
 	}
-	return allocated{ensured{instance: got, created: true, replaced: a.replaced}}, nil
+	out := ensured{instance: got, created: true, replaced: a.replaced}
+	if c.from != nil {
+		out.restoredFrom = &c.from.At
+	}
+	return allocated{out}, nil
 }
 
 // allocated is the end: the thread has its instance.

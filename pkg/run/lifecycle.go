@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // Get returns a run of the workspace; a run idle past the timeout reads as expired.
@@ -81,7 +82,33 @@ func (s *Service) Thread(ctx context.Context, workspaceID, agentID, key string) 
 	if _, err := s.Agents.Get(ctx, workspaceID, agentID); err != nil {
 		return auxilia.Thread{}, err
 	}
-	return s.Threads.Get(ctx, workspaceID, agentID, key)
+	t, err := s.Threads.Get(ctx, workspaceID, agentID, key)
+	if err != nil {
+		return t, err
+	}
+	s.withPausesAt(ctx, &t)
+	return t, nil
+}
+
+// withPausesAt works out when the thread's running instance will pause if
+// the thread stays idle, from its sandbox's idle_minutes.
+func (s *Service) withPausesAt(ctx context.Context, t *auxilia.Thread) {
+	inst := t.Instance
+	if inst == nil || inst.Status != auxilia.InstanceLive || inst.PausedAt != nil || t.LastActivityAt == nil {
+		return
+	}
+	_, sb, err := s.Sandboxes.RetainedClient(ctx, inst.SandboxID)
+	if err != nil {
+		return
+	}
+	cfg, err := s.Sandboxes.Config(sb)
+	if err != nil {
+		return
+	}
+	if idle := provider.LifecycleOf(cfg).IdleAfter; idle > 0 {
+		at := t.LastActivityAt.Add(idle)
+		t.PausesAt = &at
+	}
 }
 
 // ListThreads returns a page of the agent's threads.
@@ -89,7 +116,11 @@ func (s *Service) ListThreads(ctx context.Context, workspaceID, agentID string, 
 	if _, err := s.Agents.Get(ctx, workspaceID, agentID); err != nil {
 		return auxilia.Page[auxilia.Thread]{}, err
 	}
-	return s.Threads.List(ctx, workspaceID, agentID, req)
+	page, err := s.Threads.List(ctx, workspaceID, agentID, req)
+	for i := range page.Items {
+		s.withPausesAt(ctx, &page.Items[i])
+	}
+	return page, err
 }
 
 // ListRuns returns a page of a thread's runs.
@@ -122,6 +153,7 @@ func (s *Service) DeleteThread(ctx context.Context, workspaceID, agentID, key st
 			return err
 		}
 		if check != nil {
+			s.withPausesAt(ctx, &t)
 			if err := check(t); err != nil {
 				return err
 			}

@@ -28,12 +28,14 @@ type ReapReport struct {
 	Abandoned int // creations whose creator died
 	Destroyed int // instances destroyed at their provider
 	Failed    int // instances whose provider did not let them be destroyed (tried again next pass)
+	Forgotten int // kept files deleted at their provider (past max_kept_days, replaced, or their thread gone)
 }
 
 // Reap is one pass of the reaper: it ends idle runs (saving their files),
-// releases instances whose creator died, and destroys released instances at
-// their provider with their sandbox's retained credentials (a deleted
-// sandbox's too). Nothing is left at a provider that no thread uses.
+// releases instances whose creator died, destroys released instances
+// (paused ones too) at their provider with their sandbox's retained
+// credentials (a deleted sandbox's too), and deletes kept files past their
+// sandbox's max_kept_days, replaced by newer, or whose thread is gone. Nothing is left at a provider that no thread uses.
 func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
 	var rep ReapReport
 	idle, err := s.Runs.Idle(ctx, time.Now().Add(-s.opt.IdleTimeout), reapBatch)
@@ -77,6 +79,17 @@ func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
 		}()
 	}
 	wg.Wait()
+	forgettable, err := s.Kept.Forgettable(ctx, s.opt.Clock(), reapBatch)
+	if err != nil {
+		return rep, err
+	}
+	for _, k := range forgettable {
+		if s.forget(ctx, k) {
+			rep.Forgotten++
+		} else {
+			rep.Failed++
+		}
+	}
 	_, err = s.Instances.PurgeDestroyed(ctx, time.Now().Add(-keepDestroyedFor))
 	return rep, err
 }
@@ -139,7 +152,7 @@ func (s *Service) ReaperJob(every time.Duration, purge Purger, log *slog.Logger)
 		log.Debug("reaper pass", "report", rep)
 		if rep != (ReapReport{}) {
 			log.Info("reaper pass", "expired_runs", rep.Expired, "abandoned_creations", rep.Abandoned,
-				"destroyed_instances", rep.Destroyed, "failed_destroys", rep.Failed)
+				"destroyed_instances", rep.Destroyed, "forgotten_kept_files", rep.Forgotten, "failed", rep.Failed)
 		}
 		if err != nil {
 			return err

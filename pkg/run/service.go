@@ -27,6 +27,7 @@ type Threads interface {
 	List(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
 	Ran(ctx context.Context, id string, at time.Time) error
 	Delete(ctx context.Context, id string) error
+	IdlePage(ctx context.Context, after string, before time.Time, limit int) ([]auxilia.Thread, error)
 }
 
 // Instances keeps the instances threads work in.
@@ -35,12 +36,21 @@ type Instances interface {
 	Get(ctx context.Context, id string) (auxilia.Instance, error)
 	MarkLive(ctx context.Context, id, providerRef, workDir string, state auxilia.SealedSecret) (bool, error)
 	SetState(ctx context.Context, id string, state auxilia.SealedSecret) error
+	MarkPaused(ctx context.Context, id string, quietSince, at time.Time) (bool, error)
+	MarkResumed(ctx context.Context, id string) error
 	Release(ctx context.Context, id string) error
 	MarkDestroyed(ctx context.Context, id string) error
 	SetProviderRef(ctx context.Context, id, providerRef string) error
 	ExpireLeases(ctx context.Context, now time.Time) (int64, error)
 	Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error)
 	PurgeDestroyed(ctx context.Context, before time.Time) (int64, error)
+}
+
+// Kept keeps what threads' instances kept of their files.
+type Kept interface {
+	Add(ctx context.Context, k auxilia.KeptFiles) (auxilia.KeptFiles, error)
+	Forgettable(ctx context.Context, now time.Time, limit int) ([]auxilia.KeptFiles, error)
+	Delete(ctx context.Context, id string) error
 }
 
 // Runs keeps runs.
@@ -82,6 +92,13 @@ type Options struct {
 	KeepAliveEvery time.Duration
 	// OutputLimit caps the output of a command kept for its answer (default 256 KiB).
 	OutputLimit int
+	// KeepAfterIdle is how long a thread whose sandbox keeps files always
+	// may be idle before its files are kept (unless it pauses sooner):
+	// well inside OpenSandbox's 30-minute expiry (default 10 min).
+	KeepAfterIdle time.Duration
+	// Clock tells the idle job, and the reaper when it deletes kept files,
+	// the time (default time.Now): tests move it on.
+	Clock func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -97,6 +114,12 @@ func (o Options) withDefaults() Options {
 	if o.KeepAliveEvery <= 0 {
 		o.KeepAliveEvery = 5 * time.Minute
 	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.KeepAfterIdle <= 0 {
+		o.KeepAfterIdle = 10 * time.Minute
+	}
 	if o.OutputLimit <= 0 {
 		o.OutputLimit = provider.DefaultOutputLimit
 	}
@@ -108,6 +131,7 @@ type Deps struct {
 	Agents    Agents
 	Threads   Threads
 	Instances Instances
+	Kept      Kept
 	Runs      Runs
 	Sandboxes Sandboxes
 	Keys      *secret.Keyring

@@ -15,6 +15,13 @@ import (
 // ReplacedNotice tells the agent's user that the thread's earlier instance is gone.
 const ReplacedNotice = "The sandbox of this thread no longer existed at the provider, so this run has a new one: files from earlier runs are gone."
 
+// RestoredNotice tells the agent's user that the thread's instance is a new
+// one made from its files as they were kept at `at`.
+func RestoredNotice(at time.Time) string {
+	return "The sandbox of this thread was restored from its files kept at " + at.UTC().Format(time.RFC3339) +
+		": it is a new instance, and changes made after then are gone."
+}
+
 // Start begins a run of the agent on the thread keyed key. An agent with a
 // sandbox gets a live instance: the thread's own, reconnected (its
 // reconnect is the run's probe), or a new one made after a probe, or a
@@ -40,7 +47,10 @@ func (s *Service) Start(ctx context.Context, workspaceID, agentID, key string) (
 			return auxilia.Run{}, err
 		}
 		run.SandboxID, run.InstanceID, run.Created, run.Replaced = sb.ID, got.instance.ID, got.created, got.replaced
-		if got.replaced {
+		switch {
+		case got.restoredFrom != nil:
+			run.Notice = RestoredNotice(*got.restoredFrom)
+		case got.replaced:
 			run.Notice = ReplacedNotice
 		}
 	}
@@ -116,6 +126,13 @@ func (s *Service) reconnect(ctx context.Context, sb auxilia.Sandbox, client prov
 	if err != nil {
 		return inst, unavailable(sb, err)
 	}
+	if inst.PausedAt != nil {
+		if err := s.Instances.MarkResumed(ctx, inst.ID); err != nil {
+			return inst, err
+		}
+		inst.PausedAt = nil
+		s.Metrics.InstanceChanged(sb.Provider, "resumed")
+	}
 	if !bytes.Equal(got.State, pinst.State) {
 		sealed, err := s.sealState(inst.ID, got.State)
 		if err != nil {
@@ -141,7 +158,7 @@ func ignoreGone(err error) error {
 // an authenticated reconnect has just answered) and installs the default
 // packages. On any failure nothing is left behind: the thread points at
 // nothing and whatever the provider made is destroyed.
-func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provider.Client, inst auxilia.Instance, thread auxilia.Thread, probe bool) (auxilia.Instance, error) {
+func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provider.Client, inst auxilia.Instance, thread auxilia.Thread, probe bool, from *auxilia.KeptFiles) (auxilia.Instance, error) {
 	s.creating.begin(inst.ID)
 	defer s.creating.finish(inst.ID)
 	// The creation may not outlive its claim: past the lease, another run may take over.
@@ -166,7 +183,13 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 	created := provider.WithCreated(ctx, func(id string) {
 		_ = s.Instances.SetProviderRef(context.WithoutCancel(ctx), inst.ID, id)
 	})
-	pinst, err := client.Create(created, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Thread: thread.ID, Instance: inst.ID})
+	labels := provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Thread: thread.ID, Instance: inst.ID}
+	var pinst provider.Instance
+	if from != nil {
+		pinst, err = s.createFrom(created, client, labels, *from)
+	} else {
+		pinst, err = client.Create(created, labels)
+	}
 	if err != nil {
 		release()
 		return inst, unavailable(sb, err)
@@ -177,7 +200,8 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 		}
 		abandon()
 	}
-	if pkgs := cfg.Packages(); len(pkgs) > 0 {
+	// Restored files hold the packages installed when they were new.
+	if pkgs := cfg.Packages(); len(pkgs) > 0 && from == nil {
 		if err := s.install(ctx, client, pinst, pkgs); err != nil {
 			destroy()
 			return inst, unavailableBecause(sb, "config", err.Error())

@@ -92,6 +92,16 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 	if err != nil {
 		return nil, err
 	}
+	if inst.PausedAt != nil {
+		// Paused while the run was idle: resumed before it is used.
+		inst, err = s.reconnect(ctx, sb, client, inst)
+		if errors.Is(err, provider.ErrGone) {
+			return nil, notActive(r, "its sandbox instance is gone; start a new run")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	pinst, err := s.providerInstance(inst)
 	if err != nil {
 		return nil, err

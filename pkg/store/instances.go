@@ -19,6 +19,7 @@ type instanceRow struct {
 	Status          string
 	CreatedByRun    *string
 	LeaseUntil      *time.Time
+	PausedAt        *time.Time
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 }
@@ -28,7 +29,7 @@ func (instanceRow) TableName() string { return "instances" }
 func (r instanceRow) domain() auxilia.Instance {
 	inst := auxilia.Instance{ID: r.ID, WorkspaceID: r.WorkspaceID, SandboxID: r.SandboxID, ProviderRef: r.ProviderRef,
 		WorkDir: r.WorkDir, State: auxilia.SealedSecret{KeyID: r.StateKeyID, Ciphertext: r.StateCiphertext},
-		Status: auxilia.InstanceStatus(r.Status), LeaseUntil: r.LeaseUntil, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Status: auxilia.InstanceStatus(r.Status), LeaseUntil: r.LeaseUntil, PausedAt: r.PausedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.ThreadID != nil {
 		inst.ThreadID = *r.ThreadID
 	}
@@ -83,6 +84,22 @@ func (s Instances) SetState(ctx context.Context, id string, state auxilia.Sealed
 		"state_key_id": state.KeyID, "state_ciphertext": state.Ciphertext, "updated_at": Now()}).Error
 }
 
+// MarkPaused records that a live instance is being paused, unless it is
+// paused already, no longer live, or its thread was active since
+// quietSince; it reports whether it was marked.
+func (s Instances) MarkPaused(ctx context.Context, id string, quietSince, at time.Time) (bool, error) {
+	res := s.db.conn(ctx).Model(&instanceRow{}).Where("id = ? AND status = ? AND paused_at IS NULL", id, auxilia.InstanceLive).
+		Where("NOT EXISTS (SELECT 1 FROM threads t WHERE t.instance_id = instances.id AND t.last_activity_at >= ?)", quietSince).
+		UpdateColumns(map[string]any{"paused_at": at, "updated_at": Now()})
+	return res.RowsAffected == 1, res.Error
+}
+
+// MarkResumed records that a paused instance runs again.
+func (s Instances) MarkResumed(ctx context.Context, id string) error {
+	return s.db.conn(ctx).Model(&instanceRow{}).Where("id = ? AND paused_at IS NOT NULL", id).
+		UpdateColumns(map[string]any{"paused_at": nil, "updated_at": Now()}).Error
+}
+
 // SetProviderRef records the provider's id of an instance being created, as
 // soon as it is known, so that the reaper can destroy it if its creator dies.
 func (s Instances) SetProviderRef(ctx context.Context, id, providerRef string) error {
@@ -108,8 +125,12 @@ func (s Instances) MarkDestroyed(ctx context.Context, id string) error {
 }
 
 // ReleaseForSandbox detaches every instance the sandbox made from its
-// thread and leaves it for the reaper, so that no thread ever reconnects to it.
+// thread and leaves it for the reaper, so that no thread ever reconnects to
+// it, nor restores the files its threads kept.
 func (s Instances) ReleaseForSandbox(ctx context.Context, sandboxID string) (int64, error) {
+	if err := s.db.Kept().release(ctx, "sandbox_id = ?", sandboxID); err != nil {
+		return 0, err
+	}
 	return s.release(ctx, "sandbox_id = ?", sandboxID)
 }
 

@@ -128,9 +128,14 @@ func (s Runs) List(ctx context.Context, threadID string, req auxilia.PageRequest
 
 // Touch records a tool call on an active run, at most once per `every`.
 func (s Runs) Touch(ctx context.Context, id string, at time.Time, every time.Duration) error {
-	return s.db.conn(ctx).Model(&runRow{}).
+	res := s.db.conn(ctx).Model(&runRow{}).
 		Where("id = ? AND status = ? AND last_activity_at < ?", id, auxilia.RunActive, at.Add(-every)).
-		UpdateColumn("last_activity_at", at).Error
+		UpdateColumn("last_activity_at", at)
+	if res.Error != nil || res.RowsAffected == 0 {
+		return res.Error
+	}
+	// A tool call is the thread's activity too: it keeps its instance from pausing.
+	return s.db.conn(ctx).Exec("UPDATE threads SET last_activity_at = ? WHERE id = (SELECT thread_id FROM runs WHERE id = ?)", at, id).Error
 }
 
 // End ends an active run with status (completed or expired); it reports

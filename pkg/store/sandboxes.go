@@ -257,12 +257,14 @@ func (s Sandboxes) GetSealedAny(ctx context.Context, id string) (auxilia.Sandbox
 func (s Sandboxes) PurgeDeleted(ctx context.Context) (int64, error) {
 	var purged int64
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		done := "deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.sandbox_id = sandboxes.id AND i.status <> ?)"
+		done := "deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM kept_files k WHERE k.sandbox_id = sandboxes.id) AND " +
+			"NOT EXISTS (SELECT 1 FROM instances i WHERE i.sandbox_id = sandboxes.id AND i.status <> ?)"
 		if err := s.db.conn(ctx).Exec("DELETE FROM instances WHERE sandbox_id IN (SELECT id FROM sandboxes WHERE "+done+")",
 			auxilia.InstanceDestroyed).Error; err != nil {
 			return err
 		}
-		res := s.db.conn(ctx).Where("deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.sandbox_id = sandboxes.id)").
+		res := s.db.conn(ctx).Where("deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.sandbox_id = sandboxes.id) " +
+			"AND NOT EXISTS (SELECT 1 FROM kept_files k WHERE k.sandbox_id = sandboxes.id)").
 			Delete(&sandboxRow{})
 		purged = res.RowsAffected
 		return res.Error

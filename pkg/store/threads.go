@@ -17,14 +17,16 @@ type threadRow struct {
 	ThreadKey   string
 	InstanceID  *string
 	LastRunAt   *time.Time
-	CreatedAt   time.Time
+	// LastActivityAt is the last run start or tool call.
+	LastActivityAt *time.Time
+	CreatedAt      time.Time
 }
 
 func (threadRow) TableName() string { return "threads" }
 
 func (r threadRow) domain() auxilia.Thread {
 	return auxilia.Thread{ID: r.ID, WorkspaceID: r.WorkspaceID, AgentID: r.AgentID, Key: r.ThreadKey,
-		LastRunAt: r.LastRunAt, CreatedAt: r.CreatedAt}
+		LastRunAt: r.LastRunAt, LastActivityAt: r.LastActivityAt, CreatedAt: r.CreatedAt}
 }
 
 // Threads stores agents' conversation threads.
@@ -90,6 +92,11 @@ func (s Threads) Get(ctx context.Context, workspaceID, agentID, key string) (aux
 
 func (s Threads) withInstance(ctx context.Context, row threadRow) (auxilia.Thread, error) {
 	t := row.domain()
+	kept, err := s.db.Kept().newest(ctx, []string{row.ID})
+	if err != nil {
+		return t, err
+	}
+	t.Kept = kept[row.ID]
 	if row.InstanceID == nil {
 		return t, nil
 	}
@@ -129,9 +136,18 @@ func (s Threads) List(ctx context.Context, workspaceID, agentID string, req auxi
 			instances[row.ID] = row.domain()
 		}
 	}
+	threadIDs := make([]string, len(page.Items))
+	for i, r := range page.Items {
+		threadIDs[i] = r.ID
+	}
+	kept, err := s.db.Kept().newest(ctx, threadIDs)
+	if err != nil {
+		return auxilia.Page[auxilia.Thread]{}, err
+	}
 	out := auxilia.Page[auxilia.Thread]{Next: page.Next, Items: make([]auxilia.Thread, 0, len(page.Items))}
 	for _, r := range page.Items {
 		t := r.domain()
+		t.Kept = kept[r.ID]
 		if r.InstanceID != nil {
 			if inst, ok := instances[*r.InstanceID]; ok {
 				t.Instance = &inst
@@ -142,9 +158,35 @@ func (s Threads) List(ctx context.Context, workspaceID, agentID string, req auxi
 	return out, nil
 }
 
-// Ran records that a run started on the thread at `at`.
+// Ran records that a run started on the thread at `at`: its last activity too.
 func (s Threads) Ran(ctx context.Context, id string, at time.Time) error {
-	return s.db.conn(ctx).Model(&threadRow{}).Where("id = ?", id).Update("last_run_at", at).Error
+	return s.db.conn(ctx).Model(&threadRow{}).Where("id = ?", id).
+		UpdateColumns(map[string]any{"last_run_at": at, "last_activity_at": at}).Error
+}
+
+// IdlePage returns up to limit threads, by id after `after`, whose live,
+// unpaused instance has seen no activity since `before`, each with its
+// instance and kept files: what the idle job may pause or keep.
+func (s Threads) IdlePage(ctx context.Context, after string, before time.Time, limit int) ([]auxilia.Thread, error) {
+	var rows []threadRow
+	q := s.db.conn(ctx).Model(&threadRow{}).Select("threads.*").
+		Joins("JOIN instances i ON i.id = threads.instance_id").
+		Where("i.status = ? AND i.paused_at IS NULL AND threads.last_activity_at < ?", auxilia.InstanceLive, before)
+	if after != "" {
+		q = q.Where("threads.id > ?", after)
+	}
+	if err := q.Order("threads.id").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make([]auxilia.Thread, 0, len(rows))
+	for _, r := range rows {
+		t, err := s.withInstance(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // Delete removes a thread with its runs.

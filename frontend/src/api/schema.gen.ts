@@ -743,7 +743,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a thread */
+        /**
+         * Get a thread
+         * @description The thread's instance and its state: `running`; `paused` (idle past the sandbox's `idle_minutes`: its next run resumes it, files intact); `kept` (no instance, but its files were kept, with `keep_files: always`: its next run restores them); `none`. `pauses_at` is when a running instance will pause if the thread stays idle; `kept` says when its files were kept and from when they are deleted (`max_kept_days`).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3741,6 +3744,25 @@ export interface components {
              */
             gcs_bucket: string;
             /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files: "until_expiry" | "always";
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days: number;
+            /**
              * Snapshot prefix
              * Format: object-prefix
              * @description Folder inside the bucket for snapshots.
@@ -3780,6 +3802,25 @@ export interface components {
              * @default []
              */
             default_packages: string[];
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files: "until_expiry" | "always";
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days: number;
             /**
              * Snapshot
              * Format: snapshot-name
@@ -3881,6 +3922,25 @@ export interface components {
              */
             disk_mb: number;
             /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files: "until_expiry" | "always";
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days: number;
+            /**
              * Max processes
              * @description Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead.
              * @default 256
@@ -3947,6 +4007,25 @@ export interface components {
              * @default 0
              */
             gpu: number;
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files: "until_expiry" | "always";
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days: number;
             /**
              * Memory
              * @description Memory each sandbox may use, as Kubernetes writes it: 2Gi, 512Mi or 4G; at least 64Mi.
@@ -4184,12 +4263,32 @@ export interface components {
         };
         Thread: {
             instance_id: string | null;
+            kept: components["schemas"]["ThreadKept"] | null;
+            /** Format: date-time */
+            last_activity_at: string | null;
             /** Format: date-time */
             last_run_at: string | null;
+            /** Format: date-time */
+            paused_at: string | null;
+            /** Format: date-time */
+            pauses_at: string | null;
             /** Format: uuid */
             sandbox_id: string | null;
+            /**
+             * @description State is the thread's instance: running, paused (its next run resumes
+             *     it), kept (no instance, but its files are kept: its next run restores
+             *     them) or none.
+             * @enum {string}
+             */
+            state: "running" | "paused" | "kept" | "none";
             /** @example conversation-42 */
             thread_id: string;
+        };
+        ThreadKept: {
+            /** Format: date-time */
+            deleted_from: string;
+            /** Format: date-time */
+            kept_at: string;
         };
         ThreadList: {
             items: components["schemas"]["Thread"][];

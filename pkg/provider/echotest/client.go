@@ -79,12 +79,17 @@ func (c *client) Probe(ctx context.Context) error {
 // is lost the instance may exist all the same: it is looked for by its
 // creation label, and used, or destroyed when the caller has left.
 func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
+	return c.create(ctx, labels, "")
+}
+
+// create makes an instance, from the snapshot when one is named.
+func (c *client) create(ctx context.Context, labels provider.Labels, snapshotID string) (provider.Instance, error) {
 	const op = "create"
 	creation := labels.Instance
 	if creation == "" {
 		creation = randomHex(8)
 	}
-	req := createRequest{WorkDir: c.cfg.WorkDir, Labels: labelMap(labels, creation)}
+	req := createRequest{WorkDir: c.cfg.WorkDir, Labels: labelMap(labels, creation), SnapshotID: snapshotID}
 	var made instance
 	err := c.caller.JSON(ctx, c.call(op, http.MethodPost, "/instances", nil, req), &made)
 	if err != nil {
@@ -126,9 +131,21 @@ func (c *client) waitReady(ctx context.Context, op, id string) (provider.Instanc
 	return provider.Instance{ID: seen.ID, WorkDir: seen.WorkDir}, nil
 }
 
-// Reconnect finds the instance again, ready.
+// Reconnect finds the instance again, ready: a paused one is resumed first.
 func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
-	return c.waitReady(ctx, "reconnect", inst.ID)
+	const op = "reconnect"
+	var seen instance
+	if err := c.caller.JSON(ctx, c.call(op, http.MethodGet, instancePath(inst.ID, ""), nil, nil), &seen); err != nil {
+		return provider.Instance{}, err
+	}
+	if seen.State == statePaused {
+		if err := c.caller.JSON(ctx, c.call(op, http.MethodPost, instancePath(inst.ID, "/resume"), nil, nil), nil); err != nil {
+			return provider.Instance{}, err
+		}
+	} else if seen.State == stateReady {
+		return provider.Instance{ID: seen.ID, WorkDir: seen.WorkDir}, nil
+	}
+	return c.waitReady(ctx, op, inst.ID)
 }
 
 // KeepAlive looks at the instance: echo instances do not expire, but a

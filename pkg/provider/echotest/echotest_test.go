@@ -23,6 +23,7 @@ func open(t *testing.T, srv *echotest.Server, token string) provider.Client {
 func TestConformance(t *testing.T) {
 	srv := echotest.NewServer(t)
 	providertest.Run(t, open(t, srv, srv.Token))
+	providertest.RunLifecycle(t, open(t, srv, srv.Token))
 	assert.Zero(t, srv.Instances(), "the suite destroys what it made")
 	assert.Greater(t, srv.Calls(echotest.OpGet), srv.StartLooks, "create waited for the instance to be ready")
 }

@@ -33,7 +33,7 @@ func (Kind) Describe() provider.Descriptor {
 		Order:        25,
 		URL:          provider.Field{Accepted: true, Required: true, Label: "Server URL"},
 		Secret:       provider.Field{Accepted: true, Required: true, Label: "Token"},
-		Capabilities: provider.FindCreated | provider.Interrupt,
+		Capabilities: provider.FindCreated | provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
 		Shell:        provider.ShellBashOrSh,
 		Common:       provider.CommonRules{MaxTimeout: 600, TimeoutNote: "echo is quick"},
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
@@ -30,6 +31,10 @@ const (
 	OpRead   Op = "read"
 	OpWrite  Op = "write"
 	OpRemove Op = "remove"
+	OpPause  Op = "pause"
+	OpResume Op = "resume"
+	OpKeep   Op = "snapshot"
+	OpForget Op = "forget"
 )
 
 // Fault is what an operation suffers instead of behaving.
@@ -53,10 +58,14 @@ type Server struct {
 	URL, Token string
 	// StartLooks is how many looks a new instance stays starting.
 	StartLooks int
+	// Latency is added to every call, as a remote provider's round trip (benchmarks).
+	Latency time.Duration
 
 	dir string // where the instances' folders are
 	mu  sync.Mutex
 	all map[string]*box
+	// snapshots are folders kept by id, under dir/snapshots.
+	snapshots map[string]snapshot
 }
 
 // box is one instance: its state on its way to ready, and its folder.
@@ -68,7 +77,7 @@ type box struct {
 
 // NewServer starts a server for the test, stopped when it ends.
 func NewServer(t testing.TB) *Server {
-	s := &Server{Token: "echo-" + randomHex(8), StartLooks: 2, dir: t.TempDir(), all: map[string]*box{}}
+	s := &Server{Token: "echo-" + randomHex(8), StartLooks: 2, dir: t.TempDir(), all: map[string]*box{}, snapshots: map[string]snapshot{}}
 	mux := http.NewServeMux()
 	s.handle(mux, "GET /instances", OpList, s.list)
 	s.handle(mux, "POST /instances", OpCreate, s.create)
@@ -80,6 +89,10 @@ func NewServer(t testing.TB) *Server {
 	s.handle(mux, "GET /instances/{id}/content", OpRead, s.withBox(inFolder(read)))
 	s.handle(mux, "PUT /instances/{id}/content", OpWrite, s.withBox(inFolder(write)))
 	s.handle(mux, "DELETE /instances/{id}/content", OpRemove, s.withBox(inFolder(remove)))
+	s.handle(mux, "POST /instances/{id}/pause", OpPause, s.withBox(s.pause))
+	s.handle(mux, "POST /instances/{id}/resume", OpResume, s.withBox(s.resume))
+	s.handle(mux, "POST /instances/{id}/snapshots", OpKeep, s.withBox(s.takeSnapshot))
+	s.handle(mux, "DELETE /snapshots/{id}", OpForget, s.deleteSnapshot)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
@@ -98,6 +111,7 @@ func (s *Server) Instances() int {
 func (s *Server) handle(mux *http.ServeMux, pattern string, op Op, h http.HandlerFunc) {
 	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		s.Count(op)
+		time.Sleep(s.Latency)
 		if got := r.Header.Get("Authorization"); got != "Bearer "+s.Token {
 			refuse(w, http.StatusUnauthorized, codeUnauthorized, fmt.Sprintf("the token in %q is not known", got))
 			return
@@ -156,6 +170,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	b.root = filepath.Join(s.dir, b.ID)
 	if err := makeOwnDir(b.root); err != nil {
 		refuse(w, http.StatusInternalServerError, codeFailed, err.Error())
+		return
+	}
+	if req.SnapshotID != "" && !s.restore(w, req.SnapshotID, b.root) {
+		_ = os.RemoveAll(b.root)
 		return
 	}
 	b.transit.Go(s.StartLooks, stateStarting, stateReady)

@@ -14,6 +14,9 @@ import (
 const (
 	stateStarting = "starting"
 	stateReady    = "ready"
+	// statePaused: paused by POST /instances/{id}/pause, with its files,
+	// until POST /instances/{id}/resume.
+	statePaused = "paused"
 )
 
 // instance is an instance as the server shows it.
@@ -31,6 +34,16 @@ const labelInstance = "instance"
 type createRequest struct {
 	WorkDir string            `json:"work_dir"`
 	Labels  map[string]string `json:"labels"`
+	// SnapshotID, when set, fills the new instance's folder from a
+	// snapshot (POST /instances/{id}/snapshots made it; DELETE
+	// /snapshots/{id} deletes it).
+	SnapshotID string `json:"snapshot_id,omitempty"`
+}
+
+// snapshot is a copy of an instance's folder.
+type snapshot struct {
+	ID      string    `json:"id"`
+	TakenAt time.Time `json:"taken_at"`
 }
 
 // listAnswer lists the instances that carry a label.
@@ -86,6 +99,7 @@ var refusalKinds = map[string]error{
 	codeNoInstance:   provider.ErrGone,
 	codeNoFile:       provider.ErrNotFound,
 	codeOutside:      provider.ErrPath,
+	codeNoSnapshot:   provider.ErrGone,
 }
 
 const (
@@ -95,4 +109,5 @@ const (
 	codeNoFile       = "no_file"
 	codeOutside      = "outside"
 	codeFailed       = "failed"
+	codeNoSnapshot   = "no_snapshot"
 )

@@ -62,6 +62,11 @@ func (c *client) Probe(ctx context.Context) error {
 // Python environment: the reaper finds by its labels an instance whose
 // creator died before hearing its id.
 func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
+	return c.create(ctx, labels, c.giveVenv)
+}
+
+// create makes an instance whose folder fill then fills.
+func (c *client) create(ctx context.Context, labels provider.Labels, fill func(context.Context, provider.Instance) error) (provider.Instance, error) {
 	fail := func(err error) (provider.Instance, error) {
 		return provider.Instance{}, provider.Errorf(provider.ErrFailed, providerName, "create", "%v", bare(err))
 	}
@@ -82,7 +87,7 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 		_ = c.Destroy(context.WithoutCancel(ctx), inst)
 		return fail(err)
 	}
-	if err := c.giveVenv(ctx, inst); err != nil {
+	if err := fill(ctx, inst); err != nil {
 		_ = c.Destroy(context.WithoutCancel(ctx), inst)
 		return fail(err)
 	}
@@ -106,14 +111,18 @@ func (c *client) makeFolder(ctx context.Context, f files) error {
 	return nil
 }
 
-// Reconnect finds the instance again, and mounts its disk once: a disk
-// that no longer mounts fails here rather than at the first command.
+// Reconnect finds the instance again, resumes it if paused, and mounts
+// its disk once: a disk that no longer mounts fails here rather than at
+// the first command.
 func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
 	_, done, err := c.workspace("reconnect", inst)
 	if err != nil {
 		return provider.Instance{}, err
 	}
 	done()
+	if err := c.resume("reconnect", inst.ID); err != nil {
+		return provider.Instance{}, err
+	}
 	inst.WorkDir = workDir
 	return inst, nil
 }
@@ -140,6 +149,9 @@ func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
 			}
 		}
 		if err := removeAll(f.dir); err != nil {
+			return err
+		}
+		if err := os.Remove(f.paused()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		if err := os.Remove(f.labels); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -45,3 +45,7 @@ func (h hostStates) RefuseCreates(t *testing.T) providertest.Refusal {
 	t.Cleanup(func() { h.c.bwrap = was })
 	return providertest.Refusal{Kind: provider.ErrFailed, Words: "bubblewrap"}
 }
+
+func TestLifecycleConformance(t *testing.T) {
+	providertest.RunLifecycle(t, newClient(t).client)
+}

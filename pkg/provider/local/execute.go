@@ -49,6 +49,11 @@ func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewra
 	if err != nil {
 		return bubblewrap.Jail{}, nil, err
 	}
+	// A command never joins a frozen group: it resumes a paused instance.
+	if err := c.resume(op, inst.ID); err != nil {
+		unmount()
+		return bubblewrap.Jail{}, nil, err
+	}
 	if c.cgroups == nil {
 		return c.jail(dir, nil), unmount, nil
 	}

@@ -38,7 +38,7 @@ func (Kind) Describe() provider.Descriptor {
 		Description:  "Bubblewrap sandboxes on this server's host: no account needed.",
 		Icon:         icon,
 		Order:        40,
-		Capabilities: provider.NetworkSwitch | provider.FindCreated | provider.Interrupt,
+		Capabilities: provider.NetworkSwitch | provider.FindCreated | provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
 		Shell:        provider.ShellBashOrSh,
 		Settings: []provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
 			Description: "`off` switches the local (bubblewrap) provider off"}},

@@ -61,6 +61,43 @@ describe("Run console", () => {
     expect(screen.queryByText(/got a new one/)).toBeNull();
   });
 
+  it("says what becomes of the thread's sandbox between runs: paused, then resumed, with its kept files", async () => {
+    const thread = { thread_id: "t-1", sandbox_id: "s1", instance_id: "loc-1", last_run_at: "2026-01-01T00:00:00Z",
+      last_activity_at: "2026-01-01T00:00:00Z", paused_at: null, kept: { kept_at: "2026-01-01T00:05:00Z", deleted_from: "2026-01-08T00:05:00Z" } };
+    fakeApi({
+      "GET /api/v1/agents": { body: { items: [agent], next_page_token: "" } },
+      "GET /api/v1/agents/a1/threads": { body: { items: [{ ...thread, state: "paused", pauses_at: null }], next_page_token: "" } },
+      "POST /api/v1/agents/a1/threads/t-1/runs": [
+        { status: 201, body: run("r1", "The sandbox of this thread was restored from its files kept at 2026-01-01T00:05:00Z.") },
+        { status: 201, body: run("r2", null) },
+      ],
+      "GET /api/v1/agents/a1/threads/t-1": [
+        { body: { ...thread, state: "running", pauses_at: "2026-01-01T00:30:00Z" } },
+        { body: { ...thread, state: "paused", pauses_at: null, paused_at: "2026-01-01T00:31:00Z" } },
+      ],
+      "GET /api/v1/runs/r1/ls": { body: { entries: [] } },
+      "GET /api/v1/runs/r2/ls": { body: { entries: [] } },
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<RunConsolePage />);
+
+    const recent = await screen.findByRole("radio", { name: "Recent" });
+    await waitFor(() => expect(recent).toBeEnabled());
+    await user.click(recent);
+    await user.click(screen.getByRole("button", { name: "Start run" }));
+    const current = await screen.findByRole("region", { name: "Current run" });
+    expect(within(current).getByText(/restored from its files kept/)).toBeInTheDocument();
+    const state = await within(current).findByLabelText("Thread's sandbox");
+    expect(within(state).getByText("running")).toBeInTheDocument();
+    expect(state).toHaveTextContent(/Pauses at .* if the thread is idle/);
+    expect(state).toHaveTextContent(/Files kept at .* \(deleted from .*\)/);
+
+    // Each run reads the thread again.
+    await user.click(screen.getByRole("button", { name: "Start run" }));
+    await waitFor(() => expect(within(screen.getByLabelText("Thread's sandbox")).getByText("paused")).toBeInTheDocument());
+    expect(screen.getByLabelText("Thread's sandbox")).toHaveTextContent(/the next run resumes it, files intact/);
+  });
+
   it("offers to approve each tool call the agent's binding makes need approval", async () => {
     // Every tool here needs approval: refused with 428 unless the call says a person approved it.
     const gated =

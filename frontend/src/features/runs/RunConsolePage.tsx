@@ -8,6 +8,7 @@ import type { Run } from "./api/types";
 import { FilePane } from "./FilePane";
 import { RunStarter } from "./RunStarter";
 import { Terminal } from "./Terminal";
+import { ThreadState } from "./ThreadState";
 import "./runs.css";
 
 export default function RunConsolePage() {
@@ -67,6 +68,7 @@ export default function RunConsolePage() {
             </div>
           )}
           {complete.isError && <ProblemMessage error={complete.error} />}
+          {run.sandbox && <ThreadState agentId={run.agent_id} threadId={run.thread_id} runId={run.id} />}
           {run.sandbox ? (
             <div className="run__panes">
               <Terminal key={run.id} runId={run.id} disabled={ended} />
