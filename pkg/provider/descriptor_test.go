@@ -18,6 +18,7 @@ type echo struct {
 	name  string
 	order int
 	rules provider.CommonRules
+	caps  provider.Capabilities
 }
 
 type echoConfig struct {
@@ -35,7 +36,7 @@ func (c *echoConfig) Validate(provider.Policy) []provider.FieldError {
 func (e echo) Describe() provider.Descriptor {
 	return provider.Descriptor{Name: e.name, Title: "Echo", Description: "Answers every command with its greeting.",
 		Icon: []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), Order: e.order, Common: e.rules,
-		Capabilities: provider.Interrupt | provider.KeepAlive,
+		Capabilities: provider.Interrupt | provider.KeepAlive | e.caps,
 		Settings: []provider.OperatorSetting{
 			{Env: "ECHO_PROVIDER", Default: "on", Switch: true, Description: "`off` switches echo off"},
 			{Env: "ECHO_VOICE", Default: "loud", Description: "How echo speaks", Check: func(v string) error {
@@ -100,8 +101,8 @@ func TestAProviderIsSwitchedOffByItsOwnSetting(t *testing.T) {
 
 func TestTheCommonBlockIsFlattenedIntoTheSchema(t *testing.T) {
 	schema := provider.Schema(echo{name: "echo"})
-	assert.Equal(t, []string{"greeting", "default_packages", "timeout"}, schema["x-order"])
-	assert.Equal(t, []string{"default_packages", "timeout"}, schema["x-common"])
+	assert.Equal(t, []string{"greeting", "default_packages", "timeout", "network", "resources"}, schema["x-order"])
+	assert.Equal(t, []string{"default_packages", "timeout", "network", "resources"}, schema["x-common"])
 	props := schema["properties"].(map[string]any)
 	assert.Equal(t, map[string]any{"type": "integer", "minimum": 1, "maximum": provider.DefaultMaxTimeout, "default": 1800,
 		"title": "Timeout (seconds)", "description": "Longest a command may run."}, props["timeout"])
@@ -122,7 +123,8 @@ func TestTheCommonBlockDecodesAndEncodesBesideTheProvidersOwnKeys(t *testing.T) 
 	assert.Equal(t, []string{"rich"}, cfg.Packages())
 	raw, err := provider.EncodeConfig(cfg)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"greeting":"hi","timeout":5,"default_packages":["rich"]}`, string(raw))
+	assert.JSONEq(t, `{"greeting":"hi","timeout":5,"default_packages":["rich"],
+		"network":{"default":"allow","allow":[],"deny":[]},"resources":{"cpu":0,"memory_mb":0,"disk_mb":0}}`, string(raw))
 }
 
 func TestTheCommonBlockIsValidatedOnceUnderTheProvidersRules(t *testing.T) {
