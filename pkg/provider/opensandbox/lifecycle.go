@@ -53,6 +53,7 @@ func (c *client) Create(ctx context.Context, labels provider.Labels) (provider.I
 		Env:            map[string]string{"PYTHONUNBUFFERED": "1"}, // so Python output streams as it is printed
 		Metadata:       metadata(labels),
 		Volumes:        vols,
+		NetworkPolicy:  c.cfg.networkPolicy(),
 	}
 	// The server may answer only once it has provisioned the sandbox (pulled
 	// its image, or seen its pod ready): that wait is part of getting ready.
