@@ -40,6 +40,9 @@ func (l ResourceLimits) validate(res InstanceResources, caps Capabilities, title
 		switch {
 		case !caps.Has(Resources) || !r.settable():
 			why = fmt.Sprintf("must be 0: %s sandboxes cannot set it", title)
+			if r.Note != "" {
+				why += " (" + r.Note + ")"
+			}
 		case value < r.Min || value > r.Max:
 			why = fmt.Sprintf("must be 0 or from %s to %s on %s sandboxes", number(r.Min), number(r.Max), title)
 		case r.Step > 0 && !isMultiple(value, r.Step):

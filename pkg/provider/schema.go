@@ -70,7 +70,14 @@ func fieldSchema(t reflect.Type, tag string) map[string]any {
 		out["type"] = "number"
 	case reflect.Map:
 		out["type"] = "object"
-		out["additionalProperties"] = fieldSchema(t.Elem(), itemRules)
+		keyRules, valueRules, ok := strings.Cut(strings.TrimPrefix(itemRules, "keys,"), ",endkeys")
+		if !ok {
+			keyRules, valueRules = "", itemRules
+		}
+		out["additionalProperties"] = fieldSchema(t.Elem(), strings.TrimPrefix(valueRules, ","))
+		if keyRules != "" {
+			out["propertyNames"] = fieldSchema(t.Key(), keyRules)
+		}
 	case reflect.Slice:
 		out["type"] = "array"
 		out["items"] = fieldSchema(t.Elem(), itemRules)
@@ -107,8 +114,10 @@ func boundKey(kind reflect.Kind, number, text, list string) string {
 	switch kind {
 	case reflect.String:
 		return text
-	case reflect.Slice, reflect.Map:
+	case reflect.Slice:
 		return list
+	case reflect.Map:
+		return strings.Replace(list, "Items", "Properties", 1)
 	default:
 		return number
 	}

@@ -20,6 +20,7 @@ var formats = map[string]struct {
 	"gcs_bucket":      {GCSBucket, "must be a Cloud Storage bucket name: 3-63 lowercase letters, digits, dashes, underscores or dots, starting and ending with a letter or digit"},
 	"object_prefix":   {ObjectPrefix, "must be a folder-like prefix of letters, digits and ._-/ (no leading slash, no ..)"},
 	"snapshot_name":   {SnapshotName, "must be a snapshot name of letters, digits and ._:/@- (at most 255 characters)"},
+	"env_name":        {EnvName, "must be a variable name: letters, digits and underscores, not starting with a digit (at most 256 characters)"},
 	"egress_target":   {EgressTarget, "must be a domain (example.com, *.example.com), an IP address (203.0.113.7) or a network in CIDR form (198.51.100.0/24)"},
 }
 
@@ -133,3 +134,8 @@ func EgressTarget(s string) bool {
 	}
 	return len(s) <= 253 && domainName.MatchString(s)
 }
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
+
+// EnvName accepts an environment variable's name as shells take it.
+func EnvName(s string) bool { return envName.MatchString(s) }

@@ -30,7 +30,8 @@ func (Kind) Describe() provider.Descriptor {
 		Order:        20,
 		URL:          provider.Field{Accepted: true, Required: true, Default: DefaultURL, Label: "API URL"},
 		Secret:       provider.Field{Accepted: true, Required: true, Label: "API key"},
-		Capabilities: provider.KeepAlive | provider.FindCreated,
+		Capabilities: provider.KeepAlive | provider.FindCreated | provider.NetworkSwitch | provider.EgressRules,
+		Common:       rules,
 	}
 }
 

@@ -21,11 +21,16 @@ func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.I
 	if creation == "" {
 		creation = randomID()
 	}
+	blockAll, allowList := c.cfg.network()
 	body, err := json.Marshal(createSandbox{
-		Snapshot:         c.cfg.Snapshot,
-		Target:           c.cfg.Target,
-		AutoStopInterval: c.cfg.AutoStopInterval,
-		Labels:           sandboxLabels(labels, creation),
+		Snapshot:            c.cfg.Snapshot,
+		Target:              c.cfg.Target,
+		AutoStopInterval:    c.cfg.AutoStopInterval,
+		AutoArchiveInterval: c.cfg.AutoArchiveInterval,
+		Labels:              sandboxLabels(labels, creation),
+		Env:                 c.cfg.Env,
+		NetworkBlockAll:     blockAll,
+		NetworkAllowList:    allowList,
 	})
 	if err != nil {
 		return provider.Instance{}, failure(provider.ErrInvalidConfig, op, "%s", err)
