@@ -25,13 +25,13 @@ var icon []byte
 // Describe says what OpenSandbox is to the catalogue.
 func (Kind) Describe() provider.Descriptor {
 	return provider.Descriptor{
-		Name:         providerName,
-		Title:        "OpenSandbox",
-		Description:  "Containers on your own OpenSandbox controller.",
-		Icon:         icon,
-		Order:        10,
-		URL:          provider.Field{Accepted: true, Required: true, Label: "Domain"},
-		Secret:       provider.Field{Accepted: true, Label: "API key"},
+		Name:        providerName,
+		Title:       "OpenSandbox",
+		Description: "Containers on your own OpenSandbox controller.",
+		Icon:        icon,
+		Order:       10,
+		URL:         provider.Field{Accepted: true, Required: true, Label: "Domain"},
+		Secret:      provider.Field{Accepted: true, Label: "API key"},
 		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts | provider.Resources |
 			provider.NetworkSwitch | provider.EgressRules,
 		Common: provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI",
