@@ -28,9 +28,8 @@ func (Kind) Describe() provider.Descriptor {
 		Order:        30,
 		URL:          provider.Field{Accepted: true, Required: true, Label: "Gateway URL"},
 		Secret:       provider.Field{Accepted: true, Required: true, Label: "Gateway secret"},
-		Capabilities: provider.KeepAlive | provider.Persist | provider.NetworkSwitch,
-		Common: provider.CommonRules{MaxTimeout: 3600, TimeoutNote: "Cloud Run allows at most an hour",
-			PackagesNote: "needs internet access"},
+		Capabilities: provider.KeepAlive | provider.Persist | provider.NetworkSwitch | provider.EgressRules | provider.Resources,
+		Common:       rules,
 	}
 }
 
