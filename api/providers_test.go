@@ -32,10 +32,10 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 			if i > 0 {
 				assert.Greater(t, p["order"], items[i-1].(map[string]any)["order"], "listed by order")
 			}
-			assert.Equal(t, []any{"default_packages", "timeout"}, p["config_schema"].(map[string]any)["x-common"])
+			assert.Equal(t, []any{"default_packages", "timeout", "network", "resources"}, p["config_schema"].(map[string]any)["x-common"])
 		}
-		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "resources"}, byName["opensandbox"]["capabilities"])
-		assert.Equal(t, []any{"keep_alive", "persist", "network_switch"}, byName["cloudrun"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "network_switch", "egress_rules", "resources"}, byName["opensandbox"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "persist", "network_switch", "egress_rules", "resources"}, byName["cloudrun"]["capabilities"])
 		assert.Equal(t, []any{}, byName["daytona"]["operator_settings"])
 		assert.Equal(t, []any{map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
 			"description": "`off` switches the local (bubblewrap) provider off"}}, byName["local"]["operator_settings"])

@@ -33,24 +33,26 @@ func TestRegisterEachProviderWithDefaults(t *testing.T) {
 		assert.Equal(t, "http://sandbox.internal:8083", os["url"], "host:port means http")
 		assert.Equal(t, true, os["has_secret"])
 		assert.Equal(t, map[string]any{"default_image": "python:3.12-slim", "volume_mounts": []any{"/srv/data:/data:ro"},
-			"use_server_proxy": true, "cpu": "1", "memory": "2Gi", "gpu": float64(0), "execd_token_is_api_key": false,
-			"default_packages": []any{"pandas==2.2.*"}, "timeout": float64(1800)}, os["config"])
+			"use_server_proxy": true, "gpu": float64(0), "execd_token_is_api_key": false,
+			"default_packages": []any{"pandas==2.2.*"}, "timeout": float64(1800),
+			"network": map[string]any{"default": "allow", "allow": []any{}, "deny": []any{}}, "resources": map[string]any{"cpu": float64(1), "memory_mb": float64(2048), "disk_mb": float64(0)}}, os["config"])
 		assert.Equal(t, "unknown", os["health"].(map[string]any)["status"])
 
 		dt := e.createSandbox(validSandboxes["daytona"])
 		assert.Equal(t, "https://app.daytona.io/api", dt["url"], "Daytona's URL has a default")
 		assert.Equal(t, map[string]any{"target": "us", "snapshot": "", "auto_stop_interval": float64(15),
-			"default_packages": []any{}, "timeout": float64(1800)}, dt["config"])
+			"auto_archive_interval": float64(10080), "env": map[string]any{},
+			"default_packages": []any{}, "timeout": float64(1800), "network": map[string]any{"default": "allow", "allow": []any{}, "deny": []any{}}, "resources": map[string]any{"cpu": float64(0), "memory_mb": float64(0), "disk_mb": float64(0)}}, dt["config"])
 
 		cr := e.createSandbox(validSandboxes["cloudrun"])
 		assert.Equal(t, map[string]any{"gcs_bucket": "acme-sandboxes", "snapshot_prefix": "sandbox-snapshots/",
-			"allow_egress": false, "default_packages": []any{}, "timeout": float64(1800)}, cr["config"])
+			"default_packages": []any{}, "timeout": float64(1800), "network": map[string]any{"default": "deny", "allow": []any{}, "deny": []any{}}, "resources": map[string]any{"cpu": float64(0), "memory_mb": float64(0), "disk_mb": float64(0)}}, cr["config"])
 
 		lo := e.createSandbox(validSandboxes["local"])
 		assert.Equal(t, "", lo["url"])
 		assert.Equal(t, false, lo["has_secret"])
-		assert.Equal(t, map[string]any{"network": false, "memory_mb": float64(1024), "max_processes": float64(256), "disk_mb": float64(1024),
-			"default_packages": []any{}, "timeout": float64(1800)}, lo["config"])
+		assert.Equal(t, map[string]any{"max_processes": float64(256),
+			"default_packages": []any{}, "timeout": float64(1800), "network": map[string]any{"default": "deny", "allow": []any{}, "deny": []any{}}, "resources": map[string]any{"cpu": float64(0), "memory_mb": float64(1024), "disk_mb": float64(1024)}}, lo["config"])
 
 		got := e.call("GET", "/api/v1/sandboxes/"+os["id"].(string), e.member, nil)
 		require.Equal(t, 200, got.StatusCode)
@@ -140,7 +142,16 @@ func TestValidationRules(t *testing.T) {
 		{"bucket uppercase", config("cloudrun", map[string]any{"gcs_bucket": "Acme_Sandboxes"}), "config.gcs_bucket"},
 		{"bucket google", config("cloudrun", map[string]any{"gcs_bucket": "goog-sandboxes"}), "config.gcs_bucket"},
 		{"prefix escapes", config("cloudrun", map[string]any{"snapshot_prefix": "../x/"}), "config.snapshot_prefix"},
-		{"memory too small", config("local", map[string]any{"memory_mb": 1}), "config.memory_mb"},
+		{"memory too small", config("local", map[string]any{"resources": map[string]any{"memory_mb": 1}}), "config.resources.memory_mb"},
+		{"memory too small, by an older key", config("local", map[string]any{"memory_mb": 1}), "config.resources.memory_mb"},
+		{"egress target not a host", config("local", map[string]any{"network": map[string]any{"allow": []string{"pypi.org", "http://x"}}}), "config.network.allow.1"},
+		{"egress default unknown", config("local", map[string]any{"network": map[string]any{"default": "block"}}), "config.network.default"},
+		{"egress key unknown", config("local", map[string]any{"network": map[string]any{"allowed": []string{}}}), "config.network.allowed"},
+		{"egress by address on opensandbox", config("opensandbox", map[string]any{"network": map[string]any{"default": "deny", "allow": []string{"198.51.100.0/24"}}}), "config.network.allow.0"},
+		{"egress by domain on daytona", config("daytona", map[string]any{"network": map[string]any{"default": "deny", "allow": []string{"pypi.org"}}}), "config.network.allow.0"},
+		{"cpu on local", config("local", map[string]any{"resources": map[string]any{"cpu": 2}}), "config.resources.cpu"},
+		{"cpu not a number", config("opensandbox", map[string]any{"resources": map[string]any{"cpu": "2"}}), "config.resources.cpu"},
+		{"env name", config("daytona", map[string]any{"env": map[string]any{"A-B": "x"}}), "config.env.A-B"},
 		{"processes too many", config("local", map[string]any{"max_processes": 100000}), "config.max_processes"},
 	}
 	eachDB(t, func(t *testing.T, e *env) {

@@ -12,7 +12,7 @@ import (
 // gets Default; a deny beats an allow.
 type Network struct {
 	Default string   `json:"default" validate:"oneof=allow deny" title:"By default" doc:"What commands may connect to when no rule below names it: allow or deny."`
-	Allow   []string `json:"allow" validate:"max=100,unique,dive,egress_target" title:"Allow" doc:"Domains (pypi.org, *.pythonhosted.org), IP addresses or networks (198.51.100.0/24) commands may connect to, when the default is deny."`
+	Allow   []string `json:"allow" validate:"max=100,unique,dive,egress_target" title:"Allow" doc:"Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny."`
 	Deny    []string `json:"deny" validate:"max=100,unique,dive,egress_target" title:"Deny" doc:"Domains, IP addresses or networks commands may never connect to; a deny beats an allow."`
 }
 

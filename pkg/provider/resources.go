@@ -67,8 +67,11 @@ func (l ResourceLimits) schema(props map[string]any) {
 			prop["multipleOf"] = r.Step
 		}
 		note := r.Note
-		if !r.settable() && note == "" {
-			note = "not available here"
+		if !r.settable() {
+			prop["readOnly"] = true // a form shows it, and takes nothing but 0
+			if note == "" {
+				note = "not available here"
+			}
 		}
 		withNote(prop, note)
 	}
