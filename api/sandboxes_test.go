@@ -175,9 +175,9 @@ func TestEveryBrokenFieldAtOnce(t *testing.T) {
 			"config.volume_mounts.0", "config.default_packages.1"}, fields(p), "an unknown key hides nothing else")
 
 		p = e.call("POST", "/api/v1/sandboxes", e.admin, map[string]any{
-			"name": "n", "provider": "local", "config": map[string]any{"timeout": 0, "memory_mb": "x", "bogus": 1},
+			"name": "n", "provider": "local", "config": map[string]any{"timeout": 0, "resources": map[string]any{"memory_mb": "x", "gpus": 1}, "bogus": 1},
 		}).problem(t, 422, "validation_failed")
-		assert.ElementsMatch(t, []string{"config.timeout", "config.memory_mb", "config.bogus"}, fields(p),
+		assert.ElementsMatch(t, []string{"config.timeout", "config.resources.memory_mb", "config.resources.gpus", "config.bogus"}, fields(p),
 			"a value of the wrong type hides nothing else either")
 
 		p = e.call("POST", "/api/v1/sandboxes", e.admin, `{"name":5,"description":"d","provider":7}`).problem(t, 422, "validation_failed")
