@@ -45,6 +45,10 @@ func TestMoveKeyBringsAnOlderKeyIntoItsObject(t *testing.T) {
 	provider.MoveKey(values, "cpu", "resources", "cpu")
 	assert.Equal(t, map[string]json.RawMessage{"resources": json.RawMessage(`{"disk_mb":2048,"memory_mb":512}`)}, values,
 		"the key where it lives now wins over the older one")
+
+	values = map[string]json.RawMessage{"memory_mb": json.RawMessage(`512`), "resources": json.RawMessage(`null`)}
+	provider.MoveKey(values, "memory_mb", "resources", "memory_mb")
+	assert.Equal(t, map[string]json.RawMessage{"resources": json.RawMessage(`{"memory_mb":512}`)}, values, "a null object is made anew")
 }
 
 // fieldErrors validates raw as a config of k, by field.

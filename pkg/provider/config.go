@@ -80,9 +80,12 @@ func MoveKey(values map[string]json.RawMessage, from, object, to string) {
 		return
 	}
 	delete(values, from)
-	inner := map[string]json.RawMessage{}
+	var inner map[string]json.RawMessage
 	if raw, ok := values[object]; ok && json.Unmarshal(raw, &inner) != nil {
 		return // not an object: decoding names it
+	}
+	if inner == nil { // absent, or null
+		inner = map[string]json.RawMessage{}
 	}
 	if _, set := inner[to]; !set {
 		inner[to] = old

@@ -25,19 +25,32 @@ var (
 // resources.memory_mb (MiB, rounded up). A quantity it cannot read stays
 // where it was, for decoding to name.
 func (c *Config) Upgrade(values map[string]json.RawMessage) {
-	var cpu, memory string
-	if json.Unmarshal(values["cpu"], &cpu) == nil {
-		if cores, ok := cpuCores(cpu); ok {
-			values["cpu"], _ = json.Marshal(cores)
-			provider.MoveKey(values, "cpu", "resources", "cpu")
-		}
+	upgrade(values, "cpu", "cpu", func(s string) (any, bool) { return cpuCores(s) })
+	upgrade(values, "memory", "memory_mb", func(s string) (any, bool) {
+		bytes, ok := memoryBytes(s)
+		return (bytes + 1<<20 - 1) >> 20, ok
+	})
+}
+
+// upgrade moves the quantity at key old into resources.key, converted; a
+// null goes as it is (the default).
+func upgrade(values map[string]json.RawMessage, old, key string, convert func(string) (any, bool)) {
+	raw, ok := values[old]
+	if !ok {
+		return
 	}
-	if json.Unmarshal(values["memory"], &memory) == nil {
-		if bytes, ok := memoryBytes(memory); ok {
-			values["memory"], _ = json.Marshal((bytes + 1<<20 - 1) >> 20)
-			provider.MoveKey(values, "memory", "resources", "memory_mb")
+	var quantity string
+	if string(raw) != "null" {
+		if json.Unmarshal(raw, &quantity) != nil {
+			return
 		}
+		v, ok := convert(quantity)
+		if !ok {
+			return
+		}
+		values[old], _ = json.Marshal(v)
 	}
+	provider.MoveKey(values, old, "resources", key)
 }
 
 func cpuCores(s string) (float64, bool) {

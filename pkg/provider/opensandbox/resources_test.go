@@ -47,6 +47,7 @@ func TestResourcesOfAnOlderVersionReadTheSame(t *testing.T) {
 		`{"cpu":"2","memory":"512Mi"}`:    {CPU: 2, MemoryMB: 512},
 		`{"cpu":"0.5","memory":"4G"}`:     {CPU: 0.5, MemoryMB: 3815},
 		`{"cpu":"1","memory":"67108864"}`: {CPU: 1, MemoryMB: 64},
+		`{"cpu":null,"memory":null}`:      {CPU: 1, MemoryMB: 2048},
 	} {
 		cfg, errs := provider.DecodeConfig(opensandbox.Kind{}, []byte(raw))
 		require.Empty(t, errs, raw)
