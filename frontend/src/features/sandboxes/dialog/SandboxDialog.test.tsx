@@ -30,7 +30,13 @@ const openSandboxConfig = {
   timeout: 1800,
 };
 
-describe("Add sandbox dialog", () => {
+// These tests type into the whole form, which re-renders every field of the
+// provider (its network and resources included) on each keystroke: on a
+// busy machine that outlasts vitest's 5 s default. The bound only stops a
+// hung test; nothing here measures speed.
+const typingTest = { timeout: 30_000 };
+
+describe("Add sandbox dialog", typingTest, () => {
   it("shows each of the server's field errors under its field, and the rest above the buttons", async () => {
     const api = fakeApi({
       "GET /api/v1/providers": { body: { items: providers } },
