@@ -32,14 +32,14 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 			if i > 0 {
 				assert.Greater(t, p["order"], items[i-1].(map[string]any)["order"], "listed by order")
 			}
-			assert.Equal(t, []any{"default_packages", "timeout", "idle_minutes", "keep_files", "max_kept_days"}, p["config_schema"].(map[string]any)["x-common"])
+			assert.Equal(t, []any{"default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days"}, p["config_schema"].(map[string]any)["x-common"])
 		}
-		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "pause_resume", "snapshot_restore", "resources", "interrupt"}, byName["opensandbox"]["capabilities"])
-		assert.Equal(t, []any{"keep_alive", "persist", "network_switch", "pause_resume", "snapshot_restore", "interrupt"}, byName["cloudrun"]["capabilities"])
-		assert.Equal(t, []any{"keep_alive", "find_created", "pause_resume", "snapshot_restore", "interrupt"}, byName["daytona"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "resources", "interrupt"}, byName["opensandbox"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "persist", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "resources", "interrupt"}, byName["cloudrun"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "find_created", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "interrupt"}, byName["daytona"]["capabilities"])
+		assert.Equal(t, []any{"find_created", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "resources", "interrupt"}, byName["local"]["capabilities"])
 		assert.Equal(t, "bash, or sh where the image has no bash", byName["opensandbox"]["shell"])
 		assert.Equal(t, "bash, or sh where the image has no bash", byName["daytona"]["shell"])
-		assert.Equal(t, []any{"find_created", "network_switch", "pause_resume", "snapshot_restore", "interrupt"}, byName["local"]["capabilities"])
 		assert.Equal(t, []any{}, byName["daytona"]["operator_settings"])
 		assert.Equal(t, []any{map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
 			"description": "`off` switches the local (bubblewrap) provider off"}}, byName["local"]["operator_settings"])

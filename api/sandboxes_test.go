@@ -27,30 +27,38 @@ func (e *env) createSandbox(body map[string]any) map[string]any {
 	return r.json(e.t)
 }
 
+// withDefaultLifecycle adds the lifecycle keys of a new sandbox to its config.
+func withDefaultLifecycle(config map[string]any) map[string]any {
+	config["idle_minutes"], config["keep_files"], config["max_kept_days"] = float64(0), "until_expiry", float64(7)
+	return config
+}
+
 func TestRegisterEachProviderWithDefaults(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		os := e.createSandbox(validSandboxes["opensandbox"])
 		assert.Equal(t, "http://sandbox.internal:8083", os["url"], "host:port means http")
 		assert.Equal(t, true, os["has_secret"])
-		assert.Equal(t, map[string]any{"default_image": "python:3.12-slim", "volume_mounts": []any{"/srv/data:/data:ro"},
-			"use_server_proxy": true, "cpu": "1", "memory": "2Gi", "gpu": float64(0), "execd_token_is_api_key": false,
-			"default_packages": []any{"pandas==2.2.*"}, "timeout": float64(1800)}, os["config"])
+		assert.Equal(t, withDefaultLifecycle(map[string]any{"default_image": "python:3.12-slim", "volume_mounts": []any{"/srv/data:/data:ro"},
+			"use_server_proxy": true, "gpu": float64(0), "execd_token_is_api_key": false,
+			"default_packages": []any{"pandas==2.2.*"}, "timeout": float64(1800),
+			"network": map[string]any{"default": "allow", "allow": []any{}, "deny": []any{}}, "resources": map[string]any{"cpu": float64(1), "memory_mb": float64(2048), "disk_mb": float64(0)}}), os["config"])
 		assert.Equal(t, "unknown", os["health"].(map[string]any)["status"])
 
 		dt := e.createSandbox(validSandboxes["daytona"])
 		assert.Equal(t, "https://app.daytona.io/api", dt["url"], "Daytona's URL has a default")
-		assert.Equal(t, map[string]any{"target": "us", "snapshot": "", "auto_stop_interval": float64(15),
-			"default_packages": []any{}, "timeout": float64(1800)}, dt["config"])
+		assert.Equal(t, withDefaultLifecycle(map[string]any{"target": "us", "snapshot": "", "auto_stop_interval": float64(15),
+			"auto_archive_interval": float64(10080), "env": map[string]any{},
+			"default_packages": []any{}, "timeout": float64(1800), "network": map[string]any{"default": "allow", "allow": []any{}, "deny": []any{}}, "resources": map[string]any{"cpu": float64(0), "memory_mb": float64(0), "disk_mb": float64(0)}}), dt["config"])
 
 		cr := e.createSandbox(validSandboxes["cloudrun"])
-		assert.Equal(t, map[string]any{"gcs_bucket": "acme-sandboxes", "snapshot_prefix": "sandbox-snapshots/",
-			"allow_egress": false, "default_packages": []any{}, "timeout": float64(1800)}, cr["config"])
+		assert.Equal(t, withDefaultLifecycle(map[string]any{"gcs_bucket": "acme-sandboxes", "snapshot_prefix": "sandbox-snapshots/",
+			"default_packages": []any{}, "timeout": float64(1800), "network": map[string]any{"default": "deny", "allow": []any{}, "deny": []any{}}, "resources": map[string]any{"cpu": float64(0), "memory_mb": float64(0), "disk_mb": float64(0)}}), cr["config"])
 
 		lo := e.createSandbox(validSandboxes["local"])
 		assert.Equal(t, "", lo["url"])
 		assert.Equal(t, false, lo["has_secret"])
-		assert.Equal(t, map[string]any{"network": false, "memory_mb": float64(1024), "max_processes": float64(256), "disk_mb": float64(1024),
-			"default_packages": []any{}, "timeout": float64(1800)}, lo["config"])
+		assert.Equal(t, withDefaultLifecycle(map[string]any{"max_processes": float64(256),
+			"default_packages": []any{}, "timeout": float64(1800), "network": map[string]any{"default": "deny", "allow": []any{}, "deny": []any{}}, "resources": map[string]any{"cpu": float64(0), "memory_mb": float64(1024), "disk_mb": float64(1024)}}), lo["config"])
 
 		got := e.call("GET", "/api/v1/sandboxes/"+os["id"].(string), e.member, nil)
 		require.Equal(t, 200, got.StatusCode)
@@ -140,7 +148,16 @@ func TestValidationRules(t *testing.T) {
 		{"bucket uppercase", config("cloudrun", map[string]any{"gcs_bucket": "Acme_Sandboxes"}), "config.gcs_bucket"},
 		{"bucket google", config("cloudrun", map[string]any{"gcs_bucket": "goog-sandboxes"}), "config.gcs_bucket"},
 		{"prefix escapes", config("cloudrun", map[string]any{"snapshot_prefix": "../x/"}), "config.snapshot_prefix"},
-		{"memory too small", config("local", map[string]any{"memory_mb": 1}), "config.memory_mb"},
+		{"memory too small", config("local", map[string]any{"resources": map[string]any{"memory_mb": 1}}), "config.resources.memory_mb"},
+		{"memory too small, by an older key", config("local", map[string]any{"memory_mb": 1}), "config.resources.memory_mb"},
+		{"egress target not a host", config("local", map[string]any{"network": map[string]any{"allow": []string{"pypi.org", "http://x"}}}), "config.network.allow.1"},
+		{"egress default unknown", config("local", map[string]any{"network": map[string]any{"default": "block"}}), "config.network.default"},
+		{"egress key unknown", config("local", map[string]any{"network": map[string]any{"allowed": []string{}}}), "config.network.allowed"},
+		{"egress by address on opensandbox", config("opensandbox", map[string]any{"network": map[string]any{"default": "deny", "allow": []string{"198.51.100.0/24"}}}), "config.network.allow.0"},
+		{"egress by domain on daytona", config("daytona", map[string]any{"network": map[string]any{"default": "deny", "allow": []string{"pypi.org"}}}), "config.network.allow.0"},
+		{"cpu on local", config("local", map[string]any{"resources": map[string]any{"cpu": 2}}), "config.resources.cpu"},
+		{"cpu not a number", config("opensandbox", map[string]any{"resources": map[string]any{"cpu": "2"}}), "config.resources.cpu"},
+		{"env name", config("daytona", map[string]any{"env": map[string]any{"A-B": "x"}}), "config.env.A-B"},
 		{"processes too many", config("local", map[string]any{"max_processes": 100000}), "config.max_processes"},
 	}
 	eachDB(t, func(t *testing.T, e *env) {
@@ -164,9 +181,9 @@ func TestEveryBrokenFieldAtOnce(t *testing.T) {
 			"config.volume_mounts.0", "config.default_packages.1"}, fields(p), "an unknown key hides nothing else")
 
 		p = e.call("POST", "/api/v1/sandboxes", e.admin, map[string]any{
-			"name": "n", "provider": "local", "config": map[string]any{"timeout": 0, "memory_mb": "x", "bogus": 1},
+			"name": "n", "provider": "local", "config": map[string]any{"timeout": 0, "resources": map[string]any{"memory_mb": "x", "gpus": 1}, "bogus": 1},
 		}).problem(t, 422, "validation_failed")
-		assert.ElementsMatch(t, []string{"config.timeout", "config.memory_mb", "config.bogus"}, fields(p),
+		assert.ElementsMatch(t, []string{"config.timeout", "config.resources.memory_mb", "config.resources.gpus", "config.bogus"}, fields(p),
 			"a value of the wrong type hides nothing else either")
 
 		p = e.call("POST", "/api/v1/sandboxes", e.admin, `{"name":5,"description":"d","provider":7}`).problem(t, 422, "validation_failed")

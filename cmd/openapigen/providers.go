@@ -72,6 +72,7 @@ func addProviderConfigs(doc *openapi3.T, kinds []provider.Kind) error {
 		schema := provider.Schema(k)
 		delete(schema, "$schema")
 		delete(schema, "x-common")
+		renameKeyword(schema, "propertyNames", "x-property-names")
 		raw, err := json.Marshal(schema)
 		if err != nil {
 			return err
@@ -80,10 +81,7 @@ func addProviderConfigs(doc *openapi3.T, kinds []provider.Kind) error {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return fmt.Errorf("%s config schema: %w", d.Name, err)
 		}
-		for name := range s.Properties {
-			s.Required = append(s.Required, name)
-		}
-		sort.Strings(s.Required)
+		requireAll(&s)
 		name := strings.ReplaceAll(d.Title, " ", "") + "Config"
 		doc.Components.Schemas[name] = &openapi3.SchemaRef{Value: &s}
 		refs = append(refs, openapi3.NewSchemaRef("#/components/schemas/"+name, nil))
@@ -109,4 +107,32 @@ func addProviderConfigs(doc *openapi3.T, kinds []provider.Kind) error {
 		c.Description = description
 	}
 	return nil
+}
+
+// requireAll requires every property of s, and of each object among them
+// (network, resources): an answer's config has every key.
+func requireAll(s *openapi3.Schema) {
+	for name, prop := range s.Properties {
+		s.Required = append(s.Required, name)
+		if prop.Value != nil && len(prop.Value.Properties) > 0 {
+			requireAll(prop.Value)
+		}
+	}
+	sort.Strings(s.Required)
+}
+
+// renameKeyword renames a JSON Schema keyword OpenAPI 3.0 lacks (as
+// propertyNames, which the env of a config uses) wherever it appears, so
+// the contract keeps what it says as an extension.
+func renameKeyword(schema map[string]any, from, to string) {
+	for key, value := range schema {
+		switch v := value.(type) {
+		case map[string]any:
+			renameKeyword(v, from, to)
+		}
+		if key == from {
+			schema[to] = value
+			delete(schema, from)
+		}
+	}
 }

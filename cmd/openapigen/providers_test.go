@@ -56,7 +56,7 @@ func TestTheProviderListsFollowTheProviders(t *testing.T) {
 	assert.Len(t, configs, len(kinds))
 	assert.Contains(t, configs, "#/components/schemas/EchoConfig")
 	echoConfig := doc.Components.Schemas["EchoConfig"].Value
-	assert.Equal(t, []string{"default_packages", "idle_minutes", "keep_files", "max_kept_days", "timeout", "work_dir"}, echoConfig.Required)
+	assert.Equal(t, []string{"default_packages", "idle_minutes", "keep_files", "max_kept_days", "network", "resources", "timeout", "work_dir"}, echoConfig.Required)
 	assert.NotContains(t, echoConfig.Extensions, "x-common", "the form's hint stays out of the contract")
 
 	items := doc.Components.Schemas["Provider"].Value.Properties["capabilities"].Value.Items.Value

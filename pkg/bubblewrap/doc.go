@@ -108,7 +108,12 @@
 // (10.0.2.2, which --disable-host-loopback closes too), to private, shared
 // and link-local ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7,
 // 169.254/16, fe80::/10, so cloud metadata too), to 0.0.0.0/8, multicast and
-// broadcast. The rest of the internet is reachable: pip works. nft runs
+// broadcast. That wall stands for every jail with network; Jail.Egress then
+// narrows the rest: its deny list is refused, and with DenyByDefault only its
+// allow list is let through (otherwise the rest of the internet is
+// reachable: pip works). Its entries are addresses, CIDR networks or domains,
+// which the host's resolver turns into addresses as the jail starts: a
+// domain whose addresses change later keeps those it had then. nft runs
 // through nsenter as root of the user namespace that owns the jail's network
 // namespace (the server's user: see above); the command is root of no
 // namespace that owns it, so it cannot change the rules, nor its routes or

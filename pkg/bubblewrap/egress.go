@@ -1,7 +1,9 @@
 package bubblewrap
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -33,22 +35,61 @@ var unreachable = []netip.Prefix{
 	netip.MustParsePrefix("ff00::/8"),
 }
 
-// egressRules is the nftables ruleset of a jail's network namespace: the
-// jail may reach its own loopback, slirp4netns's resolver on port 53, and
-// every other address but the unreachable ones and the host's own
-// (hostAddrs). A refused packet fails at once, as an unreachable host.
-func egressRules(hostAddrs []netip.Addr) string {
-	var v4, v6 []string
-	add := func(p netip.Prefix) {
-		if p.Addr().Is4() {
-			v4 = append(v4, p.String())
-		} else {
-			v6 = append(v6, p.String())
+// Egress narrows where a jail with Network may connect, within the wall
+// every such jail has (Walled). Deny beats Allow; what neither names is
+// refused when DenyByDefault, let through otherwise. Each entry is an IP
+// address, a network in CIDR form or a domain: a domain is resolved by the
+// host's resolver when the jail starts, and stands for the addresses it
+// had then (one that does not resolve stands for none).
+type Egress struct {
+	DenyByDefault bool
+	Allow, Deny   []string
+}
+
+// Walled reports whether p reaches into what no jail ever reaches (the
+// host's own addresses aside, which change): an allow rule there is moot.
+func Walled(p netip.Prefix) bool {
+	return slices.ContainsFunc(unreachable, func(u netip.Prefix) bool { return u.Overlaps(p) })
+}
+
+// egressLists are an Egress with its domains resolved.
+type egressLists struct {
+	denyByDefault bool
+	allow, deny   []netip.Prefix
+}
+
+// resolve turns e's entries into networks, looking domains up with lookup.
+func (e Egress) resolve(ctx context.Context, lookup func(context.Context, string) ([]netip.Addr, error)) egressLists {
+	prefixes := func(entries []string) []netip.Prefix {
+		var out []netip.Prefix
+		for _, s := range entries {
+			if a, err := netip.ParseAddr(s); err == nil {
+				out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			} else if p, err := netip.ParsePrefix(s); err == nil {
+				out = append(out, p.Masked())
+			} else if addrs, err := lookup(ctx, s); err == nil {
+				for _, a := range addrs {
+					out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+				}
+			}
 		}
+		slices.SortFunc(out, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+		return slices.Compact(out)
 	}
-	for _, p := range unreachable {
-		add(p)
-	}
+	return egressLists{denyByDefault: e.DenyByDefault, allow: prefixes(e.Allow), deny: prefixes(e.Deny)}
+}
+
+// lookupHost resolves a domain with the host's resolver.
+func lookupHost(ctx context.Context, domain string) ([]netip.Addr, error) {
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", domain)
+}
+
+// egressRules is the nftables ruleset of a jail's network namespace: the
+// jail may reach its own loopback and slirp4netns's resolver on port 53;
+// never the unreachable addresses nor the host's own (hostAddrs); then the
+// lists' deny, allow and default decide. A refused packet fails at once,
+// as an unreachable host.
+func egressRules(hostAddrs []netip.Addr, lists egressLists) string {
 	var own []netip.Prefix
 	for _, a := range hostAddrs {
 		a = a.Unmap().WithZone("")
@@ -58,16 +99,35 @@ func egressRules(hostAddrs []netip.Addr) string {
 		}
 	}
 	slices.SortFunc(own, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
-	for _, p := range own {
-		add(p)
-	}
 
 	var b strings.Builder
 	b.WriteString("table inet jail {\n\tchain egress {\n\t\ttype filter hook output priority filter; policy accept;\n")
 	b.WriteString("\t\toifname \"lo\" accept\n")
 	fmt.Fprintf(&b, "\t\tip daddr %s meta l4proto { tcp, udp } th dport 53 accept\n", slirpDNS)
-	fmt.Fprintf(&b, "\t\tip daddr { %s } reject with icmpx admin-prohibited\n", strings.Join(v4, ", "))
-	fmt.Fprintf(&b, "\t\tip6 daddr { %s } reject with icmpx admin-prohibited\n", strings.Join(v6, ", "))
+	verdict(&b, slices.Concat(unreachable, own), "reject with icmpx admin-prohibited")
+	verdict(&b, lists.deny, "reject with icmpx admin-prohibited")
+	if lists.denyByDefault {
+		verdict(&b, lists.allow, "accept")
+		b.WriteString("\t\treject with icmpx admin-prohibited\n")
+	}
 	b.WriteString("\t}\n}\n")
 	return b.String()
+}
+
+// verdict writes one rule per address family for the networks in list.
+func verdict(b *strings.Builder, list []netip.Prefix, action string) {
+	var v4, v6 []string
+	for _, p := range list {
+		if p.Addr().Is4() {
+			v4 = append(v4, p.String())
+		} else {
+			v6 = append(v6, p.String())
+		}
+	}
+	if len(v4) > 0 {
+		fmt.Fprintf(b, "\t\tip daddr { %s } %s\n", strings.Join(v4, ", "), action)
+	}
+	if len(v6) > 0 {
+		fmt.Fprintf(b, "\t\tip6 daddr { %s } %s\n", strings.Join(v6, ", "), action)
+	}
 }

@@ -22,6 +22,7 @@ type Jail struct {
 	WorkDir      string   // absolute path inside, e.g. "/workspace"
 	Home         string   // $HOME inside ("" = WorkDir)
 	Network      bool     // false: no network at all inside
+	Egress       Egress   // with Network: where the jail may connect, within the wall
 	MemoryMB     int      // 0 = no limit
 	MaxProcesses int      // 0 = no limit
 	MaxFileMB    int      // largest file a command may write; 0 = no limit

@@ -38,6 +38,7 @@ type launch struct {
 	tools   tools
 	user    *syscall.Credential // the jail's user, for host commands (nil: the server's)
 	network bool
+	egress  Egress
 	net     *network // the jail's connection, once made
 	cgroup  *Cgroup  // bounds the jail with others; nil: none
 
@@ -63,7 +64,7 @@ func (j Jail) start(t tools, bwrap, root, command string, stdout, stderr io.Writ
 			err = fmt.Errorf("bubblewrap: %w", err)
 		}
 	}()
-	l = &launch{stderr: &headWriter{w: stderr}, tools: t, user: jailUser(asRoot, uid, gid), network: j.Network, cgroup: j.Cgroup}
+	l = &launch{stderr: &headWriter{w: stderr}, tools: t, user: jailUser(asRoot, uid, gid), network: j.Network, egress: j.Egress, cgroup: j.Cgroup}
 	if l.stderr.w == nil {
 		l.stderr.w = io.Discard
 	}
@@ -150,7 +151,7 @@ func (l *launch) handOver() error {
 		return err
 	}
 	if l.network {
-		if l.net, err = connect(l.tools, p, pid, l.user); err != nil {
+		if l.net, err = connect(l.tools, p, pid, l.user, l.egress); err != nil {
 			return err
 		}
 	}

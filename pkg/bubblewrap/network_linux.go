@@ -2,6 +2,7 @@ package bubblewrap
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -50,7 +51,7 @@ type network struct {
 // network: it filters what the jail's network namespace lets out, then
 // starts slirp4netns on it, as user. The jail's command must not have
 // started yet, nor start before connect returns.
-func connect(t tools, first *firstProcess, pid int, user *syscall.Credential) (*network, error) {
+func connect(t tools, first *firstProcess, pid int, user *syscall.Credential, egress Egress) (*network, error) {
 	netns, err := os.Open(fmt.Sprintf("/proc/%d/ns/net", pid))
 	if err != nil {
 		return nil, errJailEnded
@@ -71,7 +72,7 @@ func connect(t tools, first *firstProcess, pid int, user *syscall.Credential) (*
 
 	// nft and slirp4netns start side by side: nothing in the jail sends a
 	// packet before its command starts.
-	filtered, err := filterEgress(t, owner, netns)
+	filtered, err := filterEgress(t, owner, netns, egress)
 	if err != nil {
 		return nil, err
 	}
@@ -97,13 +98,16 @@ var egressFilter = egressRules
 // namespace; filtered waits until they are in. nft runs as the server's own
 // user, which is root in the namespace's owner and so may change its rules;
 // nothing in the jail is, nor can become it.
-func filterEgress(t tools, owner, netns *os.File) (filtered func() error, err error) {
+func filterEgress(t tools, owner, netns *os.File, egress Egress) (filtered func() error, err error) {
 	hostAddrs, err := hostAddresses()
 	if err != nil {
 		return nil, fmt.Errorf("read the host's addresses: %w", err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	lists := egress.resolve(ctx, lookupHost)
+	cancel()
 	cmd := hostCommand(nil, []*os.File{owner, netns}, t.nsenter, slices.Concat(enterJail, []string{t.nft, "-f", "-"})...)
-	cmd.Stdin = strings.NewReader(egressFilter(hostAddrs))
+	cmd.Stdin = strings.NewReader(egressFilter(hostAddrs, lists))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -131,7 +131,7 @@ func TestNetworkStaysOffTheHost(t *testing.T) {
 
 	t.Run("without the filter the same command reaches the host", func(t *testing.T) {
 		filter := egressFilter
-		egressFilter = func([]netip.Addr) string { return "" }
+		egressFilter = func([]netip.Addr, egressLists) string { return "" }
 		t.Cleanup(func() { egressFilter = filter })
 		_, stderr, res := run(t, j, sendHi(hostIP+":"+own.port))
 		assert.Equal(t, 0, res.ExitCode, stderr)
@@ -205,10 +205,32 @@ func newInternet(t *testing.T) *internet {
 	return n
 }
 
+// another gives the namespace one more address, from TEST-NET-3, that the
+// host routes to it: a second host of the internet.
+func (n *internet) another(t *testing.T) netip.Addr {
+	t.Helper()
+	a := netip.AddrFrom4([4]byte{203, 0, 113, n.far.As4()[3]})
+	for _, args := range [][]string{
+		{"-n", n.name, "addr", "add", a.String() + "/32", "dev", n.name + "f"},
+		{"route", "add", a.String() + "/32", "dev", n.name + "h"},
+	} {
+		out, err := exec.Command("ip", args...).CombinedOutput()
+		require.NoError(t, err, "ip %s: %s", strings.Join(args, " "), out)
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "route", "del", a.String()+"/32").Run() })
+	return a
+}
+
 // serve answers HTTP requests on port in the namespace with body.
 func (n *internet) serve(t *testing.T, body string) (address string) {
 	t.Helper()
-	ln := listenInNamespace(t, "/run/netns/"+n.name, net.JoinHostPort(n.far.String(), "0"))
+	return n.serveOn(t, n.far, body)
+}
+
+// serveOn answers HTTP requests on an address of the namespace with body.
+func (n *internet) serveOn(t *testing.T, at netip.Addr, body string) (address string) {
+	t.Helper()
+	ln := listenInNamespace(t, "/run/netns/"+n.name, net.JoinHostPort(at.String(), "0"))
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, body)
 	})}
@@ -258,6 +280,39 @@ print(urllib.request.urlopen("http://%s/", timeout=10).read().decode())'`, addre
 
 	_, _, res = run(t, j, sendHi(far.host.String()+":80"))
 	assert.Equal(t, int(unix.EHOSTUNREACH), res.ExitCode, "the host's side of the link is one of the host's addresses")
+}
+
+// fetch is a command that prints what http://address/ answers.
+func fetch(address string) string {
+	return fmt.Sprintf(`python3 -c '
+import urllib.request
+print(urllib.request.urlopen("http://%s/", timeout=10).read().decode())'`, address)
+}
+
+func TestEgressRulesChooseWhatTheJailReaches(t *testing.T) {
+	needNetwork(t)
+	far := newInternet(t)
+	other := far.another(t)
+	allowed, refused := far.serve(t, "allowed"), far.serveOn(t, other, "refused")
+	j := newJail(t)
+	j.Network = true
+
+	stdout, stderr, res := run(t, j, fetch(refused))
+	require.Equal(t, 0, res.ExitCode, "without rules both are reached: %s", stderr)
+	assert.Equal(t, "refused\n", stdout)
+
+	j.Egress = Egress{DenyByDefault: true, Allow: []string{far.far.String()}}
+	stdout, stderr, res = run(t, j, fetch(allowed))
+	assert.Equal(t, 0, res.ExitCode, stderr)
+	assert.Equal(t, "allowed\n", stdout, "deny by default reaches what is allowed")
+	_, stderr, res = run(t, j, sendHi(refused))
+	assert.Equal(t, int(unix.EHOSTUNREACH), res.ExitCode, "and not another address: %s", stderr)
+
+	j.Egress = Egress{Allow: []string{"198.51.100.0/24"}, Deny: []string{other.String() + "/32"}}
+	_, stderr, res = run(t, j, sendHi(refused))
+	assert.Equal(t, int(unix.EHOSTUNREACH), res.ExitCode, "allow by default refuses what is denied: %s", stderr)
+	stdout, stderr, _ = run(t, j, fetch(allowed))
+	assert.Equal(t, "allowed\n", stdout, stderr)
 }
 
 // dnsQuery is a command that asks the first nameserver of /etc/resolv.conf

@@ -75,8 +75,10 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 	if q.OutputLimit != nil {
 		limit = *q.OutputLimit
 	}
-	job := Job{Sandbox: sb.view(false).ID, Workspace: sb.workspace(), Command: q.Command, Timeout: time.Duration(timeout) * time.Second,
-		Network: sb.view(false).AllowEgress}
+	info := sb.view(false)
+	job := Job{Sandbox: info.ID, Workspace: sb.workspace(), Command: q.Command, Timeout: time.Duration(timeout) * time.Second,
+		Resources: info.Resources}
+	job.Network, job.Egress = info.egress()
 
 	// The command ends when the caller goes away or the sandbox is deleted.
 	ctx, cancel := context.WithCancel(r.Context())

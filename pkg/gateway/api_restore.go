@@ -80,7 +80,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &q, false); err != nil {
 		return err
 	}
-	errs := q.check()
+	errs := q.check(s.cfg)
 	if q.Source != "snapshot" {
 		errs = append(errs, FieldError{Field: "source", Message: "must be \"snapshot\" (or send the tar itself as application/x-tar)"})
 	}

@@ -9,30 +9,43 @@ import (
 
 // sandboxSpec is what a sandbox is created with, on create and on a restore that re-creates it.
 type sandboxSpec struct {
-	GCSBucket      string            `json:"gcs_bucket"`
-	SnapshotPrefix string            `json:"snapshot_prefix"`
-	AllowEgress    bool              `json:"allow_egress"`
-	Labels         map[string]string `json:"labels"`
+	GCSBucket      string `json:"gcs_bucket"`
+	SnapshotPrefix string `json:"snapshot_prefix"`
+	// AllowEgress is what older clients send instead of Network: true
+	// lets commands connect anywhere.
+	AllowEgress bool              `json:"allow_egress"`
+	Network     *Network          `json:"network,omitempty"`
+	Resources   Resources         `json:"resources"`
+	Labels      map[string]string `json:"labels"`
 }
 
-func (sp sandboxSpec) check() []FieldError {
+func (sp sandboxSpec) check(cfg Config) []FieldError {
 	errs := checkLabels(sp.Labels)
+	errs = append(errs, sp.requested().check()...)
+	errs = append(errs, sp.Resources.check(cfg)...)
 	if sp.GCSBucket != "" {
 		errs = append(errs, checkBucket(sp.GCSBucket)...)
 	}
 	return append(errs, checkPrefix(sp.SnapshotPrefix)...)
 }
 
-// sandboxInfo is the sandbox a spec describes; egress needs both the caller's wish and the deployment's leave.
+// sandboxInfo is the sandbox a spec describes; egress needs both the
+// caller's wish and the deployment's leave (GATEWAY_ALLOW_EGRESS bounds
+// every sandbox's network from above: without it none has any).
 func (s *Server) sandboxInfo(id string, sp sandboxSpec) Sandbox {
 	now := time.Now().UTC()
 	labels := sp.Labels
 	if labels == nil {
 		labels = map[string]string{}
 	}
+	network := sp.requested()
+	if !s.cfg.AllowEgress {
+		network = offlineNetwork()
+	}
 	return Sandbox{
 		ID: id, WorkDir: WorkDir,
-		AllowEgress: sp.AllowEgress && s.cfg.AllowEgress, EgressRequested: sp.AllowEgress,
+		AllowEgress: !network.offline(), EgressRequested: !sp.requested().offline(),
+		Network: network, Resources: sp.Resources,
 		GCSBucket: sp.GCSBucket, SnapshotPrefix: sp.SnapshotPrefix, Labels: labels,
 		CreatedAt: now, LastActiveAt: now,
 	}
@@ -72,7 +85,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &q, true); err != nil {
 		return err
 	}
-	errs := q.check()
+	errs := q.check(s.cfg)
 	if q.From != nil {
 		errs = append(errs, q.From.check()...)
 	}

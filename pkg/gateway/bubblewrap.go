@@ -50,7 +50,7 @@ func (l *BubblewrapLauncher) Owner() (uid, gid int) { return l.jail(Job{}, nil).
 
 // Run runs the job's command as `/bin/bash -lc command` in the jail.
 func (l *BubblewrapLauncher) Run(ctx context.Context, job Job, stdout, stderr io.Writer) (Outcome, error) {
-	group, leave, err := l.join(job.Sandbox)
+	group, leave, err := l.join(job)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -64,23 +64,33 @@ func (l *BubblewrapLauncher) Run(ctx context.Context, job Job, stdout, stderr io
 
 // join returns the cgroup the sandbox's commands share, and a function to
 // call once the command is over; no cgroup where there are none.
-func (l *BubblewrapLauncher) join(sandbox string) (*bubblewrap.Cgroup, func(), error) {
+func (l *BubblewrapLauncher) join(job Job) (*bubblewrap.Cgroup, func(), error) {
 	if l.cgroups == nil {
 		return nil, func() {}, nil
 	}
-	limits := bubblewrap.CgroupLimits{MemoryMB: l.MemoryMB, MaxProcesses: l.MaxProcesses}
-	group, leave, err := l.cgroups.Join(sandbox, limits)
+	limits := bubblewrap.CgroupLimits{MemoryMB: within(job.Resources.MemoryMB, l.MemoryMB), MaxProcesses: l.MaxProcesses}
+	group, leave, err := l.cgroups.Join(job.Sandbox, limits)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox %s: %w", sandbox, err)
+		return nil, nil, fmt.Errorf("sandbox %s: %w", job.Sandbox, err)
 	}
 	return group, leave, nil
 }
 
 func (l *BubblewrapLauncher) jail(job Job, group *bubblewrap.Cgroup) bubblewrap.Jail {
 	return bubblewrap.Jail{
-		Bwrap: l.Bwrap, Root: job.Workspace, WorkDir: WorkDir, Network: job.Network,
-		MemoryMB: l.MemoryMB, MaxProcesses: l.MaxProcesses, MaxFileMB: l.MaxFileMB, Cgroup: group,
+		Bwrap: l.Bwrap, Root: job.Workspace, WorkDir: WorkDir, Network: job.Network, Egress: job.Egress,
+		MemoryMB: within(job.Resources.MemoryMB, l.MemoryMB), MaxProcesses: l.MaxProcesses,
+		MaxFileMB: within(job.Resources.DiskMB, l.MaxFileMB), Cgroup: group,
 	}
+}
+
+// within is what a sandbox asked for (0: nothing) bounded by the
+// launcher's own bound (0: none).
+func within(asked, bound int) int {
+	if asked == 0 || (bound > 0 && asked > bound) {
+		return bound
+	}
+	return asked
 }
 
 // cgroupScope names the cgroup folder of the sandboxes in one data folder:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 )
 
 // WorkDir is where a sandbox's workspace appears and commands start.
@@ -33,8 +35,11 @@ type Job struct {
 	Workspace string
 	Command   string
 	Timeout   time.Duration
-	// Network lets the command reach the network.
+	// Network lets the command reach the network, as far as Egress says.
 	Network bool
+	Egress  bubblewrap.Egress
+	// Resources bound the sandbox within the launcher's own bounds.
+	Resources Resources
 }
 
 // Outcome is how a command ended.

@@ -21,13 +21,16 @@ type Sandbox struct {
 	ID      string `json:"id"`
 	WorkDir string `json:"work_dir"`
 	// AllowEgress is whether commands may reach the network: asked for and allowed by the gateway.
-	AllowEgress     bool              `json:"allow_egress"`
-	EgressRequested bool              `json:"egress_requested"`
-	GCSBucket       string            `json:"gcs_bucket"`
-	SnapshotPrefix  string            `json:"snapshot_prefix"`
-	Labels          map[string]string `json:"labels"`
-	CreatedAt       time.Time         `json:"created_at"`
-	LastActiveAt    time.Time         `json:"last_active_at"`
+	AllowEgress     bool `json:"allow_egress"`
+	EgressRequested bool `json:"egress_requested"`
+	// Network is where commands may connect to, as granted.
+	Network        Network           `json:"network"`
+	Resources      Resources         `json:"resources"`
+	GCSBucket      string            `json:"gcs_bucket"`
+	SnapshotPrefix string            `json:"snapshot_prefix"`
+	Labels         map[string]string `json:"labels"`
+	CreatedAt      time.Time         `json:"created_at"`
+	LastActiveAt   time.Time         `json:"last_active_at"`
 }
 
 // sandbox is a live sandbox: its folder, and a context that ends its commands when it is deleted.

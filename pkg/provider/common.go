@@ -13,16 +13,21 @@ import (
 // validated and documented here once. Embedded without a name, its keys sit
 // in the config's JSON beside the provider's own.
 type Common struct {
-	DefaultPackages []string `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages" doc:"pip requirements installed into every new sandbox."`
-	Timeout         int      `json:"timeout" validate:"min=1" title:"Timeout (seconds)" doc:"Longest a command may run."`
-	IdleMinutes     int      `json:"idle_minutes" validate:"min=0,max=10080" title:"Pause when idle (minutes)" doc:"After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses."`
-	KeepFiles       string   `json:"keep_files" validate:"oneof=until_expiry always" title:"Keep files" doc:"until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them."`
-	MaxKeptDays     int      `json:"max_kept_days" validate:"min=1,max=365" title:"Keep files for (days)" doc:"Kept files older than this are deleted."`
+	DefaultPackages []string          `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages" doc:"pip requirements installed into every new sandbox."`
+	Timeout         int               `json:"timeout" validate:"min=1" title:"Timeout (seconds)" doc:"Longest a command may run."`
+	Network         Network           `json:"network" title:"Network" doc:"Where commands may connect to."`
+	Resources       InstanceResources `json:"resources" title:"Resources" doc:"What each instance may use."`
+	IdleMinutes     int               `json:"idle_minutes" validate:"min=0,max=10080" title:"Pause when idle (minutes)" doc:"After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses."`
+	KeepFiles       string            `json:"keep_files" validate:"oneof=until_expiry always" title:"Keep files" doc:"until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them."`
+	MaxKeptDays     int               `json:"max_kept_days" validate:"min=1,max=365" title:"Keep files for (days)" doc:"Kept files older than this are deleted."`
 }
 
 // DefaultCommon is the common block of a new sandbox.
+// Its network allows everything: a provider whose instances are offline
+// unless told otherwise sets DenyNetwork in its own defaults.
 func DefaultCommon() Common {
-	return Common{DefaultPackages: []string{}, Timeout: 1800, KeepFiles: KeepUntilExpiry, MaxKeptDays: DefaultMaxKeptDays}
+	return Common{DefaultPackages: []string{}, Timeout: 1800, Network: AllowNetwork(),
+		KeepFiles: KeepUntilExpiry, MaxKeptDays: DefaultMaxKeptDays}
 }
 
 // CommandTimeout is the longest a command may run.
@@ -47,6 +52,12 @@ type CommonRules struct {
 	// timeout and of default_packages.
 	TimeoutNote  string
 	PackagesNote string
+	// Egress is what the provider enforces of network (see also the
+	// capabilities NetworkSwitch and EgressRules).
+	Egress EgressLimits
+	// Resources are the resources the provider can set (with the
+	// capability Resources).
+	Resources ResourceLimits
 }
 
 func (r CommonRules) maxTimeout() int {
@@ -56,13 +67,15 @@ func (r CommonRules) maxTimeout() int {
 	return r.MaxTimeout
 }
 
-// validate checks what the tags leave to the provider's rules.
-func (r CommonRules) validate(c *Common) []FieldError {
-	var out []FieldError
+// validate checks what the tags leave to the provider's rules; d is the
+// provider and def its defaults.
+func (r CommonRules) validate(c *Common, d Descriptor, def *Common) []FieldError {
+	var errs []FieldError
 	if longest := r.maxTimeout(); c.Timeout > longest {
-		out = append(out, FieldError{Field: "timeout", Message: fmt.Sprintf("must be at most %d", longest)})
+		errs = append(errs, FieldError{Field: "timeout", Message: fmt.Sprintf("must be at most %d", longest)})
 	}
-	return out
+	errs = append(errs, r.validateNetwork(c.Network, d.Capabilities, d.Title, def.Network)...)
+	return append(errs, r.Resources.validate(c.Resources, d.Capabilities, d.Title)...)
 }
 
 // schema completes the schemas of the common keys with the provider's rules.
@@ -71,6 +84,8 @@ func (r CommonRules) schema(props map[string]any) {
 	timeout["maximum"] = r.maxTimeout()
 	withNote(timeout, r.TimeoutNote)
 	withNote(props["default_packages"].(map[string]any), r.PackagesNote)
+	withNote(props["network"].(map[string]any), r.Egress.Note)
+	r.Resources.schema(props["resources"].(map[string]any)["properties"].(map[string]any))
 }
 
 func withNote(prop map[string]any, note string) {

@@ -14,8 +14,10 @@ import (
 )
 
 // DecodeConfig reads raw (a JSON object; empty or null for all defaults) over
-// the kind's defaults. A key set to null keeps its default. Every unknown key
-// and every value of the wrong type is reported, not just the first.
+// the kind's defaults. A key set to null keeps its default; an object's keys
+// (network's, resources') are read one by one alike. Every unknown key and
+// every value of the wrong type is reported, not just the first. Keys of an
+// older shape are read first by the config's Upgrade, if it has one.
 func DecodeConfig(k Kind, raw json.RawMessage) (Config, []FieldError) {
 	cfg := k.NewConfig()
 	raw = bytes.TrimSpace(raw)
@@ -26,27 +28,69 @@ func DecodeConfig(k Kind, raw json.RawMessage) (Config, []FieldError) {
 	if err := json.Unmarshal(raw, &values); err != nil {
 		return cfg, []FieldError{{Field: "", Message: "must be an object"}}
 	}
-	fields := fieldsByJSONName(reflect.TypeOf(cfg).Elem())
-	target := reflect.ValueOf(cfg).Elem()
+	if u, ok := cfg.(Upgrader); ok {
+		u.Upgrade(values)
+	}
+	return cfg, decodeObject(reflect.ValueOf(cfg).Elem(), values, "", k.Describe().Title)
+}
+
+// Upgrader is a Config that still reads keys an older version stored: it
+// moves them where they live now in values, before they are decoded.
+type Upgrader interface {
+	Upgrade(values map[string]json.RawMessage)
+}
+
+// decodeObject sets target's fields from values, reporting each bad key
+// under prefix.
+func decodeObject(target reflect.Value, values map[string]json.RawMessage, prefix, title string) []FieldError {
+	fields := fieldsByJSONName(target.Type())
 	var errs []FieldError
 	for _, key := range slices.Sorted(maps.Keys(values)) {
 		f, ok := fields[key]
 		if !ok {
-			errs = append(errs, FieldError{Field: key, Message: fmt.Sprintf("is not a setting of %s sandboxes", k.Describe().Title)})
+			errs = append(errs, FieldError{Field: prefix + key, Message: fmt.Sprintf("is not a setting of %s sandboxes", title)})
 			continue
 		}
-		value := values[key]
-		if string(bytes.TrimSpace(value)) == "null" {
+		value := bytes.TrimSpace(values[key])
+		if string(value) == "null" {
+			continue
+		}
+		field := target.FieldByIndex(f.Index)
+		var nested map[string]json.RawMessage
+		if f.Type.Kind() == reflect.Struct && len(value) > 0 && value[0] == '{' && json.Unmarshal(value, &nested) == nil {
+			errs = append(errs, decodeObject(field, nested, prefix+key+".", title)...)
 			continue
 		}
 		ptr := reflect.New(f.Type)
 		if err := json.Unmarshal(value, ptr.Interface()); err != nil {
-			errs = append(errs, FieldError{Field: key, Message: "must be " + describeType(f.Type, err)})
+			errs = append(errs, FieldError{Field: prefix + key, Message: "must be " + describeType(f.Type, err)})
 			continue
 		}
-		target.FieldByIndex(f.Index).Set(ptr.Elem())
+		field.Set(ptr.Elem())
 	}
-	return cfg, errs
+	return errs
+}
+
+// MoveKey moves values[from] to key to of the object at values[object]
+// (making it), unless that is set already: how an Upgrade brings a key
+// of an older shape home.
+func MoveKey(values map[string]json.RawMessage, from, object, to string) {
+	old, ok := values[from]
+	if !ok {
+		return
+	}
+	delete(values, from)
+	var inner map[string]json.RawMessage
+	if raw, ok := values[object]; ok && json.Unmarshal(raw, &inner) != nil {
+		return // not an object: decoding names it
+	}
+	if inner == nil { // absent, or null
+		inner = map[string]json.RawMessage{}
+	}
+	if _, set := inner[to]; !set {
+		inner[to] = old
+	}
+	values[object], _ = json.Marshal(inner)
 }
 
 // ValidateConfig checks cfg, a config of k, by its tags, by the rules of the
@@ -68,8 +112,9 @@ func ValidateConfig(k Kind, cfg Config, p Policy) []FieldError {
 		tagged = append(tagged, FieldError{Field: strings.TrimPrefix(fe.Field, commonEmbedding), Message: fe.Message})
 	}
 	add(tagged)
-	add(k.Describe().Common.validate(cfg.common()))
-	add(lifecycleRefusals(k.Describe(), cfg.common()))
+	d := k.Describe()
+	add(d.Common.validate(cfg.common(), d, k.NewConfig().common()))
+	add(lifecycleRefusals(d, cfg.common()))
 	add(cfg.Validate(p))
 	return out
 }
@@ -104,8 +149,14 @@ func describeType(t reflect.Type, err error) string {
 		return "true or false"
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
 	case reflect.Slice:
 		return "a list of strings"
+	case reflect.Map:
+		return "an object of strings"
+	case reflect.Struct:
+		return "an object"
 	default:
 		return "of another type"
 	}

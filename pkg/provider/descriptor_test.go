@@ -101,8 +101,8 @@ func TestAProviderIsSwitchedOffByItsOwnSetting(t *testing.T) {
 
 func TestTheCommonBlockIsFlattenedIntoTheSchema(t *testing.T) {
 	schema := provider.Schema(echo{name: "echo"})
-	assert.Equal(t, []string{"greeting", "default_packages", "timeout", "idle_minutes", "keep_files", "max_kept_days"}, schema["x-order"])
-	assert.Equal(t, []string{"default_packages", "timeout", "idle_minutes", "keep_files", "max_kept_days"}, schema["x-common"])
+	assert.Equal(t, []string{"greeting", "default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days"}, schema["x-order"])
+	assert.Equal(t, []string{"default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days"}, schema["x-common"])
 	props := schema["properties"].(map[string]any)
 	assert.Equal(t, map[string]any{"type": "integer", "minimum": 1, "maximum": provider.DefaultMaxTimeout, "default": 1800,
 		"title": "Timeout (seconds)", "description": "Longest a command may run."}, props["timeout"])
@@ -123,7 +123,9 @@ func TestTheCommonBlockDecodesAndEncodesBesideTheProvidersOwnKeys(t *testing.T) 
 	assert.Equal(t, []string{"rich"}, cfg.Packages())
 	raw, err := provider.EncodeConfig(cfg)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"greeting":"hi","timeout":5,"default_packages":["rich"],"idle_minutes":0,"keep_files":"until_expiry","max_kept_days":7}`, string(raw))
+	assert.JSONEq(t, `{"greeting":"hi","timeout":5,"default_packages":["rich"],
+		"network":{"default":"allow","allow":[],"deny":[]},"resources":{"cpu":0,"memory_mb":0,"disk_mb":0},
+		"idle_minutes":0,"keep_files":"until_expiry","max_kept_days":7}`, string(raw))
 }
 
 func TestTheCommonBlockIsValidatedOnceUnderTheProvidersRules(t *testing.T) {

@@ -18,17 +18,30 @@ import (
 // them as one section for every provider.
 func Schema(k Kind) map[string]any {
 	d := k.Describe()
-	cfg := k.NewConfig()
-	v := reflect.ValueOf(cfg).Elem()
+	out := objectSchema(reflect.ValueOf(k.NewConfig()).Elem())
+	d.Common.schema(out["properties"].(map[string]any))
+	out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	out["title"] = d.Title + " settings"
+	out["x-common"] = CommonKeys()
+	return out
+}
+
+// objectSchema describes a struct's exported fields, v holding their
+// defaults; an object among them (network, resources) is described alike.
+func objectSchema(v reflect.Value) map[string]any {
 	props := map[string]any{}
-	var order []string
+	order := []string{}
 	for _, f := range reflect.VisibleFields(v.Type()) {
 		name := validation.JSONName(f)
 		if !f.IsExported() || f.Anonymous || name == "" {
 			continue
 		}
+		field := v.FieldByIndex(f.Index)
 		p := fieldSchema(f.Type, f.Tag.Get("validate"))
-		p["default"] = v.FieldByIndex(f.Index).Interface()
+		if f.Type.Kind() == reflect.Struct {
+			p = objectSchema(field)
+		}
+		p["default"] = field.Interface()
 		if t := f.Tag.Get("title"); t != "" {
 			p["title"] = t
 		}
@@ -38,16 +51,7 @@ func Schema(k Kind) map[string]any {
 		props[name] = p
 		order = append(order, name)
 	}
-	d.Common.schema(props)
-	return map[string]any{
-		"$schema":              "https://json-schema.org/draft/2020-12/schema",
-		"title":                d.Title + " settings",
-		"type":                 "object",
-		"additionalProperties": false,
-		"properties":           props,
-		"x-order":              order,
-		"x-common":             CommonKeys(),
-	}
+	return map[string]any{"type": "object", "additionalProperties": false, "properties": props, "x-order": order}
 }
 
 // fieldSchema maps a Go type and its validate tag to JSON Schema keywords.
@@ -62,6 +66,18 @@ func fieldSchema(t reflect.Type, tag string) map[string]any {
 		out["type"] = "boolean"
 	case reflect.Int, reflect.Int32, reflect.Int64:
 		out["type"] = "integer"
+	case reflect.Float32, reflect.Float64:
+		out["type"] = "number"
+	case reflect.Map:
+		out["type"] = "object"
+		keyRules, valueRules, ok := strings.Cut(strings.TrimPrefix(itemRules, "keys,"), ",endkeys")
+		if !ok {
+			keyRules, valueRules = "", itemRules
+		}
+		out["additionalProperties"] = fieldSchema(t.Elem(), strings.TrimPrefix(valueRules, ","))
+		if keyRules != "" {
+			out["propertyNames"] = fieldSchema(t.Key(), keyRules)
+		}
 	case reflect.Slice:
 		out["type"] = "array"
 		out["items"] = fieldSchema(t.Elem(), itemRules)
@@ -74,7 +90,12 @@ func fieldSchema(t reflect.Type, tag string) map[string]any {
 }
 
 func applyRule(out map[string]any, kind reflect.Kind, name, param string) {
-	n, numErr := strconv.Atoi(param)
+	var n any
+	i, numErr := strconv.Atoi(param)
+	n = i
+	if f, err := strconv.ParseFloat(param, 64); numErr != nil && err == nil {
+		n, numErr = f, nil
+	}
 	switch {
 	case (name == "min" || name == "gte") && numErr == nil:
 		out[boundKey(kind, "minimum", "minLength", "minItems")] = n
@@ -95,6 +116,8 @@ func boundKey(kind reflect.Kind, number, text, list string) string {
 		return text
 	case reflect.Slice:
 		return list
+	case reflect.Map:
+		return strings.Replace(list, "Items", "Properties", 1)
 	default:
 		return number
 	}

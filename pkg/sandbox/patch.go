@@ -58,6 +58,8 @@ func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json
 // merge returns current with the patch applied and validated, and the new
 // secret (nil when it stays as it is; "" when it is cleared).
 func (r *Registry) merge(current auxilia.Sandbox, patch json.RawMessage) (auxilia.Sandbox, *string, error) {
+	// A patch merges into what the stored config means, whatever its shape.
+	current = r.current(current)
 	members, err := mergepatch.Object(patch)
 	if err != nil {
 		return current, nil, auxilia.Errorf(auxilia.CodeMalformed, "The body must be a JSON object (a merge patch).")

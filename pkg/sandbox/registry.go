@@ -108,12 +108,17 @@ func (r *Registry) Create(ctx context.Context, workspaceID string, in Input) (au
 
 // Get returns a sandbox of the workspace.
 func (r *Registry) Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error) {
-	return r.Store.Get(ctx, workspaceID, id)
+	sb, err := r.Store.Get(ctx, workspaceID, id)
+	return r.current(sb), err
 }
 
 // List returns a page of the workspace's sandboxes; with name set, only the one of that name.
 func (r *Registry) List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error) {
-	return r.Store.List(ctx, workspaceID, name, req)
+	page, err := r.Store.List(ctx, workspaceID, name, req)
+	for i, sb := range page.Items {
+		page.Items[i] = r.current(sb)
+	}
+	return page, err
 }
 
 // SecretHint returns what may be shown of a sandbox's secret.

@@ -20,6 +20,8 @@ var formats = map[string]struct {
 	"gcs_bucket":      {GCSBucket, "must be a Cloud Storage bucket name: 3-63 lowercase letters, digits, dashes, underscores or dots, starting and ending with a letter or digit"},
 	"object_prefix":   {ObjectPrefix, "must be a folder-like prefix of letters, digits and ._-/ (no leading slash, no ..)"},
 	"snapshot_name":   {SnapshotName, "must be a snapshot name of letters, digits and ._:/@- (at most 255 characters)"},
+	"env_name":        {EnvName, "must be a variable name: letters, digits and underscores, not starting with a digit (at most 256 characters)"},
+	"egress_target":   {EgressTarget, "must be a domain (example.com, *.example.com), an IP address (203.0.113.7) or a network in CIDR form (198.51.100.0/24)"},
 }
 
 // IsFormat reports whether tag is one of this package's string formats.
@@ -117,3 +119,23 @@ var snapshotName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,254}$`)
 
 // SnapshotName accepts a provider snapshot (pre-built image) name.
 func SnapshotName(s string) bool { return snapshotName.MatchString(s) }
+
+var domainName = regexp.MustCompile(`^(?:\*\.)?(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$`)
+
+// EgressTarget accepts what an egress rule may name: a domain, optionally
+// with a leading "*." for its subdomains; an IP address; or a network in
+// CIDR form with no host bits set (198.51.100.0/24, not 198.51.100.7/24).
+func EgressTarget(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return !strings.Contains(s, "%") // a zone names a host's interface, not a destination
+	}
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p == p.Masked()
+	}
+	return len(s) <= 253 && domainName.MatchString(s)
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
+
+// EnvName accepts an environment variable's name as shells take it.
+func EnvName(s string) bool { return envName.MatchString(s) }

@@ -28,6 +28,11 @@ func TestFormats(t *testing.T) {
 			[]string{"", "ab", "Acme", "-acme", "acme-", "goog-x", "my-google-bucket", "192.168.1.1", "a..b", strings.Repeat("a", 64)}},
 		{"object prefix", ObjectPrefix, []string{"", "sandbox-snapshots/", "a/b/c/", "x"}, []string{"/abs/", "a//b", "../x/", "a/./b", "a b/"}},
 		{"snapshot name", SnapshotName, []string{"daytonaio/sandbox:0.4.3", "my-snapshot", "team@v2"}, []string{"", " x", "x;id", "x y", "-x"}},
+		{"env name", EnvName, []string{"A", "_x", "PIP_INDEX_URL", "a1"}, []string{"", "1A", "A-B", "A B", "A=B", "Ä", strings.Repeat("A", 257)}},
+		{"egress target", EgressTarget,
+			[]string{"pypi.org", "*.pythonhosted.org", "files.pythonhosted.org", "203.0.113.7", "198.51.100.0/24", "2001:db8::/32", "2001:db8::1", "0.0.0.0/0"},
+			[]string{"", "pypi", "*.org.", "a.*.org", "**.org", "https://pypi.org", "pypi.org:443", "198.51.100.7/24", "fe80::1%eth0", "1.2.3.4/33",
+				"-x.org", "x .org", strings.Repeat("a", 64) + ".org"}},
 	}
 	for _, c := range cases {
 		for _, s := range c.good {

@@ -3725,12 +3725,6 @@ export interface components {
         /** Cloud Run settings */
         CloudRunConfig: {
             /**
-             * Allow internet access
-             * @description Let sandboxes reach the internet (only if the gateway's deployment allows it too).
-             * @default false
-             */
-            allow_egress: boolean;
-            /**
              * Default packages
              * @description pip requirements installed into every new sandbox (needs internet access).
              * @default []
@@ -3763,6 +3757,65 @@ export interface components {
              */
             max_kept_days: number;
             /**
+             * Network
+             * @description Where commands may connect to (offline by default, and always when the gateway's deployment allows no egress (GATEWAY_ALLOW_EGRESS); private and link-local addresses and the gateway's own are never reached; a domain stands for the addresses the gateway resolves it to when a command starts).
+             * @default {
+             *       "allow": [],
+             *       "default": "deny",
+             *       "deny": []
+             *     }
+             */
+            network: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default deny
+                 * @enum {string}
+                 */
+                default: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny: string[];
+            };
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 0,
+             *       "memory_mb": 0
+             *     }
+             */
+            resources: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Cloud Run sets CPU for the whole gateway service).
+                 * @default 0
+                 */
+                readonly cpu: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (the largest file a command may write, as Cloud Run's disk is memory, bounded by memory_mb; at most the gateway's GATEWAY_SANDBOX_MAX_FILE_MB; 0: that bound).
+                 * @default 0
+                 */
+                disk_mb: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (of all of a sandbox's commands together, at most the gateway's GATEWAY_SANDBOX_MEMORY_MB; 0: that bound).
+                 * @default 0
+                 */
+                memory_mb: number;
+            };
+            /**
              * Snapshot prefix
              * Format: object-prefix
              * @description Folder inside the bucket for snapshots.
@@ -3791,6 +3844,12 @@ export interface components {
         /** Daytona settings */
         DaytonaConfig: {
             /**
+             * Auto-archive (minutes)
+             * @description Minutes a sandbox stays stopped before Daytona archives it to cheaper storage (0 = the longest Daytona allows, 30 days unless its operator says otherwise); an archived sandbox takes longer to start, files intact.
+             * @default 10080
+             */
+            auto_archive_interval: number;
+            /**
              * Auto-stop (minutes)
              * @description Idle minutes before Daytona stops a sandbox (0 = never); a stopped sandbox starts again on the thread's next run, files intact.
              * @default 15
@@ -3802,6 +3861,14 @@ export interface components {
              * @default []
              */
             default_packages: string[];
+            /**
+             * Environment
+             * @description Variables every sandbox starts with, as NAME=value. Not for secrets: they are stored and shown in plain text to whoever may read this sandbox, and Daytona shows them too.
+             * @default {}
+             */
+            env: {
+                [key: string]: string;
+            };
             /**
              * Pause when idle (minutes)
              * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
@@ -3822,9 +3889,68 @@ export interface components {
              */
             max_kept_days: number;
             /**
+             * Network
+             * @description Where commands may connect to (the allow list holds at most 10 IPv4 addresses or networks; Daytona's runner enforces no domains and no deny list).
+             * @default {
+             *       "allow": [],
+             *       "default": "allow",
+             *       "deny": []
+             *     }
+             */
+            network: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default allow
+                 * @enum {string}
+                 */
+                default: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny: string[];
+            };
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 0,
+             *       "memory_mb": 0
+             *     }
+             */
+            resources: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @default 0
+                 */
+                readonly cpu: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @default 0
+                 */
+                readonly disk_mb: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @default 0
+                 */
+                readonly memory_mb: number;
+            };
+            /**
              * Snapshot
              * Format: snapshot-name
-             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image.
+             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
              * @default
              */
             snapshot: string;
@@ -3916,12 +4042,6 @@ export interface components {
              */
             default_packages: string[];
             /**
-             * Disk (MiB)
-             * @description Most an instance may store in its folder, set when the instance is made: a write past it fails with 'No space left on device'. Where the server cannot mount disks (it is not root), each file may be this large instead, and the folder as a whole is not bounded.
-             * @default 1024
-             */
-            disk_mb: number;
-            /**
              * Pause when idle (minutes)
              * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
              * @default 0
@@ -3947,17 +4067,64 @@ export interface components {
              */
             max_processes: number;
             /**
-             * Memory (MiB)
-             * @description Most memory an instance's commands may use, together (their /tmp included); past it the kernel ends the largest process. Where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead.
-             * @default 1024
+             * Network
+             * @description Where commands may connect to (offline by default; private, loopback and link-local addresses and the server's own are never reached; a domain stands for the addresses the server resolves it to when an instance's command starts).
+             * @default {
+             *       "allow": [],
+             *       "default": "deny",
+             *       "deny": []
+             *     }
              */
-            memory_mb: number;
+            network: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default deny
+                 * @enum {string}
+                 */
+                default: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny: string[];
+            };
             /**
-             * Network access
-             * @description Let commands reach the network. Off by default; default packages need it.
-             * @default false
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 1024,
+             *       "memory_mb": 1024
+             *     }
              */
-            network: boolean;
+            resources: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (not available here).
+                 * @default 0
+                 */
+                readonly cpu: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; 0: 1024).
+                 * @default 1024
+                 */
+                disk_mb: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; 0: 1024).
+                 * @default 1024
+                 */
+                memory_mb: number;
+            };
             /**
              * Timeout (seconds)
              * @description Longest a command may run.
@@ -3976,12 +4143,6 @@ export interface components {
         };
         /** OpenSandbox settings */
         OpenSandboxConfig: {
-            /**
-             * CPU
-             * @description CPU cores each sandbox may use, as Kubernetes writes them: 1, 2, 0.5 or 500m.
-             * @default 1
-             */
-            cpu: string;
             /**
              * Default image
              * Format: image-ref
@@ -4027,11 +4188,64 @@ export interface components {
              */
             max_kept_days: number;
             /**
-             * Memory
-             * @description Memory each sandbox may use, as Kubernetes writes it: 2Gi, 512Mi or 4G; at least 64Mi.
-             * @default 2Gi
+             * Network
+             * @description Where commands may connect to (enforced by the controller's egress sidecar, which must be configured (egress.image); rules name domains only).
+             * @default {
+             *       "allow": [],
+             *       "default": "allow",
+             *       "deny": []
+             *     }
              */
-            memory: string;
+            network: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default allow
+                 * @enum {string}
+                 */
+                default: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny: string[];
+            };
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 1,
+             *       "disk_mb": 0,
+             *       "memory_mb": 2048
+             *     }
+             */
+            resources: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (rounded to thousandths; 0: 1).
+                 * @default 1
+                 */
+                cpu: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (not available here).
+                 * @default 0
+                 */
+                readonly disk_mb: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (0: 2048).
+                 * @default 2048
+                 */
+                memory_mb: number;
+            };
             /**
              * Timeout (seconds)
              * @description Longest a command may run.

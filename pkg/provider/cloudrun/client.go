@@ -28,9 +28,9 @@ func (c *client) Probe(ctx context.Context) error {
 		return provider.Errorf(provider.ErrFailed, providerName, "probe",
 			"the gateway cannot run sandboxes: its launcher is not usable (%s)", orDefault(h.Detail, "no detail given"))
 	}
-	if len(c.cfg.DefaultPackages) > 0 && !h.AllowEgress {
+	if !c.cfg.Network.Offline() && !h.AllowEgress {
 		return provider.Errorf(provider.ErrInvalidConfig, providerName, "probe",
-			"default packages need internet access, but the gateway's deployment does not allow egress (GATEWAY_ALLOW_EGRESS)")
+			"this sandbox's network settings let commands out, but the gateway's deployment does not allow egress (GATEWAY_ALLOW_EGRESS)")
 	}
 	return nil
 }
@@ -120,7 +120,9 @@ func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
 }
 
 func (c *client) spec(st instanceState) sandboxSpec {
-	sp := sandboxSpec{AllowEgress: c.cfg.AllowEgress, Labels: st.Labels}
+	n := c.cfg.Network
+	sp := sandboxSpec{Network: network{Default: n.Default, Allow: n.Allow, Deny: n.Deny},
+		Resources: resources{MemoryMB: c.cfg.Resources.MemoryMB, DiskMB: c.cfg.Resources.DiskMB}, Labels: st.Labels}
 	if c.cfg.GCSBucket != "" {
 		sp.GCSBucket, sp.SnapshotPrefix = c.cfg.GCSBucket, c.cfg.SnapshotPrefix
 	}

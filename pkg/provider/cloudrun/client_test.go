@@ -110,7 +110,7 @@ func TestProbe(t *testing.T) {
 	require.ErrorIs(t, err, provider.ErrUnauthorized)
 	assert.Contains(t, err.Error(), "wrong gateway secret", "the gateway's own words")
 
-	packages := func(c *Config) { c.AllowEgress, c.DefaultPackages = true, []string{"pandas"} }
+	packages := func(c *Config) { c.Network, c.DefaultPackages = provider.AllowNetwork(), []string{"pandas"} }
 	err = open(t, g.URL, testSecret, packages).Probe(ctx)
 	require.ErrorIs(t, err, provider.ErrInvalidConfig, "the gateway's deployment allows no egress")
 	assert.Contains(t, err.Error(), "GATEWAY_ALLOW_EGRESS")

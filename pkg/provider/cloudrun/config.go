@@ -1,6 +1,10 @@
 package cloudrun
 
 import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -8,19 +12,57 @@ import (
 type Config struct {
 	GCSBucket      string `json:"gcs_bucket" validate:"omitempty,gcs_bucket" title:"Snapshot bucket" doc:"Cloud Storage bucket the gateway saves each thread's /workspace to at the end of a run; empty keeps no snapshots."`
 	SnapshotPrefix string `json:"snapshot_prefix" validate:"object_prefix" title:"Snapshot prefix" doc:"Folder inside the bucket for snapshots."`
-	AllowEgress    bool   `json:"allow_egress" title:"Allow internet access" doc:"Let sandboxes reach the internet (only if the gateway's deployment allows it too)."`
 	provider.Common
 }
 
-// DefaultConfig is a new Cloud Run sandbox's settings.
+// DefaultConfig is a new Cloud Run sandbox's settings: offline.
 func DefaultConfig() *Config {
-	return &Config{SnapshotPrefix: "sandbox-snapshots/", Common: provider.DefaultCommon()}
+	c := &Config{SnapshotPrefix: "sandbox-snapshots/", Common: provider.DefaultCommon()}
+	c.Network = provider.DenyNetwork()
+	return c
 }
 
-// Validate refuses packages without internet access: pip could not download them.
-func (c *Config) Validate(provider.Policy) []provider.FieldError {
-	if len(c.DefaultPackages) > 0 && !c.AllowEgress {
-		return []provider.FieldError{{Field: "default_packages", Message: "need internet access (set allow_egress to true) so pip can download them"}}
+// Upgrade reads what older versions stored: allow_egress, a switch that
+// network now holds (true: anywhere; false: nowhere).
+func (c *Config) Upgrade(values map[string]json.RawMessage) {
+	old, ok := values["allow_egress"]
+	if !ok {
+		return
 	}
-	return nil
+	delete(values, "allow_egress")
+	if _, set := values["network"]; !set {
+		values["network"] = old
+	}
+}
+
+// Validate refuses packages without network, as pip could not download
+// them, and allow rules into what no jail reaches.
+func (c *Config) Validate(provider.Policy) []provider.FieldError {
+	var errs []provider.FieldError
+	if len(c.DefaultPackages) > 0 && c.Network.Offline() {
+		errs = append(errs, provider.FieldError{Field: "default_packages", Message: "need internet access (set network.default to allow, or allow pypi.org and files.pythonhosted.org) so pip can download them"})
+	}
+	for i, t := range provider.Targets(c.Network.Allow) {
+		if !t.IsDomain() && bubblewrap.Walled(t.Prefix) {
+			errs = append(errs, provider.FieldError{Field: fmt.Sprintf("network.allow.%d", i),
+				Message: "reaches into private, loopback or link-local addresses, which the gateway's sandboxes never reach"})
+		}
+	}
+	return errs
+}
+
+// rules is what the gateway enforces of the common block: its jails'
+// rules (domains resolved as each command starts, so no wildcards), and
+// memory and the largest file, within the deployment's own bounds.
+var rules = provider.CommonRules{
+	MaxTimeout:   3600,
+	TimeoutNote:  "Cloud Run allows at most an hour",
+	PackagesNote: "needs internet access",
+	Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true,
+		Note: "offline by default, and always when the gateway's deployment allows no egress (GATEWAY_ALLOW_EGRESS); private and link-local addresses and the gateway's own are never reached; a domain stands for the addresses the gateway resolves it to when a command starts"},
+	Resources: provider.ResourceLimits{
+		CPU:      provider.Range{Note: "Cloud Run sets CPU for the whole gateway service"},
+		MemoryMB: provider.Range{Min: 64, Max: 1 << 20, Note: "of all of a sandbox's commands together, at most the gateway's GATEWAY_SANDBOX_MEMORY_MB; 0: that bound"},
+		DiskMB:   provider.Range{Min: 1, Max: 1 << 20, Note: "the largest file a command may write, as Cloud Run's disk is memory, bounded by memory_mb; at most the gateway's GATEWAY_SANDBOX_MAX_FILE_MB; 0: that bound"},
+	},
 }

@@ -28,11 +28,10 @@ func (Kind) Describe() provider.Descriptor {
 		Order:       30,
 		URL:         provider.Field{Accepted: true, Required: true, Label: "Gateway URL"},
 		Secret:      provider.Field{Accepted: true, Required: true, Label: "Gateway secret"},
-		Capabilities: provider.KeepAlive | provider.Persist | provider.NetworkSwitch | provider.PauseResume | provider.SnapshotRestore |
-			provider.Interrupt,
-		Shell: provider.ShellBash,
-		Common: provider.CommonRules{MaxTimeout: 3600, TimeoutNote: "Cloud Run allows at most an hour",
-			PackagesNote: "needs internet access"},
+		Capabilities: provider.KeepAlive | provider.Persist | provider.NetworkSwitch | provider.EgressRules | provider.Resources |
+			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
+		Shell:  provider.ShellBash,
+		Common: rules,
 	}
 }
 

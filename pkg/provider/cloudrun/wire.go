@@ -18,8 +18,23 @@ type health struct {
 type sandboxSpec struct {
 	GCSBucket      string            `json:"gcs_bucket,omitempty"`
 	SnapshotPrefix string            `json:"snapshot_prefix,omitempty"`
-	AllowEgress    bool              `json:"allow_egress"`
+	Network        network           `json:"network"`
+	Resources      resources         `json:"resources"`
 	Labels         map[string]string `json:"labels,omitempty"`
+}
+
+// network is where a sandbox's commands may connect to, as the common
+// block's network says.
+type network struct {
+	Default string   `json:"default"`
+	Allow   []string `json:"allow"`
+	Deny    []string `json:"deny"`
+}
+
+// resources bound a sandbox within the gateway's own bounds; 0 is those.
+type resources struct {
+	MemoryMB int `json:"memory_mb"`
+	DiskMB   int `json:"disk_mb"`
 }
 
 type sandbox struct {

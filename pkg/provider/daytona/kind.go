@@ -23,15 +23,17 @@ var icon []byte
 // Describe says what Daytona is to the catalogue.
 func (Kind) Describe() provider.Descriptor {
 	return provider.Descriptor{
-		Name:         providerName,
-		Title:        "Daytona",
-		Description:  "Hosted sandboxes on Daytona, or your self-hosted Daytona.",
-		Icon:         icon,
-		Order:        20,
-		URL:          provider.Field{Accepted: true, Required: true, Default: DefaultURL, Label: "API URL"},
-		Secret:       provider.Field{Accepted: true, Required: true, Label: "API key"},
-		Capabilities: provider.KeepAlive | provider.FindCreated | provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
-		Shell:        provider.ShellBashOrSh,
+		Name:        providerName,
+		Title:       "Daytona",
+		Description: "Hosted sandboxes on Daytona, or your self-hosted Daytona.",
+		Icon:        icon,
+		Order:       20,
+		URL:         provider.Field{Accepted: true, Required: true, Default: DefaultURL, Label: "API URL"},
+		Secret:      provider.Field{Accepted: true, Required: true, Label: "API key"},
+		Capabilities: provider.KeepAlive | provider.FindCreated | provider.NetworkSwitch | provider.EgressRules |
+			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
+		Shell:  provider.ShellBashOrSh,
+		Common: rules,
 	}
 }
 

@@ -26,11 +26,16 @@ func (c *Client) create(ctx context.Context, labels provider.Labels, snapshot st
 	if creation == "" {
 		creation = randomID()
 	}
+	blockAll, allowList := c.cfg.network()
 	body, err := json.Marshal(createSandbox{
-		Snapshot:         snapshot,
-		Target:           c.cfg.Target,
-		AutoStopInterval: c.cfg.AutoStopInterval,
-		Labels:           sandboxLabels(labels, creation),
+		Snapshot:            snapshot,
+		Target:              c.cfg.Target,
+		AutoStopInterval:    c.cfg.AutoStopInterval,
+		AutoArchiveInterval: c.cfg.AutoArchiveInterval,
+		Labels:              sandboxLabels(labels, creation),
+		Env:                 c.cfg.Env,
+		NetworkBlockAll:     blockAll,
+		NetworkAllowList:    allowList,
 	})
 	if err != nil {
 		return provider.Instance{}, failure(provider.ErrInvalidConfig, op, "%s", err)

@@ -21,8 +21,13 @@ type createSandbox struct {
 	Target   string `json:"target,omitempty"`
 	// AutoStopInterval is always sent: 0 switches auto-stop off, and an
 	// absent field would mean Daytona's default of 15 minutes.
-	AutoStopInterval int               `json:"autoStopInterval"`
-	Labels           map[string]string `json:"labels"`
+	AutoStopInterval int `json:"autoStopInterval"`
+	// AutoArchiveInterval is always sent: 0 means Daytona's longest.
+	AutoArchiveInterval int               `json:"autoArchiveInterval"`
+	Labels              map[string]string `json:"labels"`
+	Env                 map[string]string `json:"env,omitempty"`
+	NetworkBlockAll     *bool             `json:"networkBlockAll,omitempty"`
+	NetworkAllowList    string            `json:"networkAllowList,omitempty"`
 }
 
 // phase is what a sandbox's state asks of a client that wants to use it.

@@ -36,7 +36,7 @@ func (c testClient) execAll(t *testing.T, inst provider.Instance, commands ...st
 }
 
 func TestTheInstanceMemoryIsBoundedAsAWhole(t *testing.T) {
-	c := newClient(t, func(cfg *Config) { cfg.MemoryMB = 1024 })
+	c := newClient(t, func(cfg *Config) { cfg.Resources.MemoryMB = 1024 })
 	inst := c.create(t)
 	// Four processes of 400 MiB each, which fit one by one: together they do not.
 	res := c.exec(t, inst, `for i in 1 2 3 4; do
@@ -106,7 +106,7 @@ func hostUsage(t *testing.T, dir string) int64 {
 }
 
 func TestWritesPastTheDiskFailInTheJail(t *testing.T) {
-	c := newClient(t, func(cfg *Config) { cfg.DiskMB = 64 })
+	c := newClient(t, func(cfg *Config) { cfg.Resources.DiskMB = 64 })
 	inst := c.create(t)
 	res := c.exec(t, inst, "head -c 100M /dev/zero > big")
 	assert.NotEqual(t, 0, res.ExitCode)

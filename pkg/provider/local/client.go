@@ -46,7 +46,7 @@ type client struct {
 // Probe checks that bubblewrap can jail commands here, nothing ever runs
 // without it, and that instances can have a Python environment of their own.
 func (c *client) Probe(ctx context.Context) error {
-	if err := bubblewrap.Available(ctx, c.bwrap, c.config.Network); err != nil {
+	if err := bubblewrap.Available(ctx, c.bwrap, !c.config.Network.Offline()); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, "probe", "%v", err)
 	}
 	if err := os.MkdirAll(c.instances, 0o700); err != nil {
@@ -103,7 +103,7 @@ func (c *client) makeFolder(ctx context.Context, f files) error {
 	}
 	uid, gid, chown := c.owner()
 	if c.disks {
-		return f.disk().Make(ctx, c.config.DiskMB, uid, gid)
+		return f.disk().Make(ctx, c.config.diskMB(), uid, gid)
 	}
 	if chown {
 		return os.Chown(f.dir, uid, gid)
@@ -223,12 +223,13 @@ func (c *client) jail(dir string, group *bubblewrap.Cgroup) bubblewrap.Jail {
 		Bwrap:        c.bwrap,
 		Root:         dir,
 		WorkDir:      workDir,
-		Network:      c.config.Network,
-		MemoryMB:     c.config.MemoryMB,
+		Network:      !c.config.Network.Offline(),
+		Egress:       c.config.egress(),
+		MemoryMB:     c.config.memoryMB(),
 		MaxProcesses: c.config.MaxProcesses,
 		// A runaway write ends there where the folder has no disk of its
 		// own to fill; on a disk it changes nothing.
-		MaxFileMB: c.config.DiskMB,
+		MaxFileMB: c.config.diskMB(),
 		Cgroup:    group,
 		Env:       venvEnv,
 	}

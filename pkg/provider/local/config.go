@@ -1,32 +1,71 @@
 package local
 
 import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// Config is a local sandbox's settings. Memory and processes are bounded
-// per instance with a cgroup, and disk with a filesystem image, where the
-// server can make them (as root); elsewhere per process, command and file.
-// Disks go from 64 MiB, where ext4 and its journal still leave most of the
-// room to files, to 1 TiB, past any workspace: an image costs the host only
-// what is written to it.
+// Config is a local sandbox's settings. Memory (resources.memory_mb) and
+// processes are bounded per instance with a cgroup, and disk
+// (resources.disk_mb) with a filesystem image, where the server can make
+// them (as root); elsewhere per process, command and file.
 type Config struct {
-	Network      bool `json:"network" title:"Network access" doc:"Let commands reach the network. Off by default; default packages need it."`
-	MemoryMB     int  `json:"memory_mb" validate:"min=64,max=65536" title:"Memory (MiB)" doc:"Most memory an instance's commands may use, together (their /tmp included); past it the kernel ends the largest process. Where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead."`
-	MaxProcesses int  `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead."`
-	DiskMB       int  `json:"disk_mb" validate:"min=64,max=1048576" title:"Disk (MiB)" doc:"Most an instance may store in its folder, set when the instance is made: a write past it fails with 'No space left on device'. Where the server cannot mount disks (it is not root), each file may be this large instead, and the folder as a whole is not bounded."`
+	MaxProcesses int `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead."`
 	provider.Common
 }
 
-// DefaultConfig is a new local sandbox's settings.
+// The resources an instance gets when its settings say 0.
+const (
+	defaultMemoryMB = 1024
+	defaultDiskMB   = 1024
+)
+
+// DefaultConfig is a new local sandbox's settings: offline.
 func DefaultConfig() *Config {
-	return &Config{MemoryMB: 1024, MaxProcesses: 256, DiskMB: 1024, Common: provider.DefaultCommon()}
+	c := &Config{MaxProcesses: 256, Common: provider.DefaultCommon()}
+	c.Network = provider.DenyNetwork()
+	c.Resources = provider.InstanceResources{MemoryMB: defaultMemoryMB, DiskMB: defaultDiskMB}
+	return c
 }
 
-// Validate refuses packages without network: pip could not download them.
+// Upgrade reads what older versions stored: memory_mb and disk_mb beside
+// the other keys (and network as a switch, which Network reads itself).
+func (c *Config) Upgrade(values map[string]json.RawMessage) {
+	provider.MoveKey(values, "memory_mb", "resources", "memory_mb")
+	provider.MoveKey(values, "disk_mb", "resources", "disk_mb")
+}
+
+// Validate refuses packages without network, as pip could not download
+// them, and allow rules into what no jail reaches.
 func (c *Config) Validate(provider.Policy) []provider.FieldError {
-	if len(c.DefaultPackages) > 0 && !c.Network {
-		return []provider.FieldError{{Field: "default_packages", Message: "need network access (set network to true) so pip can download them"}}
+	var errs []provider.FieldError
+	if len(c.DefaultPackages) > 0 && c.Network.Offline() {
+		errs = append(errs, provider.FieldError{Field: "default_packages", Message: "need network access (set network.default to allow, or allow pypi.org and files.pythonhosted.org) so pip can download them"})
 	}
-	return nil
+	for i, t := range provider.Targets(c.Network.Allow) {
+		if !t.IsDomain() && bubblewrap.Walled(t.Prefix) {
+			errs = append(errs, provider.FieldError{Field: fmt.Sprintf("network.allow.%d", i),
+				Message: "reaches into private, loopback or link-local addresses, which local sandboxes never reach"})
+		}
+	}
+	return errs
+}
+
+// memoryMB and diskMB are the resources of each instance.
+func (c *Config) memoryMB() int { return orDefault(c.Resources.MemoryMB, defaultMemoryMB) }
+func (c *Config) diskMB() int   { return orDefault(c.Resources.DiskMB, defaultDiskMB) }
+
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// egress is what the jails' network lets through, within their wall.
+func (c *Config) egress() bubblewrap.Egress {
+	return bubblewrap.Egress{DenyByDefault: c.Network.Default == provider.EgressDeny, Allow: c.Network.Allow, Deny: c.Network.Deny}
 }

@@ -57,7 +57,7 @@ func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewra
 	if c.cgroups == nil {
 		return c.jail(dir, nil), unmount, nil
 	}
-	limits := bubblewrap.CgroupLimits{MemoryMB: c.config.MemoryMB, MaxProcesses: c.config.MaxProcesses}
+	limits := bubblewrap.CgroupLimits{MemoryMB: c.config.memoryMB(), MaxProcesses: c.config.MaxProcesses}
 	group, leave, err := c.cgroups.Join(inst.ID, limits)
 	if err != nil {
 		unmount()

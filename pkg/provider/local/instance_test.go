@@ -109,10 +109,10 @@ func TestDestroyLeavesNothing(t *testing.T) {
 }
 
 func TestAFailedCreateLeavesNothing(t *testing.T) {
-	c := newClient(t, func(cfg *Config) { cfg.DiskMB = 0 }) // no filesystem fits in nothing
+	c := newClient(t, func(cfg *Config) { cfg.Resources.DiskMB = -1 }) // no filesystem has a negative size
 	_, err := c.Create(context.Background(), labelled)
 	require.ErrorIs(t, err, provider.ErrFailed)
-	assert.Contains(t, err.Error(), "mkfs.ext4 failed")
+	assert.Contains(t, err.Error(), "make the disk")
 	assert.NotContains(t, err.Error(), c.dataDir, "errors do not tell the server's paths")
 	assert.Empty(t, c.instanceFiles(t))
 }

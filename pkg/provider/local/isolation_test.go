@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -96,7 +97,7 @@ func TestNetworkWhenAsked(t *testing.T) {
 		t.Skipf("no network for jails here: %v", err)
 	}
 	port, got := listen(t)
-	c := newClient(t, func(cfg *Config) { cfg.Network = true })
+	c := newClient(t, func(cfg *Config) { cfg.Network = provider.AllowNetwork() })
 	inst := c.create(t)
 	res := c.exec(t, inst, "ip -br link | cut -d' ' -f1; cat /etc/resolv.conf")
 	assert.Equal(t, "lo\ntap0\nnameserver 10.0.2.3\n", res.Output, "a way out, and a resolver")

@@ -33,16 +33,23 @@ var icon []byte
 // switches it off where sandboxes must not run on the server's host.
 func (Kind) Describe() provider.Descriptor {
 	return provider.Descriptor{
-		Name:         providerName,
-		Title:        "Local",
-		Description:  "Bubblewrap sandboxes on this server's host: no account needed.",
-		Icon:         icon,
-		Order:        40,
-		Capabilities: provider.NetworkSwitch | provider.FindCreated | provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
-		Shell:        provider.ShellBashOrSh,
+		Name:        providerName,
+		Title:       "Local",
+		Description: "Bubblewrap sandboxes on this server's host: no account needed.",
+		Icon:        icon,
+		Order:       40,
+		Capabilities: provider.NetworkSwitch | provider.EgressRules | provider.Resources | provider.FindCreated |
+			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
+		Shell: provider.ShellBashOrSh,
 		Settings: []provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
 			Description: "`off` switches the local (bubblewrap) provider off"}},
-		Common: provider.CommonRules{PackagesNote: "needs network access"},
+		Common: provider.CommonRules{PackagesNote: "needs network access",
+			Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true,
+				Note: "offline by default; private, loopback and link-local addresses and the server's own are never reached; a domain stands for the addresses the server resolves it to when an instance's command starts"},
+			Resources: provider.ResourceLimits{
+				MemoryMB: provider.Range{Min: 64, Max: 65536, Note: "together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; 0: 1024"},
+				DiskMB:   provider.Range{Min: 64, Max: 1048576, Note: "set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; 0: 1024"},
+			}},
 	}
 }
 

@@ -38,7 +38,7 @@ func TestProcessLimit(t *testing.T) {
 }
 
 func TestRunawayAllocationEndsTheCommand(t *testing.T) {
-	c := newClient(t, func(cfg *Config) { cfg.MemoryMB = 128 })
+	c := newClient(t, func(cfg *Config) { cfg.Resources.MemoryMB = 128 })
 	inst := c.create(t)
 	res := c.exec(t, inst, "python3 -c '\nx = []\nwhile True: x.append(bytearray(1 << 20))'")
 	assert.NotEqual(t, 0, res.ExitCode)

@@ -14,6 +14,20 @@ type createRequest struct {
 	Env            map[string]string `json:"env,omitempty"`
 	Metadata       map[string]string `json:"metadata,omitempty"`
 	Volumes        []volume          `json:"volumes,omitempty"`
+	NetworkPolicy  *networkPolicy    `json:"networkPolicy,omitempty"`
+}
+
+// networkPolicy is specs/sandbox-lifecycle.yml's NetworkPolicy.
+type networkPolicy struct {
+	DefaultAction string        `json:"defaultAction"`
+	Egress        []networkRule `json:"egress"`
+}
+
+// networkRule is specs/sandbox-lifecycle.yml's NetworkRule: a domain, or
+// *. and a domain for its subdomains.
+type networkRule struct {
+	Action string `json:"action"`
+	Target string `json:"target"`
 }
 
 type imageSpec struct {

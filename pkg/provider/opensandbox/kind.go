@@ -33,9 +33,15 @@ func (Kind) Describe() provider.Descriptor {
 		URL:         provider.Field{Accepted: true, Required: true, Label: "Domain"},
 		Secret:      provider.Field{Accepted: true, Label: "API key"},
 		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts | provider.Resources |
-			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
-		Shell:  provider.ShellBashOrSh,
-		Common: provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI"},
+			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.NetworkSwitch | provider.EgressRules,
+		Shell: provider.ShellBashOrSh,
+		Common: provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI",
+			Egress: provider.EgressLimits{Domains: true, Wildcards: true, Deny: true,
+				Note: "enforced by the controller's egress sidecar, which must be configured (egress.image); rules name domains only"},
+			Resources: provider.ResourceLimits{
+				CPU:      provider.Range{Min: 0.001, Max: 1024, Note: "rounded to thousandths; 0: 1"},
+				MemoryMB: provider.Range{Min: 64, Max: 16 << 20, Note: "0: 2048"},
+			}},
 	}
 }
 

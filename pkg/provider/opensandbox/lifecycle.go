@@ -63,6 +63,7 @@ func (c *client) newRequest(labels provider.Labels) (createRequest, error) {
 		Env:            map[string]string{"PYTHONUNBUFFERED": "1"}, // so Python output streams as it is printed
 		Metadata:       metadata(labels),
 		Volumes:        vols,
+		NetworkPolicy:  c.cfg.networkPolicy(),
 	}, nil
 }
 

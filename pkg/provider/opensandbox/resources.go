@@ -1,6 +1,8 @@
 package opensandbox
 
 import (
+	"encoding/json"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -8,14 +10,9 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// minMemory is the least memory a sandbox may be given: less leaves no
-// room for a shell and Python.
-const minMemory = 64 << 20
-
-// The quantities both of the server's runtimes read: its Docker runtime
-// (services/helpers.py: parse_nano_cpus, parse_memory_limit) ignores what
-// it cannot parse, and Kubernetes refuses what is not a quantity, so only
-// forms that both read the same are accepted.
+// The quantities older versions stored in cpu and memory: those both of
+// the server's runtimes read alike (services/helpers.py: parse_nano_cpus,
+// parse_memory_limit; Kubernetes quantities).
 var (
 	cpuQuantity    = regexp.MustCompile(`^(?:[0-9]+(?:\.[0-9]+)?|[0-9]+m)$`)
 	memoryQuantity = regexp.MustCompile(`^([0-9]+)(Ki|Mi|Gi|Ti|k|M|G|T)?$`)
@@ -23,24 +20,48 @@ var (
 		"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
 )
 
-// validateResources checks CPU and memory are quantities the server reads.
-func (c *Config) validateResources() []provider.FieldError {
-	var errs []provider.FieldError
-	if !positiveCPU(c.CPU) {
-		errs = append(errs, provider.FieldError{Field: "cpu", Message: "must be a positive number of cores such as 1, 0.5 or 500m"})
-	}
-	if bytes, ok := memoryBytes(c.Memory); !ok || bytes < minMemory {
-		errs = append(errs, provider.FieldError{Field: "memory", Message: "must be an amount of memory of at least 64Mi, such as 2Gi, 512Mi or 4G"})
-	}
-	return errs
+// Upgrade reads what older versions stored: cpu and memory as Kubernetes
+// quantities beside the other keys, now resources.cpu (cores) and
+// resources.memory_mb (MiB, rounded up). A quantity it cannot read stays
+// where it was, for decoding to name.
+func (c *Config) Upgrade(values map[string]json.RawMessage) {
+	upgrade(values, "cpu", "cpu", func(s string) (any, bool) { return cpuCores(s) })
+	upgrade(values, "memory", "memory_mb", func(s string) (any, bool) {
+		bytes, ok := memoryBytes(s)
+		return (bytes + 1<<20 - 1) >> 20, ok
+	})
 }
 
-func positiveCPU(s string) bool {
+// upgrade moves the quantity at key old into resources.key, converted; a
+// null goes as it is (the default).
+func upgrade(values map[string]json.RawMessage, old, key string, convert func(string) (any, bool)) {
+	raw, ok := values[old]
+	if !ok {
+		return
+	}
+	var quantity string
+	if string(raw) != "null" {
+		if json.Unmarshal(raw, &quantity) != nil {
+			return
+		}
+		v, ok := convert(quantity)
+		if !ok {
+			return
+		}
+		values[old], _ = json.Marshal(v)
+	}
+	provider.MoveKey(values, old, "resources", key)
+}
+
+func cpuCores(s string) (float64, bool) {
 	if !cpuQuantity.MatchString(s) {
-		return false
+		return 0, false
 	}
 	n, err := strconv.ParseFloat(strings.TrimSuffix(s, "m"), 64)
-	return err == nil && n > 0
+	if strings.HasSuffix(s, "m") {
+		n /= 1000
+	}
+	return n, err == nil
 }
 
 func memoryBytes(s string) (int64, bool) {
@@ -56,11 +77,48 @@ func memoryBytes(s string) (int64, bool) {
 	return n * unit, true
 }
 
-// resourceLimits is the create request's resourceLimits for the settings.
+// resourceLimits is the create request's resourceLimits for the settings:
+// CPU in millicores (rounded to the nearest) unless whole, memory in Gi
+// when whole, else in Mi.
 func (c *Config) resourceLimits() map[string]string {
-	limits := map[string]string{"cpu": c.CPU, "memory": c.Memory}
+	cpu, memory := c.Resources.CPU, c.Resources.MemoryMB
+	if cpu == 0 {
+		cpu = defaultCPU
+	}
+	if memory == 0 {
+		memory = defaultMemoryMB
+	}
+	milli := int64(math.Round(cpu * 1000))
+	cores := strconv.FormatInt(milli, 10) + "m"
+	if milli%1000 == 0 {
+		cores = strconv.FormatInt(milli/1000, 10)
+	}
+	mem := strconv.Itoa(memory) + "Mi"
+	if memory%1024 == 0 {
+		mem = strconv.Itoa(memory/1024) + "Gi"
+	}
+	limits := map[string]string{"cpu": cores, "memory": mem}
 	if c.GPU > 0 {
 		limits["gpu"] = strconv.Itoa(c.GPU)
 	}
 	return limits
+}
+
+// networkPolicy is the create request's networkPolicy, nil when the
+// sandbox may connect anywhere (as one without a policy does). Deny rules
+// go first: the egress sidecar takes a domain's first matching rule
+// (components/egress/pkg/policy/policy.go).
+func (c *Config) networkPolicy() *networkPolicy {
+	n := c.Network
+	if n.Default == provider.EgressAllow && len(n.Deny) == 0 {
+		return nil
+	}
+	p := &networkPolicy{DefaultAction: n.Default, Egress: []networkRule{}}
+	for _, t := range n.Deny {
+		p.Egress = append(p.Egress, networkRule{Action: provider.EgressDeny, Target: strings.ToLower(t)})
+	}
+	for _, t := range n.Allow {
+		p.Egress = append(p.Egress, networkRule{Action: provider.EgressAllow, Target: strings.ToLower(t)})
+	}
+	return p
 }

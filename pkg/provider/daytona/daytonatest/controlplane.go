@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -126,6 +127,10 @@ type createRequest struct {
 	GPU                 *int              `json:"gpu"`
 	Memory              *int              `json:"memory"`
 	Disk                *int              `json:"disk"`
+	Env                 map[string]string `json:"env"`
+	NetworkBlockAll     *bool             `json:"networkBlockAll"`
+	NetworkAllowList    *string           `json:"networkAllowList"`
+	DomainAllowList     *string           `json:"domainAllowList"`
 }
 
 func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey) {
@@ -145,6 +150,13 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 	case req.CPU != nil || req.GPU != nil || req.Memory != nil || req.Disk != nil:
 		apiError(w, r, http.StatusBadRequest, "Cannot specify Sandbox resources when using a snapshot")
 		return
+	case networkAllowListError(req.NetworkAllowList) != "":
+		apiError(w, r, http.StatusBadRequest, networkAllowListError(req.NetworkAllowList))
+		return
+	case req.AutoArchiveInterval != nil && *req.AutoArchiveInterval < 0:
+		// services/sandbox.service.ts resolveAutoArchiveInterval
+		apiError(w, r, http.StatusBadRequest, "Auto-archive interval must be non-negative")
+		return
 	case !slices.Contains(targets, req.Target):
 		apiError(w, r, http.StatusNotFound, "Region not found")
 		return
@@ -161,7 +173,9 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 		target:      req.Target,
 		labels:      req.Labels,
 		autoStop:    intOr(req.AutoStopInterval, 15),
-		autoArchive: intOr(req.AutoArchiveInterval, 10080),
+		autoArchive: archiveInterval(req.AutoArchiveInterval),
+		env:         req.Env,
+		network:     Network{BlockAll: req.NetworkBlockAll != nil && *req.NetworkBlockAll, AllowList: strOr(req.NetworkAllowList), DomainAllowList: strOr(req.DomainAllowList)},
 		autoDelete:  intOr(req.AutoDeleteInterval, -1),
 		createdAt:   s.now(),
 	}
@@ -191,6 +205,60 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 	// Daytona answers with the state from before its own wait for "started".
 	s.move(sb, "started", "creating", "started")
 	writeJSON(w, http.StatusOK, s.dto(sb))
+}
+
+// maxAutoArchiveInterval is the API's MAX_AUTO_ARCHIVE_INTERVAL default
+// (config/configuration.ts).
+const maxAutoArchiveInterval = 43200
+
+// archiveInterval is services/sandbox.service.ts resolveAutoArchiveInterval:
+// absent keeps the entity's default of 7 days, 0 is the longest, and
+// longer than the longest is cut to it.
+func archiveInterval(p *int) int {
+	switch {
+	case p == nil:
+		return 10080
+	case *p == 0:
+		return maxAutoArchiveInterval
+	default:
+		return min(*p, maxAutoArchiveInterval)
+	}
+}
+
+// networkAllowListError is sandbox/utils/network-validation.util.ts
+// validateNetworkAllowList: IPv4 networks with a prefix length, at most 10.
+func networkAllowListError(list *string) string {
+	if list == nil {
+		return ""
+	}
+	networks := strings.Split(*list, ",")
+	for _, network := range networks {
+		network = strings.TrimSpace(network)
+		if network == "" {
+			continue
+		}
+		ip, prefix, _ := strings.Cut(network, "/")
+		if a, err := netip.ParseAddr(ip); err != nil || !a.Is4() {
+			return fmt.Sprintf(`Invalid IP address: "%s" in network "%s". Must be a valid IPv4 address`, ip, network)
+		}
+		if prefix == "" {
+			return fmt.Sprintf(`Invalid network format: "%s". Missing CIDR prefix length (e.g., /24)`, network)
+		}
+		if n, err := strconv.Atoi(prefix); err != nil || n < 0 || n > 32 {
+			return fmt.Sprintf("Invalid CIDR prefix length: %s. Prefix must be between 0 and 32", network)
+		}
+	}
+	if len(networks) > 10 {
+		return "Network allow list cannot contain more than 10 networks"
+	}
+	return ""
+}
+
+func strOr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 func intOr(p *int, def int) int {

@@ -26,6 +26,8 @@ type sandbox struct {
 	autoStop     int // minutes; 0 = never
 	autoArchive  int
 	autoDelete   int
+	env          map[string]string
+	network      Network
 	createdAt    time.Time
 	updatedAt    time.Time
 	lastActivity time.Time
@@ -224,10 +226,10 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 		"name":                sb.id,
 		"snapshot":            sb.snapshot,
 		"user":                "daytona",
-		"env":                 map[string]string{},
+		"env":                 envOf(sb.env),
 		"labels":              sb.labels,
 		"public":              false,
-		"networkBlockAll":     false,
+		"networkBlockAll":     sb.network.BlockAll,
 		"target":              sb.target,
 		"cpu":                 sandboxCPU,
 		"gpu":                 0,
@@ -251,8 +253,44 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 	if sb.errorReason != "" {
 		out["errorReason"] = sb.errorReason
 	}
+	if sb.network.AllowList != "" {
+		out["networkAllowList"] = sb.network.AllowList
+	}
 	out["recoverable"] = sb.recoverable
 	return out
 }
 
 func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// Network is what a sandbox was created with of Daytona's network settings.
+type Network struct {
+	BlockAll                   bool
+	AllowList, DomainAllowList string
+}
+
+// Created is what a sandbox was created with of the settings tests check.
+type Created struct {
+	Env                 map[string]string
+	Network             Network
+	AutoArchiveInterval int
+}
+
+// Settings are what sandbox id was created with.
+func (s *Server) Settings(id string) (Created, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sb := s.find(id)
+	if sb == nil {
+		return Created{}, false
+	}
+	return Created{Env: sb.env, Network: sb.network, AutoArchiveInterval: sb.autoArchive}, true
+}
+
+// envOf is a sandbox's env as the API shows it: {} when none was given
+// (services/sandbox.service.ts: createSandboxDto.env || {}).
+func envOf(env map[string]string) map[string]string {
+	if env == nil {
+		return map[string]string{}
+	}
+	return env
+}

@@ -20,6 +20,9 @@ import (
 // Options shape a fake server. The zero value behaves as a Docker-backed
 // controller with no API key and execd's default stream hold.
 type Options struct {
+	// NoEgressSidecar is a server without egress.image configured, which
+	// refuses every networkPolicy.
+	NoEgressSidecar bool
 	// APIKey, when set, is required in OPEN-SANDBOX-API-KEY on every
 	// lifecycle call (as server.api_key does); empty accepts anything.
 	APIKey string

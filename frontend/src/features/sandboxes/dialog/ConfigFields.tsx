@@ -1,15 +1,18 @@
 import { CheckboxField } from "../../../ui/CheckboxField";
 import { Field } from "../../../ui/Field";
 import { LineListInput } from "../../../ui/LineListInput";
-import type { ConfigValue } from "./draft";
-import { isListField, isNumberField, type ConfigField } from "./schema";
+import type { ConfigObject, ConfigValue } from "./draft";
+import { isListField, isMapField, isNumberField, isObjectField, objectFields, type ConfigField } from "./schema";
 
 interface ConfigFieldsProps {
   fields: ConfigField[];
   values: Record<string, ConfigValue>;
   errors: Record<string, string[]>;
-  onChange: (key: string, value: ConfigValue) => void;
+  /** fieldKey is the error key of the input that changed ("config.network.allow"). */
+  onChange: (key: string, value: ConfigValue, fieldKey: string) => void;
   disabled?: boolean;
+  /** The error key of the object these fields belong to. */
+  path?: string;
 }
 
 function bounds({ minimum, maximum }: ConfigField["schema"]) {
@@ -19,14 +22,42 @@ function bounds({ minimum, maximum }: ConfigField["schema"]) {
   return "";
 }
 
-/** One control per property of the provider's config schema, as the schema describes it. */
-export function ConfigFields({ fields, values, errors, onChange, disabled }: ConfigFieldsProps) {
+/**
+ * One control per property of the provider's config schema, as the schema
+ * describes it; an object property is a fieldset of its own fields.
+ */
+export function ConfigFields({ fields, values, errors, onChange, disabled, path = "config" }: ConfigFieldsProps) {
   return (
     <>
       {fields.map(({ key, schema }) => {
         const label = schema.title ?? key;
-        const error = errors[`config.${key}`];
+        const fieldKey = `${path}.${key}`;
+        const error = errors[fieldKey];
         const value = values[key];
+        const change = (next: ConfigValue) => onChange(key, next, fieldKey);
+
+        if (isObjectField(schema)) {
+          const object = typeof value === "object" && !Array.isArray(value) ? value : {};
+          return (
+            <fieldset key={key} className="config-fieldset">
+              <legend className="field__label">{label}</legend>
+              {schema.description && <p className="field__help">{schema.description}</p>}
+              {error && (
+                <p className="field__error" role="alert">
+                  {error.join(" ")}
+                </p>
+              )}
+              <ConfigFields
+                fields={objectFields(schema)}
+                values={object}
+                errors={errors}
+                disabled={disabled}
+                path={fieldKey}
+                onChange={(inner, next, changed) => onChange(key, { ...object, [inner]: next } as ConfigObject, changed)}
+              />
+            </fieldset>
+          );
+        }
 
         if (schema.type === "boolean") {
           return (
@@ -37,20 +68,21 @@ export function ConfigFields({ fields, values, errors, onChange, disabled }: Con
               error={error}
               checked={value === true}
               disabled={disabled}
-              onChange={(checked) => onChange(key, checked)}
+              onChange={change}
             />
           );
         }
 
         if (isListField(schema)) {
+          const perLine = isMapField(schema) ? "One NAME=value per line." : "One per line.";
           return (
-            <Field key={key} label={label} error={error} help={`${schema.description ?? ""} One per line.`.trim()}>
+            <Field key={key} label={label} error={error} help={`${schema.description ?? ""} ${perLine}`.trim()}>
               {(control) => (
                 <LineListInput
                   {...control}
                   value={Array.isArray(value) ? value : []}
                   disabled={disabled}
-                  onChange={(list) => onChange(key, list)}
+                  onChange={change}
                 />
               )}
             </Field>
@@ -66,7 +98,7 @@ export function ConfigFields({ fields, values, errors, onChange, disabled }: Con
                   className="input"
                   value={String(value ?? "")}
                   disabled={disabled}
-                  onChange={(e) => onChange(key, e.target.value)}
+                  onChange={(e) => change(e.target.value)}
                 >
                   {schema.enum!.map((option) => (
                     <option key={String(option)} value={String(option)}>
@@ -85,22 +117,22 @@ export function ConfigFields({ fields, values, errors, onChange, disabled }: Con
             key={key}
             label={label}
             error={error}
-            help={[schema.description, numeric ? bounds(schema) : ""].filter(Boolean).join(" ")}
+            help={[schema.description, numeric && !schema.readOnly ? bounds(schema) : ""].filter(Boolean).join(" ")}
           >
             {(control) => (
               <input
                 {...control}
                 className={numeric ? "input input--number" : "input"}
                 type={numeric ? "number" : "text"}
-                inputMode={numeric ? "numeric" : undefined}
+                inputMode={numeric ? (schema.type === "integer" ? "numeric" : "decimal") : undefined}
                 min={schema.minimum}
                 max={schema.maximum}
-                step={schema.type === "integer" ? 1 : undefined}
+                step={schema.type === "integer" ? 1 : numeric ? (schema.multipleOf ?? "any") : undefined}
                 placeholder={schema.default !== undefined && schema.default !== "" ? String(schema.default) : undefined}
                 value={typeof value === "string" ? value : ""}
-                disabled={disabled}
+                disabled={disabled || schema.readOnly}
                 spellCheck={false}
-                onChange={(e) => onChange(key, e.target.value)}
+                onChange={(e) => change(e.target.value)}
               />
             )}
           </Field>

@@ -30,7 +30,13 @@ const openSandboxConfig = {
   timeout: 1800,
 };
 
-describe("Add sandbox dialog", () => {
+// These tests type into the whole form, which re-renders every field of the
+// provider (its network and resources included) on each keystroke: on a
+// busy machine that outlasts vitest's 5 s default. The bound only stops a
+// hung test; nothing here measures speed.
+const typingTest = { timeout: 30_000 };
+
+describe("Add sandbox dialog", typingTest, () => {
   it("shows each of the server's field errors under its field, and the rest above the buttons", async () => {
     const api = fakeApi({
       "GET /api/v1/providers": { body: { items: providers } },
@@ -95,8 +101,54 @@ describe("Add sandbox dialog", () => {
     await user.click(within(dialog).getByRole("radio", { name: /Local/ }));
     expect(within(dialog).queryByRole("textbox", { name: "API URL" })).toBeNull();
     expect(within(dialog).queryByLabelText(/^API key/, { selector: "input" })).toBeNull();
-    expect(within(dialog).getByRole("checkbox", { name: "Network access" })).not.toBeChecked();
+    const network = within(dialog).getByRole("group", { name: "Network" });
+    expect(within(network).getByRole("combobox", { name: "By default" })).toHaveValue("deny");
     expect(save).toBeEnabled();
+  });
+
+  it("shows an object of the config as a fieldset of its fields, each error on its own input", async () => {
+    const api = fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "POST /api/v1/sandboxes": problem(422, "validation_failed", "The request has invalid fields.", {
+        errors: [
+          { field: "config.network.allow.1", message: "Local sandboxes cannot filter by wildcard domain; list each domain" },
+          { field: "config.resources.memory_mb", message: "must be 0 or from 64 to 65536 on Local sandboxes" },
+          { field: "config.network", message: "may name at most 2 domains" },
+        ],
+      }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await within(dialog).findByRole("textbox", { name: "Name" });
+    await user.click(within(dialog).getByRole("radio", { name: /Local/ }));
+    await user.type(within(dialog).getByRole("textbox", { name: "Name" }), "Jail");
+
+    const network = within(dialog).getByRole("group", { name: "Network" });
+    const allow = within(network).getByRole("textbox", { name: "Allow" });
+    await user.type(allow, "pypi.org\n*.pythonhosted.org");
+    const resources = within(dialog).getByRole("group", { name: "Resources" });
+    const memory = within(resources).getByRole("spinbutton", { name: "Memory (MiB)" });
+    await user.clear(memory);
+    await user.type(memory, "32");
+    expect(within(resources).getByRole("spinbutton", { name: "CPU (cores)" })).toBeDisabled();
+    await user.click(within(dialog).getByRole("button", { name: "Add sandbox" }));
+
+    await waitFor(() => expect(allow).toHaveAccessibleDescription(/Line 2: Local sandboxes cannot filter by wildcard domain/));
+    expect(memory).toHaveAccessibleDescription(/must be 0 or from 64 to 65536/);
+    expect(within(network).getByRole("alert")).toHaveTextContent("may name at most 2 domains");
+    const [sent] = api.callsTo("POST", "/api/v1/sandboxes");
+    expect(sent?.body).toMatchObject({
+      config: {
+        network: { default: "deny", allow: ["pypi.org", "*.pythonhosted.org"], deny: [] },
+        resources: { memory_mb: 32, disk_mb: 1024 },
+      },
+    });
+
+    // Editing the input clears its own complaint, and only its own.
+    await user.type(allow, "x");
+    expect(allow).not.toHaveAccessibleDescription(/Line 2/);
+    expect(memory).toHaveAccessibleDescription(/must be 0 or from 64 to 65536/);
   });
 
   it("shows the settings every provider shares in one section of their own, for each provider", async () => {

@@ -14,7 +14,7 @@ import { ConfigFields } from "./ConfigFields";
 import { createBody, draftOf, mergePatch, missingRequired, newDraft, type ConfigValue, type SandboxDraft } from "./draft";
 import { placeFieldErrors, type PlacedErrors } from "../../../api/fieldErrors";
 import { ProviderPicker } from "./ProviderPicker";
-import { configFields, configSections } from "./schema";
+import { configFields, configSections, fieldKeys } from "./schema";
 import { SecretField } from "./SecretField";
 import { TestConnection } from "./TestConnection";
 import "../sandboxes.css";
@@ -65,7 +65,7 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
 
   const fields = configFields(provider);
   const sections = configSections(provider);
-  const fieldKeys = ["name", "description", "url", "secret", "provider", ...fields.map((f) => `config.${f.key}`)];
+  const errorKeys = ["name", "description", "url", "secret", "provider", ...fieldKeys(fields, "config")];
   const missing = missingRequired(provider, draft, hint);
   const saving = create.isPending || patch.isPending;
   const probing = probeDraft.isPending || probeSaved.isPending;
@@ -79,8 +79,8 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
       setErrors({ ...errors, byField: rest });
     }
   };
-  const updateConfig = (key: string, value: ConfigValue) =>
-    update({ config: { ...draft.config, [key]: value } }, `config.${key}`);
+  const updateConfig = (key: string, value: ConfigValue, fieldKey: string) =>
+    update({ config: { ...draft.config, [key]: value } }, fieldKey);
 
   const pickProvider = (name: string) => {
     const next = providers.find((p) => p.name === name);
@@ -99,7 +99,7 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else if (error instanceof ApiError && error.fieldErrors.length > 0) {
-      setErrors(placeFieldErrors(error.fieldErrors, fieldKeys));
+      setErrors(placeFieldErrors(error.fieldErrors, errorKeys));
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else {

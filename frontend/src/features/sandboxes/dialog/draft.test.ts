@@ -9,17 +9,34 @@ describe("sandbox form model", () => {
   it("starts a new sandbox from the catalogue's defaults", () => {
     const draft = newDraft(provider("daytona"));
     expect(draft.url).toBe("https://app.daytona.io/api");
-    expect(draft.config).toEqual({ target: "us", snapshot: "", auto_stop_interval: "15", default_packages: [], timeout: "1800" });
+    expect(draft.config).toEqual({
+      target: "us",
+      snapshot: "",
+      auto_stop_interval: "15",
+      auto_archive_interval: "10080",
+      env: [],
+      default_packages: [],
+      timeout: "1800",
+      network: { default: "allow", allow: [], deny: [] },
+      resources: { cpu: "0", memory_mb: "0", disk_mb: "0" },
+    });
   });
 
   it("sends numbers as numbers and leaves out an emptied one (its default applies)", () => {
-    const draft = { ...newDraft(provider("local")), name: " Local ", config: { ...newDraft(provider("local")).config, memory_mb: "" } };
+    const fresh = newDraft(provider("local"));
+    const draft = { ...fresh, name: " Local ", config: { ...fresh.config, resources: { cpu: "0", memory_mb: "", disk_mb: "1024" } } };
     const body = createBody(provider("local"), draft);
     expect(body).toEqual({
       name: "Local",
       description: "",
       provider: "local",
-      config: { network: false, max_processes: 256, disk_mb: 1024, default_packages: [], timeout: 1800 },
+      config: {
+        max_processes: 256,
+        default_packages: [],
+        timeout: 1800,
+        network: { default: "deny", allow: [], deny: [] },
+        resources: { cpu: 0, disk_mb: 1024 },
+      },
     });
   });
 
@@ -35,6 +52,22 @@ describe("sandbox form model", () => {
       config: { timeout: null, volume_mounts: ["/srv:/srv"] },
     });
     expect(mergePatch(provider("opensandbox"), saved, { ...saved, secret: "new-key" })).toEqual({ secret: "new-key" });
+  });
+
+  it("patches an object by its changed fields, and an env by its changed names, a removed one null", () => {
+    const saved = newDraft(provider("daytona"));
+    saved.config = { ...saved.config, env: ["KEEP=1", "GONE=2"] };
+    const edited = {
+      ...saved,
+      config: {
+        ...saved.config,
+        env: ["KEEP=1", "NEW=a=b"],
+        network: { default: "deny", allow: ["198.51.100.0/24"], deny: [] },
+      },
+    };
+    expect(mergePatch(provider("daytona"), saved, edited)).toEqual({
+      config: { env: { KEEP: "1", NEW: "a=b", GONE: null }, network: { default: "deny", allow: ["198.51.100.0/24"] } },
+    });
   });
 
   it("counts a stored secret as filled unless it is being cleared", () => {

@@ -1,12 +1,19 @@
 import type { Provider, Sandbox, SandboxCreate, SandboxPatch, SecretHint } from "../../../api/types";
-import { configFields, isListField, isNumberField, type ConfigField } from "./schema";
+import { configFields, isListField, isMapField, isNumberField, isObjectField, objectFields, type ConfigField } from "./schema";
 
 // The spec types a request's config as a bare object, which the generator
 // reads as one with no members; its real shape is the provider's config_schema.
 type ConfigBody = NonNullable<SandboxCreate["config"]>;
 
-/** A config value as the form holds it: numbers stay text while typed. */
-export type ConfigValue = string | boolean | string[];
+/**
+ * A config value as the form holds it: numbers stay text while typed; an
+ * object (network, resources) holds its fields' values; an object of free
+ * names (env) is its NAME=value lines.
+ */
+export type ConfigValue = string | boolean | string[] | ConfigObject;
+export interface ConfigObject {
+  [key: string]: ConfigValue;
+}
 
 /** The Add / Edit sandbox form, as typed so far. */
 export interface SandboxDraft {
@@ -21,7 +28,15 @@ export interface SandboxDraft {
   config: Record<string, ConfigValue>;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
 function formValue(field: ConfigField, value: unknown): ConfigValue {
+  if (isObjectField(field.schema)) {
+    const saved = isRecord(value) ? value : {};
+    return Object.fromEntries(objectFields(field.schema).map((f) => [f.key, formValue(f, saved[f.key] ?? f.schema.default)]));
+  }
+  if (isMapField(field.schema)) return isRecord(value) ? Object.entries(value).map(([k, v]) => `${k}=${String(v)}`) : [];
   if (isListField(field.schema)) return Array.isArray(value) ? value.map(String) : [];
   if (field.schema.type === "boolean") return value === true;
   if (value === undefined || value === null) return "";
@@ -58,6 +73,16 @@ export function draftOf(sandbox: Sandbox, provider: Provider): SandboxDraft {
 /** The JSON value of one config field; undefined when left empty (the default applies). */
 function apiValue(field: ConfigField, value: ConfigValue | undefined): unknown {
   if (value === undefined) return undefined;
+  if (isObjectField(field.schema)) {
+    const object = isRecord(value) ? (value as ConfigObject) : {};
+    const out: Record<string, unknown> = {};
+    for (const f of objectFields(field.schema)) {
+      const v = apiValue(f, object[f.key]);
+      if (v !== undefined) out[f.key] = v;
+    }
+    return out;
+  }
+  if (isMapField(field.schema)) return Array.isArray(value) ? mapOf(value) : {};
   if (isNumberField(field.schema)) {
     if (typeof value !== "string" || value.trim() === "") return undefined;
     const n = Number(value);
@@ -88,8 +113,41 @@ export function createBody(provider: Provider, draft: SandboxDraft): SandboxCrea
   };
 }
 
+/** NAME=value lines as an object; a line without = names an empty value. */
+function mapOf(lines: string[]): Record<string, string> {
+  return Object.fromEntries(
+    lines.map((line) => {
+      const at = line.indexOf("=");
+      return at < 0 ? [line, ""] : [line.slice(0, at), line.slice(at + 1)];
+    }),
+  );
+}
+
 function sameValue(a: unknown, b: unknown) {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The merge patch of one field from saved to edited, undefined when equal:
+ * an object's changed fields only; a name gone from an env is null.
+ */
+function patchValue(field: ConfigField, edited: ConfigValue | undefined, saved: ConfigValue | undefined): unknown {
+  if (sameValue(edited, saved)) return undefined;
+  if (isObjectField(field.schema) && isRecord(edited) && isRecord(saved)) {
+    const out: Record<string, unknown> = {};
+    for (const f of objectFields(field.schema)) {
+      const v = patchValue(f, (edited as ConfigObject)[f.key], (saved as ConfigObject)[f.key]);
+      if (v !== undefined) out[f.key] = v;
+    }
+    return out;
+  }
+  if (isMapField(field.schema) && Array.isArray(edited) && Array.isArray(saved)) {
+    const after = mapOf(edited);
+    const out: Record<string, unknown> = { ...after };
+    for (const name of Object.keys(mapOf(saved))) if (!(name in after)) out[name] = null;
+    return out;
+  }
+  return apiValue(field, edited) ?? null;
 }
 
 /**
@@ -107,9 +165,8 @@ export function mergePatch(provider: Provider, saved: SandboxDraft, draft: Sandb
 
   const config: Record<string, unknown> = {};
   for (const field of configFields(provider)) {
-    const before = draft.config[field.key];
-    if (sameValue(before, saved.config[field.key])) continue;
-    config[field.key] = apiValue(field, before) ?? null;
+    const value = patchValue(field, draft.config[field.key], saved.config[field.key]);
+    if (value !== undefined) config[field.key] = value;
   }
   if (Object.keys(config).length > 0) patch.config = config as ConfigBody;
   return patch;

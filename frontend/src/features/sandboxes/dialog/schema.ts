@@ -12,6 +12,14 @@ export interface SchemaProperty {
   format?: string;
   maxItems?: number;
   items?: { type?: string; format?: string };
+  /** Shown, but takes nothing but its default: the provider cannot set it. */
+  readOnly?: boolean;
+  multipleOf?: number;
+  /** An object's own fields, in the order "x-order" gives. */
+  properties?: Record<string, SchemaProperty>;
+  "x-order"?: string[];
+  /** An object of free names (such as env): the schema of each value. */
+  additionalProperties?: boolean | SchemaProperty;
 }
 
 export interface ConfigField {
@@ -26,13 +34,34 @@ interface ConfigSchema {
   "x-common"?: string[];
 }
 
-/** The provider's config fields in the order its schema asks for (x-order, then the rest). */
-export function configFields(provider: Provider): ConfigField[] {
-  const schema = provider.config_schema as ConfigSchema;
+/** The fields of an object schema in the order it asks for (x-order, then the rest). */
+function orderedFields(schema: { properties?: Record<string, SchemaProperty>; "x-order"?: string[] }): ConfigField[] {
   const properties = schema.properties ?? {};
   const order = (schema["x-order"] ?? []).filter((key) => key in properties);
   const rest = Object.keys(properties).filter((key) => !order.includes(key));
   return [...order, ...rest].map((key) => ({ key, schema: properties[key]! }));
+}
+
+/** The provider's config fields in the order its schema asks for. */
+export function configFields(provider: Provider): ConfigField[] {
+  return orderedFields(provider.config_schema as ConfigSchema);
+}
+
+/** The fields of an object field (network, resources), in order. */
+export function objectFields(schema: SchemaProperty): ConfigField[] {
+  return orderedFields(schema);
+}
+
+/**
+ * The error keys of the fields, at any depth, below prefix: an object
+ * field's own key and each of its fields' ("config.network",
+ * "config.network.allow", …), so the server's errors land on the input.
+ */
+export function fieldKeys(fields: ConfigField[], prefix: string): string[] {
+  return fields.flatMap(({ key, schema }) => [
+    `${prefix}.${key}`,
+    ...(isObjectField(schema) ? fieldKeys(objectFields(schema), `${prefix}.${key}`) : []),
+  ]);
 }
 
 /**
@@ -46,9 +75,19 @@ export function configSections(provider: Provider): { own: ConfigField[]; common
 }
 
 export function isListField(schema: SchemaProperty) {
-  return schema.type === "array";
+  return schema.type === "array" || isMapField(schema);
 }
 
 export function isNumberField(schema: SchemaProperty) {
   return schema.type === "integer" || schema.type === "number";
+}
+
+/** An object with fields of its own, shown as a fieldset of them. */
+export function isObjectField(schema: SchemaProperty) {
+  return schema.type === "object" && schema.properties !== undefined;
+}
+
+/** An object of free names and text values (env), edited as NAME=value lines. */
+export function isMapField(schema: SchemaProperty) {
+  return schema.type === "object" && schema.properties === undefined && typeof schema.additionalProperties === "object";
 }

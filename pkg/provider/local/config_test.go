@@ -1,0 +1,58 @@
+package local
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAConfigOfAnOlderVersionReadsTheSame(t *testing.T) {
+	cfg, errs := provider.DecodeConfig(Kind{}, json.RawMessage(`{"network":true,"memory_mb":512,"disk_mb":2048,"max_processes":64}`))
+	require.Empty(t, errs)
+	c := cfg.(*Config)
+	assert.Equal(t, provider.AllowNetwork(), c.Network)
+	assert.Equal(t, provider.InstanceResources{MemoryMB: 512, DiskMB: 2048}, c.Resources)
+	assert.Equal(t, 64, c.MaxProcesses)
+
+	cfg, errs = provider.DecodeConfig(Kind{}, json.RawMessage(`{"network":false}`))
+	require.Empty(t, errs)
+	assert.True(t, cfg.(*Config).Network.Offline())
+}
+
+func TestTheJailsNetworkFollowsTheRules(t *testing.T) {
+	offline := (&client{config: *DefaultConfig()}).jail("/srv/x", nil)
+	assert.False(t, offline.Network, "offline by default")
+
+	cfg := DefaultConfig()
+	cfg.Network.Allow = []string{"pypi.org", "198.51.100.0/24"}
+	cfg.Network.Deny = []string{"198.51.100.7"}
+	j := (&client{config: *cfg}).jail("/srv/x", nil)
+	assert.True(t, j.Network, "an allow list needs a way out")
+	assert.Equal(t, bubblewrap.Egress{DenyByDefault: true, Allow: cfg.Network.Allow, Deny: cfg.Network.Deny}, j.Egress)
+	assert.Equal(t, 1024, j.MemoryMB, "0 is the provider's default")
+}
+
+func TestRulesALocalJailCannotKeepAreRefused(t *testing.T) {
+	cfg, errs := provider.DecodeConfig(Kind{}, json.RawMessage(`{"network":{"allow":["198.51.100.0/24","10.0.0.0/8","0.0.0.0/0"]},
+		"default_packages":["rich"],"resources":{"cpu":1,"memory_mb":32}}`))
+	require.Empty(t, errs)
+	got := map[string]string{}
+	for _, fe := range provider.ValidateConfig(Kind{}, cfg, provider.Policy{}) {
+		got[fe.Field] = fe.Message
+	}
+	assert.Equal(t, map[string]string{
+		"network.allow.1":     "reaches into private, loopback or link-local addresses, which local sandboxes never reach",
+		"network.allow.2":     "reaches into private, loopback or link-local addresses, which local sandboxes never reach",
+		"resources.cpu":       "must be 0: Local sandboxes cannot set it",
+		"resources.memory_mb": "must be 0 or from 64 to 65536 on Local sandboxes",
+	}, got, "packages may come through an allow list")
+
+	cfg, _ = provider.DecodeConfig(Kind{}, json.RawMessage(`{"default_packages":["rich"]}`))
+	assert.Equal(t, []provider.FieldError{{Field: "default_packages",
+		Message: "need network access (set network.default to allow, or allow pypi.org and files.pythonhosted.org) so pip can download them"}},
+		provider.ValidateConfig(Kind{}, cfg, provider.Policy{}))
+}
