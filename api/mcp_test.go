@@ -1,0 +1,51 @@
+package api_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
+
+// mcpPost sends an MCP message to the agent's endpoint, as a Streamable HTTP client does.
+func (e *env) mcpPost(agentID, tok string, headers ...string) response {
+	return e.send("POST", "/mcp/agents/"+agentID, tok, mcpInitialize,
+		append([]string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, headers...)...)
+}
+
+func TestMCPRefusesWithTheChallengeTheMCPSpecAsks(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent := e.call("POST", "/api/v1/agents", e.member, map[string]any{"name": "Analyst"}).json(t)["id"].(string)
+		r := e.mcpPost(agent, "")
+		r.problem(t, 401, "unauthorized")
+		assert.Equal(t, `Bearer realm="auxilia", resource_metadata="`+e.srv.URL+`/.well-known/oauth-protected-resource/mcp/agents/`+agent+`"`,
+			r.Header.Get("WWW-Authenticate"))
+		assert.Equal(t, `Bearer realm="auxilia"`, e.call("GET", "/api/v1/me", "", nil).Header.Get("WWW-Authenticate"),
+			"the API's own challenge is unchanged")
+
+		e.mcpPost(agent, e.foreign).problem(t, 404, "not_found")
+		p := e.mcpPost(agent, e.member, "Auxilia-Thread", "a/b").problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"Auxilia-Thread"}, fields(p))
+		require.Equal(t, 200, e.mcpPost(agent, e.member).StatusCode)
+	})
+}
+
+func TestMCPRequestsAreRateLimitedAndTheirRefusalsAudited(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent := e.call("POST", "/api/v1/agents", e.admin, map[string]any{"name": "Analyst"}).json(t)["id"].(string)
+		for range 3 {
+			require.Equal(t, 200, e.mcpPost(agent, e.member).StatusCode)
+		}
+		e.mcpPost(agent, e.member).problem(t, 429, "rate_limited")
+		var refused []string
+		for _, entry := range e.audit("?resource_type=agent&resource_id=" + agent) {
+			if entry["action"] == "mcp.call" {
+				refused = append(refused, entry["outcome"].(string)+": "+entry["detail"].(string))
+			}
+		}
+		require.Len(t, refused, 1)
+		assert.Contains(t, refused[0], "more than 3 requests this minute")
+	}, func(o *options) { o.rateLimit = 3 })
+}
