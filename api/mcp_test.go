@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,4 +50,22 @@ func TestMCPRequestsAreRateLimitedAndTheirRefusalsAudited(t *testing.T) {
 		require.Len(t, refused, 1)
 		assert.Contains(t, refused[0], "more than 3 requests this minute")
 	}, func(o *options) { o.rateLimit = 3 })
+}
+
+// A reverse proxy on the same host forwards to a loopback address with the
+// public host name.
+func TestMCPBehindAReverseProxyOnTheSameHost(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent := e.call("POST", "/api/v1/agents", e.member, map[string]any{"name": "Analyst"}).json(t)["id"].(string)
+		req, err := http.NewRequest("POST", e.srv.URL+"/mcp/agents/"+agent, strings.NewReader(mcpInitialize))
+		require.NoError(t, err)
+		req.Host = "aux.example.com"
+		req.Header.Set("Authorization", "Bearer "+e.member)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		assert.Equal(t, 200, res.StatusCode)
+	})
 }

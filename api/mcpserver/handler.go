@@ -103,6 +103,12 @@ func (s *Server) endpoint(workspaceID, agentID string) http.Handler {
 			Logger:              s.deps.Log,
 			SessionTimeout:      s.deps.SessionTimeout,
 			MaxRequestBodyBytes: s.deps.BodyLimit,
+			// The SDK's guard against DNS rebinding refuses a request that
+			// reaches a loopback address under another host name: that is
+			// every request a reverse proxy on the same host forwards. It
+			// protects servers that take no credentials; every request here
+			// carries a bearer token, which a rebound page does not have.
+			DisableLocalhostProtection: true,
 		}))
 		s.endpoints[key] = h
 	}
