@@ -30,7 +30,12 @@ func TestMCPRefusesWithTheChallengeTheMCPSpecAsks(t *testing.T) {
 		e.mcpPost(agent, e.foreign).problem(t, 404, "not_found")
 		p := e.mcpPost(agent, e.member, "Auxilia-Thread", "a/b").problem(t, 422, "validation_failed")
 		assert.Equal(t, []string{"Auxilia-Thread"}, fields(p))
-		require.Equal(t, 200, e.mcpPost(agent, e.member).StatusCode)
+		opened := e.mcpPost(agent, e.member)
+		require.Equal(t, 200, opened.StatusCode)
+		session := opened.Header.Get("Mcp-Session-Id")
+		require.NotEmpty(t, session)
+		assert.Equal(t, 403, e.mcpPost(agent, e.admin, "Mcp-Session-Id", session).StatusCode,
+			"a session is used only with the token that opened it")
 	})
 }
 
