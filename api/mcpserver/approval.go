@@ -36,7 +36,10 @@ func (s *session) approving(ctx context.Context, req *mcp.CallToolRequest, runID
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 	})
 	if err != nil {
-		return fmt.Errorf("ask for approval of %s: %w", tool, err)
+		s.deps.Log.WarnContext(ctx, "ask for approval over MCP", "agent_id", s.agent.ID, "tool", tool, "error", err.Error())
+		return auxilia.Errorf(auxilia.CodeApprovalRequired,
+			"The tool %s needs a person's approval for agent %q, and asking for it through this client failed: "+
+				"the call was not made.", tool, s.agent.Name)
 	}
 	if answer.Action == "accept" {
 		return fn(true) // the run service records the approval with the call
