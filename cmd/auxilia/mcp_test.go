@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -38,7 +39,7 @@ type mcpClient struct {
 }
 
 // connectMCP opens an MCP session on the agent's endpoint; elicit, when
-// set, answers the server's requests for approval.
+// set, answers the server's requests for approval ("": asking fails).
 func connectMCP(t *testing.T, srv *server, agentID, thread string, elicit func(*mcp.ElicitRequest) string) *mcpClient {
 	t.Helper()
 	c := &mcpClient{}
@@ -49,7 +50,11 @@ func connectMCP(t *testing.T, srv *server, agentID, thread string, elicit func(*
 	}}
 	if elicit != nil {
 		opts.ElicitationHandler = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: elicit(req)}, nil
+			action := elicit(req)
+			if action == "" {
+				return nil, errors.New("the person could not be reached")
+			}
+			return &mcp.ElicitResult{Action: action}, nil
 		}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "auxilia-e2e", Version: "1"}, opts)
@@ -195,9 +200,16 @@ func TestMCPWithTheGoSDKClient(t *testing.T) {
 		`success: a person approved write_file approved.txt for agent "Agent of Local MCP"`,
 	}, auditDetails(t, srv, "tool.approve"))
 
+	// A client that fails to ask makes no call.
+	unreachable := connectMCP(t, srv, agent, "conversation-a", func(*mcp.ElicitRequest) string { return "" })
+	_, refusal = unreachable.call(t, "write_file", map[string]any{"path": "unasked.txt", "content": "?"})
+	assert.Contains(t, refusal, "asking for it through this client failed: the call was not made")
+
 	// A client that cannot ask is told who must approve, and where.
 	_, refusal = a.call(t, "write_file", map[string]any{"path": "console.txt", "content": "?"})
 	assert.Contains(t, refusal, "a person must approve it in the Auxilia console")
+	out, _ = a.call(t, "glob", map[string]any{"pattern": "*.txt"})
+	assert.Equal(t, []any{"/workspace/approved.txt"}, out["paths"], "nothing is written unapproved")
 }
 
 // An agent whose sandbox cannot be used answers each call with a tool error naming the sandbox.
