@@ -1,9 +1,14 @@
 package api_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -72,5 +77,48 @@ func TestMCPBehindAReverseProxyOnTheSameHost(t *testing.T) {
 		require.NoError(t, err)
 		defer res.Body.Close()
 		assert.Equal(t, 200, res.StatusCode)
+	})
+}
+
+// bearer sends a token with every request.
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A session without Auxilia-Thread is a thread of its own: its first call
+// starts a run on it, its other calls reuse that run, and closing it
+// completes the run.
+func TestMCPSessionIsAThreadWhoseRunEndsWithIt(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		f := e.fixture()
+		ctx := context.Background()
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.srv.URL + "/mcp/agents/" + f.agent,
+			HTTPClient: &http.Client{Transport: bearer(e.member)}}, nil)
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		for _, command := range []string{"echo one", "echo two"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"command": command}})
+				assert.NoError(t, err)
+				assert.False(t, res.IsError, "%v", res.Content)
+			}()
+		}
+		wg.Wait()
+		runs := e.call("GET", "/api/v1/agents/"+f.agent+"/threads/"+session.ID()+"/runs", e.member, nil).json(t)["items"].([]any)
+		require.Len(t, runs, 1, "calls of one session share one run")
+		run := runs[0].(map[string]any)
+		assert.Equal(t, "active", run["status"])
+
+		require.NoError(t, session.Close())
+		require.Eventually(t, func() bool {
+			return e.call("GET", "/api/v1/runs/"+run["id"].(string), e.member, nil).json(t)["status"] == "completed"
+		}, 30*time.Second, 20*time.Millisecond, "closing the session completes its run")
 	})
 }
