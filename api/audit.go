@@ -36,6 +36,7 @@ var auditedRoutes = map[string]struct{ action, resource string }{
 	"DELETE /api/v1/agents/:id/threads/:thread_id":    {"thread.delete", "thread"},
 	"POST /api/v1/agents/:id/threads/:thread_id/runs": {"run.start", "run"},
 	"POST /api/v1/runs/:run_id/complete":              {"run.complete", "run"},
+	"POST /mcp/agents/:id":                            {"mcp.call", "agent"},
 }
 
 // refusedActorKey holds who sent a refused token (a revoked one), so its refusals are recorded in its workspace.

@@ -66,6 +66,12 @@ var authorization = map[string]access{
 	"POST /api/v1/runs/:run_id/edit":                  anyRole,
 	"GET /api/v1/runs/:run_id/glob":                   anyRole,
 	"GET /api/v1/runs/:run_id/grep":                   anyRole,
+
+	// Each agent's MCP server, and its protected resource metadata.
+	"GET /mcp/agents/:id":    anyRole,
+	"POST /mcp/agents/:id":   anyRole,
+	"DELETE /mcp/agents/:id": anyRole,
+	"GET /.well-known/oauth-protected-resource/mcp/agents/:id": public,
 }
 
 // requests are what each route is sent (valid, so that the answer is about
@@ -110,7 +116,7 @@ func (e *env) fixture() fixture {
 func (f fixture) path(route string) string {
 	id := f.sandbox
 	switch {
-	case strings.HasPrefix(route, "/api/v1/agents/"):
+	case strings.HasPrefix(route, "/api/v1/agents/"), strings.HasPrefix(route, "/mcp/agents/"):
 		id = f.agent
 	case strings.HasPrefix(route, "/api/v1/tokens/"):
 		id = f.token

@@ -144,7 +144,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			log.ErrorContext(c.Request().Context(), "request failed",
 				"request_id", requestID(c), "method", c.Request().Method, "route", c.Path(), "error", err.Error())
 		}
-		if p.Status == http.StatusUnauthorized {
+		if p.Status == http.StatusUnauthorized && c.Response().Header().Get("WWW-Authenticate") == "" {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="auxilia"`)
 		}
 		if p.RetryAfter > 0 {

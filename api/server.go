@@ -110,6 +110,7 @@ func New(cfg Config) *echo.Echo {
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
 	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
 	auditHandler{log: cfg.Audit}.routes(v1)
+	mountMCP(e, cfg)
 	if cfg.SPA != nil {
 		e.GET("/*", spaHandler(cfg.SPA))
 	}

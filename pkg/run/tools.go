@@ -70,7 +70,7 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 				With("tool", c.Tool).With("arguments", c.Args)
 		}
 		if err := auxilia.Audit(ctx, s.Audit, workspaceID, "tool.approve", "run", r.ID,
-			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, describeArgs(c.Args), agent.Name)); err != nil {
+			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, DescribeArgs(c.Args), agent.Name)); err != nil {
 			return nil, err
 		}
 	}
@@ -158,7 +158,9 @@ func (s *Service) providerError(c *call, err error) error {
 	return unavailable(c.sandbox, err)
 }
 
-func describeArgs(args map[string]any) string {
+// DescribeArgs names what a tool call works on (its path, or its command)
+// for the audit log.
+func DescribeArgs(args map[string]any) string {
 	if p, ok := args["path"]; ok {
 		return fmt.Sprint(p)
 	}

@@ -15,6 +15,7 @@ import { agentDraftOf, baselineAfter, identityKeys, rebaseDraft, type AgentDraft
 import { useDeleteAgent } from "./api/deleteAgent";
 import { agentQuery, type VersionedAgent } from "./api/getAgent";
 import { useTools } from "./api/listTools";
+import { McpConnectCard } from "./McpConnectCard";
 import { SandboxToolCard } from "./SandboxToolCard";
 import { defaultToolPolicies, sameBinding } from "./tools";
 import { useSaveAgent } from "./useSaveAgent";
@@ -186,6 +187,8 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
             <p className="muted">No tools yet. Add a sandbox to let this agent execute code.</p>
           )}
         </section>
+
+        {base && <McpConnectCard agentId={base.agent.id} agentName={base.agent.name} bound={base.agent.sandbox != null} />}
 
         {errors.unplaced.length > 0 && <ProblemMessage error={new Error(errors.unplaced.join(" "))} />}
         {problem != null && (

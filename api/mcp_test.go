@@ -1,0 +1,124 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
+
+// mcpPost sends an MCP message to the agent's endpoint, as a Streamable HTTP client does.
+func (e *env) mcpPost(agentID, tok string, headers ...string) response {
+	return e.send("POST", "/mcp/agents/"+agentID, tok, mcpInitialize,
+		append([]string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, headers...)...)
+}
+
+func TestMCPRefusesWithTheChallengeTheMCPSpecAsks(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent := e.call("POST", "/api/v1/agents", e.member, map[string]any{"name": "Analyst"}).json(t)["id"].(string)
+		r := e.mcpPost(agent, "")
+		r.problem(t, 401, "unauthorized")
+		assert.Equal(t, `Bearer realm="auxilia", resource_metadata="`+e.srv.URL+`/.well-known/oauth-protected-resource/mcp/agents/`+agent+`"`,
+			r.Header.Get("WWW-Authenticate"))
+		assert.Equal(t, `Bearer realm="auxilia"`, e.call("GET", "/api/v1/me", "", nil).Header.Get("WWW-Authenticate"),
+			"the API's own challenge is unchanged")
+
+		e.mcpPost(agent, e.foreign).problem(t, 404, "not_found")
+		p := e.mcpPost(agent, e.member, "Auxilia-Thread", "a/b").problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"Auxilia-Thread"}, fields(p))
+		opened := e.mcpPost(agent, e.member)
+		require.Equal(t, 200, opened.StatusCode)
+		session := opened.Header.Get("Mcp-Session-Id")
+		require.NotEmpty(t, session)
+		assert.Equal(t, 403, e.mcpPost(agent, e.admin, "Mcp-Session-Id", session).StatusCode,
+			"a session is used only with the token that opened it")
+	})
+}
+
+func TestMCPRequestsAreRateLimitedAndTheirRefusalsAudited(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent := e.call("POST", "/api/v1/agents", e.admin, map[string]any{"name": "Analyst"}).json(t)["id"].(string)
+		for range 3 {
+			require.Equal(t, 200, e.mcpPost(agent, e.member).StatusCode)
+		}
+		e.mcpPost(agent, e.member).problem(t, 429, "rate_limited")
+		var refused []string
+		for _, entry := range e.audit("?resource_type=agent&resource_id=" + agent) {
+			if entry["action"] == "mcp.call" {
+				refused = append(refused, entry["outcome"].(string)+": "+entry["detail"].(string))
+			}
+		}
+		require.Len(t, refused, 1)
+		assert.Contains(t, refused[0], "more than 3 requests this minute")
+	}, func(o *options) { o.rateLimit = 3 })
+}
+
+// A reverse proxy on the same host forwards to a loopback address with the
+// public host name.
+func TestMCPBehindAReverseProxyOnTheSameHost(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent := e.call("POST", "/api/v1/agents", e.member, map[string]any{"name": "Analyst"}).json(t)["id"].(string)
+		req, err := http.NewRequest("POST", e.srv.URL+"/mcp/agents/"+agent, strings.NewReader(mcpInitialize))
+		require.NoError(t, err)
+		req.Host = "aux.example.com"
+		req.Header.Set("Authorization", "Bearer "+e.member)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		assert.Equal(t, 200, res.StatusCode)
+	})
+}
+
+// bearer sends a token with every request.
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A session without Auxilia-Thread is a thread of its own: its first call
+// starts a run on it, its other calls reuse that run, and closing it
+// completes the run.
+func TestMCPSessionIsAThreadWhoseRunEndsWithIt(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		f := e.fixture()
+		ctx := context.Background()
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.srv.URL + "/mcp/agents/" + f.agent,
+			HTTPClient: &http.Client{Transport: bearer(e.member)}}, nil)
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		for _, command := range []string{"echo one", "echo two"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"command": command}})
+				assert.NoError(t, err)
+				assert.False(t, res.IsError, "%v", res.Content)
+			}()
+		}
+		wg.Wait()
+		runs := e.call("GET", "/api/v1/agents/"+f.agent+"/threads/"+session.ID()+"/runs", e.member, nil).json(t)["items"].([]any)
+		require.Len(t, runs, 1, "calls of one session share one run")
+		run := runs[0].(map[string]any)
+		assert.Equal(t, "active", run["status"])
+
+		require.NoError(t, session.Close())
+		require.Eventually(t, func() bool {
+			return e.call("GET", "/api/v1/runs/"+run["id"].(string), e.member, nil).json(t)["status"] == "completed"
+		}, 30*time.Second, 20*time.Millisecond, "closing the session completes its run")
+	})
+}
