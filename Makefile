@@ -35,7 +35,7 @@ lint:
 test: test-deps lint openapi-check spa test-go test-frontend test-deployments fuzz
 
 test-go:
-	$(GO) test -count=1 -race ./...
+	$(GO) test -count=1 -race -timeout 30m ./...
 
 # The SPA's types against openapi.yaml, its component tests, and its browser
 # tests (Debian's Chromium driving the real binary).
