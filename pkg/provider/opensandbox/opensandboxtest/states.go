@@ -184,3 +184,9 @@ func (s *Server) refused(w http.ResponseWriter) bool {
 	apiError(w, http.StatusInternalServerError, "DOCKER::SANDBOX_START_FAILED", "Failed to create or start container: "+reason)
 	return true
 }
+
+// Paused reports whether sandbox id is live and paused.
+func (s *Server) Paused(id string) bool {
+	sb, ok := s.find(id)
+	return ok && sb.currentPhase().state == string(Paused)
+}

@@ -1,0 +1,46 @@
+package api_test
+
+import (
+	"testing"
+
+	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
+	"github.com/stretchr/testify/require"
+)
+
+func TestThreadsKeepTheirWorkOnOpenSandbox(t *testing.T) {
+	clock := &movedClock{}
+	eachDB(t, func(t *testing.T, e *env) {
+		fake := opensandboxtest.New(t, opensandboxtest.Options{})
+		threadLifecycle(t, e, clock, lifecycleProvider{
+			sandbox: func(*env) map[string]any {
+				return map[string]any{"provider": "opensandbox", "url": fake.URL}
+			},
+			paused: func(_ *env, ref string) bool { return fake.Paused(ref) },
+			expire: func(_ *env, ref string) { fake.Expire(ref) },
+			calls:  fake.TotalCalls,
+			kept:   func() int { return len(fake.Snapshots()) },
+		})
+	}, func(o *options) { o.run.Clock = clock.now })
+}
+
+func TestThreadsKeepTheirWorkOnDaytona(t *testing.T) {
+	clock := &movedClock{}
+	eachDB(t, func(t *testing.T, e *env) {
+		fake, err := daytonatest.New(daytonatest.Options{})
+		require.NoError(t, err)
+		t.Cleanup(fake.Close)
+		threadLifecycle(t, e, clock, lifecycleProvider{
+			sandbox: func(*env) map[string]any {
+				return map[string]any{"provider": "daytona", "url": fake.URL(), "secret": daytonatest.DefaultKey}
+			},
+			paused: func(_ *env, ref string) bool {
+				state, _ := fake.State(ref)
+				return state == "stopped"
+			},
+			expire: func(_ *env, ref string) { require.NoError(t, fake.Destroy(ref)) },
+			calls:  func() int { return -1 },
+			kept:   func() int { return len(fake.SnapshotNames()) },
+		})
+	}, func(o *options) { o.run.Clock = clock.now })
+}
