@@ -176,7 +176,7 @@ describe("Add sandbox dialog", typingTest, () => {
     await within(dialog).findByRole("textbox", { name: "Name" });
 
     const card = (title: string) => within(dialog).getByRole("radio", { name: new RegExp(title) }).closest("label");
-    expect(card("Daytona")).toHaveTextContent("Commands run in sh.");
+    expect(card("Cloud Run")).toHaveTextContent("Commands run in bash.");
     expect(card("OpenSandbox")).toHaveTextContent("Commands run in bash, or sh where the image has no bash.");
     for (const p of providers) {
       expect(card(p.title)).toHaveTextContent(`Commands run in ${p.shell}.`);

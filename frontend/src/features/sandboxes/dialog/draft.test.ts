@@ -19,6 +19,9 @@ describe("sandbox form model", () => {
       timeout: "1800",
       network: { default: "allow", allow: [], deny: [] },
       resources: { cpu: "0", memory_mb: "0", disk_mb: "0" },
+      idle_minutes: "0",
+      keep_files: "until_expiry",
+      max_kept_days: "7",
     });
   });
 
@@ -36,6 +39,9 @@ describe("sandbox form model", () => {
         timeout: 1800,
         network: { default: "deny", allow: [], deny: [] },
         resources: { cpu: 0, disk_mb: 1024 },
+        idle_minutes: 0,
+        keep_files: "until_expiry",
+        max_kept_days: 7,
       },
     });
   });
