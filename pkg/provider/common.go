@@ -15,10 +15,22 @@ import (
 type Common struct {
 	DefaultPackages []string `json:"default_packages" validate:"max=50,dive,pip_requirement" title:"Default packages" doc:"pip requirements installed into every new sandbox."`
 	Timeout         int      `json:"timeout" validate:"min=1" title:"Timeout (seconds)" doc:"Longest a command may run."`
+	Pool            Pool     `json:"pool" title:"Warm pool" doc:"Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create."`
+}
+
+// Pool is how many instances a sandbox keeps ready for new threads.
+type Pool struct {
+	Size           int `json:"size" validate:"min=0,max=200" title:"Size" doc:"Instances kept ready; 0 keeps none."`
+	MaxIdleMinutes int `json:"max_idle_minutes" validate:"min=1,max=10080" title:"Longest idle (minutes)" doc:"A ready instance older than this is replaced by a new one."`
 }
 
 // DefaultCommon is the common block of a new sandbox.
-func DefaultCommon() Common { return Common{DefaultPackages: []string{}, Timeout: 1800} }
+func DefaultCommon() Common {
+	return Common{DefaultPackages: []string{}, Timeout: 1800, Pool: Pool{Size: 0, MaxIdleMinutes: 60}}
+}
+
+// WarmPool is how many instances the sandbox keeps ready, and for how long.
+func (c *Common) WarmPool() Pool { return c.Pool }
 
 // CommandTimeout is the longest a command may run.
 func (c *Common) CommandTimeout() time.Duration { return time.Duration(c.Timeout) * time.Second }
@@ -42,6 +54,9 @@ type CommonRules struct {
 	// timeout and of default_packages.
 	TimeoutNote  string
 	PackagesNote string
+	// PoolNote is said after the help of pool: what a warm pool means on
+	// this provider (one that cannot relabel an instance says so).
+	PoolNote string
 }
 
 func (r CommonRules) maxTimeout() int {
@@ -65,6 +80,7 @@ func (r CommonRules) schema(props map[string]any) {
 	timeout["maximum"] = r.maxTimeout()
 	withNote(timeout, r.TimeoutNote)
 	withNote(props["default_packages"].(map[string]any), r.PackagesNote)
+	withNote(props["pool"].(map[string]any), r.PoolNote)
 }
 
 func withNote(prop map[string]any, note string) {

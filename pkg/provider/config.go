@@ -26,27 +26,42 @@ func DecodeConfig(k Kind, raw json.RawMessage) (Config, []FieldError) {
 	if err := json.Unmarshal(raw, &values); err != nil {
 		return cfg, []FieldError{{Field: "", Message: "must be an object"}}
 	}
-	fields := fieldsByJSONName(reflect.TypeOf(cfg).Elem())
-	target := reflect.ValueOf(cfg).Elem()
+	return cfg, decodeObject(reflect.ValueOf(cfg).Elem(), values, "", k.Describe().Title)
+}
+
+// decodeObject sets target's fields from values, over what target holds:
+// a key left out or null keeps it. A nested object (the pool block) is read
+// the same way, its keys named by their path ("pool.size").
+func decodeObject(target reflect.Value, values map[string]json.RawMessage, prefix, title string) []FieldError {
+	fields := fieldsByJSONName(target.Type())
 	var errs []FieldError
 	for _, key := range slices.Sorted(maps.Keys(values)) {
 		f, ok := fields[key]
 		if !ok {
-			errs = append(errs, FieldError{Field: key, Message: fmt.Sprintf("is not a setting of %s sandboxes", k.Describe().Title)})
+			errs = append(errs, FieldError{Field: prefix + key, Message: fmt.Sprintf("is not a setting of %s sandboxes", title)})
 			continue
 		}
 		value := values[key]
 		if string(bytes.TrimSpace(value)) == "null" {
 			continue
 		}
+		if f.Type.Kind() == reflect.Struct {
+			var inner map[string]json.RawMessage
+			if err := json.Unmarshal(value, &inner); err != nil {
+				errs = append(errs, FieldError{Field: prefix + key, Message: "must be an object"})
+				continue
+			}
+			errs = append(errs, decodeObject(target.FieldByIndex(f.Index), inner, prefix+key+".", title)...)
+			continue
+		}
 		ptr := reflect.New(f.Type)
 		if err := json.Unmarshal(value, ptr.Interface()); err != nil {
-			errs = append(errs, FieldError{Field: key, Message: "must be " + describeType(f.Type, err)})
+			errs = append(errs, FieldError{Field: prefix + key, Message: "must be " + describeType(f.Type, err)})
 			continue
 		}
 		target.FieldByIndex(f.Index).Set(ptr.Elem())
 	}
-	return cfg, errs
+	return errs
 }
 
 // ValidateConfig checks cfg, a config of k, by its tags, by the rules of the

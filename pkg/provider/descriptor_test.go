@@ -100,8 +100,8 @@ func TestAProviderIsSwitchedOffByItsOwnSetting(t *testing.T) {
 
 func TestTheCommonBlockIsFlattenedIntoTheSchema(t *testing.T) {
 	schema := provider.Schema(echo{name: "echo"})
-	assert.Equal(t, []string{"greeting", "default_packages", "timeout"}, schema["x-order"])
-	assert.Equal(t, []string{"default_packages", "timeout"}, schema["x-common"])
+	assert.Equal(t, []string{"greeting", "default_packages", "timeout", "pool"}, schema["x-order"])
+	assert.Equal(t, []string{"default_packages", "timeout", "pool"}, schema["x-common"])
 	props := schema["properties"].(map[string]any)
 	assert.Equal(t, map[string]any{"type": "integer", "minimum": 1, "maximum": provider.DefaultMaxTimeout, "default": 1800,
 		"title": "Timeout (seconds)", "description": "Longest a command may run."}, props["timeout"])
@@ -122,7 +122,39 @@ func TestTheCommonBlockDecodesAndEncodesBesideTheProvidersOwnKeys(t *testing.T) 
 	assert.Equal(t, []string{"rich"}, cfg.Packages())
 	raw, err := provider.EncodeConfig(cfg)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"greeting":"hi","timeout":5,"default_packages":["rich"]}`, string(raw))
+	assert.JSONEq(t, `{"greeting":"hi","timeout":5,"default_packages":["rich"],"pool":{"size":0,"max_idle_minutes":60}}`, string(raw))
+}
+
+// The pool is an object of its own: a key left out keeps its default, and
+// each bad key is named by its path.
+func TestThePoolDecodesKeyByKeyAndNamesItsBadKeys(t *testing.T) {
+	k := echo{name: "echo"}
+	cfg, errs := provider.DecodeConfig(k, json.RawMessage(`{"pool":{"size":3}}`))
+	require.Empty(t, errs)
+	assert.Equal(t, provider.Pool{Size: 3, MaxIdleMinutes: 60}, cfg.WarmPool())
+
+	_, errs = provider.DecodeConfig(k, json.RawMessage(`{"pool":{"size":"many","color":"red"}}`))
+	assert.ElementsMatch(t, []provider.FieldError{
+		{Field: "pool.color", Message: "is not a setting of Echo sandboxes"},
+		{Field: "pool.size", Message: "must be a whole number"},
+	}, errs)
+	_, errs = provider.DecodeConfig(k, json.RawMessage(`{"pool":5}`))
+	assert.Equal(t, []provider.FieldError{{Field: "pool", Message: "must be an object"}}, errs)
+
+	cfg, errs = provider.DecodeConfig(k, json.RawMessage(`{"pool":{"size":-1,"max_idle_minutes":0}}`))
+	require.Empty(t, errs)
+	got := map[string]bool{}
+	for _, fe := range provider.ValidateConfig(k, cfg, provider.Policy{}) {
+		got[fe.Field] = true
+	}
+	assert.Equal(t, map[string]bool{"pool.size": true, "pool.max_idle_minutes": true}, got)
+
+	props := provider.Schema(k)["properties"].(map[string]any)
+	pool := props["pool"].(map[string]any)
+	assert.Equal(t, "object", pool["type"])
+	assert.Equal(t, []string{"size", "max_idle_minutes"}, pool["x-order"])
+	assert.Equal(t, map[string]any{"size": 0, "max_idle_minutes": 60}, map[string]any{"size": pool["default"].(provider.Pool).Size,
+		"max_idle_minutes": pool["default"].(provider.Pool).MaxIdleMinutes})
 }
 
 func TestTheCommonBlockIsValidatedOnceUnderTheProvidersRules(t *testing.T) {

@@ -65,12 +65,40 @@ func fieldSchema(t reflect.Type, tag string) map[string]any {
 	case reflect.Slice:
 		out["type"] = "array"
 		out["items"] = fieldSchema(t.Elem(), itemRules)
+	case reflect.Struct:
+		objectSchema(out, t)
 	}
 	for _, rule := range strings.Split(rules, ",") {
 		name, param, _ := strings.Cut(rule, "=")
 		applyRule(out, t.Kind(), name, param)
 	}
 	return out
+}
+
+// objectSchema describes a nested block (the pool) as an object of its
+// fields, each with its bounds, title and help.
+func objectSchema(out map[string]any, t reflect.Type) {
+	props := map[string]any{}
+	var order []string
+	for _, f := range reflect.VisibleFields(t) {
+		name := validation.JSONName(f)
+		if !f.IsExported() || name == "" {
+			continue
+		}
+		p := fieldSchema(f.Type, f.Tag.Get("validate"))
+		if t := f.Tag.Get("title"); t != "" {
+			p["title"] = t
+		}
+		if d := f.Tag.Get("doc"); d != "" {
+			p["description"] = d
+		}
+		props[name] = p
+		order = append(order, name)
+	}
+	out["type"] = "object"
+	out["additionalProperties"] = false
+	out["properties"] = props
+	out["x-order"] = order
 }
 
 func applyRule(out map[string]any, kind reflect.Kind, name, param string) {

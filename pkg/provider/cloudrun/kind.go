@@ -30,7 +30,8 @@ func (Kind) Describe() provider.Descriptor {
 		Secret:       provider.Field{Accepted: true, Required: true, Label: "Gateway secret"},
 		Capabilities: provider.KeepAlive | provider.Persist | provider.NetworkSwitch,
 		Common: provider.CommonRules{MaxTimeout: 3600, TimeoutNote: "Cloud Run allows at most an hour",
-			PackagesNote: "needs internet access"},
+			PackagesNote: "needs internet access",
+			PoolNote:     "the gateway cannot relabel a sandbox: a claimed instance keeps the pool's labels, without its thread's; the gateway's GATEWAY_IDLE_TTL also ends pool instances idle past it"},
 	}
 }
 

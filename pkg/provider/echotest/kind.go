@@ -34,7 +34,8 @@ func (Kind) Describe() provider.Descriptor {
 		URL:          provider.Field{Accepted: true, Required: true, Label: "Server URL"},
 		Secret:       provider.Field{Accepted: true, Required: true, Label: "Token"},
 		Capabilities: provider.FindCreated,
-		Common:       provider.CommonRules{MaxTimeout: 600, TimeoutNote: "echo is quick"},
+		Common: provider.CommonRules{MaxTimeout: 600, TimeoutNote: "echo is quick",
+			PoolNote: "a claimed instance keeps the pool's labels, without its thread's"},
 	}
 }
 
