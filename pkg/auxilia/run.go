@@ -39,7 +39,8 @@ const (
 	InstanceDestroyed InstanceStatus = "destroyed"
 )
 
-// Instance is a sandbox instance at a provider, made for a thread.
+// Instance is a sandbox instance at a provider, made for a thread or, by
+// a warm pool, for the thread that will claim it.
 type Instance struct {
 	ID          string
 	WorkspaceID string
@@ -51,6 +52,7 @@ type Instance struct {
 	Status      InstanceStatus
 	CreatedBy   string     // the run that is creating it
 	LeaseUntil  *time.Time // a creating instance's claim ends then
+	PoolVersion int        // the sandbox version a warm pool made it from; 0 when made for its thread
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }

@@ -1,0 +1,2 @@
+-- This number belongs to the instance lifecycle (pausing, kept files),
+-- which lands separately; its own 0006 replaces this empty step.
