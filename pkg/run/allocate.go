@@ -54,7 +54,13 @@ type strategy interface {
 }
 
 // defaultStrategies are tried in this order; the last one always chooses.
-func defaultStrategies() []strategy { return []strategy{threadsInstance{}, newInstance{}} }
+// A warm pool (pool.go) is tried before creation, where there are pools.
+func defaultStrategies(pools bool) []strategy {
+	if pools {
+		return []strategy{threadsInstance{}, poolInstance{}, newInstance{}}
+	}
+	return []strategy{threadsInstance{}, newInstance{}}
+}
 
 // allocate gives the thread keyed key a live instance of sb.
 func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client) (ensured, error) {

@@ -82,6 +82,8 @@ type Options struct {
 	KeepAliveEvery time.Duration
 	// OutputLimit caps the output of a command kept for its answer (default 256 KiB).
 	OutputLimit int
+	// PoolEvery is how often the warm pools are kept: retired and topped up (default 10 s).
+	PoolEvery time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -96,6 +98,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.KeepAliveEvery <= 0 {
 		o.KeepAliveEvery = 5 * time.Minute
+	}
+	if o.PoolEvery <= 0 {
+		o.PoolEvery = 10 * time.Second
 	}
 	if o.OutputLimit <= 0 {
 		o.OutputLimit = provider.DefaultOutputLimit
@@ -116,6 +121,8 @@ type Deps struct {
 	Options   Options
 	// Metrics counts runs and instances (default: nothing).
 	Metrics auxilia.Metrics
+	// Pools keeps warm pools (nil: sandboxes have none).
+	Pools Pools
 }
 
 // Service runs agents on threads.
@@ -131,5 +138,5 @@ func New(d Deps) *Service {
 	if d.Metrics == nil {
 		d.Metrics = auxilia.NoMetrics{}
 	}
-	return &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters(), strategies: defaultStrategies()}
+	return &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters(), strategies: defaultStrategies(d.Pools != nil)}
 }
