@@ -39,6 +39,7 @@ type env struct {
 	admin   string // admin of workspace "default"
 	member  string // member of workspace "default"
 	foreign string // admin of workspace "other"
+	app     *app.App
 }
 
 // options change the server an env runs.
@@ -72,6 +73,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		Sandboxes:       a.Sandboxes,
 		Agents:          a.Agents,
 		Runs:            a.Runs,
+		Pools:           a.Runs,
 		Audit:           db.Audit(),
 		Idempotency:     db.Idempotency(),
 		Keys:            a.Keys,
@@ -88,7 +90,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		require.NoError(t, err)
 		return issued.Value
 	}
-	return &env{t: t, db: db, echo: e, srv: srv, logs: logs,
+	return &env{t: t, db: db, echo: e, srv: srv, logs: logs, app: a,
 		admin: issue("default", auxilia.RoleAdmin), member: issue("default", auxilia.RoleMember),
 		foreign: issue("other", auxilia.RoleAdmin)}
 }

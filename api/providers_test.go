@@ -32,7 +32,7 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 			if i > 0 {
 				assert.Greater(t, p["order"], items[i-1].(map[string]any)["order"], "listed by order")
 			}
-			assert.Equal(t, []any{"default_packages", "timeout"}, p["config_schema"].(map[string]any)["x-common"])
+			assert.Equal(t, []any{"default_packages", "timeout", "pool"}, p["config_schema"].(map[string]any)["x-common"])
 		}
 		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "resources"}, byName["opensandbox"]["capabilities"])
 		assert.Equal(t, []any{"keep_alive", "persist", "network_switch"}, byName["cloudrun"]["capabilities"])

@@ -27,6 +27,9 @@ func (e *env) createSandbox(body map[string]any) map[string]any {
 	return r.json(e.t)
 }
 
+// defaultPool is the warm pool of a sandbox that sets none: off.
+var defaultPool = map[string]any{"size": float64(0), "max_idle_minutes": float64(60)}
+
 func TestRegisterEachProviderWithDefaults(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
 		os := e.createSandbox(validSandboxes["opensandbox"])
@@ -34,27 +37,31 @@ func TestRegisterEachProviderWithDefaults(t *testing.T) {
 		assert.Equal(t, true, os["has_secret"])
 		assert.Equal(t, map[string]any{"default_image": "python:3.12-slim", "volume_mounts": []any{"/srv/data:/data:ro"},
 			"use_server_proxy": true, "cpu": "1", "memory": "2Gi", "gpu": float64(0), "execd_token_is_api_key": false,
-			"default_packages": []any{"pandas==2.2.*"}, "timeout": float64(1800)}, os["config"])
+			"default_packages": []any{"pandas==2.2.*"}, "timeout": float64(1800), "pool": defaultPool}, os["config"])
 		assert.Equal(t, "unknown", os["health"].(map[string]any)["status"])
 
 		dt := e.createSandbox(validSandboxes["daytona"])
 		assert.Equal(t, "https://app.daytona.io/api", dt["url"], "Daytona's URL has a default")
 		assert.Equal(t, map[string]any{"target": "us", "snapshot": "", "auto_stop_interval": float64(15),
-			"default_packages": []any{}, "timeout": float64(1800)}, dt["config"])
+			"default_packages": []any{}, "timeout": float64(1800), "pool": defaultPool}, dt["config"])
 
 		cr := e.createSandbox(validSandboxes["cloudrun"])
 		assert.Equal(t, map[string]any{"gcs_bucket": "acme-sandboxes", "snapshot_prefix": "sandbox-snapshots/",
-			"allow_egress": false, "default_packages": []any{}, "timeout": float64(1800)}, cr["config"])
+			"allow_egress": false, "default_packages": []any{}, "timeout": float64(1800), "pool": defaultPool}, cr["config"])
 
 		lo := e.createSandbox(validSandboxes["local"])
 		assert.Equal(t, "", lo["url"])
 		assert.Equal(t, false, lo["has_secret"])
 		assert.Equal(t, map[string]any{"network": false, "memory_mb": float64(1024), "max_processes": float64(256), "disk_mb": float64(1024),
-			"default_packages": []any{}, "timeout": float64(1800)}, lo["config"])
+			"default_packages": []any{}, "timeout": float64(1800), "pool": defaultPool}, lo["config"])
 
 		got := e.call("GET", "/api/v1/sandboxes/"+os["id"].(string), e.member, nil)
 		require.Equal(t, 200, got.StatusCode)
-		assert.Equal(t, os, got.json(t), "members read sandboxes; a read shows what the create answered")
+		read := got.json(t)
+		assert.Equal(t, map[string]any{"state": "off", "size": float64(0), "ready": float64(0), "creating": float64(0),
+			"failures": float64(0), "detail": "", "retry_at": nil}, read["pool"], "a read shows the pool; a sandbox without one has it off")
+		delete(read, "pool")
+		assert.Equal(t, os, read, "members read sandboxes; a read shows what the create answered")
 		assert.Equal(t, `"1"`, got.Header.Get("ETag"))
 		assert.Len(t, e.call("GET", "/api/v1/sandboxes", e.member, nil).json(t)["items"], 4)
 		named := e.call("GET", "/api/v1/sandboxes?name=Daytona", e.member, nil).json(t)["items"].([]any)

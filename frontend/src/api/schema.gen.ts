@@ -3741,6 +3741,26 @@ export interface components {
              */
             gcs_bucket: string;
             /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (the gateway cannot relabel a sandbox: a claimed instance keeps the pool's labels, without its thread's; the gateway's GATEWAY_IDLE_TTL also ends pool instances idle past it).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 */
+                size?: number;
+            };
+            /**
              * Snapshot prefix
              * Format: object-prefix
              * @description Folder inside the bucket for snapshots.
@@ -3780,6 +3800,26 @@ export interface components {
              * @default []
              */
             default_packages: string[];
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create.
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 */
+                size?: number;
+            };
             /**
              * Snapshot
              * Format: snapshot-name
@@ -3899,6 +3939,26 @@ export interface components {
              */
             network: boolean;
             /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create.
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 */
+                size?: number;
+            };
+            /**
              * Timeout (seconds)
              * @description Longest a command may run.
              * @default 1800
@@ -3953,6 +4013,26 @@ export interface components {
              * @default 2Gi
              */
             memory: string;
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (OpenSandbox cannot change an instance's metadata: a claimed instance keeps the pool's labels, without its thread's).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 */
+                size?: number;
+            };
             /**
              * Timeout (seconds)
              * @description Longest a command may run.
@@ -4120,6 +4200,8 @@ export interface components {
             id: string;
             /** @example Team OpenSandbox */
             name: string;
+            /** @description Pool is shown when one sandbox is read, not in lists. */
+            pool?: components["schemas"]["SandboxPool"];
             /** @enum {string} */
             provider: "opensandbox" | "daytona" | "cloudrun" | "local";
             /** Format: date-time */
@@ -4164,6 +4246,17 @@ export interface components {
             provider?: string;
             secret?: string | null;
             url?: string | null;
+        };
+        SandboxPool: {
+            creating: number;
+            detail: string;
+            failures: number;
+            ready: number;
+            /** Format: date-time */
+            retry_at: string | null;
+            size: number;
+            /** @enum {string} */
+            state: "off" | "ready" | "creating" | "failing" | "stopped";
         };
         SecretHint: {
             is_set: boolean;
