@@ -13,7 +13,7 @@ const sandbox: Sandbox = {
   provider: "opensandbox",
   url: "http://sandbox.internal:8083",
   has_secret: false,
-  config: { default_image: "python:3.12-slim", volume_mounts: [], use_server_proxy: true, cpu: "1", memory: "2Gi", gpu: 0, execd_token_is_api_key: false, default_packages: [], timeout: 1800 },
+  config: { default_image: "python:3.12-slim", volume_mounts: [], use_server_proxy: true, cpu: "1", memory: "2Gi", gpu: 0, execd_token_is_api_key: false, default_packages: [], timeout: 1800, pool: { size: 0, max_idle_minutes: 60 } },
   health: { status: "unknown", checked_at: null, latency_ms: null, detail: "", history: [] },
   created_at: "2026-01-01T00:00:00Z",
   updated_at: "2026-01-01T00:00:00Z",

@@ -37,6 +37,12 @@ describe("sandbox form model", () => {
     expect(mergePatch(provider("opensandbox"), saved, { ...saved, secret: "new-key" })).toEqual({ secret: "new-key" });
   });
 
+  it("leaves the warm pool out of the form, so an edit keeps the saved one", () => {
+    expect(Object.keys(newDraft(provider("local")).config)).not.toContain("pool");
+    const saved = newDraft(provider("local"));
+    expect(mergePatch(provider("local"), saved, { ...saved, name: "Renamed" })).toEqual({ name: "Renamed" });
+  });
+
   it("counts a stored secret as filled unless it is being cleared", () => {
     const draft = { ...newDraft(provider("cloudrun")), name: "CR", url: "https://gw" };
     expect(missingRequired(provider("cloudrun"), draft)).toEqual(["Gateway secret"]);

@@ -26,13 +26,20 @@ interface ConfigSchema {
   "x-common"?: string[];
 }
 
-/** The provider's config fields in the order its schema asks for (x-order, then the rest). */
+/**
+ * The provider's config fields in the order its schema asks for (x-order,
+ * then the rest). A nested object (the warm pool) has no field of its own
+ * yet: the form leaves it out, so a new sandbox takes its default and an
+ * edit keeps what is saved.
+ */
 export function configFields(provider: Provider): ConfigField[] {
   const schema = provider.config_schema as ConfigSchema;
   const properties = schema.properties ?? {};
   const order = (schema["x-order"] ?? []).filter((key) => key in properties);
   const rest = Object.keys(properties).filter((key) => !order.includes(key));
-  return [...order, ...rest].map((key) => ({ key, schema: properties[key]! }));
+  return [...order, ...rest]
+    .filter((key) => properties[key]!.type !== "object")
+    .map((key) => ({ key, schema: properties[key]! }));
 }
 
 /**
