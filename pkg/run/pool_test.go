@@ -264,3 +264,23 @@ func TestTwoReplicasNeverHandOutOneInstanceTwice(t *testing.T) {
 	}
 	assert.Equal(t, 20, fromPool, "every pool instance served one thread")
 }
+
+// The reaper knows pool instances: one whose creator died (its lease ran
+// out) is released and destroyed like a thread's, found by its labels.
+func TestTheReaperCleansUpAPoolCreateWhoseCreatorDied(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		ctx := context.Background()
+		w.edit(t, `{"config":{"pool":{"size":1}}}`)
+		inst, err := db.Pools().Add(ctx, w.sandbox, time.Now().Add(-time.Minute))
+		require.NoError(t, err)
+		rep, err := w.app.Runs.Reap(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 1, rep.Abandoned)
+		assert.Equal(t, 1, rep.Destroyed, "the provider never made it: nothing is left to destroy")
+		got, err := db.Instances().Get(ctx, inst.ID)
+		require.NoError(t, err)
+		assert.Equal(t, auxilia.InstanceDestroyed, got.Status)
+		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolCreating, Size: 1}, w.pool(t))
+	})
+}

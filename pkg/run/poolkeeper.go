@@ -48,7 +48,10 @@ func (s *Service) PoolJob(log *slog.Logger) jobs.Job {
 // reaper to destroy, and creates what the pool lacks, unless its creates
 // are failing and it waits, or stopped.
 func (s *Service) KeepPools(ctx context.Context) (PoolReport, error) {
-	var rep PoolReport
+	var (
+		rep   PoolReport
+		first error // one sandbox's failure does not hold up the others' pools
+	)
 	after := ""
 	for {
 		page, err := s.Pools.Sandboxes(ctx, after, poolPage)
@@ -56,12 +59,12 @@ func (s *Service) KeepPools(ctx context.Context) (PoolReport, error) {
 			return rep, err
 		}
 		for _, sb := range page {
-			if err := s.keepPool(ctx, sb, &rep); err != nil {
-				return rep, err
+			if err := s.keepPool(ctx, sb, &rep); err != nil && first == nil {
+				first = fmt.Errorf("pool of sandbox %s: %w", sb.ID, err)
 			}
 		}
 		if len(page) < poolPage {
-			return rep, nil
+			return rep, first
 		}
 		after = page[len(page)-1].ID
 	}
