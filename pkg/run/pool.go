@@ -102,11 +102,13 @@ func (p poolGone) take(ctx context.Context, a *allocation) (step, error) {
 	return choice{}, a.svc.Instances.MarkDestroyed(ctx, p.gone.ID)
 }
 
-// PoolStatus is what the sandbox's view shows of its warm pool.
+// PoolStatus is what the sandbox's view shows of its warm pool. A sandbox
+// whose config this server cannot read (its provider is not here) has none
+// here: its view is still served.
 func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.PoolStatus, error) {
 	cfg, err := s.Sandboxes.Config(sb)
 	if err != nil {
-		return auxilia.PoolStatus{}, err
+		return auxilia.PoolStatus{State: auxilia.PoolOff}, nil
 	}
 	pool := cfg.WarmPool()
 	if pool.Size == 0 {

@@ -284,3 +284,15 @@ func TestTheReaperCleansUpAPoolCreateWhoseCreatorDied(t *testing.T) {
 		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolCreating, Size: 1}, w.pool(t))
 	})
 }
+
+// A sandbox of a provider this server does not have still shows its view:
+// its pool reads as off rather than failing the read.
+func TestThePoolOfAnUnknownProviderReadsAsOff(t *testing.T) {
+	db := storetest.Open(t, store.SQLite)
+	w := newWorld(t, db)
+	sb := w.sandbox
+	sb.Provider = "retired"
+	st, err := w.app.Runs.PoolStatus(context.Background(), sb)
+	require.NoError(t, err)
+	assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolOff}, st)
+}
