@@ -39,7 +39,6 @@ type env struct {
 	admin   string // admin of workspace "default"
 	member  string // member of workspace "default"
 	foreign string // admin of workspace "other"
-	app     *app.App
 }
 
 // options change the server an env runs.
@@ -90,7 +89,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		require.NoError(t, err)
 		return issued.Value
 	}
-	return &env{t: t, db: db, echo: e, srv: srv, logs: logs, app: a,
+	return &env{t: t, db: db, echo: e, srv: srv, logs: logs,
 		admin: issue("default", auxilia.RoleAdmin), member: issue("default", auxilia.RoleMember),
 		foreign: issue("other", auxilia.RoleAdmin)}
 }
