@@ -153,8 +153,7 @@ func TestThePoolDecodesKeyByKeyAndNamesItsBadKeys(t *testing.T) {
 	pool := props["pool"].(map[string]any)
 	assert.Equal(t, "object", pool["type"])
 	assert.Equal(t, []string{"size", "max_idle_minutes"}, pool["x-order"])
-	assert.Equal(t, map[string]any{"size": 0, "max_idle_minutes": 60}, map[string]any{"size": pool["default"].(provider.Pool).Size,
-		"max_idle_minutes": pool["default"].(provider.Pool).MaxIdleMinutes})
+	assert.Equal(t, provider.Pool{Size: 0, MaxIdleMinutes: 60}, pool["default"])
 }
 
 func TestTheCommonBlockIsValidatedOnceUnderTheProvidersRules(t *testing.T) {

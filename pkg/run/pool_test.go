@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// withPool edits the world's sandbox with patch and keeps its new version.
+// edit patches the world's sandbox and keeps its new version.
 func (w *world) edit(t *testing.T, patch string) {
 	t.Helper()
 	sb, err := w.app.Sandboxes.Patch(context.Background(), w.ws.ID, w.sandbox.ID, []byte(patch), nil)
