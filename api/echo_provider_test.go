@@ -36,7 +36,7 @@ func TestASixthProviderNeedsOnlyItsPackageAndItsLine(t *testing.T) {
 		assert.Contains(t, p["icon"], "data:image/svg+xml;base64,")
 		assert.Equal(t, []any{"find_created", "pause_resume", "snapshot_restore", "interrupt"}, p["capabilities"])
 		schema := p["config_schema"].(map[string]any)
-		assert.Equal(t, []any{"work_dir", "default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days"}, schema["x-order"])
+		assert.Equal(t, []any{"work_dir", "default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days", "pool"}, schema["x-order"])
 		timeout := schema["properties"].(map[string]any)["timeout"].(map[string]any)
 		assert.Equal(t, 600.0, timeout["maximum"])
 		assert.Equal(t, "Longest a command may run (echo is quick).", timeout["description"])

@@ -78,6 +78,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		Sandboxes:       a.Sandboxes,
 		Agents:          a.Agents,
 		Runs:            a.Runs,
+		Pools:           a.Runs,
 		Audit:           db.Audit(),
 		Idempotency:     db.Idempotency(),
 		Keys:            a.Keys,

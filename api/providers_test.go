@@ -32,7 +32,7 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 			if i > 0 {
 				assert.Greater(t, p["order"], items[i-1].(map[string]any)["order"], "listed by order")
 			}
-			assert.Equal(t, []any{"default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days"}, p["config_schema"].(map[string]any)["x-common"])
+			assert.Equal(t, []any{"default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days", "pool"}, p["config_schema"].(map[string]any)["x-common"])
 		}
 		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "resources", "interrupt"}, byName["opensandbox"]["capabilities"])
 		assert.Equal(t, []any{"keep_alive", "persist", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "resources", "interrupt"}, byName["cloudrun"]["capabilities"])

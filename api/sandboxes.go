@@ -26,7 +26,15 @@ type SandboxService interface {
 	Catalogue() []sandbox.ProviderInfo
 }
 
-type sandboxesHandler struct{ svc SandboxService }
+// PoolService tells how a sandbox's warm pool is doing.
+type PoolService interface {
+	PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.PoolStatus, error)
+}
+
+type sandboxesHandler struct {
+	svc   SandboxService
+	pools PoolService // nil: no sandbox shows a pool
+}
 
 func (h sandboxesHandler) routes(g routes, idem echo.MiddlewareFunc) {
 	g.GET("/providers", h.providers)
@@ -50,9 +58,25 @@ type sandboxView struct {
 	HasSecret   bool            `json:"has_secret"`
 	Config      json.RawMessage `json:"config" swaggertype:"object"`
 	Health      healthView      `json:"health"`
-	CreatedAt   time.Time       `json:"created_at" format:"date-time"`
-	UpdatedAt   time.Time       `json:"updated_at" format:"date-time"`
+	// Pool is shown when one sandbox is read, not in lists.
+	Pool      *poolView `json:"pool,omitempty" binding:"optional"`
+	CreatedAt time.Time `json:"created_at" format:"date-time"`
+	UpdatedAt time.Time `json:"updated_at" format:"date-time"`
 } //@name Sandbox
+
+// poolView is how the sandbox's warm pool is doing: off (size 0), ready,
+// creating, failing (creates fail; it waits until retry_at) or stopped
+// (too many failures in a row: it makes nothing until the sandbox is
+// edited or probed healthy). detail says why it fails.
+type poolView struct {
+	State    string     `json:"state" enums:"off,ready,creating,failing,stopped"`
+	Size     int        `json:"size" minimum:"0"`
+	Ready    int        `json:"ready" minimum:"0"`
+	Creating int        `json:"creating" minimum:"0"`
+	Failures int        `json:"failures" minimum:"0"`
+	Detail   string     `json:"detail"`
+	RetryAt  *time.Time `json:"retry_at" format:"date-time" extensions:"x-nullable"`
+} //@name SandboxPool
 
 type healthView struct {
 	Status    string      `json:"status" enums:"ok,failed,unknown"`
@@ -198,7 +222,17 @@ func (h sandboxesHandler) get(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeSandbox(c, http.StatusOK, sb)
+	view := viewSandbox(sb)
+	if h.pools != nil {
+		st, err := h.pools.PoolStatus(c.Request().Context(), sb)
+		if err != nil {
+			return err
+		}
+		view.Pool = &poolView{State: string(st.State), Size: st.Size, Ready: st.Ready, Creating: st.Creating,
+			Failures: st.Failures, Detail: st.Detail, RetryAt: st.RetryAt}
+	}
+	setETag(c, sb.Version)
+	return c.JSON(http.StatusOK, view)
 }
 
 // patch edits a sandbox with a JSON merge patch.

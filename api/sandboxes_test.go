@@ -27,11 +27,17 @@ func (e *env) createSandbox(body map[string]any) map[string]any {
 	return r.json(e.t)
 }
 
-// withDefaultLifecycle adds the lifecycle keys of a new sandbox to its config.
+// withDefaultLifecycle adds the lifecycle and warm pool keys of a new
+// sandbox to its config: it pauses never, keeps files until expiry, and
+// has no pool.
 func withDefaultLifecycle(config map[string]any) map[string]any {
 	config["idle_minutes"], config["keep_files"], config["max_kept_days"] = float64(0), "until_expiry", float64(7)
+	config["pool"] = defaultPool
 	return config
 }
+
+// defaultPool is the warm pool of a sandbox that sets none: off.
+var defaultPool = map[string]any{"size": float64(0), "max_idle_minutes": float64(60)}
 
 func TestRegisterEachProviderWithDefaults(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
@@ -62,7 +68,11 @@ func TestRegisterEachProviderWithDefaults(t *testing.T) {
 
 		got := e.call("GET", "/api/v1/sandboxes/"+os["id"].(string), e.member, nil)
 		require.Equal(t, 200, got.StatusCode)
-		assert.Equal(t, os, got.json(t), "members read sandboxes; a read shows what the create answered")
+		read := got.json(t)
+		assert.Equal(t, map[string]any{"state": "off", "size": float64(0), "ready": float64(0), "creating": float64(0),
+			"failures": float64(0), "detail": "", "retry_at": nil}, read["pool"], "a read shows the pool; a sandbox without one has it off")
+		delete(read, "pool")
+		assert.Equal(t, os, read, "members read sandboxes; a read shows what the create answered")
 		assert.Equal(t, `"1"`, got.Header.Get("ETag"))
 		assert.Len(t, e.call("GET", "/api/v1/sandboxes", e.member, nil).json(t)["items"], 4)
 		named := e.call("GET", "/api/v1/sandboxes?name=Daytona", e.member, nil).json(t)["items"].([]any)

@@ -20,12 +20,14 @@ const (
 
 // Config is everything the API needs to serve.
 type Config struct {
-	Log         *slog.Logger
-	DB          Pinger
-	Tokens      TokenService
-	Sandboxes   SandboxService
-	Agents      AgentService
-	Runs        RunService
+	Log       *slog.Logger
+	DB        Pinger
+	Tokens    TokenService
+	Sandboxes SandboxService
+	Agents    AgentService
+	Runs      RunService
+	// Pools shows each sandbox's warm pool in its view (nil: none shown).
+	Pools       PoolService
 	Audit       AuditLog
 	Idempotency IdempotencyStore
 	// Keys seal the answers kept for Idempotency-Key replays.
@@ -106,7 +108,7 @@ func New(cfg Config) *echo.Echo {
 	idem := idempotent(cfg.Idempotency, cfg.Keys, unfinishedCreate, cfg.Log)
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
-	sandboxesHandler{svc: cfg.Sandboxes}.routes(v1, idem)
+	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools}.routes(v1, idem)
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
 	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
 	auditHandler{log: cfg.Audit}.routes(v1)

@@ -32,24 +32,29 @@ func writeReport(path string, r results) error {
 	return os.WriteFile(path, []byte(w.b.String()+keptSection(path)), 0o644)
 }
 
-// The fuzzing section comes from `make fuzz-long`, not from this tool: a
-// rewrite of the report keeps it as it was.
-const (
-	keptStart = "<!-- fuzzing -->"
-	keptEnd   = "<!-- /fuzzing -->"
-)
+// Sections measured by other means are kept as they were when the report
+// is rewritten: fuzzing comes from `make fuzz-long`, the warm pools' figures
+// from their Go benchmarks in pkg/run (`go test -bench 'RunStart|PoolBurst'`),
+// whose ratios and counts the hot-path table does not show.
+var keptSections = [][2]string{
+	{"<!-- pools -->", "<!-- /pools -->"},
+	{"<!-- fuzzing -->", "<!-- /fuzzing -->"},
+}
 
 func keptSection(path string) string {
 	old, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
-	start := strings.Index(string(old), keptStart)
-	end := strings.Index(string(old), keptEnd)
-	if start < 0 || end < start {
-		return ""
+	var out strings.Builder
+	for _, marks := range keptSections {
+		start := strings.Index(string(old), marks[0])
+		end := strings.Index(string(old), marks[1])
+		if start >= 0 && end >= start {
+			out.WriteString("\n" + string(old[start:end+len(marks[1])]) + "\n")
+		}
 	}
-	return "\n" + string(old[start:end+len(keptEnd)]) + "\n"
+	return out.String()
 }
 
 type reportWriter struct {

@@ -53,6 +53,7 @@ func serve(ctx context.Context, cfg config) error {
 		Sandboxes:       a.Sandboxes,
 		Agents:          a.Agents,
 		Runs:            a.Runs,
+		Pools:           a.Runs,
 		Audit:           db.Audit(),
 		Idempotency:     db.Idempotency(),
 		Keys:            a.Keys,
@@ -80,6 +81,7 @@ func serve(ctx context.Context, cfg config) error {
 	background := jobs.Start(ctx, db, counters, log,
 		a.Runs.ReaperJob(cfg.ReaperInterval, db, log),
 		a.Runs.IdleJob(cfg.ReaperInterval, log),
+		a.Runs.PoolJob(log),
 		a.Sandboxes.HealthJob(cfg.HealthInterval, db.Sandboxes(), log))
 
 	// Requests run under their own base context: shutdown ends them only

@@ -18,6 +18,13 @@ type Metrics interface {
 	// JobRan: a background job's pass ended with outcome ok or failed, or
 	// was skipped because another replica held the job.
 	JobRan(job, outcome string, took time.Duration)
+	// PoolObserved: a warm pool's pass found size wanted and ready instances.
+	PoolObserved(sandboxID, provider string, size, ready int)
+	// PoolClaimed: a new thread's run asked a warm pool for an instance and
+	// got one (hit) or found it empty, in took.
+	PoolClaimed(provider string, hit bool, took time.Duration)
+	// PoolCreateFailed: a warm pool's create failed.
+	PoolCreateFailed(provider string)
 }
 
 // NoMetrics counts nothing.
@@ -29,3 +36,6 @@ func (NoMetrics) RunStarted(string)                                    {}
 func (NoMetrics) ProbeFailed(string, string)                           {}
 func (NoMetrics) InstanceChanged(string, string)                       {}
 func (NoMetrics) JobRan(string, string, time.Duration)                 {}
+func (NoMetrics) PoolObserved(string, string, int, int)                {}
+func (NoMetrics) PoolClaimed(string, bool, time.Duration)              {}
+func (NoMetrics) PoolCreateFailed(string)                              {}

@@ -59,7 +59,8 @@ const (
 	InstanceDestroyed InstanceStatus = "destroyed"
 )
 
-// Instance is a sandbox instance at a provider, made for a thread.
+// Instance is a sandbox instance at a provider, made for a thread or, by
+// a warm pool, for the thread that will claim it.
 type Instance struct {
 	ID          string
 	WorkspaceID string
@@ -72,9 +73,10 @@ type Instance struct {
 	CreatedBy   string     // the run that is creating it
 	LeaseUntil  *time.Time // a creating instance's claim ends then
 	// PausedAt is set while a live instance is paused at its provider.
-	PausedAt  *time.Time
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	PausedAt    *time.Time
+	PoolVersion int // the sandbox version a warm pool made it from; 0 when made for its thread
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // RunStatus is where a run is in its life.

@@ -26,6 +26,11 @@ type Prometheus struct {
 	jobRuns          *prometheus.CounterVec
 	jobDuration      *prometheus.HistogramVec
 	jobLastSuccess   *prometheus.GaugeVec
+	poolSize         *prometheus.GaugeVec
+	poolReady        *prometheus.GaugeVec
+	poolClaims       *prometheus.CounterVec
+	poolClaimTime    *prometheus.HistogramVec
+	poolFailures     *prometheus.CounterVec
 }
 
 // New returns the metrics of one server.
@@ -65,9 +70,26 @@ func New() *Prometheus {
 		jobLastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "auxilia_job_last_success_timestamp_seconds", Help: "When a background job's last pass in this replica succeeded (Unix time), by job.",
 		}, []string{"job"}),
+		poolSize: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "auxilia_pool_size", Help: "Instances a sandbox's warm pool keeps ready, as configured, by sandbox.",
+		}, []string{"sandbox", "provider"}),
+		poolReady: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "auxilia_pool_ready", Help: "Instances ready in a sandbox's warm pool at its last pass, by sandbox.",
+		}, []string{"sandbox", "provider"}),
+		poolClaims: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "auxilia_pool_claims_total", Help: "New threads' asks of a warm pool, by provider and outcome (hit: served from the pool; miss: it was empty, the run created).",
+		}, []string{"provider", "outcome"}),
+		poolClaimTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "auxilia_pool_claim_duration_seconds", Help: "Time to claim an instance of a warm pool (the claim's transaction), by provider.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
+		}, []string{"provider"}),
+		poolFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "auxilia_pool_create_failures_total", Help: "Warm pool creates that failed, by provider.",
+		}, []string{"provider"}),
 	}
 	p.registry.MustRegister(p.requests, p.requestDuration, p.providerCalls, p.providerDuration, p.runs,
 		p.probesFailed, p.instances, p.jobRuns, p.jobDuration, p.jobLastSuccess,
+		p.poolSize, p.poolReady, p.poolClaims, p.poolClaimTime, p.poolFailures,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return p
 }
@@ -116,4 +138,22 @@ func (p *Prometheus) JobRan(job, outcome string, took time.Duration) {
 	if outcome == "ok" {
 		p.jobLastSuccess.WithLabelValues(job).Set(float64(time.Now().UnixNano()) / 1e9)
 	}
+}
+
+func (p *Prometheus) PoolObserved(sandboxID, provider string, size, ready int) {
+	p.poolSize.WithLabelValues(sandboxID, provider).Set(float64(size))
+	p.poolReady.WithLabelValues(sandboxID, provider).Set(float64(ready))
+}
+
+func (p *Prometheus) PoolClaimed(provider string, hit bool, took time.Duration) {
+	outcome := "miss"
+	if hit {
+		outcome = "hit"
+		p.poolClaimTime.WithLabelValues(provider).Observe(took.Seconds())
+	}
+	p.poolClaims.WithLabelValues(provider, outcome).Inc()
+}
+
+func (p *Prometheus) PoolCreateFailed(provider string) {
+	p.poolFailures.WithLabelValues(provider).Inc()
 }

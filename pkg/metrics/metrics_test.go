@@ -43,3 +43,20 @@ func TestJobSeries(t *testing.T) {
 	assert.InDelta(t, float64(before.Unix()), at, 5)
 	assert.NotContains(t, body, `auxilia_job_last_success_timestamp_seconds{job="health"}`, "a job that never succeeded has no last success")
 }
+
+func TestPoolSeries(t *testing.T) {
+	p := New()
+	p.PoolObserved("sb-1", "daytona", 5, 3)
+	p.PoolObserved("sb-1", "daytona", 5, 4)
+	p.PoolClaimed("daytona", true, 2*time.Millisecond)
+	p.PoolClaimed("daytona", false, time.Millisecond)
+	p.PoolCreateFailed("daytona")
+	body := scrape(t, p)
+
+	assert.Contains(t, body, `auxilia_pool_size{provider="daytona",sandbox="sb-1"} 5`)
+	assert.Contains(t, body, `auxilia_pool_ready{provider="daytona",sandbox="sb-1"} 4`, "the last pass's count")
+	assert.Contains(t, body, `auxilia_pool_claims_total{outcome="hit",provider="daytona"} 1`)
+	assert.Contains(t, body, `auxilia_pool_claims_total{outcome="miss",provider="daytona"} 1`)
+	assert.Contains(t, body, `auxilia_pool_claim_duration_seconds_count{provider="daytona"} 1`, "a miss claims nothing")
+	assert.Contains(t, body, `auxilia_pool_create_failures_total{provider="daytona"} 1`)
+}

@@ -20,6 +20,13 @@ type Common struct {
 	IdleMinutes     int               `json:"idle_minutes" validate:"min=0,max=10080" title:"Pause when idle (minutes)" doc:"After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses."`
 	KeepFiles       string            `json:"keep_files" validate:"oneof=until_expiry always" title:"Keep files" doc:"until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them."`
 	MaxKeptDays     int               `json:"max_kept_days" validate:"min=1,max=365" title:"Keep files for (days)" doc:"Kept files older than this are deleted."`
+	Pool            Pool              `json:"pool" title:"Warm pool" doc:"Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create."`
+}
+
+// Pool is how many instances a sandbox keeps ready for new threads.
+type Pool struct {
+	Size           int `json:"size" validate:"min=0,max=200" title:"Size" doc:"Instances kept ready; 0 keeps none."`
+	MaxIdleMinutes int `json:"max_idle_minutes" validate:"min=1,max=10080" title:"Longest idle (minutes)" doc:"A ready instance older than this is replaced by a new one."`
 }
 
 // DefaultCommon is the common block of a new sandbox.
@@ -27,8 +34,11 @@ type Common struct {
 // unless told otherwise sets DenyNetwork in its own defaults.
 func DefaultCommon() Common {
 	return Common{DefaultPackages: []string{}, Timeout: 1800, Network: AllowNetwork(),
-		KeepFiles: KeepUntilExpiry, MaxKeptDays: DefaultMaxKeptDays}
+		KeepFiles: KeepUntilExpiry, MaxKeptDays: DefaultMaxKeptDays, Pool: Pool{Size: 0, MaxIdleMinutes: 60}}
 }
+
+// WarmPool is how many instances the sandbox keeps ready, and for how long.
+func (c *Common) WarmPool() Pool { return c.Pool }
 
 // CommandTimeout is the longest a command may run.
 func (c *Common) CommandTimeout() time.Duration { return time.Duration(c.Timeout) * time.Second }
@@ -58,6 +68,9 @@ type CommonRules struct {
 	// Resources are the resources the provider can set (with the
 	// capability Resources).
 	Resources ResourceLimits
+	// PoolNote is said after the help of pool: what a warm pool means on
+	// this provider (one that cannot relabel an instance says so).
+	PoolNote string
 }
 
 func (r CommonRules) maxTimeout() int {
@@ -86,6 +99,7 @@ func (r CommonRules) schema(props map[string]any) {
 	withNote(props["default_packages"].(map[string]any), r.PackagesNote)
 	withNote(props["network"].(map[string]any), r.Egress.Note)
 	r.Resources.schema(props["resources"].(map[string]any)["properties"].(map[string]any))
+	withNote(props["pool"].(map[string]any), r.PoolNote)
 }
 
 func withNote(prop map[string]any, note string) {

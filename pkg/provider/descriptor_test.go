@@ -101,8 +101,8 @@ func TestAProviderIsSwitchedOffByItsOwnSetting(t *testing.T) {
 
 func TestTheCommonBlockIsFlattenedIntoTheSchema(t *testing.T) {
 	schema := provider.Schema(echo{name: "echo"})
-	assert.Equal(t, []string{"greeting", "default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days"}, schema["x-order"])
-	assert.Equal(t, []string{"default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days"}, schema["x-common"])
+	assert.Equal(t, []string{"greeting", "default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days", "pool"}, schema["x-order"])
+	assert.Equal(t, []string{"default_packages", "timeout", "network", "resources", "idle_minutes", "keep_files", "max_kept_days", "pool"}, schema["x-common"])
 	props := schema["properties"].(map[string]any)
 	assert.Equal(t, map[string]any{"type": "integer", "minimum": 1, "maximum": provider.DefaultMaxTimeout, "default": 1800,
 		"title": "Timeout (seconds)", "description": "Longest a command may run."}, props["timeout"])
@@ -125,7 +125,38 @@ func TestTheCommonBlockDecodesAndEncodesBesideTheProvidersOwnKeys(t *testing.T) 
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"greeting":"hi","timeout":5,"default_packages":["rich"],
 		"network":{"default":"allow","allow":[],"deny":[]},"resources":{"cpu":0,"memory_mb":0,"disk_mb":0},
-		"idle_minutes":0,"keep_files":"until_expiry","max_kept_days":7}`, string(raw))
+		"idle_minutes":0,"keep_files":"until_expiry","max_kept_days":7,"pool":{"size":0,"max_idle_minutes":60}}`, string(raw))
+}
+
+// The pool is an object of its own: a key left out keeps its default, and
+// each bad key is named by its path.
+func TestThePoolDecodesKeyByKeyAndNamesItsBadKeys(t *testing.T) {
+	k := echo{name: "echo"}
+	cfg, errs := provider.DecodeConfig(k, json.RawMessage(`{"pool":{"size":3}}`))
+	require.Empty(t, errs)
+	assert.Equal(t, provider.Pool{Size: 3, MaxIdleMinutes: 60}, cfg.WarmPool())
+
+	_, errs = provider.DecodeConfig(k, json.RawMessage(`{"pool":{"size":"many","color":"red"}}`))
+	assert.ElementsMatch(t, []provider.FieldError{
+		{Field: "pool.color", Message: "is not a setting of Echo sandboxes"},
+		{Field: "pool.size", Message: "must be a whole number"},
+	}, errs)
+	_, errs = provider.DecodeConfig(k, json.RawMessage(`{"pool":5}`))
+	assert.Equal(t, []provider.FieldError{{Field: "pool", Message: "must be an object"}}, errs)
+
+	cfg, errs = provider.DecodeConfig(k, json.RawMessage(`{"pool":{"size":-1,"max_idle_minutes":0}}`))
+	require.Empty(t, errs)
+	got := map[string]bool{}
+	for _, fe := range provider.ValidateConfig(k, cfg, provider.Policy{}) {
+		got[fe.Field] = true
+	}
+	assert.Equal(t, map[string]bool{"pool.size": true, "pool.max_idle_minutes": true}, got)
+
+	props := provider.Schema(k)["properties"].(map[string]any)
+	pool := props["pool"].(map[string]any)
+	assert.Equal(t, "object", pool["type"])
+	assert.Equal(t, []string{"size", "max_idle_minutes"}, pool["x-order"])
+	assert.Equal(t, provider.Pool{Size: 0, MaxIdleMinutes: 60}, pool["default"])
 }
 
 func TestTheCommonBlockIsValidatedOnceUnderTheProvidersRules(t *testing.T) {

@@ -116,6 +116,18 @@ func (i instrumented) FindCreated(ctx context.Context, l Labels) (Instance, bool
 	return inst, found, err
 }
 
+// Relabel gives an instance new labels, where the provider can.
+func (i instrumented) Relabel(ctx context.Context, inst Instance, l Labels) error {
+	r, ok := i.c.(Relabeler)
+	if !ok {
+		return Errorf(ErrUnsupported, i.provider, "relabel", "instances cannot be relabelled")
+	}
+	start := time.Now()
+	err := r.Relabel(ctx, inst, l)
+	i.observe("relabel", start, &err)
+	return err
+}
+
 func (i instrumented) Probe(ctx context.Context) error {
 	start := time.Now()
 	err := i.c.Probe(ctx)

@@ -42,6 +42,8 @@ type Config interface {
 	CommandTimeout() time.Duration
 	// Packages are the pip requirement specifiers installed in every new instance.
 	Packages() []string
+	// WarmPool is how many instances are kept ready for new threads.
+	WarmPool() Pool
 	common() *Common
 }
 
@@ -78,6 +80,15 @@ type Labels struct {
 	// Instance is our id for this one creation: a provider that can list its
 	// instances by label finds the instance again with it (see Finder).
 	Instance string
+}
+
+// Relabeler is implemented by clients that can change an instance's labels
+// after its create: a warm pool's instance, made with the pool's labels, is
+// labelled as its thread's when a thread claims it. An instance of a client
+// that cannot keeps the labels it was made with; its Instance label, our id
+// for the instance, stays the same, so FindCreated finds it either way.
+type Relabeler interface {
+	Relabel(ctx context.Context, inst Instance, labels Labels) error
 }
 
 // Finder is implemented by clients that can find the instance a Create made

@@ -56,7 +56,13 @@ type strategy interface {
 }
 
 // defaultStrategies are tried in this order; the last one always chooses.
-func defaultStrategies() []strategy { return []strategy{threadsInstance{}, keptFiles{}, newInstance{}} }
+// A warm pool (pool.go) is tried before creation, where there are pools.
+func defaultStrategies(pools bool) []strategy {
+	if pools {
+		return []strategy{threadsInstance{}, keptFiles{}, poolInstance{}, newInstance{}}
+	}
+	return []strategy{threadsInstance{}, keptFiles{}, newInstance{}}
+}
 
 // allocate gives the thread keyed key a live instance of sb.
 func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client) (ensured, error) {

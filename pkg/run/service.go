@@ -99,6 +99,8 @@ type Options struct {
 	// Clock tells the idle job, and the reaper when it deletes kept files,
 	// the time (default time.Now): tests move it on.
 	Clock func() time.Time
+	// PoolEvery is how often the warm pools are kept: retired and topped up (default 10 s).
+	PoolEvery time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -120,6 +122,9 @@ func (o Options) withDefaults() Options {
 	if o.KeepAfterIdle <= 0 {
 		o.KeepAfterIdle = 10 * time.Minute
 	}
+	if o.PoolEvery <= 0 {
+		o.PoolEvery = 10 * time.Second
+	}
 	if o.OutputLimit <= 0 {
 		o.OutputLimit = provider.DefaultOutputLimit
 	}
@@ -140,6 +145,8 @@ type Deps struct {
 	Options   Options
 	// Metrics counts runs and instances (default: nothing).
 	Metrics auxilia.Metrics
+	// Pools keeps warm pools (nil: sandboxes have none).
+	Pools Pools
 }
 
 // Service runs agents on threads.
@@ -155,5 +162,5 @@ func New(d Deps) *Service {
 	if d.Metrics == nil {
 		d.Metrics = auxilia.NoMetrics{}
 	}
-	return &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters(), strategies: defaultStrategies()}
+	return &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters(), strategies: defaultStrategies(d.Pools != nil)}
 }

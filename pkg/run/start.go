@@ -165,8 +165,6 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 	ctx, cancel := context.WithTimeout(ctx, s.opt.CreateLease)
 	defer cancel()
 	abandon := func() { _ = s.Instances.MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
-	// A create that fails after the provider made something: leave it to the reaper, which destroys it.
-	release := func() { _ = s.Instances.Release(context.WithoutCancel(ctx), inst.ID) }
 	if probe {
 		if res := s.Sandboxes.Probe(ctx, sb, client); !res.OK {
 			abandon()
@@ -178,13 +176,25 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 		abandon()
 		return inst, err
 	}
+	return s.build(ctx, sb, client, cfg, inst, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Thread: thread.ID, Instance: inst.ID}, from)
+}
+
+// build makes an instance whose creation is claimed (its row is creating)
+// at the provider, installs the default packages and records it live. On
+// any failure nothing is left behind: whatever the provider made is
+// destroyed, now or by the reaper. With from set, it is made from those
+// kept files, which hold their packages already.
+func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider.Client, cfg provider.Config, inst auxilia.Instance, labels provider.Labels, from *auxilia.KeptFiles) (auxilia.Instance, error) {
+	abandon := func() { _ = s.Instances.MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
+	// A create that fails after the provider made something: leave it to the reaper, which destroys it.
+	release := func() { _ = s.Instances.Release(context.WithoutCancel(ctx), inst.ID) }
 	// Record the provider's id the moment it exists: if this process dies
 	// before the instance is ready, the reaper can still destroy it.
 	created := provider.WithCreated(ctx, func(id string) {
 		_ = s.Instances.SetProviderRef(context.WithoutCancel(ctx), inst.ID, id)
 	})
-	labels := provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Thread: thread.ID, Instance: inst.ID}
 	var pinst provider.Instance
+	var err error
 	if from != nil {
 		pinst, err = s.createFrom(created, client, labels, *from)
 	} else {

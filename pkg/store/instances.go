@@ -20,6 +20,7 @@ type instanceRow struct {
 	CreatedByRun    *string
 	LeaseUntil      *time.Time
 	PausedAt        *time.Time
+	PoolVersion     *int // the sandbox version a pool made it from; nil when made for a thread
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 }
@@ -32,6 +33,9 @@ func (r instanceRow) domain() auxilia.Instance {
 		Status: auxilia.InstanceStatus(r.Status), LeaseUntil: r.LeaseUntil, PausedAt: r.PausedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.ThreadID != nil {
 		inst.ThreadID = *r.ThreadID
+	}
+	if r.PoolVersion != nil {
+		inst.PoolVersion = *r.PoolVersion
 	}
 	if r.CreatedByRun != nil {
 		inst.CreatedBy = *r.CreatedByRun

@@ -3787,6 +3787,28 @@ export interface components {
                 deny: string[];
             };
             /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (the gateway cannot relabel a sandbox: a claimed instance keeps the pool's labels, without its thread's; the gateway's GATEWAY_IDLE_TTL also ends pool instances idle past it).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size: number;
+            };
+            /**
              * Resources
              * @description What each instance may use.
              * @default {
@@ -3917,6 +3939,28 @@ export interface components {
                  * @default []
                  */
                 deny: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create.
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size: number;
             };
             /**
              * Resources
@@ -4097,6 +4141,28 @@ export interface components {
                 deny: string[];
             };
             /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create.
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size: number;
+            };
+            /**
              * Resources
              * @description What each instance may use.
              * @default {
@@ -4216,6 +4282,28 @@ export interface components {
                  * @default []
                  */
                 deny: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (OpenSandbox cannot change an instance's metadata: a claimed instance keeps the pool's labels, without its thread's).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size: number;
             };
             /**
              * Resources
@@ -4419,6 +4507,8 @@ export interface components {
             id: string;
             /** @example Team OpenSandbox */
             name: string;
+            /** @description Pool is shown when one sandbox is read, not in lists. */
+            pool?: components["schemas"]["SandboxPool"];
             /** @enum {string} */
             provider: "opensandbox" | "daytona" | "cloudrun" | "local";
             /** Format: date-time */
@@ -4463,6 +4553,17 @@ export interface components {
             provider?: string;
             secret?: string | null;
             url?: string | null;
+        };
+        SandboxPool: {
+            creating: number;
+            detail: string;
+            failures: number;
+            ready: number;
+            /** Format: date-time */
+            retry_at: string | null;
+            size: number;
+            /** @enum {string} */
+            state: "off" | "ready" | "creating" | "failing" | "stopped";
         };
         SecretHint: {
             is_set: boolean;

@@ -6,6 +6,7 @@ export type Sandbox = Schemas["Sandbox"];
 export type SandboxCreate = Schemas["SandboxCreate"];
 export type SandboxPatch = Schemas["SandboxPatch"];
 export type SandboxHealth = Schemas["SandboxHealth"];
+export type SandboxPool = Schemas["SandboxPool"];
 export type ProbeRecord = Schemas["ProbeRecord"];
 export type ProbeResult = Schemas["ProbeResult"];
 export type SecretHint = Schemas["SecretHint"];

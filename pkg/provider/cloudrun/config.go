@@ -58,6 +58,7 @@ var rules = provider.CommonRules{
 	MaxTimeout:   3600,
 	TimeoutNote:  "Cloud Run allows at most an hour",
 	PackagesNote: "needs internet access",
+	PoolNote:     "the gateway cannot relabel a sandbox: a claimed instance keeps the pool's labels, without its thread's; the gateway's GATEWAY_IDLE_TTL also ends pool instances idle past it",
 	Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true,
 		Note: "offline by default, and always when the gateway's deployment allows no egress (GATEWAY_ALLOW_EGRESS); private and link-local addresses and the gateway's own are never reached; a domain stands for the addresses the gateway resolves it to when a command starts"},
 	Resources: provider.ResourceLimits{

@@ -349,3 +349,25 @@ func randomID() string {
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
 	return hex.EncodeToString(b)
 }
+
+// Relabel replaces a sandbox's labels with the thread's, keeping its
+// creation label (our id for the instance, unchanged), by which the client
+// finds it. Daytona replaces the labels whole: PUT /sandbox/{id}/labels in
+// its apps/api/src/sandbox/controllers/sandbox.controller.ts.
+func (c *Client) Relabel(ctx context.Context, inst provider.Instance, labels provider.Labels) error {
+	const op = "relabel"
+	body, err := json.Marshal(map[string]map[string]string{"labels": sandboxLabels(labels, labels.Instance)})
+	if err != nil {
+		return failure(provider.ErrInvalidConfig, op, "%s", err)
+	}
+	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPut, "/sandbox/"+url.PathEscape(inst.ID)+"/labels", body))
+	switch {
+	case err != nil:
+		return err
+	case ans.Status == http.StatusOK:
+		return nil
+	case ans.Status == http.StatusNotFound:
+		return failure(provider.ErrGone, op, "%s", describe(ans))
+	}
+	return c.controlPlaneError(op, ans)
+}

@@ -35,7 +35,8 @@ func (Kind) Describe() provider.Descriptor {
 		Secret:       provider.Field{Accepted: true, Required: true, Label: "Token"},
 		Capabilities: provider.FindCreated | provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
 		Shell:        provider.ShellBashOrSh,
-		Common:       provider.CommonRules{MaxTimeout: 600, TimeoutNote: "echo is quick"},
+		Common: provider.CommonRules{MaxTimeout: 600, TimeoutNote: "echo is quick",
+			PoolNote: "a claimed instance keeps the pool's labels, without its thread's"},
 	}
 }
 

@@ -122,4 +122,23 @@ func (c *client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 	return provider.Instance{}, false, nil
 }
 
-var _ provider.Finder = (*client)(nil)
+// Relabel rewrites a claimed instance's labels, whole, with its thread's:
+// the Instance label, by which FindCreated finds it, stays the same.
+func (c *client) Relabel(ctx context.Context, inst provider.Instance, labels provider.Labels) error {
+	if !instanceID.MatchString(inst.ID) {
+		return provider.Errorf(provider.ErrGone, providerName, "relabel", "no instance %q", inst.ID)
+	}
+	f := c.filesOf(inst.ID)
+	if _, err := os.Stat(f.labels); errors.Is(err, fs.ErrNotExist) {
+		return provider.Errorf(provider.ErrGone, providerName, "relabel", "no instance %s", inst.ID)
+	}
+	if err := writeLabels(f.labels, labels); err != nil {
+		return provider.Errorf(provider.ErrFailed, providerName, "relabel", "%v", bare(err))
+	}
+	return nil
+}
+
+var (
+	_ provider.Finder    = (*client)(nil)
+	_ provider.Relabeler = (*client)(nil)
+)

@@ -116,3 +116,27 @@ func TestAFailedCreateLeavesNothing(t *testing.T) {
 	assert.NotContains(t, err.Error(), c.dataDir, "errors do not tell the server's paths")
 	assert.Empty(t, c.instanceFiles(t))
 }
+
+// A pool's instance, made without a thread, is labelled as its thread's
+// when claimed, and found by the labels it has now.
+func TestRelabel(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	pool := labelled
+	pool.Thread = ""
+	inst, err := c.Create(ctx, pool)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Destroy(ctx, inst) })
+
+	require.NoError(t, c.Relabel(ctx, inst, labelled))
+	found, ok, err := c.FindCreated(ctx, labelled)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, inst.ID, found.ID)
+	_, ok, err = c.FindCreated(ctx, pool)
+	require.NoError(t, err)
+	assert.False(t, ok, "the pool's labels were replaced")
+
+	require.NoError(t, c.Destroy(ctx, inst))
+	assert.ErrorIs(t, c.Relabel(ctx, inst, labelled), provider.ErrGone)
+}

@@ -187,6 +187,15 @@ func (f *Fake) Reconnect(ctx context.Context, inst provider.Instance) (provider.
 	return inst, err
 }
 
+// Relabel counts the call; the fake keeps no labels.
+func (f *Fake) Relabel(ctx context.Context, inst provider.Instance, _ provider.Labels) error {
+	if err := f.enter(ctx, "relabel"); err != nil {
+		return err
+	}
+	_, err := f.folder("relabel", inst.ID)
+	return err
+}
+
 func (f *Fake) KeepAlive(ctx context.Context, inst provider.Instance) error {
 	if err := f.enter(ctx, "keepalive"); err != nil {
 		return err

@@ -15,7 +15,7 @@ const sandbox: Sandbox = {
   has_secret: false,
   config: { default_image: "python:3.12-slim", volume_mounts: [], use_server_proxy: true, gpu: 0, execd_token_is_api_key: false, default_packages: [], timeout: 1800,
     network: { default: "allow", allow: [], deny: [] }, resources: { cpu: 1, memory_mb: 2048, disk_mb: 0 },
-    idle_minutes: 0, keep_files: "until_expiry", max_kept_days: 7 },
+    idle_minutes: 0, keep_files: "until_expiry", max_kept_days: 7, pool: { size: 0, max_idle_minutes: 60 } },
   health: { status: "unknown", checked_at: null, latency_ms: null, detail: "", history: [] },
   created_at: "2026-01-01T00:00:00Z",
   updated_at: "2026-01-01T00:00:00Z",

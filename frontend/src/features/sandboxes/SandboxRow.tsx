@@ -4,6 +4,7 @@ import { IconButton } from "../../ui/IconButton";
 import { Pill } from "../../ui/Pill";
 import { useProbeSandbox } from "./api/probeSandbox";
 import { HealthBadge } from "./HealthBadge";
+import { SandboxPoolStatus } from "./PoolStatus";
 import { ProviderIcon } from "./ProviderIcon";
 
 interface SandboxRowProps {
@@ -29,6 +30,7 @@ export function SandboxRow({ sandbox, providerTitle, canManage, onEdit, onDelete
         <div className="list-row__meta">
           {sandbox.url && <span className="mono truncate sandbox-row__url">{sandbox.url}</span>}
           <HealthBadge health={sandbox.health} />
+          <SandboxPoolStatus sandbox={sandbox} />
         </div>
       </div>
       {canManage && (

@@ -88,6 +88,7 @@ func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneR
 			"POST recover":          {OpRecoverSandbox, s.recoverSandbox},
 			"POST last-activity":    {OpUpdateLastActivity, s.updateLastActivity},
 			"GET toolbox-proxy-url": {OpGetToolboxProxyURL, s.getToolboxProxyURL},
+			"PUT labels":            {OpReplaceLabels, s.replaceLabels},
 		}
 		if route, ok := actions[method+" "+parts[2]]; ok {
 			return route, parts[1]
@@ -457,4 +458,23 @@ func (s *Server) getToolboxProxyURL(w http.ResponseWriter, r *http.Request, _ *a
 	if sb := s.sandboxOr404(w, r); sb != nil {
 		writeJSON(w, http.StatusOK, map[string]string{"url": s.ToolboxProxyURL()})
 	}
+}
+
+// replaceLabels replaces a sandbox's labels whole and answers them, as
+// Daytona's replaceLabels does (apps/api/src/sandbox/controllers/sandbox.controller.ts,
+// services/sandbox.service.ts).
+func (s *Server) replaceLabels(w http.ResponseWriter, r *http.Request, _ *apiKey) {
+	sb := s.sandboxOr404(w, r)
+	if sb == nil {
+		return
+	}
+	var req struct {
+		Labels map[string]string `json:"labels"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Labels == nil {
+		apiError(w, r, http.StatusBadRequest, "labels must be an object")
+		return
+	}
+	sb.labels = req.Labels
+	writeJSON(w, http.StatusOK, map[string]any{"labels": sb.labels})
 }

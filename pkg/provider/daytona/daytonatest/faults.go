@@ -20,6 +20,7 @@ const (
 	OpRecoverSandbox     = "recoverSandbox"
 	OpUpdateLastActivity = "updateLastActivity"
 	OpGetToolboxProxyURL = "getToolboxProxyUrl"
+	OpReplaceLabels      = "replaceLabels"
 
 	OpGetWorkDir     = "GetWorkDir"
 	OpGetUserHomeDir = "GetUserHomeDir"

@@ -22,6 +22,7 @@ describe("sandbox form model", () => {
       idle_minutes: "0",
       keep_files: "until_expiry",
       max_kept_days: "7",
+      pool: { size: "0", max_idle_minutes: "60" },
     });
   });
 
@@ -42,6 +43,7 @@ describe("sandbox form model", () => {
         idle_minutes: 0,
         keep_files: "until_expiry",
         max_kept_days: 7,
+        pool: { size: 0, max_idle_minutes: 60 },
       },
     });
   });

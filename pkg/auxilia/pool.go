@@ -1,0 +1,39 @@
+package auxilia
+
+import "time"
+
+// PoolState says how a sandbox's warm pool is doing.
+type PoolState string
+
+// Pool states: off (size 0), ready (every instance made), creating (some on
+// their way), failing (creates fail; the pool backs off) and stopped (too
+// many failures in a row: nothing is made until the sandbox is edited or
+// probed healthy).
+const (
+	PoolOff      PoolState = "off"
+	PoolReady    PoolState = "ready"
+	PoolCreating PoolState = "creating"
+	PoolFailing  PoolState = "failing"
+	PoolStopped  PoolState = "stopped"
+)
+
+// PoolFailures is a pool's run of failed creates for one sandbox version.
+type PoolFailures struct {
+	SandboxID string
+	Version   int // the sandbox version they count against
+	Count     int // failed creates in a row
+	LastError string
+	RetryAt   *time.Time // no create before then
+	StoppedAt *time.Time // set once Count reached the limit
+}
+
+// PoolStatus is what a sandbox's view shows of its warm pool.
+type PoolStatus struct {
+	State    PoolState
+	Size     int
+	Ready    int
+	Creating int
+	Failures int
+	Detail   string     // why it fails or stopped
+	RetryAt  *time.Time // when a failing pool tries again
+}

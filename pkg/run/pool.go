@@ -1,0 +1,137 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// Pools keeps warm pools: instances made ahead of any thread, and each
+// pool's run of failed creates.
+type Pools interface {
+	Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time) (auxilia.Instance, error)
+	Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error)
+	Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error)
+	Retire(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time, size int) (int64, error)
+	Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error)
+	Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error)
+	SetFailures(ctx context.Context, f auxilia.PoolFailures) error
+}
+
+// poolInstance gives a thread without an instance one of its sandbox's
+// warm pool, when the pool has one ready: the claim is one statement in the
+// thread's short transaction. An empty pool leaves the choice to creation,
+// so the pool never makes a run slower than it would be without one.
+type poolInstance struct{}
+
+func (poolInstance) choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error) {
+	cfg, err := a.svc.Sandboxes.Config(a.sb)
+	if err != nil {
+		return nil, err
+	}
+	pool := cfg.WarmPool()
+	if pool.Size == 0 {
+		return nil, nil
+	}
+	start := time.Now()
+	inst, ok, err := a.svc.Pools.Claim(ctx, thread, a.sb, freshAfter(pool, now))
+	if err != nil {
+		return nil, err
+	}
+	a.svc.Metrics.PoolClaimed(a.sb.Provider, ok, time.Since(start))
+	if !ok {
+		return nil, nil
+	}
+	return claimed{inst}, nil
+}
+
+// freshAfter is the oldest a ready instance of the pool may have become
+// ready and still be handed out.
+func freshAfter(pool provider.Pool, now time.Time) time.Time {
+	return now.Add(-time.Duration(pool.MaxIdleMinutes) * time.Minute)
+}
+
+// claimed makes a pool's instance the thread's: a reconnect (the run's
+// probe, as for a warm run) and, at the same time, where the provider can,
+// the thread's labels in place of the pool's. A claimed instance found gone
+// is forgotten and the thread chooses again.
+type claimed struct{ inst auxilia.Instance }
+
+func (c claimed) take(ctx context.Context, a *allocation) (step, error) {
+	relabeled := make(chan struct{})
+	go func() {
+		defer close(relabeled)
+		a.svc.relabel(ctx, a.client, c.inst)
+	}()
+	got, err := a.svc.reconnect(ctx, a.sb, a.client, c.inst)
+	<-relabeled
+	switch {
+	case errors.Is(err, provider.ErrGone):
+		return poolGone{c.inst}, nil
+	case err != nil:
+		return nil, err
+	}
+	return allocated{ensured{instance: got, replaced: a.replaced}}, nil
+}
+
+// relabel labels a claimed instance as its thread's at the provider, where
+// the provider can. It is best effort: the instance keeps its Instance label
+// (our id for it) either way, by which the reaper finds it, and a failure
+// leaves only the pool's labels on it.
+func (s *Service) relabel(ctx context.Context, client provider.Client, inst auxilia.Instance) {
+	r, ok := client.(provider.Relabeler)
+	if !ok {
+		return
+	}
+	pinst, err := s.providerInstance(inst)
+	if err != nil {
+		return
+	}
+	_ = r.Relabel(ctx, pinst, provider.Labels{Workspace: inst.WorkspaceID, Sandbox: inst.SandboxID,
+		Thread: inst.ThreadID, Instance: inst.ID})
+}
+
+// poolGone forgets a claimed instance the provider no longer has. The
+// thread had no files in it, so unlike a replacement the run says nothing.
+type poolGone struct{ gone auxilia.Instance }
+
+func (p poolGone) take(ctx context.Context, a *allocation) (step, error) {
+	return choice{}, a.svc.Instances.MarkDestroyed(ctx, p.gone.ID)
+}
+
+// PoolStatus is what the sandbox's view shows of its warm pool. A sandbox
+// whose config this server cannot read (its provider is not here) has none
+// here: its view is still served.
+func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.PoolStatus, error) {
+	cfg, err := s.Sandboxes.Config(sb)
+	if err != nil {
+		return auxilia.PoolStatus{State: auxilia.PoolOff}, nil
+	}
+	pool := cfg.WarmPool()
+	if pool.Size == 0 {
+		return auxilia.PoolStatus{State: auxilia.PoolOff}, nil
+	}
+	out := auxilia.PoolStatus{Size: pool.Size}
+	if out.Ready, out.Creating, err = s.Pools.Count(ctx, sb, freshAfter(pool, time.Now())); err != nil {
+		return out, err
+	}
+	f, err := s.Pools.Failures(ctx, sb.ID)
+	if err != nil {
+		return out, err
+	}
+	f = currentFailures(f, sb)
+	switch {
+	case f.StoppedAt != nil:
+		out.State, out.Failures, out.Detail = auxilia.PoolStopped, f.Count, stoppedDetail(f)
+	case f.Count > 0:
+		out.State, out.Failures, out.RetryAt, out.Detail = auxilia.PoolFailing, f.Count, f.RetryAt, failingDetail(f)
+	case out.Ready >= out.Size:
+		out.State = auxilia.PoolReady
+	default:
+		out.State = auxilia.PoolCreating
+	}
+	return out, nil
+}

@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+type poolRow struct {
+	SandboxID string `gorm:"primaryKey"`
+	Version   int
+	Failures  int
+	LastError string
+	RetryAt   *time.Time
+	StoppedAt *time.Time
+	UpdatedAt time.Time
+}
+
+func (poolRow) TableName() string { return "pools" }
+
+// Pools keeps warm pools: the instances made ahead of any thread (rows of
+// instances with a pool_version and no thread) and each pool's failures.
+type Pools struct{ db *DB }
+
+// Pools returns the warm pool repository.
+func (db *DB) Pools() Pools { return Pools{db} }
+
+// unclaimed are a sandbox's pool instances no thread has claimed yet.
+func (s Pools) unclaimed(ctx context.Context, sandboxID string) *gorm.DB {
+	return s.db.conn(ctx).Model(&instanceRow{}).
+		Where("sandbox_id = ? AND pool_version IS NOT NULL AND thread_id IS NULL", sandboxID)
+}
+
+// Add records that the pool is creating an instance of the sandbox's
+// version, until lease: an instance of no thread yet.
+func (s Pools) Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time) (auxilia.Instance, error) {
+	now := Now()
+	version := sb.Version
+	row := instanceRow{ID: auxilia.NewID(), WorkspaceID: sb.WorkspaceID, SandboxID: sb.ID, PoolVersion: &version,
+		Status: string(auxilia.InstanceCreating), LeaseUntil: &lease, CreatedAt: now, UpdatedAt: now}
+	err := s.db.conn(ctx).Create(&row).Error
+	return row.domain(), err
+}
+
+// Claim gives the thread a ready instance made from the sandbox's version
+// and live since freshAfter, if there is one, and points the thread at it.
+// Concurrent claims never take the same instance: on Postgres each skips
+// the rows others have locked; SQLite runs one transaction at a time.
+func (s Pools) Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
+	pick := "SELECT id FROM instances WHERE sandbox_id = ? AND pool_version = ? AND thread_id IS NULL AND status = ? AND updated_at > ? ORDER BY updated_at LIMIT 1"
+	if s.db.dialect == Postgres {
+		pick += " FOR UPDATE SKIP LOCKED"
+	}
+	var rows []instanceRow
+	err := s.db.conn(ctx).Raw("UPDATE instances SET thread_id = ?, updated_at = ? WHERE id = ("+pick+") AND thread_id IS NULL RETURNING *",
+		t.ID, Now(), sb.ID, sb.Version, auxilia.InstanceLive, freshAfter).Scan(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return auxilia.Instance{}, false, err
+	}
+	if err := s.db.conn(ctx).Model(&threadRow{}).Where("id = ?", t.ID).Update("instance_id", rows[0].ID).Error; err != nil {
+		return auxilia.Instance{}, false, err
+	}
+	return rows[0].domain(), true, nil
+}
+
+// Count returns how many of the sandbox's unclaimed pool instances of its
+// version are ready (live since freshAfter) and being created.
+func (s Pools) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error) {
+	var counts []struct {
+		Status string
+		N      int
+	}
+	err = s.unclaimed(ctx, sb.ID).Select("status, COUNT(*) AS n").
+		Where("pool_version = ? AND (status = ? OR (status = ? AND updated_at > ?))",
+			sb.Version, auxilia.InstanceCreating, auxilia.InstanceLive, freshAfter).
+		Group("status").Scan(&counts).Error
+	for _, c := range counts {
+		if c.Status == string(auxilia.InstanceLive) {
+			ready = c.N
+		} else {
+			creating = c.N
+		}
+	}
+	return ready, creating, err
+}
+
+// Retire releases, for the reaper to destroy, the sandbox's unclaimed pool
+// instances that may no longer be handed out: made from another version,
+// live since before freshAfter, or beyond size (the newest are kept). It
+// returns how many it released.
+func (s Pools) Retire(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time, size int) (int64, error) {
+	var retired int64
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		res := s.unclaimed(ctx, sb.ID).Where("status IN ?", activeInstance).
+			Where("pool_version <> ? OR (status = ? AND updated_at <= ?)", sb.Version, auxilia.InstanceLive, freshAfter).
+			UpdateColumns(map[string]any{"status": auxilia.InstanceReleased, "lease_until": nil, "updated_at": Now()})
+		if res.Error != nil {
+			return res.Error
+		}
+		retired = res.RowsAffected
+		var surplus []string
+		if err := s.unclaimed(ctx, sb.ID).Where("status IN ?", activeInstance).
+			Order("updated_at DESC").Offset(size).Limit(1<<20).Pluck("id", &surplus).Error; err != nil || len(surplus) == 0 {
+			return err
+		}
+		res = s.unclaimed(ctx, sb.ID).Where("id IN ?", surplus).
+			UpdateColumns(map[string]any{"status": auxilia.InstanceReleased, "lease_until": nil, "updated_at": Now()})
+		retired += res.RowsAffected
+		return res.Error
+	})
+	return retired, err
+}
+
+// Sandboxes returns up to limit live sandboxes after the id after ("" for
+// the first), in id order: the pool job visits each. A deleted sandbox's
+// instances, its pool's included, were released when it was deleted.
+func (s Pools) Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error) {
+	var rows []sandboxRow
+	q := s.db.conn(ctx).Where("deleted_at IS NULL")
+	if after != "" {
+		q = q.Where("id > ?", after)
+	}
+	err := q.Order("id").Limit(limit).Find(&rows).Error
+	out := make([]auxilia.Sandbox, len(rows))
+	for i, r := range rows {
+		out[i] = r.domain()
+	}
+	return out, err
+}
+
+// Failures returns the pool's run of failed creates (zero when none).
+func (s Pools) Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error) {
+	var rows []poolRow
+	err := s.db.conn(ctx).Where("sandbox_id = ?", sandboxID).Limit(1).Find(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return auxilia.PoolFailures{SandboxID: sandboxID}, err
+	}
+	r := rows[0]
+	return auxilia.PoolFailures{SandboxID: r.SandboxID, Version: r.Version, Count: r.Failures, LastError: r.LastError,
+		RetryAt: r.RetryAt, StoppedAt: r.StoppedAt}, nil
+}
+
+// SetFailures records the pool's run of failed creates.
+func (s Pools) SetFailures(ctx context.Context, f auxilia.PoolFailures) error {
+	row := poolRow{SandboxID: f.SandboxID, Version: f.Version, Failures: f.Count, LastError: f.LastError,
+		RetryAt: f.RetryAt, StoppedAt: f.StoppedAt, UpdatedAt: Now()}
+	return s.db.conn(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "sandbox_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"version", "failures", "last_error", "retry_at", "stopped_at", "updated_at"}),
+	}).Create(&row).Error
+}
