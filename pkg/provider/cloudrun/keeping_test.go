@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/gatewaytest"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
@@ -19,8 +20,8 @@ import (
 )
 
 func TestConformanceLifecycle(t *testing.T) {
-	g := startGateway(t, newFakeGCS(t))
-	providertest.RunLifecycle(t, open(t, g.URL, testSecret, withBucket))
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
+	providertest.RunLifecycle(t, open(t, g.URL, gatewaytest.Secret, withBucket))
 }
 
 // counter sits in front of the gateway and counts the calls that pass,
@@ -63,9 +64,9 @@ func (c *counter) take() map[string]int {
 // restore one create, forgetting one delete.
 func TestKeepingCostsItsCalls(t *testing.T) {
 	ctx := context.Background()
-	g := startGateway(t, newFakeGCS(t))
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
 	calls := countCalls(t, g.URL)
-	c := open(t, calls.URL, testSecret, withBucket)
+	c := open(t, calls.URL, gatewaytest.Secret, withBucket)
 	inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
@@ -101,9 +102,9 @@ func TestKeepingCostsItsCalls(t *testing.T) {
 // leaves it, and a paused sandbox can be kept and stays paused.
 func TestKeptFilesAreApartFromTheRunSnapshot(t *testing.T) {
 	ctx := context.Background()
-	gcs := newFakeGCS(t)
-	g := startGateway(t, gcs)
-	c := open(t, g.URL, testSecret, withBucket, func(c *Config) { c.SnapshotPrefix = "threads/" })
+	gcs := gatewaytest.NewGCS(t)
+	g := gatewaytest.Start(t, gcs)
+	c := open(t, g.URL, gatewaytest.Secret, withBucket, func(c *Config) { c.SnapshotPrefix = "threads/" })
 	inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 	require.NoError(t, err)
 	require.NoError(t, c.WriteFile(ctx, inst, "/workspace/f.txt", []byte("kept")))
@@ -111,14 +112,14 @@ func TestKeptFilesAreApartFromTheRunSnapshot(t *testing.T) {
 
 	kept, err := c.(provider.Keeper).Keep(ctx, inst)
 	require.NoError(t, err)
-	assert.Regexp(t, `^gs://`+bucket+`/threads/kept/[0-9TZ]+-[0-9a-f]+/`+inst.ID+`\.tar$`, kept.ID)
+	assert.Regexp(t, `^gs://`+gatewaytest.Bucket+`/threads/kept/[0-9TZ]+-[0-9a-f]+/`+inst.ID+`\.tar$`, kept.ID)
 	assert.WithinDuration(t, time.Now(), kept.At, time.Minute)
 	require.NoError(t, c.(provider.Pauser).Pause(ctx, inst), "it is paused again")
-	_, live := gcs.Object(bucket, "threads/"+inst.ID+".tar")
+	_, live := gcs.Object(gatewaytest.Bucket, "threads/"+inst.ID+".tar")
 	assert.True(t, live, "the paused sandbox's snapshot is there")
 
 	require.NoError(t, c.Destroy(ctx, inst))
-	_, stored := gcs.Object(bucket, strings.TrimPrefix(kept.ID, "gs://"+bucket+"/"))
+	_, stored := gcs.Object(gatewaytest.Bucket, strings.TrimPrefix(kept.ID, "gs://"+gatewaytest.Bucket+"/"))
 	assert.True(t, stored, "destroying the sandbox leaves what was kept")
 	restored, err := c.(provider.Keeper).CreateFrom(ctx, provider.Labels{Thread: "th"}, kept)
 	require.NoError(t, err)
@@ -132,8 +133,8 @@ func TestKeptFilesAreApartFromTheRunSnapshot(t *testing.T) {
 // snapshot, are gone.
 func TestMissingObjectsAreGone(t *testing.T) {
 	ctx := context.Background()
-	g := startGateway(t, newFakeGCS(t))
-	c := open(t, g.URL, testSecret, withBucket)
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
+	c := open(t, g.URL, gatewaytest.Secret, withBucket)
 	inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
@@ -144,7 +145,7 @@ func TestMissingObjectsAreGone(t *testing.T) {
 	require.ErrorIs(t, err, provider.ErrGone)
 	assert.Contains(t, err.Error(), "no snapshot at gs://")
 
-	deleteAtGateway(t, g, inst.ID)
+	g.Delete(t, inst.ID)
 	err = c.(provider.Pauser).Pause(ctx, inst)
 	require.ErrorIs(t, err, provider.ErrGone)
 	assert.Contains(t, err.Error(), "no snapshot to resume from")
@@ -154,8 +155,8 @@ func TestMissingObjectsAreGone(t *testing.T) {
 
 func TestKeepingNeedsABucket(t *testing.T) {
 	ctx := context.Background()
-	g := startGateway(t, newFakeGCS(t))
-	c := open(t, g.URL, testSecret)
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
+	c := open(t, g.URL, gatewaytest.Secret)
 	inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
