@@ -2,13 +2,7 @@ package cloudrun
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,78 +18,43 @@ func TestConformanceLifecycle(t *testing.T) {
 	providertest.RunLifecycle(t, open(t, g.URL, gatewaytest.Secret, withBucket))
 }
 
-// counter sits in front of the gateway and counts the calls that pass,
-// by method and route ("POST /sandboxes/{id}/snapshot").
-type counter struct {
-	URL   string
-	mu    sync.Mutex
-	calls map[string]int
-}
-
-var sandboxID = regexp.MustCompile(`^/sandboxes/[^/]+`)
-
-func countCalls(t *testing.T, gatewayURL string) *counter {
-	target, err := url.Parse(gatewayURL)
-	require.NoError(t, err)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	c := &counter{calls: map[string]int{}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c.mu.Lock()
-		c.calls[r.Method+" "+sandboxID.ReplaceAllString(r.URL.Path, "/sandboxes/{id}")]++
-		c.mu.Unlock()
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c.URL = srv.URL
-	return c
-}
-
-// take returns the calls counted since the last take.
-func (c *counter) take() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	calls := c.calls
-	c.calls = map[string]int{}
-	return calls
-}
-
 // A pause saves and releases (two calls); the resume in Reconnect finds
 // the sandbox gone and restores it (two calls); keeping is one save, a
 // restore one create, forgetting one delete.
 func TestKeepingCostsItsCalls(t *testing.T) {
 	ctx := context.Background()
 	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
-	calls := countCalls(t, g.URL)
+	calls := gatewaytest.CountCalls(t, g.URL)
 	c := open(t, calls.URL, gatewaytest.Secret, withBucket)
 	inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
 	require.NoError(t, c.WriteFile(ctx, inst, "/workspace/f.txt", []byte("here")))
 
-	calls.take()
+	calls.Take()
 	require.NoError(t, c.(provider.Pauser).Pause(ctx, inst))
-	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1, "DELETE /sandboxes/{id}": 1}, calls.take())
+	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1, "DELETE /sandboxes/{id}": 1}, calls.Take())
 	require.NoError(t, c.(provider.Pauser).Pause(ctx, inst))
-	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1, "GET /sandboxes/{id}/snapshot": 1}, calls.take(),
+	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1, "GET /sandboxes/{id}/snapshot": 1}, calls.Take(),
 		"a paused sandbox is told by its snapshot")
 
 	again, err := c.Reconnect(ctx, inst)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/keepalive": 1, "POST /sandboxes/{id}/restore": 1}, calls.take())
+	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/keepalive": 1, "POST /sandboxes/{id}/restore": 1}, calls.Take())
 	got, err := providertest.ReadAll(ctx, c, again, "/workspace/f.txt")
 	require.NoError(t, err)
 	assert.Equal(t, "here", string(got))
 
-	calls.take()
+	calls.Take()
 	kept, err := c.(provider.Keeper).Keep(ctx, again)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1}, calls.take())
+	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1}, calls.Take())
 	restored, err := c.(provider.Keeper).CreateFrom(ctx, provider.Labels{Thread: "th"}, kept)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), restored) })
-	assert.Equal(t, map[string]int{"POST /sandboxes": 1}, calls.take())
+	assert.Equal(t, map[string]int{"POST /sandboxes": 1}, calls.Take())
 	require.NoError(t, c.(provider.Keeper).Forget(ctx, kept))
-	assert.Equal(t, map[string]int{"DELETE /sandboxes/{id}/snapshot": 1}, calls.take())
+	assert.Equal(t, map[string]int{"DELETE /sandboxes/{id}/snapshot": 1}, calls.Take())
 }
 
 // A kept copy lives apart from the snapshot each run replaces: Destroy

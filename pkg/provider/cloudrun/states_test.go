@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strconv"
-	"sync/atomic"
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/gateway/gatewaytest"
@@ -23,14 +19,14 @@ const gatewayCap = 2
 
 func TestConformanceStates(t *testing.T) {
 	g := gatewaytest.Start(t, gatewaytest.NewGCS(t), "GATEWAY_MAX_SANDBOXES="+strconv.Itoa(gatewayCap))
-	front := countCreates(t, g.URL)
+	front := gatewaytest.CountCalls(t, g.URL)
 	providertest.RunStates(t, Kind{}.Describe(), open(t, front.URL, gatewaytest.Secret, withBucket), gatewayStates{g, front})
 }
 
 // gatewayStates puts sandboxes in the states Cloud Run leaves them in.
 type gatewayStates struct {
 	g     *gatewaytest.Gateway
-	front *createCounter
+	front *gatewaytest.Counter
 }
 
 // Pause is Cloud Run scaling the gateway to zero (or its idle reaper):
@@ -56,30 +52,5 @@ func (s gatewayStates) RefuseCreates(t *testing.T) providertest.Refusal {
 		require.Equal(t, http.StatusCreated, resp.StatusCode)
 		t.Cleanup(func() { s.g.Delete(t, sb.ID) })
 	}
-	return providertest.Refusal{Kind: provider.ErrQuota, Words: "GATEWAY_MAX_SANDBOXES", Asked: s.front.creates}
-}
-
-// createCounter passes calls on to a gateway, counting its creates.
-type createCounter struct {
-	URL string
-	n   atomic.Int32
-}
-
-func (c *createCounter) creates() int { return int(c.n.Load()) }
-
-func countCreates(t *testing.T, gateway string) *createCounter {
-	target, err := url.Parse(gateway)
-	require.NoError(t, err)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1 // commands' output streams
-	c := &createCounter{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == "/sandboxes" {
-			c.n.Add(1)
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c.URL = srv.URL
-	return c
+	return providertest.Refusal{Kind: provider.ErrQuota, Words: "GATEWAY_MAX_SANDBOXES", Asked: func() int { return s.front.Of("POST /sandboxes") }}
 }
