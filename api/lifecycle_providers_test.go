@@ -3,6 +3,7 @@ package api_test
 import (
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/gatewaytest"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/stretchr/testify/require"
@@ -41,6 +42,28 @@ func TestThreadsKeepTheirWorkOnDaytona(t *testing.T) {
 			expire: func(_ *env, ref string) { require.NoError(t, fake.Destroy(ref)) },
 			calls:  func() int { return -1 },
 			kept:   func() int { return len(fake.SnapshotNames()) },
+		})
+	}, func(o *options) { o.run.Clock = clock.now })
+}
+
+// The real gateway, with a Cloud Storage emulator: a pause saves the
+// workspace to the bucket and releases the sandbox, an expiry also loses
+// that snapshot, and kept copies live under the prefix's kept/ folder.
+func TestThreadsKeepTheirWorkOnCloudRun(t *testing.T) {
+	const prefix = "threads/"
+	clock := &movedClock{}
+	eachDB(t, func(t *testing.T, e *env) {
+		g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
+		calls := gatewaytest.CountCalls(t, g.URL)
+		threadLifecycle(t, e, clock, lifecycleProvider{
+			sandbox: func(*env) map[string]any {
+				return map[string]any{"provider": "cloudrun", "url": calls.URL, "secret": gatewaytest.Secret,
+					"config": map[string]any{"gcs_bucket": gatewaytest.Bucket, "snapshot_prefix": prefix}}
+			},
+			paused: func(_ *env, ref string) bool { return g.Paused(t, prefix, ref) },
+			expire: func(_ *env, ref string) { g.Expire(t, prefix, ref) },
+			calls:  calls.Total,
+			kept:   func() int { return g.Kept(prefix) },
 		})
 	}, func(o *options) { o.run.Clock = clock.now })
 }

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -24,7 +25,7 @@ func (c *movedClock) moveOn(by time.Duration) { c.ahead.Add(int64(by)) }
 
 // lifecycleProvider is what the end-to-end test needs of a provider beyond the API.
 type lifecycleProvider struct {
-	sandbox func(e *env) map[string]any // a sandbox's fields, config aside
+	sandbox func(e *env) map[string]any // a sandbox's fields; its config, if any, gets the walk's lifecycle keys
 	paused  func(e *env, ref string) bool
 	expire  func(e *env, ref string) // the instance goes behind the server's back
 	calls   func() int               // provider calls so far (-1: not counted)
@@ -53,7 +54,12 @@ func threadLifecycle(t *testing.T, e *env, clock *movedClock, p lifecycleProvide
 	}
 	bound := func(name string, config map[string]any) string {
 		fields := p.sandbox(e)
-		fields["name"], fields["config"] = name, config
+		merged := map[string]any{}
+		if own, ok := fields["config"].(map[string]any); ok {
+			maps.Copy(merged, own)
+		}
+		maps.Copy(merged, config)
+		fields["name"], fields["config"] = name, merged
 		r := e.send("POST", "/api/v1/sandboxes", e.admin, fields)
 		require.Equal(t, 201, r.StatusCode, "%s", r.body)
 		sb := r.json(t)

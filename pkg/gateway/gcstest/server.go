@@ -60,6 +60,19 @@ func (s *Server) Object(bucket, name string) ([]byte, bool) {
 	return obj.Content, true
 }
 
+// Objects lists the names in bucket that start with prefix.
+func (s *Server) Objects(bucket, prefix string) []string {
+	objs, _, err := s.fake.ListObjectsWithOptions(bucket, fakestorage.ListOptions{Prefix: prefix})
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(objs))
+	for _, o := range objs {
+		names = append(names, o.Name)
+	}
+	return names
+}
+
 // PutObject stores data as bucket/name, as another writer would.
 func (s *Server) PutObject(bucket, name string, data []byte) {
 	s.fake.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: bucket, Name: name}, Content: data})

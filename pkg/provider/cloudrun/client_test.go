@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/gatewaytest"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
@@ -16,21 +17,21 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	gcs := newFakeGCS(t)
-	g := startGateway(t, gcs)
+	gcs := gatewaytest.NewGCS(t)
+	g := gatewaytest.Start(t, gcs)
 	t.Run("with a snapshot bucket", func(t *testing.T) {
-		providertest.Run(t, open(t, g.URL, testSecret, withBucket))
+		providertest.Run(t, open(t, g.URL, gatewaytest.Secret, withBucket))
 	})
 	t.Run("without a bucket", func(t *testing.T) {
-		providertest.Run(t, open(t, g.URL, testSecret))
+		providertest.Run(t, open(t, g.URL, gatewaytest.Secret))
 	})
 }
 
 func TestThreadSurvivesItsSandboxBeingDeleted(t *testing.T) {
 	ctx := context.Background()
-	gcs := newFakeGCS(t)
-	g := startGateway(t, gcs)
-	c := open(t, g.URL, testSecret, withBucket, func(c *Config) { c.SnapshotPrefix = "threads/" })
+	gcs := gatewaytest.NewGCS(t)
+	g := gatewaytest.Start(t, gcs)
+	c := open(t, g.URL, gatewaytest.Secret, withBucket, func(c *Config) { c.SnapshotPrefix = "threads/" })
 
 	inst, err := c.Create(ctx, provider.Labels{Workspace: "ws", Sandbox: "sb", Thread: "th"})
 	require.NoError(t, err)
@@ -39,10 +40,10 @@ func TestThreadSurvivesItsSandboxBeingDeleted(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, res.ExitCode, res.Output)
 	require.NoError(t, c.Persist(ctx, inst), "the run ends")
-	_, stored := gcs.Object(bucket, "threads/"+inst.ID+".tar")
+	_, stored := gcs.Object(gatewaytest.Bucket, "threads/"+inst.ID+".tar")
 	require.True(t, stored, "the snapshot is in the bucket")
 
-	deleteAtGateway(t, g, inst.ID)
+	g.Delete(t, inst.ID)
 
 	again, err := c.Reconnect(ctx, inst)
 	require.NoError(t, err, "the next run brings the sandbox back from its snapshot")
@@ -57,9 +58,9 @@ func TestThreadSurvivesItsSandboxBeingDeleted(t *testing.T) {
 
 	t.Run("the gateway itself restarts", func(t *testing.T) {
 		require.NoError(t, c.Persist(ctx, again))
-		g.stop(t)
-		fresh := startGateway(t, gcs)
-		c2 := open(t, fresh.URL, testSecret, withBucket, func(c *Config) { c.SnapshotPrefix = "threads/" })
+		g.Stop(t)
+		fresh := gatewaytest.Start(t, gcs)
+		c2 := open(t, fresh.URL, gatewaytest.Secret, withBucket, func(c *Config) { c.SnapshotPrefix = "threads/" })
 		back, err := c2.Reconnect(ctx, again)
 		require.NoError(t, err)
 		assert.Equal(t, inst.ID, back.ID)
@@ -67,7 +68,7 @@ func TestThreadSurvivesItsSandboxBeingDeleted(t *testing.T) {
 		require.NoError(t, err)
 		assert.False(t, info.Dir)
 		require.NoError(t, c2.Destroy(ctx, back))
-		_, stored := gcs.Object(bucket, "threads/"+inst.ID+".tar")
+		_, stored := gcs.Object(gatewaytest.Bucket, "threads/"+inst.ID+".tar")
 		assert.False(t, stored, "destroying a thread's sandbox deletes its snapshot")
 		_, err = c2.Reconnect(ctx, back)
 		assert.ErrorIs(t, err, provider.ErrGone)
@@ -76,14 +77,14 @@ func TestThreadSurvivesItsSandboxBeingDeleted(t *testing.T) {
 
 func TestReconnectWithoutASnapshot(t *testing.T) {
 	ctx := context.Background()
-	gcs := newFakeGCS(t)
-	g := startGateway(t, gcs)
+	gcs := gatewaytest.NewGCS(t)
+	g := gatewaytest.Start(t, gcs)
 	for name, edit := range map[string]func(*Config){"no bucket": func(*Config) {}, "bucket but never persisted": withBucket} {
 		t.Run(name, func(t *testing.T) {
-			c := open(t, g.URL, testSecret, edit)
+			c := open(t, g.URL, gatewaytest.Secret, edit)
 			inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 			require.NoError(t, err)
-			deleteAtGateway(t, g, inst.ID)
+			g.Delete(t, inst.ID)
 			_, err = c.Reconnect(ctx, inst)
 			require.ErrorIs(t, err, provider.ErrGone, "the thread gets a fresh sandbox")
 			assert.ErrorIs(t, c.KeepAlive(ctx, inst), provider.ErrGone)
@@ -102,33 +103,33 @@ func errorKindFor(name string) error {
 
 func TestProbe(t *testing.T) {
 	ctx := context.Background()
-	gcs := newFakeGCS(t)
-	g := startGateway(t, gcs)
-	require.NoError(t, open(t, g.URL, testSecret).Probe(ctx))
+	gcs := gatewaytest.NewGCS(t)
+	g := gatewaytest.Start(t, gcs)
+	require.NoError(t, open(t, g.URL, gatewaytest.Secret).Probe(ctx))
 
 	err := open(t, g.URL, "wrong-secret").Probe(ctx)
 	require.ErrorIs(t, err, provider.ErrUnauthorized)
 	assert.Contains(t, err.Error(), "wrong gateway secret", "the gateway's own words")
 
 	packages := func(c *Config) { c.Network, c.DefaultPackages = provider.AllowNetwork(), []string{"pandas"} }
-	err = open(t, g.URL, testSecret, packages).Probe(ctx)
+	err = open(t, g.URL, gatewaytest.Secret, packages).Probe(ctx)
 	require.ErrorIs(t, err, provider.ErrInvalidConfig, "the gateway's deployment allows no egress")
 	assert.Contains(t, err.Error(), "GATEWAY_ALLOW_EGRESS")
 
-	withEgress := startGateway(t, gcs, "GATEWAY_ALLOW_EGRESS=true")
-	require.NoError(t, open(t, withEgress.URL, testSecret, packages).Probe(ctx))
+	withEgress := gatewaytest.Start(t, gcs, "GATEWAY_ALLOW_EGRESS=true")
+	require.NoError(t, open(t, withEgress.URL, gatewaytest.Secret, packages).Probe(ctx))
 
-	noSecret := startGateway(t, gcs, "GATEWAY_SECRET=")
-	err = open(t, noSecret.URL, testSecret).Probe(ctx)
+	noSecret := gatewaytest.Start(t, gcs, "GATEWAY_SECRET=")
+	err = open(t, noSecret.URL, gatewaytest.Secret).Probe(ctx)
 	require.ErrorIs(t, err, provider.ErrUnauthorized)
 	assert.Contains(t, err.Error(), "GATEWAY_SECRET")
 
-	noLauncher := startGateway(t, gcs, "GATEWAY_BWRAP=/nonexistent/bwrap")
-	err = open(t, noLauncher.URL, testSecret).Probe(ctx)
+	noLauncher := gatewaytest.Start(t, gcs, "GATEWAY_BWRAP=/nonexistent/bwrap")
+	err = open(t, noLauncher.URL, gatewaytest.Secret).Probe(ctx)
 	require.ErrorIs(t, err, provider.ErrFailed)
 	assert.Contains(t, err.Error(), "launcher is not usable")
 
-	err = open(t, "http://127.0.0.1:"+freePort(t), testSecret).Probe(ctx)
+	err = open(t, "http://127.0.0.1:"+gatewaytest.FreePort(t), gatewaytest.Secret).Probe(ctx)
 	require.ErrorIs(t, err, provider.ErrUnreachable)
 }
 
@@ -148,7 +149,7 @@ func TestAnswersFromOtherServers(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := open(t, srv.URL, testSecret)
+	c := open(t, srv.URL, gatewaytest.Secret)
 	err := c.Probe(ctx)
 	require.ErrorIs(t, err, provider.ErrFailed)
 	assert.Contains(t, err.Error(), "does not answer as the Auxilia gateway")
@@ -182,7 +183,7 @@ func TestReconnectRacingAnotherReconnect(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := open(t, srv.URL, testSecret, withBucket)
+	c := open(t, srv.URL, gatewaytest.Secret, withBucket)
 	inst, err := c.Reconnect(context.Background(), provider.Instance{ID: "sbx-1", WorkDir: "/workspace"})
 	require.NoError(t, err, "a sandbox restored meanwhile by someone else is simply used")
 	assert.Equal(t, "sbx-1", inst.ID)
@@ -194,7 +195,7 @@ func TestACallerThatLeavesIsNoFailureOfTheGateway(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	err := open(t, srv.URL, testSecret).Probe(ctx)
+	err := open(t, srv.URL, gatewaytest.Secret).Probe(ctx)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.NotErrorIs(t, err, provider.ErrFailed, "the sandbox's health is not the caller's leaving")
 }
@@ -210,7 +211,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	}))
 	t.Cleanup(redirecting.Close)
 
-	err := open(t, redirecting.URL, testSecret).Probe(context.Background())
+	err := open(t, redirecting.URL, gatewaytest.Secret).Probe(context.Background())
 	require.Error(t, err)
 	assert.False(t, followed, "the client followed the redirect to another server")
 }

@@ -6,16 +6,17 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/gatewaytest"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // atGateway is a sandbox as the gateway shows it.
-func atGateway(t *testing.T, g *gatewayProcess, id string) map[string]any {
+func atGateway(t *testing.T, g *gatewaytest.Gateway, id string) map[string]any {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, g.URL+"/sandboxes/"+id, nil)
-	req.Header.Set("Authorization", "Bearer "+testSecret)
+	req.Header.Set("Authorization", "Bearer "+gatewaytest.Secret)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -26,8 +27,8 @@ func atGateway(t *testing.T, g *gatewayProcess, id string) map[string]any {
 }
 
 func TestTheCreateCarriesTheSandboxsRulesAndResources(t *testing.T) {
-	g := startGateway(t, newFakeGCS(t), "GATEWAY_ALLOW_EGRESS=true")
-	client := open(t, g.URL, testSecret, func(c *Config) {
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t), "GATEWAY_ALLOW_EGRESS=true")
+	client := open(t, g.URL, gatewaytest.Secret, func(c *Config) {
 		c.Network = provider.Network{Default: "deny", Allow: []string{"pypi.org", "198.51.100.0/24"}, Deny: []string{"198.51.100.7"}}
 		c.Resources = provider.InstanceResources{MemoryMB: 512, DiskMB: 64}
 	})

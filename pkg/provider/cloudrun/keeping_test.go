@@ -2,16 +2,11 @@ package cloudrun
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/gatewaytest"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/assert"
@@ -19,43 +14,8 @@ import (
 )
 
 func TestConformanceLifecycle(t *testing.T) {
-	g := startGateway(t, newFakeGCS(t))
-	providertest.RunLifecycle(t, open(t, g.URL, testSecret, withBucket))
-}
-
-// counter sits in front of the gateway and counts the calls that pass,
-// by method and route ("POST /sandboxes/{id}/snapshot").
-type counter struct {
-	URL   string
-	mu    sync.Mutex
-	calls map[string]int
-}
-
-var sandboxID = regexp.MustCompile(`^/sandboxes/[^/]+`)
-
-func countCalls(t *testing.T, gatewayURL string) *counter {
-	target, err := url.Parse(gatewayURL)
-	require.NoError(t, err)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	c := &counter{calls: map[string]int{}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c.mu.Lock()
-		c.calls[r.Method+" "+sandboxID.ReplaceAllString(r.URL.Path, "/sandboxes/{id}")]++
-		c.mu.Unlock()
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c.URL = srv.URL
-	return c
-}
-
-// take returns the calls counted since the last take.
-func (c *counter) take() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	calls := c.calls
-	c.calls = map[string]int{}
-	return calls
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
+	providertest.RunLifecycle(t, open(t, g.URL, gatewaytest.Secret, withBucket))
 }
 
 // A pause saves and releases (two calls); the resume in Reconnect finds
@@ -63,47 +23,47 @@ func (c *counter) take() map[string]int {
 // restore one create, forgetting one delete.
 func TestKeepingCostsItsCalls(t *testing.T) {
 	ctx := context.Background()
-	g := startGateway(t, newFakeGCS(t))
-	calls := countCalls(t, g.URL)
-	c := open(t, calls.URL, testSecret, withBucket)
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
+	calls := gatewaytest.CountCalls(t, g.URL)
+	c := open(t, calls.URL, gatewaytest.Secret, withBucket)
 	inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
 	require.NoError(t, c.WriteFile(ctx, inst, "/workspace/f.txt", []byte("here")))
 
-	calls.take()
+	calls.Take()
 	require.NoError(t, c.(provider.Pauser).Pause(ctx, inst))
-	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1, "DELETE /sandboxes/{id}": 1}, calls.take())
+	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1, "DELETE /sandboxes/{id}": 1}, calls.Take())
 	require.NoError(t, c.(provider.Pauser).Pause(ctx, inst))
-	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1, "GET /sandboxes/{id}/snapshot": 1}, calls.take(),
+	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1, "GET /sandboxes/{id}/snapshot": 1}, calls.Take(),
 		"a paused sandbox is told by its snapshot")
 
 	again, err := c.Reconnect(ctx, inst)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/keepalive": 1, "POST /sandboxes/{id}/restore": 1}, calls.take())
+	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/keepalive": 1, "POST /sandboxes/{id}/restore": 1}, calls.Take())
 	got, err := providertest.ReadAll(ctx, c, again, "/workspace/f.txt")
 	require.NoError(t, err)
 	assert.Equal(t, "here", string(got))
 
-	calls.take()
+	calls.Take()
 	kept, err := c.(provider.Keeper).Keep(ctx, again)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1}, calls.take())
+	assert.Equal(t, map[string]int{"POST /sandboxes/{id}/snapshot": 1}, calls.Take())
 	restored, err := c.(provider.Keeper).CreateFrom(ctx, provider.Labels{Thread: "th"}, kept)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), restored) })
-	assert.Equal(t, map[string]int{"POST /sandboxes": 1}, calls.take())
+	assert.Equal(t, map[string]int{"POST /sandboxes": 1}, calls.Take())
 	require.NoError(t, c.(provider.Keeper).Forget(ctx, kept))
-	assert.Equal(t, map[string]int{"DELETE /sandboxes/{id}/snapshot": 1}, calls.take())
+	assert.Equal(t, map[string]int{"DELETE /sandboxes/{id}/snapshot": 1}, calls.Take())
 }
 
 // A kept copy lives apart from the snapshot each run replaces: Destroy
 // leaves it, and a paused sandbox can be kept and stays paused.
 func TestKeptFilesAreApartFromTheRunSnapshot(t *testing.T) {
 	ctx := context.Background()
-	gcs := newFakeGCS(t)
-	g := startGateway(t, gcs)
-	c := open(t, g.URL, testSecret, withBucket, func(c *Config) { c.SnapshotPrefix = "threads/" })
+	gcs := gatewaytest.NewGCS(t)
+	g := gatewaytest.Start(t, gcs)
+	c := open(t, g.URL, gatewaytest.Secret, withBucket, func(c *Config) { c.SnapshotPrefix = "threads/" })
 	inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 	require.NoError(t, err)
 	require.NoError(t, c.WriteFile(ctx, inst, "/workspace/f.txt", []byte("kept")))
@@ -111,14 +71,14 @@ func TestKeptFilesAreApartFromTheRunSnapshot(t *testing.T) {
 
 	kept, err := c.(provider.Keeper).Keep(ctx, inst)
 	require.NoError(t, err)
-	assert.Regexp(t, `^gs://`+bucket+`/threads/kept/[0-9TZ]+-[0-9a-f]+/`+inst.ID+`\.tar$`, kept.ID)
+	assert.Regexp(t, `^gs://`+gatewaytest.Bucket+`/threads/kept/[0-9TZ]+-[0-9a-f]+/`+inst.ID+`\.tar$`, kept.ID)
 	assert.WithinDuration(t, time.Now(), kept.At, time.Minute)
 	require.NoError(t, c.(provider.Pauser).Pause(ctx, inst), "it is paused again")
-	_, live := gcs.Object(bucket, "threads/"+inst.ID+".tar")
+	_, live := gcs.Object(gatewaytest.Bucket, "threads/"+inst.ID+".tar")
 	assert.True(t, live, "the paused sandbox's snapshot is there")
 
 	require.NoError(t, c.Destroy(ctx, inst))
-	_, stored := gcs.Object(bucket, strings.TrimPrefix(kept.ID, "gs://"+bucket+"/"))
+	_, stored := gcs.Object(gatewaytest.Bucket, strings.TrimPrefix(kept.ID, "gs://"+gatewaytest.Bucket+"/"))
 	assert.True(t, stored, "destroying the sandbox leaves what was kept")
 	restored, err := c.(provider.Keeper).CreateFrom(ctx, provider.Labels{Thread: "th"}, kept)
 	require.NoError(t, err)
@@ -132,8 +92,8 @@ func TestKeptFilesAreApartFromTheRunSnapshot(t *testing.T) {
 // snapshot, are gone.
 func TestMissingObjectsAreGone(t *testing.T) {
 	ctx := context.Background()
-	g := startGateway(t, newFakeGCS(t))
-	c := open(t, g.URL, testSecret, withBucket)
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
+	c := open(t, g.URL, gatewaytest.Secret, withBucket)
 	inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
@@ -144,7 +104,7 @@ func TestMissingObjectsAreGone(t *testing.T) {
 	require.ErrorIs(t, err, provider.ErrGone)
 	assert.Contains(t, err.Error(), "no snapshot at gs://")
 
-	deleteAtGateway(t, g, inst.ID)
+	g.Delete(t, inst.ID)
 	err = c.(provider.Pauser).Pause(ctx, inst)
 	require.ErrorIs(t, err, provider.ErrGone)
 	assert.Contains(t, err.Error(), "no snapshot to resume from")
@@ -154,8 +114,8 @@ func TestMissingObjectsAreGone(t *testing.T) {
 
 func TestKeepingNeedsABucket(t *testing.T) {
 	ctx := context.Background()
-	g := startGateway(t, newFakeGCS(t))
-	c := open(t, g.URL, testSecret)
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
+	c := open(t, g.URL, gatewaytest.Secret)
 	inst, err := c.Create(ctx, provider.Labels{Thread: "th"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strconv"
-	"sync/atomic"
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/gatewaytest"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/require"
@@ -21,30 +18,30 @@ import (
 const gatewayCap = 2
 
 func TestConformanceStates(t *testing.T) {
-	g := startGateway(t, newFakeGCS(t), "GATEWAY_MAX_SANDBOXES="+strconv.Itoa(gatewayCap))
-	front := countCreates(t, g.URL)
-	providertest.RunStates(t, Kind{}.Describe(), open(t, front.URL, testSecret, withBucket), gatewayStates{g, front})
+	g := gatewaytest.Start(t, gatewaytest.NewGCS(t), "GATEWAY_MAX_SANDBOXES="+strconv.Itoa(gatewayCap))
+	front := gatewaytest.CountCalls(t, g.URL)
+	providertest.RunStates(t, Kind{}.Describe(), open(t, front.URL, gatewaytest.Secret, withBucket), gatewayStates{g, front})
 }
 
 // gatewayStates puts sandboxes in the states Cloud Run leaves them in.
 type gatewayStates struct {
-	g     *gatewayProcess
-	front *createCounter
+	g     *gatewaytest.Gateway
+	front *gatewaytest.Counter
 }
 
 // Pause is Cloud Run scaling the gateway to zero (or its idle reaper):
 // the sandbox is forgotten, and what the last run persisted stays in the
 // bucket for the next reconnect.
-func (s gatewayStates) Pause(t *testing.T, id string) { deleteAtGateway(t, s.g, id) }
+func (s gatewayStates) Pause(t *testing.T, id string) { s.g.Delete(t, id) }
 
 // Exit is the same forgetting with nothing persisted: nothing comes back.
-func (s gatewayStates) Exit(t *testing.T, id string) { deleteAtGateway(t, s.g, id) }
+func (s gatewayStates) Exit(t *testing.T, id string) { s.g.Delete(t, id) }
 
 // RefuseCreates fills the gateway up to its cap.
 func (s gatewayStates) RefuseCreates(t *testing.T) providertest.Refusal {
 	for range gatewayCap {
 		req, _ := http.NewRequest(http.MethodPost, s.g.URL+"/sandboxes", bytes.NewReader([]byte("{}")))
-		req.Header.Set("Authorization", "Bearer "+testSecret)
+		req.Header.Set("Authorization", "Bearer "+gatewaytest.Secret)
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		var sb struct {
@@ -53,32 +50,7 @@ func (s gatewayStates) RefuseCreates(t *testing.T) providertest.Refusal {
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&sb))
 		resp.Body.Close()
 		require.Equal(t, http.StatusCreated, resp.StatusCode)
-		t.Cleanup(func() { deleteAtGateway(t, s.g, sb.ID) })
+		t.Cleanup(func() { s.g.Delete(t, sb.ID) })
 	}
-	return providertest.Refusal{Kind: provider.ErrQuota, Words: "GATEWAY_MAX_SANDBOXES", Asked: s.front.creates}
-}
-
-// createCounter passes calls on to a gateway, counting its creates.
-type createCounter struct {
-	URL string
-	n   atomic.Int32
-}
-
-func (c *createCounter) creates() int { return int(c.n.Load()) }
-
-func countCreates(t *testing.T, gateway string) *createCounter {
-	target, err := url.Parse(gateway)
-	require.NoError(t, err)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1 // commands' output streams
-	c := &createCounter{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == "/sandboxes" {
-			c.n.Add(1)
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c.URL = srv.URL
-	return c
+	return providertest.Refusal{Kind: provider.ErrQuota, Words: "GATEWAY_MAX_SANDBOXES", Asked: func() int { return s.front.Of("POST /sandboxes") }}
 }
