@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -31,27 +32,50 @@ func catalogue(kinds ...provider.Kind) []provider.Kind {
 // capabilities where the annotations mark a property with enumMarker, so
 // that no annotation repeats a list the providers declare.
 func addProviderEnums(doc *openapi3.T, kinds []provider.Kind) error {
-	lists := map[string][]string{"capabilities": provider.CapabilityNames()}
+	lists := map[string][]string{"capabilities": provider.CapabilityNames(), "audit_resource_types": auxilia.AuditResourceTypes}
 	for _, k := range kinds {
 		lists["providers"] = append(lists["providers"], k.Describe().Name)
 	}
+	fill := func(where string, s *openapi3.Schema, extensions map[string]any) error {
+		list, marked := extensions[enumMarker]
+		if !marked {
+			return nil
+		}
+		values, ok := lists[fmt.Sprint(list)]
+		if !ok {
+			return fmt.Errorf("%s: no list called %v", where, list)
+		}
+		delete(extensions, enumMarker)
+		if s.Items != nil {
+			s = s.Items.Value
+		}
+		for _, v := range values {
+			s.Enum = append(s.Enum, v)
+		}
+		return nil
+	}
 	for _, name := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
 		for key, prop := range doc.Components.Schemas[name].Value.Properties {
-			list, marked := prop.Value.Extensions[enumMarker]
-			if !marked {
-				continue
+			if err := fill(name+"."+key, prop.Value, prop.Value.Extensions); err != nil {
+				return err
 			}
-			values, ok := lists[fmt.Sprint(list)]
-			if !ok {
-				return fmt.Errorf("%s.%s: no list called %v", name, key, list)
-			}
-			delete(prop.Value.Extensions, enumMarker)
-			target := prop.Value
-			if target.Items != nil {
-				target = target.Items.Value
-			}
-			for _, v := range values {
-				target.Enum = append(target.Enum, v)
+		}
+	}
+	if doc.Paths == nil {
+		return nil
+	}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for method, op := range doc.Paths.Value(path).Operations() {
+			for _, p := range op.Parameters {
+				if p.Value == nil || p.Value.Schema == nil {
+					continue
+				}
+				// swag puts a parameter's extensions on the parameter.
+				for _, ext := range []map[string]any{p.Value.Extensions, p.Value.Schema.Value.Extensions} {
+					if err := fill(method+" "+path+" "+p.Value.Name, p.Value.Schema.Value, ext); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}
