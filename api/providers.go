@@ -59,6 +59,7 @@ func viewField(f provider.Field) fieldView {
 //	@Security	BearerAuth
 //	@Success	200	{object}	providerList
 //	@Failure	401	{object}	Problem
+//	@ID			listProviders
 //	@Router		/api/v1/providers [get]
 func (h sandboxesHandler) providers(c echo.Context) error {
 	out := providerList{Items: []providerView{}}

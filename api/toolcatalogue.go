@@ -30,6 +30,7 @@ type toolList struct {
 //	@Security	BearerAuth
 //	@Success	200	{object}	toolList
 //	@Failure	401	{object}	Problem
+//	@ID			listTools
 //	@Router		/api/v1/tools [get]
 func (h runsHandler) tools(c echo.Context) error {
 	out := toolList{Items: make([]toolView, len(run.Tools))}
