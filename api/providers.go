@@ -9,7 +9,7 @@ import (
 )
 
 type providerView struct {
-	Name           string `json:"name" example:"daytona"`
+	Name           string `json:"name" extensions:"x-enum=providers"`
 	Title          string `json:"title" example:"Daytona"`
 	Description    string `json:"description"`
 	Enabled        bool   `json:"enabled"`
@@ -27,7 +27,7 @@ type providerView struct {
 	// The JSON Schema of a sandbox's config; its "x-common" lists the keys
 	// every provider shares.
 	ConfigSchema map[string]any `json:"config_schema"`
-} //@name Provider
+} //@name ProviderInfo
 
 type operatorSettingView struct {
 	Env         string `json:"env" example:"AUXILIA_LOCAL_PROVIDER"`

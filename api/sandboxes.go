@@ -81,9 +81,9 @@ type sandboxCreate struct {
 
 // sandboxPatch documents the merge patch; the handler reads it as raw JSON.
 type sandboxPatch struct {
-	Name        string          `json:"name" binding:"optional"`
-	Description string          `json:"description" binding:"optional" extensions:"x-nullable"`
-	Provider    string          `json:"provider" binding:"optional"`
+	Name        string          `json:"name" minLength:"1" maxLength:"255" binding:"optional"`
+	Description string          `json:"description" maxLength:"255" binding:"optional" extensions:"x-nullable"`
+	Provider    string          `json:"provider" binding:"optional" extensions:"x-enum=providers"`
 	URL         string          `json:"url" binding:"optional" extensions:"x-nullable"`
 	Secret      string          `json:"secret" binding:"optional" extensions:"x-nullable"`
 	Config      json.RawMessage `json:"config" swaggertype:"object" binding:"optional" extensions:"x-nullable"`

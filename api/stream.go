@@ -115,12 +115,39 @@ func (s *eventStream) send(event string, data any) {
 	s.c.Response().Flush()
 }
 
+// StreamOutput is the data of an execute stream's `stdout` and `stderr` events.
+type StreamOutput struct {
+	// The output as it arrived: any piece of a line, or several lines.
+	Text string `json:"text"`
+}
+
+// StreamExit is the data of an execute stream's last event, `exit`.
+type StreamExit struct {
+	ExitCode   int   `json:"exit_code"`
+	DurationMS int64 `json:"duration_ms"`
+	// Some output was left out: past the limit a command's output may reach.
+	Truncated bool `json:"truncated"`
+}
+
+// StreamEvents are the events of an execute stream, each with its data.
+// A failure after the first event ends the stream with an `error` event
+// whose data is the problem.
+var StreamEvents = []struct {
+	Name string
+	Data any
+}{
+	{"stdout", StreamOutput{}},
+	{"stderr", StreamOutput{}},
+	{"exit", StreamExit{}},
+	{"error", Problem{}},
+}
+
 // executeStream runs a command, streaming its output as it arrives. A
 // failure before the first event is an ordinary problem answer; after it, an
 // `error` event carrying the problem ends the stream.
 func (h runsHandler) executeStream(c echo.Context, runID string, in run.ExecInput) error {
 	stream := &eventStream{c: c}
-	in.OnOutput = func(kind, text string) { stream.send(kind, map[string]string{"text": text}) }
+	in.OnOutput = func(kind, text string) { stream.send(kind, StreamOutput{Text: text}) }
 	stop := stream.heartbeat(heartbeatEvery)
 	res, err := h.svc.Execute(c.Request().Context(), actor(c).Workspace.ID, runID, in)
 	stop()
@@ -143,6 +170,6 @@ func (h runsHandler) executeStream(c echo.Context, runID string, in run.ExecInpu
 		stream.send("error", p)
 		return nil
 	}
-	stream.send("exit", map[string]any{"exit_code": res.ExitCode, "duration_ms": res.Duration.Milliseconds(), "truncated": res.Truncated})
+	stream.send("exit", StreamExit{ExitCode: res.ExitCode, DurationMS: res.Duration.Milliseconds(), Truncated: res.Truncated})
 	return nil
 }
