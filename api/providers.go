@@ -9,7 +9,7 @@ import (
 )
 
 type providerView struct {
-	Name           string `json:"name" extensions:"x-enum=providers"`
+	Name           string `json:"name" example:"daytona"`
 	Title          string `json:"title" example:"Daytona"`
 	Description    string `json:"description"`
 	Enabled        bool   `json:"enabled"`

@@ -1353,8 +1353,10 @@ type ProviderInfo struct {
 	// Icon The provider's SVG image, as a data: URL for an <img>.
 	//
 	// Example: data:image/svg+xml;base64,PHN2ZyB4bWxucz0i…
-	Icon string   `json:"icon"`
-	Name Provider `json:"name"`
+	Icon string `json:"icon"`
+
+	// Name Example: daytona
+	Name string `json:"name"`
 
 	// OperatorSettings The environment variables the provider reads from the server's operator.
 	OperatorSettings []ProviderOperatorSetting `json:"operator_settings"`

@@ -1337,7 +1337,8 @@ export interface components {
              * @example data:image/svg+xml;base64,PHN2ZyB4bWxucz0i…
              */
             icon: string;
-            name: components["schemas"]["Provider"];
+            /** @example daytona */
+            name: string;
             /** @description The environment variables the provider reads from the server's operator. */
             operator_settings: components["schemas"]["ProviderOperatorSetting"][];
             /**
