@@ -59,16 +59,16 @@ type agentList list[agentView] //@name AgentList
 type agentCreate struct {
 	Name        string `json:"name" example:"Analyst" minLength:"1" maxLength:"255"`
 	Description string `json:"description" maxLength:"1000" binding:"optional"`
-	Emoji       string `json:"emoji" example:"📊" binding:"optional"`
-	Color       string `json:"color" example:"#1f6feb" binding:"optional"`
+	Emoji       string `json:"emoji" example:"📊" maxLength:"32" binding:"optional"`
+	Color       string `json:"color" example:"#1f6feb" maxLength:"7" binding:"optional"`
 } //@name AgentCreate
 
 // agentPatch documents the merge patch; the handler reads it as raw JSON.
 type agentPatch struct {
-	Name        string `json:"name" binding:"optional"`
+	Name        string `json:"name" minLength:"1" maxLength:"255" binding:"optional"`
 	Description string `json:"description" binding:"optional" extensions:"x-nullable"`
-	Emoji       string `json:"emoji" binding:"optional" extensions:"x-nullable"`
-	Color       string `json:"color" binding:"optional" extensions:"x-nullable"`
+	Emoji       string `json:"emoji" maxLength:"32" binding:"optional" extensions:"x-nullable"`
+	Color       string `json:"color" maxLength:"7" binding:"optional" extensions:"x-nullable"`
 } //@name AgentPatch
 
 type bindingPut struct {
@@ -112,6 +112,7 @@ func writeAgent(c echo.Context, status int, a auxilia.Agent) error {
 //	@Header		201				{string}	ETag		"The agent's version"
 //	@Header		201				{string}	Location	"The new agent"
 //	@Failure	400,401,409,413,415,422	{object}	Problem
+//	@ID			createAgent
 //	@Router		/api/v1/agents [post]
 func (h agentsHandler) create(c echo.Context) error {
 	var in agentCreate
@@ -137,6 +138,7 @@ func (h agentsHandler) create(c echo.Context) error {
 //	@Param		page_token	query		string	false	"next_page_token of the previous page"
 //	@Success	200			{object}	agentList
 //	@Failure	401,422		{object}	Problem
+//	@ID			listAgents
 //	@Router		/api/v1/agents [get]
 func (h agentsHandler) list(c echo.Context) error {
 	req, err := pageRequest(c)
@@ -160,6 +162,7 @@ func (h agentsHandler) list(c echo.Context) error {
 //	@Success	200		{object}	agentView
 //	@Header		200		{string}	ETag	"The agent's version"
 //	@Failure	401,404	{object}	Problem
+//	@ID			getAgent
 //	@Router		/api/v1/agents/{id} [get]
 func (h agentsHandler) get(c echo.Context) error {
 	id, err := pathID(c, "id", "agent")
@@ -186,6 +189,7 @@ func (h agentsHandler) get(c echo.Context) error {
 //	@Success	200			{object}	agentView
 //	@Header		200			{string}	ETag	"The agent's new version"
 //	@Failure	400,401,404,412,413,415,422	{object}	Problem
+//	@ID			updateAgent
 //	@Router		/api/v1/agents/{id} [patch]
 func (h agentsHandler) patch(c echo.Context) error {
 	id, err := pathID(c, "id", "agent")
@@ -215,6 +219,7 @@ func (h agentsHandler) patch(c echo.Context) error {
 //	@Param		If-Match	header	string	false	"The ETag last read: the delete fails with 412 if the agent changed since"
 //	@Success	204
 //	@Failure	401,404,412	{object}	Problem
+//	@ID			deleteAgent
 //	@Router		/api/v1/agents/{id} [delete]
 func (h agentsHandler) delete(c echo.Context) error {
 	id, err := pathID(c, "id", "agent")
@@ -241,6 +246,7 @@ func (h agentsHandler) delete(c echo.Context) error {
 //	@Success		200			{object}	bindingView
 //	@Header			200			{string}	ETag	"The agent's new version (a binding is part of its agent)"
 //	@Failure		400,401,404,412,413,415,422	{object}	Problem
+//	@ID				bindSandbox
 //	@Router			/api/v1/agents/{id}/sandbox [put]
 func (h agentsHandler) bind(c echo.Context) error {
 	id, err := pathID(c, "id", "agent")
@@ -269,6 +275,7 @@ func (h agentsHandler) bind(c echo.Context) error {
 //	@Success	200		{object}	bindingView
 //	@Header		200		{string}	ETag	"The agent's version (a binding is part of its agent)"
 //	@Failure	401,404	{object}	Problem
+//	@ID			getBinding
 //	@Router		/api/v1/agents/{id}/sandbox [get]
 func (h agentsHandler) binding(c echo.Context) error {
 	id, err := pathID(c, "id", "agent")
@@ -293,6 +300,7 @@ func (h agentsHandler) binding(c echo.Context) error {
 //	@Success	204
 //	@Header		204			{string}	ETag	"The agent's new version (a binding is part of its agent)"
 //	@Failure	401,404,412	{object}	Problem
+//	@ID			unbindSandbox
 //	@Router		/api/v1/agents/{id}/sandbox [delete]
 func (h agentsHandler) unbind(c echo.Context) error {
 	id, err := pathID(c, "id", "agent")

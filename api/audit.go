@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,7 +107,7 @@ type auditEntryView struct {
 	At           time.Time      `json:"at" format:"date-time"`
 	Actor        auditActorView `json:"actor"`
 	Action       string         `json:"action" example:"sandbox.create"`
-	ResourceType string         `json:"resource_type" enums:"sandbox,agent,binding,token,thread,run,key"`
+	ResourceType string         `json:"resource_type" extensions:"x-enum=audit_resource_types"`
 	ResourceID   string         `json:"resource_id"`
 	Outcome      string         `json:"outcome" enums:"success,denied,invalid,conflict,error"`
 	Detail       string         `json:"detail"`
@@ -125,17 +127,25 @@ func (h auditHandler) routes(g routes) {
 //	@Tags		audit
 //	@Produce	json
 //	@Security	BearerAuth
-//	@Param		resource_type	query		string	false	"Only entries about this kind of resource"	Enums(sandbox,agent,binding,token,thread,run,key)
+//	@Param		resource_type	query		string	false	"Only entries about this kind of resource"	extensions(x-enum=audit_resource_types)
 //	@Param		resource_id		query		string	false	"Only entries about this resource"
 //	@Param		actor			query		string	false	"Only entries by this token id"
 //	@Param		page_size		query		int		false	"Items per page"	minimum(1)	maximum(200)	default(50)
 //	@Param		page_token		query		string	false	"next_page_token of the previous page"
 //	@Success	200				{object}	auditList
 //	@Failure	401,403,422		{object}	Problem
+//	@ID			listAuditEntries
 //	@Router		/api/v1/audit [get]
 func (h auditHandler) list(c echo.Context) error {
 	req, err := pageRequest(c)
-	if err != nil {
+	var fe auxilia.FieldErrors // every bad parameter at once
+	if perr := (*auxilia.Error)(nil); errors.As(err, &perr) {
+		fe = perr.Fields
+	}
+	if t := c.QueryParam("resource_type"); t != "" && !slices.Contains(auxilia.AuditResourceTypes, t) {
+		fe.Add("resource_type", "must be one of %s", strings.Join(auxilia.AuditResourceTypes, ", "))
+	}
+	if err := fe.Err(); err != nil {
 		return err
 	}
 	f := auxilia.AuditFilter{ResourceType: c.QueryParam("resource_type"), ResourceID: c.QueryParam("resource_id"),

@@ -112,3 +112,13 @@ func TestRefusalsWithAnIdempotencyKeyAreAudited(t *testing.T) {
 		assert.Equal(t, "invalid", entries[0]["outcome"])
 	})
 }
+
+// A kind of resource outside the enum is refused, named beside every other
+// bad parameter, as any other value the contract does not allow.
+func TestAnAuditFilterOutsideTheEnumIsRefused(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		p := e.call("GET", "/api/v1/audit?resource_type=SANDBOX&page_size=0", e.admin, nil).problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"resource_type", "page_size"}, fields(p))
+		assert.Equal(t, 200, e.call("GET", "/api/v1/audit?resource_type=key", e.admin, nil).StatusCode)
+	})
+}

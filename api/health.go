@@ -21,6 +21,7 @@ type status struct {
 //	@Tags		health
 //	@Produce	json
 //	@Success	200	{object}	status
+//	@ID			checkLiveness
 //	@Router		/healthz [get]
 func (h healthHandler) live(c echo.Context) error {
 	return c.JSON(http.StatusOK, status{Status: "ok"})
@@ -33,6 +34,7 @@ func (h healthHandler) live(c echo.Context) error {
 //	@Produce	json
 //	@Success	200	{object}	status
 //	@Failure	503	{object}	Problem
+//	@ID			checkReadiness
 //	@Router		/readyz [get]
 func (h healthHandler) ready(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)

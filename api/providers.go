@@ -30,7 +30,7 @@ type providerView struct {
 	// The JSON Schema of a sandbox's config; its "x-common" lists the keys
 	// every provider shares.
 	ConfigSchema map[string]any `json:"config_schema"`
-} //@name Provider
+} //@name ProviderInfo
 
 type operatorSettingView struct {
 	Env         string `json:"env" example:"AUXILIA_LOCAL_PROVIDER"`
@@ -62,6 +62,7 @@ func viewField(f provider.Field) fieldView {
 //	@Security	BearerAuth
 //	@Success	200	{object}	providerList
 //	@Failure	401	{object}	Problem
+//	@ID			listProviders
 //	@Router		/api/v1/providers [get]
 func (h sandboxesHandler) providers(c echo.Context) error {
 	out := providerList{Items: []providerView{}}

@@ -134,6 +134,7 @@ func viewThread(t auxilia.Thread) threadView {
 //	@Success		201				{object}	runView
 //	@Header			201				{string}	Location	"The run"
 //	@Failure		400,401,404,409,422	{object}	Problem
+//	@ID				startRun
 //	@Router			/api/v1/agents/{id}/threads/{thread_id}/runs [post]
 func (h runsHandler) start(c echo.Context) error {
 	agentID, err := pathID(c, "id", "agent")
@@ -158,6 +159,7 @@ func (h runsHandler) start(c echo.Context) error {
 //	@Success	200		{object}	runView
 //	@Header		200		{string}	ETag	"The run as it is now"
 //	@Failure	401,404	{object}	Problem
+//	@ID			getRun
 //	@Router		/api/v1/runs/{run_id} [get]
 func (h runsHandler) get(c echo.Context) error {
 	id, err := pathID(c, "run_id", "run")
@@ -181,6 +183,7 @@ func (h runsHandler) get(c echo.Context) error {
 //	@Param			run_id	path		string	true	"Run id"	format(uuid)
 //	@Success		200		{object}	runView
 //	@Failure		401,404,409	{object}	Problem
+//	@ID				completeRun
 //	@Router			/api/v1/runs/{run_id}/complete [post]
 func (h runsHandler) complete(c echo.Context) error {
 	id, err := pathID(c, "run_id", "run")
@@ -205,6 +208,7 @@ func (h runsHandler) complete(c echo.Context) error {
 //	@Param		page_token	query		string	false	"next_page_token of the previous page"
 //	@Success	200			{object}	threadList
 //	@Failure	401,404,422	{object}	Problem
+//	@ID			listThreads
 //	@Router		/api/v1/agents/{id}/threads [get]
 func (h runsHandler) threads(c echo.Context) error {
 	agentID, err := pathID(c, "id", "agent")
@@ -234,6 +238,7 @@ func (h runsHandler) threads(c echo.Context) error {
 //	@Success		200			{object}	threadView
 //	@Header			200			{string}	ETag	"The thread as it is now"
 //	@Failure		401,404		{object}	Problem
+//	@ID				getThread
 //	@Router			/api/v1/agents/{id}/threads/{thread_id} [get]
 func (h runsHandler) thread(c echo.Context) error {
 	agentID, err := pathID(c, "id", "agent")
@@ -257,6 +262,7 @@ func (h runsHandler) thread(c echo.Context) error {
 //	@Param		If-Match	header	string	false	"The ETag last read: the delete fails with 412 if the thread changed since (a new run, a new instance)"
 //	@Success	204
 //	@Failure	401,404,412	{object}	Problem
+//	@ID			deleteThread
 //	@Router		/api/v1/agents/{id}/threads/{thread_id} [delete]
 func (h runsHandler) deleteThread(c echo.Context) error {
 	agentID, err := pathID(c, "id", "agent")
@@ -282,6 +288,7 @@ func (h runsHandler) deleteThread(c echo.Context) error {
 //	@Param		page_token	query		string	false	"next_page_token of the previous page"
 //	@Success	200			{object}	runList
 //	@Failure	401,404,422	{object}	Problem
+//	@ID			listRuns
 //	@Router		/api/v1/agents/{id}/threads/{thread_id}/runs [get]
 func (h runsHandler) runs(c echo.Context) error {
 	agentID, err := pathID(c, "id", "agent")

@@ -105,9 +105,9 @@ type sandboxCreate struct {
 
 // sandboxPatch documents the merge patch; the handler reads it as raw JSON.
 type sandboxPatch struct {
-	Name        string          `json:"name" binding:"optional"`
-	Description string          `json:"description" binding:"optional" extensions:"x-nullable"`
-	Provider    string          `json:"provider" binding:"optional"`
+	Name        string          `json:"name" minLength:"1" maxLength:"255" binding:"optional"`
+	Description string          `json:"description" maxLength:"255" binding:"optional" extensions:"x-nullable"`
+	Provider    string          `json:"provider" binding:"optional" extensions:"x-enum=providers"`
 	URL         string          `json:"url" binding:"optional" extensions:"x-nullable"`
 	Secret      string          `json:"secret" binding:"optional" extensions:"x-nullable"`
 	Config      json.RawMessage `json:"config" swaggertype:"object" binding:"optional" extensions:"x-nullable"`
@@ -164,6 +164,7 @@ func writeSandbox(c echo.Context, status int, sb auxilia.Sandbox) error {
 //	@Header		201				{string}	ETag		"The sandbox's version"
 //	@Header		201				{string}	Location	"The new sandbox"
 //	@Failure	400,401,403,409,413,415,422	{object}	Problem
+//	@ID			createSandbox
 //	@Router		/api/v1/sandboxes [post]
 func (h sandboxesHandler) create(c echo.Context) error {
 	var in sandboxCreate
@@ -189,6 +190,7 @@ func (h sandboxesHandler) create(c echo.Context) error {
 //	@Param		page_token	query		string	false	"next_page_token of the previous page"
 //	@Success	200			{object}	sandboxList
 //	@Failure	401,422		{object}	Problem
+//	@ID			listSandboxes
 //	@Router		/api/v1/sandboxes [get]
 func (h sandboxesHandler) list(c echo.Context) error {
 	req, err := pageRequest(c)
@@ -212,6 +214,7 @@ func (h sandboxesHandler) list(c echo.Context) error {
 //	@Success	200		{object}	sandboxView
 //	@Header		200		{string}	ETag	"The sandbox's version"
 //	@Failure	401,404	{object}	Problem
+//	@ID			getSandbox
 //	@Router		/api/v1/sandboxes/{id} [get]
 func (h sandboxesHandler) get(c echo.Context) error {
 	id, err := pathID(c, "id", "sandbox")
@@ -249,6 +252,7 @@ func (h sandboxesHandler) get(c echo.Context) error {
 //	@Success		200			{object}	sandboxView
 //	@Header			200			{string}	ETag	"The sandbox's new version"
 //	@Failure		400,401,403,404,409,412,413,415,422	{object}	Problem
+//	@ID				updateSandbox
 //	@Router			/api/v1/sandboxes/{id} [patch]
 func (h sandboxesHandler) patch(c echo.Context) error {
 	id, err := pathID(c, "id", "sandbox")
@@ -280,6 +284,7 @@ func (h sandboxesHandler) patch(c echo.Context) error {
 //	@Param			If-Match		header	string	false	"The ETag last read: the delete fails with 412 if the sandbox changed since"
 //	@Success		204
 //	@Failure		401,403,404,409,412,422	{object}	Problem
+//	@ID				deleteSandbox
 //	@Router			/api/v1/sandboxes/{id} [delete]
 func (h sandboxesHandler) delete(c echo.Context) error {
 	id, err := pathID(c, "id", "sandbox")
@@ -316,6 +321,7 @@ type agentRefList list[agentRefView] //@name AgentRefList
 //	@Param		page_token	query		string	false	"next_page_token of the previous page"
 //	@Success	200			{object}	agentRefList
 //	@Failure	401,404,422	{object}	Problem
+//	@ID			listSandboxAgents
 //	@Router		/api/v1/sandboxes/{id}/agents [get]
 func (h sandboxesHandler) agents(c echo.Context) error {
 	id, err := pathID(c, "id", "sandbox")
@@ -342,6 +348,7 @@ func (h sandboxesHandler) agents(c echo.Context) error {
 //	@Param		id			path		string	true	"Sandbox id"	format(uuid)
 //	@Success	200			{object}	secretHintView
 //	@Failure	401,403,404	{object}	Problem
+//	@ID			getSecretHint
 //	@Router		/api/v1/sandboxes/{id}/secret-hint [get]
 func (h sandboxesHandler) secretHint(c echo.Context) error {
 	id, err := pathID(c, "id", "sandbox")
@@ -373,6 +380,7 @@ func (h sandboxesHandler) secretHint(c echo.Context) error {
 //	@Param			body	body		sandboxCreate	true	"The sandbox as it would be created"
 //	@Success		200		{object}	probeResultView
 //	@Failure		400,401,403,413,415,422	{object}	Problem
+//	@ID				probeConfig
 //	@Router			/api/v1/sandboxes/probe [post]
 func (h sandboxesHandler) probeInput(c echo.Context) error {
 	var in sandboxCreate
@@ -398,6 +406,7 @@ func (h sandboxesHandler) probeInput(c echo.Context) error {
 //	@Param			body	body		sandboxPatch	false	"Changes to try"
 //	@Success		200		{object}	probeResultView
 //	@Failure		400,401,403,404,413,415,422	{object}	Problem
+//	@ID				probeSandbox
 //	@Router			/api/v1/sandboxes/{id}/probe [post]
 func (h sandboxesHandler) probeSaved(c echo.Context) error {
 	id, err := pathID(c, "id", "sandbox")

@@ -14,6 +14,7 @@ type specHandler []byte
 //	@Tags		health
 //	@Produce	application/yaml
 //	@Success	200	{object}	map[string]any	"The OpenAPI 3 document"
+//	@ID			getOpenAPI
 //	@Router		/api/v1/openapi.yaml [get]
 func (spec specHandler) serve(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/yaml", spec)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,14 +15,46 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// wantsEventStream reports whether the client asked for server-sent events.
+// wantsEventStream reports whether the client asked for server-sent events:
+// its Accept names text/event-stream with a weight above zero and no lower
+// than the JSON answer's (RFC 9110 §12.5.1; the most specific range weighs
+// a type, and a tie keeps the stream the client named).
 func wantsEventStream(c echo.Context) bool {
-	for _, part := range strings.Split(c.Request().Header.Get(echo.HeaderAccept), ",") {
-		if mt, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && mt == "text/event-stream" {
-			return true
+	weights := acceptWeights(c.Request().Header.Get(echo.HeaderAccept))
+	stream, named := weights["text/event-stream"]
+	return named && stream > 0 && stream >= weightOf(weights, "application/json")
+}
+
+// acceptWeights reads an Accept header as each media range's weight.
+// A range whose weight cannot be read is left out.
+func acceptWeights(accept string) map[string]float64 {
+	weights := map[string]float64{}
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if q, err = strconv.ParseFloat(v, 64); err != nil || q < 0 || q > 1 {
+				continue
+			}
+		}
+		weights[mt] = q
+	}
+	return weights
+}
+
+// weightOf is the weight of a media type: that of the most specific range
+// that matches it, or zero.
+func weightOf(weights map[string]float64, mediaType string) float64 {
+	major, _, _ := strings.Cut(mediaType, "/")
+	for _, r := range []string{mediaType, major + "/*", "*/*"} {
+		if q, ok := weights[r]; ok {
+			return q
 		}
 	}
-	return false
+	return 0
 }
 
 // heartbeatEvery is how often a silent stream sends a comment, so that
@@ -82,12 +115,39 @@ func (s *eventStream) send(event string, data any) {
 	s.c.Response().Flush()
 }
 
+// StreamOutput is the data of an execute stream's `stdout` and `stderr` events.
+type StreamOutput struct {
+	// The output as it arrived: any piece of a line, or several lines.
+	Text string `json:"text"`
+}
+
+// StreamExit is the data of an execute stream's last event, `exit`.
+type StreamExit struct {
+	ExitCode   int   `json:"exit_code"`
+	DurationMS int64 `json:"duration_ms"`
+	// Some output was left out: past the limit a command's output may reach.
+	Truncated bool `json:"truncated"`
+}
+
+// StreamEvents are the events of an execute stream, each with its data.
+// A failure after the first event ends the stream with an `error` event
+// whose data is the problem.
+var StreamEvents = []struct {
+	Name string
+	Data any
+}{
+	{"stdout", StreamOutput{}},
+	{"stderr", StreamOutput{}},
+	{"exit", StreamExit{}},
+	{"error", Problem{}},
+}
+
 // executeStream runs a command, streaming its output as it arrives. A
 // failure before the first event is an ordinary problem answer; after it, an
 // `error` event carrying the problem ends the stream.
 func (h runsHandler) executeStream(c echo.Context, runID string, in run.ExecInput) error {
 	stream := &eventStream{c: c}
-	in.OnOutput = func(kind, text string) { stream.send(kind, map[string]string{"text": text}) }
+	in.OnOutput = func(kind, text string) { stream.send(kind, StreamOutput{Text: text}) }
 	stop := stream.heartbeat(heartbeatEvery)
 	res, err := h.svc.Execute(c.Request().Context(), actor(c).Workspace.ID, runID, in)
 	stop()
@@ -110,6 +170,6 @@ func (h runsHandler) executeStream(c echo.Context, runID string, in run.ExecInpu
 		stream.send("error", p)
 		return nil
 	}
-	stream.send("exit", map[string]any{"exit_code": res.ExitCode, "duration_ms": res.Duration.Milliseconds(), "truncated": res.Truncated})
+	stream.send("exit", StreamExit{ExitCode: res.ExitCode, DurationMS: res.Duration.Milliseconds(), Truncated: res.Truncated})
 	return nil
 }

@@ -62,6 +62,7 @@ func viewToken(t auxilia.Token) tokenView {
 //	@Param		body			body		tokenCreate	true	"The new token"
 //	@Success	201				{object}	createdToken
 //	@Failure	400,401,403,409,413,415,422	{object}	Problem
+//	@ID			createToken
 //	@Router		/api/v1/tokens [post]
 func (h tokensHandler) create(c echo.Context) error {
 	var req tokenCreate
@@ -91,6 +92,7 @@ func (h tokensHandler) create(c echo.Context) error {
 //	@Param		page_token	query		string	false	"next_page_token of the previous page"
 //	@Success	200			{object}	tokenList
 //	@Failure	401,403,422	{object}	Problem
+//	@ID			listTokens
 //	@Router		/api/v1/tokens [get]
 func (h tokensHandler) list(c echo.Context) error {
 	req, err := pageRequest(c)
@@ -112,6 +114,7 @@ func (h tokensHandler) list(c echo.Context) error {
 //	@Param		id	path	string	true	"Token id"	format(uuid)
 //	@Success	204
 //	@Failure	401,403,404	{object}	Problem
+//	@ID			revokeToken
 //	@Router		/api/v1/tokens/{id} [delete]
 func (h tokensHandler) revoke(c echo.Context) error {
 	id, err := pathID(c, "id", "token")

@@ -12,7 +12,7 @@ type toolView struct {
 	Title       string `json:"title" example:"Run a command"`
 	Description string `json:"description"`
 	// The policy a binding gives the tool when it sets none.
-	DefaultPolicy string `json:"default_policy" enums:"always_allow,needs_approval,disabled"`
+	DefaultPolicy string `json:"default_policy" extensions:"x-enum=tool_policies"`
 	// The JSON Schema of the tool's arguments.
 	InputSchema map[string]any `json:"input_schema"`
 } //@name Tool
@@ -30,6 +30,7 @@ type toolList struct {
 //	@Security	BearerAuth
 //	@Success	200	{object}	toolList
 //	@Failure	401	{object}	Problem
+//	@ID			listTools
 //	@Router		/api/v1/tools [get]
 func (h runsHandler) tools(c echo.Context) error {
 	out := toolList{Items: make([]toolView, len(run.Tools))}

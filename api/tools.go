@@ -118,10 +118,11 @@ type grepResult struct {
 //	@Produce		json,text/event-stream
 //	@Security		BearerAuth
 //	@Param			run_id				path		string			true	"Run id"	format(uuid)
-//	@Param			Auxilia-Approval	header		string			false	"granted: a person approved this call"
+//	@Param			Auxilia-Approval	header		string			false	"granted: a person approved this call"	Enums(granted)
 //	@Param			body				body		run.ExecInput	true	"The command"
 //	@Success		200					{object}	executeResult
 //	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
+//	@ID				execute
 //	@Router			/api/v1/runs/{run_id}/execute [post]
 func (h runsHandler) execute(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
@@ -152,10 +153,11 @@ func (h runsHandler) execute(c echo.Context, t run.Tool) error {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
-//	@Param			path				query		string	false	"Directory; relative paths resolve against the working directory (the default)"
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Param			path				query		string	false	"Directory; relative paths resolve against the working directory (the default)"	maxlength(4096)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
 //	@Success		200					{object}	lsResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
+//	@ID				listDirectory
 //	@Router			/api/v1/runs/{run_id}/ls [get]
 func (h runsHandler) ls(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
@@ -189,12 +191,13 @@ func (h runsHandler) ls(c echo.Context, t run.Tool) error {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
-//	@Param			path				query		string	true	"File; relative paths resolve against the working directory"
+//	@Param			path				query		string	true	"File; relative paths resolve against the working directory"	maxlength(4096)
 //	@Param			offset				query		int		false	"First line, from 0"	minimum(0)	default(0)
 //	@Param			limit				query		int		false	"Most lines"	minimum(1)	maximum(20000)	default(2000)
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
 //	@Success		200					{object}	fileContent
 //	@Failure		401,403,404,409,422,428	{object}	Problem
+//	@ID				readFile
 //	@Router			/api/v1/runs/{run_id}/files [get]
 func (h runsHandler) readFile(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
@@ -223,11 +226,12 @@ func (h runsHandler) readFile(c echo.Context, t run.Tool) error {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
-//	@Param			path				query		string	true	"File; relative paths resolve against the working directory"
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Param			path				query		string	true	"File; relative paths resolve against the working directory"	maxlength(4096)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
 //	@Param			body				body		string	true	"The file's bytes"
 //	@Success		201					{object}	writtenFile
 //	@Failure		401,403,404,409,413,422,428	{object}	Problem
+//	@ID				writeFile
 //	@Router			/api/v1/runs/{run_id}/files [put]
 func (h runsHandler) writeFile(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
@@ -257,10 +261,11 @@ func (h runsHandler) writeFile(c echo.Context, t run.Tool) error {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string		true	"Run id"	format(uuid)
-//	@Param			Auxilia-Approval	header		string		false	"granted: a person approved this call"
+//	@Param			Auxilia-Approval	header		string		false	"granted: a person approved this call"	Enums(granted)
 //	@Param			body				body		run.EditInput	true	"The edit"
 //	@Success		200					{object}	editResult
 //	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
+//	@ID				editFile
 //	@Router			/api/v1/runs/{run_id}/edit [post]
 func (h runsHandler) edit(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
@@ -286,11 +291,12 @@ func (h runsHandler) edit(c echo.Context, t run.Tool) error {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
-//	@Param			pattern				query		string	true	"* and ? within a name, ** across directories, e.g. **/*.py"
-//	@Param			path				query		string	false	"Directory to search (the working directory by default)"
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Param			pattern				query		string	true	"* and ? within a name, ** across directories, e.g. **/*.py"	maxlength(1024)
+//	@Param			path				query		string	false	"Directory to search (the working directory by default)"	maxlength(4096)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
 //	@Success		200					{object}	globResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
+//	@ID				glob
 //	@Router			/api/v1/runs/{run_id}/glob [get]
 func (h runsHandler) glob(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")
@@ -316,11 +322,12 @@ func (h runsHandler) glob(c echo.Context, t run.Tool) error {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
-//	@Param			pattern				query		string	true	"Text to find, taken literally"
-//	@Param			path				query		string	false	"File or directory to search (the working directory by default)"
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"
+//	@Param			pattern				query		string	true	"Text to find, taken literally"	maxlength(1024)
+//	@Param			path				query		string	false	"File or directory to search (the working directory by default)"	maxlength(4096)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
 //	@Success		200					{object}	grepResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
+//	@ID				grep
 //	@Router			/api/v1/runs/{run_id}/grep [get]
 func (h runsHandler) grep(c echo.Context, t run.Tool) error {
 	id, err := pathID(c, "run_id", "run")

@@ -33,6 +33,7 @@ type me struct {
 //	@Security	BearerAuth
 //	@Success	200	{object}	workspaceView
 //	@Failure	401	{object}	Problem
+//	@ID			getWorkspace
 //	@Router		/api/v1/workspace [get]
 func (h workspaceHandler) workspace(c echo.Context) error {
 	a := actor(c)
@@ -47,6 +48,7 @@ func (h workspaceHandler) workspace(c echo.Context) error {
 //	@Security	BearerAuth
 //	@Success	200	{object}	me
 //	@Failure	401	{object}	Problem
+//	@ID			getMe
 //	@Router		/api/v1/me [get]
 func (h workspaceHandler) me(c echo.Context) error {
 	a := actor(c)

@@ -17,6 +17,10 @@ commands:
   tokens create          create an API token: --workspace NAME --role admin|member [--name NAME]
   keys generate          print a new secret key for AUXILIA_SECRET_KEYS
   keys rotate            re-encrypt every stored secret under the first key of AUXILIA_SECRET_KEYS
+  apply -f FILE          create or update the file's sandboxes and agents on the server at AUXILIA_URL
+                         (with AUXILIA_TOKEN): [--dry-run] shows the changes only, [--prune] deletes
+                         what the file does not have; secrets come from the variables secret_env names
+  export                 write the server's sandboxes and agents in apply's format, secrets left out
 `
 
 func main() {
@@ -32,6 +36,13 @@ func dispatch(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("no command given")
+	}
+	// These talk to a server over HTTP: the server's own settings play no part.
+	switch args[0] {
+	case "apply":
+		return apply(ctx, args[1:], os.Stdout)
+	case "export":
+		return export(ctx, os.Stdout)
 	}
 	cfg, err := loadConfig(os.Getenv)
 	if err != nil {

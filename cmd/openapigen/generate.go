@@ -54,16 +54,19 @@ func Generate(dir string) ([]byte, error) {
 	}
 	refine(v3)
 	kinds := catalogue(builtin.Kinds(builtin.Options{})...)
-	if err := addProviderConfigs(v3, kinds); err != nil {
+	if err := addProviderEnums(v3, kinds); err != nil {
 		return nil, err
 	}
-	if err := addProviderEnums(v3, kinds); err != nil {
+	if err := addProviderConfigs(v3, kinds); err != nil {
 		return nil, err
 	}
 	if err := describeProblemMembers(v3); err != nil {
 		return nil, err
 	}
 	if err := typeToolPolicies(v3); err != nil {
+		return nil, err
+	}
+	if err := refineContract(v3); err != nil {
 		return nil, err
 	}
 	js, err := json.Marshal(v3)

@@ -17,7 +17,7 @@ var problemMembers = map[string]*openapi3.SchemaRef{
 	"sandbox_name": stringSchema("sandbox_unavailable: its name"),
 	"probe_reason": enumSchema("sandbox_unavailable: what failed", "network", "auth", "config", "quota", "provider"),
 	"tool":         stringSchema("tool_disabled, approval_required: the tool called"),
-	"arguments":    objectSchema("approval_required: the call's arguments, as a person approving it would read them"),
+	"arguments":    openObjectSchema("approval_required: the call's arguments, as a person approving it would read them"),
 	"run_status":   enumSchema("run_not_active: the run's status", "active", "completed", "expired"),
 	"path":         stringSchema("file_exists, not_found: the file's absolute path in the sandbox"),
 }
@@ -33,26 +33,36 @@ func describeProblemMembers(doc *openapi3.T) error {
 	return nil
 }
 
-// typeToolPolicies types a binding's tools as the tools of a run, each
-// with its policy, and a catalogued tool's name as one of them.
+func toolPolicies() []string {
+	return []string{string(auxilia.AlwaysAllow), string(auxilia.NeedsApproval), string(auxilia.Disabled)}
+}
+
+// typeToolPolicies types a binding's tools as the tools of a run, each with
+// its policy (Tools in answers, every tool listed; ToolsInput in requests),
+// and a catalogued tool's name as one of them.
 func typeToolPolicies(doc *openapi3.T) error {
-	policy := enumSchema("", string(auxilia.AlwaysAllow), string(auxilia.NeedsApproval), string(auxilia.Disabled))
-	for name, all := range map[string]bool{"Binding": true, "BindingPut": false} {
-		s := doc.Components.Schemas[name]
+	policy := doc.Components.Schemas["ToolPolicy"]
+	if policy == nil {
+		return fmt.Errorf("no ToolPolicy: mark a property x-enum=tool_policies")
+	}
+	for binding, tools := range map[string]string{"Binding": "Tools", "BindingPut": "ToolsInput"} {
+		s := doc.Components.Schemas[binding]
 		if s == nil || s.Value.Properties["tools"] == nil {
-			return fmt.Errorf("no tools in %s", name)
+			return fmt.Errorf("no tools in %s", binding)
 		}
-		tools := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
+		all := tools == "Tools"
+		t := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
 		closed := false
-		tools.AdditionalProperties = openapi3.AdditionalProperties{Has: &closed}
-		for _, t := range run.ToolNames() {
-			tools.Properties[t] = policy
+		t.AdditionalProperties = openapi3.AdditionalProperties{Has: &closed}
+		for _, name := range run.ToolNames() {
+			t.Properties[name] = openapi3.NewSchemaRef("#/components/schemas/ToolPolicy", policy.Value)
 			if all {
-				tools.Required = append(tools.Required, t)
+				t.Required = append(t.Required, name)
 			}
 		}
-		tools.Description = "Each tool's policy. " + map[bool]string{true: "Every tool is listed.", false: "Tools left out are always allowed."}[all]
-		s.Value.Properties["tools"] = &openapi3.SchemaRef{Value: tools}
+		t.Description = "Each tool's policy. " + map[bool]string{true: "Every tool is listed.", false: "Tools left out are always allowed."}[all]
+		doc.Components.Schemas[tools] = &openapi3.SchemaRef{Value: t}
+		s.Value.Properties["tools"] = openapi3.NewSchemaRef("#/components/schemas/"+tools, t)
 	}
 	tool := doc.Components.Schemas["Tool"]
 	if tool == nil || tool.Value.Properties["name"] == nil {
@@ -69,8 +79,11 @@ func stringSchema(description string) *openapi3.SchemaRef {
 	return &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Description: description}}
 }
 
-func objectSchema(description string) *openapi3.SchemaRef {
-	return &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Description: description}}
+// openObjectSchema is an object whose members are not listed: any may come.
+func openObjectSchema(description string) *openapi3.SchemaRef {
+	open := true
+	return &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Description: description,
+		AdditionalProperties: openapi3.AdditionalProperties{Has: &open}}}
 }
 
 func enumSchema(description string, values ...string) *openapi3.SchemaRef {

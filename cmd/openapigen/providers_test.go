@@ -22,44 +22,50 @@ func marked(list string) *openapi3.SchemaRef {
 func spec() *openapi3.T {
 	doc := &openapi3.T{Components: &openapi3.Components{Schemas: openapi3.Schemas{}}}
 	for _, name := range []string{"Sandbox", "SandboxCreate", "SandboxPatch"} {
-		doc.Components.Schemas[name] = openapi3.NewObjectSchema().WithProperty("config", openapi3.NewObjectSchema()).NewRef()
+		doc.Components.Schemas[name] = openapi3.NewObjectSchema().WithProperty("config", openapi3.NewObjectSchema()).
+			WithProperty("name", openapi3.NewStringSchema()).NewRef()
+		doc.Components.Schemas[name].Value.Properties["provider"] = marked("providers")
 	}
-	doc.Components.Schemas["Sandbox"].Value.Properties["provider"] = marked("providers")
-	doc.Components.Schemas["Sandbox"].Value.Properties["name"] = openapi3.NewStringSchema().NewRef()
 	capabilities := openapi3.NewArraySchema().WithItems(openapi3.NewStringSchema())
 	capabilities.Extensions = map[string]any{enumMarker: "capabilities"}
-	doc.Components.Schemas["Provider"] = openapi3.NewObjectSchema().WithProperty("capabilities", capabilities).NewRef()
+	doc.Components.Schemas["ProviderInfo"] = openapi3.NewObjectSchema().WithProperty("capabilities", capabilities).NewRef()
 	return doc
 }
 
-// The provider enum and the config schemas follow the providers the server
+// The provider enum and the sandbox unions follow the providers the server
 // has, in catalogue order: a new provider needs no annotation.
 func TestTheProviderListsFollowTheProviders(t *testing.T) {
 	doc := spec()
 	kinds := catalogue(append(builtin.Kinds(builtin.Options{}), echotest.Kind{})...)
-	require.NoError(t, addProviderConfigs(doc, kinds))
 	require.NoError(t, addProviderEnums(doc, kinds))
+	require.NoError(t, addProviderConfigs(doc, kinds))
 
-	sandbox := doc.Components.Schemas["Sandbox"].Value
 	var names []any
 	for _, k := range kinds {
 		names = append(names, k.Describe().Name)
 	}
-	assert.Equal(t, names, sandbox.Properties["provider"].Value.Enum)
 	assert.Equal(t, []any{"opensandbox", "daytona", "echo", "cloudrun", "local"}, names, "echo in its order")
-	assert.Empty(t, sandbox.Properties["provider"].Value.Extensions, "the marker is gone")
-	assert.Empty(t, sandbox.Properties["name"].Value.Enum, "an unmarked property keeps no list")
-	var configs []string
-	for _, ref := range sandbox.Properties["config"].Value.OneOf {
-		configs = append(configs, ref.Ref)
-	}
-	assert.Len(t, configs, len(kinds))
-	assert.Contains(t, configs, "#/components/schemas/EchoConfig")
-	echoConfig := doc.Components.Schemas["EchoConfig"].Value
-	assert.Equal(t, []string{"default_packages", "idle_minutes", "keep_files", "max_kept_days", "network", "resources", "timeout", "work_dir"}, echoConfig.Required)
-	assert.NotContains(t, echoConfig.Extensions, "x-common", "the form's hint stays out of the contract")
+	assert.Equal(t, names, doc.Components.Schemas["Provider"].Value.Enum, "one named list of providers")
+	assert.Equal(t, "#/components/schemas/Provider", doc.Components.Schemas["SandboxPatch"].Value.Properties["provider"].Ref)
+	assert.Empty(t, doc.Components.Schemas["SandboxPatch"].Value.Properties["name"].Value.Enum, "an unmarked property keeps no list")
 
-	items := doc.Components.Schemas["Provider"].Value.Properties["capabilities"].Value.Items.Value
+	for union, config := range map[string]string{"Sandbox": "EchoConfig", "SandboxCreate": "EchoConfigInput"} {
+		s := doc.Components.Schemas[union].Value
+		require.Len(t, s.OneOf, len(kinds), union)
+		require.NotNil(t, s.Discriminator, union)
+		assert.Equal(t, "provider", s.Discriminator.PropertyName)
+		assert.Equal(t, "#/components/schemas/Echo"+union, s.Discriminator.Mapping["echo"].Ref)
+		echo := doc.Components.Schemas["Echo"+union].Value
+		assert.Equal(t, []any{"echo"}, echo.Properties["provider"].Value.Enum, "the variant is told apart by its provider")
+		assert.Equal(t, "#/components/schemas/"+config, echo.Properties["config"].Ref)
+		assert.Contains(t, echo.Properties, "name", "the variant keeps the other properties")
+	}
+	assert.Equal(t, []string{"default_packages", "timeout", "work_dir"}, doc.Components.Schemas["EchoConfig"].Value.Required,
+		"an answer's config has every key")
+	assert.Empty(t, doc.Components.Schemas["EchoConfigInput"].Value.Required, "a request's config may leave any key out")
+	assert.NotContains(t, doc.Components.Schemas["EchoConfig"].Value.Extensions, "x-common", "the form's hint stays out of the contract")
+
+	items := doc.Components.Schemas["ProviderInfo"].Value.Properties["capabilities"].Value.Items.Value
 	assert.Len(t, items.Enum, len(provider.CapabilityNames()))
 	assert.Equal(t, "keep_alive", items.Enum[0])
 }

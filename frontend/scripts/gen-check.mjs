@@ -11,7 +11,7 @@ const fresh = join(dir, "schema.gen.ts");
 try {
   execFileSync(
     process.execPath,
-    ["node_modules/openapi-typescript/bin/cli.js", "../openapi.yaml", "-o", fresh],
+    ["node_modules/openapi-typescript/bin/cli.js", "../openapi.yaml", "--default-non-nullable=false", "-o", fresh],
     { stdio: ["ignore", "ignore", "inherit"] },
   );
   if (readFileSync(fresh, "utf8") !== readFileSync(committed, "utf8")) {

@@ -13,11 +13,14 @@ type AuditEntry struct {
 	TokenID      string // "" when no token (or an unknown one) was sent
 	TokenName    string
 	Action       string // "sandbox.create", "binding.put", …
-	ResourceType string // sandbox, agent, binding, token, thread, run, key
+	ResourceType string // one of AuditResourceTypes
 	ResourceID   string
 	Outcome      AuditOutcome
 	Detail       string // never a secret value
 }
+
+// AuditResourceTypes are the kinds of resource an audit entry is about.
+var AuditResourceTypes = []string{"sandbox", "agent", "binding", "token", "thread", "run", "key"}
 
 // AuditOutcome is how the attempt ended.
 type AuditOutcome string

@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// threadKeyChars is what a caller-chosen thread id is made of.
-var threadKeyChars = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// ThreadKeyPattern is what a caller-chosen thread id is made of.
+const ThreadKeyPattern = `^[A-Za-z0-9._:-]{1,128}$`
+
+var threadKeyChars = regexp.MustCompile(ThreadKeyPattern)
 
 // ValidThreadKey reports whether a caller-chosen thread id may be used: 1
 // to 128 letters, digits and . _ : -, but not "." or "..", which in a URL

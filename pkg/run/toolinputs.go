@@ -15,25 +15,25 @@ type ExecInput struct {
 
 // ListInput is an ls call.
 type ListInput struct {
-	Path string `json:"path" binding:"optional" doc:"The directory; relative paths resolve against the working directory, the default"`
+	Path string `json:"path" maxLength:"4096" binding:"optional" doc:"The directory; relative paths resolve against the working directory, the default"`
 }
 
 // ReadInput is a read_file call.
 type ReadInput struct {
-	Path   string `json:"path" doc:"The file; relative paths resolve against the working directory"`
+	Path   string `json:"path" maxLength:"4096" doc:"The file; relative paths resolve against the working directory"`
 	Offset int    `json:"offset" binding:"optional" minimum:"0" default:"0" doc:"The first line to read, from 0"`
 	Limit  int    `json:"limit" binding:"optional" minimum:"1" maximum:"20000" default:"2000" doc:"The most lines to read"`
 }
 
 // WriteInput is a write_file call.
 type WriteInput struct {
-	Path    string `json:"path" doc:"The file to create; relative paths resolve against the working directory"`
+	Path    string `json:"path" maxLength:"4096" doc:"The file to create; relative paths resolve against the working directory"`
 	Content []byte `json:"content" doc:"The file's content"`
 }
 
 // EditInput is an edit_file call.
 type EditInput struct {
-	Path       string `json:"path" doc:"The text file to change; relative paths resolve against the working directory"`
+	Path       string `json:"path" maxLength:"4096" doc:"The text file to change; relative paths resolve against the working directory"`
 	OldString  string `json:"old_string" doc:"The exact text to replace, as it is in the file"`
 	NewString  string `json:"new_string" doc:"The text to put in its place"`
 	ReplaceAll bool   `json:"replace_all" binding:"optional" doc:"Replace every occurrence, not only a single one"`
@@ -41,12 +41,12 @@ type EditInput struct {
 
 // GlobInput is a glob call.
 type GlobInput struct {
-	Pattern string `json:"pattern" doc:"* and ? within a name, ** across directories, e.g. **/*.py"`
-	Path    string `json:"path" binding:"optional" doc:"The directory to search; the working directory by default"`
+	Pattern string `json:"pattern" maxLength:"1024" doc:"* and ? within a name, ** across directories, e.g. **/*.py"`
+	Path    string `json:"path" maxLength:"4096" binding:"optional" doc:"The directory to search; the working directory by default"`
 }
 
 // GrepInput is a grep call.
 type GrepInput struct {
-	Pattern string `json:"pattern" doc:"The text to find, taken literally"`
-	Path    string `json:"path" binding:"optional" doc:"The file or directory to search; the working directory by default"`
+	Pattern string `json:"pattern" maxLength:"1024" doc:"The text to find, taken literally"`
+	Path    string `json:"path" maxLength:"4096" binding:"optional" doc:"The file or directory to search; the working directory by default"`
 }

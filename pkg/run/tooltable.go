@@ -134,7 +134,7 @@ func (t Tool) InputSchema() map[string]any {
 		if d := f.Tag.Get("doc"); d != "" {
 			p["description"] = d
 		}
-		for _, key := range []string{"minimum", "maximum", "default"} {
+		for _, key := range []string{"minimum", "maximum", "maxLength", "default"} {
 			if v := f.Tag.Get(key); v != "" {
 				var n int
 				if _, err := fmt.Sscan(v, &n); err == nil {

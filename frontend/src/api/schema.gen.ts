@@ -12,159 +12,10 @@ export interface paths {
             cookie?: never;
         };
         /** List agents */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Items per page */
-                    page_size?: number;
-                    /** @description next_page_token of the previous page */
-                    page_token?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AgentList"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listAgents"];
         put?: never;
         /** Create an agent */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the request safe to retry */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description The agent */
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AgentCreate"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        /** @description The agent's version */
-                        ETag?: string;
-                        /** @description The new agent */
-                        Location?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Agent"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -179,235 +30,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get an agent */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        /** @description The agent's version */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Agent"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getAgent"];
         put?: never;
         post?: never;
         /** Delete an agent */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The ETag last read: the delete fails with 412 if the agent changed since */
-                    "If-Match"?: string;
-                };
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No Content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Failed */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteAgent"];
         options?: never;
         head?: never;
         /** Edit an agent */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The ETag last read: the edit fails with 412 if the agent changed since */
-                    "If-Match"?: string;
-                };
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description The changes (null resets a field to its default) */
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AgentPatch"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        /** @description The agent's new version */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Agent"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Failed */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/api/v1/agents/{id}/sandbox": {
@@ -418,237 +49,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get an agent's sandbox binding */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        /** @description The agent's version (a binding is part of its agent) */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Binding"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getBinding"];
         /**
          * Bind a sandbox to an agent
          * @description An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The agent's ETag last read: the binding fails with 412 if the agent changed since */
-                    "If-Match"?: string;
-                };
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description The sandbox and the tools' policies */
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["BindingPut"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        /** @description The agent's new version (a binding is part of its agent) */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Binding"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Failed */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["bindSandbox"];
         post?: never;
         /** Remove an agent's sandbox */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The agent's ETag last read: the unbinding fails with 412 if the agent changed since */
-                    "If-Match"?: string;
-                };
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No Content */
-                204: {
-                    headers: {
-                        /** @description The agent's new version (a binding is part of its agent) */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Failed */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["unbindSandbox"];
         options?: never;
         head?: never;
         patch?: never;
@@ -662,72 +71,7 @@ export interface paths {
             cookie?: never;
         };
         /** List an agent's threads */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Items per page */
-                    page_size?: number;
-                    /** @description next_page_token of the previous page */
-                    page_token?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ThreadList"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listThreads"];
         put?: never;
         post?: never;
         delete?: never;
@@ -747,129 +91,11 @@ export interface paths {
          * Get a thread
          * @description The thread's instance and its state: `running`; `paused` (idle past the sandbox's `idle_minutes`: its next run resumes it, files intact); `kept` (no instance, but its files were kept, with `keep_files: always`: its next run restores them); `none`. `pauses_at` is when a running instance will pause if the thread stays idle; `kept` says when its files were kept and from when they are deleted (`max_kept_days`).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                    /** @description The caller's thread id */
-                    thread_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        /** @description The thread as it is now */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Thread"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getThread"];
         put?: never;
         post?: never;
         /** Delete a thread */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The ETag last read: the delete fails with 412 if the thread changed since (a new run, a new instance) */
-                    "If-Match"?: string;
-                };
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                    /** @description The caller's thread id */
-                    thread_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No Content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Failed */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteThread"];
         options?: never;
         head?: never;
         patch?: never;
@@ -883,165 +109,13 @@ export interface paths {
             cookie?: never;
         };
         /** List a thread's runs */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Items per page */
-                    page_size?: number;
-                    /** @description next_page_token of the previous page */
-                    page_token?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                    /** @description The caller's thread id */
-                    thread_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RunList"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listRuns"];
         put?: never;
         /**
          * Start a run of an agent on a thread
          * @description Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the request safe to retry */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description Agent id */
-                    id: string;
-                    /** @description The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : -, not . or .. */
-                    thread_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        /** @description The run */
-                        Location?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Run"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["startRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1056,75 +130,7 @@ export interface paths {
             cookie?: never;
         };
         /** The audit log */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only entries about this kind of resource */
-                    resource_type?: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key";
-                    /** @description Only entries about this resource */
-                    resource_id?: string;
-                    /** @description Only entries by this token id */
-                    actor?: string;
-                    /** @description Items per page */
-                    page_size?: number;
-                    /** @description next_page_token of the previous page */
-                    page_token?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AuditList"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listAuditEntries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1141,46 +147,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's token, role and workspace */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Me"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1197,28 +164,7 @@ export interface paths {
             cookie?: never;
         };
         /** This API's OpenAPI document */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The OpenAPI 3 document */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/yaml": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getOpenAPI"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1235,46 +181,7 @@ export interface paths {
             cookie?: never;
         };
         /** The provider catalogue */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ProviderList"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1291,60 +198,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a run */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Run id */
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        /** @description The run as it is now */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Run"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1366,67 +220,7 @@ export interface paths {
          * Complete a run
          * @description Ends the run. Providers that keep files between runs by snapshot (Cloud Run) save it now; if that fails the run still ends, and its notice says so.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Run id */
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Run"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["completeRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1446,129 +240,7 @@ export interface paths {
          * Edit a text file (the edit_file tool)
          * @description Replaces old_string with new_string: it must occur exactly once, unless replace_all is set. Not found, or not unique: 422. A file larger than 16 MiB is not edited: 422 on path.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description granted: a person approved this call */
-                    "Auxilia-Approval"?: string;
-                };
-                path: {
-                    /** @description Run id */
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            /** @description The edit */
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["EditRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EditResult"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Required */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["editFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1588,130 +260,7 @@ export interface paths {
          * Run a command (the execute tool)
          * @description Runs in the instance's working directory with the sandbox's timeout (a shorter `timeout` may be asked). A command that runs out of time ends with exit code 124 and "Command timed out after N seconds". With `Accept: text/event-stream` the output streams as `stdout` and `stderr` events (data: {"text"}), then an `exit` event (data: {"exit_code","duration_ms","truncated"}).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description granted: a person approved this call */
-                    "Auxilia-Approval"?: string;
-                };
-                path: {
-                    /** @description Run id */
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            /** @description The command */
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ExecuteRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ExecuteResult"];
-                        "text/event-stream": components["schemas"]["ExecuteResult"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Required */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["execute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1729,216 +278,12 @@ export interface paths {
          * Read a text file (the read_file tool)
          * @description Up to `limit` lines from line `offset`, each cut at 16 KiB, together within 1 MiB: `truncated` says a line was cut or the window ended early (read on from offset+lines). A binary file is refused: 422.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description File; relative paths resolve against the working directory */
-                    path: string;
-                    /** @description First line, from 0 */
-                    offset?: number;
-                    /** @description Most lines */
-                    limit?: number;
-                };
-                header?: {
-                    /** @description granted: a person approved this call */
-                    "Auxilia-Approval"?: string;
-                };
-                path: {
-                    /** @description Run id */
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["FileContent"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Required */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["readFile"];
         /**
          * Create a file (the write_file tool)
          * @description The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten: 409 file_exists.
          */
-        put: {
-            parameters: {
-                query: {
-                    /** @description File; relative paths resolve against the working directory */
-                    path: string;
-                };
-                header?: {
-                    /** @description granted: a person approved this call */
-                    "Auxilia-Approval"?: string;
-                };
-                path: {
-                    /** @description Run id */
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            /** @description The file's bytes */
-            requestBody: {
-                content: {
-                    "application/octet-stream": string;
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WrittenFile"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Required */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["writeFile"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1957,102 +302,7 @@ export interface paths {
          * Find files by pattern (the glob tool)
          * @description Up to 1000 paths, sorted, among the first 50000 under `path`: `truncated` says some were left out.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description * and ? within a name, ** across directories, e.g. **\/*.py */
-                    pattern: string;
-                    /** @description Directory to search (the working directory by default) */
-                    path?: string;
-                };
-                header?: {
-                    /** @description granted: a person approved this call */
-                    "Auxilia-Approval"?: string;
-                };
-                path: {
-                    /** @description Run id */
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["GlobResult"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Required */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["glob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2072,102 +322,7 @@ export interface paths {
          * Search files for text (the grep tool)
          * @description Up to 1000 lines, each cut at 16 KiB: `truncated` says some were left out or cut.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Text to find, taken literally */
-                    pattern: string;
-                    /** @description File or directory to search (the working directory by default) */
-                    path?: string;
-                };
-                header?: {
-                    /** @description granted: a person approved this call */
-                    "Auxilia-Approval"?: string;
-                };
-                path: {
-                    /** @description Run id */
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["GrepResult"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Required */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["grep"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2187,100 +342,7 @@ export interface paths {
          * List a directory (the ls tool)
          * @description At most 10000 entries: of a larger directory some are given, with `truncated` set.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Directory; relative paths resolve against the working directory (the default) */
-                    path?: string;
-                };
-                header?: {
-                    /** @description granted: a person approved this call */
-                    "Auxilia-Approval"?: string;
-                };
-                path: {
-                    /** @description Run id */
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ListResult"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Required */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listDirectory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2297,170 +359,10 @@ export interface paths {
             cookie?: never;
         };
         /** List sandboxes */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only the sandbox with exactly this name */
-                    name?: string;
-                    /** @description Items per page */
-                    page_size?: number;
-                    /** @description next_page_token of the previous page */
-                    page_token?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SandboxList"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listSandboxes"];
         put?: never;
         /** Register a sandbox */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the request safe to retry */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description The sandbox; config keys left out take their defaults */
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SandboxCreate"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        /** @description The sandbox's version */
-                        ETag?: string;
-                        /** @description The new sandbox */
-                        Location?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Sandbox"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createSandbox"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2475,289 +377,21 @@ export interface paths {
             cookie?: never;
         };
         /** Get a sandbox */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Sandbox id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        /** @description The sandbox's version */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Sandbox"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getSandbox"];
         put?: never;
         post?: never;
         /**
          * Delete a sandbox
          * @description While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released and the sandbox deleted, in one transaction.
          */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description Unbind the agents that use the sandbox */
-                    detach_agents?: boolean;
-                };
-                header?: {
-                    /** @description The ETag last read: the delete fails with 412 if the sandbox changed since */
-                    "If-Match"?: string;
-                };
-                path: {
-                    /** @description Sandbox id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No Content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Failed */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteSandbox"];
         options?: never;
         head?: never;
         /**
          * Edit a sandbox
          * @description A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The ETag last read: the edit fails with 412 if the sandbox changed since */
-                    "If-Match"?: string;
-                };
-                path: {
-                    /** @description Sandbox id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description The changes */
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SandboxPatch"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        /** @description The sandbox's new version */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Sandbox"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition Failed */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateSandbox"];
         trace?: never;
     };
     "/api/v1/sandboxes/{id}/agents": {
@@ -2768,72 +402,7 @@ export interface paths {
             cookie?: never;
         };
         /** Agents that use a sandbox */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Items per page */
-                    page_size?: number;
-                    /** @description next_page_token of the previous page */
-                    page_token?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Sandbox id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AgentRefList"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listSandboxAgents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2855,108 +424,7 @@ export interface paths {
          * Test a saved sandbox
          * @description Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Sandbox id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Changes to try */
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["SandboxPatch"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ProbeResult"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["probeSandbox"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2971,67 +439,7 @@ export interface paths {
             cookie?: never;
         };
         /** What may be shown of a sandbox's secret */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Sandbox id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SecretHint"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getSecretHint"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3053,96 +461,7 @@ export interface paths {
          * Test a sandbox configuration without saving it
          * @description Saves nothing; the probe is recorded in the audit log as `sandbox.probe`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description The sandbox as it would be created */
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SandboxCreate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ProbeResult"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["probeConfig"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3157,173 +476,10 @@ export interface paths {
             cookie?: never;
         };
         /** List API tokens */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Items per page */
-                    page_size?: number;
-                    /** @description next_page_token of the previous page */
-                    page_token?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TokenList"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listTokens"];
         put?: never;
         /** Create an API token */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the request safe to retry */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description The new token */
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["TokenCreate"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CreatedToken"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request Entity Too Large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported Media Type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unprocessable Entity */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3341,65 +497,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke an API token */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Token id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No Content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["revokeToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3413,46 +511,7 @@ export interface paths {
             cookie?: never;
         };
         /** The tool catalogue */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ToolList"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listTools"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3469,46 +528,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's workspace */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Workspace"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getWorkspace"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3525,26 +545,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Status"];
-                    };
-                };
-            };
-        };
+        get: operations["checkLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3561,35 +562,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Status"];
-                    };
-                };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["checkReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3678,51 +651,21 @@ export interface components {
         Binding: {
             /** @example Team OpenSandbox */
             name: string;
-            /** @enum {string} */
-            provider: "opensandbox" | "daytona" | "cloudrun" | "local";
+            provider: components["schemas"]["Provider"];
             /** Format: uuid */
             sandbox_id: string;
-            /** @description Each tool's policy. Every tool is listed. */
-            tools: {
-                /** @enum {string} */
-                edit_file: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                execute: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                glob: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                grep: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                ls: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                read_file: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                write_file: "always_allow" | "needs_approval" | "disabled";
-            };
+            tools: components["schemas"]["Tools"];
             url: string;
         };
         BindingPut: {
             /** Format: uuid */
             sandbox_id: string;
-            /** @description Each tool's policy. Tools left out are always allowed. */
-            tools?: {
-                /** @enum {string} */
-                edit_file?: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                execute?: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                glob?: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                grep?: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                ls?: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                read_file?: "always_allow" | "needs_approval" | "disabled";
-                /** @enum {string} */
-                write_file?: "always_allow" | "needs_approval" | "disabled";
-            };
+            tools?: components["schemas"]["ToolsInput"];
         };
-        /** Cloud Run settings */
+        /**
+         * Cloud Run settings
+         * @description Cloud Run: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+         */
         CloudRunConfig: {
             /**
              * Default packages
@@ -3851,6 +794,178 @@ export interface components {
              */
             timeout: number;
         };
+        /**
+         * Cloud Run settings
+         * @description Cloud Run: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+         */
+        CloudRunConfigInput: {
+            /**
+             * Default packages
+             * @description pip requirements installed into every new sandbox (needs internet access).
+             * @default []
+             */
+            default_packages?: string[];
+            /**
+             * Snapshot bucket
+             * Format: gcs-bucket
+             * @description Cloud Storage bucket the gateway saves each thread's /workspace to at the end of a run; empty keeps no snapshots.
+             * @default
+             */
+            gcs_bucket?: string;
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes?: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files?: "until_expiry" | "always";
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days?: number;
+            /**
+             * Network
+             * @description Where commands may connect to (offline by default, and always when the gateway's deployment allows no egress (GATEWAY_ALLOW_EGRESS); private and link-local addresses and the gateway's own are never reached; a domain stands for the addresses the gateway resolves it to when a command starts).
+             * @default {
+             *       "allow": [],
+             *       "default": "deny",
+             *       "deny": []
+             *     }
+             */
+            network?: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow?: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default deny
+                 * @enum {string}
+                 */
+                default?: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny?: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (the gateway cannot relabel a sandbox: a claimed instance keeps the pool's labels, without its thread's; the gateway's GATEWAY_IDLE_TTL also ends pool instances idle past it).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool?: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size?: number;
+            };
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 0,
+             *       "memory_mb": 0
+             *     }
+             */
+            resources?: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Cloud Run sets CPU for the whole gateway service).
+                 * @default 0
+                 */
+                readonly cpu?: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (the largest file a command may write, as Cloud Run's disk is memory, bounded by memory_mb; at most the gateway's GATEWAY_SANDBOX_MAX_FILE_MB; 0: that bound).
+                 * @default 0
+                 */
+                disk_mb?: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (of all of a sandbox's commands together, at most the gateway's GATEWAY_SANDBOX_MEMORY_MB; 0: that bound).
+                 * @default 0
+                 */
+                memory_mb?: number;
+            };
+            /**
+             * Snapshot prefix
+             * Format: object-prefix
+             * @description Folder inside the bucket for snapshots.
+             * @default sandbox-snapshots/
+             */
+            snapshot_prefix?: string;
+            /**
+             * Timeout (seconds)
+             * @description Longest a command may run (Cloud Run allows at most an hour).
+             * @default 1800
+             */
+            timeout?: number;
+        };
+        /** @description A sandbox of the Cloud Run provider. */
+        CloudRunSandbox: {
+            config: components["schemas"]["CloudRunConfig"];
+            /** Format: date-time */
+            created_at: string;
+            /** @example Python 3.12 with pandas */
+            description: string;
+            has_secret: boolean;
+            health: components["schemas"]["SandboxHealth"];
+            /** Format: uuid */
+            id: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /** @description Pool is shown when one sandbox is read, not in lists. */
+            pool?: components["schemas"]["SandboxPool"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "cloudrun";
+            /** Format: date-time */
+            updated_at: string;
+            /** @example http://sandbox.internal:8083 */
+            url: string;
+        };
+        /** @description A sandbox of the Cloud Run provider. */
+        CloudRunSandboxCreate: {
+            config?: components["schemas"]["CloudRunConfigInput"];
+            description?: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "cloudrun";
+            secret?: string | null;
+            /** @example sandbox.internal:8083 */
+            url?: string;
+        };
         CreatedToken: {
             /** Format: date-time */
             created_at: string;
@@ -3863,7 +978,10 @@ export interface components {
             /** @example aux_3q2-7Xw… */
             token: string;
         };
-        /** Daytona settings */
+        /**
+         * Daytona settings
+         * @description Daytona: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+         */
         DaytonaConfig: {
             /**
              * Auto-archive (minutes)
@@ -4012,6 +1130,198 @@ export interface components {
              */
             timeout: number;
         };
+        /**
+         * Daytona settings
+         * @description Daytona: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+         */
+        DaytonaConfigInput: {
+            /**
+             * Auto-archive (minutes)
+             * @description Minutes a sandbox stays stopped before Daytona archives it to cheaper storage (0 = the longest Daytona allows, 30 days unless its operator says otherwise); an archived sandbox takes longer to start, files intact.
+             * @default 10080
+             */
+            auto_archive_interval?: number;
+            /**
+             * Auto-stop (minutes)
+             * @description Idle minutes before Daytona stops a sandbox (0 = never); a stopped sandbox starts again on the thread's next run, files intact.
+             * @default 15
+             */
+            auto_stop_interval?: number;
+            /**
+             * Default packages
+             * @description pip requirements installed into every new sandbox.
+             * @default []
+             */
+            default_packages?: string[];
+            /**
+             * Environment
+             * @description Variables every sandbox starts with, as NAME=value. Not for secrets: they are stored and shown in plain text to whoever may read this sandbox, and Daytona shows them too.
+             * @default {}
+             */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes?: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files?: "until_expiry" | "always";
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days?: number;
+            /**
+             * Network
+             * @description Where commands may connect to (the allow list holds at most 10 IPv4 addresses or networks; Daytona's runner enforces no domains and no deny list).
+             * @default {
+             *       "allow": [],
+             *       "default": "allow",
+             *       "deny": []
+             *     }
+             */
+            network?: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow?: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default allow
+                 * @enum {string}
+                 */
+                default?: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny?: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create.
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool?: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size?: number;
+            };
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 0,
+             *       "memory_mb": 0
+             *     }
+             */
+            resources?: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @default 0
+                 */
+                readonly cpu?: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @default 0
+                 */
+                readonly disk_mb?: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @default 0
+                 */
+                readonly memory_mb?: number;
+            };
+            /**
+             * Snapshot
+             * Format: snapshot-name
+             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
+             * @default
+             */
+            snapshot?: string;
+            /**
+             * Region
+             * Format: region
+             * @description Daytona target (region) to create sandboxes in: us, eu, or your organisation's own.
+             * @default us
+             */
+            target?: string;
+            /**
+             * Timeout (seconds)
+             * @description Longest a command may run.
+             * @default 1800
+             */
+            timeout?: number;
+        };
+        /** @description A sandbox of the Daytona provider. */
+        DaytonaSandbox: {
+            config: components["schemas"]["DaytonaConfig"];
+            /** Format: date-time */
+            created_at: string;
+            /** @example Python 3.12 with pandas */
+            description: string;
+            has_secret: boolean;
+            health: components["schemas"]["SandboxHealth"];
+            /** Format: uuid */
+            id: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /** @description Pool is shown when one sandbox is read, not in lists. */
+            pool?: components["schemas"]["SandboxPool"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "daytona";
+            /** Format: date-time */
+            updated_at: string;
+            /** @example http://sandbox.internal:8083 */
+            url: string;
+        };
+        /** @description A sandbox of the Daytona provider. */
+        DaytonaSandboxCreate: {
+            config?: components["schemas"]["DaytonaConfigInput"];
+            description?: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "daytona";
+            secret?: string | null;
+            /** @example sandbox.internal:8083 */
+            url?: string;
+        };
         EditRequest: {
             new_string: string;
             old_string: string;
@@ -4077,7 +1387,10 @@ export interface components {
             /** @description The directory has more entries than the 10000 given. */
             truncated: boolean;
         };
-        /** Local settings */
+        /**
+         * Local settings
+         * @description Local: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+         */
         LocalConfig: {
             /**
              * Default packages
@@ -4198,6 +1511,170 @@ export interface components {
              */
             timeout: number;
         };
+        /**
+         * Local settings
+         * @description Local: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+         */
+        LocalConfigInput: {
+            /**
+             * Default packages
+             * @description pip requirements installed into every new sandbox (needs network access).
+             * @default []
+             */
+            default_packages?: string[];
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes?: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files?: "until_expiry" | "always";
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days?: number;
+            /**
+             * Max processes
+             * @description Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead.
+             * @default 256
+             */
+            max_processes?: number;
+            /**
+             * Network
+             * @description Where commands may connect to (offline by default; private, loopback and link-local addresses and the server's own are never reached; a domain stands for the addresses the server resolves it to when an instance's command starts).
+             * @default {
+             *       "allow": [],
+             *       "default": "deny",
+             *       "deny": []
+             *     }
+             */
+            network?: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow?: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default deny
+                 * @enum {string}
+                 */
+                default?: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny?: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create.
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool?: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size?: number;
+            };
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 1024,
+             *       "memory_mb": 1024
+             *     }
+             */
+            resources?: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (not available here).
+                 * @default 0
+                 */
+                readonly cpu?: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; 0: 1024).
+                 * @default 1024
+                 */
+                disk_mb?: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; 0: 1024).
+                 * @default 1024
+                 */
+                memory_mb?: number;
+            };
+            /**
+             * Timeout (seconds)
+             * @description Longest a command may run.
+             * @default 1800
+             */
+            timeout?: number;
+        };
+        /** @description A sandbox of the Local provider. */
+        LocalSandbox: {
+            config: components["schemas"]["LocalConfig"];
+            /** Format: date-time */
+            created_at: string;
+            /** @example Python 3.12 with pandas */
+            description: string;
+            has_secret: boolean;
+            health: components["schemas"]["SandboxHealth"];
+            /** Format: uuid */
+            id: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /** @description Pool is shown when one sandbox is read, not in lists. */
+            pool?: components["schemas"]["SandboxPool"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "local";
+            /** Format: date-time */
+            updated_at: string;
+            /** @example http://sandbox.internal:8083 */
+            url: string;
+        };
+        /** @description A sandbox of the Local provider. */
+        LocalSandboxCreate: {
+            config?: components["schemas"]["LocalConfigInput"];
+            description?: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "local";
+            secret?: string | null;
+            /** @example sandbox.internal:8083 */
+            url?: string;
+        };
         Me: {
             /** @example ci */
             name: string;
@@ -4207,7 +1684,10 @@ export interface components {
             token_id: string;
             workspace: components["schemas"]["Workspace"];
         };
-        /** OpenSandbox settings */
+        /**
+         * OpenSandbox settings
+         * @description OpenSandbox: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+         */
         OpenSandboxConfig: {
             /**
              * Default image
@@ -4353,6 +1833,195 @@ export interface components {
              */
             volume_mounts: string[];
         };
+        /**
+         * OpenSandbox settings
+         * @description OpenSandbox: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+         */
+        OpenSandboxConfigInput: {
+            /**
+             * Default image
+             * Format: image-ref
+             * @description Image every sandbox starts from; one with your libraries pre-installed starts faster.
+             * @default python:3.12-slim
+             */
+            default_image?: string;
+            /**
+             * Default packages
+             * @description pip requirements installed into every new sandbox (needs the sandbox to reach PyPI).
+             * @default []
+             */
+            default_packages?: string[];
+            /**
+             * API key is execd's token
+             * @description Through the server proxy, send the API key as execd's access token, for a controller whose execd is started with it (EXECD_ACCESS_TOKEN). The key then reaches every sandbox, where its code could read it: leave off unless execd requires it.
+             * @default false
+             */
+            execd_token_is_api_key?: boolean;
+            /**
+             * GPUs
+             * @description GPUs given to each sandbox; 0 for none. The controller's hosts must have them (NVIDIA's container toolkit on Docker).
+             * @default 0
+             */
+            gpu?: number;
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes?: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files?: "until_expiry" | "always";
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days?: number;
+            /**
+             * Network
+             * @description Where commands may connect to (enforced by the controller's egress sidecar, which must be configured (egress.image); rules name domains only).
+             * @default {
+             *       "allow": [],
+             *       "default": "allow",
+             *       "deny": []
+             *     }
+             */
+            network?: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow?: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default allow
+                 * @enum {string}
+                 */
+                default?: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny?: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (OpenSandbox cannot change an instance's metadata: a claimed instance keeps the pool's labels, without its thread's).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool?: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size?: number;
+            };
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 1,
+             *       "disk_mb": 0,
+             *       "memory_mb": 2048
+             *     }
+             */
+            resources?: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (rounded to thousandths; 0: 1).
+                 * @default 1
+                 */
+                cpu?: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (not available here).
+                 * @default 0
+                 */
+                readonly disk_mb?: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (0: 2048).
+                 * @default 2048
+                 */
+                memory_mb?: number;
+            };
+            /**
+             * Timeout (seconds)
+             * @description Longest a command may run.
+             * @default 1800
+             */
+            timeout?: number;
+            /**
+             * Use server proxy
+             * @description Reach each sandbox through the controller instead of the container's mapped port (recommended).
+             * @default true
+             */
+            use_server_proxy?: boolean;
+            /**
+             * Volume mounts
+             * @description Host folders mounted into every sandbox, as host_path:sandbox_path or host_path:sandbox_path:ro. A host path is never /, a system folder (/etc, /usr, /proc, /dev, /root, …), the container runtime's (/var/lib/docker, /run/docker.sock, …), a user's keys (/home/<user>/.ssh, …), anything inside one, nor a folder holding one (/var, /run, /home/alice); this server may allow only some folders besides. The controller must allow the host paths too.
+             * @default []
+             */
+            volume_mounts?: string[];
+        };
+        /** @description A sandbox of the OpenSandbox provider. */
+        OpenSandboxSandbox: {
+            config: components["schemas"]["OpenSandboxConfig"];
+            /** Format: date-time */
+            created_at: string;
+            /** @example Python 3.12 with pandas */
+            description: string;
+            has_secret: boolean;
+            health: components["schemas"]["SandboxHealth"];
+            /** Format: uuid */
+            id: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /** @description Pool is shown when one sandbox is read, not in lists. */
+            pool?: components["schemas"]["SandboxPool"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "opensandbox";
+            /** Format: date-time */
+            updated_at: string;
+            /** @example http://sandbox.internal:8083 */
+            url: string;
+        };
+        /** @description A sandbox of the OpenSandbox provider. */
+        OpenSandboxSandboxCreate: {
+            config?: components["schemas"]["OpenSandboxConfigInput"];
+            description?: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "opensandbox";
+            secret?: string | null;
+            /** @example sandbox.internal:8083 */
+            url?: string;
+        };
         ProbeRecord: {
             /** Format: date-time */
             at: string;
@@ -4370,7 +2039,9 @@ export interface components {
             /** @description sandbox_in_use: the agents bound to the sandbox */
             agents?: components["schemas"]["AgentRef"][];
             /** @description approval_required: the call's arguments, as a person approving it would read them */
-            arguments?: Record<string, never>;
+            arguments?: {
+                [key: string]: unknown;
+            };
             /** @example The request has invalid fields. */
             detail: string;
             errors?: components["schemas"]["FieldError"][];
@@ -4405,7 +2076,17 @@ export interface components {
             /** @example https://auxilia.dev/problems/validation_failed */
             type: string;
         };
-        Provider: {
+        /** @enum {string} */
+        Provider: "opensandbox" | "daytona" | "cloudrun" | "local";
+        ProviderField: {
+            accepted: boolean;
+            /** @example https://app.daytona.io/api */
+            default: string;
+            /** @example API URL */
+            label: string;
+            required: boolean;
+        };
+        ProviderInfo: {
             /** @description What the provider's sandboxes can do beyond running commands and serving files. */
             capabilities: ("keep_alive" | "find_created" | "persist" | "volume_mounts" | "network_switch" | "pause_resume" | "snapshot_restore" | "egress_rules" | "resources" | "terminal" | "interrupt")[];
             /**
@@ -4443,16 +2124,8 @@ export interface components {
             title: string;
             url: components["schemas"]["ProviderField"];
         };
-        ProviderField: {
-            accepted: boolean;
-            /** @example https://app.daytona.io/api */
-            default: string;
-            /** @example API URL */
-            label: string;
-            required: boolean;
-        };
         ProviderList: {
-            items: components["schemas"]["Provider"][];
+            items: components["schemas"]["ProviderInfo"][];
         };
         ProviderOperatorSetting: {
             /** @example on */
@@ -4488,48 +2161,13 @@ export interface components {
             /** @example loc-3f2a9c1b0d4e5f60 */
             instance_id: string;
             name: string;
-            /** @enum {string} */
-            provider: "opensandbox" | "daytona" | "cloudrun" | "local";
+            provider: components["schemas"]["Provider"];
             replaced: boolean;
             /** Format: uuid */
             sandbox_id: string;
         };
-        Sandbox: {
-            /** @description The provider's settings, every default written out; see config_schema in GET /api/v1/providers. */
-            config: components["schemas"]["OpenSandboxConfig"] | components["schemas"]["DaytonaConfig"] | components["schemas"]["CloudRunConfig"] | components["schemas"]["LocalConfig"];
-            /** Format: date-time */
-            created_at: string;
-            /** @example Python 3.12 with pandas */
-            description: string;
-            has_secret: boolean;
-            health: components["schemas"]["SandboxHealth"];
-            /** Format: uuid */
-            id: string;
-            /** @example Team OpenSandbox */
-            name: string;
-            /** @description Pool is shown when one sandbox is read, not in lists. */
-            pool?: components["schemas"]["SandboxPool"];
-            /** @enum {string} */
-            provider: "opensandbox" | "daytona" | "cloudrun" | "local";
-            /** Format: date-time */
-            updated_at: string;
-            /** @example http://sandbox.internal:8083 */
-            url: string;
-        };
-        SandboxCreate: {
-            /** @description The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults. */
-            config?: {
-                [key: string]: unknown;
-            };
-            description?: string;
-            /** @example Team OpenSandbox */
-            name: string;
-            /** @enum {string} */
-            provider: "opensandbox" | "daytona" | "cloudrun" | "local";
-            secret?: string | null;
-            /** @example sandbox.internal:8083 */
-            url?: string;
-        };
+        Sandbox: components["schemas"]["OpenSandboxSandbox"] | components["schemas"]["DaytonaSandbox"] | components["schemas"]["CloudRunSandbox"] | components["schemas"]["LocalSandbox"];
+        SandboxCreate: components["schemas"]["OpenSandboxSandboxCreate"] | components["schemas"]["DaytonaSandboxCreate"] | components["schemas"]["CloudRunSandboxCreate"] | components["schemas"]["LocalSandboxCreate"];
         SandboxHealth: {
             /** Format: date-time */
             checked_at: string | null;
@@ -4544,13 +2182,13 @@ export interface components {
             next_page_token: string;
         };
         SandboxPatch: {
-            /** @description A merge patch of the provider's settings (see config_schema in GET /api/v1/providers): keys left out stay as they are, null resets a key to its default. */
+            /** @description A merge patch of the provider's settings (see config_schema in GET /api/v1/providers): keys left out stay as they are, null resets a key to its default; a key the provider does not have is refused. */
             config?: {
                 [key: string]: unknown;
             } | null;
             description?: string | null;
             name?: string;
-            provider?: string;
+            provider?: components["schemas"]["Provider"];
             secret?: string | null;
             url?: string | null;
         };
@@ -4575,6 +2213,15 @@ export interface components {
         Status: {
             /** @example ok */
             status: string;
+        };
+        StreamExit: {
+            /** Format: int64 */
+            duration_ms: number;
+            exit_code: number;
+            truncated: boolean;
+        };
+        StreamOutput: {
+            text: string;
         };
         Thread: {
             instance_id: string | null;
@@ -4628,18 +2275,14 @@ export interface components {
              * @default member
              * @enum {string}
              */
-            role: "admin" | "member";
+            role?: "admin" | "member";
         };
         TokenList: {
             items: components["schemas"]["Token"][];
             next_page_token: string;
         };
         Tool: {
-            /**
-             * @description The policy a binding gives the tool when it sets none.
-             * @enum {string}
-             */
-            default_policy: "always_allow" | "needs_approval" | "disabled";
+            default_policy: components["schemas"]["ToolPolicy"];
             description: string;
             /** @description The JSON Schema of the tool's arguments. */
             input_schema: {
@@ -4656,6 +2299,28 @@ export interface components {
         ToolList: {
             items: components["schemas"]["Tool"][];
         };
+        /** @enum {string} */
+        ToolPolicy: "always_allow" | "needs_approval" | "disabled";
+        /** @description Each tool's policy. Every tool is listed. */
+        Tools: {
+            edit_file: components["schemas"]["ToolPolicy"];
+            execute: components["schemas"]["ToolPolicy"];
+            glob: components["schemas"]["ToolPolicy"];
+            grep: components["schemas"]["ToolPolicy"];
+            ls: components["schemas"]["ToolPolicy"];
+            read_file: components["schemas"]["ToolPolicy"];
+            write_file: components["schemas"]["ToolPolicy"];
+        };
+        /** @description Each tool's policy. Tools left out are always allowed. */
+        ToolsInput: {
+            edit_file?: components["schemas"]["ToolPolicy"];
+            execute?: components["schemas"]["ToolPolicy"];
+            glob?: components["schemas"]["ToolPolicy"];
+            grep?: components["schemas"]["ToolPolicy"];
+            ls?: components["schemas"]["ToolPolicy"];
+            read_file?: components["schemas"]["ToolPolicy"];
+            write_file?: components["schemas"]["ToolPolicy"];
+        };
         Workspace: {
             /** Format: uuid */
             id: string;
@@ -4669,8 +2334,3374 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Present when this answer is the one stored for an earlier request with the same Idempotency-Key, given again. */
+        IdempotentReplayed: "true";
+        /** @description The request's id: the caller's X-Request-Id when it sent a sane one, else one made for it. Logs and the audit log carry it. */
+        RequestId: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listAgents: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The agent */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The agent's version */
+                    ETag?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description The new agent */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The agent's version */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag last read: the delete fails with 412 if the agent changed since */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag last read: the edit fails with 412 if the agent changed since */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The changes (null resets a field to its default) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentPatch"];
+                "application/merge-patch+json": components["schemas"]["AgentPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The agent's new version */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBinding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The agent's version (a binding is part of its agent) */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Binding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    bindSandbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The agent's ETag last read: the binding fails with 412 if the agent changed since */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The sandbox and the tools' policies */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BindingPut"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The agent's new version (a binding is part of its agent) */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Binding"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unbindSandbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The agent's ETag last read: the unbinding fails with 412 if the agent changed since */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    /** @description The agent's new version (a binding is part of its agent) */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listThreads: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                id: string;
+                /** @description The caller's thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The thread as it is now */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag last read: the delete fails with 412 if the thread changed since (a new run, a new instance) */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Agent id */
+                id: string;
+                /** @description The caller's thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Agent id */
+                id: string;
+                /** @description The caller's thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Agent id */
+                id: string;
+                /** @description The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : -, not . or .. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description The run */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only entries about this kind of resource */
+                resource_type?: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key";
+                /** @description Only entries about this resource */
+                resource_id?: string;
+                /** @description Only entries by this token id */
+                actor?: string;
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOpenAPI: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3 document */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    listProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The run as it is now */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    completeRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    editFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description granted: a person approved this call */
+                "Auxilia-Approval"?: "granted";
+            };
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The edit */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditResult"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Required */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    execute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description granted: a person approved this call */
+                "Auxilia-Approval"?: "granted";
+            };
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The command */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExecuteRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecuteResult"];
+                    /**
+                     * @example event: stdout
+                     *     data: {"text":"42\n"}
+                     *
+                     *     event: exit
+                     *     data: {"exit_code":0,"duration_ms":31,"truncated":false}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Required */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readFile: {
+        parameters: {
+            query: {
+                /** @description File; relative paths resolve against the working directory */
+                path: string;
+                /** @description First line, from 0 */
+                offset?: number;
+                /** @description Most lines */
+                limit?: number;
+            };
+            header?: {
+                /** @description granted: a person approved this call */
+                "Auxilia-Approval"?: "granted";
+            };
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileContent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Required */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    writeFile: {
+        parameters: {
+            query: {
+                /** @description File; relative paths resolve against the working directory */
+                path: string;
+            };
+            header?: {
+                /** @description granted: a person approved this call */
+                "Auxilia-Approval"?: "granted";
+            };
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WrittenFile"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Required */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    glob: {
+        parameters: {
+            query: {
+                /** @description * and ? within a name, ** across directories, e.g. **\/*.py */
+                pattern: string;
+                /** @description Directory to search (the working directory by default) */
+                path?: string;
+            };
+            header?: {
+                /** @description granted: a person approved this call */
+                "Auxilia-Approval"?: "granted";
+            };
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GlobResult"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Required */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    grep: {
+        parameters: {
+            query: {
+                /** @description Text to find, taken literally */
+                pattern: string;
+                /** @description File or directory to search (the working directory by default) */
+                path?: string;
+            };
+            header?: {
+                /** @description granted: a person approved this call */
+                "Auxilia-Approval"?: "granted";
+            };
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrepResult"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Required */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDirectory: {
+        parameters: {
+            query?: {
+                /** @description Directory; relative paths resolve against the working directory (the default) */
+                path?: string;
+            };
+            header?: {
+                /** @description granted: a person approved this call */
+                "Auxilia-Approval"?: "granted";
+            };
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListResult"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Required */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSandboxes: {
+        parameters: {
+            query?: {
+                /** @description Only the sandbox with exactly this name */
+                name?: string;
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSandbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The sandbox; config keys left out take their defaults */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The sandbox's version */
+                    ETag?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description The new sandbox */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sandbox"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The sandbox's version */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sandbox"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSandbox: {
+        parameters: {
+            query?: {
+                /** @description Unbind the agents that use the sandbox */
+                detach_agents?: boolean;
+            };
+            header?: {
+                /** @description The ETag last read: the delete fails with 412 if the sandbox changed since */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Sandbox id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSandbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag last read: the edit fails with 412 if the sandbox changed since */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Sandbox id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The changes */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxPatch"];
+                "application/merge-patch+json": components["schemas"]["SandboxPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The sandbox's new version */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sandbox"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSandboxAgents: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Sandbox id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRefList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    probeSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Changes to try */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SandboxPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeResult"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSecretHint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretHint"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    probeConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The sandbox as it would be created */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeResult"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The new token */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedToken"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Token id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    checkLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+        };
+    };
+    checkReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}

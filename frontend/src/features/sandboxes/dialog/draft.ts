@@ -1,9 +1,6 @@
 import type { Provider, Sandbox, SandboxCreate, SandboxPatch, SecretHint } from "../../../api/types";
 import { configFields, isListField, isMapField, isNumberField, isObjectField, objectFields, type ConfigField } from "./schema";
 
-// The spec types a request's config as a bare object, which the generator
-// reads as one with no members; its real shape is the provider's config_schema.
-type ConfigBody = NonNullable<SandboxCreate["config"]>;
 
 /**
  * A config value as the form holds it: numbers stay text while typed; an
@@ -101,16 +98,21 @@ function apiConfig(provider: Provider, draft: SandboxDraft): Record<string, unkn
   return config;
 }
 
-/** The body of POST /sandboxes (and of the probe of an unsaved form). */
+/**
+ * The body of POST /sandboxes (and of the probe of an unsaved form). The spec
+ * narrows a body's config on its provider; the form is drawn from the
+ * provider's config_schema at run time, so the body is typed as whichever
+ * variant its provider names.
+ */
 export function createBody(provider: Provider, draft: SandboxDraft): SandboxCreate {
   return {
     name: draft.name.trim(),
     description: draft.description.trim(),
-    provider: provider.name as SandboxCreate["provider"],
+    provider: provider.name,
     ...(provider.url.accepted ? { url: draft.url.trim() } : {}),
     ...(provider.secret.accepted && draft.secret !== "" ? { secret: draft.secret } : {}),
-    config: apiConfig(provider, draft) as ConfigBody,
-  };
+    config: apiConfig(provider, draft),
+  } as SandboxCreate;
 }
 
 /** NAME=value lines as an object; a line without = names an empty value. */
@@ -168,7 +170,7 @@ export function mergePatch(provider: Provider, saved: SandboxDraft, draft: Sandb
     const value = patchValue(field, draft.config[field.key], saved.config[field.key]);
     if (value !== undefined) config[field.key] = value;
   }
-  if (Object.keys(config).length > 0) patch.config = config as ConfigBody;
+  if (Object.keys(config).length > 0) patch.config = config;
   return patch;
 }
 

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3gen"
+)
+
+// refineContract says what Swagger 2 annotations cannot and what generated
+// clients need: an http bearer scheme, public operations marked so,
+// nullable references typed, the headers every answer carries, merge
+// patches, the execute stream's events, and request bodies closed to
+// members they do not list. Each step walks the whole document, so an
+// operation or a field added later is covered without a change here.
+func refineContract(doc *openapi3.T) error {
+	bearerScheme(doc)
+	listTags(doc)
+	markPublicOperations(doc)
+	typeNullableReferences(doc)
+	patternThreadIDs(doc)
+	acceptMergePatches(doc)
+	if err := describeEventStreams(doc); err != nil {
+		return err
+	}
+	documentHeaders(doc)
+	closeRequestBodies(doc)
+	return nil
+}
+
+// operations calls fn with every operation, in a stable order.
+func operations(doc *openapi3.T, fn func(method, path string, op *openapi3.Operation)) {
+	for _, path := range doc.Paths.InMatchingOrder() {
+		item := doc.Paths.Value(path)
+		for _, method := range slices.Sorted(maps.Keys(item.Operations())) {
+			fn(method, path, item.GetOperation(method))
+		}
+	}
+}
+
+// bearerScheme replaces Swagger 2's apiKey header, which clients fill with
+// the bare token, with HTTP bearer authentication, which they prefix.
+func bearerScheme(doc *openapi3.T) {
+	for name, scheme := range doc.Components.SecuritySchemes {
+		if scheme.Value == nil || scheme.Value.Type != "apiKey" || scheme.Value.Name != "Authorization" {
+			continue
+		}
+		doc.Components.SecuritySchemes[name] = &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
+			Type: "http", Scheme: "bearer", Description: "An API token, sent as `Authorization: Bearer <token>`."}}
+	}
+}
+
+// listTags declares every tag the operations use, in order of name.
+func listTags(doc *openapi3.T) {
+	names := map[string]bool{}
+	operations(doc, func(_, _ string, op *openapi3.Operation) {
+		for _, t := range op.Tags {
+			names[t] = true
+		}
+	})
+	doc.Tags = nil
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: name})
+	}
+}
+
+// markPublicOperations says `security: []` on operations that need no
+// token, rather than saying nothing.
+func markPublicOperations(doc *openapi3.T) {
+	operations(doc, func(_, _ string, op *openapi3.Operation) {
+		if op.Security == nil {
+			op.Security = openapi3.NewSecurityRequirements()
+		}
+	})
+}
+
+// typeNullableReferences gives a nullable reference (`allOf: [$ref]`) its
+// type: in OpenAPI 3.0 `nullable` needs a `type` beside it.
+func typeNullableReferences(doc *openapi3.T) {
+	seen := map[*openapi3.Schema]bool{}
+	var visit func(s *openapi3.Schema)
+	visit = func(s *openapi3.Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		if s.Nullable && s.Type == nil && len(s.AllOf) == 1 {
+			if target := resolve(doc, s.AllOf[0]); target != nil && target.Type != nil {
+				s.Type = &openapi3.Types{}
+				*s.Type = append(*s.Type, *target.Type...)
+			}
+		}
+		for _, p := range s.Properties {
+			visit(p.Value)
+		}
+		if s.Items != nil {
+			visit(s.Items.Value)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
+		visit(doc.Components.Schemas[name].Value)
+	}
+}
+
+// patternThreadIDs states what a caller's thread id may be made of.
+func patternThreadIDs(doc *openapi3.T) {
+	operations(doc, func(_, _ string, op *openapi3.Operation) {
+		for _, p := range op.Parameters {
+			if p.Value != nil && p.Value.Name == "thread_id" && p.Value.Schema != nil {
+				p.Value.Schema.Value.Pattern = auxilia.ThreadKeyPattern
+			}
+		}
+	})
+}
+
+// acceptMergePatches documents that a PATCH body is an RFC 7396 merge patch.
+func acceptMergePatches(doc *openapi3.T) {
+	operations(doc, func(method, _ string, op *openapi3.Operation) {
+		if method != "PATCH" || op.RequestBody == nil || op.RequestBody.Value == nil {
+			return
+		}
+		if media := op.RequestBody.Value.Content.Get("application/json"); media != nil {
+			op.RequestBody.Value.Content["application/merge-patch+json"] = media
+		}
+	})
+}
+
+// describeEventStreams describes a text/event-stream answer as what it is,
+// a stream of named events, and adds each event's data as a component.
+func describeEventStreams(doc *openapi3.T) error {
+	var lines []string
+	for _, e := range api.StreamEvents {
+		name := reflect.TypeOf(e.Data).Name()
+		if doc.Components.Schemas[name] == nil {
+			ref, err := openapi3gen.NewSchemaRefForValue(e.Data, nil)
+			if err != nil {
+				return fmt.Errorf("event %s: %w", e.Name, err)
+			}
+			ref.Value.Required = slices.Sorted(maps.Keys(ref.Value.Properties))
+			doc.Components.Schemas[name] = ref
+		}
+		lines = append(lines, fmt.Sprintf("`%s` (data: %s)", e.Name, name))
+	}
+	stream := &openapi3.MediaType{
+		Schema: &openapi3.SchemaRef{Value: &openapi3.Schema{
+			Type:   &openapi3.Types{openapi3.TypeString},
+			Format: "event-stream",
+			Description: "Server-sent events, each `event: <name>` and `data: <JSON>`: " + strings.Join(lines, ", ") +
+				". Comments (`: keepalive`) keep a silent stream open. `exit` or `error` ends the stream.",
+		}},
+		Example: "event: stdout\ndata: {\"text\":\"42\\n\"}\n\nevent: exit\ndata: {\"exit_code\":0,\"duration_ms\":31,\"truncated\":false}\n\n",
+	}
+	operations(doc, func(_, _ string, op *openapi3.Operation) {
+		for _, resp := range op.Responses.Map() {
+			if resp.Value != nil && resp.Value.Content.Get("text/event-stream") != nil {
+				resp.Value.Content["text/event-stream"] = stream
+			}
+		}
+	})
+	return nil
+}
+
+// documentHeaders names the headers the middleware adds: X-Request-Id on
+// every answer, Idempotent-Replayed on an answer stored for an
+// Idempotency-Key and given again.
+func documentHeaders(doc *openapi3.T) {
+	if doc.Components.Headers == nil {
+		doc.Components.Headers = openapi3.Headers{}
+	}
+	header := func(name, description string, schema *openapi3.Schema) *openapi3.HeaderRef {
+		h := &openapi3.Header{Parameter: openapi3.Parameter{Description: description, Schema: schema.NewRef()}}
+		doc.Components.Headers[name] = &openapi3.HeaderRef{Value: h}
+		return &openapi3.HeaderRef{Ref: "#/components/headers/" + name, Value: h}
+	}
+	requestID := header("RequestId", "The request's id: the caller's X-Request-Id when it sent a sane one, else one made for it. "+
+		"Logs and the audit log carry it.", openapi3.NewStringSchema())
+	replayed := openapi3.NewStringSchema()
+	replayed.Enum = []any{"true"}
+	replay := header("IdempotentReplayed", "Present when this answer is the one stored for an earlier request with the same Idempotency-Key, given again.", replayed)
+	operations(doc, func(_, _ string, op *openapi3.Operation) {
+		idempotent := slices.ContainsFunc(op.Parameters, func(p *openapi3.ParameterRef) bool {
+			return p.Value != nil && p.Value.In == "header" && p.Value.Name == "Idempotency-Key"
+		})
+		for code, ref := range op.Responses.Map() {
+			if ref.Value == nil {
+				continue
+			}
+			resp := *ref.Value // answers may be shared between operations
+			resp.Headers = maps.Clone(resp.Headers)
+			if resp.Headers == nil {
+				resp.Headers = openapi3.Headers{}
+			}
+			resp.Headers["X-Request-Id"] = requestID
+			if idempotent {
+				resp.Headers["Idempotent-Replayed"] = replay
+			}
+			op.Responses.Set(code, &openapi3.ResponseRef{Value: &resp})
+		}
+	})
+}
+
+// closeRequestBodies says `additionalProperties: false` on every object a
+// request body may hold, nested ones and each variant of a union too: the
+// server refuses members it does not know. An object that says otherwise
+// (a map, an open config patch) keeps what it says.
+func closeRequestBodies(doc *openapi3.T) {
+	closed := false
+	seen := map[*openapi3.Schema]bool{}
+	var visit func(ref *openapi3.SchemaRef)
+	visit = func(ref *openapi3.SchemaRef) {
+		s := resolve(doc, ref)
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		if s.Type.Is(openapi3.TypeObject) && s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil {
+			s.AdditionalProperties = openapi3.AdditionalProperties{Has: &closed}
+		}
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+			visit(s.Properties[name])
+		}
+		for _, refs := range []openapi3.SchemaRefs{s.AllOf, s.OneOf, s.AnyOf} {
+			for _, r := range refs {
+				visit(r)
+			}
+		}
+		visit(s.Items)
+	}
+	operations(doc, func(_, _ string, op *openapi3.Operation) {
+		if op.RequestBody == nil || op.RequestBody.Value == nil {
+			return
+		}
+		for _, media := range op.RequestBody.Value.Content {
+			visit(media.Schema)
+		}
+	})
+}
+
+// resolve is the schema a reference names in the document's components,
+// or the one it holds.
+func resolve(doc *openapi3.T, ref *openapi3.SchemaRef) *openapi3.Schema {
+	if ref == nil {
+		return nil
+	}
+	if name, ok := strings.CutPrefix(ref.Ref, "#/components/schemas/"); ok && doc.Components.Schemas[name] != nil {
+		return doc.Components.Schemas[name].Value
+	}
+	return ref.Value
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The committed spec is what the annotations generate (see
+// TestCommittedSpecMatchesAnnotations), so these read it rather than
+// generating it again.
+func committedSpec(t *testing.T) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromFile(committed)
+	require.NoError(t, err)
+	require.NoError(t, doc.Validate(context.Background()))
+	return doc
+}
+
+// Generated clients name their methods by operationId: every operation
+// has one, unique, short and in lowerCamelCase.
+func TestEveryOperationHasAShortUniqueID(t *testing.T) {
+	style := regexp.MustCompile(`^[a-z][a-zA-Z]{2,23}$`)
+	seen := map[string]string{}
+	operations(committedSpec(t), func(method, path string, op *openapi3.Operation) {
+		where := method + " " + path
+		if !assert.Regexp(t, style, op.OperationID, "%s: an operationId like listSandboxes (@ID in its annotation)", where) {
+			return
+		}
+		if other, ok := seen[op.OperationID]; ok {
+			t.Errorf("%s and %s share the operationId %s", other, where, op.OperationID)
+		}
+		seen[op.OperationID] = where
+	})
+	assert.Contains(t, seen, "startRun")
+}
+
+// Every operation states its security; a public one says `security: []`,
+// and the token is an HTTP bearer token.
+func TestEveryOperationStatesItsSecurity(t *testing.T) {
+	doc := committedSpec(t)
+	public := map[string]bool{}
+	operations(doc, func(method, path string, op *openapi3.Operation) {
+		require.NotNil(t, op.Security, "%s %s", method, path)
+		if len(*op.Security) == 0 {
+			public[path] = true
+		}
+	})
+	assert.Equal(t, map[string]bool{"/healthz": true, "/readyz": true, "/api/v1/openapi.yaml": true}, public)
+	scheme := doc.Components.SecuritySchemes["BearerAuth"].Value
+	assert.Equal(t, "http", scheme.Type)
+	assert.Equal(t, "bearer", scheme.Scheme)
+}
+
+// In OpenAPI 3.0 `nullable` counts only beside a `type`.
+func TestEveryNullableSchemaHasAType(t *testing.T) {
+	doc := committedSpec(t)
+	for name, s := range doc.Components.Schemas {
+		for prop, p := range s.Value.Properties {
+			if p.Ref == "" && p.Value.Nullable {
+				assert.NotNil(t, p.Value.Type, "%s.%s is nullable with no type", name, prop)
+			}
+		}
+	}
+	sandbox := doc.Components.Schemas["Agent"].Value.Properties["sandbox"].Value
+	assert.True(t, sandbox.Type.Is("object"))
+	assert.NoError(t, sandbox.VisitJSON(nil), "an agent with no binding validates")
+}
+
+// The server refuses members it does not know, so every object a request
+// body holds says so; an open map says so too.
+func TestRequestBodiesAreClosed(t *testing.T) {
+	doc := committedSpec(t)
+	var check func(where string, s *openapi3.Schema, seen map[*openapi3.Schema]bool)
+	check = func(where string, s *openapi3.Schema, seen map[*openapi3.Schema]bool) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		if s.Type.Is("object") {
+			assert.NotNil(t, s.AdditionalProperties.Has, "%s says whether other members may come", where)
+		}
+		for name, p := range s.Properties {
+			check(where+"."+name, p.Value, seen)
+		}
+		for _, r := range s.OneOf {
+			check(where+"|"+r.Ref, r.Value, seen)
+		}
+		if s.Items != nil {
+			check(where+"[]", s.Items.Value, seen)
+		}
+	}
+	bodies := 0
+	operations(doc, func(method, path string, op *openapi3.Operation) {
+		if op.RequestBody == nil {
+			return
+		}
+		for media, m := range op.RequestBody.Value.Content {
+			bodies++
+			check(method+" "+path+" "+media, m.Schema.Value, map[*openapi3.Schema]bool{})
+		}
+		if method == "PATCH" {
+			assert.NotNil(t, op.RequestBody.Value.Content.Get("application/merge-patch+json"), "%s %s takes a merge patch", method, path)
+		}
+	})
+	assert.Greater(t, bodies, 10)
+	create := doc.Components.Schemas["LocalSandboxCreate"].Value
+	assert.Error(t, create.VisitJSON(map[string]any{"name": "x", "provider": "local", "colour": "red"}), "an unknown member")
+	assert.Error(t, create.VisitJSON(map[string]any{"name": "x", "provider": "local", "config": map[string]any{"nope": 1}}),
+		"an unknown config key")
+	assert.NoError(t, doc.Components.Schemas["Problem"].Value.Properties["arguments"].Value.VisitJSON(map[string]any{"command": "ls"}),
+		"a problem's arguments are any object")
+}
+
+// A sandbox is one of a schema per provider, told apart by `provider`, in
+// answers and in create requests alike.
+func TestASandboxNarrowsOnItsProvider(t *testing.T) {
+	doc := committedSpec(t)
+	for _, name := range []string{"Sandbox", "SandboxCreate"} {
+		s := doc.Components.Schemas[name].Value
+		require.NotNil(t, s.Discriminator, name)
+		assert.Equal(t, "provider", s.Discriminator.PropertyName)
+		assert.Len(t, s.OneOf, len(doc.Components.Schemas["Provider"].Value.Enum), "a variant per provider")
+	}
+	create := doc.Components.Schemas["SandboxCreate"].Value
+	assert.NoError(t, create.VisitJSON(map[string]any{"name": "x", "provider": "local", "config": map[string]any{"timeout": 60}}))
+	assert.Error(t, create.VisitJSON(map[string]any{"name": "x", "provider": "local", "config": map[string]any{"image": "python:3.12"}}),
+		"another provider's key is not the local provider's")
+}
+
+// The execute stream is described as what it is, and the headers the
+// middleware adds are named.
+func TestTheStreamAndTheHeadersAreDescribed(t *testing.T) {
+	doc := committedSpec(t)
+	execute := doc.Paths.Find("/api/v1/runs/{run_id}/execute").Post
+	stream := execute.Responses.Value("200").Value.Content.Get("text/event-stream").Schema.Value
+	assert.True(t, stream.Type.Is("string"))
+	for _, event := range []string{"`stdout` (data: StreamOutput)", "`exit` (data: StreamExit)", "`error` (data: Problem)"} {
+		assert.Contains(t, stream.Description, event)
+	}
+	assert.Contains(t, doc.Components.Schemas, "StreamExit")
+	assert.Contains(t, execute.Responses.Value("200").Value.Headers, "X-Request-Id")
+	create := doc.Paths.Find("/api/v1/sandboxes").Post
+	assert.Contains(t, create.Responses.Value("201").Value.Headers, "Idempotent-Replayed")
+	assert.NotContains(t, doc.Paths.Find("/api/v1/sandboxes").Get.Responses.Value("200").Value.Headers, "Idempotent-Replayed")
+}
