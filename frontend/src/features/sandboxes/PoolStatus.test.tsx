@@ -1,11 +1,11 @@
 import { screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import type { Sandbox, SandboxPool } from "../../api/types";
-
-type LocalSandbox = Extract<Sandbox, { provider: "local" }>;
 import { fakeApi } from "../../test/fakeApi";
 import { renderSignedIn } from "../../test/render";
 import { SandboxPoolStatus } from "./PoolStatus";
+
+type LocalSandbox = Extract<Sandbox, { provider: "local" }>;
 
 // A local sandbox whose config holds just the keys a test sets.
 const sandbox = (config: Record<string, unknown>): Sandbox => ({
@@ -19,7 +19,7 @@ const sandbox = (config: Record<string, unknown>): Sandbox => ({
   health: { status: "ok", checked_at: null, latency_ms: null, detail: "", history: [] },
   created_at: "2026-01-01T00:00:00Z",
   updated_at: "2026-01-01T00:00:00Z",
-  });
+});
 
 const withPool = (pool: SandboxPool) => ({ body: { ...sandbox({ pool: { size: pool.size } }), pool } });
 
