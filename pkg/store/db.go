@@ -70,6 +70,9 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
+	if err := reportContextErrors(g); err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
 	db := &DB{gorm: g, dialect: dialect}
 	db.LimitConnections(DefaultMaxConnections)
 	if err := db.Ping(ctx); err != nil {
@@ -131,9 +134,13 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) erro
 	if _, ok := ctx.Value(txKey{}).(*gorm.DB); ok {
 		return fn(ctx)
 	}
-	return db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		return fn(context.WithValue(ctx, txKey{}, tx))
 	})
+	if cause := ctx.Err(); err != nil && cause != nil && !errors.Is(err, cause) {
+		err = fmt.Errorf("%w: %w", cause, err) // a begin or commit its context ended (see reportContextErrors)
+	}
+	return err
 }
 
 // conn returns the transaction ctx carries, or the pool.
