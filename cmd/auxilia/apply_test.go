@@ -39,7 +39,7 @@ const firstManifest = `
 sandboxes:
   - name: Local
     provider: local
-    config: {memory_mb: 512}
+    config: {resources: {memory_mb: 512}}
   - name: Daytona
     provider: daytona
     secret_env: DAYTONA_KEY
@@ -72,10 +72,10 @@ func TestApplyDeclaresSandboxesAndAgents(t *testing.T) {
 	assert.NotContains(t, out, daytonaKey)
 	assert.Equal(t, "no changes\n", cli(t, env, "apply", "-f", first), "a second apply finds nothing to do")
 
-	second := manifestFile(t, strings.NewReplacer("config: {memory_mb: 512}", "description: Scratch\n    config: {memory_mb: 1024}",
+	second := manifestFile(t, strings.NewReplacer("config: {resources: {memory_mb: 512}}", "description: Scratch\n    config: {resources: {memory_mb: 1024}}",
 		"write_file: needs_approval", "write_file: disabled").Replace(firstManifest))
 	diff := cli(t, env, "apply", "-f", second)
-	assert.Equal(t, `~ sandbox "Local": description "" → "Scratch"; config.memory_mb 512 → 1024`+"\n"+
+	assert.Equal(t, `~ sandbox "Local": description "" → "Scratch"; config.resources.memory_mb 512 → 1024`+"\n"+
 		`~ agent "Analyst": tools.write_file needs_approval → disabled`+"\n", diff)
 	assert.Equal(t, "no changes\n", cli(t, env, "apply", "-f", second))
 
@@ -115,7 +115,7 @@ sandboxes:
     provider: local
   - name: Fine
     provider: local
-    config: {memory_mb: 1, colour: red}
+    config: {resources: {memory_mb: -1}, colour: red}
   - name: Elsewhere
     provider: nowhere
   - name: Keyed
@@ -129,7 +129,7 @@ agents:
 `))
 	for _, want := range []string{
 		`sandboxes[1].name: "Fine" is declared twice`,
-		`sandboxes[1].config.memory_mb`,
+		`sandboxes[1].config.resources.memory_mb`,
 		`sandboxes[1].config.colour`,
 		`sandboxes[2].provider: must be one of`,
 		`sandboxes[3].secret_env: names NOT_SET_ANYWHERE, which is not set`,

@@ -60,8 +60,10 @@ func TestTheProviderListsFollowTheProviders(t *testing.T) {
 		assert.Equal(t, "#/components/schemas/"+config, echo.Properties["config"].Ref)
 		assert.Contains(t, echo.Properties, "name", "the variant keeps the other properties")
 	}
-	assert.Equal(t, []string{"default_packages", "timeout", "work_dir"}, doc.Components.Schemas["EchoConfig"].Value.Required,
-		"an answer's config has every key")
+	echoConfig := doc.Components.Schemas["EchoConfig"].Value
+	assert.Equal(t, []string{"default_packages", "idle_minutes", "keep_files", "max_kept_days", "network", "pool", "resources", "timeout", "work_dir"},
+		echoConfig.Required, "an answer's config has every key")
+	assert.Equal(t, []string{"max_idle_minutes", "size"}, echoConfig.Properties["pool"].Value.Required, "…and every key of its objects")
 	assert.Empty(t, doc.Components.Schemas["EchoConfigInput"].Value.Required, "a request's config may leave any key out")
 	assert.NotContains(t, doc.Components.Schemas["EchoConfig"].Value.Extensions, "x-common", "the form's hint stays out of the contract")
 

@@ -254,10 +254,8 @@ func updateSandbox(api *client.API, want Sandbox, have sandboxView, secret strin
 	config := map[string]any{}
 	for _, key := range slices.Sorted(maps.Keys(want.Config)) {
 		if !covers(have.Config[key], want.Config[key]) {
-			was, _ := json.Marshal(have.Config[key])
-			is, _ := json.Marshal(want.Config[key])
-			diffs = append(diffs, fmt.Sprintf("config.%s %s → %s", key, was, is))
-			config[key] = want.Config[key]
+			diffs = append(diffs, differences("config."+key, have.Config[key], want.Config[key])...)
+			config[key] = want.Config[key] // a merge patch: an object's keys left out stay
 		}
 	}
 	if len(config) > 0 {
@@ -292,6 +290,29 @@ func secretChanged(api *client.API, id, secret string) bool {
 		return true
 	}
 	return res.JSON200.Last4 != nil && !strings.HasSuffix(secret, *res.JSON200.Last4)
+}
+
+// differences says what want changes of have, key by key inside objects
+// (network, resources, pool), as "path was → is" lines.
+func differences(path string, have, want any) []string {
+	var h, w any
+	if recode(have, &h) != nil || recode(want, &w) != nil {
+		return []string{path + " changed"}
+	}
+	wm, wantObject := w.(map[string]any)
+	hm, haveObject := h.(map[string]any)
+	if !wantObject || !haveObject {
+		was, _ := json.Marshal(h)
+		is, _ := json.Marshal(w)
+		return []string{fmt.Sprintf("%s %s → %s", path, was, is)}
+	}
+	var out []string
+	for _, key := range slices.Sorted(maps.Keys(wm)) {
+		if !covers(hm[key], wm[key]) {
+			out = append(out, differences(path+"."+key, hm[key], wm[key])...)
+		}
+	}
+	return out
 }
 
 // covers reports whether have holds want: equal values, or, for objects,
