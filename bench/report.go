@@ -97,7 +97,7 @@ func (w *reportWriter) header(r results) {
 	w.p("| load average when the run began | %s (1, 5, 15 min) |\n", m.LoadAvg)
 
 	w.p("## How to rerun\n")
-	w.p("```sh\nmake bench              # go run ./bench: the full run, rewrites this file\ngo run ./bench -quick   # a short run, to check that everything works\ngo run ./bench -h       # the knobs: concurrency, windows, rounds, latency, threads, …\n```\n")
+	w.p("```sh\nmake bench              # go run ./bench: the full run, rewrites this file\ngo run ./bench -quick   # a short run, to check that everything works\ngo run ./bench -only reads,runs -out /tmp/b.md   # some phases alone\ngo run ./bench -h       # the knobs: concurrency, windows, rounds, latency, threads, …\n```\n")
 	w.p("It needs the Postgres that `make test` uses (127.0.0.1:5432, trust auth); it creates a database of its own for the run and drops it afterwards.\n")
 
 	w.p("## How it measures\n")
@@ -109,7 +109,8 @@ func (w *reportWriter) header(r results) {
 		"requests are recorded for %s (for reads, %d such rounds each of ours and of the floor, alternating which goes first). "+
 		"Throughput is answered requests ÷ recorded time; p50 and p99 are nearest-rank percentiles of the recorded requests.",
 		c.Concurrency, dur(c.Warmup), dur(c.Window), c.Rounds)
-	w.p("- **The floors** are what the same work costs at least: for reads, a bare `net/http` handler; for runs, the provider's round trips.")
+	w.p("- **The floors** are what the same work costs at least: for reads, and for the runs started at once, a bare `net/http` handler " +
+		"sending the server's SQL through pgx; for runs one at a time, the provider's round trips.")
 	w.p("- The client, the server, the floor and Postgres share the machine's CPUs, so a figure includes the others' work on them.\n")
 }
 
@@ -119,7 +120,8 @@ func (w *reportWriter) reads(r results) {
 	w.p("%d sandboxes are registered (OpenSandbox, Daytona and Cloud Run in turn, each with a secret and a config). "+
 		"**The floor** is a bare `net/http` handler, in a process of its own, that sends the same SQL the server's store sends "+
 		"(the token by its SHA-256, its workspace, the sandboxes; and the token's last use at most once a minute) through "+
-		"pgx to the same database, and writes the same JSON. Its answers were compared with the server's before the load: "+
+		"pgx to the same database, and writes the same JSON (one sandbox's with its warm pool, off: the floor reads the pool's size "+
+		"from the config). Its answers were compared with the server's before the load: "+
 		"**%d answers, byte for byte identical**. Its pgx pool holds %d connections, one per worker; the server's pool "+
 		"is as large as its `AUXILIA_DB_MAX_CONNECTIONS` default.\n",
 		rd.Sandboxes, rd.Compared, r.Config.Concurrency)
