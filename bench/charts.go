@@ -44,14 +44,17 @@ func percentileChart(title string, lines []svgchart.Line, rules ...svgchart.Rule
 }
 
 // completionChart shows how many runs of a burst had their answer by when.
-func completionChart(title string, b batch, floor time.Duration) svgchart.Chart {
-	l := svgchart.Line{Name: "runs answered (ours)", Color: oursColour}
-	l.Points = append(l.Points, svgchart.Point{X: 0, Y: 0})
-	for i, end := range b.ends {
-		x := msFloat(end)
-		l.Points = append(l.Points, svgchart.Point{X: x, Y: float64(i)}, svgchart.Point{X: x, Y: float64(i + 1)})
+func completionChart(title string, b, reachable batch, floor time.Duration) svgchart.Chart {
+	line := func(name, colour string, b batch) svgchart.Line {
+		l := svgchart.Line{Name: name, Color: colour}
+		l.Points = append(l.Points, svgchart.Point{X: 0, Y: 0})
+		for i, end := range b.ends {
+			x := msFloat(end)
+			l.Points = append(l.Points, svgchart.Point{X: x, Y: float64(i)}, svgchart.Point{X: x, Y: float64(i + 1)})
+		}
+		return l
 	}
-	xMax := math.Max(msFloat(b.total), msFloat(floor)) * 1.05
+	xMax := math.Max(math.Max(msFloat(b.total), msFloat(reachable.total)), msFloat(floor)) * 1.05
 	step := niceTick(xMax / 6)
 	var ticks []svgchart.Tick
 	for x := 0.0; x <= xMax; x += step {
@@ -62,8 +65,9 @@ func completionChart(title string, b batch, floor time.Duration) svgchart.Chart 
 		ticks = append(ticks, svgchart.Tick{At: x, Label: label})
 	}
 	return svgchart.Chart{Title: title, XLabel: "time since the runs were sent", YLabel: "runs answered",
-		XMin: 0, XMax: xMax, XTicks: ticks, YMax: float64(len(b.ends) + b.errors), Lines: []svgchart.Line{l},
-		Rules: []svgchart.Rule{{Vertical: true, At: msFloat(floor), Label: "floor"}}}
+		XMin: 0, XMax: xMax, XTicks: ticks, YMax: float64(max(len(b.ends)+b.errors, len(reachable.ends)+reachable.errors)),
+		Lines: []svgchart.Line{line("runs answered (ours)", oursColour, b), line("reachable floor (net/http + pgx)", floorColour, reachable)},
+		Rules: []svgchart.Rule{{Vertical: true, At: msFloat(floor), Label: "provider's floor"}}}
 }
 
 // niceTick rounds a step up to 1, 2 or 5 times a power of ten.

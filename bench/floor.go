@@ -43,13 +43,17 @@ const (
 const (
 	floorPageSize   = 50
 	floorTouchEvery = time.Minute
+	// floorRunConns is the server's AUXILIA_DB_MAX_CONNECTIONS default.
+	floorRunConns = 20
 )
 
 // floorMain serves the floor on 127.0.0.1:0 with the database at
 // DATABASE_URL, until it is signalled.
 func floorMain(args []string) error {
 	fs := flag.NewFlagSet("floor", flag.ContinueOnError)
-	conns := fs.Int("conns", 16, "pgx pool size")
+	conns := fs.Int("conns", 16, "pgx pool size of the reads")
+	runConns := fs.Int("run-conns", floorRunConns, "pgx pool size of the run starts (the server's AUXILIA_DB_MAX_CONNECTIONS default)")
+	latency := fs.Duration("latency", 20*time.Millisecond, "the provider round trip of a run start")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,10 +69,18 @@ func floorMain(args []string) error {
 		return err
 	}
 	defer pool.Close()
-	f := floor{pool: pool}
+	runCfg := cfg.Copy()
+	runCfg.MaxConns = int32(*runConns)
+	runs, err := pgxpool.NewWithConfig(ctx, runCfg)
+	if err != nil {
+		return err
+	}
+	defer runs.Close()
+	f := floor{pool: pool, runs: runs, latency: *latency}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/sandboxes", f.list)
 	mux.HandleFunc("GET /api/v1/sandboxes/{id}", f.get)
+	mux.HandleFunc("POST /api/v1/agents/{id}/threads/{thread}/runs", f.startRun)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -86,7 +98,11 @@ func floorMain(args []string) error {
 	return nil
 }
 
-type floor struct{ pool *pgxpool.Pool }
+type floor struct {
+	pool    *pgxpool.Pool // the reads'
+	runs    *pgxpool.Pool // the run starts', as large as the server's
+	latency time.Duration // the provider round trip of a run start
+}
 
 // Rows, by column name as SELECT * returns them: a column the struct lacks
 // fails the scan, so a schema change cannot go unnoticed here.
@@ -142,6 +158,7 @@ type floorSandboxView struct {
 	HasSecret   bool            `json:"has_secret"`
 	Config      json.RawMessage `json:"config"`
 	Health      floorHealthView `json:"health"`
+	Pool        *floorPoolView  `json:"pool,omitempty"`
 	CreatedAt   time.Time       `json:"created_at"`
 	UpdatedAt   time.Time       `json:"updated_at"`
 }
@@ -152,6 +169,19 @@ type floorHealthView struct {
 	LatencyMS *int             `json:"latency_ms"`
 	Detail    string           `json:"detail"`
 	History   []floorProbeView `json:"history"`
+}
+
+// floorPoolView is the pool status one sandbox's view shows. The bench's
+// sandboxes have no pool: the floor reads its size from the config and
+// shows it off, as the server does.
+type floorPoolView struct {
+	State    string     `json:"state"`
+	Size     int        `json:"size"`
+	Ready    int        `json:"ready"`
+	Creating int        `json:"creating"`
+	Failures int        `json:"failures"`
+	Detail   string     `json:"detail"`
+	RetryAt  *time.Time `json:"retry_at"`
 }
 
 type floorProbeView struct {
@@ -182,31 +212,40 @@ func (r floorSandbox) view() floorSandboxView {
 
 // workspace authenticates the bearer token as the server does and returns its workspace.
 func (f floor) workspace(w http.ResponseWriter, r *http.Request) (floorWorkspace, bool) {
+	tok, ok := f.authenticate(w, r, f.pool)
+	return floorWorkspace{ID: tok.WorkspaceID, Name: tok.WsName, CreatedAt: tok.WsCreatedAt}, ok
+}
+
+// actor authenticates a run start's token on the run starts' pool.
+func (f floor) actor(w http.ResponseWriter, r *http.Request) (floorToken, bool) {
+	return f.authenticate(w, r, f.runs)
+}
+
+func (f floor) authenticate(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) (floorToken, bool) {
 	scheme, value, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	value = strings.TrimSpace(value)
 	if !strings.EqualFold(scheme, "Bearer") || value == "" {
 		http.Error(w, "no token", http.StatusUnauthorized)
-		return floorWorkspace{}, false
+		return floorToken{}, false
 	}
 	sum := sha256.Sum256([]byte(value))
-	tok, err := queryOne[floorToken](r.Context(), f.pool, floorTokenSQL, hex.EncodeToString(sum[:]), 1)
+	tok, err := queryOne[floorToken](r.Context(), pool, floorTokenSQL, hex.EncodeToString(sum[:]), 1)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && tok.RevokedAt != nil {
 		http.Error(w, "unknown token", http.StatusUnauthorized)
-		return floorWorkspace{}, false
+		return floorToken{}, false
 	}
 	if err != nil {
 		internalError(w, err)
-		return floorWorkspace{}, false
+		return floorToken{}, false
 	}
-	ws := floorWorkspace{ID: tok.WorkspaceID, Name: tok.WsName, CreatedAt: tok.WsCreatedAt}
 	now := time.Now().UTC()
 	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) > floorTouchEvery {
-		if _, err := f.pool.Exec(r.Context(), floorTouchSQL, now, tok.ID, now.Add(-floorTouchEvery)); err != nil {
+		if _, err := pool.Exec(r.Context(), floorTouchSQL, now, tok.ID, now.Add(-floorTouchEvery)); err != nil {
 			internalError(w, err)
-			return floorWorkspace{}, false
+			return floorToken{}, false
 		}
 	}
-	return ws, true
+	return tok, true
 }
 
 func (f floor) list(w http.ResponseWriter, r *http.Request) {
@@ -249,8 +288,17 @@ func (f floor) get(w http.ResponseWriter, r *http.Request) {
 		internalError(w, err)
 		return
 	}
+	var cfg struct {
+		Pool struct{ Size int } `json:"pool"`
+	}
+	if err := json.Unmarshal([]byte(sb.Config), &cfg); err != nil || cfg.Pool.Size != 0 {
+		internalError(w, fmt.Errorf("sandbox %s: the floor shows only sandboxes without a pool (%v)", sb.ID, err))
+		return
+	}
+	view := sb.view()
+	view.Pool = &floorPoolView{State: "off"}
 	w.Header().Set("ETag", `"`+strconv.Itoa(sb.Version)+`"`)
-	writeFloorJSON(w, sb.view())
+	writeFloorJSON(w, view)
 }
 
 func queryOne[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (T, error) {

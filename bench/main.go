@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -38,6 +40,10 @@ type config struct {
 	Threads         int           // threads that start their runs at once
 	ColdConcurrency int           // first runs of those threads in flight at a time
 
+	// Only names the phases to run (reads, runs, writes, gobench); empty
+	// runs them all. A partial run writes no report unless -out is given.
+	Only       map[string]bool
+	OutGiven   bool
 	BenchTime  string // -benchtime of the Go benchmarks; "" skips them
 	BenchCount int    // runs of each Go benchmark, of which the median is kept
 }
@@ -60,8 +66,23 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.ColdConcurrency, "cold-concurrency", 8, "first runs in flight at a time while the threads get their instances")
 	fs.StringVar(&c.BenchTime, "benchtime", "200ms", `-benchtime of the Go benchmarks ("" skips them)`)
 	fs.IntVar(&c.BenchCount, "benchcount", 3, "runs of each Go benchmark; the median is reported")
+	only := fs.String("only", "", "run only these phases, comma-separated: reads, runs, writes, gobench "+
+		"(the report is then written only to an -out given explicitly)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	fs.Visit(func(f *flag.Flag) { c.OutGiven = c.OutGiven || f.Name == "out" })
+	if *only != "" {
+		c.Only = map[string]bool{}
+		for _, name := range strings.Split(*only, ",") {
+			name = strings.TrimSpace(name)
+			if !slices.Contains(phaseNames, name) {
+				err := fmt.Errorf("-only: unknown phase %q (phases: %s)", name, strings.Join(phaseNames, ", "))
+				fmt.Fprintln(fs.Output(), "bench:", err)
+				return c, err
+			}
+			c.Only[name] = true
+		}
 	}
 	if c.Quick {
 		// Smaller numbers, for the flags not given explicitly.
@@ -82,6 +103,12 @@ func parseFlags(args []string) (config, error) {
 	}
 	return c, nil
 }
+
+// phaseNames are the phases -only can pick.
+var phaseNames = []string{"reads", "runs", "writes", "gobench"}
+
+// runs tells whether the phase is part of this run.
+func (c config) runs(phase string) bool { return c.Only == nil || c.Only[phase] }
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "floor" {

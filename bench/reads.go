@@ -86,9 +86,9 @@ func compare(ctx context.Context, cfg config, s *stack, loop closedLoop, route s
 	}
 	c.Ours.seal()
 	c.Floor.seal()
-	logf("  %s: ours %.0f/s p50 %s p99 %s; floor %.0f/s p50 %s p99 %s", route,
+	logf("  %s: ours %.0f/s p50 %s p99 %s; floor %.0f/s p50 %s p99 %s; throughput ours / floor %.2f×", route,
 		c.Ours.throughput(), ms(c.Ours.quantile(.5)), ms(c.Ours.quantile(.99)),
-		c.Floor.throughput(), ms(c.Floor.quantile(.5)), ms(c.Floor.quantile(.99)))
+		c.Floor.throughput(), ms(c.Floor.quantile(.5)), ms(c.Floor.quantile(.99)), c.Ours.throughput()/c.Floor.throughput())
 	if c.Ours.errors > 0 || c.Floor.errors > 0 {
 		return c, fmt.Errorf("%s failed: ours %s; floor %s", route, c.Ours.errorSummary(3), c.Floor.errorSummary(3))
 	}

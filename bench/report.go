@@ -21,10 +21,16 @@ func writeReport(path string, r results) error {
 	}
 	w := &reportWriter{dir: dir}
 	w.header(r)
-	w.reads(r)
-	w.runs(r)
-	w.writes(r)
-	w.goBench(r)
+	for _, section := range []struct {
+		phase string
+		write func(results)
+	}{{"reads", w.reads}, {"runs", w.runs}, {"writes", w.writes}, {"gobench", w.goBench}} {
+		if r.Config.runs(section.phase) {
+			section.write(r)
+		} else {
+			w.p("*(%s: not measured in this run, `-only`)*\n", section.phase)
+		}
+	}
 	w.timings(r)
 	if w.err != nil {
 		return w.err
@@ -91,7 +97,7 @@ func (w *reportWriter) header(r results) {
 	w.p("| load average when the run began | %s (1, 5, 15 min) |\n", m.LoadAvg)
 
 	w.p("## How to rerun\n")
-	w.p("```sh\nmake bench              # go run ./bench: the full run, rewrites this file\ngo run ./bench -quick   # a short run, to check that everything works\ngo run ./bench -h       # the knobs: concurrency, windows, rounds, latency, threads, …\n```\n")
+	w.p("```sh\nmake bench              # go run ./bench: the full run, rewrites this file\ngo run ./bench -quick   # a short run, to check that everything works\ngo run ./bench -only reads,runs -out /tmp/b.md   # some phases alone\ngo run ./bench -h       # the knobs: concurrency, windows, rounds, latency, threads, …\n```\n")
 	w.p("It needs the Postgres that `make test` uses (127.0.0.1:5432, trust auth); it creates a database of its own for the run and drops it afterwards.\n")
 
 	w.p("## How it measures\n")
@@ -103,7 +109,8 @@ func (w *reportWriter) header(r results) {
 		"requests are recorded for %s (for reads, %d such rounds each of ours and of the floor, alternating which goes first). "+
 		"Throughput is answered requests ÷ recorded time; p50 and p99 are nearest-rank percentiles of the recorded requests.",
 		c.Concurrency, dur(c.Warmup), dur(c.Window), c.Rounds)
-	w.p("- **The floors** are what the same work costs at least: for reads, a bare `net/http` handler; for runs, the provider's round trips.")
+	w.p("- **The floors** are what the same work costs at least: for reads, and for the runs started at once, a bare `net/http` handler " +
+		"sending the server's SQL through pgx; for runs one at a time, the provider's round trips.")
 	w.p("- The client, the server, the floor and Postgres share the machine's CPUs, so a figure includes the others' work on them.\n")
 }
 
@@ -113,7 +120,8 @@ func (w *reportWriter) reads(r results) {
 	w.p("%d sandboxes are registered (OpenSandbox, Daytona and Cloud Run in turn, each with a secret and a config). "+
 		"**The floor** is a bare `net/http` handler, in a process of its own, that sends the same SQL the server's store sends "+
 		"(the token by its SHA-256, its workspace, the sandboxes; and the token's last use at most once a minute) through "+
-		"pgx to the same database, and writes the same JSON. Its answers were compared with the server's before the load: "+
+		"pgx to the same database, and writes the same JSON (one sandbox's with its warm pool, off: the floor reads the pool's size "+
+		"from the config). Its answers were compared with the server's before the load: "+
 		"**%d answers, byte for byte identical**. Its pgx pool holds %d connections, one per worker; the server's pool "+
 		"is as large as its `AUXILIA_DB_MAX_CONNECTIONS` default.\n",
 		rd.Sandboxes, rd.Compared, r.Config.Concurrency)
@@ -173,19 +181,30 @@ func (w *reportWriter) runs(r results) {
 	w.p("The floor there is runs × provider calls a run × %s ÷ runs in flight.\n", dur(lat))
 
 	burstFloor := time.Duration(float64(rn.Threads) * float64(lat) / float64(rn.Threads))
+	fb := rn.FloorBurst
 	w.p("Then **all %d threads start a run at the same moment**, each from its own connection (a gate releases them together), "+
-		"each reconnecting its live instance. **The floor** is %d × one round trip ÷ %d in flight = %s. "+
-		"The server's memory is its resident set (`VmRSS` in `/proc`), sampled every 5 ms.\n", rn.Threads, rn.Threads, rn.Threads, ms(burstFloor))
-	w.p("| %d threads at once | |\n|---|--:|", rn.Threads)
-	w.p("| runs that succeeded | %d |", rn.Burst.requests())
-	w.p("| runs that failed | %d |", rn.Burst.errors)
-	w.p("| total, to the last answer | %s |", ms(rn.Burst.total))
-	w.p("| floor | %s |", ms(burstFloor))
-	w.p("| **total / floor** | **%s** |", ratio(float64(rn.Burst.total), float64(burstFloor)))
-	w.p("| p50, p99 of the runs that succeeded | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)))
-	w.p("| provider calls | %d (%.2f a run) |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads))
-	w.p("| server RSS before → peak → after | %s → %s → %s |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
-	w.p("| Postgres sessions opened | %d |\n", rn.BurstSession)
+		"each reconnecting its live instance. Two floors:\n", rn.Threads)
+	w.p("- **The reachable floor** is the same burst, through the same gate on connections of their own, on a bare `net/http` "+
+		"handler in the floor's process that makes the server's transactions of a warm run start through pgx "+
+		"(`bench/floor_runs.go`): the token, the agent, its binding and its sandbox; a transaction that locks the thread's row "+
+		"and reads its kept files and its instance; the provider round trip, here a wait of %s; a second transaction that locks "+
+		"the row again, ends the thread's active run, inserts the new run and reads it back joined, records the thread's last run "+
+		"and the audit entry. Its pgx pool holds as many connections as the server's (%d). It runs after the server's burst, on the same threads.", dur(lat), floorRunConns)
+	w.p("- **The provider's floor** is %d × one round trip ÷ %d in flight = %s: what the burst would take if the database cost nothing; "+
+		"no program that records the runs can reach it.\n", rn.Threads, rn.Threads, ms(burstFloor))
+	w.p("The server's memory is its resident set (`VmRSS` in `/proc`), sampled every 5 ms.\n")
+	w.p("| %d threads at once | ours | reachable floor |\n|---|--:|--:|", rn.Threads)
+	w.p("| runs that succeeded | %d | %d |", rn.Burst.requests(), fb.requests())
+	w.p("| runs that failed | %d | %d |", rn.Burst.errors, fb.errors)
+	w.p("| total, to the last answer | %s | %s |", ms(rn.Burst.total), ms(fb.total))
+	w.p("| p50, p99 of the runs that succeeded | %s, %s | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)),
+		ms(fb.quantile(.5)), ms(fb.quantile(.99)))
+	w.p("| **total / reachable floor** | **%s** | |", ratio(float64(rn.Burst.total), float64(fb.total)))
+	w.p("| total / the provider's floor (%s, unreachable) | %s | %s |", ms(burstFloor),
+		ratio(float64(rn.Burst.total), float64(burstFloor)), ratio(float64(fb.total), float64(burstFloor)))
+	w.p("| provider calls | %d (%.2f a run) | |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads))
+	w.p("| server RSS before → peak → after | %s → %s → %s | |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
+	w.p("| Postgres sessions opened | %d | |\n", rn.BurstSession)
 	if rn.Burst.errors > 0 {
 		w.p("What the failed runs were answered: %s.\n", rn.Burst.errorSummary(4))
 	}
@@ -193,7 +212,7 @@ func (w *reportWriter) runs(r results) {
 		w.p("What the server logged as errors meanwhile: %s.\n", logSummary(rn.BurstLogged, 4))
 	}
 	w.chart("runs-burst.svg", "Runs answered over time when every thread starts a run at once",
-		completionChart(fmt.Sprintf("%d threads start runs at once (provider round trip %s)", rn.Threads, dur(lat)), rn.Burst, burstFloor))
+		completionChart(fmt.Sprintf("%d threads start runs at once (provider round trip %s)", rn.Threads, dur(lat)), rn.Burst, rn.FloorBurst, burstFloor))
 }
 
 func (w *reportWriter) writes(r results) {

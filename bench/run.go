@@ -76,21 +76,27 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
-	if err := phase("reads", func() error {
+	if !cfg.runs("reads") {
+		logf("reads: skipped (-only)")
+	} else if err := phase("reads", func() error {
 		var err error
 		res.Reads, err = measureReads(ctx, cfg, s)
 		return err
 	}); err != nil {
 		return err
 	}
-	if err := phase("runs", func() error {
+	if !cfg.runs("runs") {
+		logf("runs: skipped (-only)")
+	} else if err := phase("runs", func() error {
 		var err error
 		res.Runs, err = measureRuns(ctx, cfg, s)
 		return err
 	}); err != nil {
 		return err
 	}
-	if err := phase("writes", func() error {
+	if !cfg.runs("writes") {
+		logf("writes: skipped (-only)")
+	} else if err := phase("writes", func() error {
 		var err error
 		res.Writes, err = measureWrites(ctx, cfg, s)
 		return err
@@ -99,7 +105,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 	s.close()
 
-	if cfg.BenchTime != "" {
+	if cfg.BenchTime != "" && cfg.runs("gobench") {
 		err := phase("go benchmarks", func() error {
 			pkgs, err := benchPackages(root)
 			if err != nil {
@@ -113,6 +119,10 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 	res.Took = time.Since(res.Started)
+	if cfg.Only != nil && !cfg.OutGiven {
+		logf("a partial run (-only): no report written (give -out to write one)")
+		return nil
+	}
 	out := cfg.Out
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(root, out)
@@ -177,7 +187,7 @@ func startStack(ctx context.Context, cfg config, bin, tmp string) (*stack, error
 		return s, err
 	}
 	floorEnv := append(cleanEnv(), "DATABASE_URL="+s.db.URL)
-	if s.floor, err = startProcess(ctx, "floor", self, []string{"floor", "-conns", strconv.Itoa(cfg.Concurrency)}, floorEnv); err != nil {
+	if s.floor, err = startProcess(ctx, "floor", self, []string{"floor", "-conns", strconv.Itoa(cfg.Concurrency), "-latency", cfg.Latency.String()}, floorEnv); err != nil {
 		return s, err
 	}
 	client := newHTTPClient(cfg.Concurrency)

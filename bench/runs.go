@@ -33,6 +33,10 @@ type runResults struct {
 	RSSAfter     int64
 	BurstLogged  map[string]int // the server's error log lines during the burst
 	BurstSession int64          // Postgres sessions opened during the burst
+
+	// FloorBurst: the same burst on the floor, which makes the same
+	// transactions a run as the server, around a wait of one round trip.
+	FloorBurst batch
 }
 
 func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) {
@@ -118,6 +122,21 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 	logf("  %d runs at once: %s, %d failed, %.2f provider calls a run, RSS %s → peak %s",
 		cfg.Threads, res.Burst.total.Round(time.Millisecond), res.Burst.errors,
 		perRun(res.BurstCalls, res.Burst.requests()+res.Burst.errors), mib(res.RSSBefore), mib(res.RSSPeak))
+
+	// The floor's burst: the same threads, at once, on connections of their own.
+	pause(ctx)
+	floorAPI := s.base
+	floorAPI.http = newHTTPClient(cfg.Threads)
+	defer floorAPI.http.CloseIdleConnections()
+	res.FloorBurst = runBatch(ctx, cfg.Threads, cfg.Threads, func(ctx context.Context, i int) error {
+		return floorAPI.startRun(ctx, agentID, thread(i))
+	})
+	logf("  the floor's %d runs at once: %s, %d failed; ours / floor %.2f×", cfg.Threads,
+		res.FloorBurst.total.Round(time.Millisecond), res.FloorBurst.errors,
+		float64(res.Burst.total)/float64(max(res.FloorBurst.total, 1)))
+	if res.FloorBurst.errors > 0 {
+		return res, fmt.Errorf("the floor's burst failed: %s", res.FloorBurst.errorSummary(3))
+	}
 	return res, nil
 }
 

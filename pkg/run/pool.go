@@ -106,12 +106,8 @@ func (p poolGone) take(ctx context.Context, a *allocation) (step, error) {
 // whose config this server cannot read (its provider is not here) has none
 // here: its view is still served.
 func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.PoolStatus, error) {
-	cfg, err := s.Sandboxes.Config(sb)
-	if err != nil {
-		return auxilia.PoolStatus{State: auxilia.PoolOff}, nil
-	}
-	pool := cfg.WarmPool()
-	if pool.Size == 0 {
+	pool, err := s.Sandboxes.WarmPool(sb)
+	if err != nil || pool.Size == 0 {
 		return auxilia.PoolStatus{State: auxilia.PoolOff}, nil
 	}
 	out := auxilia.PoolStatus{Size: pool.Size}

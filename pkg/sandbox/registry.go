@@ -49,6 +49,7 @@ type Registry struct {
 	Deps
 	probeTimeout time.Duration
 	clients      *clientCache
+	shapes       *shapeCache
 }
 
 // Deps are what the registry works with.
@@ -75,7 +76,7 @@ func New(d Deps) *Registry {
 	if d.Metrics == nil {
 		d.Metrics = auxilia.NoMetrics{}
 	}
-	return &Registry{Deps: d, probeTimeout: timeout, clients: newClientCache()}
+	return &Registry{Deps: d, probeTimeout: timeout, clients: newClientCache(), shapes: newShapeCache()}
 }
 
 // Create registers a sandbox in the workspace.

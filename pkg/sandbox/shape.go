@@ -1,6 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -11,16 +16,73 @@ import (
 // meant, every default written out. A config that does not decode is
 // returned as stored, for its client to refuse with the reason.
 func (r *Registry) current(sb auxilia.Sandbox) auxilia.Sandbox {
+	if s := r.shape(sb); s.decoded {
+		sb.Config = bytes.Clone(s.config)
+	}
+	return sb
+}
+
+// WarmPool is the warm pool a sandbox's config asks for. A config that
+// does not decode here (its provider is not on this server) is an error.
+func (r *Registry) WarmPool(sb auxilia.Sandbox) (provider.Pool, error) {
+	s := r.shape(sb)
+	return s.pool, s.err
+}
+
+// shaped is what a stored config reads as: it depends on the provider and
+// the stored bytes alone, so it is worked out once for each.
+type shaped struct {
+	decoded bool
+	config  []byte // today's shape, when decoded (shared: copy before handing out)
+	pool    provider.Pool
+	err     error // why it did not decode
+}
+
+// maxShapes bounds the cache of shaped configs; past it, the cache starts over.
+const maxShapes = 4096
+
+// shapeCache spares the reads of a sandbox decoding and encoding its config
+// each time: a sandbox's view is read far more often than it is edited.
+type shapeCache struct {
+	mu     sync.Mutex
+	shapes map[string]shaped
+}
+
+func newShapeCache() *shapeCache { return &shapeCache{shapes: map[string]shaped{}} }
+
+func (r *Registry) shape(sb auxilia.Sandbox) shaped {
+	if r.shapes == nil { // a registry made without New
+		return r.decodeShape(sb)
+	}
+	key := sb.Provider + "\x00" + string(sb.Config)
+	r.shapes.mu.Lock()
+	s, ok := r.shapes.shapes[key]
+	r.shapes.mu.Unlock()
+	if ok {
+		return s
+	}
+	s = r.decodeShape(sb)
+	r.shapes.mu.Lock()
+	if len(r.shapes.shapes) >= maxShapes {
+		r.shapes.shapes = map[string]shaped{}
+	}
+	r.shapes.shapes[key] = s
+	r.shapes.mu.Unlock()
+	return s
+}
+
+func (r *Registry) decodeShape(sb auxilia.Sandbox) shaped {
 	kind, ok := r.Providers.Kind(sb.Provider)
 	if !ok {
-		return sb
+		return shaped{err: fmt.Errorf("no provider %q on this server", sb.Provider)}
 	}
 	cfg, errs := provider.DecodeConfig(kind, sb.Config)
 	if len(errs) > 0 {
-		return sb
+		return shaped{err: errors.New("stored config does not decode: " + errs[0].Field + " " + errs[0].Message)}
 	}
-	if raw, err := provider.EncodeConfig(cfg); err == nil {
-		sb.Config = raw
+	raw, err := provider.EncodeConfig(cfg)
+	if err != nil {
+		return shaped{err: err}
 	}
-	return sb
+	return shaped{decoded: true, config: raw, pool: cfg.WarmPool()}
 }

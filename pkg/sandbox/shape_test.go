@@ -73,3 +73,41 @@ func TestAConfigStoredByAnOlderVersionMeansWhatItMeant(t *testing.T) {
 			"a patch merges into what the stored switch meant")
 	})
 }
+
+func TestAReadConfigIsTheReadersOwnAndItsPoolIsTheStoredOne(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		keys, err := secret.ParseKeys(secret.NewKey())
+		require.NoError(t, err)
+		a := app.New(db, keys, app.Options{DataDir: t.TempDir()})
+		ws, err := db.Workspaces().Ensure(ctx, "acme")
+		require.NoError(t, err)
+		pooled, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Pooled", Provider: "local",
+			Config: json.RawMessage(`{"pool":{"size":3,"max_idle_minutes":5}}`)})
+		require.NoError(t, err)
+		plain, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Plain", Provider: "local"})
+		require.NoError(t, err)
+
+		first, err := a.Sandboxes.Get(ctx, ws.ID, pooled.ID)
+		require.NoError(t, err)
+		want := string(first.Config)
+		for i := range first.Config {
+			first.Config[i] = ' ' // a reader that scribbles on its copy
+		}
+		again, err := a.Sandboxes.Get(ctx, ws.ID, pooled.ID)
+		require.NoError(t, err)
+		assert.JSONEq(t, want, string(again.Config), "a later read is not changed by an earlier reader")
+
+		pool, err := a.Sandboxes.WarmPool(again)
+		require.NoError(t, err)
+		assert.Equal(t, provider.Pool{Size: 3, MaxIdleMinutes: 5}, pool)
+		plainRead, err := a.Sandboxes.Get(ctx, ws.ID, plain.ID)
+		require.NoError(t, err)
+		pool, err = a.Sandboxes.WarmPool(plainRead)
+		require.NoError(t, err)
+		assert.Equal(t, 0, pool.Size, "no pool by default")
+
+		_, err = a.Sandboxes.WarmPool(auxilia.Sandbox{ID: "x", SandboxSpec: auxilia.SandboxSpec{Provider: "nowhere"}})
+		assert.Error(t, err, "a provider this server lacks has no config to read")
+	})
+}
