@@ -76,7 +76,14 @@ func TestQuirkOneEventPerLine(t *testing.T) {
 		Command: `printf 'a\n\nb\r\nc\n'; printf 'e\n' 1>&2`, Timeout: 30 * time.Second,
 		OnOutput: func(stream, text string) { events = append(events, stream+":"+text) }})
 	require.NoError(t, err)
-	assert.Contains(t, res.Output, "a\n\nb\nc\n")
+	// Output is in arrival order: stderr's line may come between stdout's.
+	var stdout strings.Builder
+	for _, e := range events {
+		if text, ok := strings.CutPrefix(e, "stdout:"); ok {
+			stdout.WriteString(text)
+		}
+	}
+	assert.Equal(t, "a\n\nb\nc\n", stdout.String())
 	assert.Contains(t, res.Output, "e\n")
 	assert.Contains(t, events, "stderr:e\n")
 }
