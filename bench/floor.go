@@ -32,11 +32,16 @@ import (
 
 // The statements, as GORM writes them for the store's queries.
 const (
-	floorTokenSQL = `SELECT tokens.*, workspaces.name AS ws_name, workspaces.created_at AS ws_created_at FROM "tokens" ` +
+	floorTokenSQL = `SELECT tokens.id, tokens.workspace_id, tokens.name, tokens.role, tokens.hash, tokens.created_at, ` +
+		`tokens.last_used_at, tokens.revoked_at, workspaces.name AS ws_name, workspaces.created_at AS ws_created_at FROM "tokens" ` +
 		`JOIN workspaces ON workspaces.id = tokens.workspace_id WHERE tokens.hash = $1 LIMIT $2`
 	floorTouchSQL = `UPDATE "tokens" SET "last_used_at"=$1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)`
-	floorListSQL  = `SELECT * FROM "sandboxes" WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`
-	floorGetSQL   = `SELECT * FROM "sandboxes" WHERE (workspace_id = $1 AND deleted_at IS NULL) AND id = $2 LIMIT $3`
+	floorListSQL  = `SELECT ` + floorSandboxColumns + ` FROM "sandboxes" WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`
+	floorGetSQL   = `SELECT ` + floorSandboxColumns + ` FROM "sandboxes" WHERE (workspace_id = $1 AND deleted_at IS NULL) AND id = $2 LIMIT $3`
+
+	floorSandboxColumns = `id, workspace_id, name, description, provider, url, config, secret_key_id, secret_ciphertext, ` +
+		`secret_last4, secret_length, health_status, health_checked_at, health_latency_ms, health_detail, health_history, ` +
+		`version, created_at, updated_at, deleted_at`
 )
 
 // The server's default and largest page sizes, and how often it records a token's use.

@@ -35,6 +35,17 @@ type sandboxRow struct {
 
 func (sandboxRow) TableName() string { return "sandboxes" }
 
+// sandboxColumns are sandboxRow's columns, in the order of its scanTargets.
+const sandboxColumns = "id, workspace_id, name, description, provider, url, config, secret_key_id, " +
+	"secret_ciphertext, secret_last4, secret_length, health_status, health_checked_at, health_latency_ms, " +
+	"health_detail, health_history, version, created_at, updated_at, deleted_at"
+
+func (r *sandboxRow) scanTargets() []any {
+	return []any{&r.ID, &r.WorkspaceID, &r.Name, &r.Description, &r.Provider, &r.URL, &r.Config, &r.SecretKeyID,
+		&r.SecretCiphertext, &r.SecretLast4, &r.SecretLength, &r.HealthStatus, &r.HealthCheckedAt, &r.HealthLatencyMS,
+		&r.HealthDetail, &r.HealthHistory, &r.Version, &r.CreatedAt, &r.UpdatedAt, &r.DeletedAt}
+}
+
 const sandboxCheckKey = "auxilia:sandbox_check"
 
 // BeforeSave validates the row with the check the DB was given: the last
@@ -125,8 +136,8 @@ func (s Sandboxes) Get(ctx context.Context, workspaceID, id string) (auxilia.San
 
 // GetSealed returns a live sandbox with its sealed secret.
 func (s Sandboxes) GetSealed(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, auxilia.SealedSecret, error) {
-	var row sandboxRow
-	if err := s.live(ctx, workspaceID).Where("id = ?", id).Take(&row).Error; err != nil {
+	row, err := takeRow[sandboxRow](ctx, s.live(ctx, workspaceID).Table("sandboxes").Where("id = ?", id), sandboxColumns)
+	if err != nil {
 		return auxilia.Sandbox{}, auxilia.SealedSecret{}, notFound(err, "sandbox")
 	}
 	return row.domain(), row.sealed(), nil
@@ -138,8 +149,8 @@ func (s Sandboxes) List(ctx context.Context, workspaceID, name string, req auxil
 	if name != "" {
 		q = q.Where("name = ?", name)
 	}
-	var rows []sandboxRow
-	if err := pageQuery(q, req).Find(&rows).Error; err != nil {
+	rows, err := findRows[sandboxRow](ctx, pageQuery(q.Table("sandboxes"), req), sandboxColumns)
+	if err != nil {
 		return auxilia.Page[auxilia.Sandbox]{}, err
 	}
 	return toPage(rows, req, func(r sandboxRow) string { return r.ID }, sandboxRow.domain), nil

@@ -44,24 +44,29 @@ func (s Tokens) Create(ctx context.Context, t auxilia.Token, hash string) (auxil
 // ByHash returns the token whose value hashes to hash (revoked or not), with
 // its workspace, in one query: every request asks it.
 func (s Tokens) ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error) {
-	// Flat, not embedding tokenRow: GORM leaves an embedded model's fields empty here.
-	var row struct {
-		ID, WorkspaceID, Name, Role, Hash string
-		CreatedAt                         time.Time
-		LastUsedAt, RevokedAt             *time.Time
-		WsName                            string
-		WsCreatedAt                       time.Time
-	}
-	err := s.db.conn(ctx).Table("tokens").
-		Select("tokens.*, workspaces.name AS ws_name, workspaces.created_at AS ws_created_at").
-		Joins("JOIN workspaces ON workspaces.id = tokens.workspace_id").
-		Where("tokens.hash = ?", hash).Take(&row).Error
+	q := s.db.conn(ctx).Table("tokens").Joins("JOIN workspaces ON workspaces.id = tokens.workspace_id").
+		Where("tokens.hash = ?", hash)
+	row, err := takeRow[tokenWithWorkspace](ctx, q, tokenWithWorkspaceColumns)
 	if err != nil {
 		return auxilia.Token{}, auxilia.Workspace{}, notFound(err, "token")
 	}
-	ws := auxilia.Workspace{ID: row.WorkspaceID, Name: row.WsName, CreatedAt: row.WsCreatedAt}
-	return tokenRow{ID: row.ID, WorkspaceID: row.WorkspaceID, Name: row.Name, Role: row.Role, Hash: row.Hash,
-		CreatedAt: row.CreatedAt, LastUsedAt: row.LastUsedAt, RevokedAt: row.RevokedAt}.domain(), ws, nil
+	row.workspace.ID = row.token.WorkspaceID
+	return row.token.domain(), row.workspace, nil
+}
+
+// tokenWithWorkspace is a token's row joined with its workspace's.
+type tokenWithWorkspace struct {
+	token     tokenRow
+	workspace auxilia.Workspace
+}
+
+const tokenWithWorkspaceColumns = "tokens.id, tokens.workspace_id, tokens.name, tokens.role, tokens.hash, " +
+	"tokens.created_at, tokens.last_used_at, tokens.revoked_at, workspaces.name AS ws_name, workspaces.created_at AS ws_created_at"
+
+func (r *tokenWithWorkspace) scanTargets() []any {
+	t, w := &r.token, &r.workspace
+	return []any{&t.ID, &t.WorkspaceID, &t.Name, &t.Role, &t.Hash, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt,
+		&w.Name, &w.CreatedAt}
 }
 
 // Get returns the live token id of the workspace.
