@@ -284,7 +284,15 @@ func outwaited(ctx context.Context, op string, err error, timedOut func(*provide
 
 // startSandbox asks Daytona to start (or restore, or resume) a sandbox.
 func (c *Client) startSandbox(ctx context.Context, op, id string) (sandbox, error) {
-	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPost, "/sandbox/"+url.PathEscape(id)+"/start", nil))
+	return c.changeState(ctx, op, id, "start")
+}
+
+// changeState asks Daytona to start or stop a sandbox. Daytona refuses one
+// "not in a valid state" (or "not in a stoppable state", or errored) with a
+// 400 (apps/api/src/sandbox/services/sandbox.service.ts, start and stop): it
+// moved on since we looked, so look again.
+func (c *Client) changeState(ctx context.Context, op, id, action string) (sandbox, error) {
+	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPost, "/sandbox/"+url.PathEscape(id)+"/"+action, nil))
 	if err != nil {
 		return sandbox{}, err
 	}
@@ -292,7 +300,6 @@ func (c *Client) startSandbox(ctx context.Context, op, id string) (sandbox, erro
 	case ans.Status == http.StatusOK || ans.Status == http.StatusCreated:
 		return decodeSandbox(op, ans)
 	case ans.Status == http.StatusBadRequest && !overQuota(ans):
-		// "not in valid state", "errored": the sandbox moved on since we looked; look again.
 		return c.getSandbox(ctx, op, id)
 	default:
 		return sandbox{}, c.controlPlaneError(op, ans)

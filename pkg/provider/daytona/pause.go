@@ -2,8 +2,6 @@ package daytona
 
 import (
 	"context"
-	"net/http"
-	"net/url"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -61,20 +59,7 @@ func asleep(sb sandbox) bool {
 	return phaseOf(sb.State) == phaseAsleep && sb.DesiredState != "started"
 }
 
-// stopSandbox asks Daytona to stop a sandbox. Daytona refuses one "not in
-// a stoppable state" with a 400 (apps/api/src/sandbox/services/
-// sandbox.service.ts, stop): it moved on since we looked, so look again.
+// stopSandbox asks Daytona to stop a sandbox.
 func (c *Client) stopSandbox(ctx context.Context, op, id string) (sandbox, error) {
-	ans, err := c.do(ctx, c.controlPlane(op, http.MethodPost, "/sandbox/"+url.PathEscape(id)+"/stop", nil))
-	if err != nil {
-		return sandbox{}, err
-	}
-	switch {
-	case ans.Status == http.StatusOK || ans.Status == http.StatusCreated:
-		return decodeSandbox(op, ans)
-	case ans.Status == http.StatusBadRequest && !overQuota(ans):
-		return c.getSandbox(ctx, op, id)
-	default:
-		return sandbox{}, c.controlPlaneError(op, ans)
-	}
+	return c.changeState(ctx, op, id, "stop")
 }
