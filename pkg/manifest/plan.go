@@ -66,19 +66,24 @@ func Apply(ctx context.Context, api *client.API, f *File, opts Options, out io.W
 	return len(changes), errors.Join(failed...)
 }
 
+// checkName reports a missing name or one declared before, and remembers it.
+func checkName(p *Problems, path, name string, seen map[string]bool) {
+	switch {
+	case name == "":
+		p.add(path+".name", "is required")
+	case seen[name]:
+		p.add(path+".name", "%q is declared twice", name)
+	}
+	seen[name] = true
+}
+
 // check finds every fault of the file against the server's providers and tools.
 func check(f *File, s *state, opts Options) error {
 	p := slices.Clone(f.faults)
 	declared := map[string]bool{}
 	for i, sb := range f.Sandboxes {
 		path := fmt.Sprintf("sandboxes[%d]", i)
-		switch {
-		case sb.Name == "":
-			p.add(path+".name", "is required")
-		case declared[sb.Name]:
-			p.add(path+".name", "%q is declared twice", sb.Name)
-		}
-		declared[sb.Name] = true
+		checkName(&p, path, sb.Name, declared)
 		schema, known := s.configs[sb.Provider]
 		if !known {
 			p.add(path+".provider", "must be one of %s", strings.Join(slices.Sorted(maps.Keys(s.configs)), ", "))
@@ -93,13 +98,7 @@ func check(f *File, s *state, opts Options) error {
 	agents := map[string]bool{}
 	for i, a := range f.Agents {
 		path := fmt.Sprintf("agents[%d]", i)
-		switch {
-		case a.Name == "":
-			p.add(path+".name", "is required")
-		case agents[a.Name]:
-			p.add(path+".name", "%q is declared twice", a.Name)
-		}
-		agents[a.Name] = true
+		checkName(&p, path, a.Name, agents)
 		_, exists := s.sandboxes[a.Sandbox]
 		if a.Sandbox != "" && !declared[a.Sandbox] && (!exists || opts.Prune) {
 			p.add(path+".sandbox", "names no sandbox of the file or the server: %q", a.Sandbox)
