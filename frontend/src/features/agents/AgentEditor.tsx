@@ -16,6 +16,7 @@ import { useDeleteAgent } from "./api/deleteAgent";
 import { agentQuery, type VersionedAgent } from "./api/getAgent";
 import { useTools } from "./api/listTools";
 import { McpConnectCard } from "./McpConnectCard";
+import { RunAgentLink } from "./RunAgentLink";
 import { SandboxToolCard } from "./SandboxToolCard";
 import { defaultToolPolicies, sameBinding } from "./tools";
 import { useSaveAgent } from "./useSaveAgent";
@@ -114,6 +115,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
           <AgentAvatar emoji={draft.emoji} color={draft.color} size={28} />
           {title}
         </h1>
+        {base?.agent.sandbox && <RunAgentLink agentId={base.agent.id} />}
       </header>
 
       <form className="editor" onSubmit={save} noValidate aria-label={base ? `Edit ${title}` : "New agent"}>

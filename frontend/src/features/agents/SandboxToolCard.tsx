@@ -4,6 +4,7 @@ import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
 import type { Tool } from "../../api/types";
 import { ProviderIcon } from "../sandboxes/ProviderIcon";
+import { ShellBypassWarning } from "./ShellBypassWarning";
 import { orderedTools, toolPolicies, type DraftBinding } from "./tools";
 
 interface SandboxToolCardProps {
@@ -69,6 +70,7 @@ export function SandboxToolCard({ binding, providerTitle, catalogue, onPolicyCha
           );
         })}
       </ul>
+      <ShellBypassWarning tools={binding.tools} catalogue={catalogue} />
     </section>
   );
 }
