@@ -35,4 +35,37 @@ describe("Admin details", () => {
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
   });
+
+  it("knows a sandbox's health as soon as it is added, and after a test from the Edit dialog", async () => {
+    const { page } = browser;
+    const name = uniqueName("Probed");
+    await page.goto(baseUrl() + "/settings/sandboxes");
+    await page.getByRole("button", { name: "Add sandbox" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Add sandbox" });
+    await dialog.getByRole("radio", { name: /Local/ }).check();
+    await dialog.getByRole("textbox", { name: "Name" }).fill(name);
+    await dialog.getByRole("button", { name: "Test connection" }).click();
+    await dialog.getByText(/Connected in \d+ ms/).waitFor();
+    await dialog.getByRole("button", { name: "Add sandbox" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    // No click on "Check health": the row shows the probe made when it was added.
+    const row = page.getByRole("listitem", { name });
+    await row.getByText("ok", { exact: true }).waitFor();
+    await row.getByText(/checked just now/).waitFor();
+
+    // A sandbox made through the API is unknown until a test from its Edit dialog, which is its health at once.
+    const other = uniqueName("Tested");
+    await apiCall<SandboxView>("POST", "/api/v1/sandboxes", { name: other, provider: "local" });
+    await page.reload();
+    const otherRow = page.getByRole("listitem", { name: other });
+    await otherRow.getByText("unknown", { exact: true }).waitFor();
+    await otherRow.getByRole("button", { name: `Edit ${other}` }).click();
+    const edit = page.getByRole("dialog", { name: "Edit sandbox" });
+    await edit.getByRole("button", { name: "Test connection" }).click();
+    await edit.getByText(/Connected in \d+ ms/).waitFor();
+    await edit.getByRole("button", { name: "Cancel" }).click();
+    await edit.waitFor({ state: "hidden" });
+    await otherRow.getByText("ok", { exact: true }).waitFor();
+    await expectAccessible(page, "sandboxes with health");
+  });
 });

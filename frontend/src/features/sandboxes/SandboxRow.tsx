@@ -1,5 +1,6 @@
 import { Activity, Pencil, Trash2 } from "lucide-react";
 import type { Sandbox } from "../../api/types";
+import { Button } from "../../ui/Button";
 import { IconButton } from "../../ui/IconButton";
 import { Pill } from "../../ui/Pill";
 import { useProbeSandbox } from "./api/probeSandbox";
@@ -35,12 +36,17 @@ export function SandboxRow({ sandbox, providerTitle, canManage, onEdit, onDelete
       </div>
       {canManage && (
         <div className="list-row__actions">
-          <IconButton
-            label={`Check health of ${sandbox.name}`}
-            icon={probe.isPending ? <span className="spinner" /> : <Activity size={15} aria-hidden="true" />}
+          <Button
+            variant="ghost"
+            size="sm"
+            aria-label={`Check health of ${sandbox.name}`}
+            busy={probe.isPending}
             disabled={probe.isPending}
             onClick={() => probe.mutate({ id: sandbox.id })}
-          />
+          >
+            {!probe.isPending && <Activity size={15} aria-hidden="true" />}
+            Check health
+          </Button>
           <IconButton label={`Edit ${sandbox.name}`} icon={<Pencil size={15} aria-hidden="true" />} onClick={onEdit} />
           <IconButton
             label={`Delete ${sandbox.name}`}
