@@ -10,7 +10,7 @@ import { Field } from "../../ui/Field";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useProviders } from "../sandboxes/api/listProviders";
 import { AddToolDialog } from "./AddToolDialog";
-import { AgentAvatar } from "./AgentAvatar";
+import { AgentAvatar, defaultAgentColor } from "./AgentAvatar";
 import { agentDraftOf, baselineAfter, identityKeys, rebaseDraft, type AgentDraft } from "./agentDraft";
 import { useDeleteAgent } from "./api/deleteAgent";
 import { agentQuery, type VersionedAgent } from "./api/getAgent";
@@ -150,14 +150,14 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
                 <input
                   type="color"
                   aria-label="Pick a colour"
-                  value={/^#[0-9a-f]{6}$/i.test(draft.color) ? draft.color : "#808080"}
+                  value={/^#[0-9a-f]{6}$/i.test(draft.color) ? draft.color : defaultAgentColor}
                   onChange={(e) => edit({ color: e.target.value })}
                 />
                 <input
                   {...control}
                   className="input mono"
                   value={draft.color}
-                  placeholder="#6366f1"
+                  placeholder={defaultAgentColor}
                   spellCheck={false}
                   onChange={(e) => edit({ color: e.target.value })}
                 />

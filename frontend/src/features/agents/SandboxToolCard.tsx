@@ -28,7 +28,9 @@ export function SandboxToolCard({ binding, providerTitle, catalogue, onPolicyCha
             <span className="truncate">{binding.name}</span>
             <Pill tone="accent">{providerTitle}</Pill>
           </h3>
-          <p className="muted">Code execution{binding.url ? <> · <span className="mono">{binding.url}</span></> : null}</p>
+          <p className="muted truncate" title={binding.url || undefined}>
+            Code execution{binding.url ? <> · <span className="mono">{binding.url}</span></> : null}
+          </p>
         </div>
         <Button size="sm" onClick={onRemove} aria-label={`Remove ${binding.name}`}>
           <Trash2 size={13} aria-hidden="true" /> Remove

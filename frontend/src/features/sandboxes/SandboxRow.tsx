@@ -29,7 +29,11 @@ export function SandboxRow({ sandbox, providerTitle, canManage, onEdit, onDelete
         </div>
         {sandbox.description && <p className="muted truncate">{sandbox.description}</p>}
         <div className="list-row__meta">
-          {sandbox.url && <span className="mono truncate sandbox-row__url">{sandbox.url}</span>}
+          {sandbox.url && (
+            <span className="mono truncate sandbox-row__url" title={sandbox.url}>
+              {sandbox.url}
+            </span>
+          )}
           <HealthBadge health={sandbox.health} />
           <SandboxPoolStatus sandbox={sandbox} />
         </div>

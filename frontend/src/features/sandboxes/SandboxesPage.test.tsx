@@ -40,6 +40,8 @@ describe("Settings → Sandboxes", () => {
     const row = await screen.findByRole("listitem", { name: "Team OpenSandbox" });
     expect(within(row).getByText("Python 3.12 with pandas")).toBeInTheDocument();
     expect(within(row).getByText("OpenSandbox")).toBeInTheDocument();
+    // Cut by the row's width, if at all: the whole URL is its title.
+    expect(within(row).getByText("http://sandbox.internal:8083")).toHaveAttribute("title", "http://sandbox.internal:8083");
     // A failed probe's latency is not shown as if it had answered.
     expect(within(row).getByText("checked 3 min ago")).toBeInTheDocument();
     expect(within(row).queryByText(/41 ms/)).toBeNull();
