@@ -1,12 +1,15 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
+import type { Agent } from "../../api/types";
 import { fakeApi } from "../../test/fakeApi";
 import { providers, renderSignedIn, tools } from "../../test/render";
 import { RunStarter } from "../runs/RunStarter";
 import { AgentEditor } from "./AgentEditor";
 
-const allAllowed = {
+type Policies = NonNullable<Agent["sandbox"]>["tools"];
+
+const allAllowed: Policies = {
   execute: "always_allow",
   ls: "always_allow",
   read_file: "always_allow",
@@ -16,7 +19,7 @@ const allAllowed = {
   grep: "always_allow",
 };
 
-function agent(id: string, name: string, policies: Record<string, string> = allAllowed) {
+function agent(id: string, name: string, policies: Policies = allAllowed): Agent {
   return {
     id,
     name,
