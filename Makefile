@@ -3,13 +3,22 @@
 
 GO ?= go
 
-.PHONY: run build spa test test-deps lint openapi openapi-check test-go test-frontend test-deployments fuzz fuzz-long bench
+.PHONY: run build spa token test test-deps lint openapi openapi-check test-go test-frontend test-deployments fuzz fuzz-long bench
 
 run: spa
 	$(GO) run ./cmd/auxilia serve
 
 build: spa
 	$(GO) build -o bin/auxilia ./cmd/auxilia
+
+# Another API token, made by the built binary on the database `make run`
+# uses (the same environment): admin of workspace default unless told, e.g.
+# make token ROLE=member TOKEN_NAME=ci. It works at once, server running or not.
+WORKSPACE ?= default
+ROLE ?= admin
+TOKEN_NAME ?= make-token
+token: build
+	./bin/auxilia tokens create --workspace $(WORKSPACE) --role $(ROLE) --name $(TOKEN_NAME)
 
 # The SPA, built into frontend/dist, which the binary embeds.
 spa: frontend/node_modules/.package-lock.json

@@ -397,7 +397,7 @@ func (h sandboxesHandler) probeInput(c echo.Context) error {
 // probeSaved tests a saved sandbox.
 //
 //	@Summary		Test a saved sandbox
-//	@Description	Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
+//	@Description	Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing, except that a patch leaving url, secret and config as saved (changing at most name and description) is a probe of the saved sandbox and is recorded as its health too; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 //	@Tags			sandboxes
 //	@Accept			json
 //	@Produce		json

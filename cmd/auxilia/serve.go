@@ -75,7 +75,7 @@ func serve(ctx context.Context, cfg config) error {
 	url := "http://" + ln.Addr().String()
 	log.Info("listening", "url", url, "database", string(db.Dialect()))
 	if first != nil && cfg.BootstrapToken == "" {
-		printBanner(os.Stdout, url, first.Value)
+		printBanner(os.Stdout, url, first.Value, isTerminal(os.Stdout))
 	}
 
 	background := jobs.Start(ctx, db, counters, log,

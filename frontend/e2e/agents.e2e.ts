@@ -77,7 +77,7 @@ describe("Agents and sandbox bindings", () => {
     await page.getByRole("button", { name: `Delete ${sandboxName}` }).click();
     const dialog = page.getByRole("alertdialog", { name: "Sandbox in use" });
     await dialog.getByRole("list", { name: "Agents using this sandbox" }).getByText(agentName).waitFor();
-    await dialog.getByText("They lose code execution; their threads are unaffected.").waitFor();
+    await dialog.getByText("It loses code execution; its threads are unaffected.").waitFor();
     await screenshot(page, "10-delete-in-use");
     await expectAccessible(page, "delete in-use dialog");
     await dialog.getByRole("button", { name: "Detach from 1 agent & delete" }).click();

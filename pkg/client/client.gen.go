@@ -3340,7 +3340,7 @@ type ClientInterface interface {
 
 	// ProbeSandboxWithBody Test a saved sandbox
 	//
-	// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
+	// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing, except that a patch leaving url, secret and config as saved (changing at most name and description) is a probe of the saved sandbox and is recorded as its health too; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3349,7 +3349,7 @@ type ClientInterface interface {
 
 	// ProbeSandbox Test a saved sandbox
 	//
-	// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
+	// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing, except that a patch leaving url, secret and config as saved (changing at most name and description) is a probe of the saved sandbox and is recorded as its health too; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4131,7 +4131,7 @@ func (c *Client) ListSandboxAgents(ctx context.Context, id openapi_types.UUID, p
 
 // ProbeSandboxWithBody Test a saved sandbox
 //
-// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
+// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing, except that a patch leaving url, secret and config as saved (changing at most name and description) is a probe of the saved sandbox and is recorded as its health too; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4150,7 +4150,7 @@ func (c *Client) ProbeSandboxWithBody(ctx context.Context, id openapi_types.UUID
 
 // ProbeSandbox Test a saved sandbox
 //
-// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
+// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing, except that a patch leaving url, secret and config as saved (changing at most name and description) is a probe of the saved sandbox and is recorded as its health too; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6983,7 +6983,7 @@ type ClientWithResponsesInterface interface {
 
 	// ProbeSandboxWithBodyWithResponse Test a saved sandbox
 	//
-	// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
+	// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing, except that a patch leaving url, secret and config as saved (changing at most name and description) is a probe of the saved sandbox and is recorded as its health too; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6992,7 +6992,7 @@ type ClientWithResponsesInterface interface {
 
 	// ProbeSandboxWithResponse Test a saved sandbox
 	//
-	// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
+	// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing, except that a patch leaving url, secret and config as saved (changing at most name and description) is a probe of the saved sandbox and is recorded as its health too; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12629,7 +12629,7 @@ func (c *ClientWithResponses) ListSandboxAgentsWithResponse(ctx context.Context,
 
 // ProbeSandboxWithBodyWithResponse Test a saved sandbox
 //
-// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
+// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing, except that a patch leaving url, secret and config as saved (changing at most name and description) is a probe of the saved sandbox and is recorded as its health too; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12644,7 +12644,7 @@ func (c *ClientWithResponses) ProbeSandboxWithBodyWithResponse(ctx context.Conte
 
 // ProbeSandboxWithResponse Test a saved sandbox
 //
-// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
+// Without a body, probes the sandbox as saved and records the outcome as its health. With a body (a merge patch, as for PATCH), probes the sandbox as the patch would leave it and saves nothing, except that a patch leaving url, secret and config as saved (changing at most name and description) is a probe of the saved sandbox and is recorded as its health too; as for PATCH, a `url` on another origin needs the secret given again (else 422 on `secret`, and nothing is sent). Every probe is recorded in the audit log as `sandbox.probe`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

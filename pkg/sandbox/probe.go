@@ -41,8 +41,10 @@ func (r *Registry) ProbeInput(ctx context.Context, workspaceID string, in Input)
 
 // ProbeSaved probes a saved sandbox. With a patch, it probes the sandbox as
 // the patch would leave it, saving nothing; a patch that moves the url to
-// another origin must give the secret again. Without one, it records the
-// outcome as the sandbox's health, as the probe before each run does.
+// another origin must give the secret again. Without one, or with one that
+// leaves the connection as saved (a test from the Edit dialog before any
+// change to url, secret or config), it records the outcome as the
+// sandbox's health, as the probe before each run does.
 // Either way the probe is recorded in the workspace's audit log.
 func (r *Registry) ProbeSaved(ctx context.Context, workspaceID, id string, patch json.RawMessage) (ProbeResult, error) {
 	if len(strings.TrimSpace(string(patch))) == 0 {
@@ -61,18 +63,42 @@ func (r *Registry) ProbeSaved(ctx context.Context, workspaceID, id string, patch
 	if err != nil {
 		return ProbeResult{}, err
 	}
+	changed := changedFields(current, next, newSecret)
+	if connectionAsSaved(changed) {
+		res, _, err := r.probeStored(ctx, workspaceID, id)
+		if err != nil {
+			return ProbeResult{}, err
+		}
+		return res, auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.probe", "sandbox", id,
+			fmt.Sprintf("probed sandbox %q %s, recorded as its health: %s", current.Name, triedWith(changed), outcomeOf(res)))
+	}
 	var res ProbeResult
 	if secretValue, err := r.patchedSecret(current.ID, sealed, newSecret); err != nil {
 		res = failed(0, "config", clientError(err))
 	} else {
 		res = r.probeSpec(ctx, next.SandboxSpec, secretValue)
 	}
-	tried := "unchanged"
-	if changed := changedFields(current, next, newSecret); len(changed) > 0 {
-		tried = "with changes to " + strings.Join(changed, ", ")
-	}
 	return res, auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.probe", "sandbox", id,
-		fmt.Sprintf("probed sandbox %q %s, saving nothing: %s", current.Name, tried, outcomeOf(res)))
+		fmt.Sprintf("probed sandbox %q %s, saving nothing: %s", current.Name, triedWith(changed), outcomeOf(res)))
+}
+
+// connectionAsSaved says whether a patch's changes leave what the provider
+// is reached with (url, secret, config) as saved: only name or description.
+func connectionAsSaved(changed []string) bool {
+	for _, field := range changed {
+		if field != "name" && field != "description" {
+			return false
+		}
+	}
+	return true
+}
+
+// triedWith words a probe's patch for the audit log.
+func triedWith(changed []string) string {
+	if len(changed) == 0 {
+		return "unchanged"
+	}
+	return "with changes to " + strings.Join(changed, ", ")
 }
 
 // patchedSecret is the secret a patched sandbox would use: the patch's, or the stored one.

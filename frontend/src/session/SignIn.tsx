@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { describeError, isApiError } from "../api/problem";
 import type { Me } from "../api/types";
 import { Button } from "../ui/Button";
+import { CheckboxField } from "../ui/CheckboxField";
 import { Field } from "../ui/Field";
 import { PasswordInput } from "../ui/PasswordInput";
 import { fetchMe } from "./me";
@@ -16,6 +17,7 @@ export function SignIn({ notice, onSignedIn }: SignInProps) {
   const [token, setToken] = useState("");
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [remember, setRemember] = useState(false);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -26,7 +28,7 @@ export function SignIn({ notice, onSignedIn }: SignInProps) {
     try {
       const me = await fetchMe(value);
       onSignedIn(me);
-      tokenStore.set(value);
+      tokenStore.set(value, remember);
     } catch (err) {
       setError(isApiError(err, "unauthorized") ? "This token was not accepted. Check it and try again." : describeError(err));
       setBusy(false);
@@ -57,10 +59,19 @@ export function SignIn({ notice, onSignedIn }: SignInProps) {
             />
           )}
         </Field>
+        <CheckboxField
+          label="Keep me signed in on this device"
+          help={
+            remember
+              ? "The token is kept in this browser, for every tab, until you sign out. Leave this off on a shared computer."
+              : "Off: the token is kept for this browser tab only."
+          }
+          checked={remember}
+          onChange={setRemember}
+        />
         <Button type="submit" variant="primary" busy={busy} disabled={busy || token.trim() === ""}>
           Sign in
         </Button>
-        <p className="field__help">The token is kept for this browser tab only.</p>
       </form>
     </main>
   );

@@ -1,5 +1,7 @@
-// The API token lives in sessionStorage: it survives reloads of this tab and
-// nothing else (other tabs and a closed browser start signed out).
+// The API token lives in sessionStorage by default: it survives reloads of
+// this tab and nothing else (other tabs and a closed browser start signed
+// out). "Keep me signed in on this device" puts it in localStorage instead,
+// shared by this browser's tabs until sign-out, which clears both.
 const key = "auxilia.token";
 const listeners = new Set<() => void>();
 // Why the last session ended, when the server ended it rather than the person.
@@ -9,23 +11,50 @@ function emit() {
   for (const listener of listeners) listener();
 }
 
+// Another tab signing in or out on this device changes what this tab holds.
+if (typeof window !== "undefined") {
+  window.addEventListener("storage", (e) => {
+    if (e.key === key || e.key === null) emit();
+  });
+}
+
+function read(storage: () => Storage): string | null {
+  try {
+    return storage().getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function remove(storage: () => Storage) {
+  try {
+    storage().removeItem(key);
+  } catch {
+    // Storage refused (private mode): there is nothing kept to remove.
+  }
+}
+
 export const tokenStore = {
   get(): string | null {
-    try {
-      return sessionStorage.getItem(key);
-    } catch {
-      return null;
-    }
+    return read(() => sessionStorage) ?? read(() => localStorage);
   },
-  set(token: string) {
+  /** Keeps the token for this tab, or for this device when `remember` is on. */
+  set(token: string, remember = false) {
     endedBecause = null;
-    sessionStorage.setItem(key, token);
+    if (remember) {
+      localStorage.setItem(key, token);
+      remove(() => sessionStorage);
+    } else {
+      sessionStorage.setItem(key, token);
+      remove(() => localStorage);
+    }
     emit();
   },
-  /** Signs out; `because` is shown on the sign-in screen. */
+  /** Signs out, of this tab and of this device; `because` is shown on the sign-in screen. */
   clear(because: string | null = null) {
     endedBecause = because;
-    sessionStorage.removeItem(key);
+    remove(() => sessionStorage);
+    remove(() => localStorage);
     emit();
   },
   endedBecause(): string | null {

@@ -20,4 +20,5 @@ configure({ asyncUtilTimeout: 4000 });
 afterEach(() => {
   cleanup();
   sessionStorage.clear();
+  localStorage.clear();
 });

@@ -3,6 +3,8 @@ import { useEffect, useState, type TextareaHTMLAttributes } from "react";
 interface LineListInputProps extends Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "value" | "onChange"> {
   value: string[];
   onChange: (value: string[]) => void;
+  /** Reads the typed text as a list; one item a line unless told otherwise. */
+  parse?: (text: string) => string[];
 }
 
 const toText = (lines: string[]) => lines.join("\n");
@@ -17,13 +19,13 @@ const toLines = (text: string) =>
  * lines included) so typing feels natural; the list it yields has neither
  * blanks nor surrounding spaces.
  */
-export function LineListInput({ value, onChange, rows, ...rest }: LineListInputProps) {
+export function LineListInput({ value, onChange, parse = toLines, rows, ...rest }: LineListInputProps) {
   const [text, setText] = useState(() => toText(value));
 
   // Follow the value when it changes from outside (a reset), not on our own edits.
   useEffect(() => {
-    setText((current) => (sameList(toLines(current), value) ? current : toText(value)));
-  }, [value]);
+    setText((current) => (sameList(parse(current), value) ? current : toText(value)));
+  }, [value, parse]);
 
   return (
     <textarea
@@ -33,7 +35,7 @@ export function LineListInput({ value, onChange, rows, ...rest }: LineListInputP
       value={text}
       onChange={(e) => {
         setText(e.target.value);
-        onChange(toLines(e.target.value));
+        onChange(parse(e.target.value));
       }}
       {...rest}
     />

@@ -10,12 +10,13 @@ import { Field } from "../../ui/Field";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useProviders } from "../sandboxes/api/listProviders";
 import { AddToolDialog } from "./AddToolDialog";
-import { AgentAvatar } from "./AgentAvatar";
+import { AgentAvatar, defaultAgentColor } from "./AgentAvatar";
 import { agentDraftOf, baselineAfter, identityKeys, rebaseDraft, type AgentDraft } from "./agentDraft";
 import { useDeleteAgent } from "./api/deleteAgent";
 import { agentQuery, type VersionedAgent } from "./api/getAgent";
 import { useTools } from "./api/listTools";
 import { McpConnectCard } from "./McpConnectCard";
+import { RunAgentLink } from "./RunAgentLink";
 import { SandboxToolCard } from "./SandboxToolCard";
 import { defaultToolPolicies, sameBinding } from "./tools";
 import { useSaveAgent } from "./useSaveAgent";
@@ -114,6 +115,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
           <AgentAvatar emoji={draft.emoji} color={draft.color} size={28} />
           {title}
         </h1>
+        {base?.agent.sandbox && <RunAgentLink agentId={base.agent.id} />}
       </header>
 
       <form className="editor" onSubmit={save} noValidate aria-label={base ? `Edit ${title}` : "New agent"}>
@@ -148,14 +150,14 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
                 <input
                   type="color"
                   aria-label="Pick a colour"
-                  value={/^#[0-9a-f]{6}$/i.test(draft.color) ? draft.color : "#808080"}
+                  value={/^#[0-9a-f]{6}$/i.test(draft.color) ? draft.color : defaultAgentColor}
                   onChange={(e) => edit({ color: e.target.value })}
                 />
                 <input
                   {...control}
                   className="input mono"
                   value={draft.color}
-                  placeholder="#6366f1"
+                  placeholder={defaultAgentColor}
                   spellCheck={false}
                   onChange={(e) => edit({ color: e.target.value })}
                 />

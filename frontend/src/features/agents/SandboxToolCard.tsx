@@ -4,6 +4,7 @@ import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
 import type { Tool } from "../../api/types";
 import { ProviderIcon } from "../sandboxes/ProviderIcon";
+import { ShellBypassWarning } from "./ShellBypassWarning";
 import { orderedTools, toolPolicies, type DraftBinding } from "./tools";
 
 interface SandboxToolCardProps {
@@ -27,7 +28,9 @@ export function SandboxToolCard({ binding, providerTitle, catalogue, onPolicyCha
             <span className="truncate">{binding.name}</span>
             <Pill tone="accent">{providerTitle}</Pill>
           </h3>
-          <p className="muted">Code execution{binding.url ? <> · <span className="mono">{binding.url}</span></> : null}</p>
+          <p className="muted truncate" title={binding.url || undefined}>
+            Code execution{binding.url ? <> · <span className="mono">{binding.url}</span></> : null}
+          </p>
         </div>
         <Button size="sm" onClick={onRemove} aria-label={`Remove ${binding.name}`}>
           <Trash2 size={13} aria-hidden="true" /> Remove
@@ -69,6 +72,7 @@ export function SandboxToolCard({ binding, providerTitle, catalogue, onPolicyCha
           );
         })}
       </ul>
+      <ShellBypassWarning tools={binding.tools} catalogue={catalogue} />
     </section>
   );
 }

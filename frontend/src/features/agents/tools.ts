@@ -22,6 +22,16 @@ export function orderedTools(tools: ToolPolicies, catalogue: Tool[]): string[] {
   return [...known, ...extra.sort()];
 }
 
+/**
+ * The tools a binding restricts (needs approval, or disabled) while execute
+ * is always allowed: the shell can read and write files without them, so
+ * those restrictions can be worked around. Empty when nothing is at odds.
+ */
+export function restrictionsTheShellBypasses(tools: ToolPolicies): string[] {
+  if (tools.execute !== "always_allow") return [];
+  return Object.keys(tools).filter((name) => name !== "execute" && tools[name] !== "always_allow");
+}
+
 /** An agent's sandbox as the editor holds it until Save changes. */
 export interface DraftBinding {
   sandboxId: string;

@@ -1,6 +1,6 @@
 import { Play } from "lucide-react";
 import { useEffect, useState, type FormEvent } from "react";
-import { Link } from "react-router-dom";
+import { Link, useSearchParams } from "react-router-dom";
 import { isApiError } from "../../api/problem";
 import { Button } from "../../ui/Button";
 import { Field } from "../../ui/Field";
@@ -25,7 +25,9 @@ interface RunStarterProps {
 /** Pick an agent and a thread, then start a run (which probes the agent's sandbox first). */
 export function RunStarter({ onStarted }: RunStarterProps) {
   const agents = useAgents();
-  const [agentId, setAgentId] = useState("");
+  // "Run this agent" in the agent editor opens the console with ?agent=<id>.
+  const [searchParams] = useSearchParams();
+  const [agentId, setAgentId] = useState(() => searchParams.get("agent") ?? "");
   const [threadMode, setThreadMode] = useState<"new" | "recent">("new");
   const [newThread, setNewThread] = useState(newThreadId);
   const [recentThread, setRecentThread] = useState("");

@@ -74,5 +74,7 @@ describe("Delete sandbox", () => {
     renderSignedIn(<DeleteSandboxDialog sandbox={sandbox} open onOpenChange={() => {}} />);
     const dialog = await screen.findByRole("alertdialog", { name: "Sandbox in use" });
     expect(within(dialog).getByRole("button", { name: "Detach from 1 agent & delete" })).toBeEnabled();
+    // One agent is spoken of as one.
+    expect(dialog).toHaveTextContent("It loses code execution; its threads are unaffected.");
   });
 });

@@ -57,7 +57,11 @@ export function DeleteSandboxDialog({ sandbox, open, onOpenChange }: DeleteSandb
               </li>
             ))}
           </ul>
-          <p>They lose code execution; their threads are unaffected.</p>
+          <p>
+            {n === 1
+              ? "It loses code execution; its threads are unaffected."
+              : "They lose code execution; their threads are unaffected."}
+          </p>
         </>
       ) : (
         <p>

@@ -8,8 +8,9 @@ const tones = { ok: "ok", failed: "danger", unknown: "neutral" } as const;
 
 /** The last probe's outcome, its latency and age; the failure detail on hover or focus. */
 export function HealthBadge({ health }: { health: SandboxHealth }) {
+  // A failed probe has no latency worth showing: it is a failure, not a fast answer.
   const facts = [
-    health.latency_ms != null && `${health.latency_ms} ms`,
+    health.status === "ok" && health.latency_ms != null && `${health.latency_ms} ms`,
     health.checked_at && `checked ${timeAgo(health.checked_at)}`,
   ].filter(Boolean);
 
@@ -33,9 +34,8 @@ export function HealthBadge({ health }: { health: SandboxHealth }) {
       {facts.length > 0 && <span className="muted">{facts.join(" · ")}</span>}
       {history.length > 1 && (
         <Sparkline
-          values={history.map((p) => p.latency_ms)}
-          failed={history.map((p) => !p.ok)}
-          label={`Latency of the last ${history.length} probes: ${history.map((p) => `${p.latency_ms} ms${p.ok ? "" : " (failed)"}`).join(", ")}`}
+          values={history.map((p) => (p.ok ? p.latency_ms : null))}
+          label={`The last ${history.length} probes: ${history.map((p) => (p.ok ? `${p.latency_ms} ms` : "failed")).join(", ")}`}
         />
       )}
     </span>

@@ -1,5 +1,6 @@
 import { Activity, Pencil, Trash2 } from "lucide-react";
 import type { Sandbox } from "../../api/types";
+import { Button } from "../../ui/Button";
 import { IconButton } from "../../ui/IconButton";
 import { Pill } from "../../ui/Pill";
 import { useProbeSandbox } from "./api/probeSandbox";
@@ -28,19 +29,28 @@ export function SandboxRow({ sandbox, providerTitle, canManage, onEdit, onDelete
         </div>
         {sandbox.description && <p className="muted truncate">{sandbox.description}</p>}
         <div className="list-row__meta">
-          {sandbox.url && <span className="mono truncate sandbox-row__url">{sandbox.url}</span>}
+          {sandbox.url && (
+            <span className="mono truncate sandbox-row__url" title={sandbox.url}>
+              {sandbox.url}
+            </span>
+          )}
           <HealthBadge health={sandbox.health} />
           <SandboxPoolStatus sandbox={sandbox} />
         </div>
       </div>
       {canManage && (
         <div className="list-row__actions">
-          <IconButton
-            label={`Check health of ${sandbox.name}`}
-            icon={probe.isPending ? <span className="spinner" /> : <Activity size={15} aria-hidden="true" />}
+          <Button
+            variant="ghost"
+            size="sm"
+            aria-label={`Check health of ${sandbox.name}`}
+            busy={probe.isPending}
             disabled={probe.isPending}
             onClick={() => probe.mutate({ id: sandbox.id })}
-          />
+          >
+            {!probe.isPending && <Activity size={15} aria-hidden="true" />}
+            Check health
+          </Button>
           <IconButton label={`Edit ${sandbox.name}`} icon={<Pencil size={15} aria-hidden="true" />} onClick={onEdit} />
           <IconButton
             label={`Delete ${sandbox.name}`}

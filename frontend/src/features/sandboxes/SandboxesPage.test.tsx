@@ -31,7 +31,7 @@ const failing = {
 };
 
 describe("Settings → Sandboxes", () => {
-  it("shows a row per sandbox with its provider, health, latency, age and history", async () => {
+  it("shows a row per sandbox with its provider, health, latency, age and history", { timeout: 30_000 }, async () => {
     fakeApi({
       "GET /api/v1/sandboxes": { body: { items: [failing], next_page_token: "" } },
       "GET /api/v1/providers": { body: { items: providers } },
@@ -40,10 +40,20 @@ describe("Settings → Sandboxes", () => {
     const row = await screen.findByRole("listitem", { name: "Team OpenSandbox" });
     expect(within(row).getByText("Python 3.12 with pandas")).toBeInTheDocument();
     expect(within(row).getByText("OpenSandbox")).toBeInTheDocument();
-    expect(within(row).getByText("41 ms · checked 3 min ago")).toBeInTheDocument();
+    // Cut by the row's width, if at all: the whole URL is its title.
+    expect(within(row).getByText("http://sandbox.internal:8083")).toHaveAttribute("title", "http://sandbox.internal:8083");
+    // A failed probe's latency is not shown as if it had answered.
+    expect(within(row).getByText("checked 3 min ago")).toBeInTheDocument();
+    expect(within(row).queryByText(/41 ms/)).toBeNull();
     // The failure's detail is reachable by keyboard focus, not only by hovering.
     expect(within(row).getByLabelText("Health failed: the controller refused the API key")).toHaveAttribute("tabindex", "0");
-    expect(within(row).getByRole("img", { name: /Latency of the last 3 probes: 12 ms, 18 ms, 41 ms \(failed\)/ })).toBeInTheDocument();
+    const sparkline = within(row).getByRole("img", { name: "The last 3 probes: 12 ms, 18 ms, failed" });
+    // The failure is a mark of its own, not a point of the latency line.
+    expect(sparkline.querySelectorAll("polyline")).toHaveLength(1);
+    expect(sparkline.querySelector("polyline")?.getAttribute("points")?.split(" ")).toHaveLength(2);
+    expect(sparkline.querySelectorAll("line.sparkline__fail")).toHaveLength(1);
+    // The health check says what it does in words, not only as an icon.
+    expect(within(row).getByRole("button", { name: "Check health of Team OpenSandbox" })).toHaveTextContent(/^Check health/);
     expect(within(row).getByRole("button", { name: "Edit Team OpenSandbox" })).toBeInTheDocument();
     expect(within(row).getByRole("button", { name: "Delete Team OpenSandbox" })).toBeInTheDocument();
   });

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { Sandbox, SandboxCreate } from "../../../api/types";
 import { sandboxKeys } from "./keys";
+import { refreshHealth } from "./probeSandbox";
 
 /** POST /api/v1/sandboxes. */
 export function createSandbox(body: SandboxCreate): Promise<Sandbox> {
@@ -12,6 +13,9 @@ export function useCreateSandbox() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: createSandbox,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: sandboxKeys.list() }),
+    onSuccess: (sandbox) => {
+      refreshHealth(queryClient, sandbox.id);
+      return queryClient.invalidateQueries({ queryKey: sandboxKeys.list() });
+    },
   });
 }

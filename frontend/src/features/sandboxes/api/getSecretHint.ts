@@ -3,7 +3,7 @@ import { api, unwrap } from "../../../api/client";
 import type { SecretHint } from "../../../api/types";
 import { sandboxKeys } from "./keys";
 
-/** GET /api/v1/sandboxes/{id}/secret-hint: whether a secret is stored, and its last 4 characters. */
+/** GET /api/v1/sandboxes/{id}/secret-hint: whether a secret is stored, its last 4 characters and its length. */
 export function getSecretHint(id: string): Promise<SecretHint> {
   return unwrap(api.GET("/api/v1/sandboxes/{id}/secret-hint", { params: { path: { id } } }));
 }

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { Sandbox, SandboxPatch } from "../../../api/types";
 import { sandboxKeys } from "./keys";
+import { refreshHealth } from "./probeSandbox";
 
 export interface SandboxPatchRequest {
   id: string;
@@ -25,6 +26,10 @@ export function usePatchSandbox() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: patchSandbox,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: sandboxKeys.all }),
+    onSuccess: (_sandbox, { id, patch }) => {
+      // A new url, secret or config may reach the provider differently: the old health no longer says.
+      if ("url" in patch || "secret" in patch || "config" in patch) refreshHealth(queryClient, id);
+      return queryClient.invalidateQueries({ queryKey: sandboxKeys.all });
+    },
   });
 }

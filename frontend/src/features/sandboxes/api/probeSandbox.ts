@@ -1,11 +1,11 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { ProbeResult, SandboxPatch } from "../../../api/types";
 import { sandboxKeys } from "./keys";
 
 export interface SandboxProbeRequest {
   id: string;
-  /** Changes to try without saving; without them the probe updates the sandbox's health. */
+  /** Changes to try without saving; unless they touch url, secret or config, the probe updates the sandbox's health. */
   patch?: SandboxPatch;
 }
 
@@ -23,8 +23,18 @@ export function useProbeSandbox() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: probeSandbox,
-    onSuccess: (_result, { patch }) => {
-      if (!patch) void queryClient.invalidateQueries({ queryKey: sandboxKeys.list() });
-    },
+    // A probe of the connection as saved is its health, with or without a patch of name or description.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: sandboxKeys.list() }),
   });
+}
+
+/**
+ * Probes a sandbox just saved, so the list shows its health at once rather
+ * than "unknown" until the next health pass. Runs in the background: saving
+ * does not wait for the provider's answer.
+ */
+export function refreshHealth(queryClient: QueryClient, id: string) {
+  void probeSandbox({ id })
+    .catch(() => undefined)
+    .finally(() => queryClient.invalidateQueries({ queryKey: sandboxKeys.list() }));
 }

@@ -2,7 +2,8 @@ import { CheckboxField } from "../../../ui/CheckboxField";
 import { Field } from "../../../ui/Field";
 import { LineListInput } from "../../../ui/LineListInput";
 import type { ConfigObject, ConfigValue } from "./draft";
-import { isListField, isMapField, isNumberField, isObjectField, objectFields, type ConfigField } from "./schema";
+import { RequirementsField } from "./RequirementsField";
+import { isListField, isMapField, isNumberField, isObjectField, isRequirementsField, objectFields, type ConfigField } from "./schema";
 
 interface ConfigFieldsProps {
   fields: ConfigField[];
@@ -67,6 +68,20 @@ export function ConfigFields({ fields, values, errors, onChange, disabled, path 
               help={schema.description}
               error={error}
               checked={value === true}
+              disabled={disabled}
+              onChange={change}
+            />
+          );
+        }
+
+        if (isRequirementsField(schema)) {
+          return (
+            <RequirementsField
+              key={key}
+              label={label}
+              description={schema.description}
+              error={error}
+              value={Array.isArray(value) ? value : []}
               disabled={disabled}
               onChange={change}
             />

@@ -238,6 +238,7 @@ describe("Edit sandbox dialog", () => {
     const secret = await within(dialog).findByLabelText("API key", { selector: "input" });
     expect(secret).toHaveValue("");
     expect(secret).toHaveAttribute("placeholder", "••••••x9Qz — leave blank to keep");
+    expect(secret).toHaveAccessibleDescription("Saved: ends in x9Qz · 40 characters.");
     // OpenSandbox works without a key, so the stored one may be cleared.
     expect(within(dialog).getByRole("button", { name: "Clear" })).toBeInTheDocument();
     // The provider is locked.
@@ -265,6 +266,7 @@ describe("Edit sandbox dialog", () => {
     const dialog = await screen.findByRole("dialog", { name: "Edit sandbox" });
     const secret = await within(dialog).findByLabelText("API key", { selector: "input" });
     expect(secret).toHaveAttribute("placeholder", "Saved — leave blank to keep");
+    expect(secret).toHaveAccessibleDescription("Saved: 8 characters.");
     expect(within(dialog).queryByRole("button", { name: "Clear" })).toBeNull();
     // A stored secret satisfies the requirement: Save is possible without retyping it.
     expect(within(dialog).getByRole("button", { name: "Save changes" })).toBeEnabled();

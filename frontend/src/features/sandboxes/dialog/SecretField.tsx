@@ -21,6 +21,15 @@ export function keepPlaceholder(hint: SecretHint | undefined): string | undefine
   return hint.last4 ? `••••••${hint.last4} — leave blank to keep` : "Saved — leave blank to keep";
 }
 
+/** What the server shows of a stored secret: "ends in x9Qz · 40 characters". */
+export function describeStoredSecret(hint: SecretHint | undefined): string | undefined {
+  if (!hint?.is_set) return undefined;
+  const parts: string[] = [];
+  if (hint.last4) parts.push(`ends in ${hint.last4}`);
+  if (hint.length) parts.push(`${hint.length} ${hint.length === 1 ? "character" : "characters"}`);
+  return parts.length > 0 ? `Saved: ${parts.join(" · ")}.` : "Saved.";
+}
+
 export function SecretField({ field, value, onChange, hint, cleared, onClearedChange, error, disabled }: SecretFieldProps) {
   const editing = hint !== undefined;
   // Clearing is offered only where the provider works without a secret.
@@ -33,7 +42,8 @@ export function SecretField({ field, value, onChange, hint, cleared, onClearedCh
 
   let help: string | undefined;
   if (cleared) help = `The saved ${field.label.toLowerCase()} will be removed when you save.`;
-  else if (!field.required && !hint?.is_set) help = "Optional.";
+  else if (hint?.is_set) help = describeStoredSecret(hint);
+  else if (!field.required) help = "Optional.";
 
   return (
     <Field label={field.label} required={field.required && !hint?.is_set} error={error} help={help} action={action}>

@@ -74,6 +74,11 @@ export function configSections(provider: Provider): { own: ConfigField[]; common
   return { own: fields.filter((f) => !common.has(f.key)), common: fields.filter((f) => common.has(f.key)) };
 }
 
+/** A list of pip requirements, which may be typed comma-separated too. */
+export function isRequirementsField(schema: SchemaProperty) {
+  return schema.type === "array" && schema.items?.format === "pip-requirement";
+}
+
 export function isListField(schema: SchemaProperty) {
   return schema.type === "array" || isMapField(schema);
 }

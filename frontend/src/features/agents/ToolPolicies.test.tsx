@@ -1,0 +1,74 @@
+import { screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import type { Agent } from "../../api/types";
+import { fakeApi } from "../../test/fakeApi";
+import { providers, renderSignedIn, tools } from "../../test/render";
+import { RunStarter } from "../runs/RunStarter";
+import { AgentEditor } from "./AgentEditor";
+
+type Policies = NonNullable<Agent["sandbox"]>["tools"];
+
+const allAllowed: Policies = {
+  execute: "always_allow",
+  ls: "always_allow",
+  read_file: "always_allow",
+  write_file: "always_allow",
+  edit_file: "always_allow",
+  glob: "always_allow",
+  grep: "always_allow",
+};
+
+function agent(id: string, name: string, policies: Policies = allAllowed): Agent {
+  return {
+    id,
+    name,
+    description: "",
+    emoji: "🤖",
+    color: "#6366f1",
+    sandbox: { sandbox_id: "s1", name: "Box", provider: "local", url: "", tools: policies },
+    created_at: "2026-01-01T00:00:00Z",
+    updated_at: "2026-01-01T00:00:00Z",
+  };
+}
+
+describe("Tool policies", () => {
+  it("describes each tool and warns while an always-allowed shell undoes a file tool's approval", { timeout: 30_000 }, async () => {
+    fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "GET /api/v1/tools": { body: { items: tools } },
+    });
+    const user = userEvent.setup();
+    const saved = agent("a1", "Analyst", { ...allAllowed, write_file: "needs_approval", edit_file: "disabled" });
+    renderSignedIn(<AgentEditor saved={{ agent: saved, etag: '"1"' }} />);
+
+    // Each tool's policy is described by the catalogue's words, not only its id.
+    expect(await screen.findByText("Create a file")).toBeInTheDocument();
+    const writeFile = screen.getByRole("combobox", { name: "write_file" });
+    expect(writeFile).toHaveAccessibleDescription(/^Creates a file with the given content/);
+
+    const warning = await screen.findByText(/a shell command can read and write files/);
+    expect(warning).toHaveTextContent(
+      "Run a command is always allowed, and a shell command can read and write files: the limits on Create a file, Edit a text file can be worked around. Set Run a command to Needs approval as well for them to hold.",
+    );
+
+    await user.selectOptions(screen.getByRole("combobox", { name: "execute" }), "needs_approval");
+    expect(screen.queryByText(/a shell command can read and write files/)).toBeNull();
+  });
+
+  it("links a saved agent with a sandbox to the run console, which opens with that agent picked", { timeout: 30_000 }, async () => {
+    fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "GET /api/v1/tools": { body: { items: tools } },
+      "GET /api/v1/agents": { body: { items: [agent("a1", "Analyst"), agent("a2", "Builder")], next_page_token: "" } },
+      "GET /api/v1/agents/a2/threads": { body: { items: [], next_page_token: "" } },
+    });
+    const { unmount } = renderSignedIn(<AgentEditor saved={{ agent: agent("a2", "Builder"), etag: '"1"' }} />);
+    expect(screen.getByRole("link", { name: "Run this agent" })).toHaveAttribute("href", "/runs?agent=a2");
+    unmount();
+
+    renderSignedIn(<RunStarter onStarted={() => {}} />, { route: "/runs?agent=a2" });
+    const form = await screen.findByRole("form", { name: "Start a run" });
+    expect(await within(form).findByRole("combobox", { name: "Agent" })).toHaveValue("a2");
+  });
+});
