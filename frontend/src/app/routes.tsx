@@ -11,6 +11,7 @@ const AgentsPage = lazy(() => import("../features/agents/AgentsPage"));
 const AgentEditorPage = lazy(() => import("../features/agents/AgentEditorPage"));
 const RunConsolePage = lazy(() => import("../features/runs/RunConsolePage"));
 const TokensPage = lazy(() => import("../features/tokens/TokensPage"));
+const AuditPage = lazy(() => import("../features/audit/AuditPage"));
 
 function Screen({ children }: { children: ReactNode }) {
   return <Suspense fallback={<Loading />}>{children}</Suspense>;
@@ -28,6 +29,8 @@ export function AppRoutes() {
         <Route path="runs" element={<Screen><RunConsolePage /></Screen>} />
         <Route path="settings/sandboxes" element={<Screen><SandboxesPage /></Screen>} />
         {isAdmin && <Route path="settings/tokens" element={<Screen><TokensPage /></Screen>} />}
+        {/* Not only for admins: a member who follows a link is told the API's answer. */}
+        <Route path="settings/audit" element={<Screen><AuditPage /></Screen>} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>
