@@ -58,20 +58,20 @@ describe("Settings → Audit log", () => {
     await form.getByRole("button", { name: "Apply filters" }).click();
     await page.waitForURL(/actor=/);
     const entries = page.getByRole("list", { name: "Audit entries" }).getByRole("listitem");
-    await expect.poll(() => entries.count()).toBe(25);
-    await expect.poll(() => entries.first().innerText()).toContain("agent.delete");
+    await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(25);
+    await expect.poll(() => entries.first().innerText(), { timeout: 15_000 }).toContain("agent.delete");
     await page.getByRole("button", { name: "Show older entries" }).click();
-    await expect.poll(() => entries.count()).toBe(29);
+    await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(29);
     await page.getByText("The oldest entry is shown.").waitFor();
 
     // The refusal, by outcome; its detail names the field, and the URL holds both filters.
     await form.getByRole("combobox", { name: "Outcome" }).selectOption("invalid");
     await form.getByRole("button", { name: "Apply filters" }).click();
-    await expect.poll(() => entries.count()).toBe(1);
+    await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(1);
     expect(new URL(page.url()).searchParams.get("outcome")).toBe("invalid");
     expect(new URL(page.url()).searchParams.get("actor")).toBe(actor.id);
     await page.reload();
-    await expect.poll(() => entries.count()).toBe(1);
+    await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(1);
     expect(await form.getByRole("combobox", { name: "Outcome" }).inputValue()).toBe("invalid");
     await entries.first().getByText("agent.create").click();
     await entries.first().getByText(/Invalid: name\./).waitFor();
@@ -82,13 +82,13 @@ describe("Settings → Audit log", () => {
     const { page } = browser;
     await page.goto(`${baseUrl()}/settings/audit?actor=${actor.id}&resource_id=${agentIds[0]}`);
     const entries = page.getByRole("list", { name: "Audit entries" }).getByRole("listitem");
-    await expect.poll(() => entries.count()).toBe(1);
+    await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(1);
     await entries.first().getByText("agent.create").click();
     await entries.first().getByRole("link", { name: "Open the agent" }).click();
     await page.waitForURL(new RegExp(`/agents/${agentIds[0]}$`));
 
     await page.goto(`${baseUrl()}/settings/audit?action=agent.delete&resource_id=${agentIds[26]}`);
-    await expect.poll(() => entries.count()).toBe(1);
+    await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(1);
     await entries.first().locator("summary").press("Enter"); // by keyboard: a summary opens on Enter
     await entries.first().getByText("This agent no longer exists.").waitFor();
     await screenshot(page, "20-audit-entry-gone");
@@ -108,7 +108,9 @@ describe("Settings → Audit log", () => {
     try {
       await signIn(narrow.page, undefined, `/settings/audit?actor=${actor.id}`);
       const entries = narrow.page.getByRole("list", { name: "Audit entries" }).getByRole("listitem");
-      await expect.poll(() => entries.count()).toBe(25);
+      await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(25);
+      const who = narrow.page.getByRole("combobox", { name: "Who" });
+      await expect.poll(() => who.inputValue(), { timeout: 15_000 }).toBe(actor.id); // a linked view shows its filters
       await entries.first().getByText("agent.delete").click();
       await expectNoHorizontalScroll(narrow.page);
       await expectAccessible(narrow.page, "audit log at 360 px, dark");

@@ -76,8 +76,9 @@ export default function AuditPage() {
         </h1>
         <p className="page-header__lead">Every change in the workspace, and every attempt refused, newest first.</p>
       </header>
+      {/* Made anew when the URL changes or the token names arrive, so it shows the filters in force. */}
       <AuditFilterForm
-        key={search.toString()}
+        key={`${search.toString()}|${tokens.dataUpdatedAt}`}
         filters={filters}
         tokens={tokens.data ?? []}
         errors={fieldErrors}
