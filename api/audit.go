@@ -130,6 +130,10 @@ func (h auditHandler) routes(g routes) {
 //	@Param		resource_type	query		string	false	"Only entries about this kind of resource"	extensions(x-enum=audit_resource_types)
 //	@Param		resource_id		query		string	false	"Only entries about this resource"
 //	@Param		actor			query		string	false	"Only entries by this token id"
+//	@Param		action			query		string	false	"Only entries of this action"	extensions(x-enum=audit_actions)
+//	@Param		outcome			query		string	false	"Only entries with this outcome"	Enums(success, denied, invalid, conflict, error)
+//	@Param		since			query		string	false	"Only entries at or after this time (RFC 3339)"	format(date-time)
+//	@Param		until			query		string	false	"Only entries before this time (RFC 3339)"	format(date-time)
 //	@Param		page_size		query		int		false	"Items per page"	minimum(1)	maximum(200)	default(50)
 //	@Param		page_token		query		string	false	"next_page_token of the previous page"
 //	@Success	200				{object}	auditList
@@ -142,14 +146,10 @@ func (h auditHandler) list(c echo.Context) error {
 	if perr := (*auxilia.Error)(nil); errors.As(err, &perr) {
 		fe = perr.Fields
 	}
-	if t := c.QueryParam("resource_type"); t != "" && !slices.Contains(auxilia.AuditResourceTypes, t) {
-		fe.Add("resource_type", "must be one of %s", strings.Join(auxilia.AuditResourceTypes, ", "))
-	}
+	f := auditFilter(c, &fe)
 	if err := fe.Err(); err != nil {
 		return err
 	}
-	f := auxilia.AuditFilter{ResourceType: c.QueryParam("resource_type"), ResourceID: c.QueryParam("resource_id"),
-		TokenID: c.QueryParam("actor")}
 	page, err := h.log.List(c.Request().Context(), actor(c).Workspace.ID, f, req)
 	if err != nil {
 		return err
@@ -158,6 +158,41 @@ func (h auditHandler) list(c echo.Context) error {
 		return auditEntryView{ID: e.ID, At: e.At, Actor: auditActorView{TokenID: e.TokenID, TokenName: e.TokenName},
 			Action: e.Action, ResourceType: e.ResourceType, ResourceID: e.ResourceID, Outcome: string(e.Outcome), Detail: e.Detail}
 	})))
+}
+
+// auditFilter reads the listing's filters, adding each bad one to fe.
+func auditFilter(c echo.Context, fe *auxilia.FieldErrors) auxilia.AuditFilter {
+	oneOf := func(name string, allowed []string) string {
+		v := c.QueryParam(name)
+		if v != "" && !slices.Contains(allowed, v) {
+			fe.Add(name, "must be one of %s", strings.Join(allowed, ", "))
+		}
+		return v
+	}
+	instant := func(name string) time.Time {
+		v := c.QueryParam(name)
+		if v == "" {
+			return time.Time{}
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			fe.Add(name, "must be a date-time as RFC 3339 writes it, such as 2026-01-02T15:04:05Z")
+		}
+		return t
+	}
+	f := auxilia.AuditFilter{
+		ResourceType: oneOf("resource_type", auxilia.AuditResourceTypes),
+		ResourceID:   c.QueryParam("resource_id"),
+		TokenID:      c.QueryParam("actor"),
+		Action:       oneOf("action", auxilia.AuditActions),
+		Outcome:      auxilia.AuditOutcome(oneOf("outcome", auxilia.AuditOutcomes)),
+		Since:        instant("since"),
+		Until:        instant("until"),
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+		fe.Add("until", "must be later than since")
+	}
+	return f
 }
 
 // resourceID is the id a refused request was about, from its path.

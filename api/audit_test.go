@@ -3,8 +3,10 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -120,5 +122,51 @@ func TestAnAuditFilterOutsideTheEnumIsRefused(t *testing.T) {
 		p := e.call("GET", "/api/v1/audit?resource_type=SANDBOX&page_size=0", e.admin, nil).problem(t, 422, "validation_failed")
 		assert.ElementsMatch(t, []string{"resource_type", "page_size"}, fields(p))
 		assert.Equal(t, 200, e.call("GET", "/api/v1/audit?resource_type=key", e.admin, nil).StatusCode)
+	})
+}
+
+// The listing narrows by action, outcome and a time range, each combined
+// with the others, and pages through what the filters keep.
+func TestAuditFiltersByActionOutcomeAndTime(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		e.createAgent("First")
+		e.call("POST", "/api/v1/sandboxes", e.member, validSandboxes["local"]).problem(t, 403, "forbidden")
+		time.Sleep(5 * time.Millisecond)
+		between := time.Now().UTC()
+		time.Sleep(5 * time.Millisecond)
+		e.createAgent("Second")
+		e.createAgent("Third")
+		e.call("POST", "/api/v1/agents", e.admin, map[string]any{"name": ""}).problem(t, 422, "validation_failed")
+
+		assert.Equal(t, []string{"agent.create invalid", "agent.create success", "agent.create success", "agent.create success"},
+			actions(e.audit("?action=agent.create")))
+		assert.Equal(t, []string{"agent.create success", "agent.create success", "agent.create success", "token.create success", "token.create success"},
+			actions(e.audit("?outcome=success")))
+		assert.Equal(t, []string{"sandbox.create denied"}, actions(e.audit("?outcome=denied")))
+		assert.Equal(t, []string{"agent.create invalid", "agent.create success", "agent.create success"},
+			actions(e.audit("?since="+between.Format(time.RFC3339Nano))))
+		assert.Equal(t, []string{"agent.create success"},
+			actions(e.audit("?action=agent.create&until="+url.QueryEscape(between.Format(time.RFC3339Nano)))))
+		assert.Empty(t, e.audit("?action=agent.create&outcome=success&since="+between.Add(time.Hour).Format(time.RFC3339)))
+
+		first := e.call("GET", "/api/v1/audit?action=agent.create&outcome=success&page_size=2", e.admin, nil).json(t)
+		require.Len(t, first["items"], 2)
+		next := first["next_page_token"].(string)
+		require.NotEmpty(t, next)
+		rest := e.audit("?action=agent.create&outcome=success&page_size=2&page_token=" + url.QueryEscape(next))
+		require.Len(t, rest, 1)
+		assert.Contains(t, rest[0]["detail"], "First", "the oldest comes last")
+	})
+}
+
+// Each bad filter is refused by name, all of them at once.
+func TestBadAuditFiltersAreNamed(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		p := e.call("GET", "/api/v1/audit?action=agent.explode&outcome=maybe&since=yesterday&until=2026-13-01", e.admin, nil).
+			problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"action", "outcome", "since", "until"}, fields(p))
+		p = e.call("GET", "/api/v1/audit?since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z", e.admin, nil).
+			problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"until"}, fields(p))
 	})
 }

@@ -42,6 +42,7 @@ func addProviderEnums(doc *openapi3.T, kinds []provider.Kind) error {
 	lists := map[string][]string{
 		"capabilities":         provider.CapabilityNames(),
 		"audit_resource_types": auxilia.AuditResourceTypes,
+		"audit_actions":        auxilia.AuditActions,
 		"tool_policies":        toolPolicies(),
 	}
 	for _, k := range kinds {

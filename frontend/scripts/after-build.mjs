@@ -1,9 +1,11 @@
 // Runs after `vite build`: puts back dist/.gitkeep (the Go embed needs the
 // folder to exist in a fresh clone) and reports the gzipped size of the
-// JavaScript that index.html loads before anything else, failing over budget.
+// JavaScript that index.html loads before anything else, failing over budget;
+// then writes the compressed forms the server sends.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { compressDir } from "./compress.mjs";
 
 const dist = "dist";
 const budgetBytes = 250 * 1000;
@@ -32,3 +34,5 @@ if (total >= budgetBytes) {
   console.error("Over budget: split routes or dialogs with React.lazy.");
   process.exit(1);
 }
+
+compressDir(dist);

@@ -22,6 +22,18 @@ type AuditEntry struct {
 // AuditResourceTypes are the kinds of resource an audit entry is about.
 var AuditResourceTypes = []string{"sandbox", "agent", "binding", "token", "thread", "run", "key"}
 
+// AuditActions are the actions an audit entry can record.
+var AuditActions = []string{
+	"agent.create", "agent.update", "agent.delete", "binding.put", "binding.delete", "key.rotate", "mcp.call",
+	"run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe",
+	"thread.delete", "token.create", "token.revoke", "tool.approve",
+}
+
+// AuditOutcomes are the ways an attempt can end, as AuditOutcome values.
+var AuditOutcomes = []string{
+	string(OutcomeSuccess), string(OutcomeDenied), string(OutcomeInvalid), string(OutcomeConflict), string(OutcomeError),
+}
+
 // AuditOutcome is how the attempt ended.
 type AuditOutcome string
 
@@ -39,6 +51,10 @@ type AuditFilter struct {
 	ResourceType string
 	ResourceID   string
 	TokenID      string
+	Action       string
+	Outcome      AuditOutcome
+	Since        time.Time // entries at or after it; zero: no bound
+	Until        time.Time // entries before it; zero: no bound
 }
 
 // Auditor records audit entries (in the transaction ctx carries, if any).

@@ -903,6 +903,96 @@ func (e ListAuditEntriesParamsResourceType) Valid() bool {
 	}
 }
 
+// Defines values for ListAuditEntriesParamsAction.
+const (
+	ListAuditEntriesParamsActionAgentCreate   ListAuditEntriesParamsAction = "agent.create"
+	ListAuditEntriesParamsActionAgentDelete   ListAuditEntriesParamsAction = "agent.delete"
+	ListAuditEntriesParamsActionAgentUpdate   ListAuditEntriesParamsAction = "agent.update"
+	ListAuditEntriesParamsActionBindingDelete ListAuditEntriesParamsAction = "binding.delete"
+	ListAuditEntriesParamsActionBindingPut    ListAuditEntriesParamsAction = "binding.put"
+	ListAuditEntriesParamsActionKeyRotate     ListAuditEntriesParamsAction = "key.rotate"
+	ListAuditEntriesParamsActionMcpCall       ListAuditEntriesParamsAction = "mcp.call"
+	ListAuditEntriesParamsActionRunComplete   ListAuditEntriesParamsAction = "run.complete"
+	ListAuditEntriesParamsActionRunStart      ListAuditEntriesParamsAction = "run.start"
+	ListAuditEntriesParamsActionSandboxCreate ListAuditEntriesParamsAction = "sandbox.create"
+	ListAuditEntriesParamsActionSandboxDelete ListAuditEntriesParamsAction = "sandbox.delete"
+	ListAuditEntriesParamsActionSandboxProbe  ListAuditEntriesParamsAction = "sandbox.probe"
+	ListAuditEntriesParamsActionSandboxUpdate ListAuditEntriesParamsAction = "sandbox.update"
+	ListAuditEntriesParamsActionThreadDelete  ListAuditEntriesParamsAction = "thread.delete"
+	ListAuditEntriesParamsActionTokenCreate   ListAuditEntriesParamsAction = "token.create"
+	ListAuditEntriesParamsActionTokenRevoke   ListAuditEntriesParamsAction = "token.revoke"
+	ListAuditEntriesParamsActionToolApprove   ListAuditEntriesParamsAction = "tool.approve"
+)
+
+// Valid indicates whether the value is a known member of the ListAuditEntriesParamsAction enum.
+func (e ListAuditEntriesParamsAction) Valid() bool {
+	switch e {
+	case ListAuditEntriesParamsActionAgentCreate:
+		return true
+	case ListAuditEntriesParamsActionAgentDelete:
+		return true
+	case ListAuditEntriesParamsActionAgentUpdate:
+		return true
+	case ListAuditEntriesParamsActionBindingDelete:
+		return true
+	case ListAuditEntriesParamsActionBindingPut:
+		return true
+	case ListAuditEntriesParamsActionKeyRotate:
+		return true
+	case ListAuditEntriesParamsActionMcpCall:
+		return true
+	case ListAuditEntriesParamsActionRunComplete:
+		return true
+	case ListAuditEntriesParamsActionRunStart:
+		return true
+	case ListAuditEntriesParamsActionSandboxCreate:
+		return true
+	case ListAuditEntriesParamsActionSandboxDelete:
+		return true
+	case ListAuditEntriesParamsActionSandboxProbe:
+		return true
+	case ListAuditEntriesParamsActionSandboxUpdate:
+		return true
+	case ListAuditEntriesParamsActionThreadDelete:
+		return true
+	case ListAuditEntriesParamsActionTokenCreate:
+		return true
+	case ListAuditEntriesParamsActionTokenRevoke:
+		return true
+	case ListAuditEntriesParamsActionToolApprove:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAuditEntriesParamsOutcome.
+const (
+	ListAuditEntriesParamsOutcomeConflict ListAuditEntriesParamsOutcome = "conflict"
+	ListAuditEntriesParamsOutcomeDenied   ListAuditEntriesParamsOutcome = "denied"
+	ListAuditEntriesParamsOutcomeError    ListAuditEntriesParamsOutcome = "error"
+	ListAuditEntriesParamsOutcomeInvalid  ListAuditEntriesParamsOutcome = "invalid"
+	ListAuditEntriesParamsOutcomeSuccess  ListAuditEntriesParamsOutcome = "success"
+)
+
+// Valid indicates whether the value is a known member of the ListAuditEntriesParamsOutcome enum.
+func (e ListAuditEntriesParamsOutcome) Valid() bool {
+	switch e {
+	case ListAuditEntriesParamsOutcomeConflict:
+		return true
+	case ListAuditEntriesParamsOutcomeDenied:
+		return true
+	case ListAuditEntriesParamsOutcomeError:
+		return true
+	case ListAuditEntriesParamsOutcomeInvalid:
+		return true
+	case ListAuditEntriesParamsOutcomeSuccess:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EditFileParamsAuxiliaApproval.
 const (
 	EditFileParamsAuxiliaApprovalGranted EditFileParamsAuxiliaApproval = "granted"
@@ -2432,6 +2522,18 @@ type ListAuditEntriesParams struct {
 	// Actor Only entries by this token id
 	Actor *string `form:"actor,omitempty" json:"actor,omitempty"`
 
+	// Action Only entries of this action
+	Action *ListAuditEntriesParamsAction `form:"action,omitempty" json:"action,omitempty"`
+
+	// Outcome Only entries with this outcome
+	Outcome *ListAuditEntriesParamsOutcome `form:"outcome,omitempty" json:"outcome,omitempty"`
+
+	// Since Only entries at or after this time (RFC 3339)
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only entries before this time (RFC 3339)
+	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
+
 	// PageSize Items per page
 	PageSize *int `form:"page_size,omitempty" json:"page_size,omitempty"`
 
@@ -2441,6 +2543,12 @@ type ListAuditEntriesParams struct {
 
 // ListAuditEntriesParamsResourceType defines parameters for ListAuditEntries.
 type ListAuditEntriesParamsResourceType string
+
+// ListAuditEntriesParamsAction defines parameters for ListAuditEntries.
+type ListAuditEntriesParamsAction string
+
+// ListAuditEntriesParamsOutcome defines parameters for ListAuditEntries.
+type ListAuditEntriesParamsOutcome string
 
 // EditFileParams defines parameters for EditFile.
 type EditFileParams struct {
@@ -5089,6 +5197,54 @@ func NewListAuditEntriesRequest(server string, params *ListAuditEntriesParams) (
 		if params.Actor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "actor", *params.Actor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Action != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "action", *params.Action, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Outcome != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "outcome", *params.Outcome, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -59,6 +59,18 @@ func (s Audit) List(ctx context.Context, workspaceID string, f auxilia.AuditFilt
 	if f.TokenID != "" {
 		q = q.Where("token_id = ?", f.TokenID)
 	}
+	if f.Action != "" {
+		q = q.Where("action = ?", f.Action)
+	}
+	if f.Outcome != "" {
+		q = q.Where("outcome = ?", string(f.Outcome))
+	}
+	if !f.Since.IsZero() {
+		q = q.Where("at >= ?", f.Since.UTC())
+	}
+	if !f.Until.IsZero() {
+		q = q.Where("at < ?", f.Until.UTC())
+	}
 	if req.After != "" {
 		q = q.Where("id < ?", req.After)
 	}

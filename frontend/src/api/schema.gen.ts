@@ -3382,6 +3382,14 @@ export interface operations {
                 resource_id?: string;
                 /** @description Only entries by this token id */
                 actor?: string;
+                /** @description Only entries of this action */
+                action?: "agent.create" | "agent.update" | "agent.delete" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
+                /** @description Only entries with this outcome */
+                outcome?: "success" | "denied" | "invalid" | "conflict" | "error";
+                /** @description Only entries at or after this time (RFC 3339) */
+                since?: string;
+                /** @description Only entries before this time (RFC 3339) */
+                until?: string;
                 /** @description Items per page */
                 page_size?: number;
                 /** @description next_page_token of the previous page */

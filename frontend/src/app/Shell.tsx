@@ -1,4 +1,4 @@
-import { Bot, KeyRound, LogOut, Server, SquareTerminal } from "lucide-react";
+import { Bot, KeyRound, LogOut, ScrollText, Server, SquareTerminal } from "lucide-react";
 import type { ReactNode } from "react";
 import { NavLink, Outlet } from "react-router-dom";
 import { useSession } from "../session/SessionContext";
@@ -47,6 +47,11 @@ export function Shell() {
           {isAdmin && (
             <RailLink to="/settings/tokens" icon={<KeyRound size={16} aria-hidden="true" />}>
               API tokens
+            </RailLink>
+          )}
+          {isAdmin && (
+            <RailLink to="/settings/audit" icon={<ScrollText size={16} aria-hidden="true" />}>
+              Audit log
             </RailLink>
           )}
         </ul>

@@ -1,5 +1,7 @@
-import { lazy, Suspense, type ReactNode } from "react";
+import { useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { lazy, Suspense, useEffect, type ReactNode } from "react";
 import { Navigate, Route, Routes } from "react-router-dom";
+import { prefetchSandboxes } from "../features/sandboxes/api/prefetch";
 import { useSession } from "../session/SessionContext";
 import { Loading } from "../ui/Loading";
 import { NotFound } from "./NotFound";
@@ -11,8 +13,12 @@ const AgentsPage = lazy(() => import("../features/agents/AgentsPage"));
 const AgentEditorPage = lazy(() => import("../features/agents/AgentEditorPage"));
 const RunConsolePage = lazy(() => import("../features/runs/RunConsolePage"));
 const TokensPage = lazy(() => import("../features/tokens/TokensPage"));
+const AuditPage = lazy(() => import("../features/audit/AuditPage"));
 
-function Screen({ children }: { children: ReactNode }) {
+/** A lazily loaded screen; prefetch starts its data requests while its chunk loads. */
+function Screen({ children, prefetch }: { children: ReactNode; prefetch?: (client: QueryClient) => void }) {
+  const queryClient = useQueryClient();
+  useEffect(() => prefetch?.(queryClient), [prefetch, queryClient]); // right after the chunk is asked for
   return <Suspense fallback={<Loading />}>{children}</Suspense>;
 }
 
@@ -26,8 +32,10 @@ export function AppRoutes() {
         <Route path="agents/new" element={<Screen><AgentEditorPage /></Screen>} />
         <Route path="agents/:agentId" element={<Screen><AgentEditorPage /></Screen>} />
         <Route path="runs" element={<Screen><RunConsolePage /></Screen>} />
-        <Route path="settings/sandboxes" element={<Screen><SandboxesPage /></Screen>} />
+        <Route path="settings/sandboxes" element={<Screen prefetch={prefetchSandboxes}><SandboxesPage /></Screen>} />
         {isAdmin && <Route path="settings/tokens" element={<Screen><TokensPage /></Screen>} />}
+        {/* Not only for admins: a member who follows a link is told the API's answer. */}
+        <Route path="settings/audit" element={<Screen><AuditPage /></Screen>} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

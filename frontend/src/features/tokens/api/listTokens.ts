@@ -17,6 +17,6 @@ export async function listTokens(): Promise<Token[]> {
   return items;
 }
 
-export function useTokens() {
-  return useQuery({ queryKey: tokenKeys.list(), queryFn: listTokens });
+export function useTokens(enabled = true) {
+  return useQuery({ queryKey: tokenKeys.list(), queryFn: listTokens, enabled });
 }
