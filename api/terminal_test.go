@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/provider/builtin"
+	"github.com/auxilia/sandboxes/pkg/provider/echotest"
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -175,4 +177,23 @@ func TestTerminalOutlivesADroppedConnectionForItsGrace(t *testing.T) {
 		fresh.typeKeys("exit\r")
 		fresh.ended()
 	}, shortGrace)
+}
+
+// A provider whose instances have no terminal is named in the refusal.
+func TestTerminalOnAProviderWithoutOne(t *testing.T) {
+	kinds := append(builtin.Kinds(builtin.Options{DataDir: t.TempDir()}), echotest.Kind{})
+	eachDB(t, func(t *testing.T, e *env) {
+		srv := echotest.NewServer(t)
+		r := e.send("POST", "/api/v1/sandboxes", e.admin, map[string]any{"name": "Echo", "provider": "echo", "url": srv.URL, "secret": srv.Token})
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		agent := e.createAgent("Echoer")
+		r = e.send("PUT", "/api/v1/agents/"+agent["id"].(string)+"/sandbox", e.member, map[string]any{"sandbox_id": r.json(t)["id"]})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		r = e.send("POST", "/api/v1/agents/"+agent["id"].(string)+"/threads/t/runs", e.member, nil)
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		run := "/api/v1/runs/" + r.json(t)["id"].(string)
+		p := e.send("GET", run+"/terminal", e.member, nil, upgradeHeaders...).problem(t, 422, "terminal_unsupported")
+		assert.Equal(t, "echo", p["provider"])
+		assert.Contains(t, p["detail"], "echo")
+	}, func(o *options) { o.kinds = kinds })
 }
