@@ -44,8 +44,16 @@ func (s Tokens) Create(ctx context.Context, t auxilia.Token, hash string) (auxil
 // ByHash returns the token whose value hashes to hash (revoked or not), with
 // its workspace, in one query: every request asks it.
 func (s Tokens) ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error) {
-	q := s.db.conn(ctx).Table("tokens").Joins("JOIN workspaces ON workspaces.id = tokens.workspace_id").
-		Where("tokens.hash = ?", hash)
+	return s.byWhere(ctx, "tokens.hash = ?", hash)
+}
+
+// ByID returns the token id (revoked or not), with its workspace.
+func (s Tokens) ByID(ctx context.Context, id string) (auxilia.Token, auxilia.Workspace, error) {
+	return s.byWhere(ctx, "tokens.id = ?", id)
+}
+
+func (s Tokens) byWhere(ctx context.Context, where string, arg string) (auxilia.Token, auxilia.Workspace, error) {
+	q := s.db.conn(ctx).Table("tokens").Joins("JOIN workspaces ON workspaces.id = tokens.workspace_id").Where(where, arg)
 	row, err := takeRow[tokenWithWorkspace](ctx, q, tokenWithWorkspaceColumns)
 	if err != nil {
 		return auxilia.Token{}, auxilia.Workspace{}, notFound(err, "token")
