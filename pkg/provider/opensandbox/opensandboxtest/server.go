@@ -95,6 +95,10 @@ const (
 	OpMakeDirs    Op = "make directories"
 	OpRemoveFiles Op = "remove files"
 	OpRemoveDirs  Op = "remove directories"
+	OpPTYCreate   Op = "create terminal"
+	OpPTYStatus   Op = "terminal status"
+	OpPTYDelete   Op = "delete terminal"
+	OpPTYAttach   Op = "attach terminal"
 )
 
 // Fault makes an operation misbehave on every call until ClearFaults.
