@@ -206,3 +206,39 @@ func TestPTYDeleteKillsTheShell(t *testing.T) {
 	sessions, running := fake.Terminals(sandboxID)
 	assert.Equal(t, [2]int{0, 0}, [2]int{sessions, running})
 }
+
+func TestPTYThroughTheServerProxy(t *testing.T) {
+	fake := opensandboxtest.New(t, opensandboxtest.Options{APIKey: key})
+	_, sb, _ := call(t, "POST", fake.URL+"/v1/sandboxes", validCreate, withKey)
+	sandboxID := sb["id"].(string)
+	proxy := fake.URL + "/sandboxes/" + sandboxID + "/proxy/44772"
+	id := newPTY(t, proxy, nil, `{"cwd":"/workspace"}`)
+	ws := "ws" + strings.TrimPrefix(proxy, "http") + "/pty/" + id + "/ws"
+
+	conn, _, err := dialPTY(t, ws, withKey)
+	require.NoError(t, err)
+	f := &frames{t: t, conn: conn}
+	assert.Equal(t, `{"type":"connected","session_id":"`+id+`","mode":"pty"}`+"\n", f.text(), "text frames pass as they are")
+
+	second, resp, err := dialPTY(t, ws, nil)
+	require.NoError(t, err, "the proxy accepts before it knows execd's answer")
+	assert.Equal(t, 101, resp.StatusCode)
+	_, _, err = (&frames{t: t, conn: second}).next()
+	assert.Equal(t, websocket.StatusPolicyViolation, websocket.CloseStatus(err), "execd's 409 becomes a close with 1008: %v", err)
+
+	gone, _, err := dialPTY(t, "ws"+strings.TrimPrefix(fake.URL, "http")+"/sandboxes/no-such-sandbox/proxy/44772/pty/"+id+"/ws", nil)
+	require.NoError(t, err)
+	_, _, err = (&frames{t: t, conn: gone}).next()
+	var ce websocket.CloseError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, websocket.StatusInternalError, ce.Code)
+	assert.Equal(t, "{'code': 'DOCKER::SANDBOX_NOT_FOUND', 'message': 'Sandbox no-such-sandbox not found.'}", ce.Reason)
+
+	f.send(websocket.MessageBinary, "\x00exit 7\r")
+	assert.Equal(t, `{"type":"exit","exit_code":7}`+"\n", f.text())
+	_, _, err = f.next()
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, websocket.StatusNormalClosure, ce.Code, "execd's close passes through")
+	assert.Equal(t, "process exited", ce.Reason)
+	assert.False(t, fake.ExecdSawAPIKey(), "the proxy strips the API key")
+}
