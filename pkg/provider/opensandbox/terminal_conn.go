@@ -135,12 +135,14 @@ func (t *terminal) ending(err error) error {
 		return failure(provider.ErrFailed, op, "execd: %s: %s", f.Code, f.Error)
 	case websocket.CloseStatus(err) == websocket.StatusNormalClosure:
 		return io.EOF
+	case websocket.CloseStatus(err) == websocket.StatusPolicyViolation:
+		// The server proxy accepts, then closes so, when execd refused its
+		// handshake (server/opensandbox_server/api/proxy.py).
+		return failure(provider.ErrUnreachable, op, "the server proxy could not open execd's terminal (closed with 1008)")
 	case websocket.CloseStatus(err) != -1:
-		// The server proxy closes so when execd refused the handshake
-		// (server/opensandbox_server/api/proxy.py: 1008, or 1011).
 		var ce websocket.CloseError
 		errors.As(err, &ce)
-		return failure(provider.ErrUnreachable, op, "the terminal's connection was closed (%d %s)", int(ce.Code), ce.Reason)
+		return failure(provider.ErrUnreachable, op, "the terminal's connection was closed with %d: %s", int(ce.Code), ce.Reason)
 	}
 	return failure(provider.ErrUnreachable, op, "the terminal's connection broke: %s", err)
 }
