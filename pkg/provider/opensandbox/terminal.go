@@ -66,9 +66,12 @@ func (c *client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 }
 
 // attach opens the session's WebSocket and waits for execd's connected
-// frame. When it cannot, the session is deleted.
+// frame, within the request timeout (ctx bounds only the handshake: the
+// connection outlives it). When it cannot, the session is deleted.
 func (c *client) attach(ctx context.Context, t execdTarget, id string) (*terminal, error) {
 	const op = "open terminal"
+	ctx, cancel := context.WithTimeout(ctx, c.requestTimeout)
+	defer cancel()
 	r := c.execd(t, op, http.MethodGet, "/pty/"+url.PathEscape(id)+"/ws", nil)
 	conn, resp, err := websocket.Dial(ctx, r.URL, &websocket.DialOptions{HTTPClient: c.http, HTTPHeader: r.Header})
 	if err != nil {
