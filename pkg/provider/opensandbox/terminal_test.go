@@ -2,7 +2,10 @@ package opensandbox_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox"
@@ -83,4 +86,24 @@ func TestTerminalRefusesNoSize(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "80x0")
 	assert.Zero(t, fake.Calls(opensandboxtest.OpPTYCreate), "nothing asked of execd")
+}
+
+// execd answers a shell that cannot start with an error frame, after the
+// upgrade (components/execd/pkg/web/controller/pty_ws.go, START_FAILED).
+func TestTerminalWhoseShellCannotStart(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{})
+	inst := create(t, client)
+	sb, ok := fake.Sandbox(inst.ID)
+	require.True(t, ok)
+	fake.Inject(opensandboxtest.OpPTYAttach, opensandboxtest.Fault{Delay: time.Second})
+	go func() { // the session's folder goes between the session's making and its shell's start
+		for wait := 0; wait < 500 && fake.Calls(opensandboxtest.OpPTYAttach) == 0; wait++ { // attach is held a second by the fault
+			time.Sleep(10 * time.Millisecond)
+		}
+		_ = os.RemoveAll(filepath.Join(sb.Root, inst.WorkDir))
+	}()
+	_, err := client.(provider.TerminalOpener).OpenTerminal(context.Background(), inst, provider.DefaultTermSize)
+	require.ErrorIs(t, err, provider.ErrFailed)
+	assert.Contains(t, err.Error(), "execd: START_FAILED: pty.StartWithSize: ")
+	assertNoTerminalsLeft(t, fake, inst)
 }
