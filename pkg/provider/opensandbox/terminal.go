@@ -24,6 +24,9 @@ var execdTermSize = provider.TermSize{Cols: 80, Rows: 24}
 // (components/execd/pkg/runtime/replay_buffer.go).
 const maxFrame = 2 << 20
 
+// openTerminalOp names the opening of a terminal in errors.
+const openTerminalOp = "open terminal"
+
 type createPTYRequest struct {
 	Cwd string `json:"cwd"`
 }
@@ -35,7 +38,7 @@ type createPTYAnswer struct {
 // OpenTerminal makes a PTY session in the instance's work folder, attaches
 // to it and gives it size.
 func (c *client) OpenTerminal(ctx context.Context, inst provider.Instance, size provider.TermSize) (provider.PTY, error) {
-	const op = "open terminal"
+	const op = openTerminalOp
 	if size.Cols == 0 || size.Rows == 0 {
 		return nil, failure(provider.ErrFailed, op, "a terminal needs a size, not %dx%d", size.Cols, size.Rows)
 	}
@@ -69,7 +72,7 @@ func (c *client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 // frame, within the request timeout (ctx bounds only the handshake: the
 // connection outlives it). When it cannot, the session is deleted.
 func (c *client) attach(ctx context.Context, t execdTarget, id string) (*terminal, error) {
-	const op = "open terminal"
+	const op = openTerminalOp
 	ctx, cancel := context.WithTimeout(ctx, c.requestTimeout)
 	defer cancel()
 	r := c.execd(t, op, http.MethodGet, "/pty/"+url.PathEscape(id)+"/ws", nil)

@@ -107,3 +107,11 @@ func TestTerminalWhoseShellCannotStart(t *testing.T) {
 	assert.Contains(t, err.Error(), "execd: START_FAILED: pty.StartWithSize: ")
 	assertNoTerminalsLeft(t, fake, inst)
 }
+
+func TestTerminalOfAnExecdWithoutOne(t *testing.T) {
+	_, client := setup(t, opensandboxtest.Options{NoPTY: true})
+	inst := create(t, client)
+	_, err := client.(provider.TerminalOpener).OpenTerminal(context.Background(), inst, provider.DefaultTermSize)
+	require.ErrorIs(t, err, provider.ErrUnsupported)
+	assert.Contains(t, err.Error(), "this sandbox's execd has no terminal")
+}

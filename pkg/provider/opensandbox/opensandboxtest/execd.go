@@ -47,6 +47,9 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 				r.SetPathValue("sessionId", id)
 			}
 		}
+		if s.opts.NoPTY && strings.HasPrefix(path, "/pty") {
+			known = false
+		}
 		var fault Fault
 		var faulty bool
 		if known {

@@ -56,6 +56,9 @@ type Options struct {
 	// deployment that hands out execd's token or routing headers does; the
 	// open-source server names none for execd.
 	EndpointHeaders map[string]string
+	// NoPTY is an execd from before its terminal API (components/execd
+	// gained /pty in March 2026): its router answers 404 there.
+	NoPTY bool
 	// NoSnapshots answers snapshot creation with 501, as a server whose
 	// runtime has no snapshot support does (NoopSnapshotRuntime).
 	NoSnapshots bool
