@@ -2,6 +2,7 @@ package opensandbox_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -114,4 +115,25 @@ func TestTerminalOfAnExecdWithoutOne(t *testing.T) {
 	_, err := client.(provider.TerminalOpener).OpenTerminal(context.Background(), inst, provider.DefaultTermSize)
 	require.ErrorIs(t, err, provider.ErrUnsupported)
 	assert.Contains(t, err.Error(), "this sandbox's execd has no terminal")
+}
+
+// A terminal whose sandbox goes away ends: Read returns, and Close is fine.
+func TestTerminalOfAnInstanceThatGoes(t *testing.T) {
+	fake, client := setup(t, opensandboxtest.Options{})
+	inst := create(t, client)
+	term, err := client.(provider.TerminalOpener).OpenTerminal(context.Background(), inst, provider.DefaultTermSize)
+	require.NoError(t, err)
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, term)
+		ended <- err
+	}()
+	fake.Expire(inst.ID)
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Read did not return after the sandbox went")
+	}
+	assert.Equal(t, -1, term.ExitCode(), "the shell was killed")
+	require.NoError(t, term.Close())
 }
