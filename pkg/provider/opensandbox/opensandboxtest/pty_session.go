@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/creack/pty"
 )
@@ -35,6 +36,11 @@ type ptySession struct {
 
 	// connected is execd's exclusive WebSocket lock (LockWS/UnlockWS).
 	connected atomic.Bool
+	// evict closes the connection that holds the lock, for a takeover
+	// (SetEvictHandler); evictGen tells one holder's hook from the next's.
+	evictMu  sync.Mutex
+	evict    func()
+	evictGen uint64
 
 	// outMu guards the replay buffer and the attached connection's sink
 	// together, as execd's writeAndFanout and AttachOutputWithSnapshot do.
@@ -57,6 +63,47 @@ func (s *ptySession) exited() (<-chan struct{}, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.done, s.exitCode
+}
+
+// setEvict registers the holder's eviction hook and returns its
+// generation (SetEvictHandler).
+func (s *ptySession) setEvict(fn func()) uint64 {
+	s.evictMu.Lock()
+	defer s.evictMu.Unlock()
+	s.evictGen++
+	s.evict = fn
+	return s.evictGen
+}
+
+// clearEvict removes the hook of generation gen, not a successor's
+// (ClearEvictHandler).
+func (s *ptySession) clearEvict(gen uint64) {
+	s.evictMu.Lock()
+	defer s.evictMu.Unlock()
+	if s.evictGen == gen {
+		s.evict = nil
+	}
+}
+
+// takeover evicts the lock's holder until the lock is won or timeout has
+// passed (TakeoverWS).
+func (s *ptySession) takeover(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if s.connected.CompareAndSwap(false, true) {
+			return true
+		}
+		s.evictMu.Lock()
+		evict := s.evict
+		s.evictMu.Unlock()
+		if evict != nil {
+			evict()
+		}
+		if time.Now().After(deadline) {
+			return s.connected.CompareAndSwap(false, true)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // start launches `bash --norc --noprofile` on a new pty of 80x24, as

@@ -31,7 +31,15 @@ const (
 	wsPingInterval  = 30 * time.Second
 	wsReadDeadline  = 60 * time.Second
 	wsWriteDeadline = 10 * time.Second
+	// A takeover waits this long for the holder to let go, and the
+	// holder's close frame this long to go out.
+	wsTakeoverTimeout      = 5 * time.Second
+	wsTakeoverCloseTimeout = 200 * time.Millisecond
 )
+
+// wsCloseTakenOver closes a connection whose session another client took
+// over (model.WSCloseTakenOver).
+const wsCloseTakenOver websocket.StatusCode = 4001
 
 // clientFrame is a JSON text frame from the client (model.ClientFrame).
 type clientFrame struct {
@@ -67,18 +75,23 @@ func attachPTY(_ *Server, sb *sandbox, w http.ResponseWriter, r *http.Request, _
 		return
 	}
 	q := r.URL.Query()
-	if q.Get("pty") == "0" || q.Get("takeover") == "1" {
+	if q.Get("pty") == "0" {
 		// The fake's limit, said aloud rather than answered wrongly.
-		execdError(w, http.StatusNotImplemented, "NOT_SUPPORTED", "the fake execd has no pipe mode and no takeover")
+		execdError(w, http.StatusNotImplemented, "NOT_SUPPORTED", "the fake execd has no pipe mode")
 		return
 	}
-	if !s.connected.CompareAndSwap(false, true) { // LockWS
+	// One WebSocket per session (LockWS): a second is refused before the
+	// upgrade, unless it asks to take the session over.
+	locked := s.connected.CompareAndSwap(false, true)
+	if !locked && (q.Get("takeover") != "1" || !isWebSocket(r)) {
 		execdError(w, http.StatusConflict, "ALREADY_CONNECTED", "another client is already connected to pty session "+id)
 		return
 	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // CheckOrigin: every origin
 	if err != nil {
-		s.connected.Store(false)
+		if locked {
+			s.connected.Store(false)
+		}
 		return
 	}
 	conn.SetReadLimit(-1) // gorilla's default: no limit
@@ -86,10 +99,15 @@ func attachPTY(_ *Server, sb *sandbox, w http.ResponseWriter, r *http.Request, _
 	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
 	defer t.cancel()
 	defer conn.CloseNow()
+	// A takeover evicts the holder only once its own handshake is accepted.
+	if !locked && !s.takeover(wsTakeoverTimeout) {
+		_ = t.writeJSON(serverFrame{Type: "error", Code: "ALREADY_CONNECTED", Error: "takeover timed out for pty session " + id})
+		return
+	}
 
 	if !s.running() {
 		if err := s.start(); err != nil {
-			t.writeJSON(serverFrame{Type: "error", Code: "START_FAILED", Error: err.Error()})
+			_ = t.writeJSON(serverFrame{Type: "error", Code: "START_FAILED", Error: err.Error()})
 			s.connected.Store(false)
 			return
 		}
@@ -100,11 +118,18 @@ func attachPTY(_ *Server, sb *sandbox, w http.ResponseWriter, r *http.Request, _
 	}
 	out, detach, snapshot, offset := s.attach(since)
 	var pumps sync.WaitGroup
+	var evictGen uint64
 	defer func() {
 		detach()
 		pumps.Wait()
 		s.connected.Store(false) // UnlockWS, once nothing writes for this connection
+		s.clearEvict(evictGen)
 	}()
+	// Until the first frames are out, an eviction only drops the connection.
+	evictGen = s.setEvict(func() {
+		t.cancel()
+		_ = conn.CloseNow()
+	})
 
 	if len(snapshot) > 0 {
 		frame := make([]byte, 1+8, 1+8+len(snapshot))
@@ -117,6 +142,7 @@ func attachPTY(_ *Server, sb *sandbox, w http.ResponseWriter, r *http.Request, _
 	if t.writeJSON(serverFrame{Type: "connected", SessionID: id, Mode: "pty"}) != nil {
 		return
 	}
+	evictGen = s.setEvict(t.evicted)
 	go t.ping()
 	pumps.Add(1)
 	go func() {
@@ -146,6 +172,23 @@ func (t *ptyConn) write(typ websocket.MessageType, p []byte) error {
 func (t *ptyConn) writeJSON(f serverFrame) error {
 	b, _ := json.Marshal(f)
 	return t.write(websocket.MessageText, append(b, '\n'))
+}
+
+// evicted closes a connection whose session another client took over:
+// with 4001 TAKEN_OVER when the close frame can go out within 200 ms, else
+// without it (evictClose). Ending the connection's context drops it: its
+// reads give up, and coder/websocket then closes the connection.
+func (t *ptyConn) evicted() {
+	closed := make(chan struct{})
+	go func() {
+		_ = t.conn.Close(wsCloseTakenOver, "TAKEN_OVER")
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(wsTakeoverCloseTimeout):
+	}
+	t.cancel()
 }
 
 // ping pings the client every wsPingInterval; one that has not answered
