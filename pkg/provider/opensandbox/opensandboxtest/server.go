@@ -3,7 +3,8 @@
 // do (status codes, error bodies, the raw-JSON command stream and its hold
 // after completion, the server proxy), with knobs to count calls, expire
 // sandboxes and inject faults. Its execd really runs commands, each in a
-// bubblewrap jail whose /workspace is a folder of the test's.
+// bubblewrap jail whose /workspace is a folder of the test's, and serves
+// terminals: bash on a real pseudo-terminal, on the host, in that folder.
 package opensandboxtest
 
 import (
