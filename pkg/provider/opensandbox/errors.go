@@ -38,6 +38,8 @@ func statusError(s surface, op string, status int, body []byte) error {
 		return failure(provider.ErrUnsupported, op, "%s", msg)
 	case status == http.StatusNotFound && s == lifecycleAPI && routeMissing(body):
 		return failure(provider.ErrInvalidConfig, op, "%s: the url does not lead to an OpenSandbox lifecycle API", msg)
+	case status == http.StatusNotFound && s == execdAPI && op == openTerminalOp && ginRouteMissing(body):
+		return failure(provider.ErrUnsupported, op, "%s: this sandbox's execd has no terminal (it predates execd's /pty API, added in March 2026)", msg)
 	case status == http.StatusNotFound && s == lifecycleAPI:
 		// Not the sandbox: KUBERNETES::POD_IP_NOT_AVAILABLE while a pod starts, …
 		return failure(provider.ErrFailed, op, "%s", msg)
@@ -71,6 +73,12 @@ func snapshotMissing(body []byte) bool {
 		Code string `json:"code"`
 	}
 	return json.Unmarshal(body, &e) == nil && e.Code == "SNAPSHOT::NOT_FOUND"
+}
+
+// ginRouteMissing says whether a 404 is execd's router's own, for a path
+// it has no route for (gin's plain-text "404 page not found").
+func ginRouteMissing(body []byte) bool {
+	return string(bytes.TrimSpace(body)) == "404 page not found"
 }
 
 // routeMissing says whether a 404 is the web framework's own, for a path

@@ -33,7 +33,8 @@ func (Kind) Describe() provider.Descriptor {
 		URL:         provider.Field{Accepted: true, Required: true, Label: "Domain"},
 		Secret:      provider.Field{Accepted: true, Label: "API key"},
 		Capabilities: provider.KeepAlive | provider.FindCreated | provider.VolumeMounts | provider.Resources |
-			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.NetworkSwitch | provider.EgressRules,
+			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.NetworkSwitch | provider.EgressRules |
+			provider.Terminal,
 		Shell: provider.ShellBashOrSh,
 		Common: provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI",
 			PoolNote: "OpenSandbox cannot change an instance's metadata: a claimed instance keeps the pool's labels, without its thread's",

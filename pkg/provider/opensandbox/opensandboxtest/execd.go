@@ -32,6 +32,7 @@ var execdRouteTable = map[string]execdRoute{
 	"GET /directories/list": {OpListDir, listDirectory},
 	"POST /directories":     {OpMakeDirs, makeDirectories},
 	"DELETE /directories":   {OpRemoveDirs, removeDirectories},
+	"POST /pty":             {OpPTYCreate, createPTY},
 }
 
 // execdRoutes is one sandbox's execd. Its checks run in execd's order:
@@ -40,6 +41,15 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path, port, proxied := throughOwnProxy(r.URL.Path)
 		route, known := execdRouteTable[r.Method+" "+path]
+		if !known {
+			var id string
+			if route, id, known = ptyRoute(r.Method, path); known {
+				r.SetPathValue("sessionId", id)
+			}
+		}
+		if s.opts.NoPTY && strings.HasPrefix(path, "/pty") {
+			known = false
+		}
 		var fault Fault
 		var faulty bool
 		if known {

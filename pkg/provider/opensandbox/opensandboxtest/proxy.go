@@ -6,6 +6,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+
+	"github.com/coder/websocket"
 )
 
 // proxyTo forwards a call to a sandbox's port through the controller, as
@@ -21,14 +23,25 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request) {
 	}
 	id, rawPort := r.PathValue("id"), r.PathValue("port")
 	port, err := strconv.Atoi(rawPort)
+	if err != nil && isWebSocket(r) {
+		http.Error(w, "", http.StatusForbidden) // uvicorn refuses a handshake FastAPI's validation closed
+		return
+	}
 	if err != nil {
 		validationError(w, detail("int_parsing", []any{"path", "port"},
 			"Input should be a valid integer, unable to parse string as an integer", rawPort))
 		return
 	}
 	sb, ok := s.find(id)
-	if !ok {
+	switch {
+	case !ok && isWebSocket(r):
+		failWebSocket(w, r, websocket.StatusInternalError, sandboxGoneReason(id))
+		return
+	case !ok:
 		notFound(w, id)
+		return
+	case sb.exited() && isWebSocket(r):
+		failWebSocket(w, r, websocket.StatusInternalError, "{'code': 'DOCKER::NETWORK_MODE_ENDPOINT_UNAVAILABLE', 'message': 'Container is running but has no assigned IP address.'}")
 		return
 	}
 	if sb.exited() {
@@ -41,6 +54,10 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request) {
 	backend, _ := url.Parse(sb.execd.URL)
 	if port != execdPort {
 		backend.Host = fmt.Sprintf("127.0.0.1:%d", port) // nothing listens there in a fake sandbox
+	}
+	if isWebSocket(r) {
+		s.proxyWebSocket(w, r, sb, backend)
+		return
 	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {

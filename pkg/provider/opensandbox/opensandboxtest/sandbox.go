@@ -34,6 +34,7 @@ type sandbox struct {
 	resumed     chan struct{} // closed when a paused container resumes
 	running     map[string]context.CancelFunc
 	interrupted map[string]bool
+	ptys        map[string]*ptySession // execd's terminal sessions, by id
 }
 
 func newSandbox(s *Server, id string, req CreateRequest, now time.Time, neverReady bool) (*sandbox, error) {

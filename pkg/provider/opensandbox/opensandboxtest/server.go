@@ -3,7 +3,8 @@
 // do (status codes, error bodies, the raw-JSON command stream and its hold
 // after completion, the server proxy), with knobs to count calls, expire
 // sandboxes and inject faults. Its execd really runs commands, each in a
-// bubblewrap jail whose /workspace is a folder of the test's.
+// bubblewrap jail whose /workspace is a folder of the test's, and serves
+// terminals: bash on a real pseudo-terminal, on the host, in that folder.
 package opensandboxtest
 
 import (
@@ -56,6 +57,9 @@ type Options struct {
 	// deployment that hands out execd's token or routing headers does; the
 	// open-source server names none for execd.
 	EndpointHeaders map[string]string
+	// NoPTY is an execd from before its terminal API (components/execd
+	// gained /pty in March 2026): its router answers 404 there.
+	NoPTY bool
 	// NoSnapshots answers snapshot creation with 501, as a server whose
 	// runtime has no snapshot support does (NoopSnapshotRuntime).
 	NoSnapshots bool
@@ -95,6 +99,10 @@ const (
 	OpMakeDirs    Op = "make directories"
 	OpRemoveFiles Op = "remove files"
 	OpRemoveDirs  Op = "remove directories"
+	OpPTYCreate   Op = "create terminal"
+	OpPTYStatus   Op = "terminal status"
+	OpPTYDelete   Op = "delete terminal"
+	OpPTYAttach   Op = "attach terminal"
 )
 
 // Fault makes an operation misbehave on every call until ClearFaults.
