@@ -16,7 +16,11 @@
 // on), and a sandbox has files only in WorkDir and /tmp. A session's
 // commands run one after the other, each in a jail of its own: what one
 // sets in the shell (its folder, its variables) is not there for the next,
-// and deleting the session kills the jail, background jobs included.
+// and deleting the session kills the jail, background jobs included. A
+// PTY session's shell is bash on a real pseudo-terminal on the host, as
+// the fake's own user, started in the sandbox's folder there, with PATH,
+// HOME (the sandbox's home folder) and the session's variables alone: it
+// prints host paths, and it is not in a jail.
 package daytonatest
 
 import (
@@ -65,6 +69,10 @@ type Options struct {
 	// NoSessions makes the toolbox a daemon without shell sessions: every
 	// /process/session call is gin's bare 404, as on daemons from before them.
 	NoSessions bool
+	// NoPTY makes the toolbox a daemon without terminals: every
+	// /process/pty call is gin's bare 404, as on daemons before v0.107.0
+	// (and so on those without sessions too).
+	NoPTY bool
 	// UploadNeedsParent makes the toolbox refuse an upload whose folder is
 	// missing, as daemons did before they made parent folders themselves.
 	UploadNeedsParent bool
@@ -115,7 +123,10 @@ type Server struct {
 	executed   []Executed
 	// sessions are the toolbox's shell sessions, by sandbox and session id.
 	sessions map[sessionKey]*shellSession
-	// sessionRuns are the commands of sessions still running, waited for by Close.
+	// ptys are the toolbox's PTY sessions, by sandbox and session id.
+	ptys map[sessionKey]*ptySession
+	// sessionRuns are the commands of sessions and the shells of PTY
+	// sessions still running, waited for by Close.
 	sessionRuns sync.WaitGroup
 }
 
@@ -127,6 +138,7 @@ func New(opts Options) (*Server, error) {
 		sandboxes: map[string]*sandbox{},
 		snapshots: map[string]*snapshot{},
 		sessions:  map[sessionKey]*shellSession{},
+		ptys:      map[sessionKey]*ptySession{},
 	}
 	if opts.ToolboxURL != "" {
 		u, err := url.Parse(opts.ToolboxURL)
