@@ -102,33 +102,6 @@ func openTerminal(t *testing.T, opts daytonatest.Options, size provider.TermSize
 	return fake, inst, pty
 }
 
-func TestTerminalShell(t *testing.T) {
-	_, _, pty := openTerminal(t, daytonatest.Options{}, provider.DefaultTermSize)
-	s := watch(t, pty)
-
-	// Markers are arithmetic, so that the typed line's echo never matches.
-	s.typeIn("cd /tmp && pwd; echo $((40+1))m\n", "/tmp\r\n41m")
-	s.typeIn("pwd; echo $((40+2))m\n", "/tmp\r\n42m")
-	s.typeIn("python3 -q\n", ">>> ")
-	s.typeIn("print(6*7)\n", "\r\n42\r\n")
-	s.typeIn("exit()\n", "")
-	s.typeIn("echo $((40+3))m\n", "43m")
-
-	s.typeIn("sleep 100\n", "sleep 100")
-	time.Sleep(300 * time.Millisecond) // sleep is running
-	s.typeIn("\x03", "")
-	s.typeIn("echo $?m\n", "130m")
-
-	require.NoError(t, pty.Resize(context.Background(), provider.TermSize{Cols: 120, Rows: 40}))
-	s.typeIn("stty size\n", "40 120")
-
-	s.typeIn("exit 3\n", "")
-	assert.ErrorIs(t, s.ended(), io.EOF)
-	assert.Equal(t, 3, pty.ExitCode())
-	assert.NoError(t, pty.Close())
-	assert.NoError(t, pty.Close())
-}
-
 func TestTerminalExitZero(t *testing.T) {
 	_, _, pty := openTerminal(t, daytonatest.Options{}, provider.DefaultTermSize)
 	s := watch(t, pty)
