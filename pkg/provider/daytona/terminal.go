@@ -39,6 +39,9 @@ func (c *Client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 	if err != nil {
 		return nil, err
 	}
+	if size.Cols == 0 || size.Rows == 0 {
+		size = provider.DefaultTermSize // the daemon would make a pty of no size
+	}
 	id := "auxilia-terminal-" + randomID()
 	body, _ := json.Marshal(ptyRequest{ID: id, Cwd: inst.WorkDir, Envs: map[string]string{"TERM": "xterm-256color"},
 		Cols: size.Cols, Rows: size.Rows, LazyStart: true})

@@ -133,11 +133,20 @@ func TestTerminalCloseKillsTheShell(t *testing.T) {
 	assert.Equal(t, 1, fake.Calls(daytonatest.OpDeletePtySession), "a second Close sends nothing")
 }
 
-// The session is made as the daemon's PtyCreateRequest says: its id ours,
-// in the instance's folder, of the asked size, started by the connection.
-func TestTerminalSessionRequest(t *testing.T) {
-	fake, inst, pty := openTerminal(t, daytonatest.Options{}, provider.TermSize{Cols: 100, Rows: 30})
-	watch(t, pty)
+// ptySession is what the daemon says of a PTY session (PtySessionInfo).
+type ptySession struct {
+	ID        string            `json:"id"`
+	Cwd       string            `json:"cwd"`
+	Envs      map[string]string `json:"envs"`
+	Cols      int               `json:"cols"`
+	Rows      int               `json:"rows"`
+	Active    bool              `json:"active"`
+	LazyStart bool              `json:"lazyStart"`
+}
+
+// ptySessions lists the instance's PTY sessions, as the daemon has them.
+func ptySessions(t *testing.T, fake *daytonatest.Server, inst provider.Instance) []ptySession {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, fake.ToolboxProxyURL()+"/"+inst.ID+"/process/pty", nil)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+daytonatest.DefaultKey)
@@ -147,19 +156,20 @@ func TestTerminalSessionRequest(t *testing.T) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var list struct {
-		Sessions []struct {
-			ID        string            `json:"id"`
-			Cwd       string            `json:"cwd"`
-			Envs      map[string]string `json:"envs"`
-			Cols      int               `json:"cols"`
-			Rows      int               `json:"rows"`
-			Active    bool              `json:"active"`
-			LazyStart bool              `json:"lazyStart"`
-		} `json:"sessions"`
+		Sessions []ptySession `json:"sessions"`
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
-	require.Len(t, list.Sessions, 1)
-	got := list.Sessions[0]
+	return list.Sessions
+}
+
+// The session is made as the daemon's PtyCreateRequest says: its id ours,
+// in the instance's folder, of the asked size, started by the connection.
+func TestTerminalSessionRequest(t *testing.T) {
+	fake, inst, pty := openTerminal(t, daytonatest.Options{}, provider.TermSize{Cols: 100, Rows: 30})
+	watch(t, pty)
+	list := ptySessions(t, fake, inst)
+	require.Len(t, list, 1)
+	got := list[0]
 	assert.True(t, strings.HasPrefix(got.ID, "auxilia-terminal-"), got.ID)
 	assert.Equal(t, inst.WorkDir, got.Cwd)
 	assert.Equal(t, map[string]string{"TERM": "xterm-256color"}, got.Envs)
@@ -168,6 +178,14 @@ func TestTerminalSessionRequest(t *testing.T) {
 	assert.True(t, got.LazyStart)
 	assert.Equal(t, 1, fake.Calls(daytonatest.OpCreatePtySession))
 	assert.Equal(t, 1, fake.Calls(daytonatest.OpConnectPtySession))
+}
+
+func TestTerminalWithoutASizeOpensAtTheDefault(t *testing.T) {
+	fake, inst, pty := openTerminal(t, daytonatest.Options{}, provider.TermSize{})
+	watch(t, pty)
+	list := ptySessions(t, fake, inst)
+	require.Len(t, list, 1)
+	assert.Equal(t, []int{80, 24}, []int{list[0].Cols, list[0].Rows})
 }
 
 // The daemon reads at most 64 KiB a message and drops a client that sends
