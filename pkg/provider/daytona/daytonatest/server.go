@@ -1,12 +1,13 @@
 // Package daytonatest is a fake Daytona for tests: a control plane and a
 // toolbox proxy on loopback httptest servers that answer as Daytona's API,
 // proxy, runner and daemon do (status codes, both error dialects, the
-// quirks), with a toolbox that really runs commands in bubblewrap jails, or
-// forwards to a real Daytona daemon. Knobs let tests stop, archive, break
-// (recoverably or not) or destroy a sandbox, move the clock past auto-stop,
-// manage API keys and their permissions, set the organisation's quota or
-// suspend it, play daemons before v0.156 or before sessions, count calls
-// per operation and inject faults.
+// quirks), with a toolbox that really runs commands in bubblewrap jails and
+// shells on real pseudo-terminals, or forwards to a real Daytona daemon.
+// Knobs let tests stop, archive, break (recoverably or not) or destroy a
+// sandbox, move the clock past auto-stop, manage API keys and their
+// permissions, set the organisation's quota or suspend it, play daemons
+// before v0.156, before sessions or before PTY sessions, count calls per
+// operation and inject faults.
 //
 // Where the fake's own toolbox knowingly differs from Daytona's daemon:
 // commands run with /bin/sh (the daemon prefers zsh or bash when the image
