@@ -241,3 +241,18 @@ func TestTerminalRefusedConnectionDeletesTheSession(t *testing.T) {
 	assert.Contains(t, err.Error(), "502")
 	assert.Equal(t, 1, fake.Calls(daytonatest.OpDeletePtySession))
 }
+
+// A terminal costs the toolbox one call to make its session, one to connect,
+// one per resize and one to delete it: nothing more.
+func TestTerminalCalls(t *testing.T) {
+	fake, client, inst := started(t, daytonatest.Options{})
+	fake.ResetCalls()
+	pty, err := client.OpenTerminal(context.Background(), inst, provider.DefaultTermSize)
+	require.NoError(t, err)
+	s := watch(t, pty)
+	require.NoError(t, pty.Resize(context.Background(), provider.TermSize{Cols: 120, Rows: 40}))
+	require.NoError(t, pty.Close())
+	s.ended()
+	assert.Equal(t, map[string]int{daytonatest.OpCreatePtySession: 1, daytonatest.OpConnectPtySession: 1,
+		daytonatest.OpResizePtySession: 1, daytonatest.OpDeletePtySession: 1}, fake.AllCalls())
+}
