@@ -16,3 +16,8 @@ func TestConformanceLifecycle(t *testing.T) {
 	fake := daytonatest.Start(t, daytonatest.Options{Transition: 2})
 	providertest.RunLifecycle(t, openClient(t, fake, daytonatest.DefaultKey))
 }
+
+func TestConformanceTerminal(t *testing.T) {
+	_, client, inst := started(t, daytonatest.Options{})
+	providertest.RunTerminal(t, client, inst)
+}

@@ -38,6 +38,9 @@ func messageOf(ans answer) string {
 	if json.Unmarshal(body, &e) != nil {
 		return string(body)
 	}
+	if len(e.Message) == 0 && e.Error != "" {
+		return e.Error // the daemon's handlers that answer gin.H{"error": …}, as its PTY ones
+	}
 	var text string
 	if json.Unmarshal(e.Message, &text) == nil {
 		return text
@@ -65,7 +68,7 @@ func describe(ans answer) string {
 		switch {
 		case e.Code != "":
 			label = e.Code
-		case e.Error != "":
+		case e.Error != "" && len(e.Message) > 0:
 			label = e.Error
 		}
 	}

@@ -38,7 +38,15 @@ const (
 	OpGetSessionCommand     = "GetSessionCommand"
 	OpGetSessionCommandLogs = "GetSessionCommandLogs"
 	OpDeleteSession         = "DeleteSession"
-	OpOther                 = "other"
+
+	OpCreatePtySession  = "CreatePtySession"
+	OpListPtySessions   = "ListPtySessions"
+	OpGetPtySession     = "GetPtySession"
+	OpDeletePtySession  = "DeletePtySession"
+	OpConnectPtySession = "ConnectPtySession"
+	OpResizePtySession  = "ResizePtySession"
+
+	OpOther = "other"
 )
 
 // Fault is an answer the fake gives instead of its own, the next Times

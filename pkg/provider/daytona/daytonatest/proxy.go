@@ -117,5 +117,8 @@ func toolboxOp(method, sub string) string {
 	if op, _, _ := sessionRoute(method, sub); op != "" {
 		return op
 	}
+	if op, _ := ptyRoute(method, sub); op != "" {
+		return op
+	}
 	return OpOther
 }

@@ -64,6 +64,7 @@ func (s *Server) settle(sb *sandbox, state string) {
 	s.snapshotTaken(sb)
 	if withoutProcesses[state] {
 		s.endSessions(sb.id)
+		s.endPTYs(sb.id)
 	}
 	switch state {
 	case "started":

@@ -1,12 +1,13 @@
 // Package daytonatest is a fake Daytona for tests: a control plane and a
 // toolbox proxy on loopback httptest servers that answer as Daytona's API,
 // proxy, runner and daemon do (status codes, both error dialects, the
-// quirks), with a toolbox that really runs commands in bubblewrap jails, or
-// forwards to a real Daytona daemon. Knobs let tests stop, archive, break
-// (recoverably or not) or destroy a sandbox, move the clock past auto-stop,
-// manage API keys and their permissions, set the organisation's quota or
-// suspend it, play daemons before v0.156 or before sessions, count calls
-// per operation and inject faults.
+// quirks), with a toolbox that really runs commands in bubblewrap jails and
+// shells on real pseudo-terminals, or forwards to a real Daytona daemon.
+// Knobs let tests stop, archive, break (recoverably or not) or destroy a
+// sandbox, move the clock past auto-stop, manage API keys and their
+// permissions, set the organisation's quota or suspend it, play daemons
+// before v0.156, before sessions or before PTY sessions, count calls per
+// operation and inject faults.
 //
 // Where the fake's own toolbox knowingly differs from Daytona's daemon:
 // commands run with /bin/sh (the daemon prefers zsh or bash when the image
@@ -16,7 +17,11 @@
 // on), and a sandbox has files only in WorkDir and /tmp. A session's
 // commands run one after the other, each in a jail of its own: what one
 // sets in the shell (its folder, its variables) is not there for the next,
-// and deleting the session kills the jail, background jobs included.
+// and deleting the session kills the jail, background jobs included. A
+// PTY session's shell is bash on a real pseudo-terminal on the host, as
+// the fake's own user, started in the sandbox's folder there, with PATH,
+// HOME (the sandbox's home folder) and the session's variables alone: it
+// prints host paths, and it is not in a jail.
 package daytonatest
 
 import (
@@ -65,6 +70,10 @@ type Options struct {
 	// NoSessions makes the toolbox a daemon without shell sessions: every
 	// /process/session call is gin's bare 404, as on daemons from before them.
 	NoSessions bool
+	// NoPTY makes the toolbox a daemon without terminals: every
+	// /process/pty call is gin's bare 404, as on daemons before v0.107.0
+	// (and so on those without sessions too).
+	NoPTY bool
 	// UploadNeedsParent makes the toolbox refuse an upload whose folder is
 	// missing, as daemons did before they made parent folders themselves.
 	UploadNeedsParent bool
@@ -115,7 +124,10 @@ type Server struct {
 	executed   []Executed
 	// sessions are the toolbox's shell sessions, by sandbox and session id.
 	sessions map[sessionKey]*shellSession
-	// sessionRuns are the commands of sessions still running, waited for by Close.
+	// ptys are the toolbox's PTY sessions, by sandbox and session id.
+	ptys map[sessionKey]*ptySession
+	// sessionRuns are the commands of sessions and the shells of PTY
+	// sessions still running, waited for by Close.
 	sessionRuns sync.WaitGroup
 }
 
@@ -127,6 +139,7 @@ func New(opts Options) (*Server, error) {
 		sandboxes: map[string]*sandbox{},
 		snapshots: map[string]*snapshot{},
 		sessions:  map[sessionKey]*shellSession{},
+		ptys:      map[sessionKey]*ptySession{},
 	}
 	if opts.ToolboxURL != "" {
 		u, err := url.Parse(opts.ToolboxURL)

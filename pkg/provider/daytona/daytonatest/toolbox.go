@@ -36,6 +36,8 @@ func (s *Server) serveToolbox(w http.ResponseWriter, r *http.Request, op, sub st
 		deleteFile(w, r, box)
 	case OpCreateSession, OpSessionExecuteCommand, OpGetSessionCommand, OpGetSessionCommandLogs, OpDeleteSession:
 		s.serveSession(w, r, sub, box)
+	case OpCreatePtySession, OpListPtySessions, OpGetPtySession, OpDeletePtySession, OpConnectPtySession, OpResizePtySession:
+		s.servePTY(w, r, sub, box)
 	default:
 		noRoute(w)
 	}

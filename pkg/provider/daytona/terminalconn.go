@@ -1,0 +1,178 @@
+package daytona
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+
+	"github.com/coder/websocket"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// maxInput is the largest message the daemon reads from a terminal's
+// WebSocket (readLimit in Daytona's apps/daemon/pkg/toolbox/process/pty/types.go):
+// a larger one ends the connection, so keystrokes go in pieces of at most this.
+const maxInput = 64 << 10
+
+// terminal is a shell on a PTY session of the daemon, reached over the
+// session's WebSocket: output comes as binary messages, keystrokes go as
+// binary messages, and the shell's end comes as the close frame, whose
+// reason holds the exit code (closeClientsWithExitCode in websocket.go).
+type terminal struct {
+	c    *Client
+	base string
+	inst provider.Instance
+	id   string
+	conn *websocket.Conn
+	// life ends with Close: reads and writes in progress stop.
+	life context.Context
+	end  context.CancelFunc
+
+	readMu  sync.Mutex // one Read at a time
+	pending []byte     // output read and not yet returned
+	over    error      // what Read returns once the connection has ended
+
+	mu       sync.Mutex
+	exitCode int
+	closing  bool
+	once     sync.Once
+}
+
+var _ provider.PTY = (*terminal)(nil)
+
+// Read returns the terminal's output, and io.EOF once the daemon has
+// closed the connection for the shell's end.
+func (t *terminal) Read(p []byte) (int, error) {
+	t.readMu.Lock()
+	defer t.readMu.Unlock()
+	for len(t.pending) == 0 {
+		if t.over != nil {
+			return 0, t.over
+		}
+		typ, data, err := t.conn.Read(t.life)
+		if err != nil {
+			t.over = t.ended(err)
+			continue
+		}
+		if ctl, ok := controlOf(typ, data); ok {
+			if ctl.Status == "error" {
+				t.over = failure(provider.ErrFailed, "terminal", "the daemon dropped the terminal: %s", ctl.Error)
+			}
+			continue
+		}
+		t.pending = data
+	}
+	n := copy(p, t.pending)
+	t.pending = t.pending[n:]
+	return n, nil
+}
+
+// exitData is the reason of the daemon's close frame: {"exitCode":3,
+// "exitReason":"non-zero exit"}, the reason left out for exit 0.
+type exitData struct {
+	ExitCode *int `json:"exitCode"`
+}
+
+// ended sorts how the connection ended: the daemon's close for the
+// shell's end is io.EOF with its exit code (1000 for exit 0, 1011 for the
+// others, and 137 for a shell killed by a delete); a close of ours is
+// io.EOF with -1; any other end is an error.
+func (t *terminal) ended(err error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closing {
+		t.exitCode = -1
+		return io.EOF
+	}
+	status := websocket.CloseStatus(err)
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		var exit exitData
+		if json.Unmarshal([]byte(ce.Reason), &exit) == nil && exit.ExitCode != nil {
+			t.exitCode = *exit.ExitCode
+			return io.EOF
+		}
+	}
+	switch status {
+	case websocket.StatusNormalClosure, websocket.StatusGoingAway:
+		t.exitCode = 0 // a close without an exit code is a clean exit, as Daytona's SDKs read it
+		return io.EOF
+	case -1:
+		return failure(provider.ErrUnreachable, "terminal", "the terminal's connection broke: %s", err)
+	}
+	return failure(provider.ErrFailed, "terminal", "the daemon closed the terminal: %s", err)
+}
+
+// Write sends keystrokes as they are, in binary messages the daemon can read.
+func (t *terminal) Write(p []byte) (int, error) {
+	written := 0
+	for written < len(p) {
+		n := min(len(p)-written, maxInput)
+		if err := t.conn.Write(t.life, websocket.MessageBinary, p[written:written+n]); err != nil {
+			if t.life.Err() != nil {
+				return written, io.ErrClosedPipe
+			}
+			return written, failure(provider.ErrUnreachable, "terminal", "sending keystrokes: %s", err)
+		}
+		written += n
+	}
+	return written, nil
+}
+
+// Resize sets the pty's size (POST /process/pty/{id}/resize; a session
+// whose shell has ended is a 410, ResizePTYSession in controller.go). It
+// goes straight to the toolbox: a sandbox asleep has no shell to resize.
+func (t *terminal) Resize(ctx context.Context, size provider.TermSize) error {
+	const op = "resize terminal"
+	body, _ := json.Marshal(map[string]uint16{"cols": size.Cols, "rows": size.Rows})
+	ans, err := t.c.do(ctx, t.c.toolboxRequest(t.base, t.inst.ID, toolboxCall{op: op, method: http.MethodPost,
+		path: "/process/pty/" + url.PathEscape(t.id) + "/resize", body: body, contentType: "application/json"}))
+	switch {
+	case err != nil:
+		return err
+	case ans.Status == http.StatusGone:
+		return failure(provider.ErrGone, op, "the terminal's shell has ended: %s", describe(ans))
+	case ans.Status != http.StatusOK:
+		return toolboxError(op, ans)
+	}
+	return nil
+}
+
+// ExitCode is the shell's exit code once Read has returned io.EOF; -1
+// before, and after Close.
+func (t *terminal) ExitCode() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.exitCode
+}
+
+// Close deletes the PTY session, which kills the shell and every process
+// it started (DeletePTYSession in controller.go, kill in session.go), and
+// drops the connection. Closing twice does nothing more.
+func (t *terminal) Close() error {
+	t.once.Do(func() {
+		t.mu.Lock()
+		t.closing = true
+		t.mu.Unlock()
+		t.end()
+		t.deleteSession()
+		_ = t.conn.CloseNow()
+	})
+	return nil
+}
+
+// deleteSession deletes the PTY session, once, straight at the toolbox,
+// even when the caller has left; a session whose shell has ended is gone
+// already (a 404).
+func (t *terminal) deleteSession() {
+	ctx, cancel := context.WithTimeout(context.Background(), t.c.waits.Request)
+	defer cancel()
+	_, _ = t.c.caller.Do(ctx, t.c.toolboxRequest(t.base, t.inst.ID, toolboxCall{
+		op: "close terminal", method: http.MethodDelete, path: "/process/pty/" + url.PathEscape(t.id),
+	}).call())
+}
