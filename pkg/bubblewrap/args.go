@@ -55,7 +55,11 @@ func gate(fds pipeFDs) []string {
 
 // environment is the whole environment of a command: nothing of the server's.
 func (j Jail) environment() []string {
-	env := []string{"PATH=" + DefaultPath, "HOME=" + j.home(), "LANG=C.UTF-8", "TERM=dumb"}
+	term := "TERM=dumb"
+	if j.tty != nil {
+		term = TerminalEnv
+	}
+	env := []string{"PATH=" + DefaultPath, "HOME=" + j.home(), "LANG=C.UTF-8", term}
 	return append(env, j.Env...)
 }
 
@@ -63,7 +67,10 @@ func (j Jail) environment() []string {
 // of j.Root.
 func (j Jail) options(root string, files []dataFile, fds pipeFDs) []string {
 	a := []string{"--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--die-with-parent", "--new-session", "--hostname", "sandbox"}
+		"--die-with-parent", "--hostname", "sandbox"}
+	if j.tty == nil {
+		a = append(a, "--new-session") // a terminal's jail keeps its own session: see RunTerminal
+	}
 	// A server running as root gives bwrap the jail's user namespace, made
 	// and mapped beforehand; otherwise bwrap makes its own.
 	if fds.userns > 0 {

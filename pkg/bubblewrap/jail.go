@@ -34,6 +34,8 @@ type Jail struct {
 	// server runs as root (0 = 65534, nobody). Otherwise commands run as the
 	// server's own user.
 	UID, GID int
+
+	tty *os.File // the command's terminal, under RunTerminal; nil: none
 }
 
 // Result is how a command ended.

@@ -109,6 +109,11 @@ func (j Jail) start(t tools, bwrap, root, command string, stdout, stderr io.Writ
 	l.cmd = hostCommand(l.user, p.theirs, bwrap, argv...)
 	l.cmd.Stdout = stdout
 	l.cmd.Stderr = l.stderr
+	if j.tty != nil {
+		// bwrap leads a session whose controlling terminal is tty, its stdin.
+		l.cmd.Stdin, l.cmd.Stdout = j.tty, j.tty
+		l.cmd.SysProcAttr.Setsid, l.cmd.SysProcAttr.Setctty, l.cmd.SysProcAttr.Ctty = true, true, 0
+	}
 	if err := closeInheritedOnExec(); err != nil {
 		return nil, err
 	}

@@ -14,13 +14,21 @@ import (
 // errors never carry the secret: a provider's words pass through Scrub
 // (the secret masked in any of its forms, then clipped) before the message
 // goes anywhere.
+// The wrapped client is a TerminalOpener when c is.
 func Instrument(c Client, provider string, m auxilia.Metrics, secret string) Client {
-	return instrumented{c: c, provider: provider, m: m, secret: secret}
+	i := instrumented{c: c, provider: provider, m: m, secret: secret}
+	if opener, ok := c.(TerminalOpener); ok {
+		return instrumentedTerminal{instrumented: i, opener: opener}
+	}
+	return i
 }
 
 // ProviderOf names the provider of an instrumented client ("" for another).
 func ProviderOf(c Client) string {
-	if i, ok := c.(instrumented); ok {
+	switch i := c.(type) {
+	case instrumented:
+		return i.provider
+	case instrumentedTerminal:
 		return i.provider
 	}
 	return ""

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -48,4 +49,12 @@ func (h hostStates) RefuseCreates(t *testing.T) providertest.Refusal {
 
 func TestLifecycleConformance(t *testing.T) {
 	providertest.RunLifecycle(t, newClient(t).client)
+}
+
+func TestTerminalConformance(t *testing.T) {
+	c := newClient(t)
+	inst, err := c.Create(context.Background(), provider.Labels{Workspace: "ws-1", Sandbox: "sb-1", Thread: "th-term"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
+	providertest.RunTerminal(t, c.client, inst)
 }

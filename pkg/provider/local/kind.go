@@ -39,7 +39,7 @@ func (Kind) Describe() provider.Descriptor {
 		Icon:        icon,
 		Order:       40,
 		Capabilities: provider.NetworkSwitch | provider.EgressRules | provider.Resources | provider.FindCreated |
-			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
+			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.Terminal,
 		Shell: provider.ShellBashOrSh,
 		Settings: []provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
 			Description: "`off` switches the local (bubblewrap) provider off"}},
