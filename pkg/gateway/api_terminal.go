@@ -53,14 +53,14 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	size, err := termSize(r.URL.Query())
+	if err != nil {
+		return err
+	}
 	launcher, ok := s.launcher.(TerminalLauncher)
 	if !ok {
 		return failure(http.StatusNotImplemented, "terminal_unsupported",
 			fmt.Sprintf("this gateway's launcher (%s) cannot hold a terminal", s.launcher.Name()))
-	}
-	size, err := termSize(r.URL.Query())
-	if err != nil {
-		return err
 	}
 	info := sb.view(false)
 	job := Job{Sandbox: info.ID, Workspace: sb.workspace(), Resources: info.Resources}

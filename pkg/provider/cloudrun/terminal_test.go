@@ -2,6 +2,7 @@ package cloudrun
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"testing"
 
@@ -22,7 +23,8 @@ func TestTerminalConformance(t *testing.T) {
 	providertest.RunTerminal(t, c, inst)
 }
 
-func TestTerminalRefusals(t *testing.T) {
+// Refusals, and a terminal whose sandbox is deleted under it.
+func TestTerminalRefusalsAndEnd(t *testing.T) {
 	g := gatewaytest.Start(t, gatewaytest.NewGCS(t))
 	ctx := context.Background()
 	c := open(t, g.URL, gatewaytest.Secret)
@@ -50,4 +52,13 @@ func TestTerminalRefusals(t *testing.T) {
 	resp.Body.Close()
 	http.DefaultClient.CloseIdleConnections()
 	assert.Equal(t, http.StatusUpgradeRequired, resp.StatusCode)
+
+	pty, err := opener.OpenTerminal(ctx, inst, provider.DefaultTermSize)
+	require.NoError(t, err)
+	defer pty.Close()
+	require.NoError(t, c.Destroy(ctx, inst))
+	_, err = io.Copy(io.Discard, pty)
+	require.ErrorIs(t, err, provider.ErrFailed, "the gateway says why the shell ended")
+	assert.Contains(t, err.Error(), "the sandbox was deleted")
+	assert.Equal(t, -1, pty.ExitCode())
 }
