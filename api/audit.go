@@ -38,6 +38,8 @@ var auditedRoutes = map[string]struct{ action, resource string }{
 	"DELETE /api/v1/agents/:id/threads/:thread_id":    {"thread.delete", "thread"},
 	"POST /api/v1/agents/:id/threads/:thread_id/runs": {"run.start", "run"},
 	"POST /api/v1/runs/:run_id/complete":              {"run.complete", "run"},
+	"POST /api/v1/runs/:run_id/terminal-tickets":      {"terminal.ticket", "run"},
+	"GET /api/v1/runs/:run_id/terminal":               {"terminal.opened", "run"},
 	"POST /mcp/agents/:id":                            {"mcp.call", "agent"},
 }
 

@@ -55,6 +55,8 @@ type options struct {
 	runStartTimeout time.Duration
 	// run tunes the run service (its idle job's clock, for one).
 	run run.Options
+	// terminalGrace is how long a terminal outlives its dropped connection.
+	terminalGrace time.Duration
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -87,6 +89,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		RateLimit:       o.rateLimit,
 		RunStartTimeout: o.runStartTimeout,
 		Rates:           db.RateWindows(),
+		TerminalGrace:   o.terminalGrace,
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

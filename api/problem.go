@@ -19,6 +19,7 @@ const problemTypeBase = "https://auxilia.dev/problems/"
 var statusOf = map[auxilia.Code]int{
 	auxilia.CodeInvalid:            http.StatusUnprocessableEntity,
 	auxilia.CodeIdempotencyReused:  http.StatusUnprocessableEntity,
+	auxilia.CodeNoTerminal:         http.StatusUnprocessableEntity,
 	auxilia.CodeMalformed:          http.StatusBadRequest,
 	auxilia.CodeNotFound:           http.StatusNotFound,
 	auxilia.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,

@@ -47,6 +47,9 @@ type Config struct {
 	// RateLimit caps each token's requests per minute (0: no limit), counted in Rates.
 	RateLimit int
 	Rates     RateCounter
+	// TerminalGrace is how long a terminal outlives its dropped WebSocket,
+	// waiting to be taken back (0 means DefaultTerminalGrace).
+	TerminalGrace time.Duration
 	// JSONLimit and UploadLimit cap request bodies (0 means the default).
 	JSONLimit   int64
 	UploadLimit int64
@@ -56,6 +59,7 @@ type Config struct {
 type TokenService interface {
 	Authenticator
 	tokenService
+	ticketService
 }
 
 // Pinger checks that a dependency answers.
@@ -73,6 +77,9 @@ func New(cfg Config) *echo.Echo {
 	}
 	if cfg.RunStartTimeout == 0 {
 		cfg.RunStartTimeout = unfinishedCreate
+	}
+	if cfg.TerminalGrace == 0 {
+		cfg.TerminalGrace = DefaultTerminalGrace
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = auxilia.NoMetrics{}
@@ -112,6 +119,10 @@ func New(cfg Config) *echo.Echo {
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
 	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
 	auditHandler{log: cfg.Audit}.routes(v1)
+	// The terminal's WebSocket takes a ticket instead of a token.
+	terminal := newRoutes(e.Group("/api/v1"), authenticateTerminal(cfg.Tokens))
+	terminal.mw = append(terminal.mw, v1.mw[1:]...)
+	newTerminalHandler(cfg).routes(v1, terminal)
 	mountMCP(e, cfg)
 	if cfg.SPA != nil {
 		e.GET("/*", spaHandler(cfg.SPA))

@@ -35,6 +35,7 @@ type config struct {
 	RunIdleTimeout   time.Duration           // AUXILIA_RUN_IDLE_TIMEOUT
 	ReaperInterval   time.Duration           // AUXILIA_REAPER_INTERVAL
 	ShutdownTimeout  time.Duration           // AUXILIA_SHUTDOWN_TIMEOUT
+	TerminalGrace    time.Duration           // AUXILIA_TERMINAL_GRACE
 	CreateTimeout    time.Duration           // AUXILIA_CREATE_TIMEOUT
 	RateLimit        int                     // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
 	DBMaxConnections int                     // AUXILIA_DB_MAX_CONNECTIONS
@@ -77,6 +78,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.RunIdleTimeout = duration(getenv, "AUXILIA_RUN_IDLE_TIMEOUT", time.Hour, &errs)
 	cfg.ReaperInterval = duration(getenv, "AUXILIA_REAPER_INTERVAL", time.Minute, &errs)
 	cfg.ShutdownTimeout = duration(getenv, "AUXILIA_SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
+	cfg.TerminalGrace = duration(getenv, "AUXILIA_TERMINAL_GRACE", api.DefaultTerminalGrace, &errs)
 	cfg.HealthInterval = duration(getenv, "AUXILIA_HEALTH_INTERVAL", 5*time.Minute, &errs)
 	cfg.CreateTimeout = duration(getenv, "AUXILIA_CREATE_TIMEOUT", 15*time.Minute, &errs)
 	cfg.RateLimit = count(getenv, "AUXILIA_RATE_LIMIT", &errs)

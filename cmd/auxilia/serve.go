@@ -58,6 +58,7 @@ func serve(ctx context.Context, cfg config) error {
 		Idempotency:     db.Idempotency(),
 		Keys:            a.Keys,
 		RunStartTimeout: longestRunStart(cfg.CreateTimeout),
+		TerminalGrace:   cfg.TerminalGrace,
 		OpenAPI:         sandboxes.OpenAPI,
 		SPA:             frontend.Dist(),
 		JSONLimit:       cfg.JSONLimit,

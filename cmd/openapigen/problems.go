@@ -20,6 +20,7 @@ var problemMembers = map[string]*openapi3.SchemaRef{
 	"arguments":    openObjectSchema("approval_required: the call's arguments, as a person approving it would read them"),
 	"run_status":   enumSchema("run_not_active: the run's status", "active", "completed", "expired"),
 	"path":         stringSchema("file_exists, not_found: the file's absolute path in the sandbox"),
+	"provider":     stringSchema("terminal_unsupported: the provider whose instances have no terminal"),
 }
 
 func describeProblemMembers(doc *openapi3.T) error {

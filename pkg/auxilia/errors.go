@@ -31,6 +31,7 @@ const (
 	CodeApprovalRequired   Code = "approval_required"
 	CodeFileExists         Code = "file_exists"
 	CodeRunNotActive       Code = "run_not_active"
+	CodeNoTerminal         Code = "terminal_unsupported"
 	CodeTooLarge           Code = "payload_too_large"
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
 	CodeRateLimited        Code = "rate_limited"

@@ -38,37 +38,11 @@ type Call struct {
 // the agent still has, the tool not disabled, approved if it needs to be)
 // and opens what the call needs.
 func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) (*call, error) {
-	r, err := s.Runs.Get(ctx, workspaceID, runID)
+	r, agent, err := s.allowed(ctx, workspaceID, runID, c)
 	if err != nil {
 		return nil, err
 	}
-	if r.Status != auxilia.RunActive {
-		return nil, notActive(r, "it is "+string(r.Status)+"; start a new run")
-	}
-	if time.Since(r.LastActivityAt) > s.opt.IdleTimeout {
-		s.expire(ctx, r)
-		r.Status = auxilia.RunExpired
-		return nil, notActive(r, fmt.Sprintf("it expired after %s without a tool call; start a new run", s.opt.IdleTimeout))
-	}
-	if r.SandboxID == "" {
-		return nil, auxilia.Errorf(auxilia.CodeToolDisabled, "This run has no sandbox: its agent runs without code execution.")
-	}
-	agent, err := s.Agents.Get(ctx, workspaceID, r.AgentID)
-	if err != nil {
-		return nil, err
-	}
-	if agent.Binding == nil || agent.Binding.SandboxID != r.SandboxID {
-		return nil, notActive(r, "the agent's sandbox changed since it started; start a new run")
-	}
-	switch policyOf(agent.Binding, c.Tool) {
-	case auxilia.Disabled:
-		return nil, auxilia.Errorf(auxilia.CodeToolDisabled, "The tool %s is disabled for agent %q.", c.Tool, agent.Name).With("tool", c.Tool)
-	case auxilia.NeedsApproval:
-		if !c.Approved {
-			return nil, auxilia.Errorf(auxilia.CodeApprovalRequired,
-				"The tool %s needs a person's approval for agent %q: ask, then repeat the call with Auxilia-Approval: granted.", c.Tool, agent.Name).
-				With("tool", c.Tool).With("arguments", c.Args)
-		}
+	if policyOf(agent.Binding, c.Tool) == auxilia.NeedsApproval {
 		if err := auxilia.Audit(ctx, s.Audit, workspaceID, "tool.approve", "run", r.ID,
 			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, DescribeArgs(c.Args), agent.Name)); err != nil {
 			return nil, err
@@ -110,6 +84,45 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 		return nil, err
 	}
 	return &call{run: r, sandbox: sb, config: cfg, client: client, instance: pinst}, nil
+}
+
+// allowed checks that the run may call the tool now: active, with a
+// sandbox the agent still has, the tool not disabled, approved if it needs
+// to be.
+func (s *Service) allowed(ctx context.Context, workspaceID, runID string, c Call) (auxilia.Run, auxilia.Agent, error) {
+	r, err := s.Runs.Get(ctx, workspaceID, runID)
+	if err != nil {
+		return r, auxilia.Agent{}, err
+	}
+	if r.Status != auxilia.RunActive {
+		return r, auxilia.Agent{}, notActive(r, "it is "+string(r.Status)+"; start a new run")
+	}
+	if time.Since(r.LastActivityAt) > s.opt.IdleTimeout {
+		s.expire(ctx, r)
+		r.Status = auxilia.RunExpired
+		return r, auxilia.Agent{}, notActive(r, fmt.Sprintf("it expired after %s without a tool call; start a new run", s.opt.IdleTimeout))
+	}
+	if r.SandboxID == "" {
+		return r, auxilia.Agent{}, auxilia.Errorf(auxilia.CodeToolDisabled, "This run has no sandbox: its agent runs without code execution.")
+	}
+	agent, err := s.Agents.Get(ctx, workspaceID, r.AgentID)
+	if err != nil {
+		return r, auxilia.Agent{}, err
+	}
+	if agent.Binding == nil || agent.Binding.SandboxID != r.SandboxID {
+		return r, auxilia.Agent{}, notActive(r, "the agent's sandbox changed since it started; start a new run")
+	}
+	switch policyOf(agent.Binding, c.Tool) {
+	case auxilia.Disabled:
+		return r, auxilia.Agent{}, auxilia.Errorf(auxilia.CodeToolDisabled, "The tool %s is disabled for agent %q.", c.Tool, agent.Name).With("tool", c.Tool)
+	case auxilia.NeedsApproval:
+		if !c.Approved {
+			return r, auxilia.Agent{}, auxilia.Errorf(auxilia.CodeApprovalRequired,
+				"The tool %s needs a person's approval for agent %q: ask, then repeat the call with Auxilia-Approval: granted.", c.Tool, agent.Name).
+				With("tool", c.Tool).With("arguments", c.Args)
+		}
+	}
+	return r, agent, nil
 }
 
 // policyOf is the binding's policy for a tool: the tool's default when the
@@ -166,6 +179,9 @@ func DescribeArgs(args map[string]any) string {
 	}
 	if cmd, ok := args["command"]; ok {
 		return fmt.Sprintf("%q", cmd)
+	}
+	if _, ok := args["terminal"]; ok {
+		return "in an interactive terminal"
 	}
 	return ""
 }

@@ -44,6 +44,15 @@ func (s Tokens) Create(ctx context.Context, t auxilia.Token, hash string) (auxil
 // ByHash returns the token whose value hashes to hash (revoked or not), with
 // its workspace, in one query: every request asks it.
 func (s Tokens) ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error) {
+	return s.byWhere(ctx, "tokens.hash = ?", hash)
+}
+
+// ByID returns the token id (revoked or not), with its workspace.
+func (s Tokens) ByID(ctx context.Context, id string) (auxilia.Token, auxilia.Workspace, error) {
+	return s.byWhere(ctx, "tokens.id = ?", id)
+}
+
+func (s Tokens) byWhere(ctx context.Context, where string, arg string) (auxilia.Token, auxilia.Workspace, error) {
 	// Flat, not embedding tokenRow: GORM leaves an embedded model's fields empty here.
 	var row struct {
 		ID, WorkspaceID, Name, Role, Hash string
@@ -55,7 +64,7 @@ func (s Tokens) ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia
 	err := s.db.conn(ctx).Table("tokens").
 		Select("tokens.*, workspaces.name AS ws_name, workspaces.created_at AS ws_created_at").
 		Joins("JOIN workspaces ON workspaces.id = tokens.workspace_id").
-		Where("tokens.hash = ?", hash).Take(&row).Error
+		Where(where, arg).Take(&row).Error
 	if err != nil {
 		return auxilia.Token{}, auxilia.Workspace{}, notFound(err, "token")
 	}

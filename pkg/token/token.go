@@ -31,6 +31,9 @@ type Store interface {
 	Touch(ctx context.Context, id string, at, since time.Time) error
 	AnyLive(ctx context.Context, role auxilia.Role) (bool, error)
 	HashExists(ctx context.Context, hash string) (bool, error)
+	ByID(ctx context.Context, id string) (auxilia.Token, auxilia.Workspace, error)
+	AddTicket(ctx context.Context, t auxilia.TerminalTicket, hash string) error
+	ClaimTicket(ctx context.Context, hash string, now time.Time) (auxilia.TerminalTicket, error)
 }
 
 // Workspaces finds or creates workspaces by name.

@@ -1,0 +1,98 @@
+package run
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// terminalTouchEvery is how often an open terminal records its run's (and
+// thread's) activity: well inside the shortest idle pause, a minute.
+const terminalTouchEvery = 20 * time.Second
+
+// Terminal is an interactive shell in a run's instance. While it is open
+// the run counts as active and its instance as in use: the run does not
+// expire, the idle job does not pause the instance, and the provider is
+// told it is in use. Close ends the shell.
+type Terminal struct {
+	provider.PTY
+	// Run is the run the terminal was opened in.
+	Run auxilia.Run
+	// Provider names the provider the shell runs on.
+	Provider string
+
+	done    chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+}
+
+// Close ends the shell and stops keeping the run active.
+func (t *Terminal) Close() error {
+	t.once.Do(func() {
+		close(t.done)
+		<-t.stopped
+	})
+	return t.PTY.Close()
+}
+
+// OpenTerminal opens a shell of size in the run's instance, under the
+// execute tool's policy (approved: a person approved the terminal).
+func (s *Service) OpenTerminal(ctx context.Context, workspaceID, runID string, size provider.TermSize, approved bool) (*Terminal, error) {
+	c, err := s.begin(ctx, workspaceID, runID, terminalCall(approved))
+	if err != nil {
+		return nil, err
+	}
+	opener, ok := c.client.(provider.TerminalOpener)
+	if !ok {
+		return nil, auxilia.Errorf(auxilia.CodeNoTerminal,
+			"Sandbox '%s' runs on provider %s, which has no terminal: use the execute tool.", c.sandbox.Name, c.sandbox.Provider).
+			With("provider", c.sandbox.Provider)
+	}
+	pty, err := opener.OpenTerminal(ctx, c.instance, size)
+	if err != nil {
+		return nil, s.providerError(c, err)
+	}
+	t := &Terminal{PTY: pty, Run: c.run, Provider: c.sandbox.Provider, done: make(chan struct{}), stopped: make(chan struct{})}
+	go s.keepTerminal(t, c)
+	return t, nil
+}
+
+// CheckTerminal refuses, as OpenTerminal would, a terminal the run may not
+// open now (its policy, its state), without opening one.
+func (s *Service) CheckTerminal(ctx context.Context, workspaceID, runID string, approved bool) error {
+	_, _, err := s.allowed(ctx, workspaceID, runID, terminalCall(approved))
+	return err
+}
+
+// terminalCall is a terminal as a call of the execute tool: its policy is
+// the terminal's.
+func terminalCall(approved bool) Call {
+	return Call{Tool: "execute", Approved: approved, Args: map[string]any{"terminal": true}}
+}
+
+// keepTerminal keeps the run active and the instance in use until the
+// terminal closes.
+func (s *Service) keepTerminal(t *Terminal, c *call) {
+	defer close(t.stopped)
+	touch := time.NewTicker(terminalTouchEvery)
+	defer touch.Stop()
+	keep := time.NewTicker(s.opt.KeepAliveEvery)
+	defer keep.Stop()
+	for {
+		select {
+		case <-t.done:
+			return
+		case <-touch.C:
+			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			_ = s.Runs.Touch(ctx, c.run.ID, time.Now().UTC(), terminalTouchEvery/2)
+			cancel()
+		case <-keep.C:
+			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			_ = c.client.KeepAlive(ctx, c.instance)
+			cancel()
+		}
+	}
+}
