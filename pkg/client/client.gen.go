@@ -1008,6 +1008,36 @@ func (e ListDirectoryParamsAuxiliaApproval) Valid() bool {
 	}
 }
 
+// Defines values for OpenTerminalParamsAuxiliaApproval.
+const (
+	OpenTerminalParamsAuxiliaApprovalGranted OpenTerminalParamsAuxiliaApproval = "granted"
+)
+
+// Valid indicates whether the value is a known member of the OpenTerminalParamsAuxiliaApproval enum.
+func (e OpenTerminalParamsAuxiliaApproval) Valid() bool {
+	switch e {
+	case OpenTerminalParamsAuxiliaApprovalGranted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateTerminalTicketParamsAuxiliaApproval.
+const (
+	CreateTerminalTicketParamsAuxiliaApprovalGranted CreateTerminalTicketParamsAuxiliaApproval = "granted"
+)
+
+// Valid indicates whether the value is a known member of the CreateTerminalTicketParamsAuxiliaApproval enum.
+func (e CreateTerminalTicketParamsAuxiliaApproval) Valid() bool {
+	switch e {
+	case CreateTerminalTicketParamsAuxiliaApprovalGranted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Agent defines model for Agent.
 type Agent struct {
 	// Color Example: #1f6feb
@@ -2003,6 +2033,9 @@ type Problem struct {
 	// ProbeReason sandbox_unavailable: what failed
 	ProbeReason *ProblemProbeReason `json:"probe_reason,omitempty"`
 
+	// Provider terminal_unsupported: the provider whose instances have no terminal
+	Provider *string `json:"provider,omitempty"`
+
 	// Reason Example: validation_failed
 	Reason string `json:"reason"`
 
@@ -2223,6 +2256,14 @@ type StreamExit struct {
 // StreamOutput defines model for StreamOutput.
 type StreamOutput struct {
 	Text string `json:"text"`
+}
+
+// TerminalTicket defines model for TerminalTicket.
+type TerminalTicket struct {
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// Ticket Example: auxt_Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUu
+	Ticket string `json:"ticket"`
 }
 
 // Thread defines model for Thread.
@@ -2531,6 +2572,33 @@ type ListDirectoryParams struct {
 
 // ListDirectoryParamsAuxiliaApproval defines parameters for ListDirectory.
 type ListDirectoryParamsAuxiliaApproval string
+
+// OpenTerminalParams defines parameters for OpenTerminal.
+type OpenTerminalParams struct {
+	// Ticket A ticket, instead of a token
+	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
+
+	// Cols Columns
+	Cols *int `form:"cols,omitempty" json:"cols,omitempty"`
+
+	// Rows Rows
+	Rows *int `form:"rows,omitempty" json:"rows,omitempty"`
+
+	// AuxiliaApproval granted: a person approved the terminal
+	AuxiliaApproval *OpenTerminalParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
+}
+
+// OpenTerminalParamsAuxiliaApproval defines parameters for OpenTerminal.
+type OpenTerminalParamsAuxiliaApproval string
+
+// CreateTerminalTicketParams defines parameters for CreateTerminalTicket.
+type CreateTerminalTicketParams struct {
+	// AuxiliaApproval granted: a person approved the terminal
+	AuxiliaApproval *CreateTerminalTicketParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
+}
+
+// CreateTerminalTicketParamsAuxiliaApproval defines parameters for CreateTerminalTicket.
+type CreateTerminalTicketParamsAuxiliaApproval string
 
 // ListSandboxesParams defines parameters for ListSandboxes.
 type ListSandboxesParams struct {
@@ -3257,6 +3325,20 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/runs/{run_id}/ls (the `ListDirectory` operationId).
 	ListDirectory(ctx context.Context, runId openapi_types.UUID, params *ListDirectoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OpenTerminal Open a run's terminal (WebSocket)
+	//
+	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+	//
+	// Corresponds with GET /api/v1/runs/{run_id}/terminal (the `OpenTerminal` operationId).
+	OpenTerminal(ctx context.Context, runId openapi_types.UUID, params *OpenTerminalParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTerminalTicket Get a ticket for a run's terminal
+	//
+	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval.
+	//
+	// Corresponds with POST /api/v1/runs/{run_id}/terminal-tickets (the `CreateTerminalTicket` operationId).
+	CreateTerminalTicket(ctx context.Context, runId openapi_types.UUID, params *CreateTerminalTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListSandboxes List sandboxes
 	//
 	// Corresponds with GET /api/v1/sandboxes (the `ListSandboxes` operationId).
@@ -3928,6 +4010,40 @@ func (c *Client) Grep(ctx context.Context, runId openapi_types.UUID, params *Gre
 // Corresponds with GET /api/v1/runs/{run_id}/ls (the `ListDirectory` operationId).
 func (c *Client) ListDirectory(ctx context.Context, runId openapi_types.UUID, params *ListDirectoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListDirectoryRequest(c.Server, runId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OpenTerminal Open a run's terminal (WebSocket)
+//
+// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+//
+// Corresponds with GET /api/v1/runs/{run_id}/terminal (the `OpenTerminal` operationId).
+func (c *Client) OpenTerminal(ctx context.Context, runId openapi_types.UUID, params *OpenTerminalParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenTerminalRequest(c.Server, runId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTerminalTicket Get a ticket for a run's terminal
+//
+// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval.
+//
+// Corresponds with POST /api/v1/runs/{run_id}/terminal-tickets (the `CreateTerminalTicket` operationId).
+func (c *Client) CreateTerminalTicket(ctx context.Context, runId openapi_types.UUID, params *CreateTerminalTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTerminalTicketRequest(c.Server, runId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5823,6 +5939,155 @@ func NewListDirectoryRequest(server string, runId openapi_types.UUID, params *Li
 	return req, nil
 }
 
+// NewOpenTerminalRequest constructs an http.Request for the OpenTerminal method
+func NewOpenTerminalRequest(server string, runId openapi_types.UUID, params *OpenTerminalParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "run_id", runId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/runs/%s/terminal", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Ticket != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ticket", *params.Ticket, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cols != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cols", *params.Cols, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Rows != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "rows", *params.Rows, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.AuxiliaApproval != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Auxilia-Approval", *params.AuxiliaApproval, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Auxilia-Approval", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateTerminalTicketRequest constructs an http.Request for the CreateTerminalTicket method
+func NewCreateTerminalTicketRequest(server string, runId openapi_types.UUID, params *CreateTerminalTicketParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "run_id", runId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/runs/%s/terminal-tickets", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.AuxiliaApproval != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Auxilia-Approval", *params.AuxiliaApproval, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Auxilia-Approval", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListSandboxesRequest constructs an http.Request for the ListSandboxes method
 func NewListSandboxesRequest(server string, params *ListSandboxesParams) (*http.Request, error) {
 	var err error
@@ -6891,6 +7156,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/runs/{run_id}/ls (the `ListDirectory` operationId).
 	ListDirectoryWithResponse(ctx context.Context, runId openapi_types.UUID, params *ListDirectoryParams, reqEditors ...RequestEditorFn) (*ListDirectoryResponse, error)
+
+	// OpenTerminalWithResponse Open a run's terminal (WebSocket)
+	//
+	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/runs/{run_id}/terminal (the `OpenTerminal` operationId).
+	OpenTerminalWithResponse(ctx context.Context, runId openapi_types.UUID, params *OpenTerminalParams, reqEditors ...RequestEditorFn) (*OpenTerminalResponse, error)
+
+	// CreateTerminalTicketWithResponse Get a ticket for a run's terminal
+	//
+	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/runs/{run_id}/terminal-tickets (the `CreateTerminalTicket` operationId).
+	CreateTerminalTicketWithResponse(ctx context.Context, runId openapi_types.UUID, params *CreateTerminalTicketParams, reqEditors ...RequestEditorFn) (*CreateTerminalTicketResponse, error)
 
 	// ListSandboxesWithResponse List sandboxes
 	//
@@ -10188,6 +10471,293 @@ func (r ListDirectoryResponse) ContentType() string {
 	return ""
 }
 
+// OpenTerminalResponse101Headers the declared response headers of an HTTP 101 response for OpenTerminal
+type OpenTerminalResponse101Headers struct {
+	XRequestId *string
+}
+
+// OpenTerminalResponse400Headers the declared response headers of an HTTP 400 response for OpenTerminal
+type OpenTerminalResponse400Headers struct {
+	XRequestId *string
+}
+
+// OpenTerminalResponse401Headers the declared response headers of an HTTP 401 response for OpenTerminal
+type OpenTerminalResponse401Headers struct {
+	XRequestId *string
+}
+
+// OpenTerminalResponse403Headers the declared response headers of an HTTP 403 response for OpenTerminal
+type OpenTerminalResponse403Headers struct {
+	XRequestId *string
+}
+
+// OpenTerminalResponse404Headers the declared response headers of an HTTP 404 response for OpenTerminal
+type OpenTerminalResponse404Headers struct {
+	XRequestId *string
+}
+
+// OpenTerminalResponse409Headers the declared response headers of an HTTP 409 response for OpenTerminal
+type OpenTerminalResponse409Headers struct {
+	XRequestId *string
+}
+
+// OpenTerminalResponse422Headers the declared response headers of an HTTP 422 response for OpenTerminal
+type OpenTerminalResponse422Headers struct {
+	XRequestId *string
+}
+
+// OpenTerminalResponse428Headers the declared response headers of an HTTP 428 response for OpenTerminal
+type OpenTerminalResponse428Headers struct {
+	XRequestId *string
+}
+
+// OpenTerminalResponse429Headers the declared response headers of an HTTP 429 response for OpenTerminal
+type OpenTerminalResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type OpenTerminalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON428 the response for an HTTP 428 `application/problem+json` response
+	ApplicationproblemJSON428 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// Headers101 the parsed response headers for an HTTP 101 response
+	Headers101 *OpenTerminalResponse101Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OpenTerminalResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OpenTerminalResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *OpenTerminalResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *OpenTerminalResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *OpenTerminalResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *OpenTerminalResponse422Headers
+	// Headers428 the parsed response headers for an HTTP 428 response
+	Headers428 *OpenTerminalResponse428Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OpenTerminalResponse429Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON428 returns the response for an HTTP 428 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON428() *Problem {
+	return r.ApplicationproblemJSON428
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r OpenTerminalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OpenTerminalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OpenTerminalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OpenTerminalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTerminalTicketResponse201Headers the declared response headers of an HTTP 201 response for CreateTerminalTicket
+type CreateTerminalTicketResponse201Headers struct {
+	XRequestId *string
+}
+
+// CreateTerminalTicketResponse401Headers the declared response headers of an HTTP 401 response for CreateTerminalTicket
+type CreateTerminalTicketResponse401Headers struct {
+	XRequestId *string
+}
+
+// CreateTerminalTicketResponse403Headers the declared response headers of an HTTP 403 response for CreateTerminalTicket
+type CreateTerminalTicketResponse403Headers struct {
+	XRequestId *string
+}
+
+// CreateTerminalTicketResponse404Headers the declared response headers of an HTTP 404 response for CreateTerminalTicket
+type CreateTerminalTicketResponse404Headers struct {
+	XRequestId *string
+}
+
+// CreateTerminalTicketResponse409Headers the declared response headers of an HTTP 409 response for CreateTerminalTicket
+type CreateTerminalTicketResponse409Headers struct {
+	XRequestId *string
+}
+
+// CreateTerminalTicketResponse428Headers the declared response headers of an HTTP 428 response for CreateTerminalTicket
+type CreateTerminalTicketResponse428Headers struct {
+	XRequestId *string
+}
+
+// CreateTerminalTicketResponse429Headers the declared response headers of an HTTP 429 response for CreateTerminalTicket
+type CreateTerminalTicketResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type CreateTerminalTicketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *TerminalTicket
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON428 the response for an HTTP 428 `application/problem+json` response
+	ApplicationproblemJSON428 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateTerminalTicketResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTerminalTicketResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateTerminalTicketResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateTerminalTicketResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateTerminalTicketResponse409Headers
+	// Headers428 the parsed response headers for an HTTP 428 response
+	Headers428 *CreateTerminalTicketResponse428Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateTerminalTicketResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTerminalTicketResponse) GetJSON201() *TerminalTicket {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTerminalTicketResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateTerminalTicketResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CreateTerminalTicketResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateTerminalTicketResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON428 returns the response for an HTTP 428 `application/problem+json` response
+func (r CreateTerminalTicketResponse) GetApplicationproblemJSON428() *Problem {
+	return r.ApplicationproblemJSON428
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreateTerminalTicketResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTerminalTicketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTerminalTicketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTerminalTicketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTerminalTicketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListSandboxesResponse200Headers the declared response headers of an HTTP 200 response for ListSandboxes
 type ListSandboxesResponse200Headers struct {
 	XRequestId *string
@@ -12470,6 +13040,36 @@ func (c *ClientWithResponses) ListDirectoryWithResponse(ctx context.Context, run
 		return nil, err
 	}
 	return ParseListDirectoryResponse(rsp)
+}
+
+// OpenTerminalWithResponse Open a run's terminal (WebSocket)
+//
+// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/runs/{run_id}/terminal (the `OpenTerminal` operationId).
+func (c *ClientWithResponses) OpenTerminalWithResponse(ctx context.Context, runId openapi_types.UUID, params *OpenTerminalParams, reqEditors ...RequestEditorFn) (*OpenTerminalResponse, error) {
+	rsp, err := c.OpenTerminal(ctx, runId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOpenTerminalResponse(rsp)
+}
+
+// CreateTerminalTicketWithResponse Get a ticket for a run's terminal
+//
+// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/runs/{run_id}/terminal-tickets (the `CreateTerminalTicket` operationId).
+func (c *ClientWithResponses) CreateTerminalTicketWithResponse(ctx context.Context, runId openapi_types.UUID, params *CreateTerminalTicketParams, reqEditors ...RequestEditorFn) (*CreateTerminalTicketResponse, error) {
+	rsp, err := c.CreateTerminalTicket(ctx, runId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTerminalTicketResponse(rsp)
 }
 
 // ListSandboxesWithResponse List sandboxes
@@ -16353,6 +16953,332 @@ func ParseListDirectoryResponse(rsp *http.Response) (*ListDirectoryResponse, err
 		response.Headers428 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListDirectoryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOpenTerminalResponse parses an HTTP response from a OpenTerminalWithResponse call
+func ParseOpenTerminalResponse(rsp *http.Response) (*OpenTerminalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OpenTerminalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 101:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 428:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON428 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 101:
+		var headers OpenTerminalResponse101Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers101 = &headers
+	case rsp.StatusCode == 400:
+		var headers OpenTerminalResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers OpenTerminalResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers OpenTerminalResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers OpenTerminalResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers OpenTerminalResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers OpenTerminalResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 428:
+		var headers OpenTerminalResponse428Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers428 = &headers
+	case rsp.StatusCode == 429:
+		var headers OpenTerminalResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTerminalTicketResponse parses an HTTP response from a CreateTerminalTicketWithResponse call
+func ParseCreateTerminalTicketResponse(rsp *http.Response) (*CreateTerminalTicketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTerminalTicketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest TerminalTicket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 428:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON428 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateTerminalTicketResponse201Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTerminalTicketResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateTerminalTicketResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateTerminalTicketResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateTerminalTicketResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 428:
+		var headers CreateTerminalTicketResponse428Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers428 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateTerminalTicketResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
