@@ -2,7 +2,7 @@ import { lazy, Suspense, useRef, useState, type KeyboardEvent } from "react";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useProviders } from "../sandboxes/api/listProviders";
 import { Terminal } from "./Terminal";
-import "./shell.css";
+import "./terminal-pane.css";
 
 // xterm.js is loaded only when someone opens a terminal.
 const ShellTerminal = lazy(() => import("./ShellTerminal"));

@@ -12,7 +12,7 @@ interface ShellTerminalProps {
 function ShellStatus({ state, disabled, onApprove, onReopen }: { state: ShellState; disabled?: boolean; onApprove: () => void; onReopen: () => void }) {
   if (disabled) {
     return (
-      <p className="shell__status muted" role="status">
+      <p className="pty__status muted" role="status">
         The run has ended: its terminal is closed.
       </p>
     );
@@ -20,19 +20,19 @@ function ShellStatus({ state, disabled, onApprove, onReopen }: { state: ShellSta
   switch (state.phase) {
     case "opening":
       return (
-        <p className="shell__status muted" role="status">
+        <p className="pty__status muted" role="status">
           Opening a shell in the sandbox…
         </p>
       );
     case "open":
       return (
-        <p className="shell__status muted" role="status">
+        <p className="pty__status muted" role="status">
           Shell open in the run's working directory.
         </p>
       );
     case "approval":
       return (
-        <div className="notice shell__approval" role="region" aria-label="Approve the terminal">
+        <div className="notice pty__approval" role="region" aria-label="Approve the terminal">
           <p>
             This agent's <span className="mono">execute</span> tool needs a person's approval. A terminal runs whatever is typed
             in it, in the sandbox, until it is closed.
@@ -44,7 +44,7 @@ function ShellStatus({ state, disabled, onApprove, onReopen }: { state: ShellSta
       );
     case "exited":
       return (
-        <div className={state.code === 0 ? "shell__end" : "shell__end shell__end--failed"} role="status">
+        <div className={state.code === 0 ? "pty__end" : "pty__end pty__end--failed"} role="status">
           <p>The shell exited with code {state.code}.</p>
           <Button size="sm" onClick={onReopen}>
             Open a new shell
@@ -53,7 +53,7 @@ function ShellStatus({ state, disabled, onApprove, onReopen }: { state: ShellSta
       );
     case "failed":
       return (
-        <div className="shell__end shell__end--failed" role="alert">
+        <div className="pty__end pty__end--failed" role="alert">
           <p>{state.message}</p>
           <Button size="sm" onClick={onReopen}>
             Try again
@@ -73,12 +73,12 @@ export default function ShellTerminal({ runId, disabled = false }: ShellTerminal
   const { state, approve, reopen } = useShellSession(runId, term, disabled);
 
   return (
-    <section className="shell" aria-labelledby="shell-heading">
+    <section className="pty" aria-labelledby="shell-heading">
       <h2 id="shell-heading" className="visually-hidden">
         Shell
       </h2>
       <ShellStatus state={state} disabled={disabled} onApprove={approve} onReopen={reopen} />
-      <div className="shell__screen" ref={screen} />
+      <div className="pty__screen" ref={screen} />
       <p id="shell-keys" className="field__help">
         <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>C</kbd> copies the selection, <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>V</kbd> pastes;{" "}
         <kbd>Shift</kbd>+<kbd>Tab</kbd> leaves the terminal.
