@@ -52,7 +52,7 @@ async function type(page: Page, line: string) {
   await page.keyboard.press("Enter");
 }
 
-async function openShell(page: Page, run: Locator) {
+async function openShell(run: Locator) {
   await run.getByRole("tab", { name: "Terminal" }).click();
   await run.getByText("Shell open in the run's working directory.").waitFor({ timeout: 30_000 });
   // The shell takes the focus once open.
@@ -72,7 +72,7 @@ describe("Run console terminal", { timeout: 240_000 }, () => {
   it("types into a real shell on the local provider: cd lasts, arithmetic, Ctrl-C, resize, exit", async () => {
     const { page } = browser;
     const run = await agentOnLocal(page);
-    await openShell(page, run);
+    await openShell(run);
 
     await type(page, "cd /tmp && pwd");
     await waitForLine(run, (l) => l === "/tmp", "/tmp");
