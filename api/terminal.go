@@ -142,7 +142,8 @@ func (h terminalHandler) open(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	s := h.sessions.detached(ws, id)
-	if s != nil {
+	reattached := s != nil
+	if reattached {
 		// A shell whose connection dropped: taken back, once the run may still have it.
 		if err := h.svc.CheckTerminal(ctx, ws, id, approvedHere); err != nil {
 			h.sessions.release(s)
@@ -160,7 +161,7 @@ func (h terminalHandler) open(c echo.Context) error {
 		s = h.sessions.add(context.WithoutCancel(ctx), ws, term)
 		if err := auxilia.Audit(ctx, h.audit, ws, "terminal.opened", "run", id,
 			fmt.Sprintf("opened a %dx%d terminal on provider %s", size.Cols, size.Rows, term.Provider)); err != nil {
-			h.sessions.release(s)
+			h.sessions.end(s, "its opening could not be audited")
 			return err
 		}
 	}
@@ -170,8 +171,12 @@ func (h terminalHandler) open(c echo.Context) error {
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Time{})
 	conn, err := websocket.Accept(c.Response(), c.Request(), nil)
-	if err != nil {
-		h.sessions.release(s) // Accept has answered
+	if err != nil { // Accept has answered
+		if reattached {
+			h.sessions.release(s)
+		} else {
+			h.sessions.end(s, "the WebSocket upgrade failed")
+		}
 		return nil
 	}
 	h.sessions.attach(s, conn)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/provider/builtin"
+	"github.com/auxilia/sandboxes/pkg/provider/echotest"
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -70,4 +72,128 @@ func TestTerminalOverWebSocketOnTheLocalProvider(t *testing.T) {
 		}
 		assert.ElementsMatch(t, []string{"terminal.opened success", "terminal.closed success"}, terminal)
 	})
+}
+
+// shortGrace lets a test see a dropped terminal end.
+func shortGrace(o *options) { o.terminalGrace = 2 * time.Second }
+
+// Who may open a run's terminal, and how: another workspace's member finds
+// no run, a ticket opens it once, a completed run has none.
+func TestTerminalIsRefusedBeforeTheUpgrade(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent, _ := e.boundAgent(nil)
+		run := e.startRun(agent, "refusals")
+		e.call("GET", run+"/terminal", e.foreign, nil, upgradeHeaders...).problem(t, 404, "not_found")
+		e.call("POST", run+"/terminal-tickets", e.foreign, nil).problem(t, 404, "not_found")
+		e.call("GET", run+"/terminal", "", nil, upgradeHeaders...).problem(t, 401, "unauthorized")
+		p := e.call("GET", run+"/terminal?cols=0&rows=x", e.member, nil, upgradeHeaders...).problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"cols", "rows"}, fields(p))
+
+		r := e.call("POST", run+"/terminal-tickets", e.member, nil)
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		ticket := r.json(t)["ticket"].(string)
+		expires, err := time.Parse(time.RFC3339, r.json(t)["expires_at"].(string))
+		require.NoError(t, err)
+		assert.WithinDuration(t, time.Now().Add(30*time.Second), expires, 5*time.Second, "a ticket lasts 30 s")
+		term := e.dialTerminal(run + "/terminal?ticket=" + ticket)
+		term.typeKeys("echo ticket-$((2+2))\r")
+		term.expect("ticket-4")
+		e.call("GET", run+"/terminal?ticket="+ticket, "", nil, upgradeHeaders...).problem(t, 401, "unauthorized")
+		term.typeKeys("exit\r")
+		term.ended()
+
+		other := e.startRun(agent, "other")
+		r = e.call("POST", other+"/terminal-tickets", e.member, nil)
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		e.call("GET", run+"/terminal?ticket="+r.json(t)["ticket"].(string), "", nil, upgradeHeaders...).problem(t, 401, "unauthorized")
+
+		require.Equal(t, 200, e.call("POST", other+"/complete", e.member, nil).StatusCode)
+		e.call("GET", other+"/terminal", e.member, nil, upgradeHeaders...).problem(t, 409, "run_not_active")
+		e.call("POST", other+"/terminal-tickets", e.member, nil).problem(t, 409, "run_not_active")
+	}, shortGrace)
+}
+
+// The terminal is the execute tool's: disabled with it, and opened with
+// a person's approval where it needs one (a ticket remembers it).
+func TestTerminalFollowsTheExecutePolicy(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent, _ := e.boundAgent(map[string]any{"execute": "needs_approval"})
+		run := e.startRun(agent, "approval")
+		p := e.call("POST", run+"/terminal-tickets", e.member, nil).problem(t, 428, "approval_required")
+		assert.Equal(t, "execute", p["tool"])
+		e.call("GET", run+"/terminal", e.member, nil, upgradeHeaders...).problem(t, 428, "approval_required")
+
+		term := e.dialTerminal(run+"/terminal", "Authorization", "Bearer "+e.member, "Auxilia-Approval", "granted")
+		term.typeKeys("echo approved-$((1+1))\r")
+		term.expect("approved-2")
+		term.typeKeys("exit\r")
+		term.ended()
+
+		r := e.call("POST", run+"/terminal-tickets", e.member, nil, "Auxilia-Approval", "granted")
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		term = e.dialTerminal(run + "/terminal?ticket=" + r.json(t)["ticket"].(string))
+		term.typeKeys("echo by-ticket-$((1+1))\r")
+		term.expect("by-ticket-2")
+		term.typeKeys("exit\r")
+		term.ended()
+
+		disabled, _ := e.boundAgent(map[string]any{"execute": "disabled", "glob": "disabled"})
+		run = e.startRun(disabled, "disabled")
+		e.call("GET", run+"/terminal", e.member, nil, upgradeHeaders...).problem(t, 403, "tool_disabled")
+		e.call("POST", run+"/terminal-tickets", e.member, nil, "Auxilia-Approval", "granted").problem(t, 403, "tool_disabled")
+	}, shortGrace)
+}
+
+// A dropped connection leaves the shell for the grace period: a new one
+// takes the same shell back; past it, the shell is ended and audited.
+func TestTerminalOutlivesADroppedConnectionForItsGrace(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent, _ := e.boundAgent(nil)
+		run := e.startRun(agent, "grace")
+		auth := []string{"Authorization", "Bearer " + e.member}
+		term := e.dialTerminal(run+"/terminal", auth...)
+		term.typeKeys("MARK=kept-$((1+1)); echo set-$((3+3))\r")
+		term.expect("set-6")
+		require.NoError(t, term.conn.CloseNow())
+
+		again := e.dialTerminal(run+"/terminal", auth...)
+		again.typeKeys("echo mark=$MARK\r")
+		again.expect("mark=kept-2")
+		require.NoError(t, again.conn.CloseNow())
+
+		runID := strings.TrimPrefix(run, "/api/v1/runs/")
+		require.Eventually(t, func() bool {
+			for _, en := range e.audit("?resource_type=run&resource_id=" + runID) {
+				if en["action"] == "terminal.closed" {
+					return strings.Contains(en["detail"].(string), "connection dropped")
+				}
+			}
+			return false
+		}, 15*time.Second, 200*time.Millisecond, "the shell ends once its grace is over")
+
+		fresh := e.dialTerminal(run+"/terminal", auth...)
+		fresh.typeKeys("echo mark=[$MARK]\r")
+		fresh.expect("mark=[]")
+		fresh.typeKeys("exit\r")
+		fresh.ended()
+	}, shortGrace)
+}
+
+// A provider whose instances have no terminal is named in the refusal.
+func TestTerminalOnAProviderWithoutOne(t *testing.T) {
+	kinds := append(builtin.Kinds(builtin.Options{DataDir: t.TempDir()}), echotest.Kind{})
+	eachDB(t, func(t *testing.T, e *env) {
+		srv := echotest.NewServer(t)
+		r := e.send("POST", "/api/v1/sandboxes", e.admin, map[string]any{"name": "Echo", "provider": "echo", "url": srv.URL, "secret": srv.Token})
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		agent := e.createAgent("Echoer")
+		r = e.send("PUT", "/api/v1/agents/"+agent["id"].(string)+"/sandbox", e.member, map[string]any{"sandbox_id": r.json(t)["id"]})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		r = e.send("POST", "/api/v1/agents/"+agent["id"].(string)+"/threads/t/runs", e.member, nil)
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		run := "/api/v1/runs/" + r.json(t)["id"].(string)
+		p := e.send("GET", run+"/terminal", e.member, nil, upgradeHeaders...).problem(t, 422, "terminal_unsupported")
+		assert.Equal(t, "echo", p["provider"])
+		assert.Contains(t, p["detail"], "echo")
+	}, func(o *options) { o.kinds = kinds })
 }

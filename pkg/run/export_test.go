@@ -54,3 +54,11 @@ func (h handingOver) take(ctx context.Context, a *allocation) (step, error) {
 	h.inst.ProviderRef, h.inst.WorkDir, h.inst.State, h.inst.Status = h.pooled.ID, h.pooled.WorkDir, sealed, auxilia.InstanceLive
 	return allocated{ensured{instance: h.inst}}, nil
 }
+
+// SetTerminalTouchEvery makes open terminals record their run's activity
+// every d, until the test ends.
+func SetTerminalTouchEvery(t interface{ Cleanup(func()) }, d time.Duration) {
+	was := terminalTouchEvery
+	terminalTouchEvery = d
+	t.Cleanup(func() { terminalTouchEvery = was })
+}

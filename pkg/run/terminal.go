@@ -11,7 +11,7 @@ import (
 
 // terminalTouchEvery is how often an open terminal records its run's (and
 // thread's) activity: well inside the shortest idle pause, a minute.
-const terminalTouchEvery = 20 * time.Second
+var terminalTouchEvery = 20 * time.Second
 
 // Terminal is an interactive shell in a run's instance. While it is open
 // the run counts as active and its instance as in use: the run does not

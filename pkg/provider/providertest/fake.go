@@ -53,7 +53,8 @@ func (c *FakeConfig) Validate(provider.Policy) []provider.FieldError { return ni
 
 // Describe names the fake to the catalogue.
 func (f *Fake) Describe() provider.Descriptor {
-	return provider.Descriptor{Name: "fake", Title: "Fake", Description: "An in-process provider for tests.", Shell: provider.ShellSh}
+	return provider.Descriptor{Name: "fake", Title: "Fake", Description: "An in-process provider for tests.", Shell: provider.ShellSh,
+		Capabilities: provider.Terminal}
 }
 func (f *Fake) NewConfig() provider.Config                      { return &FakeConfig{Common: provider.DefaultCommon()} }
 func (f *Fake) Open(provider.Settings) (provider.Client, error) { return f, nil }

@@ -1,6 +1,7 @@
 package providertest_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -15,4 +16,14 @@ func TestFakeConforms(t *testing.T) {
 		t.Fatal(err)
 	}
 	providertest.Run(t, client)
+}
+
+// The fake's terminal, a bash of the host, passes the terminal suite.
+func TestFakeTerminalConforms(t *testing.T) {
+	fake := providertest.NewFake(t.TempDir())
+	inst, err := fake.Create(context.Background(), provider.Labels{Workspace: "ws-1", Sandbox: "sb-1", Thread: "th-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	providertest.RunTerminal(t, fake, inst)
 }
