@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
@@ -60,6 +61,21 @@ func (l *BubblewrapLauncher) Run(ctx context.Context, job Job, stdout, stderr io
 		return Outcome{}, err
 	}
 	return Outcome{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Duration: res.Duration}, nil
+}
+
+// RunTerminal runs an interactive shell in the jail a command of the job
+// would have, on tty, with no timeout.
+func (l *BubblewrapLauncher) RunTerminal(ctx context.Context, job Job, tty *os.File) (Outcome, error) {
+	group, leave, err := l.join(job)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer leave()
+	res, err := l.jail(job, group).RunTerminal(ctx, bubblewrap.InteractiveShell, tty)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{ExitCode: res.ExitCode, Duration: res.Duration}, nil
 }
 
 // join returns the cgroup the sandbox's commands share, and a function to

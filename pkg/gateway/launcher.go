@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
@@ -24,6 +25,15 @@ type Launcher interface {
 	// mounted there, until it exits, job.Timeout passes or ctx ends. A
 	// timeout is an outcome, not an error; errors mean the sandbox could not run.
 	Run(ctx context.Context, job Job, stdout, stderr io.Writer) (Outcome, error)
+}
+
+// TerminalLauncher is a launcher that can also hold an interactive shell.
+type TerminalLauncher interface {
+	// RunTerminal runs an interactive shell in WorkDir with the job's
+	// workspace, network and resources (its Command and Timeout unused),
+	// on tty (the slave end of a pseudo-terminal: its stdin, stdout and
+	// controlling terminal), until the shell exits or ctx ends.
+	RunTerminal(ctx context.Context, job Job, tty *os.File) (Outcome, error)
 }
 
 // Job is one command for a launcher.

@@ -120,6 +120,7 @@ func (s *Server) endpoints() []endpoint {
 		{"/sandboxes/{id}/files/list", map[string]handlerFunc{"GET": s.listFiles}},
 		{"/sandboxes/{id}/snapshot", map[string]handlerFunc{"GET": s.statSnapshot, "POST": s.saveSnapshot, "DELETE": s.deleteSnapshot}},
 		{"/sandboxes/{id}/restore", map[string]handlerFunc{"POST": s.restore}},
+		{"/sandboxes/{id}/terminal", map[string]handlerFunc{"GET": s.terminal}},
 	}
 }
 

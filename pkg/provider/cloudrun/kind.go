@@ -29,7 +29,7 @@ func (Kind) Describe() provider.Descriptor {
 		URL:         provider.Field{Accepted: true, Required: true, Label: "Gateway URL"},
 		Secret:      provider.Field{Accepted: true, Required: true, Label: "Gateway secret"},
 		Capabilities: provider.KeepAlive | provider.Persist | provider.NetworkSwitch | provider.EgressRules | provider.Resources |
-			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt,
+			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.Terminal,
 		Shell:  provider.ShellBash,
 		Common: rules,
 	}

@@ -5,9 +5,9 @@ import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useCompleteRun } from "./api/completeRun";
 import type { Run } from "./api/types";
+import { ConsoleTabs } from "./ConsoleTabs";
 import { FilePane } from "./FilePane";
 import { RunStarter } from "./RunStarter";
-import { Terminal } from "./Terminal";
 import { ThreadState } from "./ThreadState";
 import "./runs.css";
 
@@ -71,7 +71,7 @@ export default function RunConsolePage() {
           {run.sandbox && <ThreadState agentId={run.agent_id} threadId={run.thread_id} runId={run.id} />}
           {run.sandbox ? (
             <div className="run__panes">
-              <Terminal key={run.id} runId={run.id} disabled={ended} />
+              <ConsoleTabs key={run.id} runId={run.id} provider={run.sandbox.provider} disabled={ended} />
               <FilePane key={`files-${run.id}`} runId={run.id} />
             </div>
           ) : (
