@@ -30,6 +30,9 @@ type Call struct {
 	Tool string
 	// Args are the call's arguments as a person approving it would read them.
 	Args map[string]any
+	// Input is the tool's input as the caller gave it: a repeated call
+	// matches a person's approval by it.
+	Input any
 	// Approved is set when the agent runtime says a person approved the call.
 	Approved bool
 }
@@ -64,13 +67,7 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 	case auxilia.Disabled:
 		return nil, auxilia.Errorf(auxilia.CodeToolDisabled, "The tool %s is disabled for agent %q.", c.Tool, agent.Name).With("tool", c.Tool)
 	case auxilia.NeedsApproval:
-		if !c.Approved {
-			return nil, auxilia.Errorf(auxilia.CodeApprovalRequired,
-				"The tool %s needs a person's approval for agent %q: ask, then repeat the call with Auxilia-Approval: granted.", c.Tool, agent.Name).
-				With("tool", c.Tool).With("arguments", c.Args)
-		}
-		if err := auxilia.Audit(ctx, s.Audit, workspaceID, "tool.approve", "run", r.ID,
-			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, DescribeArgs(c.Args), agent.Name)); err != nil {
+		if err := s.approve(ctx, r, agent, c); err != nil {
 			return nil, err
 		}
 	}
