@@ -21,6 +21,7 @@ const maxApprovals = 200
 type Approvals interface {
 	Request(ctx context.Context, a auxilia.Approval) (auxilia.Approval, error)
 	Use(ctx context.Context, threadID, tool, fingerprint string) (auxilia.Approval, bool, error)
+	Settle(ctx context.Context, threadID, tool, fingerprint, by string) error
 	Decide(ctx context.Context, workspaceID, threadID, id string, status auxilia.ApprovalStatus, by string) (auxilia.Approval, error)
 	List(ctx context.Context, workspaceID, threadID string, limit int) ([]auxilia.Approval, error)
 }
@@ -54,13 +55,17 @@ func originOf(ctx context.Context) Origin {
 // thread waits to be used (it is used up). A denial is answered as one;
 // otherwise the call is recorded as pending, for a person to decide.
 func (s *Service) approve(ctx context.Context, r auxilia.Run, agent auxilia.Agent, c Call) error {
-	if c.Approved {
-		return auxilia.Audit(ctx, s.Audit, r.WorkspaceID, "tool.approve", "run", r.ID,
-			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, DescribeArgs(c.Args), agent.Name))
-	}
 	fp, err := fingerprint(c.Tool, c.Input)
 	if err != nil {
 		return err
+	}
+	if c.Approved {
+		// The call waiting for this approval, if it was refused before, is settled.
+		if err := s.Approvals.Settle(ctx, r.ThreadID, c.Tool, fp, requester(ctx)); err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, s.Audit, r.WorkspaceID, "tool.approve", "run", r.ID,
+			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, DescribeArgs(c.Args), agent.Name))
 	}
 	decided, ok, err := s.Approvals.Use(ctx, r.ThreadID, c.Tool, fp)
 	if err != nil {

@@ -86,6 +86,20 @@ func TestPendingApprovals(t *testing.T) {
 			"success by Ada: a person approved write_file a.txt (approval " + first + ", asked over api)",
 		}, details)
 
+		require.NoError(t, func() error {
+			_, err := w.app.Runs.Write(person, w.ws.ID, r.ID, run.WriteInput{Path: "b.txt", Content: []byte("hello")}, true)
+			return err
+		}(), "approved as it is made")
+		list, err = w.app.Runs.ListApprovals(ctx, w.ws.ID, r.ID)
+		require.NoError(t, err)
+		for _, a := range list {
+			if a.Arguments["path"] == "b.txt" {
+				assert.Equal(t, auxilia.ApprovalApproved, a.Status, "a call approved as it is made settles its pending approval")
+				assert.Equal(t, "Ada", a.DecidedBy)
+				assert.NotNil(t, a.UsedAt)
+			}
+		}
+
 		_, err = w.app.Runs.Decide(person, w.ws.ID, r.ID, auxilia.NewID(), true)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound))
 		other2 := w.start(t, "t2")

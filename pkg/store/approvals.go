@@ -91,6 +91,16 @@ func (s Approvals) Use(ctx context.Context, threadID, tool, fingerprint string) 
 	}
 }
 
+// Settle records that a person approved the call of the thread, tool and
+// arguments when the caller made it (approved by its header): its pending
+// approval, if any, is decided and used at once.
+func (s Approvals) Settle(ctx context.Context, threadID, tool, fingerprint, by string) error {
+	now := Now()
+	return s.db.conn(ctx).Model(&approvalRow{}).
+		Where("thread_id = ? AND tool = ? AND fingerprint = ? AND status = ?", threadID, tool, fingerprint, auxilia.ApprovalPending).
+		UpdateColumns(map[string]any{"status": string(auxilia.ApprovalApproved), "decided_by": by, "decided_at": now, "used_at": now}).Error
+}
+
 // Decide records a person's decision on a pending approval of the
 // thread's calls. A decided approval is a conflict; another thread's, not found.
 func (s Approvals) Decide(ctx context.Context, workspaceID, threadID, id string, status auxilia.ApprovalStatus, by string) (auxilia.Approval, error) {
