@@ -84,14 +84,7 @@ function DecidedApproval({ approval }: { approval: Approval }) {
       <Pill tone={approved ? "ok" : "danger"}>{approved ? "approved" : "denied"}</Pill>{" "}
       <strong>{label}</strong> <span className="mono muted">{summary(approval)}</span>
       <p className="approval__who">
-        {approved ? "Approved" : "Denied"} by {approval.decided_by ?? "someone"}
-        {when && (
-          <>
-            {" "}
-            on <time dateTime={approval.decided_at ?? undefined}>{when}</time>
-          </>
-        )}
-        .{after}
+        {`${approved ? "Approved" : "Denied"} by ${approval.decided_by ?? "someone"}${when ? ` on ${when}` : ""}.${after}`}
       </p>
     </li>
   );
