@@ -8,6 +8,7 @@ import { needsApproval } from "./api/approval";
 import { useApprovedListing, useDirectory } from "./api/listDirectory";
 import { useApprovedRead, useFileContent } from "./api/readFile";
 import { useUploadFile } from "./api/uploadFile";
+import { FileSearch } from "./FileSearch";
 import { baseName, formatSize, joinPath, parentPath } from "./paths";
 
 /**
@@ -106,6 +107,7 @@ export function FilePane({ runId }: { runId: string }) {
           }
         />
       )}
+      <FileSearch runId={runId} dir={dir} onOpen={showFile} />
       {upload.isSuccess && (
         <p className="success" role="status">
           Uploaded {baseName(upload.variables.path)}.
