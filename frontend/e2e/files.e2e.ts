@@ -46,5 +46,19 @@ describe("File pane search", () => {
     await results.getByRole("button", { name: /tool\.py:2/ }).waitFor();
     await results.getByText("1 found.").waitFor();
     await expectAccessible(page, "file search");
+
+    // Edit a file: the changed lines are shown before saving.
+    await files.getByRole("button", { name: /readme\.txt/ }).first().click();
+    const viewer = files.getByRole("region", { name: "File readme.txt" });
+    await viewer.getByLabel("Contents of readme.txt").getByText("notes").waitFor();
+    await viewer.getByRole("button", { name: "Edit" }).click();
+    await viewer.getByRole("textbox", { name: "Text of readme.txt" }).fill("notes, edited in the console\n");
+    await viewer.getByRole("button", { name: "Review changes" }).click();
+    const diff = viewer.getByLabel("Changes to readme.txt");
+    await diff.getByText("- notes", { exact: true }).waitFor();
+    await diff.getByText("+ notes, edited in the console", { exact: true }).waitFor();
+    await expectAccessible(page, "file editor's changes");
+    await viewer.getByRole("button", { name: "Save" }).click();
+    await viewer.getByLabel("Contents of readme.txt").getByText("notes, edited in the console").waitFor({ timeout: 30_000 });
   });
 });
