@@ -23,9 +23,13 @@ export interface SearchRequest {
   dir: string;
 }
 
-/** A name without a wildcard is looked for anywhere in a name, in any folder. */
+/**
+ * A name is looked for in every folder below: without a wildcard, as any
+ * part of a name; a pattern that names no folder (*.py) matches in any.
+ */
 export function namePattern(query: string): string {
-  return /[*?]/.test(query) ? query : `**/*${query}*`;
+  if (!/[*?]/.test(query)) return `**/*${query}*`;
+  return query.includes("/") ? query : `**/${query}`;
 }
 
 /** GET …/glob (file names) or …/grep (text in files) under a folder. */
