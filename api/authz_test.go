@@ -72,6 +72,10 @@ var authorization = map[string]access{
 	"POST /mcp/agents/:id":   anyRole,
 	"DELETE /mcp/agents/:id": anyRole,
 	"GET /.well-known/oauth-protected-resource/mcp/agents/:id": public,
+
+	// A run's approvals: a member decides as a member may approve a call.
+	"GET /api/v1/runs/:run_id/approvals":                        anyRole,
+	"POST /api/v1/runs/:run_id/approvals/:approval_id/decision": anyRole,
 }
 
 // requests are what each route is sent (valid, so that the answer is about

@@ -34,6 +34,7 @@ var statusOf = map[auxilia.Code]int{
 	auxilia.CodeForbidden:          http.StatusForbidden,
 	auxilia.CodeToolDisabled:       http.StatusForbidden,
 	auxilia.CodeApprovalRequired:   http.StatusPreconditionRequired,
+	auxilia.CodeApprovalDenied:     http.StatusForbidden,
 	auxilia.CodeTooLarge:           http.StatusRequestEntityTooLarge,
 	auxilia.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	auxilia.CodeRateLimited:        http.StatusTooManyRequests,

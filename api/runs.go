@@ -28,6 +28,7 @@ type RunService interface {
 	Edit(ctx context.Context, workspaceID, runID string, in run.EditInput, approved bool) (int, error)
 	Glob(ctx context.Context, workspaceID, runID string, in run.GlobInput, approved bool) (run.GlobResult, error)
 	Grep(ctx context.Context, workspaceID, runID string, in run.GrepInput, approved bool) (run.GrepResult, error)
+	ApprovalService
 
 	OpenTerminal(ctx context.Context, workspaceID, runID string, size provider.TermSize, approved bool) (*run.Terminal, error)
 	CheckTerminal(ctx context.Context, workspaceID, runID string, approved bool) error

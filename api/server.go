@@ -118,6 +118,7 @@ func New(cfg Config) *echo.Echo {
 	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools}.routes(v1, idem)
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
 	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
+	approvalsHandler{svc: cfg.Runs}.routes(v1)
 	auditHandler{log: cfg.Audit}.routes(v1)
 	// The terminal's WebSocket takes a ticket instead of a token.
 	terminal := newRoutes(e.Group("/api/v1"), authenticateTerminal(cfg.Tokens))

@@ -17,7 +17,8 @@ const shownArgs = 2000
 // approving calls fn unapproved; when the binding says the tool needs a
 // person's approval, it asks the person through the client (elicitation)
 // and calls fn again approved, or records the refusal. A client that
-// cannot ask gets a tool error saying who must approve, and where.
+// cannot ask gets a tool error saying who must approve, and where: the run
+// service recorded the call as pending, for the console.
 func (s *session) approving(ctx context.Context, req *mcp.CallToolRequest, runID, tool string, fn func(approved bool) error) error {
 	err := fn(false)
 	if !auxilia.IsCode(err, auxilia.CodeApprovalRequired) {
@@ -26,8 +27,9 @@ func (s *session) approving(ctx context.Context, req *mcp.CallToolRequest, runID
 	if !canElicit(req.Session) {
 		return auxilia.Errorf(auxilia.CodeApprovalRequired,
 			"The tool %s needs a person's approval for agent %q, and this client cannot ask for it: a person must "+
-				"approve it in the Auxilia console (start a run of this agent there and make the call), or allow the tool "+
-				"in the agent's settings.", tool, s.agent.Name)
+				"approve the call in the Auxilia console (the run console of thread %q lists it), then repeat this call "+
+				"with the same arguments. Or a person may allow the tool in the agent's settings.", tool, s.agent.Name, s.threadKey()).
+			With("tool", tool)
 	}
 	answer, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
 		Mode: "form",

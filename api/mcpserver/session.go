@@ -79,6 +79,13 @@ func (s *session) run(ctx context.Context, ss *mcp.ServerSession) (string, error
 	return r.ID, nil
 }
 
+// threadKey is the thread the session works on.
+func (s *session) threadKey() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.thread
+}
+
 func (s *session) forget(runID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -45,7 +45,7 @@ func policyOf(b *auxilia.Binding, t run.Tool) auxilia.ToolPolicy {
 // the model reads, never a protocol error.
 func (s *session) tool(t run.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx = s.context(ctx)
+		ctx = run.WithOrigin(s.context(ctx), run.Origin{Via: "mcp", AsksPerson: canElicit(req.Session)})
 		in, err := decodeArgs(req.Params.Arguments, t)
 		if err != nil {
 			return s.toolError(ctx, err), nil

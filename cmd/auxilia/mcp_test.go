@@ -207,7 +207,7 @@ func TestMCPWithTheGoSDKClient(t *testing.T) {
 
 	// A client that cannot ask is told who must approve, and where.
 	_, refusal = a.call(t, "write_file", map[string]any{"path": "console.txt", "content": "?"})
-	assert.Contains(t, refusal, "a person must approve it in the Auxilia console")
+	assert.Contains(t, refusal, "a person must approve the call in the Auxilia console")
 	out, _ = a.call(t, "glob", map[string]any{"pattern": "*.txt"})
 	assert.Equal(t, []any{"/workspace/approved.txt"}, out["paths"], "nothing is written unapproved")
 }

@@ -59,6 +59,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Sandboxes: sandboxes,
 		Agents:    agents,
 		Runs: run.New(run.Deps{Agents: agents, Threads: db.Threads(), Instances: db.Instances(), Kept: db.Kept(), Runs: db.Runs(),
+			Approvals: db.Approvals(),
 			Sandboxes: sandboxes, Keys: keys, Audit: db.Audit(), Tx: db, Options: o.Run, Metrics: o.Metrics,
 			Pools: db.Pools()}),
 	}

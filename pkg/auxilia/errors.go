@@ -29,6 +29,7 @@ const (
 	CodeForbidden          Code = "forbidden"
 	CodeToolDisabled       Code = "tool_disabled"
 	CodeApprovalRequired   Code = "approval_required"
+	CodeApprovalDenied     Code = "approval_denied"
 	CodeFileExists         Code = "file_exists"
 	CodeRunNotActive       Code = "run_not_active"
 	CodeNoTerminal         Code = "terminal_unsupported"

@@ -30,7 +30,7 @@ func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in Exe
 	if err := fe.Err(); err != nil {
 		return provider.ExecResult{}, err
 	}
-	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "execute", Approved: in.Approved,
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "execute", Input: in, Approved: in.Approved,
 		Args: map[string]any{"command": in.Command, "timeout": in.Timeout}})
 	if err != nil {
 		return provider.ExecResult{}, err

@@ -43,7 +43,7 @@ func (s *Service) List(ctx context.Context, workspaceID, runID string, in ListIn
 	dir := in.Path
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "ls", Approved: approved, Args: map[string]any{"path": dir}})
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "ls", Input: in, Approved: approved, Args: map[string]any{"path": dir}})
 	if err != nil {
 		return Listing{}, err
 	}
@@ -97,7 +97,7 @@ func (s *Service) Read(ctx context.Context, workspaceID, runID string, in ReadIn
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "read_file", Approved: approved, Args: map[string]any{"path": file}})
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "read_file", Input: in, Approved: approved, Args: map[string]any{"path": file}})
 	if err != nil {
 		return Text{}, err
 	}
@@ -131,7 +131,7 @@ func (s *Service) Write(ctx context.Context, workspaceID, runID string, in Write
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "write_file", Approved: approved,
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "write_file", Input: in, Approved: approved,
 		Args: map[string]any{"path": file, "bytes": len(data)}})
 	if err != nil {
 		return "", err
@@ -171,7 +171,7 @@ func (s *Service) Edit(ctx context.Context, workspaceID, runID string, in EditIn
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "edit_file", Approved: approved, Args: map[string]any{"path": file}})
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "edit_file", Input: in, Approved: approved, Args: map[string]any{"path": file}})
 	if err != nil {
 		return 0, err
 	}

@@ -57,7 +57,7 @@ func (s *Service) Glob(ctx context.Context, workspaceID, runID string, in GlobIn
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "glob", Approved: approved, Args: map[string]any{"pattern": pattern, "path": dir}})
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "glob", Input: in, Approved: approved, Args: map[string]any{"pattern": pattern, "path": dir}})
 	if err != nil {
 		return GlobResult{}, err
 	}
@@ -130,7 +130,7 @@ func (s *Service) Grep(ctx context.Context, workspaceID, runID string, in GrepIn
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "grep", Approved: approved, Args: map[string]any{"pattern": pattern, "path": dir}})
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "grep", Input: in, Approved: approved, Args: map[string]any{"pattern": pattern, "path": dir}})
 	if err != nil {
 		return GrepResult{}, err
 	}

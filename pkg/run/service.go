@@ -140,6 +140,7 @@ type Deps struct {
 	Instances Instances
 	Kept      Kept
 	Runs      Runs
+	Approvals Approvals
 	Sandboxes Sandboxes
 	Keys      *secret.Keyring
 	Audit     auxilia.Auditor

@@ -63,7 +63,12 @@ func (s *Service) OpenTerminal(ctx context.Context, workspaceID, runID string, s
 // CheckTerminal refuses, as OpenTerminal would, a terminal the run may not
 // open now (its policy, its state), without opening one.
 func (s *Service) CheckTerminal(ctx context.Context, workspaceID, runID string, approved bool) error {
-	_, _, err := s.allowed(ctx, workspaceID, runID, terminalCall(approved))
+	c := terminalCall(approved)
+	_, agent, err := s.allowed(ctx, workspaceID, runID, c)
+	if err == nil && !approved && policyOf(agent.Binding, c.Tool) == auxilia.NeedsApproval {
+		// A terminal is approved as it opens, in the console, not kept pending.
+		return approvalRequired(agent, c)
+	}
 	return err
 }
 

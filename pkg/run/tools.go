@@ -30,6 +30,9 @@ type Call struct {
 	Tool string
 	// Args are the call's arguments as a person approving it would read them.
 	Args map[string]any
+	// Input is the tool's input as the caller gave it: a repeated call
+	// matches a person's approval by it.
+	Input any
 	// Approved is set when the agent runtime says a person approved the call.
 	Approved bool
 }
@@ -43,8 +46,7 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 		return nil, err
 	}
 	if policyOf(agent.Binding, c.Tool) == auxilia.NeedsApproval {
-		if err := auxilia.Audit(ctx, s.Audit, workspaceID, "tool.approve", "run", r.ID,
-			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, DescribeArgs(c.Args), agent.Name)); err != nil {
+		if err := s.approve(ctx, r, agent, c); err != nil {
 			return nil, err
 		}
 	}
@@ -87,8 +89,8 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 }
 
 // allowed checks that the run may call the tool now: active, with a
-// sandbox the agent still has, the tool not disabled, approved if it needs
-// to be.
+// sandbox the agent still has, the tool not disabled. Whether it needs a
+// person's approval is the caller's to check.
 func (s *Service) allowed(ctx context.Context, workspaceID, runID string, c Call) (auxilia.Run, auxilia.Agent, error) {
 	r, err := s.Runs.Get(ctx, workspaceID, runID)
 	if err != nil {
@@ -112,15 +114,8 @@ func (s *Service) allowed(ctx context.Context, workspaceID, runID string, c Call
 	if agent.Binding == nil || agent.Binding.SandboxID != r.SandboxID {
 		return r, auxilia.Agent{}, notActive(r, "the agent's sandbox changed since it started; start a new run")
 	}
-	switch policyOf(agent.Binding, c.Tool) {
-	case auxilia.Disabled:
+	if policyOf(agent.Binding, c.Tool) == auxilia.Disabled {
 		return r, auxilia.Agent{}, auxilia.Errorf(auxilia.CodeToolDisabled, "The tool %s is disabled for agent %q.", c.Tool, agent.Name).With("tool", c.Tool)
-	case auxilia.NeedsApproval:
-		if !c.Approved {
-			return r, auxilia.Agent{}, auxilia.Errorf(auxilia.CodeApprovalRequired,
-				"The tool %s needs a person's approval for agent %q: ask, then repeat the call with Auxilia-Approval: granted.", c.Tool, agent.Name).
-				With("tool", c.Tool).With("arguments", c.Args)
-		}
 	}
 	return r, agent, nil
 }

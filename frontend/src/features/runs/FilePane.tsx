@@ -8,6 +8,8 @@ import { needsApproval } from "./api/approval";
 import { useApprovedListing, useDirectory } from "./api/listDirectory";
 import { useApprovedRead, useFileContent } from "./api/readFile";
 import { useUploadFile } from "./api/uploadFile";
+import { FileEditor } from "./FileEditor";
+import { FileSearch } from "./FileSearch";
 import { baseName, formatSize, joinPath, parentPath } from "./paths";
 
 /**
@@ -19,6 +21,7 @@ import { baseName, formatSize, joinPath, parentPath } from "./paths";
 export function FilePane({ runId }: { runId: string }) {
   const [dir, setDir] = useState("");
   const [openFile, setOpenFile] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
   const listing = useDirectory(runId, dir);
   const file = useFileContent(runId, openFile);
   const approvedListing = useApprovedListing(runId);
@@ -41,6 +44,7 @@ export function FilePane({ runId }: { runId: string }) {
   };
   const showFile = (next: string | null) => {
     approvedRead.reset();
+    setEditing(false);
     setOpenFile(next);
   };
   // The refusal holding the clicked button goes once its call succeeds:
@@ -106,6 +110,7 @@ export function FilePane({ runId }: { runId: string }) {
           }
         />
       )}
+      <FileSearch runId={runId} dir={dir} onOpen={showFile} />
       {upload.isSuccess && (
         <p className="success" role="status">
           Uploaded {baseName(upload.variables.path)}.
@@ -161,6 +166,11 @@ export function FilePane({ runId }: { runId: string }) {
               {openFile}
             </h3>
             <span className="spacer" />
+            {file.data && !editing && !file.data.truncated && file.data.total_lines <= file.data.lines && (
+              <Button size="sm" onClick={() => setEditing(true)}>
+                Edit
+              </Button>
+            )}
             <IconButton label="Close file" icon={<X size={15} aria-hidden="true" />} onClick={() => showFile(null)} />
           </header>
           {file.isPending && <Loading label="Reading…" />}
@@ -181,7 +191,10 @@ export function FilePane({ runId }: { runId: string }) {
               }
             />
           )}
-          {file.data && (
+          {file.data && editing && (
+            <FileEditor runId={runId} path={openFile} original={file.data.content} onDone={() => setEditing(false)} />
+          )}
+          {file.data && !editing && (
             <>
               <pre className="viewer__content" tabIndex={0} aria-label={`Contents of ${baseName(openFile)}`}>
                 {file.data.content}

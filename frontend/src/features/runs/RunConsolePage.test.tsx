@@ -39,7 +39,9 @@ describe("Run console", () => {
         { status: 201, body: run("r1", "The thread's sandbox was gone; it got a new one, and earlier files are lost.") },
         { status: 201, body: run("r2", null) },
       ],
+      "GET /api/v1/runs/r1/approvals": { body: { items: [] } },
       "GET /api/v1/runs/r1/ls": { body: { entries: [] } },
+      "GET /api/v1/runs/r2/approvals": { body: { items: [] } },
       "GET /api/v1/runs/r2/ls": { body: { entries: [] } },
     });
     const user = userEvent.setup();
@@ -75,7 +77,9 @@ describe("Run console", () => {
         { body: { ...thread, state: "running", pauses_at: "2026-01-01T00:30:00Z" } },
         { body: { ...thread, state: "paused", pauses_at: null, paused_at: "2026-01-01T00:31:00Z" } },
       ],
+      "GET /api/v1/runs/r1/approvals": { body: { items: [] } },
       "GET /api/v1/runs/r1/ls": { body: { entries: [] } },
+      "GET /api/v1/runs/r2/approvals": { body: { items: [] } },
       "GET /api/v1/runs/r2/ls": { body: { entries: [] } },
     });
     const user = userEvent.setup();
@@ -110,6 +114,7 @@ describe("Run console", () => {
       "GET /api/v1/agents": { body: { items: [agent], next_page_token: "" } },
       "GET /api/v1/agents/a1/threads": { body: { items: [], next_page_token: "" } },
       "POST /api/v1/agents/a1/threads/t-new/runs": { status: 201, body: run("r1", null) },
+      "GET /api/v1/runs/r1/approvals": { body: { items: [] } },
       "GET /api/v1/runs/r1/ls": gated("ls", {
         body: { entries: [{ path: "/workspace/notes.txt", type: "file", size: 5, modified_at: "2026-01-01T00:00:00Z" }] },
       }),
@@ -167,6 +172,7 @@ describe("Run console", () => {
     let answer = () => {};
     const api = fakeApi({
       ...newThreadRoutes,
+      "GET /api/v1/runs/r1/approvals": { body: { items: [] } },
       "GET /api/v1/runs/r1/ls": (call) =>
         call.headers.get("Auxilia-Approval") === "granted"
           ? new Promise((resolve) => {
@@ -191,6 +197,7 @@ describe("Run console", () => {
     let down = true;
     fakeApi({
       ...newThreadRoutes,
+      "GET /api/v1/runs/r1/approvals": { body: { items: [] } },
       "GET /api/v1/runs/r1/ls": (call) =>
         call.headers.get("Auxilia-Approval") === "granted" && down
           ? problem(502, "provider_error", "The sandbox's provider failed.")

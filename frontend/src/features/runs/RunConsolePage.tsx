@@ -2,6 +2,7 @@ import { useState } from "react";
 import { usePageTitle } from "../../app/usePageTitle";
 import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
+import { ApprovalsCard } from "../approvals/ApprovalsCard";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useCompleteRun } from "./api/completeRun";
 import type { Run } from "./api/types";
@@ -69,6 +70,7 @@ export default function RunConsolePage() {
           )}
           {complete.isError && <ProblemMessage error={complete.error} />}
           {run.sandbox && <ThreadState agentId={run.agent_id} threadId={run.thread_id} runId={run.id} />}
+          {run.sandbox && <ApprovalsCard runId={run.id} />}
           {run.sandbox ? (
             <div className="run__panes">
               <ConsoleTabs key={run.id} runId={run.id} provider={run.sandbox.provider} disabled={ended} />

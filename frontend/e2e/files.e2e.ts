@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { apiCall, baseUrl, expectAccessible, openBrowser, signIn, uniqueName, type Browser } from "./browser";
+
+interface Created {
+  id: string;
+}
+
+describe("File pane search", () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await openBrowser();
+    await signIn(browser.page, undefined, "/runs");
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("finds files by name and by the text they hold, and opens a hit", async () => {
+    const { page } = browser;
+    const sandbox = await apiCall<Created>("POST", "/api/v1/sandboxes", { name: uniqueName("Search box"), provider: "local" });
+    const agent = await apiCall<Created>("POST", "/api/v1/agents", { name: uniqueName("Seeker") });
+    await apiCall("PUT", `/api/v1/agents/${agent.id}/sandbox`, { sandbox_id: sandbox.id });
+
+    await page.goto(baseUrl() + "/runs");
+    const starter = page.getByRole("form", { name: "Start a run" });
+    await starter.getByRole("combobox", { name: "Agent" }).selectOption(agent.id);
+    await starter.getByRole("button", { name: "Start run" }).click();
+    const run = page.getByRole("region", { name: "Current run" });
+    await run.getByText("active").first().waitFor({ timeout: 30_000 });
+    const command = run.getByRole("textbox", { name: "Command" });
+    await command.fill("mkdir -p src/lib && printf 'def main():\\n    return 42\\n' > src/lib/tool.py && echo notes > readme.txt");
+    await command.press("Control+Enter");
+    await run.getByRole("log", { name: "Command output" }).getByText(/^exit 0\b/).waitFor({ timeout: 30_000 });
+
+    const files = run.getByRole("region", { name: "Files" });
+    const search = files.getByRole("search", { name: "Search files" });
+    await search.getByRole("textbox", { name: "File name or pattern" }).fill("*.py");
+    await search.getByRole("button", { name: "Search" }).click();
+    const results = files.getByRole("region", { name: "Search results" });
+    await results.getByRole("button", { name: /src\/lib\/tool\.py/ }).click();
+    await files.getByLabel("Contents of tool.py").getByText("return 42").waitFor();
+
+    await search.getByRole("combobox", { name: "Search by" }).selectOption("text");
+    await search.getByRole("textbox", { name: "Text to find" }).fill("return 42");
+    await search.getByRole("textbox", { name: "Text to find" }).press("Enter");
+    await results.getByRole("button", { name: /tool\.py:2/ }).waitFor();
+    await results.getByText("1 found.").waitFor();
+    await expectAccessible(page, "file search");
+
+    // Edit a file: the changed lines are shown before saving.
+    await files.getByRole("button", { name: /readme\.txt/ }).first().click();
+    const viewer = files.getByRole("region", { name: "File readme.txt" });
+    await viewer.getByLabel("Contents of readme.txt").getByText("notes").waitFor();
+    await viewer.getByRole("button", { name: "Edit" }).click();
+    await viewer.getByRole("textbox", { name: "Text of readme.txt" }).fill("notes, edited in the console\n");
+    await viewer.getByRole("button", { name: "Review changes" }).click();
+    const diff = viewer.getByLabel("Changes to readme.txt");
+    await diff.getByText("- notes", { exact: true }).waitFor();
+    await diff.getByText("+ notes, edited in the console", { exact: true }).waitFor();
+    await expectAccessible(page, "file editor's changes");
+    await viewer.getByRole("button", { name: "Save" }).click();
+    await viewer.getByLabel("Contents of readme.txt").getByText("notes, edited in the console").waitFor({ timeout: 30_000 });
+  });
+});

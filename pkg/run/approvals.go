@@ -1,0 +1,191 @@
+package run
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// maxApprovalText bounds each text of a call's arguments kept with its approval.
+const maxApprovalText = 4096
+
+// maxApprovals bounds the approvals a thread's list gives.
+const maxApprovals = 200
+
+// Approvals keeps the approvals tool calls wait for.
+type Approvals interface {
+	Request(ctx context.Context, a auxilia.Approval) (auxilia.Approval, error)
+	Use(ctx context.Context, threadID, tool, fingerprint string) (auxilia.Approval, bool, error)
+	Settle(ctx context.Context, threadID, tool, fingerprint, by string) error
+	Decide(ctx context.Context, workspaceID, threadID, id string, status auxilia.ApprovalStatus, by string) (auxilia.Approval, error)
+	List(ctx context.Context, workspaceID, threadID string, limit int) ([]auxilia.Approval, error)
+}
+
+// Origin is how a tool call reached the service.
+type Origin struct {
+	// Via names the way in: "api" (the default) or "mcp".
+	Via string
+	// AsksPerson says the caller asks its own person for an approval (an
+	// MCP client that can elicit): no pending approval is recorded for it.
+	AsksPerson bool
+}
+
+type originKey struct{}
+
+// WithOrigin returns a context whose tool calls came as o says.
+func WithOrigin(ctx context.Context, o Origin) context.Context {
+	return context.WithValue(ctx, originKey{}, o)
+}
+
+func originOf(ctx context.Context) Origin {
+	o, _ := ctx.Value(originKey{}).(Origin)
+	if o.Via == "" {
+		o.Via = "api"
+	}
+	return o
+}
+
+// approve lets a call that needs approval go ahead when the caller says a
+// person approved it, or when a person's approval of the same call of the
+// thread waits to be used (it is used up). A denial is answered as one;
+// otherwise the call is recorded as pending, for a person to decide.
+func (s *Service) approve(ctx context.Context, r auxilia.Run, agent auxilia.Agent, c Call) error {
+	fp, err := fingerprint(c.Tool, c.Input)
+	if err != nil {
+		return err
+	}
+	if c.Approved {
+		// The call waiting for this approval, if it was refused before, is settled.
+		if err := s.Approvals.Settle(ctx, r.ThreadID, c.Tool, fp, requester(ctx)); err != nil {
+			return err
+		}
+		return auxilia.Audit(ctx, s.Audit, r.WorkspaceID, "tool.approve", "run", r.ID,
+			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, DescribeArgs(c.Args), agent.Name))
+	}
+	decided, ok, err := s.Approvals.Use(ctx, r.ThreadID, c.Tool, fp)
+	if err != nil {
+		return err
+	}
+	if ok && decided.Status == auxilia.ApprovalApproved {
+		return nil // the decision was audited when it was made
+	}
+	if ok {
+		return auxilia.Errorf(auxilia.CodeApprovalDenied,
+			"A person denied the call of %s for agent %q: do not repeat it unless they ask.", c.Tool, agent.Name).
+			With("tool", c.Tool).With("approval_id", decided.ID)
+	}
+	refusal := approvalRequired(agent, c)
+	o := originOf(ctx)
+	if o.AsksPerson {
+		return refusal
+	}
+	args, cut := approvalArgs(c.Input)
+	a := auxilia.Approval{WorkspaceID: r.WorkspaceID, RunID: r.ID, ThreadID: r.ThreadID, Tool: c.Tool,
+		Arguments: args, ArgumentsCut: cut, Fingerprint: fp, RequestedBy: requester(ctx), Via: o.Via}
+	pending, err := s.Approvals.Request(ctx, a)
+	if err != nil {
+		return err
+	}
+	return refusal.With("approval_id", pending.ID)
+}
+
+// approvalRequired refuses a call that waits for a person's approval.
+func approvalRequired(agent auxilia.Agent, c Call) *auxilia.Error {
+	return auxilia.Errorf(auxilia.CodeApprovalRequired,
+		"The tool %s needs a person's approval for agent %q: a person can approve the call in the Auxilia console; then repeat it.",
+		c.Tool, agent.Name).With("tool", c.Tool).With("arguments", c.Args)
+}
+
+// requester names the token that made the call.
+func requester(ctx context.Context) string {
+	if a, ok := auxilia.ActorFrom(ctx); ok {
+		return a.TokenName
+	}
+	return auxilia.CommandLine
+}
+
+// fingerprint identifies a call by its tool and exact arguments.
+func fingerprint(tool string, in any) (string, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(append([]byte(tool+"\x00"), raw...))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// approvalArgs are a call's arguments as a person reads them: a file's
+// content as text (or its size, when it is not text), each text cut to
+// maxApprovalText bytes. cut says one was.
+func approvalArgs(in any) (map[string]any, bool) {
+	var args map[string]any
+	if w, ok := in.(WriteInput); ok {
+		args = map[string]any{"path": w.Path}
+		if utf8.Valid(w.Content) {
+			args["content"] = string(w.Content)
+		} else {
+			args["content"] = fmt.Sprintf("(%d bytes, not text)", len(w.Content))
+		}
+	} else {
+		raw, _ := json.Marshal(in) // the tools' inputs are plain structs
+		_ = json.Unmarshal(raw, &args)
+	}
+	cut := false
+	for k, v := range args {
+		if text, ok := v.(string); ok && len(text) > maxApprovalText {
+			n := maxApprovalText
+			for n > 0 && !utf8.RuneStart(text[n]) {
+				n--
+			}
+			args[k], cut = text[:n]+"…", true
+		}
+	}
+	return args, cut
+}
+
+// ListApprovals returns the approvals of the run's thread, newest first:
+// those its calls wait for and those a person decided.
+func (s *Service) ListApprovals(ctx context.Context, workspaceID, runID string) ([]auxilia.Approval, error) {
+	r, err := s.Runs.Get(ctx, workspaceID, runID)
+	if err != nil {
+		return nil, err
+	}
+	return s.Approvals.List(ctx, workspaceID, r.ThreadID, maxApprovals)
+}
+
+// Decide records a person's decision on a pending approval of the run's
+// thread: the call, repeated, goes ahead once (approved) or is refused
+// once (denied).
+func (s *Service) Decide(ctx context.Context, workspaceID, runID, approvalID string, approve bool) (auxilia.Approval, error) {
+	r, err := s.Runs.Get(ctx, workspaceID, runID)
+	if err != nil {
+		return auxilia.Approval{}, err
+	}
+	status, verb := auxilia.ApprovalDenied, "denied"
+	if approve {
+		status, verb = auxilia.ApprovalApproved, "approved"
+	}
+	var a auxilia.Approval
+	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if a, err = s.Approvals.Decide(ctx, workspaceID, r.ThreadID, approvalID, status, requester(ctx)); err != nil {
+			return err
+		}
+		e := auxilia.AuditEntry{WorkspaceID: workspaceID, TokenName: auxilia.CommandLine, Action: "tool.approve",
+			ResourceType: "run", ResourceID: a.RunID, Outcome: auxilia.OutcomeSuccess,
+			Detail: fmt.Sprintf("a person %s %s %s (approval %s, asked over %s)", verb, a.Tool, DescribeArgs(a.Arguments), a.ID, a.Via)}
+		if !approve {
+			e.Outcome = auxilia.OutcomeDenied
+		}
+		if actor, ok := auxilia.ActorFrom(ctx); ok {
+			e.TokenID, e.TokenName = actor.TokenID, actor.TokenName
+		}
+		return s.Audit.Append(ctx, e)
+	})
+	return a, err
+}
