@@ -50,8 +50,8 @@ func (h runsHandler) startStream(c echo.Context, agentID string) error {
 	stop := stream.heartbeat(heartbeatEvery)
 	r, err := h.svc.StartReporting(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"), progress)
 	stop()
-	err = stream.interrupted(err, "The server is shutting down: the run did not start. Start it again.")
 	if err != nil {
+		err = stream.interrupted(err, "The server is shutting down: the run did not start. Start it again.")
 		if stream.streamSent() {
 			p := problemOf(err)
 			p.Instance = c.Request().URL.Path
