@@ -29,7 +29,7 @@ describe("startRun", () => {
     expect(run).toMatchObject({ id: "r1", status: "active" });
     expect(steps).toEqual([{ step: "creating", detail: "Creating an instance at local." }]);
     expect(output).toBe("Requirement already satisfied: pip\n");
-    const request = vi.mocked(fetch).mock.calls[0][0] as Request;
+    const request = vi.mocked(fetch).mock.calls[0]?.[0] as Request;
     expect(request.headers.get("Accept")).toBe("text/event-stream");
   });
 
