@@ -54,8 +54,11 @@ describe("Runs with an address, their progress and their threads", () => {
     await run.getByText("active", { exact: true }).waitFor({ timeout: 60_000 });
     const steps = await progress.getByRole("listitem").allTextContents();
     expect(steps.map((s) => s.replace(/^[\d.]+ s\s*/, "").split(" ")[0])).toEqual(["Checking", "Creating", "Installing", "Ready"]);
-    expect(await progress.getByRole("timer").textContent()).toMatch(/^Started \d+\.\d s$/);
+    expect(await progress.getByRole("timer").textContent()).toMatch(/^Started in \d+\.\d s$/);
     await screenshot(page, "20-run-start-progress");
+    await page.setViewportSize({ width: 360, height: 780 });
+    await expectNoHorizontalScroll(page);
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     expect(page.url()).toMatch(/\/runs\/[0-9a-f-]{36}$/);
     const header = run.locator(".run__header");

@@ -36,7 +36,7 @@ export function StartProgress({ progress, pending }: { progress: StartSteps; pen
   return (
     <section className="start-progress" aria-label="Start progress">
       <p className="start-progress__elapsed muted" role="timer" aria-live="off">
-        {pending ? "Starting…" : "Started"} <span className="mono">{seconds(Math.max(0, elapsed))}</span>
+        {pending ? "Starting…" : "Started in"} <span className="mono">{seconds(Math.max(0, elapsed))}</span>
       </p>
       <ol className="start-progress__steps" aria-live="polite">
         {progress.steps.map(({ step, at }, i) => (
