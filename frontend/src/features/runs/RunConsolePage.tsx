@@ -50,7 +50,7 @@ export default function RunConsolePage() {
         <p className="page-header__lead">Start a run of an agent on a thread, then work in its sandbox as the agent would.</p>
       </header>
       <div className="card">
-        <RunStarter onStarting={starting} onStarted={started} />
+        <RunStarter onStarting={starting} onStarted={started} currentRunId={runId} />
       </div>
       {shown.isError && !run && <ProblemMessage error={shown.error} />}
 

@@ -23,10 +23,12 @@ interface RunStarterProps {
   /** A start begins: whatever run was shown is no longer the current one. */
   onStarting?: () => void;
   onStarted: (run: Run) => void;
+  /** The run the console shows: a start's steps stay beside the run they started. */
+  currentRunId?: string;
 }
 
 /** Pick an agent and a thread, then start a run (which probes the agent's sandbox first). */
-export function RunStarter({ onStarting, onStarted }: RunStarterProps) {
+export function RunStarter({ onStarting, onStarted, currentRunId }: RunStarterProps) {
   const agents = useAgents();
   const [agentId, setAgentId] = useState("");
   const [threadMode, setThreadMode] = useState<"new" | "recent">("new");
@@ -34,7 +36,7 @@ export function RunStarter({ onStarting, onStarted }: RunStarterProps) {
   const [recentThread, setRecentThread] = useState("");
   const threads = useThreads(agentId || undefined);
   const start = useStartRun();
-  const [progress, setProgress] = useState<StartSteps | null>(null);
+  const [progress, setProgress] = useState<(StartSteps & { runId?: string }) | null>(null);
 
   // Preselect the first agent, so one click starts a run.
   useEffect(() => {
@@ -71,6 +73,7 @@ export function RunStarter({ onStarting, onStarted }: RunStarterProps) {
       },
       {
         onSuccess: (run) => {
+          setProgress((p) => p && { ...p, runId: run.id });
           onStarted(run);
           if (threadMode === "new") setNewThread(newThreadId());
         },
@@ -137,7 +140,9 @@ export function RunStarter({ onStarting, onStarted }: RunStarterProps) {
           {!start.isPending && <Play size={13} aria-hidden="true" />} Start run
         </Button>
       </div>
-      {progress && (start.isPending || progress.steps.length > 0) && <StartProgress progress={progress} pending={start.isPending} />}
+      {progress && (start.isPending || (progress.steps.length > 0 && (start.isError || progress.runId === currentRunId))) && (
+        <StartProgress progress={progress} pending={start.isPending} />
+      )}
       {unavailable ? (
         <p className="problem run-starter__problem" role="alert">
           {unavailable}
