@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import { runKeys } from "./keys";
+import type { Thread } from "./types";
 
 interface DeleteThreadRequest {
   agentId: string;
@@ -16,6 +17,10 @@ export function useDeleteThread() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: deleteThread,
-    onSuccess: (_, { agentId }) => queryClient.invalidateQueries({ queryKey: runKeys.threads(agentId) }),
+    onSuccess: (_, { agentId, threadId }) => {
+      // The list may not be on screen to be read again at once: it must not show the thread meanwhile.
+      queryClient.setQueryData<Thread[]>(runKeys.threads(agentId), (threads) => threads?.filter((t) => t.thread_id !== threadId));
+      return queryClient.invalidateQueries({ queryKey: runKeys.threads(agentId) });
+    },
   });
 }
