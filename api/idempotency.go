@@ -85,26 +85,51 @@ func idempotent(store IdempotencyStore, keys *secret.Keyring, staleAfter time.Du
 				c.Error(handlerErr) // write the problem now, so that it is recorded
 			}
 			completed = true
-			status := c.Response().Status
-			if status >= 500 || !c.Response().Committed {
-				if err := store.Release(context.WithoutCancel(ctx), tokenID, key); err != nil {
-					return err
-				}
-				return handlerErr
-			}
+			status, body := c.Response().Status, rec.body.Bytes()
 			headers := map[string]string{}
 			for _, h := range replayedHeaders {
 				if v := c.Response().Header().Get(h); v != "" {
 					headers[h] = v
 				}
 			}
-			if err := keep(context.WithoutCancel(ctx), store, keys, tokenID, key, status, headers, rec.body.Bytes()); err != nil {
+			if a, ok := c.Get(streamedAnswerKey).(streamedAnswer); ok {
+				status, body, headers = a.status, a.body, a.headers
+			}
+			if status >= 500 || !c.Response().Committed {
+				if err := store.Release(context.WithoutCancel(ctx), tokenID, key); err != nil {
+					return err
+				}
+				return handlerErr
+			}
+			if err := keep(context.WithoutCancel(ctx), store, keys, tokenID, key, status, headers, body); err != nil {
 				log.WarnContext(ctx, "keep idempotent answer", "request_id", requestID(c), "error", err.Error())
 			}
 			// The answer is written; the error still travels out, for the audit of refusals.
 			return handlerErr
 		}
 	}
+}
+
+// streamedAnswerKey holds, in the request's context, the answer a stream
+// stands for: what the JSON form would have answered.
+const streamedAnswerKey = "auxilia.streamed_answer"
+
+// streamedAnswer is the JSON form of an answer sent as server-sent events.
+// A retry with the same Idempotency-Key gets it, as the JSON form would.
+type streamedAnswer struct {
+	status  int
+	headers map[string]string
+	body    []byte
+}
+
+// keepStreamedAnswer says what a streamed answer stands for, so that it is
+// the one kept for the request's Idempotency-Key rather than the stream.
+func keepStreamedAnswer(c echo.Context, status int, contentType string, body []byte, headers ...string) {
+	a := streamedAnswer{status: status, headers: map[string]string{echo.HeaderContentType: contentType}, body: body}
+	for i := 0; i+1 < len(headers); i += 2 {
+		a.headers[headers[i]] = headers[i+1]
+	}
+	c.Set(streamedAnswerKey, a)
 }
 
 // keep stores an answer, sealed; one that cannot be sealed is not kept,
@@ -145,6 +170,9 @@ type recorder struct {
 	http.ResponseWriter
 	body bytes.Buffer
 }
+
+// Unwrap lets a stream flush through the recorder (http.ResponseController).
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 func (r *recorder) Write(b []byte) (int, error) {
 	r.body.Write(b)

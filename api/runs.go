@@ -14,6 +14,7 @@ import (
 // RunService is what the API needs of runs, threads and the sandbox tools.
 type RunService interface {
 	Start(ctx context.Context, workspaceID, agentID, key string) (auxilia.Run, error)
+	StartReporting(ctx context.Context, workspaceID, agentID, key string, progress run.Progress) (auxilia.Run, error)
 	Get(ctx context.Context, workspaceID, id string) (auxilia.Run, error)
 	Complete(ctx context.Context, workspaceID, id string) (auxilia.Run, error)
 	Thread(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
@@ -128,13 +129,14 @@ func viewThread(t auxilia.Thread) threadView {
 // start begins a run of the agent on the thread.
 //
 //	@Summary		Start a run of an agent on a thread
-//	@Description	Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run.
+//	@Description	Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 //	@Tags			runs
-//	@Produce		json
+//	@Produce		json,text/event-stream
 //	@Security		BearerAuth
 //	@Param			id				path		string	true	"Agent id"	format(uuid)
 //	@Param			thread_id		path		string	true	"The caller's thread id: 1-128 of A-Z a-z 0-9 . _ : -, not . or .."
 //	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry"	maxLength(255)
+//	@Success		200				{string}	string	"With Accept: text/event-stream: the steps, then the run"
 //	@Success		201				{object}	runView
 //	@Header			201				{string}	Location	"The run"
 //	@Failure		400,401,404,409,422	{object}	Problem
@@ -144,6 +146,9 @@ func (h runsHandler) start(c echo.Context) error {
 	agentID, err := pathID(c, "id", "agent")
 	if err != nil {
 		return err
+	}
+	if wantsEventStream(c) {
+		return h.startStream(c, agentID)
 	}
 	r, err := h.svc.Start(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"))
 	if err != nil {

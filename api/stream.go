@@ -129,17 +129,42 @@ type StreamExit struct {
 	Truncated bool `json:"truncated"`
 }
 
-// StreamEvents are the events of an execute stream, each with its data.
+// An EventStream is what an operation's text/event-stream answer sends:
+// its events, each with its data, of which the last ones end the stream.
 // A failure after the first event ends the stream with an `error` event
 // whose data is the problem.
-var StreamEvents = []struct {
+type EventStream struct {
+	Events []StreamEvent
+	// Ends names the events that end the stream.
+	Ends []string
+	// Example is a short stream, as sent.
+	Example string
+}
+
+// StreamEvent is one event of a stream and its data.
+type StreamEvent struct {
 	Name string
 	Data any
-}{
-	{"stdout", StreamOutput{}},
-	{"stderr", StreamOutput{}},
-	{"exit", StreamExit{}},
-	{"error", Problem{}},
+	// Schema is the data's component in openapi.yaml, when its type's name is not.
+	Schema string
+}
+
+// EventStreams are the streams the API answers with, by operation id.
+var EventStreams = map[string]EventStream{
+	"execute": {
+		Events: []StreamEvent{{Name: "stdout", Data: StreamOutput{}}, {Name: "stderr", Data: StreamOutput{}},
+			{Name: "exit", Data: StreamExit{}}, {Name: "error", Data: Problem{}}},
+		Ends:    []string{"exit", "error"},
+		Example: "event: stdout\ndata: {\"text\":\"42\\n\"}\n\nevent: exit\ndata: {\"exit_code\":0,\"duration_ms\":31,\"truncated\":false}\n\n",
+	},
+	"startRun": runStartStream,
+}
+
+// streamSent reports whether the stream has sent anything yet.
+func (s *eventStream) streamSent() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started
 }
 
 // executeStream runs a command, streaming its output as it arrives. A
@@ -151,25 +176,35 @@ func (h runsHandler) executeStream(c echo.Context, runID string, in run.ExecInpu
 	stop := stream.heartbeat(heartbeatEvery)
 	res, err := h.svc.Execute(c.Request().Context(), actor(c).Workspace.ID, runID, in)
 	stop()
-	if c.Request().Context().Err() != nil {
-		// The server is shutting down (or the client left): end the stream with a final event.
-		err = auxilia.Errorf(auxilia.CodeUnavailable, "The server is shutting down: the command was ended. Run it again.")
-		stream.mu.Lock()
-		stream.start() // a stream may end with an error even before its first output
-		stream.mu.Unlock()
-	}
-	stream.mu.Lock()
-	started := stream.started
-	stream.mu.Unlock()
-	if err != nil && !started {
-		return err
-	}
+	err = stream.interrupted(err, "The server is shutting down: the command was ended. Run it again.")
 	if err != nil {
-		p := problemOf(err)
-		p.Instance = c.Request().URL.Path
-		stream.send("error", p)
-		return nil
+		return stream.fail(err)
 	}
 	stream.send("exit", StreamExit{ExitCode: res.ExitCode, DurationMS: res.Duration.Milliseconds(), Truncated: res.Truncated})
+	return nil
+}
+
+// interrupted is err, or, when the server is shutting down (or the client
+// left), the problem that says so, sent as the stream's final event even
+// before its first.
+func (s *eventStream) interrupted(err error, detail string) error {
+	if s.c.Request().Context().Err() == nil {
+		return err
+	}
+	s.mu.Lock()
+	s.start()
+	s.mu.Unlock()
+	return auxilia.Errorf(auxilia.CodeUnavailable, "%s", detail)
+}
+
+// fail ends the stream with an `error` event carrying the problem; a
+// stream that sent nothing yet answers with the problem itself, returned.
+func (s *eventStream) fail(err error) error {
+	if !s.streamSent() {
+		return err
+	}
+	p := problemOf(err)
+	p.Instance = s.c.Request().URL.Path
+	s.send("error", p)
 	return nil
 }

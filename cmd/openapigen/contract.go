@@ -16,7 +16,7 @@ import (
 // refineContract says what Swagger 2 annotations cannot and what generated
 // clients need: an http bearer scheme, public operations marked so,
 // nullable references typed, the headers every answer carries, merge
-// patches, the execute stream's events, and request bodies closed to
+// patches, the event streams, and request bodies closed to
 // members they do not list. Each step walks the whole document, so an
 // operation or a field added later is covered without a change here.
 func refineContract(doc *openapi3.T) error {
@@ -131,39 +131,83 @@ func acceptMergePatches(doc *openapi3.T) {
 	})
 }
 
-// describeEventStreams describes a text/event-stream answer as what it is,
-// a stream of named events, and adds each event's data as a component.
+// describeEventStreams describes each text/event-stream answer as what it
+// is, a stream of named events (api.EventStreams, by operation id), and
+// adds each event's data as a component. An answer declared as a bare
+// string is the stream's alone (a run start streams with 200 and answers
+// JSON with 201): its JSON is dropped, and the stream from the operation's
+// other answers.
 func describeEventStreams(doc *openapi3.T) error {
+	var err error
+	operations(doc, func(_, _ string, op *openapi3.Operation) {
+		streamOnly := ""
+		for code, resp := range op.Responses.Map() {
+			if resp.Value == nil || resp.Value.Content.Get("text/event-stream") == nil {
+				continue
+			}
+			if js := resp.Value.Content.Get("application/json"); js != nil && js.Schema != nil && js.Schema.Ref == "" &&
+				js.Schema.Value != nil && js.Schema.Value.Type.Is("string") {
+				streamOnly = code
+			}
+		}
+		for code, resp := range op.Responses.Map() {
+			if resp.Value == nil || resp.Value.Content.Get("text/event-stream") == nil {
+				continue
+			}
+			switch {
+			case streamOnly != "" && code != streamOnly:
+				delete(resp.Value.Content, "text/event-stream")
+				continue
+			case code == streamOnly:
+				delete(resp.Value.Content, "application/json")
+			}
+			stream, ok := api.EventStreams[op.OperationID]
+			if !ok {
+				err = fmt.Errorf("operation %s answers text/event-stream, but api.EventStreams does not describe it", op.OperationID)
+				return
+			}
+			media, e := streamMedia(doc, stream)
+			if e != nil {
+				err = e
+				return
+			}
+			resp.Value.Content["text/event-stream"] = media
+		}
+	})
+	return err
+}
+
+// streamMedia is a stream's description, adding its events' data to the components.
+func streamMedia(doc *openapi3.T, stream api.EventStream) (*openapi3.MediaType, error) {
 	var lines []string
-	for _, e := range api.StreamEvents {
-		name := reflect.TypeOf(e.Data).Name()
+	for _, e := range stream.Events {
+		name := e.Schema
+		if name == "" {
+			name = reflect.TypeOf(e.Data).Name()
+		}
 		if doc.Components.Schemas[name] == nil {
 			ref, err := openapi3gen.NewSchemaRefForValue(e.Data, nil)
 			if err != nil {
-				return fmt.Errorf("event %s: %w", e.Name, err)
+				return nil, fmt.Errorf("event %s: %w", e.Name, err)
 			}
 			ref.Value.Required = slices.Sorted(maps.Keys(ref.Value.Properties))
 			doc.Components.Schemas[name] = ref
 		}
 		lines = append(lines, fmt.Sprintf("`%s` (data: %s)", e.Name, name))
 	}
-	stream := &openapi3.MediaType{
+	ends := make([]string, len(stream.Ends))
+	for i, e := range stream.Ends {
+		ends[i] = "`" + e + "`"
+	}
+	return &openapi3.MediaType{
 		Schema: &openapi3.SchemaRef{Value: &openapi3.Schema{
 			Type:   &openapi3.Types{openapi3.TypeString},
 			Format: "event-stream",
 			Description: "Server-sent events, each `event: <name>` and `data: <JSON>`: " + strings.Join(lines, ", ") +
-				". Comments (`: keepalive`) keep a silent stream open. `exit` or `error` ends the stream.",
+				". Comments (`: keepalive`) keep a silent stream open. " + strings.Join(ends, " or ") + " ends the stream.",
 		}},
-		Example: "event: stdout\ndata: {\"text\":\"42\\n\"}\n\nevent: exit\ndata: {\"exit_code\":0,\"duration_ms\":31,\"truncated\":false}\n\n",
-	}
-	operations(doc, func(_, _ string, op *openapi3.Operation) {
-		for _, resp := range op.Responses.Map() {
-			if resp.Value != nil && resp.Value.Content.Get("text/event-stream") != nil {
-				resp.Value.Content["text/event-stream"] = stream
-			}
-		}
-	})
-	return nil
+		Example: stream.Example,
+	}, nil
 }
 
 // documentHeaders names the headers the middleware adds: X-Request-Id on

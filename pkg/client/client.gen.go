@@ -2371,6 +2371,12 @@ type RunSandbox struct {
 	SandboxId  openapi_types.UUID `json:"sandbox_id"`
 }
 
+// RunStartStep defines model for RunStartStep.
+type RunStartStep struct {
+	Detail string `json:"detail"`
+	Step   string `json:"step"`
+}
+
 // Sandbox defines model for Sandbox.
 type Sandbox struct {
 	union json.RawMessage
@@ -3431,7 +3437,7 @@ type ClientInterface interface {
 
 	// StartRun Start a run of an agent on a thread
 	//
-	// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run.
+	// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 	//
 	// Corresponds with POST /api/v1/agents/{id}/threads/{thread_id}/runs (the `StartRun` operationId).
 	StartRun(ctx context.Context, id openapi_types.UUID, threadId string, params *StartRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3991,7 +3997,7 @@ func (c *Client) ListRuns(ctx context.Context, id openapi_types.UUID, threadId s
 
 // StartRun Start a run of an agent on a thread
 //
-// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run.
+// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 //
 // Corresponds with POST /api/v1/agents/{id}/threads/{thread_id}/runs (the `StartRun` operationId).
 func (c *Client) StartRun(ctx context.Context, id openapi_types.UUID, threadId string, params *StartRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7457,7 +7463,7 @@ type ClientWithResponsesInterface interface {
 
 	// StartRunWithResponse Start a run of an agent on a thread
 	//
-	// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run.
+	// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9158,6 +9164,12 @@ func (r ListRunsResponse) ContentType() string {
 	return ""
 }
 
+// StartRunResponse200Headers the declared response headers of an HTTP 200 response for StartRun
+type StartRunResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         *string
+}
+
 // StartRunResponse201Headers the declared response headers of an HTTP 201 response for StartRun
 type StartRunResponse201Headers struct {
 	IdempotentReplayed *string
@@ -9219,6 +9231,8 @@ type StartRunResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *StartRunResponse200Headers
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *StartRunResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -13511,7 +13525,7 @@ func (c *ClientWithResponses) ListRunsWithResponse(ctx context.Context, id opena
 
 // StartRunWithResponse Start a run of an agent on a thread
 //
-// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run.
+// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15769,6 +15783,23 @@ func ParseStartRunResponse(rsp *http.Response) (*StartRunResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers StartRunResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
 		var headers StartRunResponse201Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {

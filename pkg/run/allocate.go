@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -34,6 +35,8 @@ type allocation struct {
 	runID  string
 	sb     auxilia.Sandbox
 	client provider.Client
+	// progress hears of each step as it begins.
+	progress Progress
 	// replaced is set once the thread's earlier instance was found gone.
 	replaced bool
 	// waitStart is when this start began waiting for another run's
@@ -65,8 +68,8 @@ func defaultStrategies(pools bool) []strategy {
 }
 
 // allocate gives the thread keyed key a live instance of sb.
-func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client) (ensured, error) {
-	a := &allocation{svc: s, agent: agent, key: key, runID: runID, sb: sb, client: client}
+func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client, progress Progress) (ensured, error) {
+	a := &allocation{svc: s, agent: agent, key: key, runID: runID, sb: sb, client: client, progress: progress}
 	var at step = choice{}
 	for {
 		next, err := at.take(ctx, a)
@@ -150,6 +153,11 @@ func (newInstance) choose(ctx context.Context, a *allocation, thread auxilia.Thr
 type reconnecting struct{ inst auxilia.Instance }
 
 func (r reconnecting) take(ctx context.Context, a *allocation) (step, error) {
+	if r.inst.PausedAt != nil {
+		a.progress.step(StepReconnecting, fmt.Sprintf("Resuming the thread's paused instance %s.", r.inst.ProviderRef))
+	} else {
+		a.progress.step(StepReconnecting, fmt.Sprintf("Reconnecting the thread's instance %s.", r.inst.ProviderRef))
+	}
 	got, err := a.svc.reconnect(ctx, a.sb, a.client, r.inst)
 	switch {
 	case errors.Is(err, provider.ErrGone):
@@ -175,6 +183,7 @@ type waiting struct{ inst auxilia.Instance }
 
 func (w waiting) take(ctx context.Context, a *allocation) (step, error) {
 	if a.waitStart.IsZero() {
+		a.progress.step(StepWaiting, "Another run is creating this thread's instance: waiting for it.")
 		a.waitStart, a.waitedFor = time.Now(), w.inst.ID
 	}
 	if err := a.svc.awaitCreation(ctx, w.inst, a.waitStart); err != nil {
@@ -192,7 +201,7 @@ type creating struct {
 }
 
 func (c creating) take(ctx context.Context, a *allocation) (step, error) {
-	got, err := a.svc.create(ctx, a.sb, a.client, c.inst, c.thread, !a.replaced, c.from)
+	got, err := a.svc.create(ctx, a.sb, a.client, c.inst, c.thread, !a.replaced, c.from, a.progress)
 	if err != nil {
 		return nil, err
 	}

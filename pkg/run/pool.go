@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -61,6 +62,7 @@ func freshAfter(pool provider.Pool, now time.Time) time.Time {
 type claimed struct{ inst auxilia.Instance }
 
 func (c claimed) take(ctx context.Context, a *allocation) (step, error) {
+	a.progress.step(StepReconnecting, fmt.Sprintf("Taking instance %s from the warm pool.", c.inst.ProviderRef))
 	relabeled := make(chan struct{})
 	go func() {
 		defer close(relabeled)

@@ -166,7 +166,7 @@ func (s *Service) createPooled(ctx context.Context, sb auxilia.Sandbox, client p
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opt.CreateLease)
 	defer cancel()
-	if _, err = s.build(ctx, sb, client, cfg, inst, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Instance: inst.ID}, nil); err != nil {
+	if _, err = s.build(ctx, sb, client, cfg, inst, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Instance: inst.ID}, nil, Progress{}); err != nil {
 		return err
 	}
 	s.Metrics.InstanceChanged(sb.Provider, "created")

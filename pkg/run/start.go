@@ -27,6 +27,12 @@ func RestoredNotice(at time.Time) string {
 // reconnect is the run's probe), or a new one made after a probe, or a
 // replacement when the provider says the old one is gone.
 func (s *Service) Start(ctx context.Context, workspaceID, agentID, key string) (auxilia.Run, error) {
+	return s.StartReporting(ctx, workspaceID, agentID, key, Progress{})
+}
+
+// StartReporting is Start, telling progress each step as it begins and
+// the package installer's output as it is written.
+func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key string, progress Progress) (auxilia.Run, error) {
 	if !auxilia.ValidThreadKey(key) {
 		var fe auxilia.FieldErrors
 		fe.Add("thread_id", "must be 1 to 128 letters, digits or . _ : -, and not . or ..")
@@ -42,10 +48,11 @@ func (s *Service) Start(ctx context.Context, workspaceID, agentID, key string) (
 		if err != nil {
 			return auxilia.Run{}, unusable(sb, err)
 		}
-		got, err := s.allocate(ctx, agent, key, run.ID, sb, client)
+		got, err := s.allocate(ctx, agent, key, run.ID, sb, client, progress)
 		if err != nil {
 			return auxilia.Run{}, err
 		}
+		progress.step(StepReady, fmt.Sprintf("Instance %s of %s is ready.", got.instance.ProviderRef, sb.Name))
 		run.SandboxID, run.InstanceID, run.Created, run.Replaced = sb.ID, got.instance.ID, got.created, got.replaced
 		switch {
 		case got.restoredFrom != nil:
@@ -158,7 +165,7 @@ func ignoreGone(err error) error {
 // an authenticated reconnect has just answered) and installs the default
 // packages. On any failure nothing is left behind: the thread points at
 // nothing and whatever the provider made is destroyed.
-func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provider.Client, inst auxilia.Instance, thread auxilia.Thread, probe bool, from *auxilia.KeptFiles) (auxilia.Instance, error) {
+func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provider.Client, inst auxilia.Instance, thread auxilia.Thread, probe bool, from *auxilia.KeptFiles, progress Progress) (auxilia.Instance, error) {
 	s.creating.begin(inst.ID)
 	defer s.creating.finish(inst.ID)
 	// The creation may not outlive its claim: past the lease, another run may take over.
@@ -166,6 +173,7 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 	defer cancel()
 	abandon := func() { _ = s.Instances.MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
 	if probe {
+		progress.step(StepProbing, fmt.Sprintf("Checking that %s (%s) answers.", sb.Name, sb.Provider))
 		if res := s.Sandboxes.Probe(ctx, sb, client); !res.OK {
 			abandon()
 			return inst, unavailableBecause(sb, res.Reason, res.Detail)
@@ -176,7 +184,7 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 		abandon()
 		return inst, err
 	}
-	return s.build(ctx, sb, client, cfg, inst, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Thread: thread.ID, Instance: inst.ID}, from)
+	return s.build(ctx, sb, client, cfg, inst, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Thread: thread.ID, Instance: inst.ID}, from, progress)
 }
 
 // build makes an instance whose creation is claimed (its row is creating)
@@ -184,7 +192,7 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 // any failure nothing is left behind: whatever the provider made is
 // destroyed, now or by the reaper. With from set, it is made from those
 // kept files, which hold their packages already.
-func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider.Client, cfg provider.Config, inst auxilia.Instance, labels provider.Labels, from *auxilia.KeptFiles) (auxilia.Instance, error) {
+func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider.Client, cfg provider.Config, inst auxilia.Instance, labels provider.Labels, from *auxilia.KeptFiles, progress Progress) (auxilia.Instance, error) {
 	abandon := func() { _ = s.Instances.MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
 	// A create that fails after the provider made something: leave it to the reaper, which destroys it.
 	release := func() { _ = s.Instances.Release(context.WithoutCancel(ctx), inst.ID) }
@@ -196,8 +204,10 @@ func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider
 	var pinst provider.Instance
 	var err error
 	if from != nil {
+		progress.step(StepCreating, fmt.Sprintf("Creating an instance at %s from the files kept at %s.", sb.Provider, from.At.UTC().Format(time.RFC3339)))
 		pinst, err = s.createFrom(created, client, labels, *from)
 	} else {
+		progress.step(StepCreating, fmt.Sprintf("Creating an instance at %s.", sb.Provider))
 		pinst, err = client.Create(created, labels)
 	}
 	if err != nil {
@@ -212,7 +222,8 @@ func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider
 	}
 	// Restored files hold the packages installed when they were new.
 	if pkgs := cfg.Packages(); len(pkgs) > 0 && from == nil {
-		if err := s.install(ctx, client, pinst, pkgs); err != nil {
+		progress.step(StepInstalling, "Installing "+strings.Join(pkgs, ", ")+".")
+		if err := s.install(ctx, client, pinst, pkgs, progress.OnOutput); err != nil {
 			destroy()
 			return inst, unavailableBecause(sb, "config", err.Error())
 		}
@@ -234,15 +245,21 @@ func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider
 	return inst, nil
 }
 
-// install pip-installs the default packages into a new instance. They were
+// install pip-installs the default packages into a new instance, passing
+// pip's output to onOutput (when set) as it is written. They were
 // validated as plain requirement specifiers; they are quoted all the same.
-func (s *Service) install(ctx context.Context, client provider.Client, inst provider.Instance, pkgs []string) error {
+func (s *Service) install(ctx context.Context, client provider.Client, inst provider.Instance, pkgs []string, onOutput func(string)) error {
 	quoted := make([]string, len(pkgs))
 	for i, p := range pkgs {
 		quoted[i] = shellQuote(p)
 	}
-	cmd := "python3 -m pip install --no-input --disable-pip-version-check --quiet " + strings.Join(quoted, " ")
-	res, err := client.Execute(ctx, inst, provider.ExecRequest{Command: cmd, Timeout: s.opt.InstallTimeout, OutputLimit: 16 << 10})
+	// Without --quiet: pip's lines (collecting, downloading, installed) are the install's progress.
+	cmd := "python3 -m pip install --no-input --disable-pip-version-check --progress-bar off " + strings.Join(quoted, " ")
+	req := provider.ExecRequest{Command: cmd, Timeout: s.opt.InstallTimeout, OutputLimit: s.opt.OutputLimit}
+	if onOutput != nil {
+		req.OnOutput = func(_, text string) { onOutput(text) }
+	}
+	res, err := client.Execute(ctx, inst, req)
 	switch {
 	case err != nil:
 		return fmt.Errorf("installing the default packages failed: %s", reasonText(err))

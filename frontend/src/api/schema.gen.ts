@@ -113,7 +113,7 @@ export interface paths {
         put?: never;
         /**
          * Start a run of an agent on a thread
-         * @description Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run.
+         * @description Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
          */
         post: operations["startRun"];
         delete?: never;
@@ -2289,6 +2289,10 @@ export interface components {
             /** Format: uuid */
             sandbox_id: string;
         };
+        RunStartStep: {
+            detail: string;
+            step: string;
+        };
         Sandbox: components["schemas"]["OpenSandboxSandbox"] | components["schemas"]["DaytonaSandbox"] | components["schemas"]["CloudRunSandbox"] | components["schemas"]["LocalSandbox"];
         SandboxCreate: components["schemas"]["OpenSandboxSandboxCreate"] | components["schemas"]["DaytonaSandboxCreate"] | components["schemas"]["CloudRunSandboxCreate"] | components["schemas"]["LocalSandboxCreate"];
         SandboxHealth: {
@@ -3419,6 +3423,36 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description With Accept: text/event-stream: the steps, then the run */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: step
+                     *     data: {"step":"probing","detail":"Checking that Analysis (local) answers."}
+                     *
+                     *     event: step
+                     *     data: {"step":"creating","detail":"Creating an instance at local."}
+                     *
+                     *     event: step
+                     *     data: {"step":"installing","detail":"Installing pandas."}
+                     *
+                     *     event: output
+                     *     data: {"text":"Collecting pandas\n"}
+                     *
+                     *     event: step
+                     *     data: {"step":"ready","detail":"Instance loc-3f2a9c1b0d4e5f60 of Analysis is ready."}
+                     *
+                     *     event: run
+                     *     data: {"id":"…","status":"active",…}
+                     */
+                    "text/event-stream": string;
+                };
+            };
             /** @description Created */
             201: {
                 headers: {

@@ -12,6 +12,8 @@ const SandboxesPage = lazy(() => import("../features/sandboxes/SandboxesPage"));
 const AgentsPage = lazy(() => import("../features/agents/AgentsPage"));
 const AgentEditorPage = lazy(() => import("../features/agents/AgentEditorPage"));
 const RunConsolePage = lazy(() => import("../features/runs/RunConsolePage"));
+const ThreadsPage = lazy(() => import("../features/runs/ThreadsPage"));
+const ThreadPage = lazy(() => import("../features/runs/ThreadPage"));
 const TokensPage = lazy(() => import("../features/tokens/TokensPage"));
 const AuditPage = lazy(() => import("../features/audit/AuditPage"));
 
@@ -31,7 +33,9 @@ export function AppRoutes() {
         <Route path="agents" element={<Screen><AgentsPage /></Screen>} />
         <Route path="agents/new" element={<Screen><AgentEditorPage /></Screen>} />
         <Route path="agents/:agentId" element={<Screen><AgentEditorPage /></Screen>} />
-        <Route path="runs" element={<Screen><RunConsolePage /></Screen>} />
+        <Route path="agents/:agentId/threads" element={<Screen><ThreadsPage /></Screen>} />
+        <Route path="agents/:agentId/threads/:threadId" element={<Screen><ThreadPage /></Screen>} />
+        <Route path="runs/:runId?" element={<Screen><RunConsolePage /></Screen>} />
         <Route path="settings/sandboxes" element={<Screen prefetch={prefetchSandboxes}><SandboxesPage /></Screen>} />
         {isAdmin && <Route path="settings/tokens" element={<Screen><TokensPage /></Screen>} />}
         {/* Not only for admins: a member who follows a link is told the API's answer. */}

@@ -2,8 +2,19 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { fakeApi, problem, type RecordedCall } from "../../test/fakeApi";
+import { Route, Routes } from "react-router-dom";
 import { renderSignedIn } from "../../test/render";
 import RunConsolePage from "./RunConsolePage";
+
+/** The console at /runs, as the app routes it: a run started moves it to /runs/:runId. */
+function renderConsole() {
+  renderSignedIn(
+    <Routes>
+      <Route path="/runs/:runId?" element={<RunConsolePage />} />
+    </Routes>,
+    { route: "/runs" },
+  );
+}
 
 const agent = {
   id: "a1",
@@ -45,7 +56,7 @@ describe("Run console", () => {
       "GET /api/v1/runs/r2/ls": { body: { entries: [] } },
     });
     const user = userEvent.setup();
-    renderSignedIn(<RunConsolePage />);
+    renderConsole();
 
     const recent = await screen.findByRole("radio", { name: "Recent" });
     // It is enabled once the thread list has arrived.
@@ -83,7 +94,7 @@ describe("Run console", () => {
       "GET /api/v1/runs/r2/ls": { body: { entries: [] } },
     });
     const user = userEvent.setup();
-    renderSignedIn(<RunConsolePage />);
+    renderConsole();
 
     const recent = await screen.findByRole("radio", { name: "Recent" });
     await waitFor(() => expect(recent).toBeEnabled());
@@ -125,7 +136,7 @@ describe("Run console", () => {
       "POST /api/v1/runs/r1/execute": gated("execute", { body: { exit_code: 0, output: "hi\n", truncated: false, duration_ms: 3 } }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<RunConsolePage />);
+    renderConsole();
     const threadId = await screen.findByRole("textbox", { name: "New thread id" });
     await user.clear(threadId);
     await user.type(threadId, "t-new");
@@ -223,7 +234,7 @@ const newThreadRoutes = {
 
 /** Starts run r1 on a new thread "t-new" and answers its file pane. */
 async function startRunOnNewThread(user: ReturnType<typeof userEvent.setup>) {
-  renderSignedIn(<RunConsolePage />);
+  renderConsole();
   const threadId = await screen.findByRole("textbox", { name: "New thread id" });
   await user.clear(threadId);
   await user.type(threadId, "t-new");

@@ -1,20 +1,31 @@
+import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { Link, useNavigate, useParams } from "react-router-dom";
 import { usePageTitle } from "../../app/usePageTitle";
 import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
 import { ApprovalsCard } from "../approvals/ApprovalsCard";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useCompleteRun } from "./api/completeRun";
+import { useRun } from "./api/getRun";
+import { runKeys } from "./api/keys";
 import type { Run } from "./api/types";
 import { ConsoleTabs } from "./ConsoleTabs";
 import { FilePane } from "./FilePane";
+import { RunAgentName } from "./RunAgentName";
 import { RunStarter } from "./RunStarter";
 import { ThreadState } from "./ThreadState";
 import "./runs.css";
 
 export default function RunConsolePage() {
   usePageTitle("Runs");
-  const [run, setRun] = useState<Run | null>(null);
+  // The run has an address (/runs/:runId): a reload or a shared link shows it again.
+  const { runId } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const shown = useRun(runId);
+  const run = shown.data ?? null;
+  const setRun = (next: Run) => queryClient.setQueryData(runKeys.run(next.id), next);
   // A replaced sandbox's notice is shown for the run that brought it, once.
   const [notice, setNotice] = useState<string | null>(null);
   const complete = useCompleteRun();
@@ -23,6 +34,13 @@ export default function RunConsolePage() {
     complete.reset();
     setRun(next);
     setNotice(next.notice);
+    navigate(`/runs/${next.id}`);
+  };
+  // A new start takes the run shown off the screen: a start that fails leaves none that looks current.
+  const starting = () => {
+    complete.reset();
+    setNotice(null);
+    if (runId) navigate("/runs");
   };
   const ended = run?.status !== "active";
 
@@ -33,15 +51,20 @@ export default function RunConsolePage() {
         <p className="page-header__lead">Start a run of an agent on a thread, then work in its sandbox as the agent would.</p>
       </header>
       <div className="card">
-        <RunStarter onStarted={started} />
+        <RunStarter onStarting={starting} onStarted={started} currentRunId={runId} />
       </div>
+      {shown.isError && !run && <ProblemMessage error={shown.error} />}
 
       {run && (
         <section className="run" aria-label="Current run">
           <header className="run__header">
             <Pill tone={ended ? "neutral" : "ok"}>{run.status}</Pill>
+            <RunAgentName agentId={run.agent_id} linkToThreads />
             <span>
-              Thread <span className="mono">{run.thread_id}</span>
+              Thread{" "}
+              <Link className="mono" to={`/agents/${run.agent_id}/threads/${encodeURIComponent(run.thread_id)}`}>
+                {run.thread_id}
+              </Link>
             </span>
             {run.sandbox && (
               <span className="muted">

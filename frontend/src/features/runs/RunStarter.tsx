@@ -11,6 +11,7 @@ import { useAgents } from "../agents/api/listAgents";
 import { useThreads } from "./api/listThreads";
 import { useStartRun } from "./api/startRun";
 import type { Run } from "./api/types";
+import { StartProgress, type StartSteps } from "./StartProgress";
 
 /** A thread id a person can read back: console-20261129-130512. */
 function newThreadId() {
@@ -19,11 +20,15 @@ function newThreadId() {
 }
 
 interface RunStarterProps {
+  /** A start begins: whatever run was shown is no longer the current one. */
+  onStarting?: () => void;
   onStarted: (run: Run) => void;
+  /** The run the console shows: a start's steps stay beside the run they started. */
+  currentRunId?: string;
 }
 
 /** Pick an agent and a thread, then start a run (which probes the agent's sandbox first). */
-export function RunStarter({ onStarted }: RunStarterProps) {
+export function RunStarter({ onStarting, onStarted, currentRunId }: RunStarterProps) {
   const agents = useAgents();
   // "Run this agent" in the agent editor opens the console with ?agent=<id>.
   const [searchParams] = useSearchParams();
@@ -33,6 +38,7 @@ export function RunStarter({ onStarted }: RunStarterProps) {
   const [recentThread, setRecentThread] = useState("");
   const threads = useThreads(agentId || undefined);
   const start = useStartRun();
+  const [progress, setProgress] = useState<(StartSteps & { runId?: string }) | null>(null);
 
   // Preselect the first agent, so one click starts a run.
   useEffect(() => {
@@ -57,10 +63,19 @@ export function RunStarter({ onStarted }: RunStarterProps) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!agentId || !threadId || start.isPending) return;
+    onStarting?.();
+    const startedAt = Date.now();
+    setProgress({ startedAt, steps: [], output: "" });
     start.mutate(
-      { agentId, threadId },
+      {
+        agentId,
+        threadId,
+        onStep: (step) => setProgress((p) => p && { ...p, steps: [...p.steps, { step, at: Date.now() - startedAt }] }),
+        onOutput: (text) => setProgress((p) => p && { ...p, output: p.output + text }),
+      },
       {
         onSuccess: (run) => {
+          setProgress((p) => p && { ...p, runId: run.id });
           onStarted(run);
           if (threadMode === "new") setNewThread(newThreadId());
         },
@@ -127,6 +142,9 @@ export function RunStarter({ onStarted }: RunStarterProps) {
           {!start.isPending && <Play size={13} aria-hidden="true" />} Start run
         </Button>
       </div>
+      {progress && (start.isPending || (progress.steps.length > 0 && (start.isError || progress.runId === currentRunId))) && (
+        <StartProgress progress={progress} pending={start.isPending} />
+      )}
       {unavailable ? (
         <p className="problem run-starter__problem" role="alert">
           {unavailable}

@@ -9,3 +9,4 @@ export type DirectoryEntry = Schemas["FileEntry"];
 export type FileContent = Schemas["FileContent"];
 export type ExecuteResult = Schemas["ExecuteResult"];
 export type ExecuteExit = Omit<ExecuteResult, "output">;
+export type RunStartStep = Schemas["RunStartStep"];

@@ -1,0 +1,23 @@
+import { useQuery } from "@tanstack/react-query";
+import { api, unwrap } from "../../../api/client";
+import { runKeys } from "./keys";
+import type { Run } from "./types";
+
+/** GET /api/v1/runs/{run_id}. */
+export function getRun(runId: string): Promise<Run> {
+  return unwrap(api.GET("/api/v1/runs/{run_id}", { params: { path: { run_id: runId } } }));
+}
+
+/**
+ * The run a console shows, read from the server: a reload keeps it. A run
+ * just started or ended is put in the cache as the server answered, and
+ * not read again at once.
+ */
+export function useRun(runId: string | undefined) {
+  return useQuery({
+    queryKey: runKeys.run(runId ?? ""),
+    queryFn: () => getRun(runId!),
+    enabled: runId !== undefined,
+    staleTime: 10_000,
+  });
+}
