@@ -26,6 +26,7 @@ type RunService interface {
 	List(ctx context.Context, workspaceID, runID string, in run.ListInput, approved bool) (run.Listing, error)
 	Read(ctx context.Context, workspaceID, runID string, in run.ReadInput, approved bool) (run.Text, error)
 	Write(ctx context.Context, workspaceID, runID string, in run.WriteInput, approved bool) (string, error)
+	Overwrite(ctx context.Context, workspaceID, runID string, in run.WriteInput, approved bool) (string, error)
 	Edit(ctx context.Context, workspaceID, runID string, in run.EditInput, approved bool) (int, error)
 	Glob(ctx context.Context, workspaceID, runID string, in run.GlobInput, approved bool) (run.GlobResult, error)
 	Grep(ctx context.Context, workspaceID, runID string, in run.GrepInput, approved bool) (run.GrepResult, error)

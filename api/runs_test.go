@@ -133,6 +133,32 @@ func TestToolPoliciesOverHTTP(t *testing.T) {
 	})
 }
 
+// Replacing a file is a person's act: it needs their approval even where
+// write_file is always allowed, and it is refused where write_file is disabled.
+func TestOverwritingAFileNeedsAPersonsApproval(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent, _ := e.boundAgent(map[string]any{"write_file": "always_allow"})
+		run := e.call("POST", "/api/v1/agents/"+agent["id"].(string)+"/threads/t/runs", e.member, nil).json(t)
+		base := "/api/v1/runs/" + run["id"].(string)
+		require.Equal(t, 201, e.call("PUT", base+"/files?path=a.txt", e.member, "first").StatusCode)
+		e.call("PUT", base+"/files?path=a.txt", e.member, "second").problem(t, 409, "file_exists")
+		p := e.call("PUT", base+"/files?path=a.txt&overwrite=true", e.member, "second").problem(t, 428, "approval_required")
+		assert.Equal(t, "write_file", p["tool"])
+		p = e.call("PUT", base+"/files?path=a.txt&overwrite=yes", e.member, "second").problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"overwrite"}, fields(p))
+		assert.Equal(t, "first", e.call("GET", base+"/files?path=a.txt", e.member, nil).json(t)["content"], "nothing written yet")
+
+		assert.Equal(t, 201, e.call("PUT", base+"/files?path=a.txt&overwrite=true", e.member, "second", "Auxilia-Approval", "granted").StatusCode)
+		assert.Equal(t, "second", e.call("GET", base+"/files?path=a.txt", e.member, nil).json(t)["content"])
+		e.call("PUT", base+"/files?path=.&overwrite=true", e.member, "x", "Auxilia-Approval", "granted").problem(t, 409, "file_exists")
+
+		disabled, _ := e.boundAgent(map[string]any{"write_file": "disabled", "execute": "always_allow"})
+		run = e.call("POST", "/api/v1/agents/"+disabled["id"].(string)+"/threads/t/runs", e.member, nil).json(t)
+		e.call("PUT", "/api/v1/runs/"+run["id"].(string)+"/files?path=a.txt&overwrite=true", e.member, "x", "Auxilia-Approval", "granted").
+			problem(t, 403, "tool_disabled")
+	})
+}
+
 // Runs and threads have no version of their own: their ETag is made from
 // what they show, and deleting a thread honours If-Match with it.
 func TestRunsAndThreadsCarryETags(t *testing.T) {

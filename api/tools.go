@@ -220,13 +220,14 @@ func (h runsHandler) readFile(c echo.Context, t run.Tool) error {
 // writeFile creates a file from the request body.
 //
 //	@Summary		Create a file (the write_file tool)
-//	@Description	The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten: 409 file_exists.
+//	@Description	The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten (409 file_exists) unless overwrite is true, which always needs a person's approval: the write_file tool itself never replaces a file.
 //	@Tags			tools
 //	@Accept			octet-stream
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
 //	@Param			path				query		string	true	"File; relative paths resolve against the working directory"	maxlength(4096)
+//	@Param			overwrite			query		boolean	false	"Replace the file if it exists (needs Auxilia-Approval: granted, whatever the tool's policy)"	default(false)
 //	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
 //	@Param			body				body		string	true	"The file's bytes"
 //	@Success		201					{object}	writtenFile
@@ -239,13 +240,22 @@ func (h runsHandler) writeFile(c echo.Context, t run.Tool) error {
 		return err
 	}
 	var in run.WriteInput
-	if err := queryInput(c, &in).Err(); err != nil {
+	fe := queryInput(c, &in)
+	overwrite, ok := queryBool(c, "overwrite")
+	if !ok {
+		fe.Add("overwrite", "must be true or false")
+	}
+	if err := fe.Err(); err != nil {
 		return err
 	}
 	if in.Content, err = io.ReadAll(c.Request().Body); err != nil {
 		return bodyReadError(err)
 	}
-	p, err := h.svc.Write(c.Request().Context(), actor(c).Workspace.ID, id, in, approved(c))
+	write := h.svc.Write
+	if overwrite {
+		write = h.svc.Overwrite
+	}
+	p, err := write(c.Request().Context(), actor(c).Workspace.ID, id, in, approved(c))
 	if err != nil {
 		return err
 	}
@@ -352,6 +362,17 @@ func (h runsHandler) grep(c echo.Context, t run.Tool) error {
 // queryInput fills a tool's input from the query parameters named as its
 // fields are in JSON: text as it is, whole numbers parsed (their default
 // tag when absent). It returns every parameter that does not parse.
+// queryBool reads a query parameter that is true, false, or absent (false).
+func queryBool(c echo.Context, name string) (value, ok bool) {
+	switch c.QueryParam(name) {
+	case "", "false":
+		return false, true
+	case "true":
+		return true, true
+	}
+	return false, false
+}
+
 func queryInput(c echo.Context, in any) auxilia.FieldErrors {
 	var fe auxilia.FieldErrors
 	v := reflect.ValueOf(in).Elem()

@@ -5,6 +5,12 @@ interface Created {
   id: string;
 }
 
+/** The run shown in the console, from its address (/runs/{id}). */
+async function currentRunId(page: Browser["page"]): Promise<string> {
+  await page.waitForURL(/\/runs\/[0-9a-f-]+/);
+  return new URL(page.url()).pathname.split("/").pop() ?? "";
+}
+
 describe("File pane search", () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -60,5 +66,14 @@ describe("File pane search", () => {
     await expectAccessible(page, "file editor's changes");
     await viewer.getByRole("button", { name: "Save" }).click();
     await viewer.getByLabel("Contents of readme.txt").getByText("notes, edited in the console").waitFor({ timeout: 30_000 });
+
+    // Upload over an existing file: refused, then replaced when a person says so.
+    await files.getByLabel("File to upload").setInputFiles({ name: "readme.txt", mimeType: "text/plain", buffer: Buffer.from("replaced by upload\n") });
+    await files.getByText(/already exists/).waitFor({ timeout: 30_000 });
+    await expectAccessible(page, "an upload over an existing file");
+    await files.getByRole("button", { name: "Replace readme.txt" }).click();
+    await files.getByRole("status").getByText("Uploaded readme.txt.").waitFor({ timeout: 30_000 });
+    const after = await apiCall<{ content: string }>("GET", `/api/v1/runs/${await currentRunId(page)}/files?path=readme.txt`);
+    if (after.content !== "replaced by upload\n") throw new Error(`readme.txt holds ${JSON.stringify(after.content)}`);
   });
 });

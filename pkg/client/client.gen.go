@@ -2743,6 +2743,9 @@ type WriteFileParams struct {
 	// Path File; relative paths resolve against the working directory
 	Path string `form:"path" json:"path"`
 
+	// Overwrite Replace the file if it exists (needs Auxilia-Approval: granted, whatever the tool's policy)
+	Overwrite *bool `form:"overwrite,omitempty" json:"overwrite,omitempty"`
+
 	// AuxiliaApproval granted: a person approved this call
 	AuxiliaApproval *WriteFileParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
@@ -3544,7 +3547,7 @@ type ClientInterface interface {
 
 	// WriteFileWithBody Create a file (the write_file tool)
 	//
-	// The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten: 409 file_exists.
+	// The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten (409 file_exists) unless overwrite is true, which always needs a person's approval: the write_file tool itself never replaces a file.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4254,7 +4257,7 @@ func (c *Client) ReadFile(ctx context.Context, runId openapi_types.UUID, params 
 
 // WriteFileWithBody Create a file (the write_file tool)
 //
-// The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten: 409 file_exists.
+// The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten (409 file_exists) unless overwrite is true, which always needs a person's approval: the write_file tool itself never replaces a file.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6102,6 +6105,18 @@ func NewWriteFileRequestWithBody(server string, runId openapi_types.UUID, params
 			}
 		}
 
+		if params.Overwrite != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "overwrite", *params.Overwrite, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -7588,7 +7603,7 @@ type ClientWithResponsesInterface interface {
 
 	// WriteFileWithBodyWithResponse Create a file (the write_file tool)
 	//
-	// The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten: 409 file_exists.
+	// The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten (409 file_exists) unless overwrite is true, which always needs a person's approval: the write_file tool itself never replaces a file.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13740,7 +13755,7 @@ func (c *ClientWithResponses) ReadFileWithResponse(ctx context.Context, runId op
 
 // WriteFileWithBodyWithResponse Create a file (the write_file tool)
 //
-// The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten: 409 file_exists.
+// The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten (409 file_exists) unless overwrite is true, which always needs a person's approval: the write_file tool itself never replaces a file.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //

@@ -123,6 +123,23 @@ func (s *Service) Read(ctx context.Context, workspaceID, runID string, in ReadIn
 
 // Write creates a file (and its parent directories); an existing file is not overwritten.
 func (s *Service) Write(ctx context.Context, workspaceID, runID string, in WriteInput, approved bool) (string, error) {
+	return s.write(ctx, workspaceID, runID, in, approved, false)
+}
+
+// Overwrite writes a file whether it exists or not. It is no tool of the
+// model's (write_file never replaces a file) but a person's act in the
+// console, so it always needs their approval, whatever write_file's policy
+// (a disabled write_file stays disabled).
+func (s *Service) Overwrite(ctx context.Context, workspaceID, runID string, in WriteInput, approved bool) (string, error) {
+	if !approved && in.Path != "" {
+		return "", auxilia.Errorf(auxilia.CodeApprovalRequired,
+			"Replacing %s needs a person's approval: it overwrites the file's content.", in.Path).
+			With("tool", "write_file").With("arguments", map[string]any{"path": in.Path, "bytes": len(in.Content), "overwrite": true})
+	}
+	return s.write(ctx, workspaceID, runID, in, approved, true)
+}
+
+func (s *Service) write(ctx context.Context, workspaceID, runID string, in WriteInput, approved, overwrite bool) (string, error) {
 	file, data := in.Path, in.Content
 	if file == "" {
 		var fe auxilia.FieldErrors
@@ -131,8 +148,11 @@ func (s *Service) Write(ctx context.Context, workspaceID, runID string, in Write
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "write_file", Input: in, Approved: approved,
-		Args: map[string]any{"path": file, "bytes": len(data)}})
+	args := map[string]any{"path": file, "bytes": len(data)}
+	if overwrite {
+		args["overwrite"] = true
+	}
+	c, err := s.begin(ctx, workspaceID, runID, Call{Tool: "write_file", Input: in, Approved: approved, Args: args})
 	if err != nil {
 		return "", err
 	}
@@ -140,11 +160,13 @@ func (s *Service) Write(ctx context.Context, workspaceID, runID string, in Write
 	if err != nil {
 		return "", err
 	}
-	_, err = c.client.Stat(ctx, c.instance, p)
+	info, err := c.client.Stat(ctx, c.instance, p)
 	switch {
-	case err == nil:
-		return "", auxilia.Errorf(auxilia.CodeFileExists, "%s already exists: edit it instead.", p).With("path", p)
-	case !errors.Is(err, provider.ErrNotFound):
+	case err == nil && info.Dir:
+		return "", auxilia.Errorf(auxilia.CodeFileExists, "%s is a directory.", p).With("path", p)
+	case err == nil && !overwrite:
+		return "", auxilia.Errorf(auxilia.CodeFileExists, "%s already exists: edit it, or replace it with a person's approval.", p).With("path", p)
+	case err != nil && !errors.Is(err, provider.ErrNotFound):
 		return "", s.fileError(ctx, c, err, p, wantFile)
 	}
 	if err := c.client.WriteFile(ctx, c.instance, p, data); err != nil {

@@ -321,7 +321,7 @@ export interface paths {
         get: operations["readFile"];
         /**
          * Create a file (the write_file tool)
-         * @description The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten: 409 file_exists.
+         * @description The body's bytes are the file (any content type). Parent directories are made. A file that exists is not overwritten (409 file_exists) unless overwrite is true, which always needs a person's approval: the write_file tool itself never replaces a file.
          */
         put: operations["writeFile"];
         post?: never;
@@ -4397,6 +4397,8 @@ export interface operations {
             query: {
                 /** @description File; relative paths resolve against the working directory */
                 path: string;
+                /** @description Replace the file if it exists (needs Auxilia-Approval: granted, whatever the tool's policy) */
+                overwrite?: boolean;
             };
             header?: {
                 /** @description granted: a person approved this call */

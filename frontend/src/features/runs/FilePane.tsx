@@ -4,6 +4,7 @@ import { Button } from "../../ui/Button";
 import { IconButton } from "../../ui/IconButton";
 import { Loading } from "../../ui/Loading";
 import { ProblemMessage } from "../../ui/ProblemMessage";
+import { isApiError } from "../../api/problem";
 import { needsApproval } from "./api/approval";
 import { useApprovedListing, useDirectory } from "./api/listDirectory";
 import { useApprovedRead, useFileContent } from "./api/readFile";
@@ -94,7 +95,7 @@ export function FilePane({ runId }: { runId: string }) {
         <ProblemMessage
           error={upload.error}
           action={
-            needsApproval(upload.error) && (
+            needsApproval(upload.error) ? (
               <>
                 <span className="mono truncate" title={upload.variables.path}>
                   {upload.variables.path}
@@ -103,9 +104,19 @@ export function FilePane({ runId }: { runId: string }) {
                   size="sm"
                   onClick={() => upload.mutate({ ...upload.variables, approved: true }, focusOnSuccess(heading))}
                 >
-                  Approve and upload
+                  {upload.variables.overwrite ? "Approve and replace" : "Approve and upload"}
                 </Button>
               </>
+            ) : (
+              isApiError(upload.error, "file_exists") && (
+                <Button
+                  size="sm"
+                  variant="danger"
+                  onClick={() => upload.mutate({ ...upload.variables, overwrite: true, approved: true }, focusOnSuccess(heading))}
+                >
+                  Replace {baseName(upload.variables.path)}
+                </Button>
+              )
             )
           }
         />

@@ -9,13 +9,19 @@ export interface UploadRequest {
   file: Blob;
   /** A person approved the upload (the write_file tool needs approval). */
   approved?: boolean;
+  /** Replace the file if it exists: always needs a person's approval. */
+  overwrite?: boolean;
 }
 
 /** PUT /api/v1/runs/{run_id}/files: the body's bytes are the file. */
-export async function uploadFile({ runId, path, file, approved }: UploadRequest): Promise<void> {
+export async function uploadFile({ runId, path, file, approved, overwrite }: UploadRequest): Promise<void> {
   await unwrap(
     api.PUT("/api/v1/runs/{run_id}/files", {
-      params: { path: { run_id: runId }, query: { path }, header: approvalHeader(approved) },
+      params: {
+        path: { run_id: runId },
+        query: overwrite ? { path, overwrite: true } : { path },
+        header: approvalHeader(approved),
+      },
       // The spec calls an octet-stream body a string; the bytes go as they are.
       body: file as unknown as string,
       bodySerializer: (body) => body,
