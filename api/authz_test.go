@@ -75,6 +75,8 @@ var authorization = map[string]access{
 
 	// A run's approvals: a member decides as a member may approve a call.
 	"GET /api/v1/runs/:run_id/approvals":                        anyRole,
+	"POST /api/v1/runs/:run_id/terminal-tickets":                anyRole,
+	"GET /api/v1/runs/:run_id/terminal":                         anyRole,
 	"POST /api/v1/runs/:run_id/approvals/:approval_id/decision": anyRole,
 }
 

@@ -132,15 +132,19 @@ func (h terminalHandler) open(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !strings.EqualFold(c.Request().Header.Get("Upgrade"), "websocket") {
-		return auxilia.Errorf(auxilia.CodeMalformed, "This route is a WebSocket: send Upgrade: websocket.")
-	}
 	ws := actor(c).Workspace.ID
 	approvedHere := approved(c)
 	if t, ok := c.Get(ticketKey).(auxilia.TerminalTicket); ok {
 		approvedHere = t.Approved
 	}
 	ctx := c.Request().Context()
+	if !strings.EqualFold(c.Request().Header.Get("Upgrade"), "websocket") {
+		// Refused as a WebSocket would be first: another workspace's run is not found, whatever the request.
+		if err := h.svc.CheckTerminal(ctx, ws, id, approvedHere); err != nil {
+			return err
+		}
+		return auxilia.Errorf(auxilia.CodeMalformed, "This route is a WebSocket: send Upgrade: websocket.")
+	}
 	s := h.sessions.detached(ws, id)
 	reattached := s != nil
 	if reattached {
