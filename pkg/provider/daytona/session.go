@@ -130,21 +130,11 @@ func (c *Client) followLog(ctx context.Context, base string, inst provider.Insta
 	const op = "execute"
 	u := strings.TrimSuffix(base, "/") + "/" + url.PathEscape(inst.ID) + "/process/session/" +
 		url.PathEscape(session) + "/command/" + url.PathEscape(cmdID) + "/logs?follow=true"
-	header := http.Header{}
-	header.Set("Authorization", "Bearer "+c.apiKey)
-	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: c.http, HTTPHeader: header})
+	conn, err := c.dialToolbox(ctx, op, u)
 	if err != nil {
-		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			body := []byte(nil)
-			if resp.Body != nil { // the first KiB of the refusal
-				body, _ = io.ReadAll(resp.Body)
-			}
-			return toolboxError(op, answer{Status: resp.StatusCode, Header: resp.Header, Body: body})
-		}
-		return provider.RoundTripError(ctx, providerName, op, err)
+		return err
 	}
 	defer conn.CloseNow()
-	conn.SetReadLimit(-1)
 	for {
 		_, data, err := conn.Read(ctx)
 		if err != nil {
@@ -191,4 +181,25 @@ func (c *Client) deleteSession(base string, inst provider.Instance, session stri
 	_, _ = c.caller.Do(ctx, c.toolboxRequest(base, inst.ID, toolboxCall{
 		op: "delete session", method: http.MethodDelete, path: "/process/session/" + url.PathEscape(session),
 	}).call())
+}
+
+// dialToolbox opens a WebSocket to the daemon through the toolbox proxy,
+// with no limit on a message's size. A refusal before the upgrade is the
+// daemon's (or the proxy's) answer, read as any toolbox answer.
+func (c *Client) dialToolbox(ctx context.Context, op, u string) (*websocket.Conn, error) {
+	header := http.Header{}
+	header.Set("Authorization", "Bearer "+c.apiKey)
+	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: c.http, HTTPHeader: header})
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			body := []byte(nil)
+			if resp.Body != nil { // the first KiB of the refusal
+				body, _ = io.ReadAll(resp.Body)
+			}
+			return nil, toolboxError(op, answer{Status: resp.StatusCode, Header: resp.Header, Body: body})
+		}
+		return nil, provider.RoundTripError(ctx, providerName, op, err)
+	}
+	conn.SetReadLimit(-1)
+	return conn, nil
 }

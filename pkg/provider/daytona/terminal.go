@@ -3,7 +3,6 @@ package daytona
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -74,20 +73,10 @@ func (c *Client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 func (c *Client) connectPTY(ctx context.Context, base string, inst provider.Instance, id string) (*websocket.Conn, []byte, error) {
 	const op = "open terminal"
 	u := strings.TrimSuffix(base, "/") + "/" + url.PathEscape(inst.ID) + "/process/pty/" + url.PathEscape(id) + "/connect"
-	header := http.Header{}
-	header.Set("Authorization", "Bearer "+c.apiKey)
-	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: c.http, HTTPHeader: header})
+	conn, err := c.dialToolbox(ctx, op, u)
 	if err != nil {
-		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			body := []byte(nil)
-			if resp.Body != nil { // the first KiB of the refusal
-				body, _ = io.ReadAll(resp.Body)
-			}
-			return nil, nil, toolboxError(op, answer{Status: resp.StatusCode, Header: resp.Header, Body: body})
-		}
-		return nil, nil, provider.RoundTripError(ctx, providerName, op, err)
+		return nil, nil, err
 	}
-	conn.SetReadLimit(-1)
 	var pending []byte
 	for {
 		typ, data, err := conn.Read(ctx)
