@@ -9,25 +9,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
 )
 
-// termWait bounds each wait for a terminal's output.
-const termWait = 20 * time.Second
-
-// wsTerm is a terminal's WebSocket as a browser holds it.
+// wsTerm is a terminal's WebSocket as a browser holds it: its binary
+// frames shown on a screen, its text frames kept.
 type wsTerm struct {
 	t    *testing.T
 	conn *websocket.Conn
+	*providertest.Screen
 
-	mu      sync.Mutex
-	out     strings.Builder
-	seen    int
-	texts   []map[string]any // the server's text frames
-	changed chan struct{}
-	closed  chan struct{}
-	status  websocket.StatusCode // how the server closed, once closed
+	mu     sync.Mutex
+	texts  []map[string]any     // the server's text frames
+	status websocket.StatusCode // how the server closed, once closed
 }
 
 // dialTerminal opens the terminal at path (below the API) with headers;
@@ -40,7 +36,7 @@ func (e *env) dialTerminal(path string, headers ...string) *wsTerm {
 		status = res.StatusCode
 	}
 	require.NoError(e.t, err, "the upgrade (answer %d)", status)
-	term := &wsTerm{t: e.t, conn: conn, changed: make(chan struct{}), closed: make(chan struct{})}
+	term := &wsTerm{t: e.t, conn: conn, Screen: providertest.NewScreen()}
 	go term.read()
 	e.t.Cleanup(func() { _ = conn.CloseNow() })
 	return term
@@ -61,24 +57,23 @@ var upgradeHeaders = []string{"Connection", "Upgrade", "Upgrade", "websocket", "
 	"Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="}
 
 func (w *wsTerm) read() {
-	defer close(w.closed)
 	for {
 		kind, data, err := w.conn.Read(context.Background())
-		w.mu.Lock()
 		if err != nil {
+			w.mu.Lock()
 			w.status = websocket.CloseStatus(err)
 			w.mu.Unlock()
+			w.End(err)
 			return
 		}
 		if kind == websocket.MessageBinary {
-			w.out.Write(data)
-		} else {
-			var m map[string]any
-			_ = json.Unmarshal(data, &m)
-			w.texts = append(w.texts, m)
+			w.Show(data)
+			continue
 		}
-		close(w.changed)
-		w.changed = make(chan struct{})
+		var m map[string]any
+		_ = json.Unmarshal(data, &m)
+		w.mu.Lock()
+		w.texts = append(w.texts, m)
 		w.mu.Unlock()
 	}
 }
@@ -99,38 +94,14 @@ func (w *wsTerm) control(msg map[string]any) {
 // expect waits for want in the output not yet matched.
 func (w *wsTerm) expect(want string) {
 	w.t.Helper()
-	deadline := time.After(termWait)
-	for {
-		w.mu.Lock()
-		rest := w.out.String()[w.seen:]
-		at := strings.Index(rest, want)
-		if at >= 0 {
-			w.seen += at + len(want)
-		}
-		changed := w.changed
-		w.mu.Unlock()
-		if at >= 0 {
-			return
-		}
-		select {
-		case <-changed:
-		case <-w.closed:
-			w.t.Fatalf("the terminal closed before showing %q; it showed %q", want, rest)
-		case <-deadline:
-			w.t.Fatalf("the terminal did not show %q in %s; it showed %q", want, termWait, rest)
-		}
-	}
+	w.Expect(w.t, want)
 }
 
 // ended waits for the server to close the connection and returns the
 // close status and the text frames it sent.
 func (w *wsTerm) ended() (websocket.StatusCode, []map[string]any) {
 	w.t.Helper()
-	select {
-	case <-w.closed:
-	case <-time.After(termWait):
-		w.t.Fatal("the server did not close the terminal")
-	}
+	w.Ended(w.t)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.status, w.texts
