@@ -962,23 +962,26 @@ func (e ListAuditEntriesParamsResourceType) Valid() bool {
 
 // Defines values for ListAuditEntriesParamsAction.
 const (
-	ListAuditEntriesParamsActionAgentCreate   ListAuditEntriesParamsAction = "agent.create"
-	ListAuditEntriesParamsActionAgentDelete   ListAuditEntriesParamsAction = "agent.delete"
-	ListAuditEntriesParamsActionAgentUpdate   ListAuditEntriesParamsAction = "agent.update"
-	ListAuditEntriesParamsActionBindingDelete ListAuditEntriesParamsAction = "binding.delete"
-	ListAuditEntriesParamsActionBindingPut    ListAuditEntriesParamsAction = "binding.put"
-	ListAuditEntriesParamsActionKeyRotate     ListAuditEntriesParamsAction = "key.rotate"
-	ListAuditEntriesParamsActionMcpCall       ListAuditEntriesParamsAction = "mcp.call"
-	ListAuditEntriesParamsActionRunComplete   ListAuditEntriesParamsAction = "run.complete"
-	ListAuditEntriesParamsActionRunStart      ListAuditEntriesParamsAction = "run.start"
-	ListAuditEntriesParamsActionSandboxCreate ListAuditEntriesParamsAction = "sandbox.create"
-	ListAuditEntriesParamsActionSandboxDelete ListAuditEntriesParamsAction = "sandbox.delete"
-	ListAuditEntriesParamsActionSandboxProbe  ListAuditEntriesParamsAction = "sandbox.probe"
-	ListAuditEntriesParamsActionSandboxUpdate ListAuditEntriesParamsAction = "sandbox.update"
-	ListAuditEntriesParamsActionThreadDelete  ListAuditEntriesParamsAction = "thread.delete"
-	ListAuditEntriesParamsActionTokenCreate   ListAuditEntriesParamsAction = "token.create"
-	ListAuditEntriesParamsActionTokenRevoke   ListAuditEntriesParamsAction = "token.revoke"
-	ListAuditEntriesParamsActionToolApprove   ListAuditEntriesParamsAction = "tool.approve"
+	ListAuditEntriesParamsActionAgentCreate    ListAuditEntriesParamsAction = "agent.create"
+	ListAuditEntriesParamsActionAgentDelete    ListAuditEntriesParamsAction = "agent.delete"
+	ListAuditEntriesParamsActionAgentUpdate    ListAuditEntriesParamsAction = "agent.update"
+	ListAuditEntriesParamsActionBindingDelete  ListAuditEntriesParamsAction = "binding.delete"
+	ListAuditEntriesParamsActionBindingPut     ListAuditEntriesParamsAction = "binding.put"
+	ListAuditEntriesParamsActionKeyRotate      ListAuditEntriesParamsAction = "key.rotate"
+	ListAuditEntriesParamsActionMcpCall        ListAuditEntriesParamsAction = "mcp.call"
+	ListAuditEntriesParamsActionRunComplete    ListAuditEntriesParamsAction = "run.complete"
+	ListAuditEntriesParamsActionRunStart       ListAuditEntriesParamsAction = "run.start"
+	ListAuditEntriesParamsActionSandboxCreate  ListAuditEntriesParamsAction = "sandbox.create"
+	ListAuditEntriesParamsActionSandboxDelete  ListAuditEntriesParamsAction = "sandbox.delete"
+	ListAuditEntriesParamsActionSandboxProbe   ListAuditEntriesParamsAction = "sandbox.probe"
+	ListAuditEntriesParamsActionSandboxUpdate  ListAuditEntriesParamsAction = "sandbox.update"
+	ListAuditEntriesParamsActionTerminalClosed ListAuditEntriesParamsAction = "terminal.closed"
+	ListAuditEntriesParamsActionTerminalOpened ListAuditEntriesParamsAction = "terminal.opened"
+	ListAuditEntriesParamsActionTerminalTicket ListAuditEntriesParamsAction = "terminal.ticket"
+	ListAuditEntriesParamsActionThreadDelete   ListAuditEntriesParamsAction = "thread.delete"
+	ListAuditEntriesParamsActionTokenCreate    ListAuditEntriesParamsAction = "token.create"
+	ListAuditEntriesParamsActionTokenRevoke    ListAuditEntriesParamsAction = "token.revoke"
+	ListAuditEntriesParamsActionToolApprove    ListAuditEntriesParamsAction = "tool.approve"
 )
 
 // Valid indicates whether the value is a known member of the ListAuditEntriesParamsAction enum.
@@ -1009,6 +1012,12 @@ func (e ListAuditEntriesParamsAction) Valid() bool {
 	case ListAuditEntriesParamsActionSandboxProbe:
 		return true
 	case ListAuditEntriesParamsActionSandboxUpdate:
+		return true
+	case ListAuditEntriesParamsActionTerminalClosed:
+		return true
+	case ListAuditEntriesParamsActionTerminalOpened:
+		return true
+	case ListAuditEntriesParamsActionTerminalTicket:
 		return true
 	case ListAuditEntriesParamsActionThreadDelete:
 		return true
