@@ -171,14 +171,14 @@ func TestQuirkStopOnStoppedSandboxIs400(t *testing.T) {
 func TestQuirkExecuteTimeoutIs408(t *testing.T) {
 	fake, client, inst := started(t, daytonatest.Options{NoSessions: true})
 	res, err := client.Execute(context.Background(), inst, provider.ExecRequest{
-		Command: "echo before; echo oops >&2; sleep 30; echo after", Timeout: time.Second})
+		Command: "echo before; echo oops >&2; sleep 30; echo after", Timeout: 3 * time.Second}) // time for a loaded machine's jail to start
 	require.NoError(t, err, "a timeout is a result")
 	assert.True(t, res.TimedOut)
 	assert.Equal(t, provider.TimeoutExitCode, res.ExitCode)
-	assert.Equal(t, "before\noops\n"+provider.TimeoutNotice(time.Second), res.Output, "the output before the timeout is kept")
+	assert.Equal(t, "before\noops\n"+provider.TimeoutNotice(3*time.Second), res.Output, "the output before the timeout is kept")
 	executed := fake.Executed()
 	require.Len(t, executed, 2, "the command, then one short command fetching its output")
-	assert.Equal(t, 1, executed[0].Timeout)
+	assert.Equal(t, 3, executed[0].Timeout)
 	assert.Contains(t, sentScript(t, executed[1].Command), "head -c")
 	after := run(t, client, inst, "ls -A /tmp")
 	assert.Equal(t, 1, strings.Count(after.Output, ".auxilia-exec-"), "only the listing command's own folder is in /tmp: %q", after.Output)

@@ -128,7 +128,7 @@ func testCancelled(ctx context.Context, t *testing.T, c provider.Client, inst pr
 	started := make(chan struct{})
 	var once sync.Once
 	_, _ = c.Execute(cmdCtx, inst, provider.ExecRequest{
-		Command: "echo started; sleep 2; echo late > late.txt", Timeout: time.Minute,
+		Command: "echo started; sleep 2 && echo late > late.txt", Timeout: time.Minute,
 		OnOutput: func(_, text string) {
 			if strings.Contains(text, "started") {
 				once.Do(func() { close(started); cancel() })

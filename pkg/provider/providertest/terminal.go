@@ -78,7 +78,7 @@ func RunTerminal(t *testing.T, client provider.Client, inst provider.Instance) {
 	})
 	t.Run("Close kills a running shell", func(t *testing.T) {
 		term := open(t, provider.DefaultTermSize)
-		term.send(t, "echo started-$((1+1)); sleep 2; echo late > late.txt\r")
+		term.send(t, "echo started-$((1+1)); sleep 2 && echo late > late.txt\r")
 		term.Expect(t, "started-2")
 		require.NoError(t, term.pty.Close())
 		require.NoError(t, term.pty.Close(), "closing twice is fine")
