@@ -33,11 +33,11 @@ import (
 // The statements, as GORM writes them for the store's queries.
 const (
 	floorTokenSQL = `SELECT tokens.id, tokens.workspace_id, tokens.name, tokens.role, tokens.hash, tokens.created_at, ` +
-		`tokens.last_used_at, tokens.revoked_at, workspaces.name AS ws_name, workspaces.created_at AS ws_created_at FROM "tokens" ` +
-		`JOIN workspaces ON workspaces.id = tokens.workspace_id WHERE tokens.hash = $1 LIMIT $2`
+		`tokens.last_used_at, tokens.revoked_at, workspaces.name AS ws_name, workspaces.created_at AS ws_created_at FROM tokens ` +
+		`JOIN workspaces ON workspaces.id = tokens.workspace_id WHERE tokens.hash = $1 LIMIT 1`
 	floorTouchSQL = `UPDATE "tokens" SET "last_used_at"=$1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)`
-	floorListSQL  = `SELECT ` + floorSandboxColumns + ` FROM "sandboxes" WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`
-	floorGetSQL   = `SELECT ` + floorSandboxColumns + ` FROM "sandboxes" WHERE (workspace_id = $1 AND deleted_at IS NULL) AND id = $2 LIMIT $3`
+	floorListSQL  = `SELECT ` + floorSandboxColumns + ` FROM sandboxes WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`
+	floorGetSQL   = `SELECT ` + floorSandboxColumns + ` FROM sandboxes WHERE workspace_id = $1 AND deleted_at IS NULL AND id = $2 LIMIT 1`
 
 	floorSandboxColumns = `id, workspace_id, name, description, provider, url, config, secret_key_id, secret_ciphertext, ` +
 		`secret_last4, secret_length, health_status, health_checked_at, health_latency_ms, health_detail, health_history, ` +
@@ -234,7 +234,7 @@ func (f floor) authenticate(w http.ResponseWriter, r *http.Request, pool *pgxpoo
 		return floorToken{}, false
 	}
 	sum := sha256.Sum256([]byte(value))
-	tok, err := queryOne[floorToken](r.Context(), pool, floorTokenSQL, hex.EncodeToString(sum[:]), 1)
+	tok, err := queryOne[floorToken](r.Context(), pool, floorTokenSQL, hex.EncodeToString(sum[:]))
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && tok.RevokedAt != nil {
 		http.Error(w, "unknown token", http.StatusUnauthorized)
 		return floorToken{}, false
@@ -284,7 +284,7 @@ func (f floor) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sb, err := queryOne[floorSandbox](r.Context(), f.pool, floorGetSQL, ws.ID, r.PathValue("id"), 1)
+	sb, err := queryOne[floorSandbox](r.Context(), f.pool, floorGetSQL, ws.ID, r.PathValue("id"))
 	if errors.Is(err, pgx.ErrNoRows) {
 		http.Error(w, "no such sandbox", http.StatusNotFound)
 		return

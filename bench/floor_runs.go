@@ -71,7 +71,7 @@ func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sandboxID := uuidText(binding["sandbox_id"])
-	sb, err := queryMap(ctx, f.runs, floorGetSQL, ws, sandboxID, 1)
+	sb, err := queryMap(ctx, f.runs, floorGetSQL, ws, sandboxID)
 	if err != nil {
 		floorNotFound(w, err, "sandbox")
 		return

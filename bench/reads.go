@@ -15,6 +15,8 @@ type comparison struct {
 	Ours, Floor   series
 	OursSessions  int64 // Postgres sessions opened while measuring
 	FloorSessions int64
+	OursCPU       cpuUse // CPU time spent while the requests were recorded
+	FloorCPU      cpuUse
 }
 
 type readResults struct {
@@ -66,14 +68,18 @@ func measureReads(ctx context.Context, cfg config, s *stack) (readResults, error
 // which goes first in each round so that drift on a busy machine falls on both.
 func compare(ctx context.Context, cfg config, s *stack, loop closedLoop, route string, req func(api) request) (comparison, error) {
 	c := comparison{Route: route}
-	measure := func(a api, into *series, sessions *int64) error {
-		n, err := s.countSessions(ctx, func() { into.merge(loop.run(ctx, req(a))) })
+	measure := func(a api, p *process, into *series, sessions *int64, cpu *cpuUse) error {
+		n, err := s.countSessions(ctx, func() {
+			spent := measureCPU(p.cmd.Process.Pid, loop)
+			into.merge(loop.run(ctx, req(a)))
+			cpu.add(spent())
+		})
 		*sessions += n
 		return err
 	}
 	for round := range cfg.Rounds {
-		first, second := func() error { return measure(s.ours, &c.Ours, &c.OursSessions) },
-			func() error { return measure(s.base, &c.Floor, &c.FloorSessions) }
+		first, second := func() error { return measure(s.ours, s.server, &c.Ours, &c.OursSessions, &c.OursCPU) },
+			func() error { return measure(s.base, s.floor, &c.Floor, &c.FloorSessions, &c.FloorCPU) }
 		if round%2 == 1 {
 			first, second = second, first
 		}

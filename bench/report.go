@@ -125,16 +125,19 @@ func (w *reportWriter) reads(r results) {
 		"**%d answers, byte for byte identical**. Its pgx pool holds %d connections, one per worker; the server's pool "+
 		"is as large as its `AUXILIA_DB_MAX_CONNECTIONS` default.\n",
 		rd.Sandboxes, rd.Compared, r.Config.Concurrency)
-	w.p("| route | | requests | throughput | p50 | p99 | Postgres sessions opened |\n|---|---|--:|--:|--:|--:|--:|")
+	w.p("| route | | requests | throughput | p50 | p99 | CPU a request: process | : Postgres | Postgres sessions opened |\n|---|---|--:|--:|--:|--:|--:|--:|--:|")
 	for _, c := range []comparison{rd.List, rd.Get} {
-		w.p("| `%s` | ours | %d | %.0f/s | %s | %s | %d |", c.Route, c.Ours.requests(), c.Ours.throughput(),
-			ms(c.Ours.quantile(.5)), ms(c.Ours.quantile(.99)), c.OursSessions)
-		w.p("| | floor | %d | %.0f/s | %s | %s | %d |", c.Floor.requests(), c.Floor.throughput(),
-			ms(c.Floor.quantile(.5)), ms(c.Floor.quantile(.99)), c.FloorSessions)
-		w.p("| | **ours / floor** | | **%s** | **%s** | **%s** | |",
+		oursCPU, oursPG := c.OursCPU.perRequest(c.Ours)
+		floorCPU, floorPG := c.FloorCPU.perRequest(c.Floor)
+		w.p("| `%s` | ours | %d | %.0f/s | %s | %s | %s | %s | %d |", c.Route, c.Ours.requests(), c.Ours.throughput(),
+			ms(c.Ours.quantile(.5)), ms(c.Ours.quantile(.99)), micros(oursCPU), micros(oursPG), c.OursSessions)
+		w.p("| | floor | %d | %.0f/s | %s | %s | %s | %s | %d |", c.Floor.requests(), c.Floor.throughput(),
+			ms(c.Floor.quantile(.5)), ms(c.Floor.quantile(.99)), micros(floorCPU), micros(floorPG), c.FloorSessions)
+		w.p("| | **ours / floor** | | **%s** | **%s** | **%s** | **%s** | **%s** | |",
 			ratio(c.Ours.throughput(), c.Floor.throughput()),
 			ratio(float64(c.Ours.quantile(.5)), float64(c.Floor.quantile(.5))),
-			ratio(float64(c.Ours.quantile(.99)), float64(c.Floor.quantile(.99))))
+			ratio(float64(c.Ours.quantile(.99)), float64(c.Floor.quantile(.99))),
+			ratio(float64(oursCPU), float64(floorCPU)), ratio(float64(oursPG), float64(floorPG)))
 	}
 	w.p("")
 	w.p("A throughput ratio under 1 and latency ratios over 1 are what the server's framework, ORM and middleware cost. " +

@@ -136,7 +136,8 @@ func (s Sandboxes) Get(ctx context.Context, workspaceID, id string) (auxilia.San
 
 // GetSealed returns a live sandbox with its sealed secret.
 func (s Sandboxes) GetSealed(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, auxilia.SealedSecret, error) {
-	row, err := takeRow[sandboxRow](ctx, s.live(ctx, workspaceID).Table("sandboxes").Where("id = ?", id), sandboxColumns)
+	row, err := takeRow[sandboxRow](ctx, s.db, "SELECT "+sandboxColumns+" FROM sandboxes "+
+		"WHERE workspace_id = ? AND deleted_at IS NULL AND id = ? LIMIT 1", workspaceID, id)
 	if err != nil {
 		return auxilia.Sandbox{}, auxilia.SealedSecret{}, notFound(err, "sandbox")
 	}
@@ -145,11 +146,12 @@ func (s Sandboxes) GetSealed(ctx context.Context, workspaceID, id string) (auxil
 
 // List returns a page of the workspace's live sandboxes, only the one called name when it is set.
 func (s Sandboxes) List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error) {
-	q := s.live(ctx, workspaceID)
+	where, args := "workspace_id = ? AND deleted_at IS NULL", []any{workspaceID}
 	if name != "" {
-		q = q.Where("name = ?", name)
+		where, args = where+" AND name = ?", append(args, name)
 	}
-	rows, err := findRows[sandboxRow](ctx, pageQuery(q.Table("sandboxes"), req), sandboxColumns)
+	where, args = pageSQL(where, args, req)
+	rows, err := findRows[sandboxRow](ctx, s.db, "SELECT "+sandboxColumns+" FROM sandboxes WHERE "+where, args...)
 	if err != nil {
 		return auxilia.Page[auxilia.Sandbox]{}, err
 	}

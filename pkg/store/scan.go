@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"sync"
 
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
 
@@ -17,30 +22,29 @@ type scannable[R any] interface {
 	scanTargets() []any
 }
 
-// findRows runs q for the given columns and scans each row straight into
-// the row's fields. GORM's own scan makes a value per cell by reflection and
-// copies it across; on the routes read most (every request's token, the
-// sandboxes' list and view) that cost more than the rest of the request.
-func findRows[R any, P scannable[R]](ctx context.Context, q *gorm.DB, columns string) ([]R, error) {
-	rows, err := q.Select(columns).Rows()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+// findRows runs query (a SELECT of the row's columns, with ? placeholders)
+// and scans each row straight into the row's fields. It serves the routes
+// read most (every request's token, the sandboxes' list and view), where
+// GORM's statement building and reflective scan, and database/sql's rows,
+// cost more than the rest of the request: outside a transaction on
+// Postgres the query goes through pgx itself, on a connection of the pool.
+func findRows[R any, P scannable[R]](ctx context.Context, db *DB, query string, args ...any) ([]R, error) {
 	var out []R
-	for rows.Next() {
+	err := db.eachRow(ctx, query, args, func(scan func(dest ...any) error) error {
 		var r R
-		if err := rows.Scan(P(&r).scanTargets()...); err != nil {
-			return nil, withContextError(ctx, err)
+		if err := scan(P(&r).scanTargets()...); err != nil {
+			return err
 		}
 		out = append(out, r)
-	}
-	return out, withContextError(ctx, rows.Err())
+		return nil
+	})
+	return out, withContextError(ctx, err)
 }
 
-// takeRow is findRows for one row: gorm.ErrRecordNotFound when there is none.
-func takeRow[R any, P scannable[R]](ctx context.Context, q *gorm.DB, columns string) (R, error) {
-	rows, err := findRows[R, P](ctx, q.Limit(1), columns)
+// takeRow is findRows for a query of one row (its SQL ends with LIMIT 1):
+// gorm.ErrRecordNotFound when there is none.
+func takeRow[R any, P scannable[R]](ctx context.Context, db *DB, query string, args ...any) (R, error) {
+	rows, err := findRows[R, P](ctx, db, query, args...)
 	switch {
 	case err != nil:
 		var zero R
@@ -50,6 +54,87 @@ func takeRow[R any, P scannable[R]](ctx context.Context, q *gorm.DB, columns str
 		return zero, gorm.ErrRecordNotFound
 	}
 	return rows[0], nil
+}
+
+// eachRow runs query and calls each with every row's scan.
+func (db *DB) eachRow(ctx context.Context, query string, args []any, each func(scan func(dest ...any) error) error) error {
+	if _, inTx := ctx.Value(txKey{}).(*gorm.DB); inTx || db.dialect != Postgres {
+		rows, err := db.conn(ctx).Raw(query, args...).Rows()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := each(rows.Scan); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	// As database/sql does, a query that could not be sent at all is
+	// tried again on another connection.
+	for attempt := 1; ; attempt++ {
+		err := db.eachRowOnce(ctx, query, args, each)
+		if attempt == 3 || !pgconn.SafeToRetry(err) {
+			return err
+		}
+	}
+}
+
+// eachRowOnce runs query through pgx on a connection of the pool.
+func (db *DB) eachRowOnce(ctx context.Context, query string, args []any, each func(scan func(dest ...any) error) error) error {
+	pool, err := db.gorm.DB()
+	if err != nil {
+		return err
+	}
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(driverConn any) error {
+		c, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("store: a Postgres connection of type %T", driverConn)
+		}
+		// A query that breaks the connection leaves it closed, and
+		// database/sql drops a closed one when it takes it back.
+		rows, err := c.Conn().Query(ctx, numbered(query), args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := each(rows.Scan); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+}
+
+// numberedQueries caches numbered's answers: the store's queries are a
+// fixed set of texts.
+var numberedQueries sync.Map
+
+// numbered rewrites the ? placeholders of query as Postgres's $1, $2, …
+// (the store's SQL has no ? in its literals).
+func numbered(query string) string {
+	if q, ok := numberedQueries.Load(query); ok {
+		return q.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for i := range len(query) {
+		if query[i] != '?' {
+			b.WriteByte(query[i])
+			continue
+		}
+		n++
+		b.WriteString("$" + strconv.Itoa(n))
+	}
+	numberedQueries.Store(query, b.String())
+	return b.String()
 }
 
 // withContextError reports a failure after the context ended as the

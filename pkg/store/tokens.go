@@ -53,8 +53,8 @@ func (s Tokens) ByID(ctx context.Context, id string) (auxilia.Token, auxilia.Wor
 }
 
 func (s Tokens) byWhere(ctx context.Context, where string, arg string) (auxilia.Token, auxilia.Workspace, error) {
-	q := s.db.conn(ctx).Table("tokens").Joins("JOIN workspaces ON workspaces.id = tokens.workspace_id").Where(where, arg)
-	row, err := takeRow[tokenWithWorkspace](ctx, q, tokenWithWorkspaceColumns)
+	row, err := takeRow[tokenWithWorkspace](ctx, s.db, "SELECT "+tokenWithWorkspaceColumns+
+		" FROM tokens JOIN workspaces ON workspaces.id = tokens.workspace_id WHERE "+where+" LIMIT 1", arg)
 	if err != nil {
 		return auxilia.Token{}, auxilia.Workspace{}, notFound(err, "token")
 	}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// clockTicks is Linux's USER_HZ, the unit of the CPU times in /proc/<pid>/stat.
+const clockTicks = 100
+
+// cpuTime is the CPU time (user and system) process pid has used so far.
+func cpuTime(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces:
+	// the fields counted from after its closing one start at field 3.
+	end := bytes.LastIndexByte(raw, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	fields := bytes.Fields(raw[end+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(fields))
+	}
+	var ticks int64
+	for _, f := range fields[11:13] { // utime and stime, fields 14 and 15
+		n, err := strconv.ParseInt(string(f), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// postgresCPUTime is the CPU time used so far by every process named
+// postgres on the machine (the server and its sessions).
+func postgresCPUTime() time.Duration {
+	var total time.Duration
+	stats, _ := filepath.Glob("/proc/[0-9]*/comm")
+	for _, comm := range stats {
+		name, err := os.ReadFile(comm)
+		if err != nil || string(bytes.TrimSpace(name)) != "postgres" {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(comm)))
+		if err != nil {
+			continue
+		}
+		if t, err := cpuTime(pid); err == nil {
+			total += t
+		}
+	}
+	return total
+}
+
+// cpuUse is the CPU time spent while requests were recorded, by the process
+// that served them and by Postgres.
+type cpuUse struct{ Process, Postgres time.Duration }
+
+func (u *cpuUse) add(o cpuUse) {
+	u.Process += o.Process
+	u.Postgres += o.Postgres
+}
+
+// perRequest divides the CPU time by the requests recorded meanwhile.
+func (u cpuUse) perRequest(s series) (process, postgres time.Duration) {
+	n := time.Duration(max(s.requests(), 1))
+	return u.Process / n, u.Postgres / n
+}
+
+// measureCPU reads the CPU times at the start and at the end of a closed
+// loop's recorded window; the returned function waits for the second reading.
+func measureCPU(pid int, l closedLoop) func() cpuUse {
+	done := make(chan cpuUse, 1)
+	go func() {
+		time.Sleep(l.warmup)
+		p0, _ := cpuTime(pid)
+		pg0 := postgresCPUTime()
+		time.Sleep(l.window)
+		p1, _ := cpuTime(pid)
+		done <- cpuUse{Process: p1 - p0, Postgres: postgresCPUTime() - pg0}
+	}()
+	return func() cpuUse { return <-done }
+}
