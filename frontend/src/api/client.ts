@@ -1,5 +1,6 @@
 import createClient from "openapi-fetch";
 import { tokenStore } from "../session/tokenStore";
+import { takeEarly } from "./early";
 import { ApiError, toProblem } from "./problem";
 import type { paths } from "./schema.gen";
 
@@ -9,7 +10,7 @@ export const apiBase = globalThis.location?.origin ?? "";
 export const api = createClient<paths>({
   baseUrl: apiBase,
   // Looked up at call time so tests can stand in for fetch.
-  fetch: (request) => globalThis.fetch(request),
+  fetch: (request) => takeEarly(request) ?? globalThis.fetch(request),
 });
 
 api.use({

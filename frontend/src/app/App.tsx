@@ -1,5 +1,4 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useState } from "react";
 import { BrowserRouter } from "react-router-dom";
 import { isApiError } from "../api/problem";
 import { SessionProvider } from "../session/SessionProvider";
@@ -24,8 +23,7 @@ export function createQueryClient() {
   });
 }
 
-export function App() {
-  const [queryClient] = useState(createQueryClient);
+export function App({ queryClient }: { queryClient: QueryClient }) {
   return (
     <QueryClientProvider client={queryClient}>
       <TooltipProvider delayDuration={300}>

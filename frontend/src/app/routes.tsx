@@ -1,27 +1,102 @@
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useEffect, type ReactNode } from "react";
-import { Navigate, Route, Routes } from "react-router-dom";
+import { useEffect, useSyncExternalStore, type ComponentType } from "react";
+import { matchPath, Navigate, Route, Routes } from "react-router-dom";
 import { prefetchSandboxes } from "../features/sandboxes/api/prefetch";
 import { useSession } from "../session/SessionContext";
+import { Button } from "../ui/Button";
 import { Loading } from "../ui/Loading";
+import { ProblemMessage } from "../ui/ProblemMessage";
 import { NotFound } from "./NotFound";
 import { Shell } from "./Shell";
 
-// Each screen is its own chunk: the first load carries the shell and sign-in only.
-const SandboxesPage = lazy(() => import("../features/sandboxes/SandboxesPage"));
-const AgentsPage = lazy(() => import("../features/agents/AgentsPage"));
-const AgentEditorPage = lazy(() => import("../features/agents/AgentEditorPage"));
-const RunConsolePage = lazy(() => import("../features/runs/RunConsolePage"));
-const ThreadsPage = lazy(() => import("../features/runs/ThreadsPage"));
-const ThreadPage = lazy(() => import("../features/runs/ThreadPage"));
-const TokensPage = lazy(() => import("../features/tokens/TokensPage"));
-const AuditPage = lazy(() => import("../features/audit/AuditPage"));
+/**
+ * A screen in a chunk of its own, with the data requests it starts while
+ * that chunk loads. It is a store of the chunk's state (see Screen).
+ */
+interface LazyScreen {
+  /** Asks for the chunk, once (again after a failure); settles when it has arrived or failed. */
+  load: () => Promise<void>;
+  prefetch?: (client: QueryClient) => Promise<void>;
+  subscribe: (onChange: () => void) => () => void;
+  state: () => ChunkState;
+}
 
-/** A lazily loaded screen; prefetch starts its data requests while its chunk loads. */
-function Screen({ children, prefetch }: { children: ReactNode; prefetch?: (client: QueryClient) => void }) {
+type ChunkState = { Page?: ComponentType; error?: unknown };
+
+function lazyScreen(importPage: () => Promise<{ default: ComponentType }>, prefetch?: LazyScreen["prefetch"]): LazyScreen {
+  let state: ChunkState = {};
+  let loading: Promise<void> | null = null;
+  const listeners = new Set<() => void>();
+  const settle = (next: ChunkState) => {
+    state = next;
+    for (const listener of listeners) listener();
+  };
+  return {
+    load() {
+      loading ??= importPage().then(
+        (module) => settle({ Page: module.default }),
+        (error: unknown) => {
+          loading = null;
+          settle({ error });
+        },
+      );
+      return loading;
+    },
+    prefetch,
+    subscribe(onChange) {
+      listeners.add(onChange);
+      return () => listeners.delete(onChange);
+    },
+    state: () => state,
+  };
+}
+
+// Each screen is its own chunk: the first load carries the shell and sign-in only.
+const agentEditor = lazyScreen(() => import("../features/agents/AgentEditorPage"));
+const screens: { path: string; screen: LazyScreen; adminOnly?: boolean }[] = [
+  { path: "agents", screen: lazyScreen(() => import("../features/agents/AgentsPage")) },
+  { path: "agents/new", screen: agentEditor },
+  { path: "agents/:agentId", screen: agentEditor },
+  { path: "agents/:agentId/threads", screen: lazyScreen(() => import("../features/runs/ThreadsPage")) },
+  { path: "agents/:agentId/threads/:threadId", screen: lazyScreen(() => import("../features/runs/ThreadPage")) },
+  { path: "runs/:runId?", screen: lazyScreen(() => import("../features/runs/RunConsolePage")) },
+  { path: "settings/sandboxes", screen: lazyScreen(() => import("../features/sandboxes/SandboxesPage"), prefetchSandboxes) },
+  { path: "settings/tokens", screen: lazyScreen(() => import("../features/tokens/TokensPage")), adminOnly: true },
+  // Not only for admins: a member who follows a link is told the API's answer.
+  { path: "settings/audit", screen: lazyScreen(() => import("../features/audit/AuditPage")) },
+];
+
+/**
+ * Asks for the code of the screen at pathname, and when signed in for its
+ * data, as the app starts: they load while the session is checked instead
+ * of after it. Settles when both have arrived (or failed).
+ */
+export function preloadScreen(client: QueryClient, pathname: string, signedIn: boolean): Promise<void> {
+  const found = screens.find(({ path }) => matchPath("/" + path, pathname));
+  if (!found) return Promise.resolve();
+  const { load, prefetch } = found.screen;
+  return Promise.all([load(), signedIn ? prefetch?.(client) : undefined]).then(() => undefined);
+}
+
+/**
+ * A screen, shown as soon as its code is here, with its data requests
+ * started while the code loads. Not React.lazy: that suspends even when the
+ * chunk has already arrived, and a Suspense boundary that has shown its
+ * fallback then holds the screen back for its throttle (300 ms).
+ */
+function Screen({ screen }: { screen: LazyScreen }) {
   const queryClient = useQueryClient();
-  useEffect(() => prefetch?.(queryClient), [prefetch, queryClient]); // right after the chunk is asked for
-  return <Suspense fallback={<Loading />}>{children}</Suspense>;
+  const { Page, error } = useSyncExternalStore(screen.subscribe, screen.state);
+  useEffect(() => {
+    void screen.load();
+    void screen.prefetch?.(queryClient);
+  }, [screen, queryClient]);
+  if (Page) return <Page />;
+  if (error) {
+    // Most likely a new version was deployed and this chunk is gone: a reload gets the new one.
+    return <ProblemMessage error={error} action={<Button onClick={() => window.location.reload()}>Reload</Button>} />;
+  }
+  return <Loading />;
 }
 
 export function AppRoutes() {
@@ -30,16 +105,11 @@ export function AppRoutes() {
     <Routes>
       <Route element={<Shell />}>
         <Route index element={<Navigate to="/agents" replace />} />
-        <Route path="agents" element={<Screen><AgentsPage /></Screen>} />
-        <Route path="agents/new" element={<Screen><AgentEditorPage /></Screen>} />
-        <Route path="agents/:agentId" element={<Screen><AgentEditorPage /></Screen>} />
-        <Route path="agents/:agentId/threads" element={<Screen><ThreadsPage /></Screen>} />
-        <Route path="agents/:agentId/threads/:threadId" element={<Screen><ThreadPage /></Screen>} />
-        <Route path="runs/:runId?" element={<Screen><RunConsolePage /></Screen>} />
-        <Route path="settings/sandboxes" element={<Screen prefetch={prefetchSandboxes}><SandboxesPage /></Screen>} />
-        {isAdmin && <Route path="settings/tokens" element={<Screen><TokensPage /></Screen>} />}
-        {/* Not only for admins: a member who follows a link is told the API's answer. */}
-        <Route path="settings/audit" element={<Screen><AuditPage /></Screen>} />
+        {screens
+          .filter(({ adminOnly }) => isAdmin || !adminOnly)
+          .map(({ path, screen }) => (
+            <Route key={path} path={path} element={<Screen screen={screen} />} />
+          ))}
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -1,6 +1,7 @@
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, type QueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../api/client";
 import type { Me } from "../api/types";
+import { tokenStore } from "./tokenStore";
 
 export const meKey = ["me"] as const;
 
@@ -11,6 +12,13 @@ export function fetchMe(token?: string): Promise<Me> {
   );
 }
 
+const meQuery = { queryKey: meKey, queryFn: () => fetchMe(), retry: false, staleTime: Infinity } as const;
+
 export function useMe(enabled: boolean) {
-  return useQuery({ queryKey: meKey, queryFn: () => fetchMe(), enabled, retry: false, staleTime: Infinity });
+  return useQuery({ ...meQuery, enabled });
+}
+
+/** Asks who the stored token belongs to as the app starts, before anything renders; settles with the answer. */
+export function prefetchMe(queryClient: QueryClient): Promise<void> {
+  return tokenStore.get() === null ? Promise.resolve() : queryClient.prefetchQuery(meQuery);
 }
