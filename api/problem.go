@@ -29,6 +29,7 @@ var statusOf = map[auxilia.Code]int{
 	auxilia.CodeSandboxUnavailable: http.StatusConflict,
 	auxilia.CodeFileExists:         http.StatusConflict,
 	auxilia.CodeRunNotActive:       http.StatusConflict,
+	auxilia.CodeTerminalLimit:      http.StatusConflict,
 	auxilia.CodePrecondition:       http.StatusPreconditionFailed,
 	auxilia.CodeUnauthorized:       http.StatusUnauthorized,
 	auxilia.CodeForbidden:          http.StatusForbidden,

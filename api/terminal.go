@@ -81,7 +81,7 @@ type terminalTicketView struct {
 // ticket issues a ticket that opens the run's terminal once.
 //
 //	@Summary		Get a ticket for a run's terminal
-//	@Description	A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval.
+//	@Description	A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already: 409 terminal_limit.
 //	@Tags			runs
 //	@Produce		json
 //	@Security		BearerAuth
@@ -96,8 +96,11 @@ func (h terminalHandler) ticket(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	if err := h.svc.CheckTerminal(ctx, actor(c).Workspace.ID, id, approved(c)); err != nil {
+	ctx, ws := c.Request().Context(), actor(c).Workspace.ID
+	if err := h.svc.CheckTerminal(ctx, ws, id, approved(c)); err != nil {
+		return err
+	}
+	if err := h.sessions.checkRoom(ws, id); err != nil {
 		return err
 	}
 	value, expires, err := h.tokens.IssueTicket(ctx, actor(c), id, approved(c))
@@ -110,7 +113,7 @@ func (h terminalHandler) ticket(c echo.Context) error {
 // open serves the run's terminal over a WebSocket.
 //
 //	@Summary		Open a run's terminal (WebSocket)
-//	@Description	Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+//	@Description	Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends). Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
 //	@Tags			runs
 //	@Produce		json
 //	@Security		BearerAuth
@@ -157,8 +160,13 @@ func (h terminalHandler) open(c echo.Context) error {
 			_ = s.term.Resize(ctx, size)
 		}
 	} else {
+		giveBack, err := h.sessions.reserve(ws, id)
+		if err != nil {
+			return err
+		}
 		term, err := h.svc.OpenTerminal(ctx, ws, id, size, approvedHere)
 		if err != nil {
+			giveBack()
 			return err
 		}
 		// The audit outlives the request: the shell may close long after.

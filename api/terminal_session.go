@@ -21,6 +21,10 @@ const (
 	terminalFrameLimit = 1 << 20
 	// terminalWriteTimeout bounds a write to the client.
 	terminalWriteTimeout = time.Minute
+	// maxTerminalsPerRun bounds the shells a run keeps open on one server,
+	// with or without a connection: each holds a process in the instance
+	// and a connection to the provider.
+	maxTerminalsPerRun = 4
 )
 
 // terminalSessions are the terminals open on this server, with or without
@@ -29,12 +33,61 @@ type terminalSessions struct {
 	grace time.Duration
 	audit auxilia.Auditor
 
-	mu   sync.Mutex
-	open map[*terminalSession]struct{}
+	mu     sync.Mutex
+	open   map[*terminalSession]struct{}
+	perRun map[string]int // shells open or being opened, by runKey
 }
 
 func newTerminalSessions(grace time.Duration, audit auxilia.Auditor) *terminalSessions {
-	return &terminalSessions{grace: grace, audit: audit, open: map[*terminalSession]struct{}{}}
+	return &terminalSessions{grace: grace, audit: audit, open: map[*terminalSession]struct{}{}, perRun: map[string]int{}}
+}
+
+func runKey(workspace, runID string) string { return workspace + "/" + runID }
+
+// reserve counts a shell about to be opened for the run, or refuses it when
+// the run has as many as it may; giveBack returns the place when the shell
+// could not be opened (once opened, ending it does).
+func (ss *terminalSessions) reserve(workspace, runID string) (giveBack func(), err error) {
+	key := runKey(workspace, runID)
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.perRun[key] >= maxTerminalsPerRun {
+		return nil, terminalLimit()
+	}
+	ss.perRun[key]++
+	return func() {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		ss.forget(key)
+	}, nil
+}
+
+// checkRoom refuses, as reserve would, a new shell for a run that has as
+// many as it may, none of them waiting for a connection to take it back.
+func (ss *terminalSessions) checkRoom(workspace, runID string) error {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.perRun[runKey(workspace, runID)] < maxTerminalsPerRun {
+		return nil
+	}
+	for s := range ss.open {
+		if !s.attached && s.workspace == workspace && s.term.Run.ID == runID {
+			return nil
+		}
+	}
+	return terminalLimit()
+}
+
+func terminalLimit() error {
+	return auxilia.Errorf(auxilia.CodeTerminalLimit,
+		"The run has %d terminals open, the most it may have: close one (or let a dropped one end) first.", maxTerminalsPerRun)
+}
+
+// forget gives back a run's place; ss.mu is held.
+func (ss *terminalSessions) forget(key string) {
+	if ss.perRun[key]--; ss.perRun[key] <= 0 {
+		delete(ss.perRun, key)
+	}
 }
 
 // terminalSession is one shell and what it showed that no connection took yet.
@@ -53,7 +106,8 @@ type terminalSession struct {
 	grace    *time.Timer
 }
 
-// add keeps a new shell, attached to the connection about to be made.
+// add keeps a new shell, attached to the connection about to be made, in
+// the place reserve gave it.
 func (ss *terminalSessions) add(auditCtx context.Context, workspace string, term *run.Terminal) *terminalSession {
 	s := &terminalSession{term: term, workspace: workspace, auditCtx: auditCtx, opened: time.Now(),
 		out: make(chan []byte, 16), attached: true}
@@ -91,7 +145,10 @@ func (ss *terminalSessions) release(s *terminalSession) {
 func (ss *terminalSessions) end(s *terminalSession, why string) {
 	ss.mu.Lock()
 	_, open := ss.open[s]
-	delete(ss.open, s)
+	if open {
+		delete(ss.open, s)
+		ss.forget(runKey(s.workspace, s.term.Run.ID))
+	}
 	ss.mu.Unlock()
 	if !open {
 		return

@@ -1,12 +1,15 @@
 package api_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
 	"github.com/auxilia/sandboxes/pkg/provider/echotest"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -196,4 +199,36 @@ func TestTerminalOnAProviderWithoutOne(t *testing.T) {
 		assert.Equal(t, "echo", p["provider"])
 		assert.Contains(t, p["detail"], "echo")
 	}, func(o *options) { o.kinds = kinds })
+}
+
+// A run keeps at most four shells open on a server: a fifth is refused
+// before the upgrade, and a place comes back when a shell ends. Another
+// run's terminals are counted apart.
+func TestTerminalsPerRunAreBounded(t *testing.T) {
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	agent, _ := e.boundAgent(nil)
+	run := e.startRun(agent, "many")
+	auth := []string{"Authorization", "Bearer " + e.member}
+	shell := func(path string, n int) *wsTerm {
+		term := e.dialTerminal(path, auth...)
+		term.typeKeys(fmt.Sprintf("echo shell-$((%d*10))\r", n))
+		term.expect(fmt.Sprintf("shell-%d", n*10))
+		return term
+	}
+	var open []*wsTerm
+	for i := range 4 {
+		open = append(open, shell(run+"/terminal", i+1))
+	}
+	p := e.send("GET", run+"/terminal", e.member, nil, upgradeHeaders...).problem(t, 409, "terminal_limit")
+	assert.Contains(t, p["detail"], "4 terminals")
+	e.send("POST", run+"/terminal-tickets", e.member, nil).problem(t, 409, "terminal_limit") // the console's first step
+	open = append(open, shell(e.startRun(agent, "other")+"/terminal", 5))
+
+	open[0].typeKeys("exit\r")
+	open[0].ended()
+	open[0] = shell(run+"/terminal", 6) // the ended shell's place
+	for _, term := range open {
+		term.typeKeys("exit\r")
+		term.ended()
+	}
 }

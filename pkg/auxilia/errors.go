@@ -33,6 +33,7 @@ const (
 	CodeFileExists         Code = "file_exists"
 	CodeRunNotActive       Code = "run_not_active"
 	CodeNoTerminal         Code = "terminal_unsupported"
+	CodeTerminalLimit      Code = "terminal_limit"
 	CodeTooLarge           Code = "payload_too_large"
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
 	CodeRateLimited        Code = "rate_limited"
