@@ -1,55 +1,10 @@
-import { useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { useEffect, useSyncExternalStore, type ComponentType } from "react";
+import type { QueryClient } from "@tanstack/react-query";
 import { matchPath, Navigate, Route, Routes } from "react-router-dom";
 import { prefetchSandboxes } from "../features/sandboxes/api/prefetch";
 import { useSession } from "../session/SessionContext";
-import { Button } from "../ui/Button";
-import { Loading } from "../ui/Loading";
-import { ProblemMessage } from "../ui/ProblemMessage";
 import { NotFound } from "./NotFound";
+import { lazyScreen, Screen, type LazyScreen } from "./Screen";
 import { Shell } from "./Shell";
-
-/**
- * A screen in a chunk of its own, with the data requests it starts while
- * that chunk loads. It is a store of the chunk's state (see Screen).
- */
-interface LazyScreen {
-  /** Asks for the chunk, once (again after a failure); settles when it has arrived or failed. */
-  load: () => Promise<void>;
-  prefetch?: (client: QueryClient) => Promise<void>;
-  subscribe: (onChange: () => void) => () => void;
-  state: () => ChunkState;
-}
-
-type ChunkState = { Page?: ComponentType; error?: unknown };
-
-function lazyScreen(importPage: () => Promise<{ default: ComponentType }>, prefetch?: LazyScreen["prefetch"]): LazyScreen {
-  let state: ChunkState = {};
-  let loading: Promise<void> | null = null;
-  const listeners = new Set<() => void>();
-  const settle = (next: ChunkState) => {
-    state = next;
-    for (const listener of listeners) listener();
-  };
-  return {
-    load() {
-      loading ??= importPage().then(
-        (module) => settle({ Page: module.default }),
-        (error: unknown) => {
-          loading = null;
-          settle({ error });
-        },
-      );
-      return loading;
-    },
-    prefetch,
-    subscribe(onChange) {
-      listeners.add(onChange);
-      return () => listeners.delete(onChange);
-    },
-    state: () => state,
-  };
-}
 
 // Each screen is its own chunk: the first load carries the shell and sign-in only.
 const agentEditor = lazyScreen(() => import("../features/agents/AgentEditorPage"));
@@ -76,27 +31,6 @@ export function preloadScreen(client: QueryClient, pathname: string, signedIn: b
   if (!found) return Promise.resolve();
   const { load, prefetch } = found.screen;
   return Promise.all([load(), signedIn ? prefetch?.(client) : undefined]).then(() => undefined);
-}
-
-/**
- * A screen, shown as soon as its code is here, with its data requests
- * started while the code loads. Not React.lazy: that suspends even when the
- * chunk has already arrived, and a Suspense boundary that has shown its
- * fallback then holds the screen back for its throttle (300 ms).
- */
-function Screen({ screen }: { screen: LazyScreen }) {
-  const queryClient = useQueryClient();
-  const { Page, error } = useSyncExternalStore(screen.subscribe, screen.state);
-  useEffect(() => {
-    void screen.load();
-    void screen.prefetch?.(queryClient);
-  }, [screen, queryClient]);
-  if (Page) return <Page />;
-  if (error) {
-    // Most likely a new version was deployed and this chunk is gone: a reload gets the new one.
-    return <ProblemMessage error={error} action={<Button onClick={() => window.location.reload()}>Reload</Button>} />;
-  }
-  return <Loading />;
 }
 
 export function AppRoutes() {
