@@ -18,6 +18,8 @@ export interface LazyScreen {
 
 type ChunkState = { Page?: ComponentType; error?: unknown };
 
+const chunkFailed = new Error("This screen could not be loaded. Reload the page to try again.");
+
 export function lazyScreen(importPage: () => Promise<{ default: ComponentType }>, prefetch?: LazyScreen["prefetch"]): LazyScreen {
   let state: ChunkState = {};
   let loading: Promise<void> | null = null;
@@ -61,8 +63,8 @@ export function Screen({ screen }: { screen: LazyScreen }) {
   }, [screen, queryClient]);
   if (Page) return <Page />;
   if (error) {
-    // Most likely a new version was deployed and this chunk is gone: a reload gets the new one.
-    return <ProblemMessage error={error} action={<Button onClick={() => window.location.reload()}>Reload</Button>} />;
+    // The network failed, or a new version was deployed and this chunk is gone: a reload gets the new one.
+    return <ProblemMessage error={chunkFailed} action={<Button onClick={() => window.location.reload()}>Reload</Button>} />;
   }
   return <Loading />;
 }
