@@ -64,8 +64,11 @@ type terminalHandler struct {
 }
 
 func newTerminalHandler(cfg Config) terminalHandler {
-	return terminalHandler{svc: cfg.Runs, tokens: cfg.Tokens, audit: cfg.Audit,
-		sessions: newTerminalSessions(cfg.TerminalGrace, cfg.Audit)}
+	sessions := newTerminalSessions(cfg.TerminalGrace, cfg.Audit)
+	if cfg.Stopping != nil {
+		context.AfterFunc(cfg.Stopping, sessions.stop)
+	}
+	return terminalHandler{svc: cfg.Runs, tokens: cfg.Tokens, audit: cfg.Audit, sessions: sessions}
 }
 
 func (h terminalHandler) routes(v1, terminal routes) {
