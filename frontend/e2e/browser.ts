@@ -105,10 +105,10 @@ export async function expectNoHorizontalScroll(page: Page) {
 }
 
 /** Talks to the API directly, to set up what a scenario starts from. */
-export async function apiCall<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+export async function apiCall<T = unknown>(method: string, path: string, body?: unknown, token = adminToken()): Promise<T> {
   const response = await fetch(baseUrl() + path, {
     method,
-    headers: { Authorization: `Bearer ${adminToken()}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await response.text();

@@ -6,6 +6,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     adminToken: string;
+    /** An admin of a workspace no other scenario uses: what it lists is only its own. */
+    quietAdminToken: string;
   }
 }
 
@@ -16,6 +18,7 @@ export default async function setup(project: TestProject) {
   const server = await startServer(binary, `aux_${randomBytes(32).toString("base64url")}`);
   project.provide("baseUrl", server.url);
   project.provide("adminToken", server.token);
+  project.provide("quietAdminToken", server.createToken("quiet"));
   return async () => {
     await server.stop();
     cleanup();

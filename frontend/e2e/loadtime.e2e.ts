@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { adminToken, apiCall, baseUrl, openBrowser, uniqueName } from "./browser";
+import { describe, expect, inject, it } from "vitest";
+import { apiCall, baseUrl, openBrowser, uniqueName } from "./browser";
 
 /** Times in a page's own clock, in ms from the start of its navigation. */
 interface Timeline {
@@ -40,19 +40,27 @@ function readTimeline(): Timeline | string {
 
 const ms = (t: number) => `${Math.round(t)}`;
 
+// How many sandboxes the timed list shows: a small team's.
+const listed = 5;
+
 // How long a signed-in person waits for the Sandboxes list on a cold load
 // (an empty cache, a new tab), from the start of the navigation to the frame
 // that shows the list, in the page's own clock: reported, not asserted, as
-// the machine's load varies.
+// the machine's load varies. The person is an admin of a workspace of its
+// own, so the list is the same whatever the other scenarios made.
 describe("Cold load of Sandboxes", () => {
   it("reports the time until the list is visible, and sends the assets compressed", { timeout: 180_000 }, async () => {
-    await apiCall("POST", "/api/v1/sandboxes", { name: uniqueName("load"), provider: "local" });
+    const token = inject("quietAdminToken");
+    const { items } = await apiCall<{ items: unknown[] }>("GET", "/api/v1/sandboxes", undefined, token);
+    for (let i = items.length; i < listed; i++) {
+      await apiCall("POST", "/api/v1/sandboxes", { name: uniqueName("load"), provider: "local" }, token);
+    }
     const browser = await openBrowser();
     const timelines: Timeline[] = [];
     const encodings = new Set<string>();
     let sizes = { transfer: 0, decoded: 0 };
     try {
-      await browser.context.addInitScript((token) => sessionStorage.setItem("auxilia.token", token), adminToken());
+      await browser.context.addInitScript((value) => sessionStorage.setItem("auxilia.token", value), token);
       await browser.context.addInitScript(markTheList);
       for (let i = 0; i < 5; i++) {
         const page = await browser.context.newPage(); // a new tab: nothing in sessionStorage but the token

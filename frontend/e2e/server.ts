@@ -29,22 +29,17 @@ export function buildServer(): { binary: string; cleanup: () => void } {
 export interface RunningServer {
   url: string;
   token: string;
+  /** An admin token of the workspace called name (made when missing), from the binary's `tokens create`. */
+  createToken: (workspace: string) => string;
   stop: () => Promise<void>;
 }
 
 /** Starts the binary on a free port with a fresh embedded database and a known admin token. */
 export async function startServer(binary: string, token: string): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "auxilia-e2e-data-"));
+  const env = { ...process.env, AUXILIA_DATA_DIR: dataDir, DATABASE_URL: "", AUXILIA_SECRET_KEYS: "" };
   const child: ChildProcess = spawn(binary, ["serve"], {
-    env: {
-      ...process.env,
-      AUXILIA_LISTEN: "127.0.0.1:0",
-      AUXILIA_DATA_DIR: dataDir,
-      DATABASE_URL: "",
-      AUXILIA_SECRET_KEYS: "",
-      AUXILIA_BOOTSTRAP_TOKEN: token,
-      AUXILIA_LOG_LEVEL: "info",
-    },
+    env: { ...env, AUXILIA_LISTEN: "127.0.0.1:0", AUXILIA_BOOTSTRAP_TOKEN: token, AUXILIA_LOG_LEVEL: "info" },
     stdio: ["ignore", "ignore", "pipe"],
   });
 
@@ -79,5 +74,10 @@ export async function startServer(binary: string, token: string): Promise<Runnin
     }
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { url, token, stop };
+  const createToken = (workspace: string) => {
+    const made = spawnSync(binary, ["tokens", "create", "--workspace", workspace, "--role", "admin", "--name", "e2e"], { env, encoding: "utf8" });
+    if (made.status !== 0) throw new Error(`auxilia tokens create failed (exit ${made.status}): ${made.stderr}`);
+    return made.stdout.trim();
+  };
+  return { url, token, createToken, stop };
 }
