@@ -18,6 +18,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/local/localtest"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
@@ -70,6 +71,11 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	keys, err := secret.ParseKeys(secret.NewKey())
 	require.NoError(t, err)
 	dataDir := t.TempDir()
+	if o.kinds == nil {
+		// The built-in local provider's first instance copies the test
+		// process's Python template instead of making one of its own.
+		localtest.Seed(t, dataDir)
+	}
 	a := app.New(db, keys, app.Options{DataDir: dataDir, Policy: o.policy, Operator: o.operator,
 		Kinds: o.kinds, ProbeTimeout: o.probeTimeout, Run: o.run})
 	tokens := a.Tokens

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/provider/local/localtest"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,6 +41,7 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	os.RemoveAll(dir)
+	localtest.Remove()
 	os.Exit(code)
 }
 

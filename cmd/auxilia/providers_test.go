@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/local/localtest"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,7 +15,11 @@ const adminToken = "aux_e2eAdminToken0123456789abcdefghijklmnopqrst"
 
 // instance starts the real binary on the embedded database with an admin token.
 func instance(t *testing.T, env ...string) *server {
-	return startServer(t, append([]string{"AUXILIA_DATA_DIR=" + t.TempDir(), "DATABASE_URL=", "AUXILIA_SECRET_KEYS=",
+	data := t.TempDir()
+	// Its first local run copies the test process's Python template
+	// instead of making one of its own.
+	localtest.Seed(t, data)
+	return startServer(t, append([]string{"AUXILIA_DATA_DIR=" + data, "DATABASE_URL=", "AUXILIA_SECRET_KEYS=",
 		"AUXILIA_BOOTSTRAP_TOKEN=" + adminToken}, env...)...)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/local/localtest"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/sandbox"
 	"github.com/auxilia/sandboxes/pkg/secret"
@@ -27,6 +28,7 @@ func TestReaperDestroysALocalInstanceWhoseCreatorDied(t *testing.T) {
 		keys, err := secret.ParseKeys(secret.NewKey())
 		require.NoError(t, err)
 		dataDir := t.TempDir()
+		localtest.Seed(t, dataDir)
 		a := app.New(db, keys, app.Options{DataDir: dataDir})
 		ws, err := db.Workspaces().Ensure(ctx, "acme")
 		require.NoError(t, err)

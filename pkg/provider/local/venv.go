@@ -46,6 +46,15 @@ const (
 	copyVenvTimeout = time.Minute
 )
 
+// TemplateFolder is where the instances of a data folder (a Kind's
+// DataDir) keep the Python environment they start from: its .venv is the
+// environment every new instance copies. The first instance to need it
+// makes it there, unless the folder already holds one whole, made by a
+// Python the host still has.
+func TemplateFolder(dataDir string) string {
+	return filepath.Join(dataDir, pythonFolder, templateFolder)
+}
+
 // venvTemplate is the Python environment new instances start from, made once
 // per data folder and kept across restarts: copying it costs a new instance
 // a quarter of a second, where making one costs five.

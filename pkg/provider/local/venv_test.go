@@ -51,6 +51,7 @@ func TestTheTemplateOutlivesTheServer(t *testing.T) {
 	c := newOwnClient(t, Kind{})
 	dir, err := c.venv(context.Background())
 	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(TemplateFolder(c.dataDir), ".venv"), dir, "the template is where TemplateFolder says")
 	cfg := filepath.Join(dir, "pyvenv.cfg")
 	made, err := os.Stat(cfg)
 	require.NoError(t, err)
