@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -124,9 +125,13 @@ func (t *terminal) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// Resize sets the pty's size (POST /process/pty/{id}/resize; a session
-// whose shell has ended is a 410, ResizePTYSession in controller.go). It
-// goes straight to the toolbox: a sandbox asleep has no shell to resize.
+// Resize sets the pty's size (POST /process/pty/{id}/resize). It goes
+// straight to the toolbox: a sandbox asleep has no shell to resize. A
+// session whose shell has ended is a 410 once the daemon has dropped it
+// (ResizePTYSession in controller.go), and a 500 "cannot resize inactive
+// PTY session" in the moment between the shell's end and the drop, for a
+// session made with lazyStart, as ours are (VerifyPTYSessionForResize in
+// manager.go lets those through to resize in session.go).
 func (t *terminal) Resize(ctx context.Context, size provider.TermSize) error {
 	const op = "resize terminal"
 	body, _ := json.Marshal(map[string]uint16{"cols": size.Cols, "rows": size.Rows})
@@ -135,7 +140,8 @@ func (t *terminal) Resize(ctx context.Context, size provider.TermSize) error {
 	switch {
 	case err != nil:
 		return err
-	case ans.Status == http.StatusGone:
+	case ans.Status == http.StatusGone,
+		ans.Status == http.StatusInternalServerError && strings.Contains(describe(ans), "cannot resize inactive PTY session"):
 		return failure(provider.ErrGone, op, "the terminal's shell has ended: %s", describe(ans))
 	case ans.Status != http.StatusOK:
 		return toolboxError(op, ans)

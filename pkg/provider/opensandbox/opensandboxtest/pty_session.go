@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,9 @@ type ptySession struct {
 	exitCode int           // -1 until bash exits (and when a signal ended it)
 	done     chan struct{} // closed when bash exits; nil until it starts
 	ptmx     *os.File
+	// readers counts the goroutine that reads the pty, so that close
+	// returns once it has stopped.
+	readers sync.WaitGroup
 
 	// connected is execd's exclusive WebSocket lock (LockWS/UnlockWS).
 	connected atomic.Bool
@@ -125,7 +129,11 @@ func (s *ptySession) start() error {
 		return fmt.Errorf("pty.StartWithSize: %w", err)
 	}
 	s.ptmx, s.pid, s.done = ptmx, cmd.Process.Pid, make(chan struct{})
-	go s.broadcast(ptmx)
+	s.readers.Add(1)
+	go func() {
+		defer s.readers.Done()
+		s.broadcast(ptmx)
+	}()
 	go s.wait(cmd, ptmx, s.done)
 	return nil
 }
@@ -225,10 +233,10 @@ func (s *ptySession) close() {
 		return
 	}
 	s.closing = true
-	pid, ptmx := s.pid, s.ptmx
+	pid, ptmx, done := s.pid, s.ptmx, s.done
 	s.mu.Unlock()
 	if pid != 0 {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		killSession(pid)
 	}
 	if ptmx != nil {
 		_ = ptmx.Close()
@@ -239,6 +247,20 @@ func (s *ptySession) close() {
 	s.outMu.Unlock()
 	if w != nil {
 		_ = w.Close()
+	}
+	// The read ends with EIO once the killed bash has let go of the pty,
+	// which a blocked read does not see close: wait for both, a while.
+	stopped := make(chan struct{})
+	go func() {
+		if done != nil {
+			<-done
+		}
+		s.readers.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
 	}
 }
 
@@ -290,4 +312,28 @@ func (r *replayBuffer) readFrom(offset int64) ([]byte, int64) {
 	oldest := r.total - int64(len(r.kept))
 	offset = max(offset, oldest)
 	return append([]byte(nil), r.kept[offset-oldest:]...), offset
+}
+
+// killSession kills every process of the session bash leads: its own
+// process group, and its jobs', which job control puts in groups of their
+// own (a `sleep 100` that Ctrl-C did not reach would hold the pty open, and
+// its reader with it, after bash is gone). In a container the same happens
+// as the container stops.
+func killSession(leader int) {
+	_ = syscall.Kill(-leader, syscall.SIGKILL)
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, stat := range stats {
+		raw, err := os.ReadFile(stat)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp session …: comm may hold spaces and parentheses.
+		fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+		if len(fields) < 4 || fields[3] != strconv.Itoa(leader) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(stat))); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }

@@ -181,8 +181,13 @@ func TestPTYReplaysOnReattach(t *testing.T) {
 	}, 5*time.Second, 50*time.Millisecond, "a closed WebSocket leaves the shell running")
 	offset := int64(body["output_offset"].(float64))
 
-	again, _, err := dialPTY(t, ws+"?since=0", token)
-	require.NoError(t, err)
+	// execd lets go of the first connection's lock once its handler has
+	// ended, a moment after the close: until then a newcomer gets 409.
+	var again *websocket.Conn
+	require.Eventually(t, func() bool {
+		again, _, err = dialPTY(t, ws+"?since=0", token)
+		return err == nil
+	}, 5*time.Second, 20*time.Millisecond, "the reattach is let in")
 	typ, frame, err := (&frames{t: t, conn: again}).next()
 	require.NoError(t, err)
 	require.Equal(t, websocket.MessageBinary, typ, "the replay comes before the connected frame")
@@ -267,7 +272,9 @@ func TestPTYTakeover(t *testing.T) {
 	require.NoError(t, err)
 	b := &frames{t: t, conn: second}
 	require.Contains(t, b.text(), `"type":"connected"`, "the newcomer is attached")
-	_, _, err = a.next()
+	for err == nil { // the holder may still have output on its way (bash's prompt) before the close
+		_, _, err = a.next()
+	}
 	var ce websocket.CloseError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, websocket.StatusCode(4001), ce.Code, "the holder is closed with WSCloseTakenOver")

@@ -106,6 +106,14 @@ func (sb *sandbox) stop() {
 		sb.cancel()
 		sb.execd.CloseClientConnections()
 		sb.execd.Close()
+		// The container's end kills its shells; the fake's run on the host.
+		sb.mu.Lock()
+		ptys := sb.ptys
+		sb.ptys = nil
+		sb.mu.Unlock()
+		for _, p := range ptys {
+			p.close()
+		}
 	})
 }
 
