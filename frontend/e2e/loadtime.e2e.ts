@@ -55,6 +55,9 @@ describe("Cold load of Sandboxes", () => {
     for (let i = items.length; i < listed; i++) {
       await apiCall("POST", "/api/v1/sandboxes", { name: uniqueName("load"), provider: "local" }, token);
     }
+    // Each is probed now (in a jail), rather than by the health job during the timing.
+    const { items: sandboxes } = await apiCall<{ items: { id: string }[] }>("GET", "/api/v1/sandboxes", undefined, token);
+    for (const { id } of sandboxes) await apiCall("POST", `/api/v1/sandboxes/${id}/probe`, undefined, token);
     const browser = await openBrowser();
     const timelines: Timeline[] = [];
     const encodings = new Set<string>();
