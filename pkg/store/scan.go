@@ -64,12 +64,7 @@ func (db *DB) eachRow(ctx context.Context, query string, args []any, each func(s
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			if err := each(rows.Scan); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return scanEach(rows, each)
 	}
 	// As database/sql does, a query that could not be sent at all is
 	// tried again on another connection.
@@ -104,13 +99,25 @@ func (db *DB) eachRowOnce(ctx context.Context, query string, args []any, each fu
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			if err := each(rows.Scan); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return scanEach(rows, each)
 	})
+}
+
+// rows are database/sql's and pgx's alike.
+type rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scanEach calls each with every row's scan, then reports the rows' error.
+func scanEach(r rows, each func(scan func(dest ...any) error) error) error {
+	for r.Next() {
+		if err := each(r.Scan); err != nil {
+			return err
+		}
+	}
+	return r.Err()
 }
 
 // numberedQueries caches numbered's answers: the store's queries are a
