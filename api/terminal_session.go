@@ -118,11 +118,7 @@ func (ss *terminalSessions) add(auditCtx context.Context, workspace string, term
 	go s.read()
 	ss.mu.Lock()
 	ss.open[s] = struct{}{}
-	stopping := ss.stopping
 	ss.mu.Unlock()
-	if stopping { // opened while the server began to stop: stop has not seen it
-		ss.end(s, "the server shut down")
-	}
 	return s
 }
 
