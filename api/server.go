@@ -50,9 +50,6 @@ type Config struct {
 	// TerminalGrace is how long a terminal outlives its dropped WebSocket,
 	// waiting to be taken back (0 means DefaultTerminalGrace).
 	TerminalGrace time.Duration
-	// Stopping ends when the server starts shutting down: open terminals
-	// then end, and no more open (nil: never).
-	Stopping context.Context
 	// JSONLimit and UploadLimit cap request bodies (0 means the default).
 	JSONLimit   int64
 	UploadLimit int64

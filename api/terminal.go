@@ -64,11 +64,8 @@ type terminalHandler struct {
 }
 
 func newTerminalHandler(cfg Config) terminalHandler {
-	sessions := newTerminalSessions(cfg.TerminalGrace, cfg.Audit)
-	if cfg.Stopping != nil {
-		context.AfterFunc(cfg.Stopping, sessions.stop)
-	}
-	return terminalHandler{svc: cfg.Runs, tokens: cfg.Tokens, audit: cfg.Audit, sessions: sessions}
+	return terminalHandler{svc: cfg.Runs, tokens: cfg.Tokens, audit: cfg.Audit,
+		sessions: newTerminalSessions(cfg.TerminalGrace, cfg.Audit)}
 }
 
 func (h terminalHandler) routes(v1, terminal routes) {

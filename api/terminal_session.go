@@ -33,10 +33,9 @@ type terminalSessions struct {
 	grace time.Duration
 	audit auxilia.Auditor
 
-	mu       sync.Mutex
-	open     map[*terminalSession]struct{}
-	perRun   map[string]int // shells open or being opened, by runKey
-	stopping bool           // the server is shutting down: no more shells
+	mu     sync.Mutex
+	open   map[*terminalSession]struct{}
+	perRun map[string]int // shells open or being opened, by runKey
 }
 
 func newTerminalSessions(grace time.Duration, audit auxilia.Auditor) *terminalSessions {
@@ -52,9 +51,6 @@ func (ss *terminalSessions) reserve(workspace, runID string) (giveBack func(), e
 	key := runKey(workspace, runID)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.stopping {
-		return nil, auxilia.Errorf(auxilia.CodeUnavailable, "The server is shutting down: open the terminal again in a moment.")
-	}
 	if ss.perRun[key] >= maxTerminalsPerRun {
 		return nil, terminalLimit()
 	}
@@ -163,23 +159,6 @@ func (ss *terminalSessions) end(s *terminalSession, why string) {
 		fmt.Sprintf("closed the terminal after %s: %s", took, why))
 }
 
-// stop ends every shell as the server shuts down, and opens no more: the
-// connections are told why, and the provider's shells do not outlive the
-// server (a WebSocket is a hijacked connection, which the HTTP server's own
-// shutdown neither waits for nor closes).
-func (ss *terminalSessions) stop() {
-	ss.mu.Lock()
-	ss.stopping = true
-	all := make([]*terminalSession, 0, len(ss.open))
-	for s := range ss.open {
-		all = append(all, s)
-	}
-	ss.mu.Unlock()
-	for _, s := range all {
-		ss.end(s, "the server shut down")
-	}
-}
-
 // read passes the shell's output on until it ends.
 func (s *terminalSession) read() {
 	for {
@@ -279,15 +258,6 @@ func (s *terminalSession) takeInput(ctx context.Context, conn *websocket.Conn) {
 func (ss *terminalSessions) finish(s *terminalSession, conn *websocket.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), terminalWriteTimeout)
 	defer cancel()
-	ss.mu.Lock()
-	stopping := ss.stopping
-	ss.mu.Unlock()
-	if stopping {
-		msg, _ := json.Marshal(terminalControl{Type: "error", Message: "The server is shutting down: open a new shell once it is back."})
-		_ = conn.Write(ctx, websocket.MessageText, msg)
-		_ = conn.Close(websocket.StatusGoingAway, "")
-		return
-	}
 	code := s.term.ExitCode()
 	if errors.Is(s.ended, io.EOF) {
 		ss.end(s, fmt.Sprintf("the shell exited with %d", code))

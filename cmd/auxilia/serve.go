@@ -46,10 +46,6 @@ func serve(ctx context.Context, cfg config) error {
 		defer metricsSrv.Close()
 		metricsHandler = nil
 	}
-	// Ends as shutdown begins: what the HTTP server's shutdown cannot end
-	// (the terminals' hijacked connections) ends with it.
-	stopping, stop := context.WithCancel(context.Background())
-	defer stop()
 	handler := api.New(api.Config{
 		Log:             log,
 		DB:              db,
@@ -63,7 +59,6 @@ func serve(ctx context.Context, cfg config) error {
 		Keys:            a.Keys,
 		RunStartTimeout: longestRunStart(cfg.CreateTimeout),
 		TerminalGrace:   cfg.TerminalGrace,
-		Stopping:        stopping,
 		OpenAPI:         sandboxes.OpenAPI,
 		SPA:             frontend.Dist(),
 		JSONLimit:       cfg.JSONLimit,
@@ -106,7 +101,6 @@ func serve(ctx context.Context, cfg config) error {
 		ConnState:         ln.ConnState,
 		BaseContext:       func(net.Listener) context.Context { return requests },
 	}
-	srv.RegisterOnShutdown(stop)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
