@@ -93,6 +93,37 @@ describe("Admin details", () => {
     expect(fits).toBe(true);
   });
 
+  it("names an icon button in a tooltip on hover and on keyboard focus, inside the window", async () => {
+    const { page } = browser;
+    const name = uniqueName("Tipped");
+    await apiCall<SandboxView>("POST", "/api/v1/sandboxes", { name, provider: "local" });
+    await page.goto(baseUrl() + "/settings/sandboxes");
+    const edit = page.getByRole("button", { name: `Edit ${name}` });
+    await edit.hover();
+    const tooltip = page.getByRole("tooltip");
+    await tooltip.getByText(`Edit ${name}`).waitFor();
+    expect(await edit.getAttribute("aria-describedby")).toBe(await tooltip.getAttribute("id"));
+    // Above the button, its arrow pointing at the button's centre, all of it in the window.
+    const [button, tip, arrow] = await Promise.all([edit, tooltip, tooltip.locator(".tooltip__arrow")].map((l) => l.boundingBox()));
+    if (!button || !tip || !arrow) throw new Error("the button, its tooltip or the arrow is not laid out");
+    expect(tip.y + tip.height).toBeLessThanOrEqual(button.y);
+    expect(Math.abs(arrow.x + arrow.width / 2 - (button.x + button.width / 2))).toBeLessThanOrEqual(1);
+    expect(tip.x).toBeGreaterThanOrEqual(0);
+    expect(tip.x + tip.width).toBeLessThanOrEqual(1280);
+    await page.mouse.move(0, 0);
+    await tooltip.waitFor({ state: "hidden" });
+
+    // By keyboard: focus shows it at once, Escape hides it and leaves the focus where it was.
+    await edit.focus();
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Tab");
+    await tooltip.getByText(`Edit ${name}`).waitFor();
+    await expectAccessible(page, "a tooltip shown");
+    await page.keyboard.press("Escape");
+    await tooltip.waitFor({ state: "hidden" });
+    expect(await edit.evaluate((el) => el === document.activeElement)).toBe(true);
+  });
+
   it("keeps each provider's title inside its card, and the Settings label on a phone", async () => {
     const phone = await openBrowser({ viewport: { width: 360, height: 780 } });
     try {

@@ -2,7 +2,6 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { BrowserRouter } from "react-router-dom";
 import { isApiError } from "../api/problem";
 import { SessionProvider } from "../session/SessionProvider";
-import { TooltipProvider } from "../ui/Tooltip";
 import { AppRoutes } from "./routes";
 
 export function createQueryClient() {
@@ -26,13 +25,11 @@ export function createQueryClient() {
 export function App({ queryClient }: { queryClient: QueryClient }) {
   return (
     <QueryClientProvider client={queryClient}>
-      <TooltipProvider delayDuration={300}>
-        <BrowserRouter>
-          <SessionProvider>
-            <AppRoutes />
-          </SessionProvider>
-        </BrowserRouter>
-      </TooltipProvider>
+      <BrowserRouter>
+        <SessionProvider>
+          <AppRoutes />
+        </SessionProvider>
+      </BrowserRouter>
     </QueryClientProvider>
   );
 }

@@ -4,7 +4,6 @@ import type { ReactElement } from "react";
 import { MemoryRouter } from "react-router-dom";
 import type { Me } from "../api/types";
 import { SessionContext } from "../session/SessionContext";
-import { TooltipProvider } from "../ui/Tooltip";
 import providersFixture from "./providers.fixture.json";
 import toolsFixture from "./tools.fixture.json";
 
@@ -25,11 +24,9 @@ export function renderSignedIn(ui: ReactElement, { me = adminMe, route = "/" }: 
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
   return render(
     <QueryClientProvider client={queryClient}>
-      <TooltipProvider>
-        <MemoryRouter initialEntries={[route]}>
-          <SessionContext.Provider value={{ me, isAdmin: me.role === "admin", signOut: () => {} }}>{ui}</SessionContext.Provider>
-        </MemoryRouter>
-      </TooltipProvider>
+      <MemoryRouter initialEntries={[route]}>
+        <SessionContext.Provider value={{ me, isAdmin: me.role === "admin", signOut: () => {} }}>{ui}</SessionContext.Provider>
+      </MemoryRouter>
     </QueryClientProvider>,
   );
 }

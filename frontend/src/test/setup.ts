@@ -2,7 +2,7 @@ import "@testing-library/jest-dom/vitest";
 import { cleanup, configure } from "@testing-library/react";
 import { afterEach } from "vitest";
 
-// jsdom lacks what Radix's positioning and pointer handling call.
+// jsdom lacks what the terminal's fitting and Radix's pointer handling call.
 class ResizeObserverStub {
   observe() {}
   unobserve() {}
