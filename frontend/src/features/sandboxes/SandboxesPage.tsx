@@ -1,6 +1,7 @@
 import { Plus } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { Sandbox } from "../../api/types";
+import { ChunkFailed, lazyComponent, loadWhenIdle, useLazyComponent } from "../../app/lazy";
 import { usePageTitle } from "../../app/usePageTitle";
 import { useSession } from "../../session/SessionContext";
 import { Button } from "../../ui/Button";
@@ -10,10 +11,13 @@ import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useProviders } from "./api/listProviders";
 import { useSandboxes } from "./api/listSandboxes";
-import { DeleteSandboxDialog } from "./DeleteSandboxDialog";
-import { SandboxDialog } from "./dialog/SandboxDialog";
 import { SandboxRow } from "./SandboxRow";
 import "./sandboxes.css";
+
+// The dialogs (a form, a provider picker, Radix's dialog) are not needed to
+// show the list: they load once it has shown, or when asked for first.
+const sandboxDialog = lazyComponent(() => import("./dialog/SandboxDialog").then((module) => module.SandboxDialog));
+const deleteSandboxDialog = lazyComponent(() => import("./DeleteSandboxDialog").then((module) => module.DeleteSandboxDialog));
 
 type Editing = { mode: "add" } | { mode: "edit"; id: string } | null;
 
@@ -24,6 +28,10 @@ export default function SandboxesPage() {
   const providers = useProviders();
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<Sandbox | null>(null);
+  const { Component: SandboxDialog, error: sandboxDialogError } = useLazyComponent(sandboxDialog, editing !== null);
+  const { Component: DeleteSandboxDialog, error: deleteDialogError } = useLazyComponent(deleteSandboxDialog, deleting !== null);
+  const dialogFailed = (editing && sandboxDialogError) || (deleting && deleteDialogError);
+  useEffect(() => (isAdmin ? loadWhenIdle(sandboxDialog, deleteSandboxDialog) : undefined), [isAdmin]);
 
   const providerTitle = (name: string) => providers.data?.find((p) => p.name === name)?.title ?? name;
   const addButton = isAdmin && (
@@ -78,15 +86,16 @@ export default function SandboxesPage() {
           {!isAdmin && " Only admins can add, edit or delete them."}
         </p>
       </header>
+      {dialogFailed ? <ChunkFailed part="This dialog" /> : null}
       {content}
-      {isAdmin && (
+      {isAdmin && SandboxDialog && (
         <SandboxDialog
           open={editing !== null}
           onOpenChange={(open) => !open && setEditing(null)}
           sandboxId={editing?.mode === "edit" ? editing.id : undefined}
         />
       )}
-      {deleting && (
+      {deleting && DeleteSandboxDialog && (
         <DeleteSandboxDialog sandbox={deleting} open onOpenChange={(open) => !open && setDeleting(null)} />
       )}
     </div>
