@@ -12,19 +12,28 @@ interface Timeline {
   data: [number, number]; // GET /api/v1/sandboxes asked, answered
 }
 
-// Marks the frame in which the Sandboxes list first shows, in the page's clock.
-function markTheList() {
+/** What the page logs in the frame that first shows the list. */
+const listVisible = "sandboxes-list-visible";
+
+// Marks the frame in which the Sandboxes list first shows, in the page's
+// clock, and says so on the console: the test waits for that message rather
+// than with Playwright's locators, whose script would be evaluated in the
+// page, on its main thread, during the load being timed.
+function markTheList(message: string) {
   const seen = () => document.querySelector('ul[aria-label="Sandboxes"]') !== null;
   const observer = new MutationObserver(() => {
     if (!seen()) return;
     observer.disconnect();
-    requestAnimationFrame(() => performance.mark("sandboxes-list-visible"));
+    requestAnimationFrame(() => {
+      performance.mark(message);
+      console.log(message);
+    });
   });
   observer.observe(document, { childList: true, subtree: true });
 }
 
-function readTimeline(): Timeline | string {
-  const visible = performance.getEntriesByName("sandboxes-list-visible")[0];
+function readTimeline(mark: string): Timeline | string {
+  const visible = performance.getEntriesByName(mark)[0];
   const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
   const resources = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
   const find = (test: (path: string) => boolean) => resources.find((e) => test(new URL(e.name).pathname));
@@ -43,10 +52,11 @@ const ms = (t: number) => `${Math.round(t)}`;
 // How many sandboxes the timed list shows: a small team's.
 const listed = 5;
 
-// How long a signed-in person waits for the Sandboxes list on a cold load
-// (an empty cache, a new tab), from the start of the navigation to the frame
-// that shows the list, in the page's own clock: reported, not asserted, as
-// the machine's load varies. The person is an admin of a workspace of its
+// How long a signed-in person waits for the Sandboxes list on a cold load (an
+// empty cache, a new tab), from the start of the navigation to the frame that
+// shows the list, in the page's own clock: reported, not asserted, as the
+// machine's load varies. The browser is running, as a person's is: one load
+// warms it and is not counted. The person is an admin of a workspace of its
 // own, so the list is the same whatever the other scenarios made.
 describe("Cold load of Sandboxes", () => {
   it("reports the time until the list is visible, and sends the assets compressed", { timeout: 180_000 }, async () => {
@@ -64,8 +74,8 @@ describe("Cold load of Sandboxes", () => {
     let sizes = { transfer: 0, decoded: 0 };
     try {
       await browser.context.addInitScript((value) => sessionStorage.setItem("auxilia.token", value), token);
-      await browser.context.addInitScript(markTheList);
-      for (let i = 0; i < 5; i++) {
+      await browser.context.addInitScript(markTheList, listVisible);
+      for (let i = 0; i <= 5; i++) {
         const page = await browser.context.newPage(); // a new tab: nothing in sessionStorage but the token
         const cdp = await browser.context.newCDPSession(page);
         await cdp.send("Network.clearBrowserCache");
@@ -74,12 +84,12 @@ describe("Cold load of Sandboxes", () => {
             encodings.add(response.headers()["content-encoding"] ?? "identity");
           }
         });
-        await page.goto(baseUrl() + "/settings/sandboxes");
-        await page.getByRole("list", { name: "Sandboxes" }).waitFor();
-        await page.waitForFunction(() => performance.getEntriesByName("sandboxes-list-visible").length > 0);
-        const timeline = await page.evaluate(readTimeline);
+        const shown = page.waitForEvent("console", { predicate: (message) => message.text() === listVisible, timeout: 15_000 });
+        await page.goto(baseUrl() + "/settings/sandboxes", { waitUntil: "commit" });
+        await shown;
+        const timeline = await page.evaluate(readTimeline, listVisible);
         if (typeof timeline === "string") throw new Error(`the page's timeline is incomplete: ${timeline}`);
-        timelines.push(timeline);
+        if (i > 0) timelines.push(timeline); // the first warms the browser
         sizes = await page.evaluate(() =>
           performance
             .getEntriesByType("resource")
