@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/creack/pty"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // ptyShell is the shell of the fake's terminals. The daemon picks zsh, else
@@ -152,22 +152,12 @@ func killTree(pid int) {
 	}
 }
 
-// childrenOf lists the processes whose parent is pid, from /proc.
+// childrenOf lists the processes whose parent is pid.
 func childrenOf(pid int) []int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var children []int
-	for _, stat := range stats {
-		raw, err := os.ReadFile(stat)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
-		fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-		if len(fields) < 2 || fields[1] != strconv.Itoa(pid) {
-			continue
-		}
-		if child, err := strconv.Atoi(filepath.Base(filepath.Dir(stat))); err == nil {
-			children = append(children, child)
+	for _, p := range fakekit.Processes() {
+		if p.Parent == pid {
+			children = append(children, p.PID)
 		}
 	}
 	return children

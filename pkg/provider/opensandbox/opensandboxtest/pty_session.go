@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
 
 // ptySession is one of execd's interactive shells
@@ -321,19 +322,9 @@ func (r *replayBuffer) readFrom(offset int64) ([]byte, int64) {
 // as the container stops.
 func killSession(leader int) {
 	_ = syscall.Kill(-leader, syscall.SIGKILL)
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, stat := range stats {
-		raw, err := os.ReadFile(stat)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp session …: comm may hold spaces and parentheses.
-		fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-		if len(fields) < 4 || fields[3] != strconv.Itoa(leader) {
-			continue
-		}
-		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(stat))); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+	for _, p := range fakekit.Processes() {
+		if p.Session == leader {
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
 		}
 	}
 }
