@@ -43,6 +43,8 @@ type env struct {
 	foreign string // admin of workspace "other"
 	app     *app.App
 	dataDir string // the local provider's
+	// terminals are the server's open shells, which a test may stop as a shutdown does.
+	terminals *api.Terminals
 }
 
 // options change the server an env runs.
@@ -79,6 +81,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	a := app.New(db, keys, app.Options{DataDir: dataDir, Policy: o.policy, Operator: o.operator,
 		Kinds: o.kinds, ProbeTimeout: o.probeTimeout, Run: o.run})
 	tokens := a.Tokens
+	terminals := new(api.Terminals)
 	e := api.New(api.Config{
 		Log:             slog.New(slog.NewJSONHandler(logs, nil)),
 		DB:              db,
@@ -96,6 +99,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		RunStartTimeout: o.runStartTimeout,
 		Rates:           db.RateWindows(),
 		TerminalGrace:   o.terminalGrace,
+		Terminals:       terminals,
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
@@ -106,7 +110,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	}
 	return &env{t: t, db: db, echo: e, srv: srv, logs: logs,
 		admin: issue("default", auxilia.RoleAdmin), member: issue("default", auxilia.RoleMember),
-		foreign: issue("other", auxilia.RoleAdmin), app: a, dataDir: dataDir}
+		foreign: issue("other", auxilia.RoleAdmin), app: a, dataDir: dataDir, terminals: terminals}
 }
 
 // response is an answer already checked against openapi.yaml.

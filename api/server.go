@@ -50,6 +50,9 @@ type Config struct {
 	// TerminalGrace is how long a terminal outlives its dropped WebSocket,
 	// waiting to be taken back (0 means DefaultTerminalGrace).
 	TerminalGrace time.Duration
+	// Terminals, when given, holds the open shells, for the caller to end
+	// them as it shuts down (Terminals.Stop).
+	Terminals *Terminals
 	// JSONLimit and UploadLimit cap request bodies (0 means the default).
 	JSONLimit   int64
 	UploadLimit int64

@@ -64,8 +64,11 @@ type terminalHandler struct {
 }
 
 func newTerminalHandler(cfg Config) terminalHandler {
-	return terminalHandler{svc: cfg.Runs, tokens: cfg.Tokens, audit: cfg.Audit,
-		sessions: newTerminalSessions(cfg.TerminalGrace, cfg.Audit)}
+	sessions := newTerminalSessions(cfg.TerminalGrace, cfg.Audit)
+	if cfg.Terminals != nil {
+		cfg.Terminals.sessions = sessions
+	}
+	return terminalHandler{svc: cfg.Runs, tokens: cfg.Tokens, audit: cfg.Audit, sessions: sessions}
 }
 
 func (h terminalHandler) routes(v1, terminal routes) {
@@ -113,7 +116,7 @@ func (h terminalHandler) ticket(c echo.Context) error {
 // open serves the run's terminal over a WebSocket.
 //
 //	@Summary		Open a run's terminal (WebSocket)
-//	@Description	Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends). Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+//	@Description	Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
 //	@Tags			runs
 //	@Produce		json
 //	@Security		BearerAuth
@@ -123,7 +126,7 @@ func (h terminalHandler) ticket(c echo.Context) error {
 //	@Param			rows				query		int		false	"Rows"		minimum(1)	maximum(1000)	default(24)
 //	@Param			Auxilia-Approval	header		string	false	"granted: a person approved the terminal"	Enums(granted)
 //	@Success		101
-//	@Failure		400,401,403,404,409,422,428	{object}	Problem
+//	@Failure		400,401,403,404,409,422,428,503	{object}	Problem
 //	@ID				openTerminal
 //	@Router			/api/v1/runs/{run_id}/terminal [get]
 func (h terminalHandler) open(c echo.Context) error {
@@ -140,6 +143,11 @@ func (h terminalHandler) open(c echo.Context) error {
 	if t, ok := c.Get(ticketKey).(auxilia.TerminalTicket); ok {
 		approvedHere = t.Approved
 	}
+	done, err := h.sessions.serve()
+	if err != nil {
+		return err
+	}
+	defer done()
 	ctx := c.Request().Context()
 	if !strings.EqualFold(c.Request().Header.Get("Upgrade"), "websocket") {
 		// Refused as a WebSocket would be first: another workspace's run is not found, whatever the request.

@@ -27,15 +27,34 @@ const (
 	maxTerminalsPerRun = 4
 )
 
+// Terminals are the shells a server keeps open. New fills one given in its
+// Config; the program serving the API ends them with Stop as it shuts
+// down: a terminal's WebSocket is a hijacked connection, which the HTTP
+// server's Shutdown neither waits for nor closes.
+type Terminals struct {
+	sessions *terminalSessions
+}
+
+// Stop ends every shell and opens no more: each connection is told the
+// server is shutting down and closed with 1001. It returns once they all
+// have been, or when ctx ends.
+func (t *Terminals) Stop(ctx context.Context) {
+	if t.sessions != nil {
+		t.sessions.stop(ctx)
+	}
+}
+
 // terminalSessions are the terminals open on this server, with or without
 // a connection: a shell whose connection dropped waits grace for another.
 type terminalSessions struct {
 	grace time.Duration
 	audit auxilia.Auditor
 
-	mu     sync.Mutex
-	open   map[*terminalSession]struct{}
-	perRun map[string]int // shells open or being opened, by runKey
+	mu       sync.Mutex
+	open     map[*terminalSession]struct{}
+	perRun   map[string]int // shells open or being opened, by runKey
+	stopping bool           // the server is shutting down: no more shells
+	serving  sync.WaitGroup // the terminal requests under way, WebSocket included
 }
 
 func newTerminalSessions(grace time.Duration, audit auxilia.Auditor) *terminalSessions {
@@ -43,6 +62,45 @@ func newTerminalSessions(grace time.Duration, audit auxilia.Auditor) *terminalSe
 }
 
 func runKey(workspace, runID string) string { return workspace + "/" + runID }
+
+// serve counts a terminal request for the whole of its life, its
+// WebSocket's included, so that stop can wait for it; it refuses one once
+// the server is shutting down.
+func (ss *terminalSessions) serve() (done func(), err error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.stopping {
+		return nil, auxilia.Errorf(auxilia.CodeUnavailable, "The server is shutting down: open the terminal again in a moment.")
+	}
+	ss.serving.Add(1)
+	return ss.serving.Done, nil
+}
+
+// stop ends every shell, then waits for each request to have told its
+// connection why (finish), or for ctx to end.
+func (ss *terminalSessions) stop(ctx context.Context) {
+	ss.mu.Lock()
+	ss.stopping = true
+	all := make([]*terminalSession, 0, len(ss.open))
+	for s := range ss.open {
+		all = append(all, s)
+	}
+	ss.mu.Unlock()
+	var ending sync.WaitGroup
+	for _, s := range all {
+		ending.Go(func() { ss.end(s, "the server shut down") })
+	}
+	told := make(chan struct{})
+	go func() {
+		ending.Wait()
+		ss.serving.Wait() // no request is counted once stopping is set
+		close(told)
+	}()
+	select {
+	case <-told:
+	case <-ctx.Done():
+	}
+}
 
 // reserve counts a shell about to be opened for the run, or refuses it when
 // the run has as many as it may; giveBack returns the place when the shell
@@ -114,7 +172,11 @@ func (ss *terminalSessions) add(auditCtx context.Context, workspace string, term
 	go s.read()
 	ss.mu.Lock()
 	ss.open[s] = struct{}{}
+	stopping := ss.stopping
 	ss.mu.Unlock()
+	if stopping { // opened while stop ended the others
+		ss.end(s, "the server shut down")
+	}
 	return s
 }
 
@@ -258,6 +320,16 @@ func (s *terminalSession) takeInput(ctx context.Context, conn *websocket.Conn) {
 func (ss *terminalSessions) finish(s *terminalSession, conn *websocket.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), terminalWriteTimeout)
 	defer cancel()
+	ss.mu.Lock()
+	stopping := ss.stopping
+	ss.mu.Unlock()
+	if stopping {
+		ss.end(s, "the server shut down")
+		msg, _ := json.Marshal(terminalControl{Type: "error", Message: "The server is shutting down: open a new shell once it is back."})
+		_ = conn.Write(ctx, websocket.MessageText, msg)
+		_ = conn.Close(websocket.StatusGoingAway, "")
+		return
+	}
 	code := s.term.ExitCode()
 	if errors.Is(s.ended, io.EOF) {
 		ss.end(s, fmt.Sprintf("the shell exited with %d", code))

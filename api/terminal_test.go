@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -231,4 +232,40 @@ func TestTerminalsPerRunAreBounded(t *testing.T) {
 		term.typeKeys("exit\r")
 		term.ended()
 	}
+}
+
+// A terminal's WebSocket is a hijacked connection, which the HTTP server's
+// shutdown neither waits for nor closes: stopping the terminals, as the
+// server does when it shuts down, ends every shell, attached or waiting for
+// its connection, tells each connection why, and opens no more.
+func TestTerminalsEndWhenTheServerStops(t *testing.T) {
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	agent, _ := e.boundAgent(nil)
+	run := e.startRun(agent, "stopping")
+	auth := []string{"Authorization", "Bearer " + e.member}
+	attached := e.dialTerminal(run+"/terminal", auth...)
+	attached.typeKeys("echo up-$((2+2))\r")
+	attached.expect("up-4")
+	dropped := e.dialTerminal(e.startRun(agent, "dropped")+"/terminal", auth...)
+	dropped.typeKeys("echo up-$((3+3))\r")
+	dropped.expect("up-6")
+	require.NoError(t, dropped.conn.CloseNow()) // its shell waits for another connection
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e.terminals.Stop(ctx)
+	status, texts := attached.ended()
+	assert.Equal(t, websocket.StatusGoingAway, status)
+	require.Len(t, texts, 1)
+	assert.Equal(t, "error", texts[0]["type"])
+	assert.Contains(t, texts[0]["message"], "shutting down")
+
+	closed := 0
+	for _, en := range e.audit("?action=terminal.closed") {
+		if strings.Contains(en["detail"].(string), "the server shut down") {
+			closed++
+		}
+	}
+	assert.Equal(t, 2, closed, "both shells ended, the dropped one too")
+	e.call("GET", run+"/terminal", e.member, nil, upgradeHeaders...).problem(t, 503, "service_unavailable")
 }

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -137,6 +139,43 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	assert.Equal(t, "finished\n", res["output"], "the request in flight completes")
 	assert.Equal(t, 0, exitCode(t, srv))
 	assert.Contains(t, srv.logs(), `"msg":"stopped"`)
+}
+
+// A terminal's WebSocket is a hijacked connection, which the HTTP server's
+// shutdown neither waits for nor closes: the server ends its shells itself
+// and tells each connection why, before it exits.
+func TestShutdownEndsOpenTerminals(t *testing.T) {
+	srv := instance(t)
+	agent := bindNew(t, srv, map[string]any{"name": "Local", "provider": "local"})
+	_, run := startRun(t, srv, agent, "t1")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/api/v1/runs/"+run["id"].(string)+"/terminal",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + adminToken}}})
+	require.NoError(t, err)
+	defer conn.CloseNow()
+	require.NoError(t, conn.Write(ctx, websocket.MessageBinary, []byte("echo ready-$((1+1))\r")))
+	var screen, told strings.Builder
+	for !strings.Contains(screen.String(), "ready-2") {
+		_, data, err := conn.Read(ctx)
+		require.NoError(t, err, "the shell answers before the shutdown: %q", screen.String())
+		screen.Write(data)
+	}
+
+	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
+	var err2 error
+	for err2 == nil {
+		var kind websocket.MessageType
+		var data []byte
+		kind, data, err2 = conn.Read(ctx)
+		if kind == websocket.MessageText {
+			told.Write(data)
+		}
+	}
+	assert.Equal(t, websocket.StatusGoingAway, websocket.CloseStatus(err2), "closed by the server, not cut: %v", err2)
+	assert.Contains(t, told.String(), `"type":"error"`)
+	assert.Contains(t, told.String(), "shutting down")
+	assert.Equal(t, 0, exitCode(t, srv))
 }
 
 func TestShutdownEndsOpenStreamsWithAFinalEvent(t *testing.T) {

@@ -46,6 +46,7 @@ func serve(ctx context.Context, cfg config) error {
 		defer metricsSrv.Close()
 		metricsHandler = nil
 	}
+	terminals := new(api.Terminals)
 	handler := api.New(api.Config{
 		Log:             log,
 		DB:              db,
@@ -59,6 +60,7 @@ func serve(ctx context.Context, cfg config) error {
 		Keys:            a.Keys,
 		RunStartTimeout: longestRunStart(cfg.CreateTimeout),
 		TerminalGrace:   cfg.TerminalGrace,
+		Terminals:       terminals,
 		OpenAPI:         sandboxes.OpenAPI,
 		SPA:             frontend.Dist(),
 		JSONLimit:       cfg.JSONLimit,
@@ -112,17 +114,24 @@ func serve(ctx context.Context, cfg config) error {
 	// The jobs' passes under way saw ctx end too: they get the requests'
 	// grace period, and then the database closes under them.
 	graceEnds := time.Now().Add(cfg.ShutdownTimeout)
-	err = shutdown(srv, endRequests, cfg.ShutdownTimeout, log)
+	err = shutdown(srv, terminals, endRequests, cfg.ShutdownTimeout, log)
 	background.Stop(time.Until(graceEnds))
 	return err
 }
 
 // shutdown stops accepting, lets in-flight requests finish within timeout,
 // then ends the rest (open event streams send a final event) and returns.
-func shutdown(srv *http.Server, endRequests context.CancelFunc, timeout time.Duration, log *slog.Logger) error {
+// Open terminals end at once, each connection told why: Shutdown neither
+// waits for nor closes their hijacked connections.
+func shutdown(srv *http.Server, terminals *api.Terminals, endRequests context.CancelFunc, timeout time.Duration, log *slog.Logger) error {
 	log.Info("shutting down", "grace", timeout.String())
 	graceCtx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	terminalsEnded := make(chan struct{})
+	go func() {
+		defer close(terminalsEnded)
+		terminals.Stop(graceCtx)
+	}()
 	err := srv.Shutdown(graceCtx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		log.Warn("grace period over: ending the requests still running")
@@ -133,6 +142,7 @@ func shutdown(srv *http.Server, endRequests context.CancelFunc, timeout time.Dur
 			err = srv.Close()
 		}
 	}
+	<-terminalsEnded
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shut down: %w", err)
 	}

@@ -3586,7 +3586,7 @@ type ClientInterface interface {
 
 	// OpenTerminal Open a run's terminal (WebSocket)
 	//
-	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends). Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
 	//
 	// Corresponds with GET /api/v1/runs/{run_id}/terminal (the `OpenTerminal` operationId).
 	OpenTerminal(ctx context.Context, runId openapi_types.UUID, params *OpenTerminalParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4336,7 +4336,7 @@ func (c *Client) ListDirectory(ctx context.Context, runId openapi_types.UUID, pa
 
 // OpenTerminal Open a run's terminal (WebSocket)
 //
-// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends). Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
 //
 // Corresponds with GET /api/v1/runs/{run_id}/terminal (the `OpenTerminal` operationId).
 func (c *Client) OpenTerminal(ctx context.Context, runId openapi_types.UUID, params *OpenTerminalParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7648,7 +7648,7 @@ type ClientWithResponsesInterface interface {
 
 	// OpenTerminalWithResponse Open a run's terminal (WebSocket)
 	//
-	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends). Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11252,6 +11252,11 @@ type OpenTerminalResponse429Headers struct {
 	XRequestId *string
 }
 
+// OpenTerminalResponse503Headers the declared response headers of an HTTP 503 response for OpenTerminal
+type OpenTerminalResponse503Headers struct {
+	XRequestId *string
+}
+
 type OpenTerminalResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11271,6 +11276,8 @@ type OpenTerminalResponse struct {
 	ApplicationproblemJSON428 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// Headers101 the parsed response headers for an HTTP 101 response
 	Headers101 *OpenTerminalResponse101Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -11289,6 +11296,8 @@ type OpenTerminalResponse struct {
 	Headers428 *OpenTerminalResponse428Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *OpenTerminalResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OpenTerminalResponse503Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -11329,6 +11338,11 @@ func (r OpenTerminalResponse) GetApplicationproblemJSON428() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r OpenTerminalResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -13824,7 +13838,7 @@ func (c *ClientWithResponses) ListDirectoryWithResponse(ctx context.Context, run
 
 // OpenTerminalWithResponse Open a run's terminal (WebSocket)
 //
-// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends). Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -18105,6 +18119,13 @@ func ParseOpenTerminalResponse(rsp *http.Response) (*OpenTerminalResponse, error
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -18205,6 +18226,16 @@ func ParseOpenTerminalResponse(rsp *http.Response) (*OpenTerminalResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers OpenTerminalResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -400,7 +400,7 @@ export interface paths {
         };
         /**
          * Open a run's terminal (WebSocket)
-         * @description Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends). Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+         * @description Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
          */
         get: operations["openTerminal"];
         put?: never;
@@ -4926,6 +4926,16 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
