@@ -219,7 +219,7 @@ func TestFirstStartPrintsTheBannerOnce(t *testing.T) {
 	data := t.TempDir()
 	env := []string{"AUXILIA_DATA_DIR=" + data, "DATABASE_URL=", "AUXILIA_BOOTSTRAP_TOKEN="}
 	srv := startServer(t, env...)
-	srv.waitFor(t, "It is shown only")
+	srv.waitFor(t, "makes another.") // the banner's last line: the token is all there
 	m := bannerToken.FindStringSubmatch(srv.Stdout())
 	require.NotNil(t, m, "banner with a token on stdout: %s", srv.logs())
 	tok := m[1]
