@@ -58,9 +58,11 @@ func (e *env) startStreaming(path string, headers ...string) (*http.Response, []
 	return res, readEvents(e.t, res.Body)
 }
 
-// steps are the events' names, a step event named by its step.
+// steps are the events' names, a step event named by its step, which
+// openapi.yaml lists.
 func steps(t *testing.T, events []sse) []string {
 	t.Helper()
+	documented := loadSpec(t).Components.Schemas["RunStartStep"].Value.Properties["step"].Value.Enum
 	var out []string
 	for _, ev := range events {
 		name := ev.name
@@ -69,6 +71,7 @@ func steps(t *testing.T, events []sse) []string {
 			require.NoError(t, json.Unmarshal([]byte(ev.data), &s))
 			assert.NotEmpty(t, s["detail"], "each step says what it does")
 			name = s["step"]
+			assert.Contains(t, documented, name, "a step openapi.yaml names")
 		}
 		if len(out) == 0 || out[len(out)-1] != name {
 			out = append(out, name) // output arrives in as many pieces as pip writes

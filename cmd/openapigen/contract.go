@@ -186,7 +186,7 @@ func streamMedia(doc *openapi3.T, stream api.EventStream) (*openapi3.MediaType, 
 			name = reflect.TypeOf(e.Data).Name()
 		}
 		if doc.Components.Schemas[name] == nil {
-			ref, err := openapi3gen.NewSchemaRefForValue(e.Data, nil)
+			ref, err := openapi3gen.NewSchemaRefForValue(e.Data, nil, openapi3gen.SchemaCustomizer(enumFromTag))
 			if err != nil {
 				return nil, fmt.Errorf("event %s: %w", e.Name, err)
 			}
@@ -208,6 +208,17 @@ func streamMedia(doc *openapi3.T, stream api.EventStream) (*openapi3.MediaType, 
 		}},
 		Example: stream.Example,
 	}, nil
+}
+
+// enumFromTag gives a field of an event's data the values its `enums` tag
+// lists, as swag does for the other schemas.
+func enumFromTag(_ string, _ reflect.Type, tag reflect.StructTag, schema *openapi3.Schema) error {
+	if values, ok := tag.Lookup("enums"); ok {
+		for _, v := range strings.Split(values, ",") {
+			schema.Enum = append(schema.Enum, v)
+		}
+	}
+	return nil
 }
 
 // documentHeaders names the headers the middleware adds: X-Request-Id on

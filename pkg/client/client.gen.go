@@ -765,6 +765,36 @@ func (e RunStatus) Valid() bool {
 	}
 }
 
+// Defines values for RunStartStepStep.
+const (
+	RunStartStepStepCreating     RunStartStepStep = "creating"
+	RunStartStepStepInstalling   RunStartStepStep = "installing"
+	RunStartStepStepProbing      RunStartStepStep = "probing"
+	RunStartStepStepReady        RunStartStepStep = "ready"
+	RunStartStepStepReconnecting RunStartStepStep = "reconnecting"
+	RunStartStepStepWaiting      RunStartStepStep = "waiting"
+)
+
+// Valid indicates whether the value is a known member of the RunStartStepStep enum.
+func (e RunStartStepStep) Valid() bool {
+	switch e {
+	case RunStartStepStepCreating:
+		return true
+	case RunStartStepStepInstalling:
+		return true
+	case RunStartStepStepProbing:
+		return true
+	case RunStartStepStepReady:
+		return true
+	case RunStartStepStepReconnecting:
+		return true
+	case RunStartStepStepWaiting:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SandboxHealthStatus.
 const (
 	SandboxHealthStatusFailed  SandboxHealthStatus = "failed"
@@ -2382,9 +2412,12 @@ type RunSandbox struct {
 
 // RunStartStep defines model for RunStartStep.
 type RunStartStep struct {
-	Detail string `json:"detail"`
-	Step   string `json:"step"`
+	Detail string           `json:"detail"`
+	Step   RunStartStepStep `json:"step"`
 }
+
+// RunStartStepStep defines model for RunStartStep.Step.
+type RunStartStepStep string
 
 // Sandbox defines model for Sandbox.
 type Sandbox struct {

@@ -2291,7 +2291,8 @@ export interface components {
         };
         RunStartStep: {
             detail: string;
-            step: string;
+            /** @enum {string} */
+            step: "probing" | "reconnecting" | "waiting" | "creating" | "installing" | "ready";
         };
         Sandbox: components["schemas"]["OpenSandboxSandbox"] | components["schemas"]["DaytonaSandbox"] | components["schemas"]["CloudRunSandbox"] | components["schemas"]["LocalSandbox"];
         SandboxCreate: components["schemas"]["OpenSandboxSandboxCreate"] | components["schemas"]["DaytonaSandboxCreate"] | components["schemas"]["CloudRunSandboxCreate"] | components["schemas"]["LocalSandboxCreate"];
