@@ -92,7 +92,10 @@ func (ps *ptySession) clientWriter(ctx context.Context, cl *ptyClient) {
 		case <-cl.done:
 			return
 		case b := <-cl.send:
-			wctx, cancel := context.WithTimeout(ctx, ptyWriteWait)
+			// A deadline only, as the daemon's (SetWriteDeadline): a write
+			// cancelled by the shell's end would drop the connection before
+			// closeClients sends the exit in its close frame.
+			wctx, cancel := context.WithTimeout(context.Background(), ptyWriteWait)
 			err := cl.conn.Write(wctx, websocket.MessageBinary, b)
 			cancel()
 			if err != nil {
