@@ -112,6 +112,12 @@ func setupError(setupErr, waitErr error, stderr []byte) error {
 	return fmt.Errorf("bubblewrap could not set up the jail: %w", why)
 }
 
+// Installed says why there is no bwrap to run (an ErrNotInstalled), or nil.
+func Installed(bwrap string) error {
+	_, err := lookBwrap(bwrap)
+	return err
+}
+
 // lookBwrap finds the bwrap to run.
 func lookBwrap(bwrap string) (string, error) {
 	name := bwrap
