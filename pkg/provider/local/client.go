@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -38,6 +39,13 @@ type client struct {
 	// disks is set where the server can give each instance a disk of its
 	// own (it runs as root); elsewhere an instance is a plain folder.
 	disks bool
+	// ids are the host users instances' jails run as, one each (see
+	// users.go); users holds each instance's, by id, once known.
+	ids   bubblewrap.IDs
+	users sync.Map
+	// holds keeps commands from starting while an instance is still (see
+	// still), by instance id.
+	holds sync.Map
 
 	mu      sync.Mutex
 	running map[string]*commands // by instance id
@@ -70,6 +78,10 @@ func (c *client) create(ctx context.Context, labels provider.Labels, fill func(c
 	fail := func(err error) (provider.Instance, error) {
 		return provider.Instance{}, provider.Errorf(provider.ErrFailed, providerName, "create", "%v", bare(err))
 	}
+	// Nothing could run in it.
+	if err := bubblewrap.Installed(c.bwrap); err != nil {
+		return fail(err)
+	}
 	if err := os.MkdirAll(c.instances, 0o700); err != nil {
 		return fail(err)
 	}
@@ -78,12 +90,13 @@ func (c *client) create(ctx context.Context, labels provider.Labels, fill func(c
 		return fail(err)
 	}
 	f := c.filesOf(id)
-	if err := writeLabels(f.labels, labels); err != nil {
+	user, err := c.register(id, labelsOf(labels))
+	if err != nil {
 		return fail(err)
 	}
 	provider.Created(ctx, id)
 	inst := provider.Instance{ID: id, WorkDir: workDir}
-	if err := c.makeFolder(ctx, f); err != nil {
+	if err := c.makeFolder(ctx, f, user); err != nil {
 		_ = c.Destroy(context.WithoutCancel(ctx), inst)
 		return fail(err)
 	}
@@ -96,17 +109,16 @@ func (c *client) create(ctx context.Context, labels provider.Labels, fill func(c
 
 // makeFolder makes the instance's folder: a disk of its own where the
 // server can mount one, else a plain folder. Either belongs to the user
-// commands run as.
-func (c *client) makeFolder(ctx context.Context, f files) error {
+// its commands run as.
+func (c *client) makeFolder(ctx context.Context, f files, user jailfs.User) error {
 	if err := os.Mkdir(f.dir, 0o700); err != nil {
 		return err
 	}
-	uid, gid, chown := c.owner()
 	if c.disks {
-		return f.disk().Make(ctx, c.config.diskMB(), uid, gid)
+		return f.disk().Make(ctx, c.config.diskMB(), user.UID, user.GID)
 	}
-	if chown {
-		return os.Chown(f.dir, uid, gid)
+	if user != c.serverUser() {
+		return os.Chown(f.dir, user.UID, user.GID)
 	}
 	return nil
 }
@@ -148,7 +160,7 @@ func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
 				return err
 			}
 		}
-		if err := removeAll(f.dir); err != nil {
+		if err := c.removeFolder(inst.ID, f.dir); err != nil {
 			return err
 		}
 		if err := os.Remove(f.paused()); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -157,6 +169,8 @@ func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
 		if err := os.Remove(f.labels); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+		c.users.Delete(inst.ID)
+		c.holds.Delete(inst.ID)
 		return nil
 	}()
 	if err != nil {
@@ -194,32 +208,26 @@ func (c *client) workspace(op string, inst provider.Instance) (dir string, done 
 	return dir, done, nil
 }
 
-// openRoot opens the instance's folder for the file tools. Its disk is
-// mounted only while the folder is opened: the open root keeps the disk's
-// filesystem for as long as the tool uses it.
-func (c *client) openRoot(op string, inst provider.Instance) (*os.Root, error) {
-	dir, done, err := c.workspace(op, inst)
+// door is how the server reaches the instance's files: as its jails' user
+// (see jailfs), with its disk mounted until done is called.
+func (c *client) door(op string, inst provider.Instance) (user jailfs.User, dir string, done func(), err error) {
+	dir, done, err = c.workspace(op, inst)
 	if err != nil {
-		return nil, err
+		return jailfs.User{}, "", nil, err
 	}
-	defer done()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, gone(op, inst.ID)
+	if user, err = c.userOf(inst.ID); err != nil {
+		done()
+		return jailfs.User{}, "", nil, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", inst.ID, bare(err))
 	}
-	return root, nil
+	return user, dir, done, nil
 }
 
-// owner is who files in instance folders must belong to, when that is not
-// the server: a server running as root runs commands as another user.
-func (c *client) owner() (uid, gid int, chown bool) {
-	uid, gid = c.jail("", nil).User()
-	return uid, gid, uid != os.Geteuid()
-}
-
-// jail is where a command of the instance whose folder is dir runs.
-func (c *client) jail(dir string, group *bubblewrap.Cgroup) bubblewrap.Jail {
+// jail is where a command runs on the folder dir as user (its UID and
+// GID; none: the setup jails' own).
+func (c *client) jail(user jailfs.User, dir string, group *bubblewrap.Cgroup) bubblewrap.Jail {
 	return bubblewrap.Jail{
+		UID:          user.UID,
+		GID:          user.GID,
 		Bwrap:        c.bwrap,
 		Root:         dir,
 		WorkDir:      workDir,
@@ -247,18 +255,20 @@ func newID() (string, error) {
 	return "loc-" + hex.EncodeToString(b), nil
 }
 
-// removeAll removes dir and everything in it, even folders a command made
-// unwritable, which stop a server that is not root.
-func removeAll(dir string) error {
+// removeFolder removes an instance's folder and what is in it. os.RemoveAll
+// never follows a link; where folders a command shut stop it (the server is
+// not root), the door empties the folder first, as its jails' user.
+func (c *client) removeFolder(id, dir string) error {
 	if err := os.RemoveAll(dir); err == nil {
 		return nil
 	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
+	user, err := c.userOf(id)
+	if err == nil {
+		err = user.Empty(dir)
+	}
+	if err != nil {
+		return err
+	}
 	return os.RemoveAll(dir)
 }
 

@@ -24,13 +24,13 @@ func TestAConfigOfAnOlderVersionReadsTheSame(t *testing.T) {
 }
 
 func TestTheJailsNetworkFollowsTheRules(t *testing.T) {
-	offline := (&client{config: *DefaultConfig()}).jail("/srv/x", nil)
+	offline := (&client{config: *DefaultConfig()}).jail(setupUser, "/srv/x", nil)
 	assert.False(t, offline.Network, "offline by default")
 
 	cfg := DefaultConfig()
 	cfg.Network.Allow = []string{"pypi.org", "198.51.100.0/24"}
 	cfg.Network.Deny = []string{"198.51.100.7"}
-	j := (&client{config: *cfg}).jail("/srv/x", nil)
+	j := (&client{config: *cfg}).jail(setupUser, "/srv/x", nil)
 	assert.True(t, j.Network, "an allow list needs a way out")
 	assert.Equal(t, bubblewrap.Egress{DenyByDefault: true, Allow: cfg.Network.Allow, Deny: cfg.Network.Deny}, j.Egress)
 	assert.Equal(t, 1024, j.MemoryMB, "0 is the provider's default")

@@ -35,7 +35,7 @@ func (h hostStates) Exit(t *testing.T, id string) {
 	if _, err := os.Lstat(f.image); err == nil {
 		require.NoError(t, f.disk().Remove())
 	}
-	require.NoError(t, removeAll(f.dir))
+	require.NoError(t, h.c.removeFolder(id, f.dir))
 }
 
 // RefuseCreates takes bubblewrap away, as a host upgrade that drops it

@@ -42,20 +42,24 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 }
 
 // instanceJail is where a command of inst runs: on its folder (its disk
-// mounted) and in its cgroup, with every other command of the instance,
-// until done is called.
+// mounted), as its user and in its cgroup, with every other command of the
+// instance, until done is called. It waits while the instance is held
+// still (see still).
 func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewrap.Jail, done func(), err error) {
-	dir, unmount, err := c.workspace(op, inst)
+	user, dir, unmount, err := c.door(op, inst)
 	if err != nil {
 		return bubblewrap.Jail{}, nil, err
 	}
+	hold := c.stillness(inst.ID)
+	hold.RLock()
+	defer hold.RUnlock()
 	// A command never joins a frozen group: it resumes a paused instance.
 	if err := c.resume(op, inst.ID); err != nil {
 		unmount()
 		return bubblewrap.Jail{}, nil, err
 	}
 	if c.cgroups == nil {
-		return c.jail(dir, nil), unmount, nil
+		return c.jail(user, dir, nil), unmount, nil
 	}
 	limits := bubblewrap.CgroupLimits{MemoryMB: c.config.memoryMB(), MaxProcesses: c.config.MaxProcesses}
 	group, leave, err := c.cgroups.Join(inst.ID, limits)
@@ -63,7 +67,7 @@ func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewra
 		unmount()
 		return bubblewrap.Jail{}, nil, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", inst.ID, err)
 	}
-	return c.jail(dir, group), func() { leave(); unmount() }, nil
+	return c.jail(user, dir, group), func() { leave(); unmount() }, nil
 }
 
 // timeout is the request's timeout, within the sandbox's longest.

@@ -18,24 +18,35 @@ import (
 // listChunk is how many entries ListFiles reads from a directory at a time.
 const listChunk = 1000
 
-// Files are read and written on the host, through an os.Root on the
-// instance's folder: no path, symlinks included, leads out of it.
+// Files are read and written on the host through the door (jailfs): an
+// os.Root on the instance's folder, as the instance's user. No path, links
+// included, leads out of it, and nothing is done the user could not do.
 
 // ListFiles lists up to limit of a directory's entries, by name. It reads
 // the directory a chunk at a time and stops at the limit: of a larger one,
 // it lists those the file system gives first.
 func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir string, limit int) ([]provider.FileInfo, error) {
 	const op = "list files"
-	root, p, rel, err := c.open(op, inst, dir)
+	var files []provider.FileInfo
+	err := c.inRoot(op, inst, dir, func(root *os.Root, p, rel string) error {
+		f, err := root.Open(rel)
+		if err != nil {
+			return fileError(op, p, err)
+		}
+		defer f.Close()
+		files, err = readDir(op, f, p, limit)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
-	f, err := root.Open(rel)
-	if err != nil {
-		return nil, fileError(op, p, err)
-	}
-	defer f.Close()
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, nil
+}
+
+// readDir reads up to limit entries of the open folder f, whose sandbox
+// path is p.
+func readDir(op string, f *os.File, p string, limit int) ([]provider.FileInfo, error) {
 	var files []provider.FileInfo
 	for len(files) < limit {
 		entries, err := f.ReadDir(min(limit-len(files), listChunk))
@@ -53,7 +64,6 @@ func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir stri
 			return nil, fileError(op, p, err)
 		}
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil
 }
 
@@ -61,114 +71,112 @@ func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir stri
 // described as itself.
 func (c *client) Stat(ctx context.Context, inst provider.Instance, name string) (provider.FileInfo, error) {
 	const op = "stat"
-	root, p, rel, err := c.open(op, inst, name)
-	if err != nil {
-		return provider.FileInfo{}, err
-	}
-	defer root.Close()
-	info, err := root.Stat(rel)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		if linkInfo, lerr := root.Lstat(rel); lerr == nil {
-			info, err = linkInfo, nil
+	var described provider.FileInfo
+	err := c.inRoot(op, inst, name, func(root *os.Root, p, rel string) error {
+		info, err := root.Stat(rel)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if linkInfo, lerr := root.Lstat(rel); lerr == nil {
+				info, err = linkInfo, nil
+			}
 		}
-	}
-	if errors.Is(err, syscall.ENOTDIR) {
-		err = fs.ErrNotExist // a parent is a file: no such path
-	}
-	if err != nil {
-		return provider.FileInfo{}, fileError(op, p, err)
-	}
-	return fileInfo(p, info), nil
+		if errors.Is(err, syscall.ENOTDIR) {
+			err = fs.ErrNotExist // a parent is a file: no such path
+		}
+		if err != nil {
+			return fileError(op, p, err)
+		}
+		described = fileInfo(p, info)
+		return nil
+	})
+	return described, err
 }
 
 // OpenFile opens a regular file to read.
 func (c *client) OpenFile(ctx context.Context, inst provider.Instance, name string) (io.ReadCloser, error) {
 	const op = "read file"
-	root, p, rel, err := c.open(op, inst, name)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	// Non-blocking: a FIFO a command made must not hang the server.
-	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fileError(op, p, err)
-	}
-	if err := regular(f); err != nil {
-		f.Close()
-		return nil, fileError(op, p, err)
-	}
-	return provider.NewStream(f, func(err error) error { return fileError(op, p, err) }, nil), nil
+	var stream io.ReadCloser
+	err := c.inRoot(op, inst, name, func(root *os.Root, p, rel string) error {
+		// Non-blocking: a FIFO a command made must not hang the server.
+		f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return fileError(op, p, err)
+		}
+		if err := regular(f); err != nil {
+			f.Close()
+			return fileError(op, p, err)
+		}
+		stream = provider.NewStream(f, func(err error) error { return fileError(op, p, err) }, nil)
+		return nil
+	})
+	return stream, err
 }
 
-// WriteFile writes a file, making its parent directories, all owned by the
-// user commands run as.
+// WriteFile writes a file, making its parent directories: the door makes
+// them as the user commands run as, whose they are.
 func (c *client) WriteFile(ctx context.Context, inst provider.Instance, name string, data []byte) error {
 	const op = "write file"
-	root, p, rel, err := c.open(op, inst, name)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	if rel == "." {
-		return fileError(op, p, errors.New("is a directory"))
-	}
-	uid, gid, chown := c.owner()
-	if err := mkdirAll(root, path.Dir(rel), uid, gid, chown); err != nil {
-		return fileError(op, p, err)
-	}
-	f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o644)
-	if err != nil {
-		return fileError(op, p, err)
-	}
-	err = regular(f)
-	if err == nil && chown {
-		err = f.Chown(uid, gid)
-	}
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fileError(op, p, err)
-	}
-	return nil
+	return c.inRoot(op, inst, name, func(root *os.Root, p, rel string) error {
+		if rel == "." {
+			return fileError(op, p, errors.New("is a directory"))
+		}
+		if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+			return fileError(op, p, err)
+		}
+		f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o644)
+		if err != nil {
+			return fileError(op, p, err)
+		}
+		err = regular(f)
+		if err == nil {
+			_, err = f.Write(data)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fileError(op, p, err)
+		}
+		return nil
+	})
 }
 
 // RemoveFile removes a file or an empty directory.
 func (c *client) RemoveFile(ctx context.Context, inst provider.Instance, name string) error {
 	const op = "remove file"
-	root, p, rel, err := c.open(op, inst, name)
+	return c.inRoot(op, inst, name, func(root *os.Root, p, rel string) error {
+		if rel == "." {
+			return fileError(op, p, errors.New("the working directory cannot be removed"))
+		}
+		if err := root.Remove(rel); err != nil {
+			return fileError(op, p, err)
+		}
+		return nil
+	})
+}
+
+// inRoot resolves name, and calls use with the instance's folder opened
+// through the door, p the clean sandbox path and rel the same path
+// relative to the folder. Its disk stays mounted while use runs, and then
+// for as long as what use opened stays open.
+func (c *client) inRoot(op string, inst provider.Instance, name string, use func(root *os.Root, p, rel string) error) error {
+	if _, err := c.folder(op, inst); err != nil {
+		return err
+	}
+	p, rel, err := sandboxPath(name)
+	if err != nil {
+		return provider.Errorf(provider.ErrPath, providerName, op, "%v", err)
+	}
+	user, dir, done, err := c.door(op, inst)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	if rel == "." {
-		return fileError(op, p, errors.New("the working directory cannot be removed"))
+	defer done()
+	err = user.Open(dir, func(root *os.Root) error { return use(root, p, rel) })
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == dir {
+		return gone(op, inst.ID) // the folder itself could not be opened
 	}
-	if err := root.Remove(rel); err != nil {
-		return fileError(op, p, err)
-	}
-	return nil
-}
-
-// open opens the instance's folder and resolves name in it: p is the
-// clean sandbox path, rel the same path relative to the folder.
-func (c *client) open(op string, inst provider.Instance, name string) (root *os.Root, p, rel string, err error) {
-	if _, err := c.folder(op, inst); err != nil {
-		return nil, "", "", err
-	}
-	p, rel, err = sandboxPath(name)
-	if err != nil {
-		return nil, "", "", provider.Errorf(provider.ErrPath, providerName, op, "%v", err)
-	}
-	root, err = c.openRoot(op, inst)
-	if err != nil {
-		return nil, "", "", err
-	}
-	return root, p, rel, nil
+	return err
 }
 
 // sandboxPath resolves name, absolute or relative to the working
@@ -185,31 +193,6 @@ func sandboxPath(name string) (p, rel string, err error) {
 		return p, strings.TrimPrefix(p, workDir+"/"), nil
 	}
 	return "", "", fmt.Errorf("%s is outside %s: only files under %s can be reached", name, workDir, workDir)
-}
-
-// mkdirAll makes dir and its missing parents, giving each to uid and gid
-// when chown is set.
-func mkdirAll(root *os.Root, dir string, uid, gid int, chown bool) error {
-	if dir == "." {
-		return nil
-	}
-	made := ""
-	for _, part := range strings.Split(dir, "/") {
-		made = path.Join(made, part)
-		err := root.Mkdir(made, 0o755)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if chown {
-			if err := root.Lchown(made, uid, gid); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // regular refuses anything but a regular file (directories, FIFOs, sockets).
@@ -236,8 +219,7 @@ func fileError(op, p string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return provider.Errorf(provider.ErrNotFound, providerName, op, "%s does not exist", p)
 	}
-	var pathErr *fs.PathError
-	if errors.As(err, &pathErr) {
+	for pathErr := (*fs.PathError)(nil); errors.As(err, &pathErr); {
 		err = pathErr.Err
 	}
 	if escapes(err) {

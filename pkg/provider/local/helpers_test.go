@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/stretchr/testify/require"
 )
@@ -15,6 +16,14 @@ func (c testClient) create(t *testing.T) provider.Instance {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
 	return inst
+}
+
+// user is who inst's commands run as.
+func (c testClient) user(t *testing.T, inst provider.Instance) jailfs.User {
+	t.Helper()
+	u, err := c.userOf(inst.ID)
+	require.NoError(t, err)
+	return u
 }
 
 func (c testClient) exec(t *testing.T, inst provider.Instance, command string) provider.ExecResult {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,18 +36,45 @@ const (
 	labelsDraft = ".labels-"
 )
 
-// storedLabels are an instance's labels as its labels file holds them.
+// storedLabels are an instance's labels as its labels file holds them,
+// with the user its jails run as (none: legacyUser).
 type storedLabels struct {
 	Workspace string `json:"workspace"`
 	Sandbox   string `json:"sandbox"`
 	Thread    string `json:"thread"`
 	Instance  string `json:"instance"`
+	UID       int    `json:"uid,omitempty"`
+	GID       int    `json:"gid,omitempty"`
+}
+
+func labelsOf(l provider.Labels) storedLabels {
+	return storedLabels{Workspace: l.Workspace, Sandbox: l.Sandbox, Thread: l.Thread, Instance: l.Instance}
+}
+
+func (l storedLabels) labels() provider.Labels {
+	return provider.Labels{Workspace: l.Workspace, Sandbox: l.Sandbox, Thread: l.Thread, Instance: l.Instance}
+}
+
+// errBadLabels: a labels file that does not read as labels.
+var errBadLabels = errors.New("the labels file is not JSON labels")
+
+// readLabels reads an instance's labels file.
+func readLabels(name string) (storedLabels, error) {
+	var l storedLabels
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return l, err
+	}
+	if err := json.Unmarshal(data, &l); err != nil {
+		return l, fmt.Errorf("%w: %v", errBadLabels, err)
+	}
+	return l, nil
 }
 
 // writeLabels writes an instance's labels file whole or not at all: into a
 // draft, renamed into place once it is on disk.
-func writeLabels(name string, l provider.Labels) error {
-	data, err := json.Marshal(storedLabels(l))
+func writeLabels(name string, l storedLabels) error {
+	data, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
@@ -107,15 +135,14 @@ func (c *client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 		if !ok || !instanceID.MatchString(id) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(c.instances, e.Name()))
+		stored, err := readLabels(filepath.Join(c.instances, e.Name()))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // destroyed meanwhile
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errBadLabels) {
 			return fail(err)
 		}
-		var stored storedLabels
-		if json.Unmarshal(data, &stored) == nil && provider.Labels(stored) == labels {
+		if err == nil && stored.labels() == labels {
 			return provider.Instance{ID: id, WorkDir: workDir}, true, nil
 		}
 	}
@@ -123,16 +150,23 @@ func (c *client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 }
 
 // Relabel rewrites a claimed instance's labels, whole, with its thread's:
-// the Instance label, by which FindCreated finds it, stays the same.
+// the Instance label, by which FindCreated finds it, and its user stay the
+// same.
 func (c *client) Relabel(ctx context.Context, inst provider.Instance, labels provider.Labels) error {
 	if !instanceID.MatchString(inst.ID) {
 		return provider.Errorf(provider.ErrGone, providerName, "relabel", "no instance %q", inst.ID)
 	}
 	f := c.filesOf(inst.ID)
-	if _, err := os.Stat(f.labels); errors.Is(err, fs.ErrNotExist) {
+	stored, err := readLabels(f.labels)
+	if errors.Is(err, fs.ErrNotExist) {
 		return provider.Errorf(provider.ErrGone, providerName, "relabel", "no instance %s", inst.ID)
 	}
-	if err := writeLabels(f.labels, labels); err != nil {
+	if err != nil {
+		return provider.Errorf(provider.ErrFailed, providerName, "relabel", "%v", bare(err))
+	}
+	relabeled := labelsOf(labels)
+	relabeled.UID, relabeled.GID = stored.UID, stored.GID
+	if err := writeLabels(f.labels, relabeled); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, "relabel", "%v", bare(err))
 	}
 	return nil

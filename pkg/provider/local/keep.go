@@ -3,26 +3,36 @@ package local
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // A local instance is paused by stopping its processes (its cgroup's
 // freezer where the server has cgroups, else SIGSTOP) and marking it so:
-// its folder stays as it is. Its files are kept by copying its folder
-// aside, under kept/ beside the instances, and an instance made from them
-// starts with a copy.
+// its folder stays as it is. Its files are kept as an archive under kept/
+// beside the instances, which the door (jailfs) writes as the instance's
+// user, never following a link, while its processes are stopped; an
+// instance made from them unpacks it, as its own user. Kept files of older
+// versions are folders: they are read as the user every jail then ran as.
 
 const (
 	pausedSuffix = ".paused"
 	keptFolder   = "kept"
+	keptSuffix   = ".tar"
+	// keptDraft starts the name of an archive being written: a server that
+	// stopped meanwhile leaves one, and the next sweeps it.
+	keptDraft = ".draft-"
+	// maxKeptEntries bounds what kept files hold, besides the disk's size.
+	maxKeptEntries = 1 << 20
 )
 
 // keptID is what Keep names what it kept: "kept-" and 16 hex digits.
@@ -70,10 +80,11 @@ func (c *client) Paused(inst provider.Instance) bool {
 
 func (f files) paused() string { return f.dir + pausedSuffix }
 
-// Keep copies the instance's folder aside, owners and modes kept.
+// Keep archives the instance's folder aside, its processes stopped
+// meanwhile. A sparse file counts, and is kept, at its full size.
 func (c *client) Keep(ctx context.Context, inst provider.Instance) (provider.Kept, error) {
 	const op = "keep"
-	dir, done, err := c.workspace(op, inst)
+	user, dir, done, err := c.door(op, inst)
 	if err != nil {
 		return provider.Kept{}, err
 	}
@@ -83,60 +94,173 @@ func (c *client) Keep(ctx context.Context, inst provider.Instance) (provider.Kep
 		return provider.Kept{}, provider.Errorf(provider.ErrFailed, providerName, op, "%v", err)
 	}
 	kept := provider.Kept{ID: "kept-" + strings.TrimPrefix(id, "loc-"), At: time.Now().UTC()}
-	to := c.keptDir(kept.ID)
-	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
-		return provider.Kept{}, provider.Errorf(provider.ErrFailed, providerName, op, "%v", bare(err))
-	}
-	if err := copyFolder(ctx, dir, to); err != nil {
-		_ = removeAll(to)
-		return provider.Kept{}, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", inst.ID, err)
+	err = c.still(op, inst.ID, func() error {
+		return writeArchive(c.keptArchive(kept.ID), func(w io.Writer) error {
+			_, err := user.Archive(dir, w, c.keptLimits())
+			return err
+		})
+	})
+	if err != nil {
+		return provider.Kept{}, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", inst.ID, keptError(err))
 	}
 	return kept, nil
 }
 
-// CreateFrom makes an instance, as Create does, whose folder is a copy of
-// the kept one (its Python environment included).
+// CreateFrom makes an instance, as Create does, whose folder holds the kept
+// files (its Python environment included), unpacked as its own user.
 func (c *client) CreateFrom(ctx context.Context, labels provider.Labels, kept provider.Kept) (provider.Instance, error) {
 	const op = "create_from"
-	from, err := c.kept(op, kept)
+	archive, folder, err := c.kept(op, kept)
 	if err != nil {
 		return provider.Instance{}, err
 	}
-	if _, err := os.Stat(from); err != nil {
-		return provider.Instance{}, provider.Errorf(provider.ErrGone, providerName, op, "kept files %q do not exist", kept.ID)
-	}
 	return c.create(ctx, labels, func(ctx context.Context, inst provider.Instance) error {
-		dir, done, err := c.workspace(op, inst)
+		user, dir, done, err := c.door(op, inst)
 		if err != nil {
 			return err
 		}
 		defer done()
-		return copyFolder(ctx, from, dir)
+		if folder != "" {
+			err = unpackFolder(folder, user, dir, c.keptLimits())
+		} else {
+			err = unpackArchive(archive, user, dir, c.keptLimits())
+		}
+		if err != nil {
+			return errors.New("unpacking the kept files failed: " + keptError(err).Error())
+		}
+		return nil
 	})
 }
 
-// Forget removes the kept folder.
+// Forget removes the kept files.
 func (c *client) Forget(ctx context.Context, kept provider.Kept) error {
-	dir, err := c.kept("forget", kept)
+	archive, folder, err := c.kept("forget", kept)
 	if err != nil {
-		return nil // not one of ours: nothing to forget
+		return nil // not one of ours, or gone already: nothing to forget
 	}
-	if err := removeAll(dir); err != nil {
+	if folder != "" {
+		err = os.RemoveAll(folder) // never through a link
+	} else {
+		err = os.Remove(archive)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return provider.Errorf(provider.ErrFailed, providerName, "forget", "kept files %s: %v", kept.ID, bare(err))
 	}
 	return nil
 }
 
-// kept is the host folder of kept files; ErrGone when the id is not one of ours.
-func (c *client) kept(op string, kept provider.Kept) (string, error) {
-	if !keptID.MatchString(kept.ID) {
-		return "", provider.Errorf(provider.ErrGone, providerName, op, "kept files %q do not exist", kept.ID)
+// kept finds the kept files: an archive, or a folder an older version
+// kept; ErrGone when the id is not one of ours or they are not there.
+func (c *client) kept(op string, kept provider.Kept) (archive, folder string, err error) {
+	if keptID.MatchString(kept.ID) {
+		archive = c.keptArchive(kept.ID)
+		if _, err := os.Lstat(archive); err == nil {
+			return archive, "", nil
+		}
+		folder = filepath.Join(c.keptFolder(), kept.ID)
+		if info, err := os.Lstat(folder); err == nil && info.IsDir() {
+			return "", folder, nil
+		}
 	}
-	return c.keptDir(kept.ID), nil
+	return "", "", provider.Errorf(provider.ErrGone, providerName, op, "kept files %q do not exist", kept.ID)
 }
 
-func (c *client) keptDir(id string) string {
-	return filepath.Join(filepath.Dir(c.instances), keptFolder, id)
+func (c *client) keptFolder() string { return filepath.Join(filepath.Dir(c.instances), keptFolder) }
+
+func (c *client) keptArchive(id string) string { return filepath.Join(c.keptFolder(), id+keptSuffix) }
+
+// keptLimits bound kept files: what the instance's disk holds.
+func (c *client) keptLimits() jailfs.Limits {
+	return jailfs.Limits{MaxBytes: int64(c.config.diskMB()) << 20, MaxEntries: maxKeptEntries}
+}
+
+// writeArchive writes an archive with write into a draft beside name,
+// renamed to name once it is whole on disk.
+func writeArchive(name string, write func(w io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return err
+	}
+	draft, err := os.CreateTemp(filepath.Dir(name), keptDraft)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(draft.Name()) // gone once renamed
+	err = write(draft)
+	if err == nil {
+		err = draft.Sync()
+	}
+	if cerr := draft.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(draft.Name(), name)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(name))
+	}
+	return err
+}
+
+// unpackArchive unpacks kept files into dir as user.
+func unpackArchive(archive string, user jailfs.User, dir string, lim jailfs.Limits) error {
+	f, err := os.Open(archive)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = user.Extract(dir, f, lim)
+	return err
+}
+
+// unpackFolder copies kept files an older version kept as a folder into
+// dir as user. They are read as the user every jail then ran as, whose
+// they are, while user writes them: neither may read the other's.
+func unpackFolder(folder string, user jailfs.User, dir string, lim jailfs.Limits) error {
+	r, w := io.Pipe()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_, err := legacyUser.Archive(folder, w, lim)
+		w.CloseWithError(err)
+	})
+	_, err := user.Extract(dir, r, lim)
+	r.CloseWithError(errors.New("the unpacking stopped"))
+	wg.Wait()
+	return err
+}
+
+// keptError words a failure of the door for the caller: without the
+// server's paths.
+func keptError(err error) error {
+	if errors.Is(err, jailfs.ErrTooLarge) {
+		return errors.New("the files are larger than the instance's disk (resources.disk_mb) allows: " + err.Error())
+	}
+	return bare(err)
+}
+
+// still runs fn with the instance's processes stopped, where the server
+// has cgroups, and no command of it starting meanwhile: what fn reads of
+// its files is then one moment's. A paused instance stays paused.
+func (c *client) still(op, id string, fn func() error) error {
+	hold := c.stillness(id)
+	hold.Lock()
+	defer hold.Unlock()
+	if c.cgroups == nil {
+		return fn()
+	}
+	if err := c.cgroups.Freeze(id, true); err != nil {
+		return provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", id, err)
+	}
+	if _, err := os.Lstat(c.filesOf(id).paused()); errors.Is(err, fs.ErrNotExist) {
+		defer func() { _ = c.cgroups.Freeze(id, false) }()
+	}
+	return fn()
+}
+
+// stillness is held by still, and for a moment by each command of the
+// instance as it starts.
+func (c *client) stillness(id string) *sync.RWMutex {
+	hold, _ := c.holds.LoadOrStore(id, new(sync.RWMutex))
+	return hold.(*sync.RWMutex)
 }
 
 // existing says ErrGone when the instance does not exist.
@@ -147,19 +271,6 @@ func (c *client) existing(op string, inst provider.Instance) error {
 	}
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return gone(op, inst.ID)
-	}
-	return nil
-}
-
-// copyFolder copies what is in from into to (made if missing), as it is:
-// owners, modes, times and symbolic links (never followed).
-func copyFolder(ctx context.Context, from, to string) error {
-	if err := os.MkdirAll(to, 0o700); err != nil {
-		return bare(err)
-	}
-	out, err := exec.CommandContext(ctx, "cp", "-a", "--", from+"/.", to).CombinedOutput()
-	if err != nil {
-		return errors.New("copying the folder failed: " + strings.TrimSpace(strings.ReplaceAll(string(out), filepath.Dir(from), "…")))
 	}
 	return nil
 }

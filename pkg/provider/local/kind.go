@@ -24,6 +24,10 @@ type Kind struct {
 	// Python, as the jails see it, makes the Python environment every
 	// instance has ("" = "python3" from the jails' PATH).
 	Python string
+	// JailIDs are the host users and groups instances' jails run as, one
+	// of each per instance, when the server runs as root (none:
+	// bubblewrap.HostIDs).
+	JailIDs bubblewrap.IDs
 }
 
 //go:embed icon.svg
@@ -69,7 +73,11 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	c := &client{instances: instances, pythons: filepath.Join(filepath.Dir(instances), pythonFolder), bwrap: k.Bwrap, python: k.Python, config: *cfg, running: map[string]*commands{}}
+	c := &client{instances: instances, pythons: filepath.Join(filepath.Dir(instances), pythonFolder), bwrap: k.Bwrap, python: k.Python,
+		config: *cfg, ids: k.JailIDs, running: map[string]*commands{}}
+	if c.ids.Count == 0 {
+		c.ids = bubblewrap.HostIDs()
+	}
 	c.cgroups, _ = bubblewrap.OpenCgroups(cgroupScope(instances))
 	c.disks = bubblewrap.DisksSupported() == nil
 	c.sweepOnce()

@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,9 +26,9 @@ func TestCreateMakesAFolderPerInstance(t *testing.T) {
 	info, err := os.Stat(filepath.Join(c.dataDir, "instances", a.ID))
 	require.NoError(t, err)
 	assert.True(t, info.IsDir())
-	uid, gid := bubblewrap.Jail{}.User()
+	user := c.user(t, a)
 	res := c.exec(t, a, "stat -c %u:%g . .venv; ls -A")
-	assert.Equal(t, fmt.Sprintf("%d:%d\n%[1]d:%d\n.venv\n", uid, gid), res.Output,
+	assert.Equal(t, fmt.Sprintf("%d:%d\n%[1]d:%d\n.venv\n", user.UID, user.GID), res.Output,
 		"a folder with only its Python environment, both of which belong to the user commands run as")
 }
 
@@ -99,7 +98,7 @@ func TestNothingRunsWithoutBubblewrap(t *testing.T) {
 	assert.Contains(t, err.Error(), "bubblewrap is not installed", "the probe says why")
 
 	_, err = c.Create(context.Background(), provider.Labels{})
-	require.ErrorIs(t, err, provider.ErrFailed, "an instance is made in a jail too")
+	require.ErrorIs(t, err, provider.ErrFailed, "an instance nothing could run in is not made")
 	assert.Contains(t, err.Error(), "bubblewrap is not installed")
 	assert.NotContains(t, err.Error(), "python3-venv", "Python is not what is missing")
 

@@ -24,7 +24,7 @@ type tests struct{ m *testing.M }
 func (t tests) Run() int {
 	defer func() {
 		if sharedVenvFolder != "" {
-			_ = removeAll(sharedVenvFolder)
+			_ = os.RemoveAll(sharedVenvFolder)
 		}
 	}()
 	return t.m.Run()

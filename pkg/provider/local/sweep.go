@@ -24,9 +24,10 @@ func (c *client) sweepOnce() {
 }
 
 // sweep clears what a server that stopped mid-work left for the instances
-// in this folder: labels and Python templates it was writing, the disks it had mounted and the
-// cgroups of the commands it ran (its jails died with it). An instance's
-// disk is mounted and its cgroup made again when it is next used.
+// in this folder: labels, Python templates and kept files it was writing,
+// the disks it had mounted and the cgroups of the commands it ran (its
+// jails died with it). An instance's disk is mounted and its cgroup made
+// again when it is next used.
 func (c *client) sweep() error {
 	var errs []error
 	entries, err := os.ReadDir(c.instances)
@@ -40,8 +41,10 @@ func (c *client) sweep() error {
 	}
 	drafts, err := filepath.Glob(filepath.Join(c.pythons, templateDraft+"*"))
 	errs = append(errs, err)
-	for _, draft := range drafts {
-		errs = append(errs, removeAll(draft))
+	archives, err := filepath.Glob(filepath.Join(c.keptFolder(), keptDraft+"*"))
+	errs = append(errs, err)
+	for _, draft := range append(drafts, archives...) {
+		errs = append(errs, os.RemoveAll(draft))
 	}
 	errs = append(errs, bubblewrap.UnmountUnder(c.instances))
 	if c.cgroups != nil {

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestTerminalIsInTheInstancesJail(t *testing.T) {
 	_, err = pty.Write([]byte(`echo "[$(pwd) $(hostname) $(id -u) $TERM $(cat mark.txt)]"; getent hosts example.com || echo "[off""line]"` + "\r"))
 	require.NoError(t, err)
 	out := readUntil(t, pty, "[offline]")
-	assert.Contains(t, out, "[/workspace sandbox 65534 xterm-256color from-a-command]")
+	assert.Contains(t, out, fmt.Sprintf("[/workspace sandbox %d xterm-256color from-a-command]", c.user(t, inst).UID))
 
 	ended := make(chan error, 1)
 	go func() {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -23,9 +24,6 @@ const venvDir = workDir + "/.venv"
 
 // venvEnv is what every command of an instance has in its environment.
 var venvEnv = []string{"PATH=" + venvDir + "/bin:" + bubblewrap.DefaultPath, "VIRTUAL_ENV=" + venvDir}
-
-// templateMount is where a new instance's jail sees the template it copies.
-const templateMount = "/run/venv-template"
 
 const (
 	// pythonFolder, in the data folder, holds the template.
@@ -42,9 +40,15 @@ const (
 	// makeVenvTimeout bounds making the template: pip installs itself into
 	// it, which takes seconds on a busy host.
 	makeVenvTimeout = 3 * time.Minute
-	// copyVenvTimeout bounds copying it into a new instance.
-	copyVenvTimeout = time.Minute
 )
+
+// templateLimits bound what a template may hold: a Python environment is a
+// few thousand files.
+var templateLimits = jailfs.Limits{MaxBytes: 1 << 30, MaxEntries: 200_000}
+
+// setupUser runs the jails that make and check the template: the template
+// is not an instance's.
+var setupUser = legacyUser
 
 // TemplateFolder is where the instances of a data folder (a Kind's
 // DataDir) keep the Python environment they start from: its .venv is the
@@ -113,10 +117,12 @@ func (c *client) venv(ctx context.Context) (string, error) {
 // folder: a template is there whole or not at all.
 func (c *client) makeTemplate(ctx context.Context, folder string) error {
 	return c.inPythonJail(ctx, func(jail bubblewrap.Jail, python string) error {
-		if err := setup(ctx, jail, "exec "+shellQuote(python)+" -m venv "+venvDir, makeVenvTimeout); err != nil {
+		// Every instance's user reads it: whatever the server's umask.
+		command := "umask 022 && exec " + shellQuote(python) + " -m venv " + venvDir
+		if err := setup(ctx, jail, command, makeVenvTimeout); err != nil {
 			return err
 		}
-		if err := removeAll(folder); err != nil {
+		if err := os.RemoveAll(folder); err != nil {
 			return err
 		}
 		return os.Rename(jail.Root, folder)
@@ -134,13 +140,16 @@ func (c *client) inPythonJail(ctx context.Context, use func(jail bubblewrap.Jail
 	if err != nil {
 		return err
 	}
-	defer removeAll(draft) // gone once renamed
-	if uid, gid, chown := c.owner(); chown {
-		if err := os.Chown(draft, uid, gid); err != nil {
+	defer os.RemoveAll(draft) // gone once renamed
+	if err := os.Chmod(draft, 0o755); err != nil {
+		return err
+	}
+	if os.Geteuid() == 0 {
+		if err := os.Chown(draft, setupUser.UID, setupUser.GID); err != nil {
 			return err
 		}
 	}
-	jail := c.jail(draft, nil)
+	jail := c.jail(setupUser, draft, nil)
 	jail.Network = false // ensurepip installs pip from the wheel Python ships
 	python := c.python
 	if python == "" {
@@ -154,21 +163,20 @@ func (c *client) inPythonJail(ctx context.Context, use func(jail bubblewrap.Jail
 	return err
 }
 
-// giveVenv copies the template into the new instance's folder.
+// giveVenv copies the template into the new instance's folder, as the
+// instance's user: the template is every user's to read.
 func (c *client) giveVenv(ctx context.Context, inst provider.Instance) error {
 	template, err := c.venv(ctx)
 	if err != nil {
 		return err
 	}
-	jail, done, err := c.instanceJail("create", inst)
+	user, dir, done, err := c.door("create", inst)
 	if err != nil {
 		return err
 	}
 	defer done()
-	jail.Network = false
-	jail.Binds = append(jail.Binds, bubblewrap.Bind{Host: template, Sandbox: templateMount, ReadOnly: true})
-	if err := setup(ctx, jail, "exec cp -a "+templateMount+" "+venvDir, copyVenvTimeout); err != nil {
-		return fmt.Errorf("cannot copy the Python virtual environment into the instance: %v", err)
+	if _, err := user.Copy(filepath.Dir(template), dir, templateLimits); err != nil {
+		return fmt.Errorf("cannot copy the Python virtual environment into the instance: %v", bare(err))
 	}
 	return nil
 }
