@@ -3,6 +3,7 @@ package bubblewrap
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/user"
 	"strconv"
@@ -25,6 +26,24 @@ var containerIDs = IDs{UID: 524288, GID: 524288, Count: 1879048191 - 524288 + 1}
 
 // At returns the n-th user and group of the run.
 func (ids IDs) At(n int) (uid, gid int) { return ids.UID + n, ids.GID + n }
+
+// Pick returns a user and group of the run whose user taken does not
+// hold, nor nobody: at random, so that servers on other data folders of
+// the host seldom pick alike, else the first free one.
+func (ids IDs) Pick(taken func(uid int) bool) (uid, gid int, err error) {
+	free := func(uid int) bool { return uid != nobody && !taken(uid) }
+	for range 64 {
+		if uid, gid := ids.At(rand.IntN(ids.Count)); free(uid) {
+			return uid, gid, nil
+		}
+	}
+	for n := range ids.Count {
+		if uid, gid := ids.At(n); free(uid) {
+			return uid, gid, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("every user of the run %s is taken: remove some sandboxes, or give a longer run", ids)
+}
 
 // String is the run as ParseIDs reads it, or two runs where the groups'
 // differ from the users'.

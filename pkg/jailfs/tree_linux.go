@@ -118,6 +118,25 @@ func copyTree(from, to *os.Root, lim Limits) (Stats, error) {
 	return stats, p.finish()
 }
 
+// RemoveAll removes dir and what it holds, as the server: os.RemoveAll
+// never follows a link, and root may remove anything. A server that is not
+// root is its jails' user: it first opens to itself what they shut.
+func RemoveAll(dir string) error {
+	if err := os.RemoveAll(dir); err == nil || os.Geteuid() == 0 {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	err = empty(root)
+	root.Close()
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}
+
 // Empty removes everything under dir, dir itself staying: folders the
 // user shut are opened to it first, as their owner may.
 func (u User) Empty(dir string) error { return u.Open(dir, empty) }

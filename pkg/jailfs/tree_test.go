@@ -247,3 +247,18 @@ func tarWith(t *testing.T, names ...string) []byte {
 	require.NoError(t, tw.Close())
 	return buf.Bytes()
 }
+
+func TestRemoveAllNeverFollowsALink(t *testing.T) {
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "kept.txt"), "kept", 0o644)
+	dir := folder(t)
+	write(t, filepath.Join(dir, "shut", "f"), "x", 0o000)
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "shut", "out")))
+	require.NoError(t, os.Chmod(filepath.Join(dir, "shut"), 0o500))
+	require.NoError(t, RemoveAll(dir))
+	_, err := os.Lstat(dir)
+	assert.True(t, os.IsNotExist(err))
+	body, err := os.ReadFile(filepath.Join(outside, "kept.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "kept", string(body))
+}

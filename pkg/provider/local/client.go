@@ -160,7 +160,7 @@ func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
 				return err
 			}
 		}
-		if err := c.removeFolder(inst.ID, f.dir); err != nil {
+		if err := jailfs.RemoveAll(f.dir); err != nil {
 			return err
 		}
 		if err := os.Remove(f.paused()); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -253,23 +253,6 @@ func newID() (string, error) {
 		return "", err
 	}
 	return "loc-" + hex.EncodeToString(b), nil
-}
-
-// removeFolder removes an instance's folder and what is in it. os.RemoveAll
-// never follows a link; where folders a command shut stop it (the server is
-// not root), the door empties the folder first, as its jails' user.
-func (c *client) removeFolder(id, dir string) error {
-	if err := os.RemoveAll(dir); err == nil {
-		return nil
-	}
-	user, err := c.userOf(id)
-	if err == nil {
-		err = user.Empty(dir)
-	}
-	if err != nil {
-		return err
-	}
-	return os.RemoveAll(dir)
 }
 
 // bare drops the host path from a file error: the server's paths are not

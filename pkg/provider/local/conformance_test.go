@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
 	"github.com/stretchr/testify/require"
@@ -35,7 +36,7 @@ func (h hostStates) Exit(t *testing.T, id string) {
 	if _, err := os.Lstat(f.image); err == nil {
 		require.NoError(t, f.disk().Remove())
 	}
-	require.NoError(t, h.c.removeFolder(id, f.dir))
+	require.NoError(t, jailfs.RemoveAll(f.dir))
 }
 
 // RefuseCreates takes bubblewrap away, as a host upgrade that drops it

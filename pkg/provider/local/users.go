@@ -2,9 +2,7 @@ package local
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,34 +36,17 @@ func (c *client) register(id string, labels storedLabels) (jailfs.User, error) {
 	if err != nil {
 		return jailfs.User{}, err
 	}
-	u, err := c.freeUser(used)
+	uid, gid, err := c.ids.Pick(func(uid int) bool { return used[uid] })
 	if err != nil {
 		return jailfs.User{}, err
 	}
+	u := jailfs.User{UID: uid, GID: gid}
 	labels.UID, labels.GID = u.UID, u.GID
 	if err := writeLabels(c.filesOf(id).labels, labels); err != nil {
 		return jailfs.User{}, err
 	}
 	c.users.Store(id, u)
 	return u, nil
-}
-
-// freeUser picks a user of the run that is not in used: at random, so that
-// servers on other data folders of the host seldom meet, else the first free.
-func (c *client) freeUser(used map[int]bool) (jailfs.User, error) {
-	ids := c.ids
-	for range 64 {
-		uid, gid := ids.At(rand.IntN(ids.Count))
-		if !used[uid] && uid != legacyUser.UID {
-			return jailfs.User{UID: uid, GID: gid}, nil
-		}
-	}
-	for n := range ids.Count {
-		if uid, gid := ids.At(n); !used[uid] && uid != legacyUser.UID {
-			return jailfs.User{UID: uid, GID: gid}, nil
-		}
-	}
-	return jailfs.User{}, fmt.Errorf("every user of the run %s is taken by an instance: destroy some, or give the local provider a longer run", ids)
 }
 
 // usersInUse are the users of the instances in the folder.
