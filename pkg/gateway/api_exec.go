@@ -75,10 +75,8 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 	if q.OutputLimit != nil {
 		limit = *q.OutputLimit
 	}
-	info := sb.view(false)
-	job := Job{Sandbox: info.ID, Workspace: sb.workspace(), Command: q.Command, Timeout: time.Duration(timeout) * time.Second,
-		Resources: info.Resources}
-	job.Network, job.Egress = info.egress()
+	job := sb.job()
+	job.Command, job.Timeout = q.Command, time.Duration(timeout)*time.Second
 
 	// The command ends when the caller goes away or the sandbox is deleted.
 	ctx, cancel := context.WithCancel(r.Context())

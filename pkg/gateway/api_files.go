@@ -47,38 +47,37 @@ type fileList struct {
 	Truncated bool       `json:"truncated"`
 }
 
-// openWorkspace resolves the request's sandbox and path, and opens the
-// workspace as an os.Root: no name, link or "..", can lead outside it.
-func (s *Server) openWorkspace(r *http.Request) (*os.Root, string, error) {
+// inWorkspace resolves the request's sandbox and path, and calls use with
+// the workspace opened through the door (jailfs): an os.Root, as the
+// sandbox's user. No name, link or ".." leads outside it, and nothing is
+// done the sandbox's commands could not do.
+func (s *Server) inWorkspace(r *http.Request, use func(root *os.Root, name string) error) error {
 	sb, err := s.lookup(r)
-	if err != nil {
-		return nil, "", err
-	}
-	name, err := workspaceName(r.URL.Query().Get("path"))
-	if err != nil {
-		return nil, "", err
-	}
-	sb.view(true)
-	root, err := os.OpenRoot(sb.workspace())
-	if err != nil {
-		return nil, "", err
-	}
-	return root, name, nil
-}
-
-func (s *Server) statFile(w http.ResponseWriter, r *http.Request) error {
-	root, name, err := s.openWorkspace(r)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	fi, err := root.Stat(name)
+	name, err := workspaceName(r.URL.Query().Get("path"))
 	if err != nil {
-		// A link whose target is missing or outside is still an entry: describe the link.
-		if li, lerr := root.Lstat(name); lerr == nil {
-			fi, err = li, nil
-		}
+		return err
 	}
+	sb.view(true)
+	return sb.user.Open(sb.workspace(), func(root *os.Root) error { return use(root, name) })
+}
+
+func (s *Server) statFile(w http.ResponseWriter, r *http.Request) error {
+	var fi fs.FileInfo
+	var name string
+	err := s.inWorkspace(r, func(root *os.Root, n string) (err error) {
+		name = n
+		fi, err = root.Stat(name)
+		if err != nil {
+			// A link whose target is missing or outside is still an entry: describe the link.
+			if li, lerr := root.Lstat(name); lerr == nil {
+				fi, err = li, nil
+			}
+		}
+		return err
+	})
 	if err != nil {
 		return fileError(name, err)
 	}
@@ -86,15 +85,23 @@ func (s *Server) statFile(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// openIn opens the request's path in the workspace with flag.
+func (s *Server) openIn(r *http.Request, flag int) (f *os.File, name string, err error) {
+	err = s.inWorkspace(r, func(root *os.Root, n string) (err error) {
+		name = n
+		f, err = root.OpenFile(name, flag, 0)
+		return err
+	})
+	if err != nil {
+		return nil, name, fileError(name, err)
+	}
+	return f, name, nil
+}
+
 func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) error {
-	root, name, err := s.openWorkspace(r)
+	dir, name, err := s.openIn(r, os.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
 		return err
-	}
-	defer root.Close()
-	dir, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return fileError(name, err)
 	}
 	defer dir.Close()
 	if fi, err := dir.Stat(); err != nil || !fi.IsDir() {
@@ -121,15 +128,10 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) readFile(w http.ResponseWriter, r *http.Request) error {
-	root, name, err := s.openWorkspace(r)
+	// O_NONBLOCK: opening a FIFO must not hang the request; regular files ignore it.
+	f, name, err := s.openIn(r, os.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
 		return err
-	}
-	defer root.Close()
-	// O_NONBLOCK: opening a FIFO must not hang the request; regular files ignore it.
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return fileError(name, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -154,11 +156,20 @@ func (s *Server) readFile(w http.ResponseWriter, r *http.Request) error {
 // writeFile replaces a file's content with the body, creating parent directories.
 // It writes a temporary file and renames it, so readers never see half a file.
 func (s *Server) writeFile(w http.ResponseWriter, r *http.Request) error {
-	root, name, err := s.openWorkspace(r)
+	var failed error
+	err := s.inWorkspace(r, func(root *os.Root, name string) error {
+		failed = s.writeIn(w, r, root, name)
+		return nil
+	})
 	if err != nil {
-		return err
+		return fileError(".", err)
 	}
-	defer root.Close()
+	return failed
+}
+
+// writeIn writes the request's body to name in root: the door makes the
+// file, and the folders above it, as the sandbox's user.
+func (s *Server) writeIn(w http.ResponseWriter, r *http.Request, root *os.Root, name string) error {
 	if name == "." {
 		return failure(http.StatusConflict, "is_a_directory", WorkDir+" is a directory")
 	}
@@ -186,9 +197,6 @@ func (s *Server) writeFile(w http.ResponseWriter, r *http.Request) error {
 	if err == nil {
 		err = root.Rename(tmp, name)
 	}
-	if err == nil {
-		err = s.owner.give(root, name)
-	}
 	if err != nil {
 		_ = root.Remove(tmp)
 		var mbe *http.MaxBytesError
@@ -207,15 +215,15 @@ func tooLarge() error {
 
 // removeFile removes a file, a link or an empty directory.
 func (s *Server) removeFile(w http.ResponseWriter, r *http.Request) error {
-	root, name, err := s.openWorkspace(r)
+	var name string
+	err := s.inWorkspace(r, func(root *os.Root, n string) error {
+		name = n
+		if name == "." {
+			return failure(http.StatusUnprocessableEntity, "path_outside_workspace", "the workspace itself cannot be removed")
+		}
+		return root.Remove(name)
+	})
 	if err != nil {
-		return err
-	}
-	defer root.Close()
-	if name == "." {
-		return failure(http.StatusUnprocessableEntity, "path_outside_workspace", "the workspace itself cannot be removed")
-	}
-	if err := root.Remove(name); err != nil {
 		return fileError(name, err)
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -7,7 +7,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"os"
+
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // restoreRequest asks for a restore from the bucket.
@@ -56,8 +57,8 @@ func (s *Server) restoreUpload(w http.ResponseWriter, r *http.Request) error {
 	}
 	// A tar can unpack to more than it reads (sparse files): what it
 	// writes is held to the upload cap as well.
-	lim := archiveLimits{MaxBytes: min(maxRestoreUpload, s.cfg.MaxSnapshotBytes), MaxEntries: maxArchiveEntries}
-	staged, entries, total, err := s.stage(http.MaxBytesReader(w, r.Body, maxRestoreUpload), lim)
+	lim := archiveLimits(min(maxRestoreUpload, s.cfg.MaxSnapshotBytes))
+	staged, entries, total, err := s.stage(http.MaxBytesReader(w, r.Body, maxRestoreUpload), lim, sb.user)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -66,7 +67,7 @@ func (s *Server) restoreUpload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := sb.replaceWorkspace(staged, s.scratch("trash")); err != nil {
-		_ = removeTree(staged)
+		_ = jailfs.RemoveAll(staged)
 		return err
 	}
 	s.log.Info("restored sandbox from an upload", "id", sb.info.ID, "entries", entries)
@@ -95,8 +96,18 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	uri, staged, entries, total, err := s.stageObject(r.Context(), loc.GCSBucket, snapshotObject(loc.SnapshotPrefix, id))
+	// The workspace is unpacked as the user whose commands will use it.
+	var user jailfs.User
+	if live != nil {
+		user = live.user
+	} else if user, err = s.sandboxes.users.take(); err != nil {
+		return failure(http.StatusServiceUnavailable, "at_capacity", err.Error())
+	}
+	uri, staged, entries, total, err := s.stageObject(r.Context(), loc.GCSBucket, snapshotObject(loc.SnapshotPrefix, id), user)
 	if err != nil {
+		if live == nil {
+			s.sandboxes.users.put(user)
+		}
 		return err
 	}
 	result := RestoreResult{Source: "snapshot", Snapshot: uri, Entries: entries, Bytes: total}
@@ -106,7 +117,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 		result.Sandbox = live.view(true)
 	} else {
 		var sb *sandbox
-		sb, err = s.sandboxes.create(s.sandboxInfo(id, q.sandboxSpec), staged)
+		sb, err = s.sandboxes.create(s.sandboxInfo(id, q.sandboxSpec), staged, user)
 		if errors.Is(err, errSandboxExists) {
 			err = failure(http.StatusConflict, "sandbox_exists", "sandbox "+id+" was re-created meanwhile")
 		} else if err == nil {
@@ -115,7 +126,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err != nil {
-		_ = removeTree(staged)
+		_ = jailfs.RemoveAll(staged)
 		return err
 	}
 	s.log.Info("restored sandbox from its snapshot", "id", id, "snapshot", uri, "recreated", result.Recreated)
@@ -125,7 +136,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 
 // stageObject unpacks a snapshot object into a new folder, as stage does;
 // a missing object is 404 snapshot_not_found.
-func (s *Server) stageObject(ctx context.Context, bucket, object string) (uri, dir string, entries int, total int64, err error) {
+func (s *Server) stageObject(ctx context.Context, bucket, object string, user jailfs.User) (uri, dir string, entries int, total int64, err error) {
 	uri = "gs://" + bucket + "/" + object
 	body, info, err := s.store.Get(ctx, bucket, object)
 	if errors.Is(err, ErrObjectNotFound) {
@@ -138,30 +149,23 @@ func (s *Server) stageObject(ctx context.Context, bucket, object string) (uri, d
 		return uri, "", 0, 0, failure(http.StatusRequestEntityTooLarge, "snapshot_too_large",
 			fmt.Sprintf("the snapshot %s has %d bytes, more than this gateway restores (%d)", uri, info.Size, s.cfg.MaxSnapshotBytes))
 	}
-	dir, entries, total, err = s.stage(io.LimitReader(body, s.cfg.MaxSnapshotBytes), s.archiveLimits())
+	dir, entries, total, err = s.stage(io.LimitReader(body, s.cfg.MaxSnapshotBytes), archiveLimits(s.cfg.MaxSnapshotBytes), user)
 	return uri, dir, entries, total, err
 }
 
-// stage unpacks a tar into a new folder, ready to become a workspace,
-// within the limits; on any failure the folder is removed.
-func (s *Server) stage(r io.Reader, lim archiveLimits) (dir string, entries int, total int64, err error) {
+// stage unpacks a tar into a new folder of user's, ready to become a
+// workspace, within the limits; on any failure the folder is removed.
+func (s *Server) stage(r io.Reader, lim jailfs.Limits, user jailfs.User) (dir string, entries int, total int64, err error) {
 	dir = s.scratch("staging")
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := makeWorkspace(dir, user); err != nil {
 		return "", 0, 0, err
 	}
-	if err := s.owner.giveDir(dir); err != nil {
-		return "", 0, 0, err
-	}
-	root, err := os.OpenRoot(dir)
-	if err == nil {
-		entries, total, err = extractArchive(root, r, lim, s.owner)
-		root.Close()
-	}
+	stats, err := user.Extract(dir, r, lim)
 	if err != nil {
-		_ = removeTree(dir)
-		return "", entries, total, archiveFailure(err)
+		_ = jailfs.RemoveAll(dir)
+		return "", stats.Entries, stats.Bytes, archiveFailure(err)
 	}
-	return dir, entries, total, nil
+	return dir, stats.Entries, stats.Bytes, nil
 }
 
 func uploadTooLarge() error {
@@ -170,14 +174,14 @@ func uploadTooLarge() error {
 
 // archiveFailure words the ways a tar can fail for the caller.
 func archiveFailure(err error) error {
-	var unsafe *unsafeEntryError
+	var unsafe *jailfs.UnsafeEntryError
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return err
 	case errors.As(err, &unsafe):
 		return failure(http.StatusUnprocessableEntity, "unsafe_archive", "the archive was refused: "+unsafe.Error())
-	case errors.Is(err, errArchiveTooLarge):
+	case errors.Is(err, jailfs.ErrTooLarge):
 		return failure(http.StatusRequestEntityTooLarge, "archive_too_large", err.Error())
 	default:
 		return failure(http.StatusUnprocessableEntity, "invalid_archive", "the archive could not be unpacked: "+err.Error())

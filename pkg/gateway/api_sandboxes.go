@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // sandboxSpec is what a sandbox is created with, on create and on a restore that re-creates it.
@@ -92,17 +94,21 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 	if len(errs) > 0 {
 		return invalid(errs)
 	}
+	user, err := s.sandboxes.users.take()
+	if err != nil {
+		return failure(http.StatusServiceUnavailable, "at_capacity", err.Error())
+	}
 	staged := ""
 	if q.From != nil {
-		var err error
-		if _, staged, _, _, err = s.stageObject(r.Context(), q.From.GCSBucket, q.From.Object); err != nil {
+		if _, staged, _, _, err = s.stageObject(r.Context(), q.From.GCSBucket, q.From.Object, user); err != nil {
+			s.sandboxes.users.put(user)
 			return err
 		}
 	}
-	sb, err := s.sandboxes.create(s.sandboxInfo(newID(), q.sandboxSpec), staged)
+	sb, err := s.sandboxes.create(s.sandboxInfo(newID(), q.sandboxSpec), staged, user)
 	if err != nil {
 		if staged != "" {
-			_ = removeTree(staged)
+			_ = jailfs.RemoveAll(staged)
 		}
 		return err
 	}

@@ -60,12 +60,7 @@ func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	root, err := os.OpenRoot(sb.workspace())
-	if err != nil {
-		return err
-	}
-	entries, err := writeArchive(root, tmp, s.archiveLimits())
-	root.Close()
+	stats, err := sb.user.Archive(sb.workspace(), tmp, archiveLimits(s.cfg.MaxSnapshotBytes))
 	if err != nil {
 		return archiveFailure(err)
 	}
@@ -83,7 +78,7 @@ func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.log.Info("saved snapshot", "id", sb.info.ID, "bucket", loc.GCSBucket, "object", object, "bytes", size)
 	writeJSON(w, http.StatusOK, SnapshotInfo{URI: "gs://" + loc.GCSBucket + "/" + object, Bucket: loc.GCSBucket,
-		Object: object, Size: size, Generation: obj.Generation, Entries: entries})
+		Object: object, Size: size, Generation: obj.Generation, Entries: stats.Entries})
 	return nil
 }
 
@@ -124,10 +119,6 @@ func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-func (s *Server) archiveLimits() archiveLimits {
-	return archiveLimits{MaxBytes: s.cfg.MaxSnapshotBytes, MaxEntries: maxArchiveEntries}
 }
 
 func (s *Server) dirOf(kind string) string { return filepath.Join(s.cfg.DataDir, kind) }

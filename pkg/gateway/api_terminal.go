@@ -62,9 +62,7 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) error {
 		return failure(http.StatusNotImplemented, "terminal_unsupported",
 			fmt.Sprintf("this gateway's launcher (%s) cannot hold a terminal", s.launcher.Name()))
 	}
-	info := sb.view(false)
-	job := Job{Sandbox: info.ID, Workspace: sb.workspace(), Resources: info.Resources}
-	job.Network, job.Egress = info.egress()
+	job := sb.job()
 
 	shell, stop := context.WithCancelCause(sb.ctx)
 	term, tty, err := hostterm.Open(size, func() { stop(errTerminalClosed) })
@@ -93,7 +91,7 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) error {
 		case shell.Err() != nil:
 			term.Ended(-1, errors.New("the sandbox was deleted or the gateway is stopping"))
 		case err != nil:
-			s.log.Error("terminal failed", "sandbox", info.ID, "error", err)
+			s.log.Error("terminal failed", "sandbox", job.Sandbox, "error", err)
 			term.Ended(-1, errors.New("the sandbox could not run the shell: "+err.Error()))
 		default:
 			term.Ended(out.ExitCode, nil)

@@ -46,9 +46,6 @@ func (l *BubblewrapLauncher) Check(ctx context.Context) error {
 	return bubblewrap.Available(ctx, l.Bwrap, l.Network)
 }
 
-// Owner is the user the jail runs commands as.
-func (l *BubblewrapLauncher) Owner() (uid, gid int) { return l.jail(Job{}, nil).User() }
-
 // Run runs the job's command as `/bin/bash -lc command` in the jail.
 func (l *BubblewrapLauncher) Run(ctx context.Context, job Job, stdout, stderr io.Writer) (Outcome, error) {
 	group, leave, err := l.join(job)
@@ -94,6 +91,7 @@ func (l *BubblewrapLauncher) join(job Job) (*bubblewrap.Cgroup, func(), error) {
 
 func (l *BubblewrapLauncher) jail(job Job, group *bubblewrap.Cgroup) bubblewrap.Jail {
 	return bubblewrap.Jail{
+		UID: job.User.UID, GID: job.User.GID,
 		Bwrap: l.Bwrap, Root: job.Workspace, WorkDir: WorkDir, Network: job.Network, Egress: job.Egress,
 		MemoryMB: within(job.Resources.MemoryMB, l.MemoryMB), MaxProcesses: l.MaxProcesses,
 		MaxFileMB: within(job.Resources.DiskMB, l.MaxFileMB), Cgroup: group,

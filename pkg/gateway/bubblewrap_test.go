@@ -13,10 +13,7 @@ import (
 // newJailHarness is a gateway whose sandboxes run under bubblewrap, as deployed.
 func newJailHarness(t *testing.T, edit ...func(*Config)) *harness {
 	h := newHarness(t, edit...)
-	jail := NewBubblewrapLauncher(h.gw.cfg)
-	h.gw.launcher = jail
-	h.gw.owner = newFileOwner(jail)
-	h.gw.sandboxes.owner = h.gw.owner
+	h.gw.launcher = NewBubblewrapLauncher(h.gw.cfg)
 	return h
 }
 

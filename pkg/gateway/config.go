@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 )
 
 // DefaultGCSEndpoint is the Cloud Storage JSON API.
@@ -47,6 +49,10 @@ type Config struct {
 	IdleTTL time.Duration
 	// MaxSnapshotBytes bounds a snapshot archive, and what a restore may unpack.
 	MaxSnapshotBytes int64
+	// JailIDs are the host users and groups sandboxes' commands run as, one
+	// of each per sandbox, when the gateway runs as root (none:
+	// bubblewrap.HostIDs).
+	JailIDs bubblewrap.IDs
 }
 
 // ConfigFromEnv reads the configuration from environment variables.
@@ -92,6 +98,11 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("GATEWAY_MAX_SNAPSHOT_MB must be a number of MiB from 1 to 1048576, not %q", v)
 		}
 		c.MaxSnapshotBytes = mb << 20
+	}
+	if v := getenv("GATEWAY_JAIL_IDS"); v != "" {
+		if c.JailIDs, err = bubblewrap.ParseIDs(v); err != nil {
+			return c, fmt.Errorf("GATEWAY_JAIL_IDS %w", err)
+		}
 	}
 	if n, err := strconv.Atoi(c.Port); err != nil || n < 0 || n > 65535 {
 		return c, fmt.Errorf("PORT must be a port number, not %q", c.Port)

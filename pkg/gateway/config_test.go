@@ -68,3 +68,21 @@ func TestIdleSandboxesAreReaped(t *testing.T) {
 	assert.True(t, ok, "a sandbox running a command is not idle")
 	<-done
 }
+
+func TestJailIDsAreARunOfIDs(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "GATEWAY_JAIL_IDS" {
+				return v
+			}
+			return ""
+		}
+	}
+	c, err := ConfigFromEnv(env("600000-600999"))
+	require.NoError(t, err)
+	assert.Equal(t, 1000, c.JailIDs.Count)
+	for _, bad := range []string{"600000", "7-3", "60000-70000", "0-10", "x-y"} {
+		_, err := ConfigFromEnv(env(bad))
+		assert.ErrorContains(t, err, "GATEWAY_JAIL_IDS", bad)
+	}
+}

@@ -28,9 +28,9 @@ func TestMain(m *testing.M) {
 
 const testSecret = "test-secret-0123456789"
 
-// shellLauncher runs commands with bash in the workspace folder, without
-// any isolation: these tests are about the API, not the jail, and record
-// the jobs they were given.
+// shellLauncher runs commands with bash in the workspace folder, as the
+// job's user, without any other isolation: these tests are about the API,
+// not the jail, and record the jobs they were given.
 type shellLauncher struct {
 	checkErr error
 
@@ -47,13 +47,23 @@ func (l *shellLauncher) Run(ctx context.Context, job Job, stdout, stderr io.Writ
 	l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, job.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/bash", "-c", job.Command)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = job.Workspace, stdout, stderr
+	// The job's user may not pass through the gateway's folders: it gets
+	// its workspace as an open descriptor, and starts there.
+	dir, err := os.Open(job.Workspace)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer dir.Close()
+	cmd := exec.CommandContext(ctx, "/bin/bash", "-c", `cd -P /proc/self/fd/3 && exec /bin/bash -c "$0" 3<&-`, job.Command)
+	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = stdout, stderr, []*os.File{dir}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(job.User.UID), Gid: uint32(job.User.GID)}
+	}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	out := Outcome{Duration: time.Since(start), TimedOut: errors.Is(ctx.Err(), context.DeadlineExceeded)}
 	var exitErr *exec.ExitError
 	switch {
@@ -164,4 +174,10 @@ func (h *harness) exec(id string, body any) execResult {
 	return decode[execResult](h.t, h.call("POST", "/sandboxes/"+id+"/exec", body), http.StatusOK)
 }
 
-func (l *shellLauncher) Owner() (uid, gid int) { return os.Geteuid(), os.Getegid() }
+// zeros reads as an endless run of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // WorkDir is where a sandbox's workspace appears and commands start.
@@ -18,9 +19,6 @@ type Launcher interface {
 	Name() string
 	// Check reports why sandboxes cannot run on this host, or nil.
 	Check(ctx context.Context) error
-	// Owner is the host user and group commands run as: the files the
-	// gateway puts in a workspace are given to them, so commands can change them.
-	Owner() (uid, gid int)
 	// Run runs ["/bin/bash","-lc",job.Command] in WorkDir with job.Workspace
 	// mounted there, until it exits, job.Timeout passes or ctx ends. A
 	// timeout is an outcome, not an error; errors mean the sandbox could not run.
@@ -43,8 +41,11 @@ type Job struct {
 	Sandbox string
 	// Workspace is the host folder mounted at WorkDir.
 	Workspace string
-	Command   string
-	Timeout   time.Duration
+	// User is the host user the command runs as: the sandbox's own (see
+	// jailUsers).
+	User    jailfs.User
+	Command string
+	Timeout time.Duration
 	// Network lets the command reach the network, as far as Egress says.
 	Network bool
 	Egress  bubblewrap.Egress

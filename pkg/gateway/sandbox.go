@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // Sandbox is a sandbox as the API shows it.
@@ -33,9 +34,11 @@ type Sandbox struct {
 	LastActiveAt   time.Time         `json:"last_active_at"`
 }
 
-// sandbox is a live sandbox: its folder, and a context that ends its commands when it is deleted.
+// sandbox is a live sandbox: its folder, the user its commands run as, and
+// a context that ends its commands when it is deleted.
 type sandbox struct {
 	dir    string
+	user   jailfs.User
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -47,6 +50,14 @@ type sandbox struct {
 }
 
 func (s *sandbox) workspace() string { return filepath.Join(s.dir, "workspace") }
+
+// job is a command of the sandbox, as it is now.
+func (s *sandbox) job() Job {
+	info := s.view(false)
+	job := Job{Sandbox: info.ID, Workspace: s.workspace(), User: s.user, Resources: info.Resources}
+	job.Network, job.Egress = info.egress()
+	return job
+}
 
 // view returns the API view, marking the sandbox used now when touch is set.
 func (s *sandbox) view(touch bool) Sandbox {
@@ -96,7 +107,7 @@ func (s *sandbox) replaceWorkspace(staged, trash string) error {
 		_ = os.Rename(trash, s.workspace())
 		return err
 	}
-	return removeTree(trash)
+	return jailfs.RemoveAll(trash)
 }
 
 // errSandboxExists: a sandbox with that id is already live.
@@ -112,7 +123,7 @@ func atCapacity(most int) error {
 // registry holds the live sandboxes, each in a folder under dir.
 type registry struct {
 	dir   string // <data>/sandboxes
-	owner fileOwner
+	users *jailUsers
 	most  int // most sandboxes at once; 0 = no limit
 
 	mu   sync.Mutex
@@ -122,11 +133,19 @@ type registry struct {
 // metaFile keeps a sandbox's settings beside its workspace, so a restart finds it again.
 const metaFile = "sandbox.json"
 
-func newRegistry(dir string, owner fileOwner, most int) (*registry, error) {
+// storedSandbox is a sandbox as its meta file keeps it: as the API shows
+// it, and the user its commands run as (none: legacyUser).
+type storedSandbox struct {
+	Sandbox
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
+}
+
+func newRegistry(dir string, users *jailUsers, most int) (*registry, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	r := &registry{dir: dir, owner: owner, most: most, byID: map[string]*sandbox{}}
+	r := &registry{dir: dir, users: users, most: most, byID: map[string]*sandbox{}}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -136,24 +155,36 @@ func newRegistry(dir string, owner fileOwner, most int) (*registry, error) {
 		if err != nil {
 			continue // a folder left half made or half removed
 		}
-		var info Sandbox
-		if json.Unmarshal(raw, &info) != nil || info.ID != e.Name() || checkID(info.ID) != nil {
+		var stored storedSandbox
+		if json.Unmarshal(raw, &stored) != nil || stored.ID != e.Name() || checkID(stored.ID) != nil {
 			continue
 		}
-		info.LastActiveAt = time.Now().UTC()
-		r.byID[info.ID] = r.newSandbox(info)
+		user := legacyUser()
+		if stored.UID != 0 {
+			user = jailfs.User{UID: stored.UID, GID: stored.GID}
+		}
+		users.claim(user)
+		stored.LastActiveAt = time.Now().UTC()
+		r.byID[stored.ID] = r.newSandbox(stored.Sandbox, user)
 	}
 	return r, nil
 }
 
-func (r *registry) newSandbox(info Sandbox) *sandbox {
+func (r *registry) newSandbox(info Sandbox, user jailfs.User) *sandbox {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &sandbox{dir: filepath.Join(r.dir, info.ID), ctx: ctx, cancel: cancel, info: info}
+	return &sandbox{dir: filepath.Join(r.dir, info.ID), user: user, ctx: ctx, cancel: cancel, info: info}
 }
 
-// create makes a sandbox's folder and registers it. A non-empty workspace
-// is a prepared folder to move in as its workspace; else it starts empty.
-func (r *registry) create(info Sandbox, workspace string) (*sandbox, error) {
+// create makes a sandbox's folder and registers it, its commands to run as
+// user (from users.take: the sandbox keeps it, and a failed create gives it
+// back). A non-empty workspace is a prepared folder of user's to move in as
+// its workspace; else it starts empty.
+func (r *registry) create(info Sandbox, workspace string, user jailfs.User) (sb *sandbox, err error) {
+	defer func() {
+		if err != nil {
+			r.users.put(user)
+		}
+	}()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byID[info.ID]; ok {
@@ -162,23 +193,22 @@ func (r *registry) create(info Sandbox, workspace string) (*sandbox, error) {
 	if r.most > 0 && len(r.byID) >= r.most {
 		return nil, atCapacity(r.most)
 	}
-	sb := r.newSandbox(info)
+	sb = r.newSandbox(info, user)
 	if err := os.Mkdir(sb.dir, 0o700); err != nil {
 		return nil, err
 	}
-	var err error
 	if workspace != "" {
 		err = os.Rename(workspace, sb.workspace())
-	} else if err = os.Mkdir(sb.workspace(), 0o755); err == nil {
-		err = r.owner.giveDir(sb.workspace())
+	} else {
+		err = makeWorkspace(sb.workspace(), user)
 	}
 	if err == nil {
 		var raw []byte
-		raw, _ = json.Marshal(info)
+		raw, _ = json.Marshal(storedSandbox{Sandbox: info, UID: user.UID, GID: user.GID})
 		err = os.WriteFile(filepath.Join(sb.dir, metaFile), raw, 0o600)
 	}
 	if err != nil {
-		_ = removeTree(sb.dir)
+		_ = jailfs.RemoveAll(sb.dir)
 		return nil, err
 	}
 	r.byID[info.ID] = sb
@@ -208,7 +238,8 @@ func (r *registry) remove(id, trash string) bool {
 	if ok {
 		// Its commands were told to end; their files go once they have.
 		sb.waitIdle(10 * time.Second)
-		_ = removeTree(trash)
+		_ = jailfs.RemoveAll(trash)
+		r.users.put(sb.user)
 	}
 	return ok
 }
@@ -262,18 +293,15 @@ func (r *registry) closeAll() {
 	}
 }
 
-// removeTree deletes a folder even where a sandbox left parts of it unwritable.
-func removeTree(dir string) error {
-	if err := os.RemoveAll(dir); err == nil {
-		return nil
+// makeWorkspace makes an empty folder of user's to be a workspace.
+func makeWorkspace(dir string, user jailfs.User) error {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
 	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
+	if user != gatewayUser() {
+		return os.Chown(dir, user.UID, user.GID)
+	}
+	return nil
 }
 
 // randomName returns a name for a scratch folder.

@@ -14,6 +14,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // Limits of the API.
@@ -42,7 +45,6 @@ type Server struct {
 	store     SnapshotStore
 	log       *slog.Logger
 	sandboxes *registry
-	owner     fileOwner
 	health    *launcherHealth
 	handler   http.Handler
 
@@ -65,18 +67,21 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}
 	for _, sub := range []string{"staging", "trash"} {
 		dir := filepath.Join(cfg.DataDir, sub)
-		_ = removeTree(dir) // whatever an earlier run left half done
+		_ = jailfs.RemoveAll(dir) // whatever an earlier run left half done
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, err
 		}
 	}
-	owner := newFileOwner(opts.Launcher)
-	reg, err := newRegistry(filepath.Join(cfg.DataDir, "sandboxes"), owner, cfg.MaxSandboxes)
+	ids := cfg.JailIDs
+	if ids.Count == 0 {
+		ids = bubblewrap.HostIDs()
+	}
+	reg, err := newRegistry(filepath.Join(cfg.DataDir, "sandboxes"), newJailUsers(ids), cfg.MaxSandboxes)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		cfg: cfg, launcher: opts.Launcher, store: opts.Store, log: opts.Logger, sandboxes: reg, owner: owner,
+		cfg: cfg, launcher: opts.Launcher, store: opts.Store, log: opts.Logger, sandboxes: reg,
 		health:     &launcherHealth{launcher: opts.Launcher},
 		stopReaper: make(chan struct{}), reaperDone: make(chan struct{}),
 	}
