@@ -87,7 +87,9 @@
 // A server running as root never runs commands as root: root is exempt from
 // RLIMIT_NPROC (a fork bomb would be unbounded) and owns the host's files.
 // Instead bwrap starts as an unprivileged user (Jail.UID and Jail.GID, by
-// default 65534, nobody). unshare, run as that user, makes the jail's user
+// default 65534, nobody): the local provider and the Cloud Run gateway give
+// each instance one of its own from a run of ids (IDs), so that no two
+// share files or the kernel's accounting per user. unshare, run as that user, makes the jail's user
 // namespace, and Run writes its maps, mapping root too, so that bwrap can
 // reach Root through root-only folders such as the server's data folder
 // while it sets the jail up; bwrap joins it (--userns). The command then runs
