@@ -23,6 +23,10 @@ type Options struct {
 	Prune  bool // delete the sandboxes and agents the file does not have
 	// Getenv reads the environment variables secret_env names.
 	Getenv func(string) string
+	// SecretPrefix, when set, is how every name secret_env gives must start
+	// (AUXILIA_APPLY_SECRET_PREFIX): the operator's narrowing of what a file
+	// may read.
+	SecretPrefix string
 }
 
 // change is one step of a plan: what it shows and what it does.
@@ -88,9 +92,7 @@ func check(f *File, s *state, opts Options) error {
 		if !known {
 			p.add(path+".provider", "must be one of %s", strings.Join(slices.Sorted(maps.Keys(s.configs)), ", "))
 		}
-		if sb.SecretEnv != "" && opts.Getenv(sb.SecretEnv) == "" {
-			p.add(path+".secret_env", "names %s, which is not set", sb.SecretEnv)
-		}
+		checkSecretEnv(&p, path+".secret_env", sb.SecretEnv, opts)
 		if known && sb.Config != nil {
 			checkConfig(&p, path+".config", schema, sb.Config)
 		}
