@@ -68,7 +68,8 @@ func TestApplyDeclaresSandboxesAndAgents(t *testing.T) {
 
 	plan := cli(t, env, "apply", "-f", first, "--dry-run")
 	assert.Contains(t, plan, `+ sandbox "Local" (local)`)
-	assert.Contains(t, plan, `+ sandbox "Daytona" (daytona), secret from DAYTONA_KEY`)
+	assert.Contains(t, plan, `+ sandbox "Daytona" (daytona), secret from DAYTONA_KEY → "https://app.daytona.io/api"`,
+		"a sandbox without a url sends its secret to its provider's default")
 	assert.Contains(t, plan, `+ agent "Analyst", bound to "Local"`)
 	assert.NotContains(t, cli(t, env, "export"), "Local", "a dry run makes nothing")
 
@@ -76,6 +77,9 @@ func TestApplyDeclaresSandboxesAndAgents(t *testing.T) {
 	assert.Equal(t, plan, out, "apply makes what the dry run showed")
 	assert.NotContains(t, out, daytonaKey)
 	assert.Equal(t, "no changes\n", cli(t, env, "apply", "-f", first), "a second apply finds nothing to do")
+	rotated := append(slices.Clone(env), "DAYTONA_KEY=dtn_secret_value_0002")
+	assert.Equal(t, `~ sandbox "Daytona": secret from DAYTONA_KEY → "https://app.daytona.io/api"`+"\n",
+		cli(t, rotated, "apply", "-f", first, "--dry-run"), "a new key is shown going where the stored one went")
 
 	second := manifestFile(t, strings.NewReplacer("config: {resources: {memory_mb: 512}}", "description: Scratch\n    config: {resources: {memory_mb: 1024}}",
 		"write_file: needs_approval", "write_file: disabled").Replace(firstManifest))
@@ -231,7 +235,8 @@ func TestApplyNeverSendsItsOwnVariables(t *testing.T) {
 	}
 
 	inside := at("Inside", "SANDBOX_SECRET_OSK")
-	assert.Equal(t, `+ sandbox "Inside" (opensandbox), secret from SANDBOX_SECRET_OSK`+"\n", cli(t, narrowed, "apply", "-f", inside))
+	assert.Equal(t, fmt.Sprintf(`+ sandbox "Inside" (opensandbox), secret from SANDBOX_SECRET_OSK → %q`+"\n", rec.URL),
+		cli(t, narrowed, "apply", "-f", inside))
 	// A health pass waits for all its probes before the next begins: by the
 	// second probe of Inside, any sandbox made before it was probed too.
 	require.Eventually(t, func() bool { return rec.times(insideKey) >= 2 }, 30*time.Second, 20*time.Millisecond,

@@ -1,6 +1,9 @@
 package manifest
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // OwnPrefix starts the names of the variables apply reads for itself
 // (AUXILIA_URL, AUXILIA_TOKEN, AUXILIA_APPLY_SECRET_PREFIX) and of the
@@ -29,4 +32,29 @@ func checkSecretEnv(p *Problems, path, name string, opts Options) {
 	case opts.Getenv(name) == "":
 		p.add(path, "names %s, which is not set", name)
 	}
+}
+
+// destination is the url a sandbox's secret is sent to: url as the server
+// reads it ("host:port" is http://host:port), or, when it is left out or
+// blank, the provider's default.
+func destination(url *string, byDefault string) string {
+	if url == nil || strings.TrimSpace(*url) == "" {
+		return byDefault
+	}
+	to := strings.TrimSpace(*url)
+	if !strings.Contains(to, "://") {
+		to = "http://" + to
+	}
+	return to
+}
+
+// secretFrom is how a plan shows a secret: the variable it is read from and
+// the url it goes to, quoted as the file's other values are, so that what a
+// file puts in it cannot pass for something else on a terminal. The value
+// is never shown.
+func secretFrom(env, to string) string {
+	if to == "" {
+		return "secret from " + env
+	}
+	return fmt.Sprintf("secret from %s → %q", env, to)
 }

@@ -59,3 +59,42 @@ func TestSecretEnvNamesWhatMayBeSent(t *testing.T) {
 		})
 	}
 }
+
+// The plan says where each secret goes: the file's url as the server reads
+// it, the provider's default url when the file gives none, the new url when
+// it moves, and the stored one when only the secret is sent; never the
+// secret itself.
+func TestThePlanShowsWhereEachSecretGoes(t *testing.T) {
+	const key = "dtn_secret_value_0001"
+	url := func(s string) *string { return &s }
+	s := &state{
+		sandboxes: map[string]sandboxView{
+			"Moved":    {ID: "2f6c1c1e-56a4-4b8e-9d57-0c8f1b1a0001", Name: "Moved", Provider: "opensandbox", URL: "https://old.example", HasSecret: true},
+			"Unkeyed":  {ID: "2f6c1c1e-56a4-4b8e-9d57-0c8f1b1a0002", Name: "Unkeyed", Provider: "opensandbox", URL: "https://kept.example"},
+			"Defaults": {ID: "2f6c1c1e-56a4-4b8e-9d57-0c8f1b1a0003", Name: "Defaults", Provider: "daytona", URL: "https://daytona.example/api", HasSecret: true},
+		},
+		defaultURLs: map[string]string{"daytona": "https://app.daytona.io/api", "opensandbox": ""},
+	}
+	f := &File{Sandboxes: []Sandbox{
+		{Name: "Written", Provider: "opensandbox", URL: url("sandbox.internal:8083"), SecretEnv: "KEY"},
+		{Name: "Hosted", Provider: "daytona", SecretEnv: "KEY"},
+		{Name: "Moved", Provider: "opensandbox", URL: url("https://new.example"), SecretEnv: "KEY"},
+		{Name: "Unkeyed", Provider: "opensandbox", SecretEnv: "KEY"},
+		{Name: "Defaults", Provider: "daytona", URL: url(""), SecretEnv: "KEY"},
+	}}
+	var lines []string
+	env := &environment{values: map[string]string{"KEY": key}}
+	for _, c := range plan(nil, f, s, Options{Getenv: env.getenv}) {
+		lines = append(lines, c.line)
+	}
+	assert.Equal(t, []string{
+		`+ sandbox "Written" (opensandbox), secret from KEY → "http://sandbox.internal:8083"`,
+		`+ sandbox "Hosted" (daytona), secret from KEY → "https://app.daytona.io/api"`,
+		`~ sandbox "Moved": url "https://old.example" → "https://new.example"; secret from KEY → "https://new.example"`,
+		`~ sandbox "Unkeyed": secret from KEY → "https://kept.example"`,
+		`~ sandbox "Defaults": url "https://daytona.example/api" → ""; secret from KEY → "https://app.daytona.io/api"`,
+	}, lines)
+	for _, line := range lines {
+		assert.NotContains(t, line, key)
+	}
+}
