@@ -32,6 +32,10 @@ func apply(ctx context.Context, args []string, out io.Writer) error {
 	if *file == "" {
 		return fmt.Errorf("apply needs -f FILE")
 	}
+	prefix := os.Getenv("AUXILIA_APPLY_SECRET_PREFIX")
+	if manifest.IsOwn(prefix) {
+		return fmt.Errorf("AUXILIA_APPLY_SECRET_PREFIX must not start with %s: apply never sends its own variables", manifest.OwnPrefix)
+	}
 	var raw []byte
 	var err error
 	if *file == "-" {
@@ -50,7 +54,7 @@ func apply(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = manifest.Apply(ctx, api, f, manifest.Options{DryRun: *dryRun, Prune: *prune, Getenv: os.Getenv}, out)
+	_, err = manifest.Apply(ctx, api, f, manifest.Options{DryRun: *dryRun, Prune: *prune, Getenv: os.Getenv, SecretPrefix: prefix}, out)
 	return err
 }
 

@@ -2,10 +2,15 @@ package main_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,7 +68,8 @@ func TestApplyDeclaresSandboxesAndAgents(t *testing.T) {
 
 	plan := cli(t, env, "apply", "-f", first, "--dry-run")
 	assert.Contains(t, plan, `+ sandbox "Local" (local)`)
-	assert.Contains(t, plan, `+ sandbox "Daytona" (daytona), secret from DAYTONA_KEY`)
+	assert.Contains(t, plan, `+ sandbox "Daytona" (daytona), secret from DAYTONA_KEY → "https://app.daytona.io/api"`,
+		"a sandbox without a url sends its secret to its provider's default")
 	assert.Contains(t, plan, `+ agent "Analyst", bound to "Local"`)
 	assert.NotContains(t, cli(t, env, "export"), "Local", "a dry run makes nothing")
 
@@ -71,6 +77,9 @@ func TestApplyDeclaresSandboxesAndAgents(t *testing.T) {
 	assert.Equal(t, plan, out, "apply makes what the dry run showed")
 	assert.NotContains(t, out, daytonaKey)
 	assert.Equal(t, "no changes\n", cli(t, env, "apply", "-f", first), "a second apply finds nothing to do")
+	rotated := append(slices.Clone(env), "DAYTONA_KEY=dtn_secret_value_0002")
+	assert.Equal(t, `~ sandbox "Daytona": secret from DAYTONA_KEY → "https://app.daytona.io/api"`+"\n",
+		cli(t, rotated, "apply", "-f", first, "--dry-run"), "a new key is shown going where the stored one went")
 
 	second := manifestFile(t, strings.NewReplacer("config: {resources: {memory_mb: 512}}", "description: Scratch\n    config: {resources: {memory_mb: 1024}}",
 		"write_file: needs_approval", "write_file: disabled").Replace(firstManifest))
@@ -154,4 +163,84 @@ agents:
 	} {
 		assert.Contains(t, out, want)
 	}
+}
+
+// recorder stands at the url a manifest gives a sandbox and keeps the
+// headers of every request that arrives, answering as an OpenSandbox with
+// no sandboxes.
+type recorder struct {
+	*httptest.Server
+	mu      sync.Mutex
+	headers []http.Header
+}
+
+func newRecorder(t *testing.T) *recorder {
+	r := &recorder{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.headers = append(r.headers, req.Header.Clone())
+		r.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"items":[]}`)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// times counts the requests that carried value in a header.
+func (r *recorder) times(value string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, h := range r.headers {
+		for _, values := range h {
+			if slices.ContainsFunc(values, func(v string) bool { return strings.Contains(v, value) }) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// A file cannot make apply send its own token, or a variable outside the
+// operator's prefix, to the url it names: the file is refused whole and
+// the recorder at that url sees neither, while a variable the prefix
+// allows, for the same url, does arrive there (the server's health job
+// probes each new sandbox within moments).
+func TestApplyNeverSendsItsOwnVariables(t *testing.T) {
+	const outsideKey, insideKey = "osk-outside-prefix-0123456789", "osk-inside-prefix-0123456789"
+	noLeak(outsideKey, insideKey)
+	rec := newRecorder(t)
+	srv := startServer(t, "AUXILIA_DATA_DIR="+t.TempDir(), "DATABASE_URL=", "AUXILIA_SECRET_KEYS=",
+		"AUXILIA_BOOTSTRAP_TOKEN="+adminToken, "AUXILIA_HEALTH_INTERVAL=200ms")
+	env := []string{"AUXILIA_URL=" + srv.URL, "AUXILIA_TOKEN=" + adminToken, "OSK_KEY=" + outsideKey, "SANDBOX_SECRET_OSK=" + insideKey}
+	narrowed := append(slices.Clone(env), "AUXILIA_APPLY_SECRET_PREFIX=SANDBOX_SECRET_")
+	at := func(name, secretEnv string) string {
+		return manifestFile(t, fmt.Sprintf("sandboxes:\n  - {name: %s, provider: opensandbox, url: %q, secret_env: %s}\n", name, rec.URL, secretEnv))
+	}
+
+	for _, e := range [][]string{env, narrowed} {
+		out := cliFails(t, e, "apply", "-f", at("Stolen", "AUXILIA_TOKEN"))
+		assert.Contains(t, out, "sandboxes[0].secret_env: names AUXILIA_TOKEN, which is never sent: variables starting with AUXILIA_ are apply's and the server's own")
+		assert.NotContains(t, out, "+ sandbox", "nothing is planned")
+	}
+	out := cliFails(t, narrowed, "apply", "-f", at("Outside", "OSK_KEY"))
+	assert.Contains(t, out, "sandboxes[0].secret_env: names OSK_KEY, which does not start with SANDBOX_SECRET_ (AUXILIA_APPLY_SECRET_PREFIX)")
+	assert.NotContains(t, out, "+ sandbox", "nothing is planned")
+	out = cliFails(t, append(slices.Clone(env), "AUXILIA_APPLY_SECRET_PREFIX=auxilia_"), "apply", "-f", at("Opened", "AUXILIA_TOKEN"))
+	assert.Contains(t, out, "AUXILIA_APPLY_SECRET_PREFIX must not start with AUXILIA_")
+	exported := cli(t, env, "export")
+	for _, name := range []string{"Stolen", "Outside", "Opened"} {
+		assert.NotContains(t, exported, name, "nothing is applied")
+	}
+
+	inside := at("Inside", "SANDBOX_SECRET_OSK")
+	assert.Equal(t, fmt.Sprintf(`+ sandbox "Inside" (opensandbox), secret from SANDBOX_SECRET_OSK → %q`+"\n", rec.URL),
+		cli(t, narrowed, "apply", "-f", inside))
+	// A health pass waits for all its probes before the next begins: by the
+	// second probe of Inside, any sandbox made before it was probed too.
+	require.Eventually(t, func() bool { return rec.times(insideKey) >= 2 }, 30*time.Second, 20*time.Millisecond,
+		"the server never probed the sandbox at the recorder")
+	assert.Zero(t, rec.times(adminToken), "apply's own token never reaches the url a file names")
+	assert.Zero(t, rec.times(outsideKey), "a variable outside the prefix never reaches it")
 }

@@ -20,6 +20,7 @@ commands:
   apply -f FILE          create or update the file's sandboxes and agents on the server at AUXILIA_URL
                          (with AUXILIA_TOKEN): [--dry-run] shows the changes only, [--prune] deletes
                          what the file does not have; secrets come from the variables secret_env names
+                         (never AUXILIA_ ones; only those starting with AUXILIA_APPLY_SECRET_PREFIX, when set)
   export                 write the server's sandboxes and agents in apply's format, secrets left out
 `
 

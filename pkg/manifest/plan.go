@@ -23,6 +23,10 @@ type Options struct {
 	Prune  bool // delete the sandboxes and agents the file does not have
 	// Getenv reads the environment variables secret_env names.
 	Getenv func(string) string
+	// SecretPrefix, when set, is how every name secret_env gives must start
+	// (AUXILIA_APPLY_SECRET_PREFIX): the operator's narrowing of what a file
+	// may read.
+	SecretPrefix string
 }
 
 // change is one step of a plan: what it shows and what it does.
@@ -88,9 +92,7 @@ func check(f *File, s *state, opts Options) error {
 		if !known {
 			p.add(path+".provider", "must be one of %s", strings.Join(slices.Sorted(maps.Keys(s.configs)), ", "))
 		}
-		if sb.SecretEnv != "" && opts.Getenv(sb.SecretEnv) == "" {
-			p.add(path+".secret_env", "names %s, which is not set", sb.SecretEnv)
-		}
+		checkSecretEnv(&p, path+".secret_env", sb.SecretEnv, opts)
 		if known && sb.Config != nil {
 			checkConfig(&p, path+".config", schema, sb.Config)
 		}
@@ -163,11 +165,12 @@ func plan(api *client.API, f *File, s *state, opts Options) []change {
 		if want.SecretEnv != "" {
 			secret = opts.Getenv(want.SecretEnv)
 		}
+		byDefault := s.defaultURLs[want.Provider]
 		if !exists {
-			changes = append(changes, createSandbox(api, want, secret))
+			changes = append(changes, createSandbox(api, want, secret, byDefault))
 			continue
 		}
-		if c, ok := updateSandbox(api, want, have, secret); ok {
+		if c, ok := updateSandbox(api, want, have, secret, byDefault); ok {
 			changes = append(changes, c)
 		}
 	}
@@ -203,10 +206,12 @@ func plan(api *client.API, f *File, s *state, opts Options) []change {
 	return changes
 }
 
-func createSandbox(api *client.API, want Sandbox, secret string) change {
+// createSandbox makes a sandbox; byDefault is its provider's url for a file
+// that gives none.
+func createSandbox(api *client.API, want Sandbox, secret, byDefault string) change {
 	line := fmt.Sprintf("+ sandbox %q (%s)", want.Name, want.Provider)
 	if secret != "" {
-		line += ", secret from " + want.SecretEnv
+		line += ", " + secretFrom(want.SecretEnv, destination(want.URL, byDefault))
 	}
 	return change{line, func(ctx context.Context, ids map[string]string) error {
 		body := map[string]any{"name": want.Name, "provider": want.Provider}
@@ -239,7 +244,9 @@ func createSandbox(api *client.API, want Sandbox, secret string) change {
 	}}
 }
 
-func updateSandbox(api *client.API, want Sandbox, have sandboxView, secret string) (change, bool) {
+// updateSandbox changes what differs of a sandbox; byDefault is its
+// provider's url for a file that blanks it.
+func updateSandbox(api *client.API, want Sandbox, have sandboxView, secret, byDefault string) (change, bool) {
 	var diffs []string
 	var patch client.SandboxPatch
 	if want.Description != nil && *want.Description != have.Description {
@@ -268,7 +275,11 @@ func updateSandbox(api *client.API, want Sandbox, have sandboxView, secret strin
 	// The secret is never read back: it is sent when the url moves or when
 	// the server's hint (last four characters, length) does not match it.
 	if secret != "" && (patch.Url != nil || !have.HasSecret || secretChanged(api, have.ID, secret)) {
-		diffs = append(diffs, "secret from "+want.SecretEnv)
+		to := have.URL
+		if patch.Url != nil {
+			to = destination(patch.Url, byDefault)
+		}
+		diffs = append(diffs, secretFrom(want.SecretEnv, to))
 		patch.Secret = &secret
 	}
 	if len(diffs) == 0 {

@@ -34,12 +34,13 @@ type agentView struct {
 }
 
 // state is what the server has: its sandboxes and agents by name, the
-// providers' config schemas and the tools.
+// providers' config schemas and default urls, and the tools.
 type state struct {
-	sandboxes map[string]sandboxView
-	agents    map[string]agentView
-	configs   map[string]*openapi3.Schema
-	tools     []string
+	sandboxes   map[string]sandboxView
+	agents      map[string]agentView
+	configs     map[string]*openapi3.Schema
+	defaultURLs map[string]string // what a sandbox that gives no url gets, such as Daytona's API
+	tools       []string
 }
 
 // recode converts between two shapes of the same JSON.
@@ -52,7 +53,8 @@ func recode(from, to any) error {
 }
 
 func readState(ctx context.Context, api *client.API) (*state, error) {
-	s := &state{sandboxes: map[string]sandboxView{}, agents: map[string]agentView{}, configs: map[string]*openapi3.Schema{}}
+	s := &state{sandboxes: map[string]sandboxView{}, agents: map[string]agentView{}, configs: map[string]*openapi3.Schema{},
+		defaultURLs: map[string]string{}}
 	size := 200
 	for token := ""; ; {
 		res, err := client.Expect(api.ListSandboxesWithResponse(ctx, &client.ListSandboxesParams{PageSize: &size, PageToken: &token}))
@@ -97,6 +99,7 @@ func readState(ctx context.Context, api *client.API) (*state, error) {
 			return nil, err
 		}
 		s.configs[string(p.Name)] = &schema
+		s.defaultURLs[string(p.Name)] = p.Url.Default
 	}
 	tools, err := client.Expect(api.ListToolsWithResponse(ctx))
 	if err != nil {
