@@ -24,6 +24,7 @@ type pipeFDs struct {
 	info    int   // bwrap writes the first process's pid here
 	status  int   // bwrap reports the command's exit code here
 	data    []int // one per dataFile, in order
+	seccomp int   // bwrap reads the jail's system-call filter here
 }
 
 // dataFiles are the jail's made-up /etc files: its accounts, its hosts,
@@ -79,6 +80,9 @@ func (j Jail) options(root string, files []dataFile, fds pipeFDs) []string {
 		a = append(a, "--unshare-user")
 	}
 	a = append(a, "--info-fd", itoa(fds.info), "--json-status-fd", itoa(fds.status))
+	// bwrap applies the filter to the jail's first process and to the
+	// command, right before it runs them (see the package doc).
+	a = append(a, "--seccomp", itoa(fds.seccomp))
 
 	a = append(a, "--clearenv")
 	for _, kv := range j.environment() {

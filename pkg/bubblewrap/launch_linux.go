@@ -97,6 +97,13 @@ func (j Jail) start(t tools, bwrap, root, command string, stdout, stderr io.Writ
 		}
 		fds.data = append(fds.data, fd)
 	}
+	filter, err := jailFilter()
+	if err != nil {
+		return nil, err
+	}
+	if fds.seccomp, err = p.feed(filter); err != nil {
+		return nil, err
+	}
 	// Options go through a pipe: the jail sees bwrap's command line, and
 	// should not learn where Root is on the host.
 	options := j.options(root, files, fds)

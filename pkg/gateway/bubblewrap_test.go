@@ -34,6 +34,15 @@ func TestBubblewrapRunsALoginBashInTheWorkspace(t *testing.T) {
 	assert.Equal(t, "started\n", res.Stdout)
 }
 
+// A sandbox's commands run under the jail's system-call filter, which
+// keeps them from making namespaces of their own.
+func TestBubblewrapCommandsRunUnderTheFilter(t *testing.T) {
+	h := newJailHarness(t)
+	sb := h.create(sandboxSpec{})
+	res := h.exec(sb.ID, map[string]any{"command": "grep '^Seccomp:' /proc/self/status; unshare -Ur true 2>/dev/null || echo refused"})
+	assert.Equal(t, "Seccomp:\t2\nrefused\n", res.Stdout, res.Stderr)
+}
+
 func TestBubblewrapCommandsOwnTheGatewaysFiles(t *testing.T) {
 	h := newJailHarness(t)
 	sb := h.create(sandboxSpec{})
