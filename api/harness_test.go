@@ -60,6 +60,8 @@ type options struct {
 	run run.Options
 	// terminalGrace is how long a terminal outlives its dropped connection.
 	terminalGrace time.Duration
+	// allowedOrigins may call the MCP endpoints from their pages.
+	allowedOrigins []string
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -100,6 +102,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		Rates:           db.RateWindows(),
 		TerminalGrace:   o.terminalGrace,
 		Terminals:       terminals,
+		AllowedOrigins:  o.allowedOrigins,
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

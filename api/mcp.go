@@ -19,10 +19,11 @@ const (
 
 // mountMCP serves each agent's sandbox tools as an MCP server (Streamable
 // HTTP) at /mcp/agents/{id}, behind the same authentication, rate limit
-// and refusals' audit as the API, in the token's workspace.
+// and refusals' audit as the API, in the token's workspace. A page of
+// another origin is refused first, whatever it sends.
 func mountMCP(e *echo.Echo, cfg Config) {
 	srv := mcpserver.New(mcpserver.Deps{Runs: cfg.Runs, Audit: cfg.Audit, Log: cfg.Log, BodyLimit: cfg.UploadLimit})
-	mw := []echo.MiddlewareFunc{raiseBodyLimit(cfg.UploadLimit), challengeMCP, authenticate(cfg.Tokens)}
+	mw := []echo.MiddlewareFunc{checkOrigin(cfg.AllowedOrigins), raiseBodyLimit(cfg.UploadLimit), challengeMCP, authenticate(cfg.Tokens)}
 	if cfg.RateLimit > 0 {
 		mw = append(mw, rateLimit(cfg.Rates, cfg.RateLimit))
 	}

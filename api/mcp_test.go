@@ -89,6 +89,78 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// fromPage sends a token with every request, and an Origin header, as a
+// browser's page does, when one is given.
+type fromPage struct {
+	token  string
+	origin string
+}
+
+func (p fromPage) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+p.token)
+	if p.origin != "" {
+		r.Header.Set("Origin", p.origin)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// The MCP transport asks servers to refuse a request whose Origin is not
+// theirs: a page of another origin, whatever token it holds, is refused
+// with 403 before its session or the token is looked at. A client that
+// sends no Origin (any but a browser's page), this server's own pages and
+// the origins the operator allowed are served.
+func TestMCPRefusesPagesOfAnotherOrigin(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		f := e.fixture()
+		ctx := context.Background()
+		connect := func(origin string) (*mcp.ClientSession, error) {
+			client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+			return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.srv.URL + "/mcp/agents/" + f.agent,
+				HTTPClient: &http.Client{Transport: fromPage{token: e.member, origin: origin}}}, nil)
+		}
+		echo := &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"command": "echo hi"}}
+		host := strings.TrimPrefix(e.srv.URL, "http://")
+
+		for _, origin := range []string{"https://evil.example", "null", "http://" + host + ".evil.example",
+			"http://evil.example#" + host, "https://console.example.com.evil.example", "file://", "", "evil.example"} {
+			r := e.mcpPost(f.agent, e.member, "Origin", origin)
+			p := r.problem(t, 403, "forbidden")
+			assert.Contains(t, p["detail"], "AUXILIA_ALLOWED_ORIGINS", "%q", origin)
+			assert.Empty(t, r.Header.Get("Mcp-Session-Id"), "%q opens no session", origin)
+		}
+		e.mcpPost(f.agent, "", "Origin", "https://evil.example").problem(t, 403, "forbidden")
+		e.mcpPost(f.agent, e.member, "Origin", e.srv.URL, "Origin", "https://evil.example").problem(t, 403, "forbidden")
+		_, err := connect("https://evil.example")
+		require.Error(t, err, "the SDK's client, from another origin's page, is refused")
+
+		// A call on a session a client opened, sent by a page: refused before
+		// it reaches the session, whose first call would start a run.
+		session, err := connect("")
+		require.NoError(t, err, "a client without Origin is served")
+		call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute","arguments":{"command":"echo hi"}}}`
+		e.send("POST", "/mcp/agents/"+f.agent, e.member, call, "Content-Type", "application/json",
+			"Accept", "application/json, text/event-stream", "Mcp-Session-Id", session.ID(),
+			"Mcp-Protocol-Version", session.InitializeResult().ProtocolVersion, "Origin", "https://evil.example").problem(t, 403, "forbidden")
+		e.call("GET", "/api/v1/agents/"+f.agent+"/threads/"+session.ID(), e.member, nil).problem(t, 404, "not_found")
+		res, err := session.CallTool(ctx, echo)
+		require.NoError(t, err)
+		assert.False(t, res.IsError, "%v", res.Content)
+		require.Equal(t, 200, e.call("GET", "/api/v1/agents/"+f.agent+"/threads/"+session.ID(), e.member, nil).StatusCode,
+			"the refused call started nothing; this one did")
+		require.NoError(t, session.Close())
+
+		for _, origin := range []string{e.srv.URL, "HTTP://" + strings.ToUpper(host), "https://console.example.com", "https://Console.Example.com:443"} {
+			session, err := connect(origin)
+			require.NoError(t, err, origin)
+			res, err := session.CallTool(ctx, echo)
+			require.NoError(t, err, origin)
+			assert.False(t, res.IsError, "%s: %v", origin, res.Content)
+			require.NoError(t, session.Close())
+		}
+	}, func(o *options) { o.allowedOrigins = []string{"https://console.example.com"} })
+}
+
 // A session without Auxilia-Thread is a thread of its own: its first call
 // starts a run on it, its other calls reuse that run, and closing it
 // completes the run.

@@ -53,6 +53,9 @@ type Config struct {
 	// Terminals, when given, holds the open shells, for the caller to end
 	// them as it shuts down (Terminals.Stop).
 	Terminals *Terminals
+	// AllowedOrigins are the origins, as ParseOrigin returns them, whose
+	// pages may call the MCP endpoints besides this server's own.
+	AllowedOrigins []string
 	// JSONLimit and UploadLimit cap request bodies (0 means the default).
 	JSONLimit   int64
 	UploadLimit int64

@@ -84,7 +84,7 @@ type terminalTicketView struct {
 // ticket issues a ticket that opens the run's terminal once.
 //
 //	@Summary		Get a ticket for a run's terminal
-//	@Description	A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already: 409 terminal_limit.
+//	@Description	A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 //	@Tags			runs
 //	@Produce		json
 //	@Security		BearerAuth
@@ -103,7 +103,7 @@ func (h terminalHandler) ticket(c echo.Context) error {
 	if err := h.svc.CheckTerminal(ctx, ws, id, approved(c)); err != nil {
 		return err
 	}
-	if err := h.sessions.checkRoom(ws, id); err != nil {
+	if err := h.sessions.checkRoom(ws, id, actor(c).TokenID); err != nil {
 		return err
 	}
 	value, expires, err := h.tokens.IssueTicket(ctx, actor(c), id, approved(c))
@@ -116,7 +116,7 @@ func (h terminalHandler) ticket(c echo.Context) error {
 // open serves the run's terminal over a WebSocket.
 //
 //	@Summary		Open a run's terminal (WebSocket)
-//	@Description	Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+//	@Description	Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server as the token that opened it (by bearer, or by a ticket that token asked for) takes it back; then the shell is ended. Another token's connection never gets it: it opens a shell of its own. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening, taking back and closing are audited (`terminal.opened`, `terminal.reattached`, by whoever connected; `terminal.closed`, by the token that opened the shell, the only one that can hold it, with why it ended: it exited or failed, its grace ran out, the server shut down); keystrokes and output never are.
 //	@Tags			runs
 //	@Produce		json
 //	@Security		BearerAuth
@@ -138,7 +138,8 @@ func (h terminalHandler) open(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws := actor(c).Workspace.ID
+	who := actor(c) // by bearer, or the token that asked for the ticket
+	ws := who.Workspace.ID
 	approvedHere := approved(c)
 	if t, ok := c.Get(ticketKey).(auxilia.TerminalTicket); ok {
 		approvedHere = t.Approved
@@ -156,11 +157,18 @@ func (h terminalHandler) open(c echo.Context) error {
 		}
 		return auxilia.Errorf(auxilia.CodeMalformed, "This route is a WebSocket: send Upgrade: websocket.")
 	}
-	s := h.sessions.detached(ws, id)
+	s := h.sessions.detached(ws, id, who.TokenID)
 	reattached := s != nil
 	if reattached {
-		// A shell whose connection dropped: taken back, once the run may still have it.
+		// A shell this token opened whose connection dropped: taken back,
+		// once the run may still have it, and audited as the opening is.
 		if err := h.svc.CheckTerminal(ctx, ws, id, approvedHere); err != nil {
+			h.sessions.release(s)
+			return err
+		}
+		if err := auxilia.Audit(ctx, h.audit, ws, "terminal.reattached", "run", id,
+			fmt.Sprintf("took back the terminal it opened %s ago, whose connection had dropped",
+				time.Since(s.opened).Round(time.Second))); err != nil {
 			h.sessions.release(s)
 			return err
 		}
@@ -178,7 +186,7 @@ func (h terminalHandler) open(c echo.Context) error {
 			return err
 		}
 		// The audit outlives the request: the shell may close long after.
-		s = h.sessions.add(context.WithoutCancel(ctx), ws, term)
+		s = h.sessions.add(context.WithoutCancel(ctx), ws, who.TokenID, term)
 		if err := auxilia.Audit(ctx, h.audit, ws, "terminal.opened", "run", id,
 			fmt.Sprintf("opened a %dx%d terminal on provider %s", size.Cols, size.Rows, term.Provider)); err != nil {
 			h.sessions.end(s, "its opening could not be audited")

@@ -45,7 +45,8 @@ func (t *Terminals) Stop(ctx context.Context) {
 }
 
 // terminalSessions are the terminals open on this server, with or without
-// a connection: a shell whose connection dropped waits grace for another.
+// a connection: a shell whose connection dropped waits grace for another
+// of the token that opened it.
 type terminalSessions struct {
 	grace time.Duration
 	audit auxilia.Auditor
@@ -121,15 +122,15 @@ func (ss *terminalSessions) reserve(workspace, runID string) (giveBack func(), e
 }
 
 // checkRoom refuses, as reserve would, a new shell for a run that has as
-// many as it may, none of them waiting for a connection to take it back.
-func (ss *terminalSessions) checkRoom(workspace, runID string) error {
+// many as it may, none of them a dropped one the token may take back.
+func (ss *terminalSessions) checkRoom(workspace, runID, tokenID string) error {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.perRun[runKey(workspace, runID)] < maxTerminalsPerRun {
 		return nil
 	}
 	for s := range ss.open {
-		if !s.attached && s.workspace == workspace && s.term.Run.ID == runID {
+		if s.takenBackBy(workspace, runID, tokenID) {
 			return nil
 		}
 	}
@@ -152,8 +153,12 @@ func (ss *terminalSessions) forget(key string) {
 type terminalSession struct {
 	term      *run.Terminal
 	workspace string
-	auditCtx  context.Context // the opener's, for the closing entry
-	opened    time.Time
+	// owner is the id of the token that opened the shell: only a connection
+	// authenticated as that token takes it back, since what was typed in
+	// it (a password, its history) is that token's holder's alone.
+	owner    string
+	auditCtx context.Context // the opener's, for the closing entry
+	opened   time.Time
 
 	out     chan []byte // the shell's output, closed when it ends
 	ended   error       // why it ended: io.EOF when it exited; set before out closes
@@ -164,10 +169,10 @@ type terminalSession struct {
 	grace    *time.Timer
 }
 
-// add keeps a new shell, attached to the connection about to be made, in
-// the place reserve gave it.
-func (ss *terminalSessions) add(auditCtx context.Context, workspace string, term *run.Terminal) *terminalSession {
-	s := &terminalSession{term: term, workspace: workspace, auditCtx: auditCtx, opened: time.Now(),
+// add keeps a new shell, opened by the token owner and attached to the
+// connection about to be made, in the place reserve gave it.
+func (ss *terminalSessions) add(auditCtx context.Context, workspace, owner string, term *run.Terminal) *terminalSession {
+	s := &terminalSession{term: term, workspace: workspace, owner: owner, auditCtx: auditCtx, opened: time.Now(),
 		out: make(chan []byte, 16), attached: true}
 	go s.read()
 	ss.mu.Lock()
@@ -180,18 +185,26 @@ func (ss *terminalSessions) add(auditCtx context.Context, workspace string, term
 	return s
 }
 
-// detached takes back a shell of the run whose connection dropped, if
-// there is one.
-func (ss *terminalSessions) detached(workspace, runID string) *terminalSession {
+// detached takes back a shell of the run that the token opened and whose
+// connection dropped, if there is one.
+func (ss *terminalSessions) detached(workspace, runID, tokenID string) *terminalSession {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	for s := range ss.open {
-		if !s.attached && s.workspace == workspace && s.term.Run.ID == runID && s.grace.Stop() {
+		if s.takenBackBy(workspace, runID, tokenID) && s.grace.Stop() {
 			s.attached = true
 			return s
 		}
 	}
 	return nil
+}
+
+// takenBackBy reports whether a connection to the run as the token may
+// take the shell back: it is the run's, it waits for a connection, and the
+// token opened it. The token is compared by its id, never by its name,
+// which another token may share. ss.mu is held.
+func (s *terminalSession) takenBackBy(workspace, runID, tokenID string) bool {
+	return !s.attached && s.workspace == workspace && s.term.Run.ID == runID && s.owner == tokenID
 }
 
 // release leaves a shell without a connection: it ends after the grace

@@ -183,6 +183,106 @@ func TestTerminalOutlivesADroppedConnectionForItsGrace(t *testing.T) {
 	}, shortGrace)
 }
 
+// A shell whose connection dropped goes back only to the token that opened
+// it, by bearer or by a ticket that token asked for. Another token's
+// connection to the run, within the grace, gets a shell of its own and sees
+// nothing of the first: not what was typed, its output, its history nor its
+// variables. Each taking back is audited with who did it.
+func TestADroppedTerminalGoesBackOnlyToItsToken(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent, _ := e.boundAgent(nil)
+		run := e.startRun(agent, "shared")
+		asAdmin := []string{"Authorization", "Bearer " + e.admin}
+		asMember := []string{"Authorization", "Bearer " + e.member}
+		byTicket := func(tok string) *wsTerm {
+			r := e.call("POST", run+"/terminal-tickets", tok, nil)
+			require.Equal(t, 201, r.StatusCode, "%s", r.body)
+			return e.dialTerminal(run + "/terminal?ticket=" + r.json(t)["ticket"].(string))
+		}
+		const secret = "Zq7-admin-only"
+		sawNothing := func(term *wsTerm) {
+			t.Helper()
+			term.typeKeys("echo pw=[$PASSWORD]; history; echo done-$((5+5))\r")
+			term.expect("pw=[]")
+			term.expect("done-10")
+			assert.NotContains(t, term.Shown(), secret, "another token's shell shows nothing of the admin's")
+		}
+		takenBack := func(term *wsTerm) {
+			t.Helper()
+			term.typeKeys("echo pw=$PASSWORD\r")
+			term.expect("pw=" + secret)
+		}
+
+		admin := e.dialTerminal(run+"/terminal", asAdmin...)
+		admin.typeKeys("PASSWORD=" + secret + "; echo set-$((3+3))\r")
+		admin.expect("set-6")
+		require.NoError(t, admin.conn.CloseNow())
+		member := e.dialTerminal(run+"/terminal", asMember...)
+		sawNothing(member)
+		admin = e.dialTerminal(run+"/terminal", asAdmin...)
+		takenBack(admin)
+
+		require.NoError(t, admin.conn.CloseNow())
+		memberByTicket := byTicket(e.member)
+		sawNothing(memberByTicket)
+		admin = byTicket(e.admin)
+		takenBack(admin)
+
+		for _, term := range []*wsTerm{member, memberByTicket, admin} {
+			term.typeKeys("exit\r")
+			term.ended()
+		}
+		adminID := e.call("GET", "/api/v1/me", e.admin, nil).json(t)["token_id"]
+		var entries []string
+		for _, en := range e.audit("?resource_type=run&resource_id=" + strings.TrimPrefix(run, "/api/v1/runs/")) {
+			by := en["actor"].(map[string]any)
+			entries = append(entries, fmt.Sprintf("%s by %s", en["action"], by["token_name"]))
+			if en["action"] == "terminal.reattached" {
+				assert.Equal(t, adminID, by["token_id"], "who took it back, by token id")
+				assert.NotContains(t, en["detail"], secret)
+			}
+		}
+		assert.ElementsMatch(t, []string{
+			"run.start by member@default",
+			"terminal.opened by admin@default", "terminal.opened by member@default", "terminal.opened by member@default",
+			"terminal.reattached by admin@default", "terminal.reattached by admin@default",
+			"terminal.closed by admin@default", "terminal.closed by member@default", "terminal.closed by member@default",
+		}, entries)
+	})
+}
+
+// A run's shells are bounded whoever holds them, dropped ones included: at
+// the limit, another token is refused (its ticket too) rather than handed
+// the dropped shell, which its own token still takes back.
+func TestAnotherTokenAtTheTerminalLimitIsRefusedNotHandedTheDroppedShell(t *testing.T) {
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	agent, _ := e.boundAgent(nil)
+	run := e.startRun(agent, "full")
+	admin := e.dialTerminal(run+"/terminal", "Authorization", "Bearer "+e.admin)
+	admin.typeKeys("ADMIN=kept; echo admin-$((2+2))\r")
+	admin.expect("admin-4")
+	require.NoError(t, admin.conn.CloseNow())
+	var open []*wsTerm
+	for i := range 3 {
+		term := e.dialTerminal(run+"/terminal", "Authorization", "Bearer "+e.member)
+		term.typeKeys(fmt.Sprintf("echo member-[$ADMIN]-$((%d*10))\r", i+1))
+		term.expect(fmt.Sprintf("member-[]-%d", (i+1)*10))
+		open = append(open, term)
+	}
+
+	e.call("POST", run+"/terminal-tickets", e.member, nil).problem(t, 409, "terminal_limit")
+	e.call("GET", run+"/terminal", e.member, nil, upgradeHeaders...).problem(t, 409, "terminal_limit")
+	r := e.call("POST", run+"/terminal-tickets", e.admin, nil)
+	require.Equal(t, 201, r.StatusCode, "%s", r.body)
+	admin = e.dialTerminal(run + "/terminal?ticket=" + r.json(t)["ticket"].(string))
+	admin.typeKeys("echo admin=$ADMIN\r")
+	admin.expect("admin=kept")
+	for _, term := range append(open, admin) {
+		term.typeKeys("exit\r")
+		term.ended()
+	}
+}
+
 // A provider whose instances have no terminal is named in the refusal.
 func TestTerminalOnAProviderWithoutOne(t *testing.T) {
 	kinds := append(builtin.Kinds(builtin.Options{DataDir: t.TempDir()}), echotest.Kind{})

@@ -30,6 +30,7 @@ type config struct {
 
 	BlockPrivateURLs bool                    // AUXILIA_BLOCK_PRIVATE_URLS
 	AllowedHostPaths []string                // AUXILIA_ALLOWED_HOST_PATHS: comma-separated folders volume mounts may use
+	AllowedOrigins   []string                // AUXILIA_ALLOWED_ORIGINS: comma-separated origins whose pages may call the MCP endpoints
 	Providers        provider.OperatorValues // the settings the providers declare, such as AUXILIA_LOCAL_PROVIDER
 	ProbeTimeout     time.Duration           // AUXILIA_PROBE_TIMEOUT
 	RunIdleTimeout   time.Duration           // AUXILIA_RUN_IDLE_TIMEOUT
@@ -97,6 +98,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		cfg.HTTP.MaxConnections = defaultMaxConnections
 	}
 	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
+	cfg.AllowedOrigins = origins(getenv, "AUXILIA_ALLOWED_ORIGINS", &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)
 	cfg.UploadLimit = byteSize(getenv, "AUXILIA_UPLOAD_BODY_LIMIT", api.DefaultUploadLimit, &errs)
 	if _, _, err := net.SplitHostPort(cfg.MetricsListen); cfg.MetricsListen != "" && err != nil {
@@ -175,6 +177,24 @@ func duration(getenv func(string) string, name string, def time.Duration, errs *
 		return def
 	}
 	return d
+}
+
+// origins reads a comma-separated list of origins, as a browser writes them.
+func origins(getenv func(string) string, name string, errs *[]error) []string {
+	var out []string
+	for _, o := range strings.Split(getenv(name), ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		origin, err := api.ParseOrigin(o)
+		if err != nil {
+			*errs = append(*errs, fmt.Errorf("%s: %q %w", name, o, err))
+			continue
+		}
+		out = append(out, origin)
+	}
+	return out
 }
 
 // folders reads a comma-separated list of absolute, normalised folders.

@@ -273,11 +273,14 @@ func TestBootstrapTokenOnPostgres(t *testing.T) {
 
 func TestBadConfigurationIsRefused(t *testing.T) {
 	cmd := exec.Command(binary, "serve")
-	cmd.Env = append(os.Environ(), "DATABASE_URL=mysql://x", "AUXILIA_JSON_BODY_LIMIT=lots")
+	cmd.Env = append(os.Environ(), "DATABASE_URL=mysql://x", "AUXILIA_JSON_BODY_LIMIT=lots",
+		"AUXILIA_ALLOWED_ORIGINS=https://console.example.com,null,https://tools.example.com/app")
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err)
 	assert.Contains(t, string(out), "DATABASE_URL")
 	assert.Contains(t, string(out), "AUXILIA_JSON_BODY_LIMIT", "every bad variable at once")
+	assert.Contains(t, string(out), `AUXILIA_ALLOWED_ORIGINS: "null" cannot be allowed`)
+	assert.Contains(t, string(out), `AUXILIA_ALLOWED_ORIGINS: "https://tools.example.com/app" must be scheme://host[:port]`)
 
 	cmd = exec.Command(binary, "tokens", "create", "--role", "owner")
 	cmd.Env = append(os.Environ(), "AUXILIA_DATA_DIR="+t.TempDir(), "DATABASE_URL=")

@@ -227,27 +227,34 @@ func TestMCPCallsOfAnUnavailableSandbox(t *testing.T) {
 	assert.Empty(t, fake.Sandboxes())
 }
 
+// initializeMCP sends an MCP initialize to the server's path with token
+// ("" for none) and headers, as curl would; it returns the answer, read.
+func initializeMCP(t *testing.T, srv *server, token, path string, header map[string]string) *http.Response {
+	t.Helper()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+	req, err := http.NewRequest("POST", srv.URL+path, strings.NewReader(init))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	return res
+}
+
 // The endpoint refuses a missing token as the MCP authorization spec says,
 // and a session is reached only at its agent's URL, with its token.
 func TestMCPEndpointRefusals(t *testing.T) {
 	srv := instance(t)
 	agent := bindNew(t, srv, map[string]any{"name": "Local", "provider": "local"})
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
 	send := func(token, path string, header map[string]string) *http.Response {
-		req, err := http.NewRequest("POST", srv.URL+path, strings.NewReader(init))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		res, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		res.Body.Close()
-		return res
+		return initializeMCP(t, srv, token, path, header)
 	}
 	res := send("", "/mcp/agents/"+agent, nil)
 	assert.Equal(t, 401, res.StatusCode)
@@ -267,4 +274,27 @@ func TestMCPEndpointRefusals(t *testing.T) {
 	other := bindNew(t, srv, map[string]any{"name": "Other", "provider": "local"})
 	assert.Equal(t, 404, send(adminToken, "/mcp/agents/"+other, map[string]string{"Mcp-Session-Id": session}).StatusCode,
 		"a session is not found at another agent's URL")
+}
+
+// Pages of another origin are refused as the MCP transport asks, those of
+// the server itself and of the origins AUXILIA_ALLOWED_ORIGINS lists are
+// served, and so is the Go SDK's client, which sends no Origin.
+func TestMCPEndpointChecksOrigin(t *testing.T) {
+	srv := instance(t, "AUXILIA_ALLOWED_ORIGINS=https://console.example.com, HTTP://Tools.Example.com:8080")
+	agent := bindNew(t, srv, map[string]any{"name": "Local", "provider": "local"})
+	for _, origin := range []string{"https://evil.example", "null", "http://tools.example.com", "https://tools.example.com:8080"} {
+		res := initializeMCP(t, srv, adminToken, "/mcp/agents/"+agent, map[string]string{"Origin": origin})
+		assert.Equal(t, 403, res.StatusCode, origin)
+		assert.Equal(t, "application/problem+json", res.Header.Get("Content-Type"), origin)
+		assert.Empty(t, res.Header.Get("Mcp-Session-Id"), "%s opens no session", origin)
+	}
+	for _, origin := range []string{srv.URL, "https://console.example.com", "http://tools.example.com:8080"} {
+		res := initializeMCP(t, srv, adminToken, "/mcp/agents/"+agent, map[string]string{"Origin": origin})
+		assert.Equal(t, 200, res.StatusCode, origin)
+		assert.NotEmpty(t, res.Header.Get("Mcp-Session-Id"), origin)
+	}
+	c := connectMCP(t, srv, agent, "origins", nil)
+	out, refusal := c.call(t, "execute", map[string]any{"command": "echo no-origin-$((2*3))"})
+	require.Empty(t, refusal)
+	assert.Equal(t, "no-origin-6\n", out["output"])
 }

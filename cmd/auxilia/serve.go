@@ -61,6 +61,7 @@ func serve(ctx context.Context, cfg config) error {
 		RunStartTimeout: longestRunStart(cfg.CreateTimeout),
 		TerminalGrace:   cfg.TerminalGrace,
 		Terminals:       terminals,
+		AllowedOrigins:  cfg.AllowedOrigins,
 		OpenAPI:         sandboxes.OpenAPI,
 		SPA:             frontend.Dist(),
 		JSONLimit:       cfg.JSONLimit,

@@ -26,7 +26,8 @@ var AuditResourceTypes = []string{"sandbox", "agent", "binding", "token", "threa
 var AuditActions = []string{
 	"agent.create", "agent.update", "agent.delete", "binding.put", "binding.delete", "key.rotate", "mcp.call",
 	"run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe",
-	"terminal.ticket", "terminal.opened", "terminal.closed", "thread.delete", "token.create", "token.revoke", "tool.approve",
+	"terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
+	"thread.delete", "token.create", "token.revoke", "tool.approve",
 }
 
 // AuditOutcomes are the ways an attempt can end, as AuditOutcome values.

@@ -992,26 +992,27 @@ func (e ListAuditEntriesParamsResourceType) Valid() bool {
 
 // Defines values for ListAuditEntriesParamsAction.
 const (
-	ListAuditEntriesParamsActionAgentCreate    ListAuditEntriesParamsAction = "agent.create"
-	ListAuditEntriesParamsActionAgentDelete    ListAuditEntriesParamsAction = "agent.delete"
-	ListAuditEntriesParamsActionAgentUpdate    ListAuditEntriesParamsAction = "agent.update"
-	ListAuditEntriesParamsActionBindingDelete  ListAuditEntriesParamsAction = "binding.delete"
-	ListAuditEntriesParamsActionBindingPut     ListAuditEntriesParamsAction = "binding.put"
-	ListAuditEntriesParamsActionKeyRotate      ListAuditEntriesParamsAction = "key.rotate"
-	ListAuditEntriesParamsActionMcpCall        ListAuditEntriesParamsAction = "mcp.call"
-	ListAuditEntriesParamsActionRunComplete    ListAuditEntriesParamsAction = "run.complete"
-	ListAuditEntriesParamsActionRunStart       ListAuditEntriesParamsAction = "run.start"
-	ListAuditEntriesParamsActionSandboxCreate  ListAuditEntriesParamsAction = "sandbox.create"
-	ListAuditEntriesParamsActionSandboxDelete  ListAuditEntriesParamsAction = "sandbox.delete"
-	ListAuditEntriesParamsActionSandboxProbe   ListAuditEntriesParamsAction = "sandbox.probe"
-	ListAuditEntriesParamsActionSandboxUpdate  ListAuditEntriesParamsAction = "sandbox.update"
-	ListAuditEntriesParamsActionTerminalClosed ListAuditEntriesParamsAction = "terminal.closed"
-	ListAuditEntriesParamsActionTerminalOpened ListAuditEntriesParamsAction = "terminal.opened"
-	ListAuditEntriesParamsActionTerminalTicket ListAuditEntriesParamsAction = "terminal.ticket"
-	ListAuditEntriesParamsActionThreadDelete   ListAuditEntriesParamsAction = "thread.delete"
-	ListAuditEntriesParamsActionTokenCreate    ListAuditEntriesParamsAction = "token.create"
-	ListAuditEntriesParamsActionTokenRevoke    ListAuditEntriesParamsAction = "token.revoke"
-	ListAuditEntriesParamsActionToolApprove    ListAuditEntriesParamsAction = "tool.approve"
+	ListAuditEntriesParamsActionAgentCreate        ListAuditEntriesParamsAction = "agent.create"
+	ListAuditEntriesParamsActionAgentDelete        ListAuditEntriesParamsAction = "agent.delete"
+	ListAuditEntriesParamsActionAgentUpdate        ListAuditEntriesParamsAction = "agent.update"
+	ListAuditEntriesParamsActionBindingDelete      ListAuditEntriesParamsAction = "binding.delete"
+	ListAuditEntriesParamsActionBindingPut         ListAuditEntriesParamsAction = "binding.put"
+	ListAuditEntriesParamsActionKeyRotate          ListAuditEntriesParamsAction = "key.rotate"
+	ListAuditEntriesParamsActionMcpCall            ListAuditEntriesParamsAction = "mcp.call"
+	ListAuditEntriesParamsActionRunComplete        ListAuditEntriesParamsAction = "run.complete"
+	ListAuditEntriesParamsActionRunStart           ListAuditEntriesParamsAction = "run.start"
+	ListAuditEntriesParamsActionSandboxCreate      ListAuditEntriesParamsAction = "sandbox.create"
+	ListAuditEntriesParamsActionSandboxDelete      ListAuditEntriesParamsAction = "sandbox.delete"
+	ListAuditEntriesParamsActionSandboxProbe       ListAuditEntriesParamsAction = "sandbox.probe"
+	ListAuditEntriesParamsActionSandboxUpdate      ListAuditEntriesParamsAction = "sandbox.update"
+	ListAuditEntriesParamsActionTerminalClosed     ListAuditEntriesParamsAction = "terminal.closed"
+	ListAuditEntriesParamsActionTerminalOpened     ListAuditEntriesParamsAction = "terminal.opened"
+	ListAuditEntriesParamsActionTerminalReattached ListAuditEntriesParamsAction = "terminal.reattached"
+	ListAuditEntriesParamsActionTerminalTicket     ListAuditEntriesParamsAction = "terminal.ticket"
+	ListAuditEntriesParamsActionThreadDelete       ListAuditEntriesParamsAction = "thread.delete"
+	ListAuditEntriesParamsActionTokenCreate        ListAuditEntriesParamsAction = "token.create"
+	ListAuditEntriesParamsActionTokenRevoke        ListAuditEntriesParamsAction = "token.revoke"
+	ListAuditEntriesParamsActionToolApprove        ListAuditEntriesParamsAction = "tool.approve"
 )
 
 // Valid indicates whether the value is a known member of the ListAuditEntriesParamsAction enum.
@@ -1046,6 +1047,8 @@ func (e ListAuditEntriesParamsAction) Valid() bool {
 	case ListAuditEntriesParamsActionTerminalClosed:
 		return true
 	case ListAuditEntriesParamsActionTerminalOpened:
+		return true
+	case ListAuditEntriesParamsActionTerminalReattached:
 		return true
 	case ListAuditEntriesParamsActionTerminalTicket:
 		return true
@@ -3619,14 +3622,14 @@ type ClientInterface interface {
 
 	// OpenTerminal Open a run's terminal (WebSocket)
 	//
-	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server as the token that opened it (by bearer, or by a ticket that token asked for) takes it back; then the shell is ended. Another token's connection never gets it: it opens a shell of its own. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening, taking back and closing are audited (`terminal.opened`, `terminal.reattached`, by whoever connected; `terminal.closed`, by the token that opened the shell, the only one that can hold it, with why it ended: it exited or failed, its grace ran out, the server shut down); keystrokes and output never are.
 	//
 	// Corresponds with GET /api/v1/runs/{run_id}/terminal (the `OpenTerminal` operationId).
 	OpenTerminal(ctx context.Context, runId openapi_types.UUID, params *OpenTerminalParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateTerminalTicket Get a ticket for a run's terminal
 	//
-	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already: 409 terminal_limit.
+	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 	//
 	// Corresponds with POST /api/v1/runs/{run_id}/terminal-tickets (the `CreateTerminalTicket` operationId).
 	CreateTerminalTicket(ctx context.Context, runId openapi_types.UUID, params *CreateTerminalTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4369,7 +4372,7 @@ func (c *Client) ListDirectory(ctx context.Context, runId openapi_types.UUID, pa
 
 // OpenTerminal Open a run's terminal (WebSocket)
 //
-// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server as the token that opened it (by bearer, or by a ticket that token asked for) takes it back; then the shell is ended. Another token's connection never gets it: it opens a shell of its own. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening, taking back and closing are audited (`terminal.opened`, `terminal.reattached`, by whoever connected; `terminal.closed`, by the token that opened the shell, the only one that can hold it, with why it ended: it exited or failed, its grace ran out, the server shut down); keystrokes and output never are.
 //
 // Corresponds with GET /api/v1/runs/{run_id}/terminal (the `OpenTerminal` operationId).
 func (c *Client) OpenTerminal(ctx context.Context, runId openapi_types.UUID, params *OpenTerminalParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4386,7 +4389,7 @@ func (c *Client) OpenTerminal(ctx context.Context, runId openapi_types.UUID, par
 
 // CreateTerminalTicket Get a ticket for a run's terminal
 //
-// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already: 409 terminal_limit.
+// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 //
 // Corresponds with POST /api/v1/runs/{run_id}/terminal-tickets (the `CreateTerminalTicket` operationId).
 func (c *Client) CreateTerminalTicket(ctx context.Context, runId openapi_types.UUID, params *CreateTerminalTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7681,7 +7684,7 @@ type ClientWithResponsesInterface interface {
 
 	// OpenTerminalWithResponse Open a run's terminal (WebSocket)
 	//
-	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+	// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server as the token that opened it (by bearer, or by a ticket that token asked for) takes it back; then the shell is ended. Another token's connection never gets it: it opens a shell of its own. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening, taking back and closing are audited (`terminal.opened`, `terminal.reattached`, by whoever connected; `terminal.closed`, by the token that opened the shell, the only one that can hold it, with why it ended: it exited or failed, its grace ran out, the server shut down); keystrokes and output never are.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7690,7 +7693,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTerminalTicketWithResponse Get a ticket for a run's terminal
 	//
-	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already: 409 terminal_limit.
+	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13871,7 +13874,7 @@ func (c *ClientWithResponses) ListDirectoryWithResponse(ctx context.Context, run
 
 // OpenTerminalWithResponse Open a run's terminal (WebSocket)
 //
-// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server takes it back; then the shell is ended. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening and closing are audited (`terminal.opened`, `terminal.closed`); keystrokes and output never are.
+// Upgrades to a WebSocket on an interactive shell in the run's instance, in its working directory, with the same limits as its commands. Authorized by a bearer token (and `Auxilia-Approval: granted` where the execute tool needs approval) or by `?ticket=` from `POST /api/v1/runs/{run_id}/terminal-tickets`. Client frames: binary = keystrokes as typed; text = `{"type":"resize","cols":120,"rows":40}`. Server frames: binary = the terminal's output; text = `{"type":"exit","code":3}` when the shell ends (then close 1000), or `{"type":"error","message":"…"}` (then close 1011; 1001 when the server shuts down, which ends its shells). While it is open the run stays active and its instance in use. A dropped connection leaves the shell running for the server's grace period (`AUXILIA_TERMINAL_GRACE`), and a new connection to the run on the same server as the token that opened it (by bearer, or by a ticket that token asked for) takes it back; then the shell is ended. Another token's connection never gets it: it opens a shell of its own. Refusals come before the upgrade, as problems: 422 terminal_unsupported names a provider whose instances have no terminal; 409 terminal_limit when the run already has 4 shells open on the server (dropped ones count until their grace ends); 503 service_unavailable once the server is shutting down. Opening, taking back and closing are audited (`terminal.opened`, `terminal.reattached`, by whoever connected; `terminal.closed`, by the token that opened the shell, the only one that can hold it, with why it ended: it exited or failed, its grace ran out, the server shut down); keystrokes and output never are.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13886,7 +13889,7 @@ func (c *ClientWithResponses) OpenTerminalWithResponse(ctx context.Context, runI
 
 // CreateTerminalTicketWithResponse Get a ticket for a run's terminal
 //
-// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already: 409 terminal_limit.
+// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -38,6 +38,13 @@ func (s *Screen) Show(p []byte) {
 	s.changed = make(chan struct{})
 }
 
+// Shown returns all the output so far, matched or not.
+func (s *Screen) Shown() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.String()
+}
+
 // End says no more output comes, and why; call it once.
 func (s *Screen) End(err error) {
 	s.mu.Lock()

@@ -13,8 +13,9 @@ const outcomes: AuditEntry["outcome"][] = ["success", "denied", "invalid", "conf
 export const auditActions = [
   "agent.create", "agent.update", "agent.delete", "binding.put", "binding.delete", "key.rotate", "mcp.call",
   "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe",
-  "terminal.ticket", "terminal.opened", "terminal.closed", "thread.delete", "token.create", "token.revoke", "tool.approve",
-];
+  "terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
+  "thread.delete", "token.create", "token.revoke", "tool.approve",
+] as const;
 
 interface AuditFilterFormProps {
   filters: AuditFilters;
