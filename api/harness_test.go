@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -60,6 +61,8 @@ type options struct {
 	run run.Options
 	// terminalGrace is how long a terminal outlives its dropped connection.
 	terminalGrace time.Duration
+	// spa is the web app served at / (nil: none).
+	spa fs.FS
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -100,6 +103,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		Rates:           db.RateWindows(),
 		TerminalGrace:   o.terminalGrace,
 		Terminals:       terminals,
+		SPA:             o.spa,
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
