@@ -96,7 +96,6 @@ func TestEveryAnswerCarriesTheSecurityHeaders(t *testing.T) {
 		assert.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"), name)
 		assert.Equal(t, "DENY", r.Header.Get("X-Frame-Options"), name)
 		assert.Equal(t, "same-origin", r.Header.Get("Referrer-Policy"), name)
-		assert.Equal(t, "same-origin", r.Header.Get("Cross-Origin-Opener-Policy"), name)
 		assert.Equal(t, "same-origin", r.Header.Get("Cross-Origin-Resource-Policy"), name)
 		assert.Equal(t, "camera=(), microphone=(), geolocation=(), payment=(), usb=()", r.Header.Get("Permissions-Policy"), name)
 		require.Len(t, r.Header.Values("Content-Security-Policy"), 1, "%s: two policies would both apply", name)
