@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -62,6 +63,8 @@ type options struct {
 	terminalGrace time.Duration
 	// allowedOrigins may call the MCP endpoints from their pages.
 	allowedOrigins []string
+	// spa is the web app served at / (nil: none).
+	spa fs.FS
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -103,6 +106,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		TerminalGrace:   o.terminalGrace,
 		Terminals:       terminals,
 		AllowedOrigins:  o.allowedOrigins,
+		SPA:             o.spa,
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

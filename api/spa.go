@@ -22,8 +22,13 @@ Build it with <code>make build</code> (or run <code>make run</code>), which need
 // spaHandler serves the built SPA: its files, and index.html for every other
 // path (client-side routes). Paths under /api/ never fall back. A file the
 // build compressed beside it (name.br, name.gz) is sent instead when the
-// client accepts that encoding.
+// client accepts that encoding. index.html goes with the console's own
+// Content-Security-Policy, made once from the file served.
 func spaHandler(files fs.FS) echo.HandlerFunc {
+	// A page that cannot be read names no inline script: its scripts are
+	// then refused, never let through.
+	page, _ := fs.ReadFile(files, "index.html")
+	policy := consolePolicy(page)
 	return func(c echo.Context) error {
 		p := c.Request().URL.Path
 		if strings.HasPrefix(p, "/api/") || p == "/api" {
@@ -43,6 +48,7 @@ func spaHandler(files fs.FS) echo.HandlerFunc {
 		if _, err := fs.Stat(files, "index.html"); errors.Is(err, fs.ErrNotExist) {
 			return c.HTML(http.StatusOK, notBuilt)
 		}
+		c.Response().Header().Set(headerCSP, policy)
 		return serveAsset(c, files, "index.html", "no-cache")
 	}
 }

@@ -209,6 +209,8 @@ func TestCompose(t *testing.T) {
 			upstreamHost: server.Name,
 			upstreamPort: port,
 			healthPath:   "/nginx-health",
+			// What nginx sets on its own answers is what the server sets on its.
+			securityHeaders: serverSecurityHeaders(t),
 		})
 	})
 

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -66,4 +67,38 @@ func uniqueMatches(re *regexp.Regexp, s string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// serverSecurityHeaders are the headers, with their values, that the server
+// sets on every answer: the securityHeaders list of api/securityheaders.go,
+// whose entries are quoted strings or constants of that file.
+func serverSecurityHeaders(t *testing.T) [][2]string {
+	t.Helper()
+	src := readFile(t, filepath.Join(repoRoot, "api", "securityheaders.go"))
+	consts := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^const (\w+) = ("[^"\n]*")$`).FindAllStringSubmatch(src, -1) {
+		consts[m[1]] = m[2]
+	}
+	value := func(word string) string {
+		if q, ok := consts[word]; ok {
+			word = q
+		}
+		s, err := strconv.Unquote(word)
+		if err != nil {
+			t.Fatalf("api/securityheaders.go: %s is neither a string nor a constant of the file", word)
+		}
+		return s
+	}
+	list := regexp.MustCompile(`(?s)var securityHeaders = \[\]\[2\]string\{\n(.*?)\n\}\n`).FindStringSubmatch(src)
+	if list == nil {
+		t.Fatal("api/securityheaders.go has no securityHeaders list")
+	}
+	var headers [][2]string
+	for _, m := range regexp.MustCompile(`(?m)^\s*\{(\w+|"[^"]*"), (\w+|"[^"]*")\},$`).FindAllStringSubmatch(list[1], -1) {
+		headers = append(headers, [2]string{value(m[1]), value(m[2])})
+	}
+	if len(headers) == 0 {
+		t.Fatal("api/securityheaders.go: the securityHeaders list reads as empty")
+	}
+	return headers
 }

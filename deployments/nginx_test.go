@@ -146,6 +146,8 @@ type nginxExpect struct {
 	upstreamHost string // the server's compose service
 	upstreamPort string // the port the server listens on
 	healthPath   string // what compose's healthcheck asks
+	// securityHeaders are what the server sets on every answer, with their values.
+	securityHeaders [][2]string
 }
 
 // checkNginx asserts that nginx balances over the server replicas and
@@ -189,6 +191,7 @@ func checkNginx(t *testing.T, src string, want nginxExpect) {
 	if m, ok := blockWith(srv, "location", "=", "/metrics"); !ok || len(find(m, "return")) != 1 && len(find(m, "deny")) != 1 {
 		t.Error("/metrics, which needs no token, is served to the outside")
 	}
+	checkNginxSecurityHeaders(t, top, srv, want.securityHeaders)
 	loc, ok := blockWith(srv, "location", "/")
 	if !ok {
 		t.Fatal("no location /")
@@ -217,6 +220,56 @@ func checkNginx(t *testing.T, src string, want nginxExpect) {
 		d, err := nginxDuration(one(name))
 		if err != nil || d < time.Hour {
 			t.Errorf("%s %s (%v); want at least an hour: a command's answer may be that long in coming", name, d, err)
+		}
+	}
+}
+
+// checkNginxSecurityHeaders asserts that nginx passes the server's security
+// headers on as they are, and sets the same ones on the answers it makes
+// itself (its health, a 404, a 502 when no replica answers): each from a map
+// of the server's header that is empty, so that add_header adds nothing,
+// when the server sent it.
+func checkNginxSecurityHeaders(t *testing.T, top, srv []directive, headers [][2]string) {
+	t.Helper()
+	if d := find(srv, "server_tokens"); len(d) != 1 || d[0].args[0] != "off" {
+		t.Error("server_tokens is not off: every answer names nginx's version")
+	}
+	maps := map[string]directive{} // by the variable each sets
+	for _, m := range find(top, "map") {
+		if len(m.args) == 2 {
+			maps[m.args[1]] = m
+		}
+	}
+	added := map[string]directive{}
+	for _, a := range find(srv, "add_header") {
+		added[strings.ToLower(a.args[0])] = a
+	}
+	for _, h := range headers {
+		name, value := h[0], h[1]
+		a, ok := added[strings.ToLower(name)]
+		if !ok || len(a.args) != 3 || a.args[2] != "always" {
+			t.Errorf("the server block does not add %s to every answer of nginx's own (add_header %s $… always)", name, name)
+			continue
+		}
+		m, ok := maps[a.args[1]]
+		upstream := "$upstream_http_" + strings.ReplaceAll(strings.ToLower(name), "-", "_")
+		if !ok || m.args[0] != upstream {
+			t.Errorf("%s is set from %s, not from a map of %s", name, a.args[1], upstream)
+			continue
+		}
+		absent, otherwise := find(m.block, ""), find(m.block, "default")
+		if len(absent) != 1 || absent[0].args[0] != value || len(otherwise) != 1 || otherwise[0].args[0] != "" || len(m.block) != 2 {
+			t.Errorf("the map of %s is %+v; want %q where the server sent none, else empty", name, m.block, value)
+		}
+	}
+	for _, l := range find(srv, "location") {
+		if len(find(l.block, "add_header")) > 0 {
+			t.Errorf("location %s adds a header of its own: the server block's security headers no longer apply there", strings.Join(l.args, " "))
+		}
+		for _, hide := range find(l.block, "proxy_hide_header") {
+			if slices.ContainsFunc(headers, func(h [2]string) bool { return strings.EqualFold(h[0], hide.args[0]) }) {
+				t.Errorf("location %s hides the server's %s", strings.Join(l.args, " "), hide.args[0])
+			}
 		}
 	}
 }

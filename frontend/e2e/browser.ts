@@ -25,6 +25,9 @@ const chromiumArgs = [
 export interface Browser {
   context: BrowserContext;
   page: Page;
+  /** The policy violations seen so far, handed over once: a scenario that provokes some takes them. */
+  takeViolations: () => string[];
+  /** Closes the browser; fails when a policy violation was seen that no scenario took. */
   close: () => Promise<void>;
 }
 
@@ -46,16 +49,41 @@ export async function openBrowser({ viewport = { width: 1280, height: 860 }, col
     viewport,
     colorScheme,
   });
+  const violations = await recordViolations(context);
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(15_000);
   return {
     context,
     page,
+    takeViolations: () => violations.splice(0),
     close: async () => {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
+      expect(violations, "what the pages' security headers refused").toEqual([]);
     },
   };
+}
+
+/**
+ * Records, in every page and frame of context, what a Content-Security-Policy
+ * refused (the securitypolicyviolation events) and what the console says about
+ * the security headers (their refusals, and a header the browser cannot read),
+ * so that every scenario also shows that the console works within its policy.
+ */
+async function recordViolations(context: BrowserContext): Promise<string[]> {
+  const violations: string[] = [];
+  await context.exposeBinding("reportPolicyViolation", ({ frame }, seen: string) => violations.push(`${frame.url()}: ${seen}`));
+  await context.addInitScript(() => {
+    const report = (window as unknown as { reportPolicyViolation: (seen: string) => void }).reportPolicyViolation;
+    document.addEventListener("securitypolicyviolation", (e) => report(`${e.effectiveDirective} refused ${e.blockedURI || "?"}`));
+  });
+  const watch = (page: Page) =>
+    page.on("console", (message) => {
+      if (/Content Security Policy|Permissions-Policy|Cross-Origin/.test(message.text())) violations.push(`${page.url()}: ${message.text()}`);
+    });
+  context.pages().forEach(watch);
+  context.on("page", watch);
+  return violations;
 }
 
 export const baseUrl = () => inject("baseUrl");
@@ -85,7 +113,8 @@ interface AxeViolation {
 
 /** Runs axe-core in the page; fails on any serious or critical violation. */
 export async function expectAccessible(page: Page, screen: string) {
-  await page.addScriptTag({ content: axeSource });
+  // Evaluated, not added as a <script>: the console's policy refuses inline scripts.
+  await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document);
