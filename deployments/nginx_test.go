@@ -216,6 +216,21 @@ func checkNginx(t *testing.T, src string, want nginxExpect) {
 	if one("proxy_http_version") != "1.1" {
 		t.Error("proxy_http_version is not 1.1: no keep-alive to the replicas")
 	}
+	headers := map[string]string{}
+	for _, d := range find(loc, "proxy_set_header") {
+		if len(d.args) == 2 {
+			headers[d.args[0]] = d.args[1]
+		}
+	}
+	if headers["Host"] != "$http_host" {
+		t.Errorf("Host is sent as %q; want $http_host: $host drops the port, and the server compares host and port with a page's Origin", headers["Host"])
+	}
+	upgrade, ok := blockWith(top, "map", "$http_upgrade", headers["Connection"])
+	if headers["Upgrade"] != "$http_upgrade" || !ok || !slices.ContainsFunc(upgrade, func(d directive) bool {
+		return d.name == "" && len(d.args) == 1 && d.args[0] == ""
+	}) || !slices.ContainsFunc(upgrade, func(d directive) bool { return d.name == "default" && d.args[0] == "upgrade" }) {
+		t.Errorf("Upgrade %q, Connection %q: a terminal's WebSocket must go on as an upgrade, and other requests keep their connection alive", headers["Upgrade"], headers["Connection"])
+	}
 	for _, name := range []string{"proxy_read_timeout", "proxy_send_timeout"} {
 		d, err := nginxDuration(one(name))
 		if err != nil || d < time.Hour {
