@@ -17,7 +17,7 @@ type AgentService interface {
 	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error)
 	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Agent, error)
 	Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect) error
-	Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect auxilia.Expect) (auxilia.Binding, error)
+	Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, approval *auxilia.ApprovalRule, expect auxilia.Expect) (auxilia.Binding, error)
 	Binding(ctx context.Context, workspaceID, agentID string) (auxilia.Binding, error)
 	Unbind(ctx context.Context, workspaceID, agentID string, expect auxilia.Expect) (int, error)
 }
@@ -52,7 +52,25 @@ type bindingView struct {
 	Provider  string            `json:"provider" extensions:"x-enum=providers"`
 	URL       string            `json:"url"`
 	Tools     map[string]string `json:"tools" example:"execute:always_allow,write_file:needs_approval"`
+	Approval  approvalRuleView  `json:"approval"`
 } //@name Binding
+
+// approvalRuleView says who may grant the approvals a binding's tools need.
+type approvalRuleView struct {
+	// anyone: any token of the workspace, the one that made the call included; someone_else: another token than the one that made the call; admin: an admin token, the caller's own included.
+	GrantedBy string `json:"granted_by" enums:"anyone,someone_else,admin"`
+	// The caller's own word grants its call (Auxilia-Approval: granted, or the answer its MCP client's person gave) when granted_by lets the caller grant; false: only a decision in the console does.
+	WithCall bool `json:"with_call"`
+} //@name ApprovalRule
+
+// approvalRuleInput is an approval rule as a binding is given it: what it
+// leaves out is the default.
+type approvalRuleInput struct {
+	// Who may grant: anyone, someone_else (another token than the one that made the call) or admin (an admin token).
+	GrantedBy *string `json:"granted_by" enums:"anyone,someone_else,admin" default:"anyone" binding:"optional"`
+	// Whether the caller's own word on the call (Auxilia-Approval: granted, its MCP client's prompt) may grant it.
+	WithCall *bool `json:"with_call" default:"true" binding:"optional"`
+} //@name ApprovalRuleInput
 
 type agentList list[agentView] //@name AgentList
 
@@ -72,16 +90,31 @@ type agentPatch struct {
 } //@name AgentPatch
 
 type bindingPut struct {
-	SandboxID string            `json:"sandbox_id" format:"uuid"`
-	Tools     map[string]string `json:"tools" binding:"optional" example:"write_file:needs_approval"`
+	SandboxID string             `json:"sandbox_id" format:"uuid"`
+	Tools     map[string]string  `json:"tools" binding:"optional" example:"write_file:needs_approval"`
+	Approval  *approvalRuleInput `json:"approval" binding:"optional"`
 } //@name BindingPut
+
+// rule is the approval rule the binding is given: the default, with what
+// the request sets.
+func (in bindingPut) rule() *auxilia.ApprovalRule {
+	rule := auxilia.DefaultApprovalRule
+	if in.Approval != nil && in.Approval.GrantedBy != nil {
+		rule.GrantedBy = auxilia.Grantor(*in.Approval.GrantedBy)
+	}
+	if in.Approval != nil && in.Approval.WithCall != nil {
+		rule.WithCall = *in.Approval.WithCall
+	}
+	return &rule
+}
 
 func viewBinding(b auxilia.Binding) bindingView {
 	tools := make(map[string]string, len(b.Tools))
 	for k, v := range b.Tools {
 		tools[k] = string(v)
 	}
-	return bindingView{SandboxID: b.SandboxID, Name: b.SandboxName, Provider: b.Provider, URL: b.URL, Tools: tools}
+	return bindingView{SandboxID: b.SandboxID, Name: b.SandboxName, Provider: b.Provider, URL: b.URL, Tools: tools,
+		Approval: approvalRuleView{GrantedBy: string(b.Approval.GrantedBy), WithCall: b.Approval.WithCall}}
 }
 
 func viewAgent(a auxilia.Agent) agentView {
@@ -235,7 +268,7 @@ func (h agentsHandler) delete(c echo.Context) error {
 // bind gives the agent a sandbox, replacing any earlier one.
 //
 //	@Summary		Bind a sandbox to an agent
-//	@Description	An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+//	@Description	An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
 //	@Tags			agents
 //	@Accept			json
 //	@Produce		json
@@ -245,7 +278,7 @@ func (h agentsHandler) delete(c echo.Context) error {
 //	@Param			body		body		bindingPut	true	"The sandbox and the tools' policies"
 //	@Success		200			{object}	bindingView
 //	@Header			200			{string}	ETag	"The agent's new version (a binding is part of its agent)"
-//	@Failure		400,401,404,412,413,415,422	{object}	Problem
+//	@Failure		400,401,403,404,412,413,415,422	{object}	Problem
 //	@ID				bindSandbox
 //	@Router			/api/v1/agents/{id}/sandbox [put]
 func (h agentsHandler) bind(c echo.Context) error {
@@ -257,7 +290,7 @@ func (h agentsHandler) bind(c echo.Context) error {
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	b, err := h.svc.Bind(c.Request().Context(), actor(c).Workspace.ID, id, in.SandboxID, in.Tools, ifMatch(c))
+	b, err := h.svc.Bind(c.Request().Context(), actor(c).Workspace.ID, id, in.SandboxID, in.Tools, in.rule(), ifMatch(c))
 	if err != nil {
 		return err
 	}
@@ -292,16 +325,17 @@ func (h agentsHandler) binding(c echo.Context) error {
 
 // unbind takes the agent's sandbox away.
 //
-//	@Summary	Remove an agent's sandbox
-//	@Tags		agents
-//	@Security	BearerAuth
-//	@Param		id			path	string	true	"Agent id"	format(uuid)
-//	@Param		If-Match	header	string	false	"The agent's ETag last read: the unbinding fails with 412 if the agent changed since"
-//	@Success	204
-//	@Header		204			{string}	ETag	"The agent's new version (a binding is part of its agent)"
-//	@Failure	401,404,412	{object}	Problem
-//	@ID			unbindSandbox
-//	@Router		/api/v1/agents/{id}/sandbox [delete]
+//	@Summary		Remove an agent's sandbox
+//	@Description	A binding whose approval rule is not the default is removed only by an admin token (a member: 403).
+//	@Tags			agents
+//	@Security		BearerAuth
+//	@Param			id			path	string	true	"Agent id"	format(uuid)
+//	@Param			If-Match	header	string	false	"The agent's ETag last read: the unbinding fails with 412 if the agent changed since"
+//	@Success		204
+//	@Header			204			{string}	ETag	"The agent's new version (a binding is part of its agent)"
+//	@Failure		401,403,404,412	{object}	Problem
+//	@ID				unbindSandbox
+//	@Router			/api/v1/agents/{id}/sandbox [delete]
 func (h agentsHandler) unbind(c echo.Context) error {
 	id, err := pathID(c, "id", "agent")
 	if err != nil {

@@ -69,7 +69,8 @@ func TestBindings(t *testing.T) {
 		r := e.call("PUT", path, e.member, map[string]any{"sandbox_id": sb["id"]})
 		require.Equal(t, 200, r.StatusCode, "%s", r.body)
 		assert.Equal(t, map[string]any{"sandbox_id": sb["id"], "name": "Team OpenSandbox", "provider": "opensandbox",
-			"url": "http://sandbox.internal:8083", "tools": allAllowed}, r.json(t), "tools left out are always allowed")
+			"url": "http://sandbox.internal:8083", "tools": allAllowed, "approval": defaultRule}, r.json(t),
+			"tools left out are always allowed, and approvals follow the default rule")
 		got := e.call("GET", "/api/v1/agents/"+a["id"].(string), e.member, nil).json(t)
 		assert.Equal(t, r.json(t), got["sandbox"], "the agent shows its binding")
 
@@ -187,5 +188,65 @@ func TestDeleteSandboxInUse(t *testing.T) {
 			got := e.call("GET", "/api/v1/agents/"+ag["id"].(string), e.member, nil).json(t)
 			assert.Nil(t, got["sandbox"], "detached agents run on without code execution")
 		}
+	})
+}
+
+// defaultRule is a binding's approval rule when it says none.
+var defaultRule = map[string]any{"granted_by": "anyone", "with_call": true}
+
+// An approval rule other than the default is an admin's: a member can
+// neither set one nor change or remove a binding that has one, so the
+// token that makes an agent's calls cannot loosen who grants them. A bad
+// rule is refused whole, with every bad field named.
+func TestABindingsApprovalRuleIsAnAdmins(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		sb := e.createSandbox(validSandboxes["local"])
+		a := e.createAgent("Analyst")
+		path := "/api/v1/agents/" + a["id"].(string) + "/sandbox"
+		strict := map[string]any{"granted_by": "admin", "with_call": false}
+
+		e.call("PUT", path, e.member, map[string]any{"sandbox_id": sb["id"], "approval": map[string]any{"granted_by": "someone_else"}}).
+			problem(t, 403, "forbidden")
+		r := e.call("PUT", path, e.member, map[string]any{"sandbox_id": sb["id"], "approval": defaultRule})
+		require.Equal(t, 200, r.StatusCode, "a member may bind with the default rule: %s", r.body)
+		r = e.call("PUT", path, e.admin, map[string]any{"sandbox_id": sb["id"], "tools": map[string]any{"write_file": "needs_approval"},
+			"approval": strict})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		assert.Equal(t, strict, r.json(t)["approval"])
+		assert.Equal(t, strict, e.call("GET", "/api/v1/agents/"+a["id"].(string), e.member, nil).json(t)["sandbox"].(map[string]any)["approval"],
+			"the agent shows its binding's rule")
+
+		p := e.call("PUT", path, e.member, map[string]any{"sandbox_id": sb["id"], "tools": map[string]any{"write_file": "always_allow"}}).
+			problem(t, 403, "forbidden")
+		assert.Contains(t, p["detail"], "only an admin token changes or removes its sandbox binding")
+		e.call("DELETE", path, e.member, nil).problem(t, 403, "forbidden")
+		b := e.call("GET", path, e.member, nil).json(t)
+		assert.Equal(t, strict, b["approval"], "nothing changed")
+		assert.Equal(t, "needs_approval", b["tools"].(map[string]any)["write_file"])
+
+		p = e.call("PUT", path, e.admin, map[string]any{"sandbox_id": sb["id"], "tools": map[string]any{"write_file": "sometimes"},
+			"approval": map[string]any{"granted_by": "the_boss", "with_call": true}}).problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"tools.write_file", "approval.granted_by"}, fields(p))
+		e.call("PUT", path, e.admin, map[string]any{"sandbox_id": sb["id"], "approval": map[string]any{"granted_by": ""}}).
+			problem(t, 422, "validation_failed")
+		e.call("PUT", path, e.admin, map[string]any{"sandbox_id": sb["id"], "approval": map[string]any{"with_call": "no"}}).
+			problem(t, 422, "validation_failed")
+		e.call("PUT", path, e.admin, map[string]any{"sandbox_id": sb["id"], "approval": map[string]any{"who": "admin"}}).
+			problem(t, 400, "malformed_request")
+		assert.Equal(t, strict, e.call("GET", path, e.member, nil).json(t)["approval"], "a refused binding saves nothing")
+
+		r = e.call("PUT", path, e.admin, map[string]any{"sandbox_id": sb["id"], "approval": map[string]any{"granted_by": "someone_else"}})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		assert.Equal(t, map[string]any{"granted_by": "someone_else", "with_call": true}, r.json(t)["approval"], "what the rule leaves out is the default")
+		r = e.call("PUT", path, e.admin, map[string]any{"sandbox_id": sb["id"]})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		assert.Equal(t, defaultRule, r.json(t)["approval"], "a binding without a rule has the default, as its tools do")
+		require.Equal(t, 204, e.call("DELETE", path, e.member, nil).StatusCode, "the default rule binds no one")
+
+		var refusals []string
+		for _, entry := range e.audit("?resource_type=binding&outcome=denied") {
+			refusals = append(refusals, entry["action"].(string)+" by "+entry["actor"].(map[string]any)["token_name"].(string))
+		}
+		assert.Equal(t, []string{"binding.delete by member@default", "binding.put by member@default", "binding.put by member@default"}, refusals)
 	})
 }

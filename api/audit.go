@@ -41,6 +41,10 @@ var auditedRoutes = map[string]struct{ action, resource string }{
 	"POST /api/v1/runs/:run_id/terminal-tickets":      {"terminal.ticket", "run"},
 	"GET /api/v1/runs/:run_id/terminal":               {"terminal.opened", "run"},
 	"POST /mcp/agents/:id":                            {"mcp.call", "agent"},
+
+	// A decision refused (one the agent's approval rule does not let its
+	// token make, or one made already) is recorded beside the decisions.
+	"POST /api/v1/runs/:run_id/approvals/:approval_id/decision": {"tool.approve", "run"},
 }
 
 // refusedActorKey holds who sent a refused token (a revoked one), so its refusals are recorded in its workspace.

@@ -36,6 +36,7 @@ var statusOf = map[auxilia.Code]int{
 	auxilia.CodeToolDisabled:       http.StatusForbidden,
 	auxilia.CodeApprovalRequired:   http.StatusPreconditionRequired,
 	auxilia.CodeApprovalDenied:     http.StatusForbidden,
+	auxilia.CodeGrantNotAllowed:    http.StatusForbidden,
 	auxilia.CodeTooLarge:           http.StatusRequestEntityTooLarge,
 	auxilia.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	auxilia.CodeRateLimited:        http.StatusTooManyRequests,

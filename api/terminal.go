@@ -84,12 +84,12 @@ type terminalTicketView struct {
 // ticket issues a ticket that opens the run's terminal once.
 //
 //	@Summary		Get a ticket for a run's terminal
-//	@Description	A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
+//	@Description	A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A terminal is approved as it opens, never kept pending: where the binding's approval rule does not let the caller's own word count (`with_call: false`, `granted_by: someone_else`, or `admin` and a member token), it is refused with 428 approval_required and `grant_with_call: false`. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 //	@Tags			runs
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved the terminal"	Enums(granted)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved the terminal (where the binding's approval rule lets the caller's word count)"	Enums(granted)
 //	@Success		201					{object}	terminalTicketView
 //	@Failure		401,403,404,409,428	{object}	Problem
 //	@ID				createTerminalTicket
@@ -124,7 +124,7 @@ func (h terminalHandler) ticket(c echo.Context) error {
 //	@Param			ticket				query		string	false	"A ticket, instead of a token"
 //	@Param			cols				query		int		false	"Columns"	minimum(1)	maximum(1000)	default(80)
 //	@Param			rows				query		int		false	"Rows"		minimum(1)	maximum(1000)	default(24)
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved the terminal"	Enums(granted)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved the terminal (where the binding's approval rule lets the caller's word count)"	Enums(granted)
 //	@Success		101
 //	@Failure		400,401,403,404,409,422,428,503	{object}	Problem
 //	@ID				openTerminal

@@ -50,7 +50,8 @@ func (h runsHandler) toolRoutes(g routes) {
 	}
 }
 
-// approved reports whether the agent runtime says a person approved the call.
+// approved reports whether the caller says a person approved the call; the
+// run service decides whether its word counts (the binding's approval rule).
 func approved(c echo.Context) bool { return c.Request().Header.Get(headerApproval) == "granted" }
 
 type executeResult struct {
@@ -118,7 +119,7 @@ type grepResult struct {
 //	@Produce		json,text/event-stream
 //	@Security		BearerAuth
 //	@Param			run_id				path		string			true	"Run id"	format(uuid)
-//	@Param			Auxilia-Approval	header		string			false	"granted: a person approved this call"	Enums(granted)
+//	@Param			Auxilia-Approval	header		string			false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Param			body				body		run.ExecInput	true	"The command"
 //	@Success		200					{object}	executeResult
 //	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
@@ -154,7 +155,7 @@ func (h runsHandler) execute(c echo.Context, t run.Tool) error {
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
 //	@Param			path				query		string	false	"Directory; relative paths resolve against the working directory (the default)"	maxlength(4096)
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Success		200					{object}	lsResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@ID				listDirectory
@@ -194,7 +195,7 @@ func (h runsHandler) ls(c echo.Context, t run.Tool) error {
 //	@Param			path				query		string	true	"File; relative paths resolve against the working directory"	maxlength(4096)
 //	@Param			offset				query		int		false	"First line, from 0"	minimum(0)	default(0)
 //	@Param			limit				query		int		false	"Most lines"	minimum(1)	maximum(20000)	default(2000)
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Success		200					{object}	fileContent
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@ID				readFile
@@ -227,8 +228,8 @@ func (h runsHandler) readFile(c echo.Context, t run.Tool) error {
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
 //	@Param			path				query		string	true	"File; relative paths resolve against the working directory"	maxlength(4096)
-//	@Param			overwrite			query		boolean	false	"Replace the file if it exists (needs Auxilia-Approval: granted, whatever the tool's policy)"	default(false)
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
+//	@Param			overwrite			query		boolean	false	"Replace the file if it exists (needs Auxilia-Approval: granted that the binding's approval rule lets count, whatever the tool's policy: never kept pending)"	default(false)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Param			body				body		string	true	"The file's bytes"
 //	@Success		201					{object}	writtenFile
 //	@Failure		401,403,404,409,413,422,428	{object}	Problem
@@ -271,7 +272,7 @@ func (h runsHandler) writeFile(c echo.Context, t run.Tool) error {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string		true	"Run id"	format(uuid)
-//	@Param			Auxilia-Approval	header		string		false	"granted: a person approved this call"	Enums(granted)
+//	@Param			Auxilia-Approval	header		string		false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Param			body				body		run.EditInput	true	"The edit"
 //	@Success		200					{object}	editResult
 //	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
@@ -303,7 +304,7 @@ func (h runsHandler) edit(c echo.Context, t run.Tool) error {
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
 //	@Param			pattern				query		string	true	"* and ? within a name, ** across directories, e.g. **/*.py"	maxlength(1024)
 //	@Param			path				query		string	false	"Directory to search (the working directory by default)"	maxlength(4096)
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Success		200					{object}	globResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@ID				glob
@@ -334,7 +335,7 @@ func (h runsHandler) glob(c echo.Context, t run.Tool) error {
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
 //	@Param			pattern				query		string	true	"Text to find, taken literally"	maxlength(1024)
 //	@Param			path				query		string	false	"File or directory to search (the working directory by default)"	maxlength(4096)
-//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call"	Enums(granted)
+//	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Success		200					{object}	grepResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@ID				grep

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,11 +19,18 @@ const shownArgs = 2000
 // person's approval, it asks the person through the client (elicitation)
 // and calls fn again approved, or records the refusal. A client that
 // cannot ask gets a tool error saying who must approve, and where: the run
-// service recorded the call as pending, for the console.
+// service recorded the call as pending, for the console. So does a client
+// whose person's answer would not count: the person it asks is its own
+// token's, and the agent's approval rule wants someone else's grant, an
+// admin's, or one made in the console.
 func (s *session) approving(ctx context.Context, req *mcp.CallToolRequest, runID, tool string, fn func(approved bool) error) error {
 	err := fn(false)
-	if !auxilia.IsCode(err, auxilia.CodeApprovalRequired) {
+	var refusal *auxilia.Error
+	if !errors.As(err, &refusal) || refusal.Code != auxilia.CodeApprovalRequired {
 		return err
+	}
+	if refusal.Extra["grant_with_call"] == false {
+		return err // its words say who grants the call, and where
 	}
 	if !canElicit(req.Session) {
 		return auxilia.Errorf(auxilia.CodeApprovalRequired,

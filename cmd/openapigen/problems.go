@@ -21,6 +21,11 @@ var problemMembers = map[string]*openapi3.SchemaRef{
 	"run_status":   enumSchema("run_not_active: the run's status", "active", "completed", "expired"),
 	"path":         stringSchema("file_exists, not_found: the file's absolute path in the sandbox"),
 	"provider":     stringSchema("terminal_unsupported: the provider whose instances have no terminal"),
+
+	// What a call that needs approval waits for, and who may grant it.
+	"approval_id":     stringSchema("approval_required: the pending approval the call waits for; approval_denied: the decision it used"),
+	"granted_by":      enumSchema("approval_required, grant_not_allowed: who may grant the approval, by the agent's approval rule", "anyone", "someone_else", "admin"),
+	"grant_with_call": boolSchema("approval_required: whether the caller's own word (Auxilia-Approval: granted, or its MCP client's person's answer) would grant the call; false: a person the rule names approves it in the console"),
 }
 
 func describeProblemMembers(doc *openapi3.T) error {
@@ -74,6 +79,10 @@ func typeToolPolicies(doc *openapi3.T) error {
 		tool.Value.Properties["name"].Value.Enum = append(tool.Value.Properties["name"].Value.Enum, t)
 	}
 	return nil
+}
+
+func boolSchema(description string) *openapi3.SchemaRef {
+	return &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeBoolean}, Description: description}}
 }
 
 func stringSchema(description string) *openapi3.SchemaRef {

@@ -7,7 +7,7 @@ interface Created {
 interface AgentView {
   id: string;
   name: string;
-  sandbox: null | { sandbox_id: string; tools: Record<string, string> };
+  sandbox: null | { sandbox_id: string; tools: Record<string, string>; approval: { granted_by: string; with_call: boolean } };
 }
 
 describe("Agents and sandbox bindings", () => {
@@ -48,6 +48,7 @@ describe("Agents and sandbox bindings", () => {
     await card.waitFor();
     await card.getByText("Local", { exact: true }).waitFor();
     await card.getByRole("combobox", { name: "write_file" }).selectOption("needs_approval");
+    await card.getByRole("combobox", { name: "Who may approve a call" }).selectOption("admin");
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByText("Saved.").waitFor();
     await screenshot(page, "09-agent-bound");
@@ -56,6 +57,7 @@ describe("Agents and sandbox bindings", () => {
     const agent = await apiCall<AgentView>("GET", `/api/v1/agents/${agentId}`);
     expect(agent.sandbox?.sandbox_id).toBe(sandbox.id);
     expect(agent.sandbox?.tools).toMatchObject({ execute: "always_allow", write_file: "needs_approval" });
+    expect(agent.sandbox?.approval).toEqual({ granted_by: "admin", with_call: true });
 
     // The list shows the binding's pill.
     await page.getByRole("link", { name: "Agents", exact: true }).first().click();

@@ -19,10 +19,10 @@ interface Created {
   id: string;
 }
 
-async function agentNeeding(tools: Record<string, string>) {
+async function agentNeeding(tools: Record<string, string>, approval?: { granted_by: string; with_call?: boolean }) {
   const sandbox = await apiCall<Created>("POST", "/api/v1/sandboxes", { name: uniqueName("Approval box"), provider: "local" });
   const agent = await apiCall<Created>("POST", "/api/v1/agents", { name: uniqueName("Careful") });
-  await apiCall("PUT", `/api/v1/agents/${agent.id}/sandbox`, { sandbox_id: sandbox.id, tools });
+  await apiCall("PUT", `/api/v1/agents/${agent.id}/sandbox`, { sandbox_id: sandbox.id, tools, approval });
   return agent.id;
 }
 
@@ -132,5 +132,37 @@ describe("Approval card", () => {
     expect(done.isError, JSON.stringify(done.content)).toBeFalsy();
     expect((done.structuredContent as { path: string }).path).toBe("/workspace/from-the-model.txt");
     await card.getByText(/The call ran\./).waitFor({ timeout: 10_000 });
+  });
+
+  it("keeps Approve from the token that made the call where someone else must approve it; another token approves", async () => {
+    const { page } = browser;
+    const agent = await agentNeeding({ execute: "needs_approval" }, { granted_by: "someone_else" });
+    const run = await startRun(agent, "someone-else-thread");
+
+    const command = run.getByRole("textbox", { name: "Command" });
+    await command.fill("echo approved-by-someone-else");
+    await command.press("Control+Enter");
+    const output = run.getByRole("log", { name: "Command output" });
+    await output.getByText(/from another token than the one that made the call/).waitFor({ timeout: 30_000 });
+    expect(await run.getByRole("button", { name: "Approve and run" }).count()).toBe(0);
+
+    const card = page.getByRole("region", { name: "Approvals" });
+    const waiting = card.getByRole("article", { name: "Run a command: waiting for approval" });
+    await waiting.getByText("Someone other than whoever made the call must approve it.").waitFor({ timeout: 30_000 });
+    const approve = waiting.getByRole("button", { name: "Approve" });
+    expect(await approve.isDisabled()).toBe(true);
+    await waiting.getByText("You made this call: someone else must approve it.").waitFor();
+    await screenshot(page, "21-approval-card-someone-else");
+    await expectAccessible(page, "approval card, someone else approves");
+
+    const other = await apiCall<{ token: string }>("POST", "/api/v1/tokens", { name: uniqueName("reviewer"), role: "member" });
+    const runs = await apiCall<{ items: { id: string }[] }>("GET", `/api/v1/agents/${agent}/threads/someone-else-thread/runs`);
+    const pending = await apiCall<{ items: { id: string }[] }>("GET", `/api/v1/runs/${runs.items[0]!.id}/approvals`);
+    await apiCall("POST", `/api/v1/runs/${runs.items[0]!.id}/approvals/${pending.items[0]!.id}/decision`, { decision: "approve" }, other.token);
+    await card.getByText(/Approved by reviewer .+ on .+\. The call runs when it is made again\./).waitFor({ timeout: 10_000 });
+
+    await command.fill("echo approved-by-someone-else");
+    await command.press("Control+Enter");
+    await output.getByText("approved-by-someone-else", { exact: true }).waitFor({ timeout: 30_000 });
   });
 });

@@ -20,7 +20,7 @@ type Store interface {
 
 // Bindings keeps which sandbox each agent runs with.
 type Bindings interface {
-	Put(ctx context.Context, agentID, sandboxID string, tools map[string]auxilia.ToolPolicy) error
+	Put(ctx context.Context, agentID, sandboxID string, tools map[string]auxilia.ToolPolicy, approval auxilia.ApprovalRule) error
 	Get(ctx context.Context, agentID string) (auxilia.Binding, error)
 	Delete(ctx context.Context, agentID string) error
 }

@@ -11,10 +11,19 @@ import (
 
 // Bind gives an agent a sandbox of its workspace, replacing any earlier
 // binding. tools maps tool names to policies; a tool left out has its
-// default policy. Moving to another sandbox releases the instances the old one made.
-// expect, when set, is the agent's version the caller read.
-func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, expect auxilia.Expect) (auxilia.Binding, error) {
+// default policy. approval says who may grant the approvals they need (nil:
+// the default rule). Moving to another sandbox releases the instances the
+// old one made. expect, when set, is the agent's version the caller read.
+func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string,
+	approval *auxilia.ApprovalRule, expect auxilia.Expect) (auxilia.Binding, error) {
 	policies, fe := toolPolicies(tools)
+	rule := auxilia.DefaultApprovalRule
+	if approval != nil {
+		rule = *approval
+	}
+	if !rule.GrantedBy.Valid() {
+		fe.Add("approval.granted_by", "must be one of: %s", grantorNames())
+	}
 	if sandboxID == "" {
 		fe.Add("sandbox_id", "is required")
 	} else if id, ok := auxilia.ParseID(sandboxID); ok {
@@ -35,6 +44,9 @@ func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID stri
 		if err != nil {
 			return err
 		}
+		if err := mayChangeRule(ctx, a, &rule); err != nil {
+			return err
+		}
 		sb, err := s.sandboxes.Get(ctx, workspaceID, sandboxID)
 		if auxilia.IsCode(err, auxilia.CodeNotFound) {
 			var fe auxilia.FieldErrors
@@ -49,14 +61,14 @@ func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID stri
 				return err
 			}
 		}
-		if err := s.bindings.Put(ctx, agentID, sandboxID, policies); err != nil {
+		if err := s.bindings.Put(ctx, agentID, sandboxID, policies, rule); err != nil {
 			return err
 		}
 		if out, err = s.bindings.Get(ctx, agentID); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, s.audit, workspaceID, "binding.put", "binding", agentID,
-			fmt.Sprintf("bound agent %q to sandbox %q; %s", a.Name, sb.Name, describeTools(policies)))
+			fmt.Sprintf("bound agent %q to sandbox %q; %s%s", a.Name, sb.Name, describeTools(policies), describeRule(rule)))
 	})
 	return out, err
 }
@@ -85,6 +97,9 @@ func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expec
 		}
 		if a.Binding == nil {
 			return auxilia.Errorf(auxilia.CodeNotFound, "Agent %q has no sandbox.", a.Name)
+		}
+		if err := mayChangeRule(ctx, a, nil); err != nil {
+			return err
 		}
 		if err := s.bindings.Delete(ctx, agentID); err != nil {
 			return err
@@ -120,6 +135,44 @@ func toolPolicies(in map[string]string) (map[string]auxilia.ToolPolicy, auxilia.
 		}
 	}
 	return out, fe
+}
+
+// mayChangeRule refuses a member token a binding write (next: the rule it
+// sets; nil for a removal) that sets an approval rule other than the
+// default, or changes or removes a binding that has one: otherwise the
+// token that makes an agent's calls could loosen who grants them. The
+// command line is the operator's, as an admin's.
+func mayChangeRule(ctx context.Context, a auxilia.Agent, next *auxilia.ApprovalRule) error {
+	if actor, ok := auxilia.ActorFrom(ctx); !ok || actor.Role == auxilia.RoleAdmin {
+		return nil
+	}
+	if a.Binding != nil && a.Binding.Approval.Guarded() {
+		return auxilia.Errorf(auxilia.CodeForbidden,
+			"Agent %q's approvals are granted by %s: only an admin token changes or removes its sandbox binding.",
+			a.Name, run.DescribeGrantor(a.Binding.Approval))
+	}
+	if next != nil && next.Guarded() {
+		return auxilia.Errorf(auxilia.CodeForbidden,
+			"Only an admin token sets who grants an agent's approvals: leave approval out, or ask an admin.")
+	}
+	return nil
+}
+
+func grantorNames() string {
+	names := make([]string, len(auxilia.Grantors))
+	for i, g := range auxilia.Grantors {
+		names[i] = string(g)
+	}
+	return strings.Join(names, ", ")
+}
+
+// describeRule says, for the audit log, how a binding's approvals are
+// granted when that is not the default.
+func describeRule(r auxilia.ApprovalRule) string {
+	if !r.Guarded() {
+		return ""
+	}
+	return "; approvals granted by " + run.DescribeGrantor(r)
 }
 
 func describeTools(p map[string]auxilia.ToolPolicy) string {

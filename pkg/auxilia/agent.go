@@ -34,6 +34,49 @@ const (
 // Valid reports whether p is a known policy.
 func (p ToolPolicy) Valid() bool { return p == AlwaysAllow || p == NeedsApproval || p == Disabled }
 
+// Grantor says who may grant the approval a tool call needs.
+type Grantor string
+
+// Grantors. An identity is a token today; once people sign in it is a
+// person, and "someone else" means another person.
+const (
+	// GrantedByAnyone lets any token of the workspace grant, the one that
+	// made the call included.
+	GrantedByAnyone Grantor = "anyone"
+	// GrantedBySomeoneElse lets any token grant but the one that made the call.
+	GrantedBySomeoneElse Grantor = "someone_else"
+	// GrantedByAdmin lets only admin tokens grant, the caller's own included.
+	GrantedByAdmin Grantor = "admin"
+)
+
+// Grantors are the grantors, in the order the API lists them.
+var Grantors = []Grantor{GrantedByAnyone, GrantedBySomeoneElse, GrantedByAdmin}
+
+// Valid reports whether g is a known grantor.
+func (g Grantor) Valid() bool {
+	return g == GrantedByAnyone || g == GrantedBySomeoneElse || g == GrantedByAdmin
+}
+
+// ApprovalRule says who may grant the approvals a binding's tools need, and
+// whether a grant may come with the call itself.
+type ApprovalRule struct {
+	GrantedBy Grantor
+	// WithCall lets the caller's own word grant its call: the
+	// Auxilia-Approval header, or the answer its MCP client's person gave.
+	// It counts only from a caller GrantedBy lets grant; otherwise, and
+	// when WithCall is false, a grant is a decision in the console.
+	WithCall bool
+}
+
+// DefaultApprovalRule is a binding's rule unless it says otherwise: anyone
+// grants, with the call or in the console.
+var DefaultApprovalRule = ApprovalRule{GrantedBy: GrantedByAnyone, WithCall: true}
+
+// Guarded reports whether the rule asks more than the default: the token
+// that makes the calls must not be able to undo it, so only an admin sets
+// it, or changes or removes a binding that has it.
+func (r ApprovalRule) Guarded() bool { return r != DefaultApprovalRule }
+
 // Binding gives an agent a sandbox, with a policy per tool.
 type Binding struct {
 	AgentID   string
@@ -43,6 +86,8 @@ type Binding struct {
 	Provider    string
 	URL         string
 	Tools       map[string]ToolPolicy // every tool, always
+	// Approval says who may grant the approvals its tools need.
+	Approval ApprovalRule
 	// Version is its agent's: a binding is part of the agent it belongs to.
 	Version   int
 	CreatedAt time.Time

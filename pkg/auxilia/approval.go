@@ -28,13 +28,16 @@ type Approval struct {
 	// Fingerprint identifies the call's exact arguments: a repeat matches it.
 	Fingerprint string
 	Status      ApprovalStatus
-	// RequestedBy names the token that made the call; Via is how it came
+	// RequestedBy names the token that made the call, and RequestedByID is
+	// its identity (a token's id; "" for the command line): who may decide
+	// is judged by identity, as names are not unique. Via is how it came
 	// (the REST API or MCP).
-	RequestedBy string
-	Via         string
-	RequestedAt time.Time
-	DecidedBy   string
-	DecidedAt   *time.Time
+	RequestedBy   string
+	RequestedByID string
+	Via           string
+	RequestedAt   time.Time
+	DecidedBy     string
+	DecidedAt     *time.Time
 	// UsedAt is when the repeated call used the decision.
 	UsedAt *time.Time
 }

@@ -30,6 +30,7 @@ const (
 	CodeToolDisabled       Code = "tool_disabled"
 	CodeApprovalRequired   Code = "approval_required"
 	CodeApprovalDenied     Code = "approval_denied"
+	CodeGrantNotAllowed    Code = "grant_not_allowed"
 	CodeFileExists         Code = "file_exists"
 	CodeRunNotActive       Code = "run_not_active"
 	CodeNoTerminal         Code = "terminal_unsupported"

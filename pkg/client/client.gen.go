@@ -21,6 +21,27 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for ApprovalGrantedBy.
+const (
+	ApprovalGrantedByAdmin       ApprovalGrantedBy = "admin"
+	ApprovalGrantedByAnyone      ApprovalGrantedBy = "anyone"
+	ApprovalGrantedBySomeoneElse ApprovalGrantedBy = "someone_else"
+)
+
+// Valid indicates whether the value is a known member of the ApprovalGrantedBy enum.
+func (e ApprovalGrantedBy) Valid() bool {
+	switch e {
+	case ApprovalGrantedByAdmin:
+		return true
+	case ApprovalGrantedByAnyone:
+		return true
+	case ApprovalGrantedBySomeoneElse:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApprovalStatus.
 const (
 	ApprovalStatusApproved ApprovalStatus = "approved"
@@ -72,6 +93,48 @@ func (e ApprovalDecisionDecision) Valid() bool {
 	case ApprovalDecisionDecisionApprove:
 		return true
 	case ApprovalDecisionDecisionDeny:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApprovalRuleGrantedBy.
+const (
+	ApprovalRuleGrantedByAdmin       ApprovalRuleGrantedBy = "admin"
+	ApprovalRuleGrantedByAnyone      ApprovalRuleGrantedBy = "anyone"
+	ApprovalRuleGrantedBySomeoneElse ApprovalRuleGrantedBy = "someone_else"
+)
+
+// Valid indicates whether the value is a known member of the ApprovalRuleGrantedBy enum.
+func (e ApprovalRuleGrantedBy) Valid() bool {
+	switch e {
+	case ApprovalRuleGrantedByAdmin:
+		return true
+	case ApprovalRuleGrantedByAnyone:
+		return true
+	case ApprovalRuleGrantedBySomeoneElse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApprovalRuleInputGrantedBy.
+const (
+	ApprovalRuleInputGrantedByAdmin       ApprovalRuleInputGrantedBy = "admin"
+	ApprovalRuleInputGrantedByAnyone      ApprovalRuleInputGrantedBy = "anyone"
+	ApprovalRuleInputGrantedBySomeoneElse ApprovalRuleInputGrantedBy = "someone_else"
+)
+
+// Valid indicates whether the value is a known member of the ApprovalRuleInputGrantedBy enum.
+func (e ApprovalRuleInputGrantedBy) Valid() bool {
+	switch e {
+	case ApprovalRuleInputGrantedByAdmin:
+		return true
+	case ApprovalRuleInputGrantedByAnyone:
+		return true
+	case ApprovalRuleInputGrantedBySomeoneElse:
 		return true
 	default:
 		return false
@@ -621,6 +684,27 @@ func (e ProbeResultReason) Valid() bool {
 	case ProbeResultReasonProvider:
 		return true
 	case ProbeResultReasonQuota:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProblemGrantedBy.
+const (
+	ProblemGrantedByAdmin       ProblemGrantedBy = "admin"
+	ProblemGrantedByAnyone      ProblemGrantedBy = "anyone"
+	ProblemGrantedBySomeoneElse ProblemGrantedBy = "someone_else"
+)
+
+// Valid indicates whether the value is a known member of the ProblemGrantedBy enum.
+func (e ProblemGrantedBy) Valid() bool {
+	switch e {
+	case ProblemGrantedByAdmin:
+		return true
+	case ProblemGrantedByAnyone:
+		return true
+	case ProblemGrantedBySomeoneElse:
 		return true
 	default:
 		return false
@@ -1298,15 +1382,21 @@ type Approval struct {
 	Arguments map[string]interface{} `json:"arguments"`
 
 	// ArgumentsTruncated A text of the arguments was cut at 4 KiB for keeping.
-	ArgumentsTruncated bool       `json:"arguments_truncated"`
-	DecidedAt          *time.Time `json:"decided_at"`
+	ArgumentsTruncated bool `json:"arguments_truncated"`
+
+	// CanApprove The token reading it may approve it: false for one the rule does not let grant it (the token that made the call, under someone_else; a member, under admin), and for a decided approval. Any token may deny a pending one.
+	CanApprove bool       `json:"can_approve"`
+	DecidedAt  *time.Time `json:"decided_at"`
 
 	// DecidedBy The name of the token of the person who decided.
-	DecidedBy   *string            `json:"decided_by"`
+	DecidedBy *string `json:"decided_by"`
+
+	// GrantedBy Who may approve it, by the agent's approval rule now.
+	GrantedBy   ApprovalGrantedBy  `json:"granted_by"`
 	Id          openapi_types.UUID `json:"id"`
 	RequestedAt time.Time          `json:"requested_at"`
 
-	// RequestedBy The name of the token that made the call.
+	// RequestedBy The name of the token that made the call (names are not unique: who may approve is judged by the token itself).
 	//
 	// Example: agent runtime
 	RequestedBy string             `json:"requested_by"`
@@ -1320,6 +1410,9 @@ type Approval struct {
 	UsedAt *time.Time  `json:"used_at"`
 	Via    ApprovalVia `json:"via"`
 }
+
+// ApprovalGrantedBy Who may approve it, by the agent's approval rule now.
+type ApprovalGrantedBy string
 
 // ApprovalStatus defines model for Approval.Status.
 type ApprovalStatus string
@@ -1339,6 +1432,30 @@ type ApprovalDecisionDecision string
 type ApprovalList struct {
 	Items []Approval `json:"items"`
 }
+
+// ApprovalRule defines model for ApprovalRule.
+type ApprovalRule struct {
+	// GrantedBy anyone: any token of the workspace, the one that made the call included; someone_else: another token than the one that made the call; admin: an admin token, the caller's own included.
+	GrantedBy ApprovalRuleGrantedBy `json:"granted_by"`
+
+	// WithCall The caller's own word grants its call (Auxilia-Approval: granted, or the answer its MCP client's person gave) when granted_by lets the caller grant; false: only a decision in the console does.
+	WithCall bool `json:"with_call"`
+}
+
+// ApprovalRuleGrantedBy anyone: any token of the workspace, the one that made the call included; someone_else: another token than the one that made the call; admin: an admin token, the caller's own included.
+type ApprovalRuleGrantedBy string
+
+// ApprovalRuleInput defines model for ApprovalRuleInput.
+type ApprovalRuleInput struct {
+	// GrantedBy Who may grant: anyone, someone_else (another token than the one that made the call) or admin (an admin token).
+	GrantedBy *ApprovalRuleInputGrantedBy `json:"granted_by,omitempty"`
+
+	// WithCall Whether the caller's own word on the call (Auxilia-Approval: granted, its MCP client's prompt) may grant it.
+	WithCall *bool `json:"with_call,omitempty"`
+}
+
+// ApprovalRuleInputGrantedBy Who may grant: anyone, someone_else (another token than the one that made the call) or admin (an admin token).
+type ApprovalRuleInputGrantedBy string
 
 // AuditActor defines model for AuditActor.
 type AuditActor struct {
@@ -1373,6 +1490,8 @@ type AuditList struct {
 
 // Binding defines model for Binding.
 type Binding struct {
+	Approval ApprovalRule `json:"approval"`
+
 	// Name Example: Team OpenSandbox
 	Name      string             `json:"name"`
 	Provider  Provider           `json:"provider"`
@@ -1385,6 +1504,7 @@ type Binding struct {
 
 // BindingPut defines model for BindingPut.
 type BindingPut struct {
+	Approval  *ApprovalRuleInput `json:"approval,omitempty"`
 	SandboxId openapi_types.UUID `json:"sandbox_id"`
 
 	// Tools Each tool's policy. Tools left out are always allowed.
@@ -2251,6 +2371,9 @@ type Problem struct {
 	// Agents sandbox_in_use: the agents bound to the sandbox
 	Agents *[]AgentRef `json:"agents,omitempty"`
 
+	// ApprovalId approval_required: the pending approval the call waits for; approval_denied: the decision it used
+	ApprovalId *string `json:"approval_id,omitempty"`
+
 	// Arguments approval_required: the call's arguments, as a person approving it would read them
 	Arguments *map[string]interface{} `json:"arguments,omitempty"`
 
@@ -2260,6 +2383,12 @@ type Problem struct {
 
 	// ExistingId conflict: the id of the resource that holds the name
 	ExistingId *string `json:"existing_id,omitempty"`
+
+	// GrantWithCall approval_required: whether the caller's own word (Auxilia-Approval: granted, or its MCP client's person's answer) would grant the call; false: a person the rule names approves it in the console
+	GrantWithCall *bool `json:"grant_with_call,omitempty"`
+
+	// GrantedBy approval_required, grant_not_allowed: who may grant the approval, by the agent's approval rule
+	GrantedBy *ProblemGrantedBy `json:"granted_by,omitempty"`
 
 	// Instance Example: /api/v1/sandboxes
 	Instance *string `json:"instance,omitempty"`
@@ -2297,6 +2426,9 @@ type Problem struct {
 	// Type Example: https://auxilia.dev/problems/validation_failed
 	Type string `json:"type"`
 }
+
+// ProblemGrantedBy approval_required, grant_not_allowed: who may grant the approval, by the agent's approval rule
+type ProblemGrantedBy string
 
 // ProblemProbeReason sandbox_unavailable: what failed
 type ProblemProbeReason string
@@ -2749,7 +2881,7 @@ type ListAuditEntriesParamsOutcome string
 
 // EditFileParams defines parameters for EditFile.
 type EditFileParams struct {
-	// AuxiliaApproval granted: a person approved this call
+	// AuxiliaApproval granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)
 	AuxiliaApproval *EditFileParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
 
@@ -2758,7 +2890,7 @@ type EditFileParamsAuxiliaApproval string
 
 // ExecuteParams defines parameters for Execute.
 type ExecuteParams struct {
-	// AuxiliaApproval granted: a person approved this call
+	// AuxiliaApproval granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)
 	AuxiliaApproval *ExecuteParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
 
@@ -2776,7 +2908,7 @@ type ReadFileParams struct {
 	// Limit Most lines
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// AuxiliaApproval granted: a person approved this call
+	// AuxiliaApproval granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)
 	AuxiliaApproval *ReadFileParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
 
@@ -2788,10 +2920,10 @@ type WriteFileParams struct {
 	// Path File; relative paths resolve against the working directory
 	Path string `form:"path" json:"path"`
 
-	// Overwrite Replace the file if it exists (needs Auxilia-Approval: granted, whatever the tool's policy)
+	// Overwrite Replace the file if it exists (needs Auxilia-Approval: granted that the binding's approval rule lets count, whatever the tool's policy: never kept pending)
 	Overwrite *bool `form:"overwrite,omitempty" json:"overwrite,omitempty"`
 
-	// AuxiliaApproval granted: a person approved this call
+	// AuxiliaApproval granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)
 	AuxiliaApproval *WriteFileParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
 
@@ -2806,7 +2938,7 @@ type GlobParams struct {
 	// Path Directory to search (the working directory by default)
 	Path *string `form:"path,omitempty" json:"path,omitempty"`
 
-	// AuxiliaApproval granted: a person approved this call
+	// AuxiliaApproval granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)
 	AuxiliaApproval *GlobParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
 
@@ -2821,7 +2953,7 @@ type GrepParams struct {
 	// Path File or directory to search (the working directory by default)
 	Path *string `form:"path,omitempty" json:"path,omitempty"`
 
-	// AuxiliaApproval granted: a person approved this call
+	// AuxiliaApproval granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)
 	AuxiliaApproval *GrepParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
 
@@ -2833,7 +2965,7 @@ type ListDirectoryParams struct {
 	// Path Directory; relative paths resolve against the working directory (the default)
 	Path *string `form:"path,omitempty" json:"path,omitempty"`
 
-	// AuxiliaApproval granted: a person approved this call
+	// AuxiliaApproval granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)
 	AuxiliaApproval *ListDirectoryParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
 
@@ -2851,7 +2983,7 @@ type OpenTerminalParams struct {
 	// Rows Rows
 	Rows *int `form:"rows,omitempty" json:"rows,omitempty"`
 
-	// AuxiliaApproval granted: a person approved the terminal
+	// AuxiliaApproval granted: a person approved the terminal (where the binding's approval rule lets the caller's word count)
 	AuxiliaApproval *OpenTerminalParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
 
@@ -2860,7 +2992,7 @@ type OpenTerminalParamsAuxiliaApproval string
 
 // CreateTerminalTicketParams defines parameters for CreateTerminalTicket.
 type CreateTerminalTicketParams struct {
-	// AuxiliaApproval granted: a person approved the terminal
+	// AuxiliaApproval granted: a person approved the terminal (where the binding's approval rule lets the caller's word count)
 	AuxiliaApproval *CreateTerminalTicketParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
 }
 
@@ -3435,6 +3567,8 @@ type ClientInterface interface {
 
 	// UnbindSandbox Remove an agent's sandbox
 	//
+	// A binding whose approval rule is not the default is removed only by an admin token (a member: 403).
+	//
 	// Corresponds with DELETE /api/v1/agents/{id}/sandbox (the `UnbindSandbox` operationId).
 	UnbindSandbox(ctx context.Context, id openapi_types.UUID, params *UnbindSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -3445,7 +3579,7 @@ type ClientInterface interface {
 
 	// BindSandboxWithBody Bind a sandbox to an agent
 	//
-	// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+	// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3454,7 +3588,7 @@ type ClientInterface interface {
 
 	// BindSandbox Bind a sandbox to an agent
 	//
-	// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+	// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3517,14 +3651,14 @@ type ClientInterface interface {
 
 	// ListApprovals List a run's approvals
 	//
-	// The tool calls of the run's thread that needed a person's approval and came without one (over the API without approval, or from an MCP client that cannot ask its person), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied.
+	// The tool calls of the run's thread that needed a person's approval and came without one that counts (over the API without approval, or with one the agent's approval rule does not let the caller give; from an MCP client that cannot ask its person, or whose person's answer would not count), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied. Each approval says who may approve it (`granted_by`, the agent's rule now) and whether the token reading the list may (`can_approve`).
 	//
 	// Corresponds with GET /api/v1/runs/{run_id}/approvals (the `ListApprovals` operationId).
 	ListApprovals(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DecideApprovalWithBody Approve or deny a tool call
 	//
-	// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409.
+	// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409. Who may approve is the agent's approval rule's to say (`can_approve` in the list): under `granted_by: someone_else` the token that made the call is refused, under `admin` a member token is, with 403 grant_not_allowed (audited as a refused `tool.approve`). Any token may deny: a denial lets nothing run.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3533,7 +3667,7 @@ type ClientInterface interface {
 
 	// DecideApproval Approve or deny a tool call
 	//
-	// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409.
+	// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409. Who may approve is the agent's approval rule's to say (`can_approve` in the list): under `granted_by: someone_else` the token that made the call is refused, under `admin` a member token is, with 403 grant_not_allowed (audited as a refused `tool.approve`). Any token may deny: a denial lets nothing run.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3629,7 +3763,7 @@ type ClientInterface interface {
 
 	// CreateTerminalTicket Get a ticket for a run's terminal
 	//
-	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
+	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A terminal is approved as it opens, never kept pending: where the binding's approval rule does not let the caller's own word count (`with_call: false`, `granted_by: someone_else`, or `admin` and a member token), it is refused with 428 approval_required and `grant_with_call: false`. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 	//
 	// Corresponds with POST /api/v1/runs/{run_id}/terminal-tickets (the `CreateTerminalTicket` operationId).
 	CreateTerminalTicket(ctx context.Context, runId openapi_types.UUID, params *CreateTerminalTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3915,6 +4049,8 @@ func (c *Client) UpdateAgentWithApplicationMergePatchPlusJSONBody(ctx context.Co
 
 // UnbindSandbox Remove an agent's sandbox
 //
+// A binding whose approval rule is not the default is removed only by an admin token (a member: 403).
+//
 // Corresponds with DELETE /api/v1/agents/{id}/sandbox (the `UnbindSandbox` operationId).
 func (c *Client) UnbindSandbox(ctx context.Context, id openapi_types.UUID, params *UnbindSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUnbindSandboxRequest(c.Server, id, params)
@@ -3945,7 +4081,7 @@ func (c *Client) GetBinding(ctx context.Context, id openapi_types.UUID, reqEdito
 
 // BindSandboxWithBody Bind a sandbox to an agent
 //
-// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3964,7 +4100,7 @@ func (c *Client) BindSandboxWithBody(ctx context.Context, id openapi_types.UUID,
 
 // BindSandbox Bind a sandbox to an agent
 //
-// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4137,7 +4273,7 @@ func (c *Client) GetRun(ctx context.Context, runId openapi_types.UUID, reqEditor
 
 // ListApprovals List a run's approvals
 //
-// The tool calls of the run's thread that needed a person's approval and came without one (over the API without approval, or from an MCP client that cannot ask its person), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied.
+// The tool calls of the run's thread that needed a person's approval and came without one that counts (over the API without approval, or with one the agent's approval rule does not let the caller give; from an MCP client that cannot ask its person, or whose person's answer would not count), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied. Each approval says who may approve it (`granted_by`, the agent's rule now) and whether the token reading the list may (`can_approve`).
 //
 // Corresponds with GET /api/v1/runs/{run_id}/approvals (the `ListApprovals` operationId).
 func (c *Client) ListApprovals(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4154,7 +4290,7 @@ func (c *Client) ListApprovals(ctx context.Context, runId openapi_types.UUID, re
 
 // DecideApprovalWithBody Approve or deny a tool call
 //
-// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409.
+// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409. Who may approve is the agent's approval rule's to say (`can_approve` in the list): under `granted_by: someone_else` the token that made the call is refused, under `admin` a member token is, with 403 grant_not_allowed (audited as a refused `tool.approve`). Any token may deny: a denial lets nothing run.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4173,7 +4309,7 @@ func (c *Client) DecideApprovalWithBody(ctx context.Context, runId openapi_types
 
 // DecideApproval Approve or deny a tool call
 //
-// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409.
+// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409. Who may approve is the agent's approval rule's to say (`can_approve` in the list): under `granted_by: someone_else` the token that made the call is refused, under `admin` a member token is, with 403 grant_not_allowed (audited as a refused `tool.approve`). Any token may deny: a denial lets nothing run.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4389,7 +4525,7 @@ func (c *Client) OpenTerminal(ctx context.Context, runId openapi_types.UUID, par
 
 // CreateTerminalTicket Get a ticket for a run's terminal
 //
-// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
+// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A terminal is approved as it opens, never kept pending: where the binding's approval rule does not let the caller's own word count (`with_call: false`, `granted_by: someone_else`, or `admin` and a member token), it is refused with 428 approval_required and `grant_with_call: false`. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 //
 // Corresponds with POST /api/v1/runs/{run_id}/terminal-tickets (the `CreateTerminalTicket` operationId).
 func (c *Client) CreateTerminalTicket(ctx context.Context, runId openapi_types.UUID, params *CreateTerminalTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7461,6 +7597,8 @@ type ClientWithResponsesInterface interface {
 
 	// UnbindSandboxWithResponse Remove an agent's sandbox
 	//
+	// A binding whose approval rule is not the default is removed only by an admin token (a member: 403).
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /api/v1/agents/{id}/sandbox (the `UnbindSandbox` operationId).
@@ -7475,7 +7613,7 @@ type ClientWithResponsesInterface interface {
 
 	// BindSandboxWithBodyWithResponse Bind a sandbox to an agent
 	//
-	// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+	// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7484,7 +7622,7 @@ type ClientWithResponsesInterface interface {
 
 	// BindSandboxWithResponse Bind a sandbox to an agent
 	//
-	// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+	// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7567,7 +7705,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListApprovalsWithResponse List a run's approvals
 	//
-	// The tool calls of the run's thread that needed a person's approval and came without one (over the API without approval, or from an MCP client that cannot ask its person), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied.
+	// The tool calls of the run's thread that needed a person's approval and came without one that counts (over the API without approval, or with one the agent's approval rule does not let the caller give; from an MCP client that cannot ask its person, or whose person's answer would not count), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied. Each approval says who may approve it (`granted_by`, the agent's rule now) and whether the token reading the list may (`can_approve`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7576,7 +7714,7 @@ type ClientWithResponsesInterface interface {
 
 	// DecideApprovalWithBodyWithResponse Approve or deny a tool call
 	//
-	// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409.
+	// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409. Who may approve is the agent's approval rule's to say (`can_approve` in the list): under `granted_by: someone_else` the token that made the call is refused, under `admin` a member token is, with 403 grant_not_allowed (audited as a refused `tool.approve`). Any token may deny: a denial lets nothing run.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7585,7 +7723,7 @@ type ClientWithResponsesInterface interface {
 
 	// DecideApprovalWithResponse Approve or deny a tool call
 	//
-	// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409.
+	// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409. Who may approve is the agent's approval rule's to say (`can_approve` in the list): under `granted_by: someone_else` the token that made the call is refused, under `admin` a member token is, with 403 grant_not_allowed (audited as a refused `tool.approve`). Any token may deny: a denial lets nothing run.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7693,7 +7831,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTerminalTicketWithResponse Get a ticket for a run's terminal
 	//
-	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
+	// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A terminal is approved as it opens, never kept pending: where the binding's approval rule does not let the caller's own word count (`with_call: false`, `granted_by: someone_else`, or `admin` and a member token), it is refused with 428 approval_required and `grant_with_call: false`. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8482,6 +8620,11 @@ type UnbindSandboxResponse401Headers struct {
 	XRequestId *string
 }
 
+// UnbindSandboxResponse403Headers the declared response headers of an HTTP 403 response for UnbindSandbox
+type UnbindSandboxResponse403Headers struct {
+	XRequestId *string
+}
+
 // UnbindSandboxResponse404Headers the declared response headers of an HTTP 404 response for UnbindSandbox
 type UnbindSandboxResponse404Headers struct {
 	XRequestId *string
@@ -8503,6 +8646,8 @@ type UnbindSandboxResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
@@ -8513,6 +8658,8 @@ type UnbindSandboxResponse struct {
 	Headers204 *UnbindSandboxResponse204Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UnbindSandboxResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UnbindSandboxResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UnbindSandboxResponse404Headers
 	// Headers412 the parsed response headers for an HTTP 412 response
@@ -8524,6 +8671,11 @@ type UnbindSandboxResponse struct {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r UnbindSandboxResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UnbindSandboxResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -8678,6 +8830,11 @@ type BindSandboxResponse401Headers struct {
 	XRequestId *string
 }
 
+// BindSandboxResponse403Headers the declared response headers of an HTTP 403 response for BindSandbox
+type BindSandboxResponse403Headers struct {
+	XRequestId *string
+}
+
 // BindSandboxResponse404Headers the declared response headers of an HTTP 404 response for BindSandbox
 type BindSandboxResponse404Headers struct {
 	XRequestId *string
@@ -8718,6 +8875,8 @@ type BindSandboxResponse struct {
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
@@ -8736,6 +8895,8 @@ type BindSandboxResponse struct {
 	Headers400 *BindSandboxResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *BindSandboxResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *BindSandboxResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *BindSandboxResponse404Headers
 	// Headers412 the parsed response headers for an HTTP 412 response
@@ -8763,6 +8924,11 @@ func (r BindSandboxResponse) GetApplicationproblemJSON400() *Problem {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r BindSandboxResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BindSandboxResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -9878,6 +10044,11 @@ type DecideApprovalResponse401Headers struct {
 	XRequestId *string
 }
 
+// DecideApprovalResponse403Headers the declared response headers of an HTTP 403 response for DecideApproval
+type DecideApprovalResponse403Headers struct {
+	XRequestId *string
+}
+
 // DecideApprovalResponse404Headers the declared response headers of an HTTP 404 response for DecideApproval
 type DecideApprovalResponse404Headers struct {
 	XRequestId *string
@@ -9913,6 +10084,8 @@ type DecideApprovalResponse struct {
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -9929,6 +10102,8 @@ type DecideApprovalResponse struct {
 	Headers400 *DecideApprovalResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DecideApprovalResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DecideApprovalResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DecideApprovalResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -9954,6 +10129,11 @@ func (r DecideApprovalResponse) GetApplicationproblemJSON400() *Problem {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r DecideApprovalResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DecideApprovalResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -13489,6 +13669,8 @@ func (c *ClientWithResponses) UpdateAgentWithApplicationMergePatchPlusJSONBodyWi
 
 // UnbindSandboxWithResponse Remove an agent's sandbox
 //
+// A binding whose approval rule is not the default is removed only by an admin token (a member: 403).
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /api/v1/agents/{id}/sandbox (the `UnbindSandbox` operationId).
@@ -13515,7 +13697,7 @@ func (c *ClientWithResponses) GetBindingWithResponse(ctx context.Context, id ope
 
 // BindSandboxWithBodyWithResponse Bind a sandbox to an agent
 //
-// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13530,7 +13712,7 @@ func (c *ClientWithResponses) BindSandboxWithBodyWithResponse(ctx context.Contex
 
 // BindSandboxWithResponse Bind a sandbox to an agent
 //
-// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+// An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13679,7 +13861,7 @@ func (c *ClientWithResponses) GetRunWithResponse(ctx context.Context, runId open
 
 // ListApprovalsWithResponse List a run's approvals
 //
-// The tool calls of the run's thread that needed a person's approval and came without one (over the API without approval, or from an MCP client that cannot ask its person), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied.
+// The tool calls of the run's thread that needed a person's approval and came without one that counts (over the API without approval, or with one the agent's approval rule does not let the caller give; from an MCP client that cannot ask its person, or whose person's answer would not count), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied. Each approval says who may approve it (`granted_by`, the agent's rule now) and whether the token reading the list may (`can_approve`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13694,7 +13876,7 @@ func (c *ClientWithResponses) ListApprovalsWithResponse(ctx context.Context, run
 
 // DecideApprovalWithBodyWithResponse Approve or deny a tool call
 //
-// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409.
+// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409. Who may approve is the agent's approval rule's to say (`can_approve` in the list): under `granted_by: someone_else` the token that made the call is refused, under `admin` a member token is, with 403 grant_not_allowed (audited as a refused `tool.approve`). Any token may deny: a denial lets nothing run.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13709,7 +13891,7 @@ func (c *ClientWithResponses) DecideApprovalWithBodyWithResponse(ctx context.Con
 
 // DecideApprovalWithResponse Approve or deny a tool call
 //
-// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409.
+// A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409. Who may approve is the agent's approval rule's to say (`can_approve` in the list): under `granted_by: someone_else` the token that made the call is refused, under `admin` a member token is, with 403 grant_not_allowed (audited as a refused `tool.approve`). Any token may deny: a denial lets nothing run.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13889,7 +14071,7 @@ func (c *ClientWithResponses) OpenTerminalWithResponse(ctx context.Context, runI
 
 // CreateTerminalTicketWithResponse Get a ticket for a run's terminal
 //
-// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
+// A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A terminal is approved as it opens, never kept pending: where the binding's approval rule does not let the caller's own word count (`with_call: false`, `granted_by: someone_else`, or `admin` and a member token), it is refused with 428 approval_required and `grant_with_call: false`. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14963,6 +15145,13 @@ func ParseUnbindSandboxResponse(rsp *http.Response) (*UnbindSandboxResponse, err
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15014,6 +15203,16 @@ func ParseUnbindSandboxResponse(rsp *http.Response) (*UnbindSandboxResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UnbindSandboxResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers UnbindSandboxResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15195,6 +15394,13 @@ func ParseBindSandboxResponse(rsp *http.Response) (*BindSandboxResponse, error) 
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15277,6 +15483,16 @@ func ParseBindSandboxResponse(rsp *http.Response) (*BindSandboxResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers BindSandboxResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers BindSandboxResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16561,6 +16777,13 @@ func ParseDecideApprovalResponse(rsp *http.Response) (*DecideApprovalResponse, e
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16629,6 +16852,16 @@ func ParseDecideApprovalResponse(rsp *http.Response) (*DecideApprovalResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DecideApprovalResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DecideApprovalResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

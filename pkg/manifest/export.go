@@ -36,6 +36,7 @@ func Export(ctx context.Context, api *client.API) (*File, error) {
 		}
 		if have.Sandbox != nil {
 			a.Sandbox, a.Tools = have.Sandbox.Name, have.Sandbox.Tools
+			a.Approval = &Approval{GrantedBy: have.Sandbox.Approval.GrantedBy, WithCall: &have.Sandbox.Approval.WithCall}
 		}
 		f.Agents = append(f.Agents, a)
 	}

@@ -49,6 +49,16 @@ type Agent struct {
 	Sandbox string `json:"sandbox,omitempty"`
 	// Tools are the binding's policies; tools left out are always allowed.
 	Tools map[string]string `json:"tools,omitempty"`
+	// Approval says who may grant the approvals the tools need.
+	Approval *Approval `json:"approval,omitempty"`
+}
+
+// Approval is a binding's approval rule: who grants (anyone, someone_else,
+// admin) and whether the caller's word on the call counts. What it leaves
+// out is left as the server has it (the default, for a new binding).
+type Approval struct {
+	GrantedBy string `json:"granted_by,omitempty"`
+	WithCall  *bool  `json:"with_call,omitempty"`
 }
 
 // Problems are every fault found in a file, by path (sandboxes[1].name).
@@ -73,7 +83,8 @@ func (p Problems) err() error {
 var members = map[string][]string{
 	"":          {"sandboxes", "agents"},
 	"sandboxes": {"name", "provider", "description", "url", "secret_env", "config"},
-	"agents":    {"name", "description", "emoji", "color", "sandbox", "tools"},
+	"agents":    {"name", "description", "emoji", "color", "sandbox", "tools", "approval"},
+	"approval":  {"granted_by", "with_call"},
 }
 
 // Parse reads a manifest (YAML or JSON). Unknown members and values of the
@@ -112,6 +123,14 @@ func Parse(raw []byte) (*File, error) {
 				continue
 			}
 			unknown(path, m, members[part])
+			if rule, ok := m["approval"]; ok && part == "agents" {
+				if fields, ok := rule.(map[string]any); ok {
+					unknown(path+".approval", fields, members["approval"])
+				} else {
+					p.add(path+".approval", "must be a mapping (it has %s)", strings.Join(members["approval"], ", "))
+					delete(m, "approval")
+				}
+			}
 			entry, _ := json.Marshal(m)
 			var err error
 			if part == "sandboxes" {

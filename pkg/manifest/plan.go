@@ -108,6 +108,12 @@ func check(f *File, s *state, opts Options) error {
 		if a.Sandbox == "" && a.Tools != nil {
 			p.add(path+".tools", "needs a sandbox to bind")
 		}
+		if a.Sandbox == "" && a.Approval != nil {
+			p.add(path+".approval", "needs a sandbox to bind")
+		}
+		if a.Approval != nil && a.Approval.GrantedBy != "" && !slices.Contains(grantors, a.Approval.GrantedBy) {
+			p.add(path+".approval.granted_by", "must be anyone, someone_else or admin")
+		}
 		for _, tool := range slices.Sorted(maps.Keys(a.Tools)) {
 			if !slices.Contains(s.tools, tool) {
 				p.add(path+".tools."+tool, "is not a tool (they are %s)", strings.Join(s.tools, ", "))
@@ -367,7 +373,7 @@ func createAgent(api *client.API, want Agent) change {
 		if want.Sandbox == "" {
 			return nil
 		}
-		return bind(ctx, api, res.JSON201.Id, want, ids)
+		return bind(ctx, api, res.JSON201.Id, want, nil, ids)
 	}}
 }
 
@@ -413,14 +419,32 @@ func updateAgent(api *client.API, want Agent, have agentView) []change {
 			bindingDiffs = append(bindingDiffs, fmt.Sprintf("tools.%s %s → %s", tool, have.Sandbox.Tools[tool], want.Tools[tool]))
 		}
 	}
+	// The rule the server has is kept where the file leaves it out: a
+	// binding is put whole, and a rule lost would loosen who grants.
+	var kept *Approval
+	if have.Sandbox != nil {
+		rule := have.Sandbox.Approval
+		kept = &Approval{GrantedBy: rule.GrantedBy, WithCall: &rule.WithCall}
+		if w := want.Approval; w != nil && w.GrantedBy != "" && w.GrantedBy != rule.GrantedBy {
+			bindingDiffs = append(bindingDiffs, fmt.Sprintf("approval.granted_by %s → %s", rule.GrantedBy, w.GrantedBy))
+		}
+		if w := want.Approval; w != nil && w.WithCall != nil && *w.WithCall != rule.WithCall {
+			bindingDiffs = append(bindingDiffs, fmt.Sprintf("approval.with_call %t → %t", rule.WithCall, *w.WithCall))
+		}
+	}
 	if len(bindingDiffs) > 0 {
 		changes = append(changes, change{fmt.Sprintf("~ agent %q: %s", want.Name, strings.Join(bindingDiffs, "; ")),
-			func(ctx context.Context, ids map[string]string) error { return bind(ctx, api, id, want, ids) }})
+			func(ctx context.Context, ids map[string]string) error { return bind(ctx, api, id, want, kept, ids) }})
 	}
 	return changes
 }
 
-func bind(ctx context.Context, api *client.API, agentID uuid.UUID, want Agent, ids map[string]string) error {
+// grantors are the values of a binding's approval.granted_by.
+var grantors = []string{"anyone", "someone_else", "admin"}
+
+// bind puts the agent's binding as the file wants it; kept is the approval
+// rule the server has, for what the file's rule leaves out (nil: none).
+func bind(ctx context.Context, api *client.API, agentID uuid.UUID, want Agent, kept *Approval, ids map[string]string) error {
 	sandboxID, err := uuid.Parse(ids[want.Sandbox])
 	if err != nil {
 		return fmt.Errorf("sandbox %q was not made", want.Sandbox)
@@ -432,6 +456,19 @@ func bind(ctx context.Context, api *client.API, agentID uuid.UUID, want Agent, i
 			return err
 		}
 		body.Tools = &tools
+	}
+	rule := client.ApprovalRuleInput{}
+	for _, from := range []*Approval{kept, want.Approval} {
+		if from != nil && from.GrantedBy != "" {
+			g := client.ApprovalRuleInputGrantedBy(from.GrantedBy)
+			rule.GrantedBy = &g
+		}
+		if from != nil && from.WithCall != nil {
+			rule.WithCall = from.WithCall
+		}
+	}
+	if rule != (client.ApprovalRuleInput{}) {
+		body.Approval = &rule
 	}
 	_, err = client.Expect(api.BindSandboxWithResponse(ctx, agentID, nil, body))
 	return err

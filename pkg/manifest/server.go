@@ -30,6 +30,10 @@ type agentView struct {
 		SandboxID string            `json:"sandbox_id"`
 		Name      string            `json:"name"`
 		Tools     map[string]string `json:"tools"`
+		Approval  struct {
+			GrantedBy string `json:"granted_by"`
+			WithCall  bool   `json:"with_call"`
+		} `json:"approval"`
 	} `json:"sandbox"`
 }
 

@@ -23,6 +23,7 @@ type Approvals interface {
 	Use(ctx context.Context, threadID, tool, fingerprint string) (auxilia.Approval, bool, error)
 	Settle(ctx context.Context, threadID, tool, fingerprint, by string) error
 	Decide(ctx context.Context, workspaceID, threadID, id string, status auxilia.ApprovalStatus, by string) (auxilia.Approval, error)
+	Get(ctx context.Context, workspaceID, threadID, id string) (auxilia.Approval, error)
 	List(ctx context.Context, workspaceID, threadID string, limit int) ([]auxilia.Approval, error)
 }
 
@@ -51,15 +52,18 @@ func originOf(ctx context.Context) Origin {
 }
 
 // approve lets a call that needs approval go ahead when the caller says a
-// person approved it, or when a person's approval of the same call of the
-// thread waits to be used (it is used up). A denial is answered as one;
-// otherwise the call is recorded as pending, for a person to decide.
+// person approved it and the agent's rule lets the caller's word count, or
+// when a person's approval of the same call of the thread waits to be used
+// (it is used up). A denial is answered as one; otherwise the call is
+// recorded as pending, for a person to decide: even from a client that asks
+// its own person, when the caller's word would not count.
 func (s *Service) approve(ctx context.Context, r auxilia.Run, agent auxilia.Agent, c Call) error {
 	fp, err := fingerprint(c.Tool, c.Input)
 	if err != nil {
 		return err
 	}
-	if c.Approved {
+	refused := withCallRefused(ctx, ruleOf(agent))
+	if c.Approved && refused == "" {
 		// The call waiting for this approval, if it was refused before, is settled.
 		if err := s.Approvals.Settle(ctx, r.ThreadID, c.Tool, fp, requester(ctx)); err != nil {
 			return err
@@ -79,14 +83,19 @@ func (s *Service) approve(ctx context.Context, r auxilia.Run, agent auxilia.Agen
 			"A person denied the call of %s for agent %q: do not repeat it unless they ask.", c.Tool, agent.Name).
 			With("tool", c.Tool).With("approval_id", decided.ID)
 	}
-	refusal := approvalRequired(agent, c)
+	if c.Approved {
+		if err := s.auditRefusedWord(ctx, r, agent, c, refused); err != nil {
+			return err
+		}
+	}
+	refusal := approvalRequired(ctx, agent, c)
 	o := originOf(ctx)
-	if o.AsksPerson {
+	if o.AsksPerson && refused == "" {
 		return refusal
 	}
 	args, cut := approvalArgs(c.Input)
 	a := auxilia.Approval{WorkspaceID: r.WorkspaceID, RunID: r.ID, ThreadID: r.ThreadID, Tool: c.Tool,
-		Arguments: args, ArgumentsCut: cut, Fingerprint: fp, RequestedBy: requester(ctx), Via: o.Via}
+		Arguments: args, ArgumentsCut: cut, Fingerprint: fp, RequestedBy: requester(ctx), RequestedByID: identity(ctx), Via: o.Via}
 	pending, err := s.Approvals.Request(ctx, a)
 	if err != nil {
 		return err
@@ -94,11 +103,38 @@ func (s *Service) approve(ctx context.Context, r auxilia.Run, agent auxilia.Agen
 	return refusal.With("approval_id", pending.ID)
 }
 
-// approvalRequired refuses a call that waits for a person's approval.
-func approvalRequired(agent auxilia.Agent, c Call) *auxilia.Error {
-	return auxilia.Errorf(auxilia.CodeApprovalRequired,
-		"The tool %s needs a person's approval for agent %q: a person can approve the call in the Auxilia console; then repeat it.",
-		c.Tool, agent.Name).With("tool", c.Tool).With("arguments", c.Args)
+// auditRefusedWord records that a caller said a person approved its call,
+// the agent's rule did not let that count (the caller vouched for itself),
+// and no decision made in the console let the call go ahead.
+func (s *Service) auditRefusedWord(ctx context.Context, r auxilia.Run, agent auxilia.Agent, c Call, why string) error {
+	e := auxilia.AuditEntry{WorkspaceID: r.WorkspaceID, TokenName: auxilia.CommandLine, Action: "tool.approve",
+		ResourceType: "run", ResourceID: r.ID, Outcome: auxilia.OutcomeDenied,
+		Detail: fmt.Sprintf("the approval given with the call of %s %s for agent %q (over %s) did not count: %s",
+			c.Tool, DescribeArgs(c.Args), agent.Name, originOf(ctx).Via, why)}
+	if actor, ok := auxilia.ActorFrom(ctx); ok {
+		e.TokenID, e.TokenName = actor.TokenID, actor.TokenName
+	}
+	return s.Audit.Append(ctx, e)
+}
+
+// approvalRequired refuses a call that waits for a person's approval,
+// saying who may grant it and whether the caller's own word on the call
+// would (grant_with_call).
+func approvalRequired(ctx context.Context, agent auxilia.Agent, c Call) *auxilia.Error {
+	rule := ruleOf(agent)
+	refused := withCallRefused(ctx, rule)
+	var e *auxilia.Error
+	if refused == "" {
+		e = auxilia.Errorf(auxilia.CodeApprovalRequired,
+			"The tool %s needs a person's approval for agent %q: a person can approve the call in the Auxilia console; then repeat it.",
+			c.Tool, agent.Name)
+	} else {
+		e = auxilia.Errorf(auxilia.CodeApprovalRequired,
+			"The tool %s needs approval for agent %q from %s: the call waits for it in the Auxilia console (the run's approval card lists it); then repeat it. An approval given with the call does not count: %s.",
+			c.Tool, agent.Name, DescribeGrantor(rule), refused)
+	}
+	return e.With("tool", c.Tool).With("arguments", c.Args).
+		With("granted_by", string(rule.GrantedBy)).With("grant_with_call", refused == "")
 }
 
 // requester names the token that made the call.
@@ -149,22 +185,38 @@ func approvalArgs(in any) (map[string]any, bool) {
 }
 
 // ListApprovals returns the approvals of the run's thread, newest first:
-// those its calls wait for and those a person decided.
-func (s *Service) ListApprovals(ctx context.Context, workspaceID, runID string) ([]auxilia.Approval, error) {
+// those its calls wait for and those a person decided; and the approval
+// rule of the run's agent, which says who may grant them (CheckGrant).
+func (s *Service) ListApprovals(ctx context.Context, workspaceID, runID string) ([]auxilia.Approval, auxilia.ApprovalRule, error) {
+	r, rule, err := s.runRule(ctx, workspaceID, runID)
+	if err != nil {
+		return nil, rule, err
+	}
+	list, err := s.Approvals.List(ctx, workspaceID, r.ThreadID, maxApprovals)
+	return list, rule, err
+}
+
+// runRule returns the run and the approval rule of its agent's binding now.
+func (s *Service) runRule(ctx context.Context, workspaceID, runID string) (auxilia.Run, auxilia.ApprovalRule, error) {
 	r, err := s.Runs.Get(ctx, workspaceID, runID)
 	if err != nil {
-		return nil, err
+		return r, auxilia.DefaultApprovalRule, err
 	}
-	return s.Approvals.List(ctx, workspaceID, r.ThreadID, maxApprovals)
+	agent, err := s.Agents.Get(ctx, workspaceID, r.AgentID)
+	if err != nil {
+		return r, auxilia.DefaultApprovalRule, err
+	}
+	return r, ruleOf(agent), nil
 }
 
 // Decide records a person's decision on a pending approval of the run's
 // thread: the call, repeated, goes ahead once (approved) or is refused
-// once (denied).
-func (s *Service) Decide(ctx context.Context, workspaceID, runID, approvalID string, approve bool) (auxilia.Approval, error) {
-	r, err := s.Runs.Get(ctx, workspaceID, runID)
+// once (denied). An approval the agent's rule does not let who acts grant
+// is refused (CheckGrant). It returns the decided approval and the rule.
+func (s *Service) Decide(ctx context.Context, workspaceID, runID, approvalID string, approve bool) (auxilia.Approval, auxilia.ApprovalRule, error) {
+	r, rule, err := s.runRule(ctx, workspaceID, runID)
 	if err != nil {
-		return auxilia.Approval{}, err
+		return auxilia.Approval{}, rule, err
 	}
 	status, verb := auxilia.ApprovalDenied, "denied"
 	if approve {
@@ -173,6 +225,14 @@ func (s *Service) Decide(ctx context.Context, workspaceID, runID, approvalID str
 	var a auxilia.Approval
 	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
+		if approve {
+			if a, err = s.Approvals.Get(ctx, workspaceID, r.ThreadID, approvalID); err != nil {
+				return err
+			}
+			if err := CheckGrant(ctx, rule, a); err != nil {
+				return err
+			}
+		}
 		if a, err = s.Approvals.Decide(ctx, workspaceID, r.ThreadID, approvalID, status, requester(ctx)); err != nil {
 			return err
 		}
@@ -187,5 +247,5 @@ func (s *Service) Decide(ctx context.Context, workspaceID, runID, approvalID str
 		}
 		return s.Audit.Append(ctx, e)
 	})
-	return a, err
+	return a, rule, err
 }

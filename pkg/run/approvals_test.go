@@ -29,7 +29,7 @@ func TestPendingApprovals(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
 		ctx := auxilia.WithActor(context.Background(), auxilia.Actor{TokenID: "tok-1", TokenName: "agent runtime", Workspace: w.ws})
-		_, err := w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, w.sandbox.ID, map[string]string{"write_file": "needs_approval"}, nil)
+		_, err := w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, w.sandbox.ID, map[string]string{"write_file": "needs_approval"}, nil, nil)
 		require.NoError(t, err)
 		r := w.start(t, "t1")
 		write := func(p, content string) error {
@@ -42,7 +42,7 @@ func TestPendingApprovals(t *testing.T) {
 		other := approvalID(t, write("a.txt", "other content"))
 		assert.NotEqual(t, first, other, "other arguments are another call")
 
-		list, err := w.app.Runs.ListApprovals(ctx, w.ws.ID, r.ID)
+		list, _, err := w.app.Runs.ListApprovals(ctx, w.ws.ID, r.ID)
 		require.NoError(t, err)
 		require.Len(t, list, 2)
 		assert.Equal(t, other, list[0].ID, "newest first")
@@ -54,12 +54,12 @@ func TestPendingApprovals(t *testing.T) {
 		assert.Equal(t, "api", a.Via)
 
 		person := auxilia.WithActor(context.Background(), auxilia.Actor{TokenID: "tok-2", TokenName: "Ada", Workspace: w.ws})
-		decided, err := w.app.Runs.Decide(person, w.ws.ID, r.ID, first, true)
+		decided, _, err := w.app.Runs.Decide(person, w.ws.ID, r.ID, first, true)
 		require.NoError(t, err)
 		assert.Equal(t, auxilia.ApprovalApproved, decided.Status)
 		assert.Equal(t, "Ada", decided.DecidedBy)
 		require.NotNil(t, decided.DecidedAt)
-		_, err = w.app.Runs.Decide(person, w.ws.ID, r.ID, first, false)
+		_, _, err = w.app.Runs.Decide(person, w.ws.ID, r.ID, first, false)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeConflict), "deciding twice: %v", err)
 
 		assert.NotEqual(t, first, approvalID(t, write("b.txt", "hello")), "an approval is for its own arguments")
@@ -67,7 +67,7 @@ func TestPendingApprovals(t *testing.T) {
 		again := approvalID(t, write("a.txt", "hello"))
 		assert.NotEqual(t, first, again, "once: the next repeat asks again")
 
-		_, err = w.app.Runs.Decide(person, w.ws.ID, r.ID, other, false)
+		_, _, err = w.app.Runs.Decide(person, w.ws.ID, r.ID, other, false)
 		require.NoError(t, err)
 		err = write("a.txt", "other content")
 		require.True(t, auxilia.IsCode(err, auxilia.CodeApprovalDenied), "%v", err)
@@ -90,7 +90,7 @@ func TestPendingApprovals(t *testing.T) {
 			_, err := w.app.Runs.Write(person, w.ws.ID, r.ID, run.WriteInput{Path: "b.txt", Content: []byte("hello")}, true)
 			return err
 		}(), "approved as it is made")
-		list, err = w.app.Runs.ListApprovals(ctx, w.ws.ID, r.ID)
+		list, _, err = w.app.Runs.ListApprovals(ctx, w.ws.ID, r.ID)
 		require.NoError(t, err)
 		for _, a := range list {
 			if a.Arguments["path"] == "b.txt" {
@@ -100,10 +100,10 @@ func TestPendingApprovals(t *testing.T) {
 			}
 		}
 
-		_, err = w.app.Runs.Decide(person, w.ws.ID, r.ID, auxilia.NewID(), true)
+		_, _, err = w.app.Runs.Decide(person, w.ws.ID, r.ID, auxilia.NewID(), true)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound))
 		other2 := w.start(t, "t2")
-		_, err = w.app.Runs.Decide(person, w.ws.ID, other2.ID, again, true)
+		_, _, err = w.app.Runs.Decide(person, w.ws.ID, other2.ID, again, true)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "another thread's run does not reach it")
 	})
 }
@@ -113,12 +113,12 @@ func TestAnApprovalIsUsedOnce(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
 		ctx := context.Background()
-		_, err := w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, w.sandbox.ID, map[string]string{"glob": "needs_approval"}, nil)
+		_, err := w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, w.sandbox.ID, map[string]string{"glob": "needs_approval"}, nil, nil)
 		require.NoError(t, err)
 		r := w.start(t, "t1")
 		in := run.GlobInput{Pattern: "*.txt"}
 		_, err = w.app.Runs.Glob(ctx, w.ws.ID, r.ID, in, false)
-		_, err = w.app.Runs.Decide(ctx, w.ws.ID, r.ID, approvalID(t, err), true)
+		_, _, err = w.app.Runs.Decide(ctx, w.ws.ID, r.ID, approvalID(t, err), true)
 		require.NoError(t, err)
 
 		var wg sync.WaitGroup
@@ -149,7 +149,7 @@ func TestApprovalArgumentsAreBoundedAndAskingClientsLeaveNothingPending(t *testi
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
 		ctx := context.Background()
-		_, err := w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, w.sandbox.ID, map[string]string{"execute": "needs_approval"}, nil)
+		_, err := w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, w.sandbox.ID, map[string]string{"execute": "needs_approval"}, nil, nil)
 		require.NoError(t, err)
 		r := w.start(t, "t1")
 		long := "echo " + strings.Repeat("é", 5000)
@@ -159,7 +159,7 @@ func TestApprovalArgumentsAreBoundedAndAskingClientsLeaveNothingPending(t *testi
 		require.True(t, auxilia.IsCode(err, auxilia.CodeApprovalRequired))
 		assert.Nil(t, err.(*auxilia.Error).Extra["approval_id"])
 
-		list, err := w.app.Runs.ListApprovals(ctx, w.ws.ID, r.ID)
+		list, _, err := w.app.Runs.ListApprovals(ctx, w.ws.ID, r.ID)
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 		assert.Equal(t, "mcp", list[0].Via)

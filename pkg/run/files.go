@@ -128,13 +128,23 @@ func (s *Service) Write(ctx context.Context, workspaceID, runID string, in Write
 
 // Overwrite writes a file whether it exists or not. It is no tool of the
 // model's (write_file never replaces a file) but a person's act in the
-// console, so it always needs their approval, whatever write_file's policy
-// (a disabled write_file stays disabled).
+// console, so it always needs their approval, given with the call where the
+// agent's approval rule lets it count, whatever write_file's policy (a
+// disabled write_file stays disabled).
 func (s *Service) Overwrite(ctx context.Context, workspaceID, runID string, in WriteInput, approved bool) (string, error) {
-	if !approved && in.Path != "" {
-		return "", auxilia.Errorf(auxilia.CodeApprovalRequired,
+	if in.Path != "" {
+		args := map[string]any{"path": in.Path, "bytes": len(in.Content), "overwrite": true}
+		c := Call{Tool: "write_file", Input: in, Approved: approved, Args: args}
+		_, agent, err := s.allowed(ctx, workspaceID, runID, c)
+		if err != nil {
+			return "", err
+		}
+		refusal := auxilia.Errorf(auxilia.CodeApprovalRequired,
 			"Replacing %s needs a person's approval: it overwrites the file's content.", in.Path).
-			With("tool", "write_file").With("arguments", map[string]any{"path": in.Path, "bytes": len(in.Content), "overwrite": true})
+			With("tool", "write_file").With("arguments", args)
+		if err := approvedAsMade(ctx, agent, c, refusal, "Replacing "+in.Path); err != nil {
+			return "", err
+		}
 	}
 	return s.write(ctx, workspaceID, runID, in, approved, true)
 }

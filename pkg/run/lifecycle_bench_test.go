@@ -39,7 +39,7 @@ func BenchmarkThreadLifecycle(b *testing.B) {
 	require.NoError(b, err)
 	agent, err := a.Agents.Create(ctx, ws.ID, auxilia.AgentSpec{Name: "Analyst"})
 	require.NoError(b, err)
-	_, err = a.Agents.Bind(ctx, ws.ID, agent.ID, sb.ID, nil, nil)
+	_, err = a.Agents.Bind(ctx, ws.ID, agent.ID, sb.ID, nil, nil, nil)
 	require.NoError(b, err)
 	start := func(b *testing.B, thread string) auxilia.Run {
 		r, err := a.Runs.Start(ctx, ws.ID, agent.ID, thread)

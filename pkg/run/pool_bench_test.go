@@ -55,7 +55,7 @@ func newBenchWorld(b *testing.B, config string) benchWorld {
 	must(b, err)
 	ag, err := a.Agents.Create(ctx, ws.ID, auxilia.AgentSpec{Name: "Bench"})
 	must(b, err)
-	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil)
+	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil, nil)
 	must(b, err)
 	return benchWorld{app: a, ws: ws, agent: ag, sb: sb}
 }

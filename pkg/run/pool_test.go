@@ -225,7 +225,7 @@ func TestTwoReplicasNeverHandOutOneInstanceTwice(t *testing.T) {
 	require.NoError(t, err)
 	ag, err := a.Agents.Create(ctx, ws.ID, auxilia.AgentSpec{Name: "Analyst"})
 	require.NoError(t, err)
-	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil)
+	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil, nil)
 	require.NoError(t, err)
 	_, err = a.Runs.KeepPools(ctx)
 	require.NoError(t, err)

@@ -48,7 +48,7 @@ func newWorld(t *testing.T, db *store.DB, opts ...func(*run.Options)) world {
 	require.NoError(t, err)
 	ag, err := a.Agents.Create(ctx, ws.ID, auxilia.AgentSpec{Name: "Analyst"})
 	require.NoError(t, err)
-	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil)
+	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil, nil)
 	require.NoError(t, err)
 	return world{db: db, app: a, fake: fake, ws: ws, sandbox: sb, agent: ag}
 }

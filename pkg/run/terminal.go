@@ -41,6 +41,9 @@ func (t *Terminal) Close() error {
 // OpenTerminal opens a shell of size in the run's instance, under the
 // execute tool's policy (approved: a person approved the terminal).
 func (s *Service) OpenTerminal(ctx context.Context, workspaceID, runID string, size provider.TermSize, approved bool) (*Terminal, error) {
+	if err := s.CheckTerminal(ctx, workspaceID, runID, approved); err != nil {
+		return nil, err // approved as it opens, or refused: never kept pending
+	}
 	c, err := s.begin(ctx, workspaceID, runID, terminalCall(approved))
 	if err != nil {
 		return nil, err
@@ -65,9 +68,9 @@ func (s *Service) OpenTerminal(ctx context.Context, workspaceID, runID string, s
 func (s *Service) CheckTerminal(ctx context.Context, workspaceID, runID string, approved bool) error {
 	c := terminalCall(approved)
 	_, agent, err := s.allowed(ctx, workspaceID, runID, c)
-	if err == nil && !approved && policyOf(agent.Binding, c.Tool) == auxilia.NeedsApproval {
+	if err == nil && policyOf(agent.Binding, c.Tool) == auxilia.NeedsApproval {
 		// A terminal is approved as it opens, in the console, not kept pending.
-		return approvalRequired(agent, c)
+		return approvedAsMade(ctx, agent, c, approvalRequired(ctx, agent, c), "A terminal")
 	}
 	return err
 }

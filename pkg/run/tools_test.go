@@ -148,7 +148,7 @@ func TestToolPolicies(t *testing.T) {
 		w := newWorld(t, db)
 		ctx := context.Background()
 		_, err := w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, w.sandbox.ID,
-			map[string]string{"execute": "disabled", "write_file": "needs_approval"}, nil)
+			map[string]string{"execute": "disabled", "write_file": "needs_approval"}, nil, nil)
 		require.NoError(t, err)
 		r := w.start(t, "t1")
 
@@ -192,7 +192,7 @@ func TestRunEnds(t *testing.T) {
 		moved := w.start(t, "t2")
 		other, err := w.app.Sandboxes.Create(ctx, w.ws.ID, sandboxInput("Other"))
 		require.NoError(t, err)
-		_, err = w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, other.ID, nil, nil)
+		_, err = w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, other.ID, nil, nil, nil)
 		require.NoError(t, err)
 		_, err = w.app.Runs.Execute(ctx, w.ws.ID, moved.ID, run.ExecInput{Command: "true"})
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeRunNotActive), "a run whose agent changed sandbox stops: %v", err)

@@ -42,7 +42,7 @@ func newFixture(t *testing.T, db *store.DB) fixture {
 	require.NoError(t, err)
 	ag, err := a.Agents.Create(ctx, ws.ID, auxilia.AgentSpec{Name: "Analyst"})
 	require.NoError(t, err)
-	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil)
+	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil, nil)
 	require.NoError(t, err)
 	return fixture{db: db, app: a, ws: ws, sandbox: sb, agent: ag}
 }
@@ -132,7 +132,7 @@ func TestRebindReleasesTheOldSandboxesInstances(t *testing.T) {
 		ctx := context.Background()
 		f := newFixture(t, db)
 		thread, inst := f.liveThread(t, "t1")
-		same, err := f.app.Agents.Bind(ctx, f.ws.ID, f.agent.ID, f.sandbox.ID, map[string]string{"grep": "disabled"}, nil)
+		same, err := f.app.Agents.Bind(ctx, f.ws.ID, f.agent.ID, f.sandbox.ID, map[string]string{"grep": "disabled"}, nil, nil)
 		require.NoError(t, err)
 		assert.Equal(t, auxilia.Disabled, same.Tools["grep"])
 		_, status := f.state(t, thread, inst)
@@ -140,7 +140,7 @@ func TestRebindReleasesTheOldSandboxesInstances(t *testing.T) {
 
 		other, err := f.app.Sandboxes.Create(ctx, f.ws.ID, sandbox.Input{Name: "Other", Provider: "local"})
 		require.NoError(t, err)
-		_, err = f.app.Agents.Bind(ctx, f.ws.ID, f.agent.ID, other.ID, nil, nil)
+		_, err = f.app.Agents.Bind(ctx, f.ws.ID, f.agent.ID, other.ID, nil, nil, nil)
 		require.NoError(t, err)
 		ti, status := f.state(t, thread, inst)
 		assert.Nil(t, ti)

@@ -10,21 +10,22 @@ import (
 )
 
 type approvalRow struct {
-	ID           string `gorm:"primaryKey"`
-	WorkspaceID  string
-	RunID        string
-	ThreadID     string
-	Tool         string
-	Arguments    string
-	ArgumentsCut bool
-	Fingerprint  string
-	Status       string
-	RequestedBy  string
-	Via          string
-	RequestedAt  time.Time
-	DecidedBy    string
-	DecidedAt    *time.Time
-	UsedAt       *time.Time
+	ID            string `gorm:"primaryKey"`
+	WorkspaceID   string
+	RunID         string
+	ThreadID      string
+	Tool          string
+	Arguments     string
+	ArgumentsCut  bool
+	Fingerprint   string
+	Status        string
+	RequestedBy   string
+	RequestedByID string
+	Via           string
+	RequestedAt   time.Time
+	DecidedBy     string
+	DecidedAt     *time.Time
+	UsedAt        *time.Time
 }
 
 func (approvalRow) TableName() string { return "approvals" }
@@ -32,7 +33,7 @@ func (approvalRow) TableName() string { return "approvals" }
 func (r approvalRow) domain() auxilia.Approval {
 	a := auxilia.Approval{ID: r.ID, WorkspaceID: r.WorkspaceID, RunID: r.RunID, ThreadID: r.ThreadID, Tool: r.Tool,
 		ArgumentsCut: r.ArgumentsCut, Fingerprint: r.Fingerprint, Status: auxilia.ApprovalStatus(r.Status),
-		RequestedBy: r.RequestedBy, Via: r.Via, RequestedAt: r.RequestedAt, DecidedBy: r.DecidedBy,
+		RequestedBy: r.RequestedBy, RequestedByID: r.RequestedByID, Via: r.Via, RequestedAt: r.RequestedAt, DecidedBy: r.DecidedBy,
 		DecidedAt: r.DecidedAt, UsedAt: r.UsedAt}
 	_ = json.Unmarshal([]byte(r.Arguments), &a.Arguments) // written by Request, always an object
 	return a
@@ -53,7 +54,7 @@ func (s Approvals) Request(ctx context.Context, a auxilia.Approval) (auxilia.App
 	}
 	row := approvalRow{ID: auxilia.NewID(), WorkspaceID: a.WorkspaceID, RunID: a.RunID, ThreadID: a.ThreadID, Tool: a.Tool,
 		Arguments: string(args), ArgumentsCut: a.ArgumentsCut, Fingerprint: a.Fingerprint, Status: string(auxilia.ApprovalPending),
-		RequestedBy: a.RequestedBy, Via: a.Via, RequestedAt: Now()}
+		RequestedBy: a.RequestedBy, RequestedByID: a.RequestedByID, Via: a.Via, RequestedAt: Now()}
 	if err := s.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
 		return auxilia.Approval{}, err
 	}

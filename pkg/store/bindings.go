@@ -11,31 +11,36 @@ import (
 )
 
 type bindingRow struct {
-	AgentID   string `gorm:"primaryKey"`
-	SandboxID string
-	Tools     string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	AgentID           string `gorm:"primaryKey"`
+	SandboxID         string
+	Tools             string
+	ApprovalGrantedBy string
+	ApprovalWithCall  bool
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
 }
 
 func (bindingRow) TableName() string { return "bindings" }
 
 // bindingView is a binding joined with its sandbox.
 type bindingView struct {
-	AgentID      string
-	SandboxID    string
-	Tools        string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	SandboxName  string
-	Provider     string
-	URL          string
-	AgentVersion int
+	AgentID           string
+	SandboxID         string
+	Tools             string
+	ApprovalGrantedBy string
+	ApprovalWithCall  bool
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	SandboxName       string
+	Provider          string
+	URL               string
+	AgentVersion      int
 }
 
 func (r bindingView) domain() auxilia.Binding {
 	b := auxilia.Binding{AgentID: r.AgentID, SandboxID: r.SandboxID, SandboxName: r.SandboxName,
-		Provider: r.Provider, URL: r.URL, Version: r.AgentVersion, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Provider: r.Provider, URL: r.URL, Version: r.AgentVersion, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Approval: auxilia.ApprovalRule{GrantedBy: auxilia.Grantor(r.ApprovalGrantedBy), WithCall: r.ApprovalWithCall}}
 	_ = json.Unmarshal([]byte(r.Tools), &b.Tools)
 	return b
 }
@@ -60,19 +65,20 @@ func (s Bindings) newAgentVersions(ctx context.Context, where string, args ...an
 		UpdateColumns(map[string]any{"version": gorm.Expr("version + 1"), "updated_at": Now()}).Error
 }
 
-// Put binds the agent to the sandbox, replacing any earlier binding: the
-// agent's primary key makes a second binding impossible, however many
-// requests race.
-func (s Bindings) Put(ctx context.Context, agentID, sandboxID string, tools map[string]auxilia.ToolPolicy) error {
+// Put binds the agent to the sandbox, with its tools' policies and its
+// approval rule, replacing any earlier binding: the agent's primary key
+// makes a second binding impossible, however many requests race.
+func (s Bindings) Put(ctx context.Context, agentID, sandboxID string, tools map[string]auxilia.ToolPolicy, approval auxilia.ApprovalRule) error {
 	raw, err := json.Marshal(tools)
 	if err != nil {
 		return err
 	}
 	now := Now()
-	row := bindingRow{AgentID: agentID, SandboxID: sandboxID, Tools: string(raw), CreatedAt: now, UpdatedAt: now}
+	row := bindingRow{AgentID: agentID, SandboxID: sandboxID, Tools: string(raw),
+		ApprovalGrantedBy: string(approval.GrantedBy), ApprovalWithCall: approval.WithCall, CreatedAt: now, UpdatedAt: now}
 	err = s.db.conn(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "agent_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"sandbox_id", "tools", "updated_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"sandbox_id", "tools", "approval_granted_by", "approval_with_call", "updated_at"}),
 	}).Create(&row).Error
 	if err != nil {
 		return err

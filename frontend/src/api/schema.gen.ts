@@ -52,11 +52,14 @@ export interface paths {
         get: operations["getBinding"];
         /**
          * Bind a sandbox to an agent
-         * @description An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed.
+         * @description An agent has at most one sandbox: this replaces any earlier binding. Tools left out of `tools` are always allowed. `approval` says who may grant the approvals its `needs_approval` tools ask for; what it leaves out is the default (`granted_by: anyone`, `with_call: true`: any token, with the call or in the console). A rule other than the default is an admin's: a member token that sets one, or changes or removes a binding that has one, is refused (403), so that the token making an agent's calls cannot loosen who grants them.
          */
         put: operations["bindSandbox"];
         post?: never;
-        /** Remove an agent's sandbox */
+        /**
+         * Remove an agent's sandbox
+         * @description A binding whose approval rule is not the default is removed only by an admin token (a member: 403).
+         */
         delete: operations["unbindSandbox"];
         options?: never;
         head?: never;
@@ -216,7 +219,7 @@ export interface paths {
         };
         /**
          * List a run's approvals
-         * @description The tool calls of the run's thread that needed a person's approval and came without one (over the API without approval, or from an MCP client that cannot ask its person), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied.
+         * @description The tool calls of the run's thread that needed a person's approval and came without one that counts (over the API without approval, or with one the agent's approval rule does not let the caller give; from an MCP client that cannot ask its person, or whose person's answer would not count), pending and decided, newest first (at most 200). A decision is used once, by the same call (thread, tool and arguments) repeated: approved, it goes ahead; denied, it is refused with 403 approval_denied. Each approval says who may approve it (`granted_by`, the agent's rule now) and whether the token reading the list may (`can_approve`).
          */
         get: operations["listApprovals"];
         put?: never;
@@ -238,7 +241,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or deny a tool call
-         * @description A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409.
+         * @description A person's decision, recorded with who made it and when, and audited. The call, repeated with the same arguments, then goes ahead once (approve) or is refused once (deny). An approval already decided: 409. Who may approve is the agent's approval rule's to say (`can_approve` in the list): under `granted_by: someone_else` the token that made the call is refused, under `admin` a member token is, with 403 grant_not_allowed (audited as a refused `tool.approve`). Any token may deny: a denial lets nothing run.
          */
         post: operations["decideApproval"];
         delete?: never;
@@ -422,7 +425,7 @@ export interface paths {
         put?: never;
         /**
          * Get a ticket for a run's terminal
-         * @description A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
+         * @description A single-use ticket, valid 30 seconds, that opens the run's terminal as `GET /api/v1/runs/{run_id}/terminal?ticket=…` (a browser cannot send a token on a WebSocket). The terminal is the execute tool's: `disabled` refuses it and `needs_approval` asks for `Auxilia-Approval: granted`, here, as the tool routes do; the ticket remembers the approval. A terminal is approved as it opens, never kept pending: where the binding's approval rule does not let the caller's own word count (`with_call: false`, `granted_by: someone_else`, or `admin` and a member token), it is refused with 428 approval_required and `grant_with_call: false`. A run with as many shells open as it may (4, on this server) is refused here already, unless one of them is a dropped shell this token opened (the ticket takes it back): 409 terminal_limit.
          */
         post: operations["createTerminalTicket"];
         delete?: never;
@@ -712,16 +715,23 @@ export interface components {
             };
             /** @description A text of the arguments was cut at 4 KiB for keeping. */
             arguments_truncated: boolean;
+            /** @description The token reading it may approve it: false for one the rule does not let grant it (the token that made the call, under someone_else; a member, under admin), and for a decided approval. Any token may deny a pending one. */
+            can_approve: boolean;
             /** Format: date-time */
             decided_at: string | null;
             /** @description The name of the token of the person who decided. */
             decided_by: string | null;
+            /**
+             * @description Who may approve it, by the agent's approval rule now.
+             * @enum {string}
+             */
+            granted_by: "anyone" | "someone_else" | "admin";
             /** Format: uuid */
             id: string;
             /** Format: date-time */
             requested_at: string;
             /**
-             * @description The name of the token that made the call.
+             * @description The name of the token that made the call (names are not unique: who may approve is judged by the token itself).
              * @example agent runtime
              */
             requested_by: string;
@@ -745,6 +755,28 @@ export interface components {
         };
         ApprovalList: {
             items: components["schemas"]["Approval"][];
+        };
+        ApprovalRule: {
+            /**
+             * @description anyone: any token of the workspace, the one that made the call included; someone_else: another token than the one that made the call; admin: an admin token, the caller's own included.
+             * @enum {string}
+             */
+            granted_by: "anyone" | "someone_else" | "admin";
+            /** @description The caller's own word grants its call (Auxilia-Approval: granted, or the answer its MCP client's person gave) when granted_by lets the caller grant; false: only a decision in the console does. */
+            with_call: boolean;
+        };
+        ApprovalRuleInput: {
+            /**
+             * @description Who may grant: anyone, someone_else (another token than the one that made the call) or admin (an admin token).
+             * @default anyone
+             * @enum {string}
+             */
+            granted_by?: "anyone" | "someone_else" | "admin";
+            /**
+             * @description Whether the caller's own word on the call (Auxilia-Approval: granted, its MCP client's prompt) may grant it.
+             * @default true
+             */
+            with_call?: boolean;
         };
         AuditActor: {
             token_id: string;
@@ -770,6 +802,7 @@ export interface components {
             next_page_token: string;
         };
         Binding: {
+            approval: components["schemas"]["ApprovalRule"];
             /** @example Team OpenSandbox */
             name: string;
             provider: components["schemas"]["Provider"];
@@ -779,6 +812,7 @@ export interface components {
             url: string;
         };
         BindingPut: {
+            approval?: components["schemas"]["ApprovalRuleInput"];
             /** Format: uuid */
             sandbox_id: string;
             tools?: components["schemas"]["ToolsInput"];
@@ -2159,6 +2193,8 @@ export interface components {
         Problem: {
             /** @description sandbox_in_use: the agents bound to the sandbox */
             agents?: components["schemas"]["AgentRef"][];
+            /** @description approval_required: the pending approval the call waits for; approval_denied: the decision it used */
+            approval_id?: string;
             /** @description approval_required: the call's arguments, as a person approving it would read them */
             arguments?: {
                 [key: string]: unknown;
@@ -2168,6 +2204,13 @@ export interface components {
             errors?: components["schemas"]["FieldError"][];
             /** @description conflict: the id of the resource that holds the name */
             existing_id?: string;
+            /** @description approval_required: whether the caller's own word (Auxilia-Approval: granted, or its MCP client's person's answer) would grant the call; false: a person the rule names approves it in the console */
+            grant_with_call?: boolean;
+            /**
+             * @description approval_required, grant_not_allowed: who may grant the approval, by the agent's approval rule
+             * @enum {string}
+             */
+            granted_by?: "anyone" | "someone_else" | "admin";
             /** @example /api/v1/sandboxes */
             instance?: string;
             /** @description file_exists, not_found: the file's absolute path in the sandbox */
@@ -3001,6 +3044,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -3092,6 +3145,16 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3891,6 +3954,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -4015,7 +4088,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description granted: a person approved this call */
+                /** @description granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it) */
                 "Auxilia-Approval"?: "granted";
             };
             path: {
@@ -4149,7 +4222,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description granted: a person approved this call */
+                /** @description granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it) */
                 "Auxilia-Approval"?: "granted";
             };
             path: {
@@ -4298,7 +4371,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description granted: a person approved this call */
+                /** @description granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it) */
                 "Auxilia-Approval"?: "granted";
             };
             path: {
@@ -4398,11 +4471,11 @@ export interface operations {
             query: {
                 /** @description File; relative paths resolve against the working directory */
                 path: string;
-                /** @description Replace the file if it exists (needs Auxilia-Approval: granted, whatever the tool's policy) */
+                /** @description Replace the file if it exists (needs Auxilia-Approval: granted that the binding's approval rule lets count, whatever the tool's policy: never kept pending) */
                 overwrite?: boolean;
             };
             header?: {
-                /** @description granted: a person approved this call */
+                /** @description granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it) */
                 "Auxilia-Approval"?: "granted";
             };
             path: {
@@ -4521,7 +4594,7 @@ export interface operations {
                 path?: string;
             };
             header?: {
-                /** @description granted: a person approved this call */
+                /** @description granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it) */
                 "Auxilia-Approval"?: "granted";
             };
             path: {
@@ -4625,7 +4698,7 @@ export interface operations {
                 path?: string;
             };
             header?: {
-                /** @description granted: a person approved this call */
+                /** @description granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it) */
                 "Auxilia-Approval"?: "granted";
             };
             path: {
@@ -4727,7 +4800,7 @@ export interface operations {
                 path?: string;
             };
             header?: {
-                /** @description granted: a person approved this call */
+                /** @description granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it) */
                 "Auxilia-Approval"?: "granted";
             };
             path: {
@@ -4833,7 +4906,7 @@ export interface operations {
                 rows?: number;
             };
             header?: {
-                /** @description granted: a person approved the terminal */
+                /** @description granted: a person approved the terminal (where the binding's approval rule lets the caller's word count) */
                 "Auxilia-Approval"?: "granted";
             };
             path: {
@@ -4950,7 +5023,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description granted: a person approved the terminal */
+                /** @description granted: a person approved the terminal (where the binding's approval rule lets the caller's word count) */
                 "Auxilia-Approval"?: "granted";
             };
             path: {

@@ -114,7 +114,14 @@ describe("Agent editor", () => {
       created_at: "2026-01-01T00:00:00Z",
       updated_at: "2026-01-01T00:00:00Z",
     };
-    const binding = { sandbox_id: "s1", name: "Box", provider: "local", url: "", tools: { write_file: "needs_approval", execute: "always_allow", browse: "disabled" } };
+    const binding = {
+      sandbox_id: "s1",
+      name: "Box",
+      provider: "local",
+      url: "",
+      tools: { write_file: "needs_approval", execute: "always_allow", browse: "disabled" },
+      approval: { granted_by: "anyone", with_call: true },
+    };
     const api = fakeApi({
       "GET /api/v1/providers": { body: { items: providers } },
       "GET /api/v1/tools": { body: { items: catalogue } },
@@ -144,6 +151,7 @@ describe("Agent editor", () => {
     expect(api.callsTo("PUT", "/api/v1/agents/a1/sandbox")[0]?.body).toEqual({
       sandbox_id: "s1",
       tools: { write_file: "needs_approval", execute: "always_allow", browse: "disabled" },
+      approval: { granted_by: "anyone", with_call: true },
     });
   });
 });

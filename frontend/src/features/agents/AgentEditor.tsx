@@ -8,6 +8,7 @@ import { Button } from "../../ui/Button";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
 import { ProblemMessage } from "../../ui/ProblemMessage";
+import { useSession } from "../../session/SessionContext";
 import { useProviders } from "../sandboxes/api/listProviders";
 import { AddToolDialog } from "./AddToolDialog";
 import { AgentAvatar, defaultAgentColor } from "./AgentAvatar";
@@ -18,13 +19,14 @@ import { useTools } from "./api/listTools";
 import { McpConnectCard } from "./McpConnectCard";
 import { RunAgentLink } from "./RunAgentLink";
 import { SandboxToolCard } from "./SandboxToolCard";
-import { defaultToolPolicies, sameBinding } from "./tools";
+import { defaultApprovalRule, defaultToolPolicies, isGuarded, sameBinding } from "./tools";
 import { useSaveAgent } from "./useSaveAgent";
 
 const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
 
 export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
   const navigate = useNavigate();
+  const { isAdmin } = useSession();
   const providers = useProviders();
   const tools = useTools();
   const catalogue = tools.data ?? [];
@@ -180,9 +182,12 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
               binding={draft.binding}
               providerTitle={providerTitle(draft.binding.provider)}
               catalogue={catalogue}
+              canSetRule={isAdmin}
+              locked={!isAdmin && baseline.binding !== null && isGuarded(baseline.binding.approval)}
               onPolicyChange={(tool, policy) =>
                 edit({ binding: { ...draft.binding!, tools: { ...draft.binding!.tools, [tool]: policy } } })
               }
+              onApprovalChange={(approval) => edit({ binding: { ...draft.binding!, approval } })}
               onRemove={() => edit({ binding: null })}
             />
           ) : (
@@ -234,6 +239,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
               provider: sandbox.provider,
               url: sandbox.url,
               tools: defaultToolPolicies(catalogue),
+              approval: defaultApprovalRule,
             },
           })
         }

@@ -4,20 +4,27 @@ import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
 import type { Tool } from "../../api/types";
 import { ProviderIcon } from "../sandboxes/ProviderIcon";
+import { ApprovalRuleFields } from "./ApprovalRuleFields";
 import { ShellBypassWarning } from "./ShellBypassWarning";
-import { orderedTools, toolPolicies, type DraftBinding } from "./tools";
+import { orderedTools, toolPolicies, type ApprovalRule, type DraftBinding } from "./tools";
 
 interface SandboxToolCardProps {
   binding: DraftBinding;
   providerTitle: string;
   /** The tool catalogue: the order and descriptions of the tools. */
   catalogue: Tool[];
+  /** The person may set an approval rule other than the default (an admin). */
+  canSetRule: boolean;
+  /** The saved binding is an admin's to change (its approval rule is not the default) and the person is not one. */
+  locked: boolean;
   onPolicyChange: (tool: string, policy: string) => void;
+  onApprovalChange: (rule: ApprovalRule) => void;
   onRemove: () => void;
 }
 
-/** The bound sandbox in the agent's Tools section, with each tool's policy. */
-export function SandboxToolCard({ binding, providerTitle, catalogue, onPolicyChange, onRemove }: SandboxToolCardProps) {
+/** The bound sandbox in the agent's Tools section, with each tool's policy and who approves their calls. */
+export function SandboxToolCard(props: SandboxToolCardProps) {
+  const { binding, providerTitle, catalogue, canSetRule, locked, onPolicyChange, onApprovalChange, onRemove } = props;
   const headingId = useId();
   return (
     <section className="card tool-card" aria-labelledby={headingId}>
@@ -32,10 +39,15 @@ export function SandboxToolCard({ binding, providerTitle, catalogue, onPolicyCha
             Code execution{binding.url ? <> · <span className="mono">{binding.url}</span></> : null}
           </p>
         </div>
-        <Button size="sm" onClick={onRemove} aria-label={`Remove ${binding.name}`}>
+        <Button size="sm" onClick={onRemove} disabled={locked} aria-label={`Remove ${binding.name}`}>
           <Trash2 size={13} aria-hidden="true" /> Remove
         </Button>
       </header>
+      {locked && (
+        <p className="notice" role="note">
+          Only an admin can change or remove this sandbox: who approves its calls is set stricter than the default.
+        </p>
+      )}
       <ul className="tool-card__tools" aria-label="Tools and their policies">
         {orderedTools(binding.tools, catalogue).map((name) => {
           const tool = catalogue.find((t) => t.name === name);
@@ -59,6 +71,7 @@ export function SandboxToolCard({ binding, providerTitle, catalogue, onPolicyCha
                 id={control}
                 className="input tool-card__policy"
                 value={binding.tools[name]}
+                disabled={locked}
                 aria-describedby={tool ? `${control}-description` : undefined}
                 onChange={(e) => onPolicyChange(name, e.target.value)}
               >
@@ -73,6 +86,7 @@ export function SandboxToolCard({ binding, providerTitle, catalogue, onPolicyCha
         })}
       </ul>
       <ShellBypassWarning tools={binding.tools} catalogue={catalogue} />
+      <ApprovalRuleFields rule={binding.approval} canSet={canSetRule && !locked} onChange={onApprovalChange} />
     </section>
   );
 }

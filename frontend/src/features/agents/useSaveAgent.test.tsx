@@ -6,6 +6,7 @@ import type { Binding } from "../../api/types";
 import { fakeApi, problem } from "../../test/fakeApi";
 import { agentDraftOf, baselineAfter, type AgentDraft, type SaveStep } from "./agentDraft";
 import type { VersionedAgent } from "./api/getAgent";
+import { defaultApprovalRule } from "./tools";
 import { useSaveAgent } from "./useSaveAgent";
 
 function agent(name: string) {
@@ -21,13 +22,14 @@ function agent(name: string) {
   };
 }
 
-const box = { sandboxId: "s1", name: "Box", provider: "local", url: "", tools: {} };
+const box = { sandboxId: "s1", name: "Box", provider: "local", url: "", tools: {}, approval: defaultApprovalRule };
 const boxBinding: Binding = {
   sandbox_id: "s1",
   name: "Box",
   provider: "local",
   url: "",
   tools: { execute: "always_allow", read_file: "always_allow", write_file: "always_allow", edit_file: "always_allow", ls: "always_allow", grep: "always_allow", glob: "always_allow" },
+  approval: defaultApprovalRule,
 };
 
 function wrapper({ children }: { children: ReactNode }) {

@@ -58,7 +58,7 @@ export function useSaveAgent() {
         // Guarded by the agent's version: a binding changed by someone else since is not overwritten.
         let next: string | null;
         if (draft.binding) {
-          const body = { sandbox_id: draft.binding.sandboxId, tools: draft.binding.tools };
+          const body = { sandbox_id: draft.binding.sandboxId, tools: draft.binding.tools, approval: draft.binding.approval };
           ({ etag: next } = await putBinding({ agentId: agent.id, body, etag }));
         } else {
           next = await deleteBinding({ agentId: agent.id, etag });

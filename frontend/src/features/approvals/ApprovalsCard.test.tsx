@@ -18,6 +18,8 @@ const pending = {
   decided_by: null,
   decided_at: null,
   used_at: null,
+  granted_by: "anyone",
+  can_approve: true,
 };
 
 describe("Approvals card", () => {
@@ -44,5 +46,36 @@ describe("Approvals card", () => {
     expect(await screen.findByText(/Approved by Ada on .+\. The call runs when it is made again\./)).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Approve" })).not.toBeInTheDocument();
     expect(api.calls.find((c) => c.method === "POST")?.body).toEqual({ decision: "approve" });
+  });
+
+  it("says who may approve, and keeps Approve from a token the agent's rule does not let approve", async () => {
+    const api = fakeApi({
+      "GET /api/v1/runs/r1/approvals": {
+        body: {
+          items: [
+            { ...pending, granted_by: "someone_else", can_approve: false },
+            { ...pending, id: "ap2", tool: "execute", arguments: { command: "make" }, granted_by: "admin", can_approve: false },
+          ],
+        },
+      },
+      "POST /api/v1/runs/r1/approvals/ap1/decision": { body: { ...pending, status: "denied", decided_by: "langgraph", decided_at: "2026-01-01T00:01:00Z" } },
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<ApprovalsCard runId="r1" />);
+
+    const mine = await screen.findByRole("article", { name: "Create a file: waiting for approval" });
+    expect(within(mine).getByText("Someone other than whoever made the call must approve it.")).toBeInTheDocument();
+    const approve = within(mine).getByRole("button", { name: "Approve" });
+    expect(approve).toBeDisabled();
+    expect(approve).toHaveAccessibleDescription("You made this call: someone else must approve it.");
+    await user.click(approve);
+    expect(api.calls.filter((c) => c.method === "POST")).toHaveLength(0);
+
+    const admins = screen.getByRole("article", { name: "Run a command: waiting for approval" });
+    expect(within(admins).getByText("An admin must approve it.")).toBeInTheDocument();
+    expect(within(admins).getByRole("button", { name: "Approve" })).toHaveAccessibleDescription("Only an admin can approve this call.");
+
+    await user.click(within(mine).getByRole("button", { name: "Deny" }));
+    expect(api.calls.find((c) => c.method === "POST")?.body).toEqual({ decision: "deny" });
   });
 });

@@ -1,4 +1,5 @@
 import { Check, X } from "lucide-react";
+import { useId } from "react";
 import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
@@ -24,6 +25,20 @@ function origin(a: Approval): string {
   return a.via === "mcp" ? `${a.requested_by}, through an MCP client` : a.requested_by;
 }
 
+/** Who may approve a call, by the agent's approval rule, as a person reads it. */
+const grantors: Record<Approval["granted_by"], string> = {
+  anyone: "Anyone in the workspace may approve it.",
+  someone_else: "Someone other than whoever made the call must approve it.",
+  admin: "An admin must approve it.",
+};
+
+/** Why this token may not approve a call the rule keeps from it. */
+const refusals: Record<Approval["granted_by"], string> = {
+  anyone: "",
+  someone_else: "You made this call: someone else must approve it.",
+  admin: "Only an admin can approve this call.",
+};
+
 function Arguments({ args }: { args: Approval["arguments"] }) {
   const entries = Object.entries(args ?? {});
   if (entries.length === 0) return <p className="muted">No arguments.</p>;
@@ -43,8 +58,10 @@ function Arguments({ args }: { args: Approval["arguments"] }) {
 
 function PendingApproval({ runId, approval }: { runId: string; approval: Approval }) {
   const decide = useDecide();
+  const reasonId = useId();
   const label = toolLabels[approval.tool] ?? approval.tool;
   const send = (decision: "approve" | "deny") => decide.mutate({ runId, approvalId: approval.id, decision });
+  const refused = approval.can_approve ? "" : refusals[approval.granted_by];
   return (
     <li>
       <article className="approval" aria-label={`${label}: waiting for approval`}>
@@ -58,14 +75,27 @@ function PendingApproval({ runId, approval }: { runId: string; approval: Approva
         </header>
         <Arguments args={approval.arguments} />
         {approval.arguments_truncated && <p className="field__help">Long arguments are shown cut.</p>}
+        <p className="muted approval__rule">{grantors[approval.granted_by]}</p>
         {decide.isError && <ProblemMessage error={decide.error} />}
         <div className="approval__actions">
-          <Button variant="primary" size="sm" busy={decide.isPending} disabled={decide.isPending} onClick={() => send("approve")}>
+          <Button
+            variant="primary"
+            size="sm"
+            busy={decide.isPending}
+            disabled={decide.isPending || refused !== ""}
+            aria-describedby={refused ? reasonId : undefined}
+            onClick={() => send("approve")}
+          >
             <Check size={14} aria-hidden="true" /> Approve
           </Button>
           <Button variant="danger" size="sm" disabled={decide.isPending} onClick={() => send("deny")}>
             <X size={14} aria-hidden="true" /> Deny
           </Button>
+          {refused && (
+            <span id={reasonId} className="field__help approval__refused">
+              {refused}
+            </span>
+          )}
         </div>
       </article>
     </li>

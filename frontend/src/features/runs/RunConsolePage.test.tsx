@@ -179,6 +179,33 @@ describe("Run console", () => {
     expect(approved("/api/v1/runs/r1/files")).toHaveLength(1);
   });
 
+  it("offers no approval of its own where the agent's rule keeps the caller's word from counting", async () => {
+    const refused = (tool: string) =>
+      problem(428, "approval_required", `The tool ${tool} needs approval for agent "Analyst" from an admin token: the call waits for it in the Auxilia console.`, {
+        tool,
+        granted_by: "admin",
+        grant_with_call: false,
+      });
+    const api = fakeApi({
+      ...newThreadRoutes,
+      "GET /api/v1/runs/r1/approvals": { body: { items: [] } },
+      "GET /api/v1/runs/r1/ls": refused("ls"),
+      "POST /api/v1/runs/r1/execute": refused("execute"),
+    });
+    const user = userEvent.setup();
+    const files = await startRunOnNewThread(user);
+
+    expect(await within(files).findByText(/The tool ls needs approval for agent "Analyst" from an admin token/)).toBeInTheDocument();
+    expect(within(files).queryByRole("button", { name: "Approve and list" })).toBeNull();
+    const current = screen.getByRole("region", { name: "Current run" });
+    await user.type(within(current).getByRole("textbox", { name: "Command" }), "make{Control>}{Enter}{/Control}");
+    const log = within(current).getByRole("log", { name: "Command output" });
+    expect(await within(log).findByText(/The tool execute needs approval for agent "Analyst" from an admin token/)).toBeInTheDocument();
+    expect(within(current).queryByRole("button", { name: "Approve and run" })).toBeNull();
+    const sent = [...api.callsTo("GET", "/api/v1/runs/r1/ls"), ...api.callsTo("POST", "/api/v1/runs/r1/execute")];
+    expect(sent.filter((c) => c.headers.get("Auxilia-Approval") !== null)).toHaveLength(0);
+  });
+
   it("sends one approved call for a double-click, and keeps focus in the pane", async () => {
     let answer = () => {};
     const api = fakeApi({

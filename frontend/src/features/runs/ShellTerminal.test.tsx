@@ -122,6 +122,25 @@ describe("Shell terminal", { timeout: 30_000 }, () => {
     expect(screen.queryByRole("region", { name: "Approve the terminal" })).toBeNull();
   });
 
+  it("says who approves the terminal where the agent's rule keeps the console's approval from counting", async () => {
+    const api = fakeApi({
+      "GET /api/v1/providers": { body: catalogue },
+      "POST /api/v1/runs/r1/terminal-tickets": problem(
+        428,
+        "approval_required",
+        'A terminal for agent "Analyst" is approved as it is made, never in the console, and an approval given with it does not count: this agent\'s approvals are decided in the console only.',
+        { tool: "execute", granted_by: "anyone", grant_with_call: false },
+      ),
+    });
+    const sockets = fakeWebSocket();
+    await openTerminalTab();
+
+    expect(await screen.findByRole("alert")).toHaveTextContent(/A terminal for agent "Analyst" is approved as it is made/);
+    expect(screen.queryByRole("region", { name: "Approve the terminal" })).toBeNull();
+    expect(sockets).toHaveLength(0);
+    expect(api.callsTo("POST", "/api/v1/runs/r1/terminal-tickets")).toHaveLength(1);
+  });
+
   it("shows a refused ticket's problem", async () => {
     fakeApi({
       "GET /api/v1/providers": { body: catalogue },

@@ -9,9 +9,15 @@ export function approvalHeader(approved: boolean | undefined): { "Auxilia-Approv
   return approved ? { "Auxilia-Approval": "granted" } : {};
 }
 
-/** The server refused a call because its tool needs a person's approval. */
+/**
+ * The server refused a call because its tool needs a person's approval,
+ * and this token's word, given with the call, would grant it. Where the
+ * agent's approval rule does not let it (grant_with_call: false), the
+ * refusal's own words say who approves, and where: the console offers no
+ * approval of its own.
+ */
 export function needsApproval(error: unknown): boolean {
-  return isApiError(error, "approval_required");
+  return isApiError(error, "approval_required") && error.problem.grant_with_call !== false;
 }
 
 /**
