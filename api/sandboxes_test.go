@@ -165,7 +165,7 @@ func TestValidationRules(t *testing.T) {
 		{"egress key unknown", config("local", map[string]any{"network": map[string]any{"allowed": []string{}}}), "config.network.allowed"},
 		{"egress by address on opensandbox", config("opensandbox", map[string]any{"network": map[string]any{"default": "deny", "allow": []string{"198.51.100.0/24"}}}), "config.network.allow.0"},
 		{"egress by domain on daytona", config("daytona", map[string]any{"network": map[string]any{"default": "deny", "allow": []string{"pypi.org"}}}), "config.network.allow.0"},
-		{"cpu on local", config("local", map[string]any{"resources": map[string]any{"cpu": 2}}), "config.resources.cpu"},
+		{"cpu on local past the provider's bound", config("local", map[string]any{"resources": map[string]any{"cpu": 100}}), "config.resources.cpu"},
 		{"cpu not a number", config("opensandbox", map[string]any{"resources": map[string]any{"cpu": "2"}}), "config.resources.cpu"},
 		{"env name", config("daytona", map[string]any{"env": map[string]any{"A-B": "x"}}), "config.env.A-B"},
 		{"processes too many", config("local", map[string]any{"max_processes": 100000}), "config.max_processes"},

@@ -45,6 +45,9 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 // mounted) and in its cgroup, with every other command of the instance,
 // until done is called.
 func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewrap.Jail, done func(), err error) {
+	if err := c.config.aboveCeilings(op); err != nil {
+		return bubblewrap.Jail{}, nil, err
+	}
 	dir, unmount, err := c.workspace(op, inst)
 	if err != nil {
 		return bubblewrap.Jail{}, nil, err
@@ -57,7 +60,7 @@ func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewra
 	if c.cgroups == nil {
 		return c.jail(dir, nil), unmount, nil
 	}
-	limits := bubblewrap.CgroupLimits{MemoryMB: c.config.memoryMB(), MaxProcesses: c.config.MaxProcesses}
+	limits := bubblewrap.CgroupLimits{MemoryMB: c.config.memoryMB(), MaxProcesses: c.config.MaxProcesses, CPU: c.config.cpu()}
 	group, leave, err := c.cgroups.Join(inst.ID, limits)
 	if err != nil {
 		unmount()
