@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/local"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -236,6 +237,45 @@ func TestAllowedHostPaths(t *testing.T) {
 		assert.Equal(t, []string{"config.volume_mounts.0"}, fields(p), "a sibling with the same prefix is not inside")
 		mount("/home/x:/x").problem(t, 422, "validation_failed")
 	}, func(o *options) { o.policy.AllowedHostPaths = []string{"/srv/data"} })
+}
+
+func TestALocalSandboxAboveTheServersCeilingsIsRefused(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		items := e.call("GET", "/api/v1/providers", e.member, nil).json(t)["items"].([]any)
+		schema := items[3].(map[string]any)["config_schema"].(map[string]any)["properties"].(map[string]any)
+		resources := schema["resources"].(map[string]any)["properties"].(map[string]any)
+		assert.Equal(t, []any{512.0, 2048.0, 1.0, 128.0}, []any{resources["memory_mb"].(map[string]any)["maximum"],
+			resources["disk_mb"].(map[string]any)["maximum"], resources["cpu"].(map[string]any)["maximum"],
+			schema["max_processes"].(map[string]any)["maximum"]}, "the form knows the ceilings")
+
+		p := e.call("POST", "/api/v1/sandboxes", e.admin, map[string]any{"name": "greedy", "provider": "local",
+			"config": map[string]any{"resources": map[string]any{"memory_mb": 65536, "disk_mb": 1048576, "cpu": 2},
+				"max_processes": 4096, "timeout": 0}}).problem(t, 422, "validation_failed")
+		got := map[string]string{}
+		for _, fe := range p["errors"].([]any) {
+			got[fe.(map[string]any)["field"].(string)] = fe.(map[string]any)["message"].(string)
+		}
+		assert.Equal(t, map[string]string{
+			"config.resources.memory_mb": "must be at most 512 MiB on this server (AUXILIA_LOCAL_MAX_MEMORY_MB)",
+			"config.resources.disk_mb":   "must be at most 2,048 MiB on this server (AUXILIA_LOCAL_MAX_DISK_MB)",
+			"config.resources.cpu":       "must be at most 1 on this server (AUXILIA_LOCAL_MAX_CPU)",
+			"config.max_processes":       "must be at most 128 on this server (AUXILIA_LOCAL_MAX_PROCESSES)",
+			"config.timeout":             "must be at least 1",
+		}, got, "every broken field at once")
+		assert.Empty(t, e.call("GET", "/api/v1/sandboxes", e.admin, nil).json(t)["items"], "nothing saved")
+
+		sb := e.createSandbox(map[string]any{"name": "modest", "provider": "local"})
+		assert.Equal(t, 512.0, sb["config"].(map[string]any)["resources"].(map[string]any)["memory_mb"],
+			"the default is lowered to the ceiling")
+		path := "/api/v1/sandboxes/" + sb["id"].(string)
+		p = e.call("PATCH", path, e.admin, map[string]any{"config": map[string]any{"resources": map[string]any{"memory_mb": 1024}}},
+			"If-Match", e.call("GET", path, e.admin, nil).Header.Get("ETag")).problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"config.resources.memory_mb"}, fields(p))
+		assert.Equal(t, 512.0, e.call("GET", path, e.admin, nil).json(t)["config"].(map[string]any)["resources"].(map[string]any)["memory_mb"],
+			"a patch above a ceiling changes nothing")
+	}, func(o *options) {
+		o.localCeilings = local.Ceilings{MemoryMB: 512, DiskMB: 2048, CPU: 1, Processes: 128}
+	})
 }
 
 func TestDuplicateNames(t *testing.T) {
