@@ -57,6 +57,11 @@ var (
 		has: func(h bubblewrap.Host) float64 { return float64(h.Processes) }, hostHas: "the processes this host makes"}
 )
 
+// bounds says, in a setting's help, that the ceiling bounds it.
+func (c ceiling) bounds() string {
+	return "at most this server's ceiling, " + c.Env + " (the maximum its catalogue gives)"
+}
+
 // ceilingSettings are the ceilings' variables.
 func ceilingSettings() []provider.OperatorSetting {
 	var out []provider.OperatorSetting

@@ -14,7 +14,7 @@ import (
 // can make them (as root); elsewhere per process, command and file, and
 // CPU not at all.
 type Config struct {
-	MaxProcesses int `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead."`
+	MaxProcesses int `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives)."`
 	provider.Common
 	// ceilings are the server's (Kind.Ceilings): a resource left at 0 is
 	// the provider's default, or the ceiling where that is lower.

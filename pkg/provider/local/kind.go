@@ -52,9 +52,9 @@ func (k Kind) Describe() provider.Descriptor {
 			Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true,
 				Note: "offline by default; private, loopback and link-local addresses and the server's own are never reached; a domain stands for the addresses the server resolves it to when an instance's command starts"},
 			Resources: provider.ResourceLimits{
-				CPU:      provider.Range{Min: cpuCeiling.min, Max: cpuCeiling.max, Note: "of all of an instance's commands together, a quota of CPU time; where the server cannot make cgroups with the cpu controller (it is not root and its delegated cgroup v2 has none), not bounded; 0: this server's ceiling (" + cpuCeiling.Env + ")"},
-				MemoryMB: provider.Range{Min: memoryCeiling.min, Max: memoryCeiling.max, Note: "together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; 0: 1024, or this server's ceiling where lower"},
-				DiskMB:   provider.Range{Min: diskCeiling.min, Max: diskCeiling.max, Note: "set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; 0: 1024, or this server's ceiling where lower"},
+				CPU:      provider.Range{Min: cpuCeiling.min, Max: cpuCeiling.max, Note: "of all of an instance's commands together, a quota of CPU time; where the server cannot make cgroups with the cpu controller (it is not root and its delegated cgroup v2 has none), not bounded; " + cpuCeiling.bounds() + "; 0: that ceiling"},
+				MemoryMB: provider.Range{Min: memoryCeiling.min, Max: memoryCeiling.max, Note: "together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; " + memoryCeiling.bounds() + "; 0: 1024, or the ceiling where lower"},
+				DiskMB:   provider.Range{Min: diskCeiling.min, Max: diskCeiling.max, Note: "set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; " + diskCeiling.bounds() + "; 0: 1024, or the ceiling where lower"},
 			}},
 	}
 }
