@@ -8,6 +8,8 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/local"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -275,6 +277,37 @@ func TestALocalSandboxAboveTheServersCeilingsIsRefused(t *testing.T) {
 			"a patch above a ceiling changes nothing")
 	}, func(o *options) {
 		o.localCeilings = local.Ceilings{MemoryMB: 512, DiskMB: 2048, CPU: 1, Processes: 128}
+	})
+}
+
+// A sandbox saved before the operator lowered a ceiling is never given
+// more than the server now allows: its probe and its runs say what to
+// lower, and once lowered it runs.
+func TestALocalSandboxAboveALoweredCeilingRunsNothingUntilLowered(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		agent, sb := newEnv(t, db).boundAgent(nil) // saved with 1024 MiB, before any ceiling
+		e := newEnv(t, db, func(o *options) { o.localCeilings = local.Ceilings{MemoryMB: 512} })
+		const why = "resources.memory_mb must be at most 512 MiB on this server (AUXILIA_LOCAL_MAX_MEMORY_MB)"
+		path := "/api/v1/sandboxes/" + sb["id"].(string)
+
+		probe := e.call("POST", path+"/probe", e.admin, nil).json(t)
+		assert.Equal(t, false, probe["ok"])
+		assert.Equal(t, "config", probe["reason"])
+		assert.Contains(t, probe["detail"], why)
+		runs := "/api/v1/agents/" + agent["id"].(string) + "/threads/t/runs"
+		p := e.call("POST", runs, e.member, nil).problem(t, 409, "sandbox_unavailable")
+		assert.Contains(t, p["detail"], why)
+		assert.Contains(t, p["detail"], "lower it in the sandbox's settings")
+
+		p = e.call("PATCH", path, e.admin, map[string]any{"description": "renamed"},
+			"If-Match", e.call("GET", path, e.admin, nil).Header.Get("ETag")).problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"config.resources.memory_mb"}, fields(p), "any save must meet the ceiling")
+		r := e.call("PATCH", path, e.admin, map[string]any{"config": map[string]any{"resources": map[string]any{"memory_mb": nil}}},
+			"If-Match", e.call("GET", path, e.admin, nil).Header.Get("ETag"))
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		assert.Equal(t, 512.0, r.json(t)["config"].(map[string]any)["resources"].(map[string]any)["memory_mb"])
+		r = e.call("POST", runs, e.member, nil)
+		assert.Equal(t, 201, r.StatusCode, "lowered, it runs: %s", r.body)
 	})
 }
 
