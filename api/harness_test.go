@@ -19,6 +19,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/local"
 	"github.com/auxilia/sandboxes/pkg/provider/local/localtest"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/secret"
@@ -65,6 +66,8 @@ type options struct {
 	allowedOrigins []string
 	// spa is the web app served at / (nil: none).
 	spa fs.FS
+	// localCeilings are the built-in local provider's (zero: its own bounds).
+	localCeilings local.Ceilings
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -84,7 +87,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		localtest.Seed(t, dataDir)
 	}
 	a := app.New(db, keys, app.Options{DataDir: dataDir, Policy: o.policy, Operator: o.operator,
-		Kinds: o.kinds, ProbeTimeout: o.probeTimeout, Run: o.run})
+		LocalCeilings: o.localCeilings, Kinds: o.kinds, ProbeTimeout: o.probeTimeout, Run: o.run})
 	tokens := a.Tokens
 	terminals := new(api.Terminals)
 	e := api.New(api.Config{

@@ -41,8 +41,16 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 		assert.Equal(t, "bash, or sh where the image has no bash", byName["opensandbox"]["shell"])
 		assert.Equal(t, "bash, or sh where the image has no bash", byName["daytona"]["shell"])
 		assert.Equal(t, []any{}, byName["daytona"]["operator_settings"])
-		assert.Equal(t, []any{map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
-			"description": "`off` switches the local (bubblewrap) provider off"}}, byName["local"]["operator_settings"])
+		local := byName["local"]["operator_settings"].([]any)
+		assert.Equal(t, map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
+			"description": "`off` switches the local (bubblewrap) provider off"}, local[0])
+		var ceilings []any
+		for _, s := range local[1:] {
+			assert.Equal(t, "", s.(map[string]any)["default"], "worked out from the host")
+			ceilings = append(ceilings, s.(map[string]any)["env"])
+		}
+		assert.Equal(t, []any{"AUXILIA_LOCAL_MAX_MEMORY_MB", "AUXILIA_LOCAL_MAX_DISK_MB", "AUXILIA_LOCAL_MAX_CPU",
+			"AUXILIA_LOCAL_MAX_PROCESSES"}, ceilings, "and the ceilings of its instances")
 	})
 }
 

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/local"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -165,7 +168,7 @@ func TestValidationRules(t *testing.T) {
 		{"egress key unknown", config("local", map[string]any{"network": map[string]any{"allowed": []string{}}}), "config.network.allowed"},
 		{"egress by address on opensandbox", config("opensandbox", map[string]any{"network": map[string]any{"default": "deny", "allow": []string{"198.51.100.0/24"}}}), "config.network.allow.0"},
 		{"egress by domain on daytona", config("daytona", map[string]any{"network": map[string]any{"default": "deny", "allow": []string{"pypi.org"}}}), "config.network.allow.0"},
-		{"cpu on local", config("local", map[string]any{"resources": map[string]any{"cpu": 2}}), "config.resources.cpu"},
+		{"cpu on local past the provider's bound", config("local", map[string]any{"resources": map[string]any{"cpu": 100}}), "config.resources.cpu"},
 		{"cpu not a number", config("opensandbox", map[string]any{"resources": map[string]any{"cpu": "2"}}), "config.resources.cpu"},
 		{"env name", config("daytona", map[string]any{"env": map[string]any{"A-B": "x"}}), "config.env.A-B"},
 		{"processes too many", config("local", map[string]any{"max_processes": 100000}), "config.max_processes"},
@@ -236,6 +239,76 @@ func TestAllowedHostPaths(t *testing.T) {
 		assert.Equal(t, []string{"config.volume_mounts.0"}, fields(p), "a sibling with the same prefix is not inside")
 		mount("/home/x:/x").problem(t, 422, "validation_failed")
 	}, func(o *options) { o.policy.AllowedHostPaths = []string{"/srv/data"} })
+}
+
+func TestALocalSandboxAboveTheServersCeilingsIsRefused(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		items := e.call("GET", "/api/v1/providers", e.member, nil).json(t)["items"].([]any)
+		schema := items[3].(map[string]any)["config_schema"].(map[string]any)["properties"].(map[string]any)
+		resources := schema["resources"].(map[string]any)["properties"].(map[string]any)
+		assert.Equal(t, []any{512.0, 2048.0, 1.0, 128.0}, []any{resources["memory_mb"].(map[string]any)["maximum"],
+			resources["disk_mb"].(map[string]any)["maximum"], resources["cpu"].(map[string]any)["maximum"],
+			schema["max_processes"].(map[string]any)["maximum"]}, "the form knows the ceilings")
+
+		p := e.call("POST", "/api/v1/sandboxes", e.admin, map[string]any{"name": "greedy", "provider": "local",
+			"config": map[string]any{"resources": map[string]any{"memory_mb": 65536, "disk_mb": 1048576, "cpu": 2},
+				"max_processes": 4096, "timeout": 0}}).problem(t, 422, "validation_failed")
+		got := map[string]string{}
+		for _, fe := range p["errors"].([]any) {
+			got[fe.(map[string]any)["field"].(string)] = fe.(map[string]any)["message"].(string)
+		}
+		assert.Equal(t, map[string]string{
+			"config.resources.memory_mb": "must be at most 512 MiB on this server (AUXILIA_LOCAL_MAX_MEMORY_MB)",
+			"config.resources.disk_mb":   "must be at most 2,048 MiB on this server (AUXILIA_LOCAL_MAX_DISK_MB)",
+			"config.resources.cpu":       "must be at most 1 on this server (AUXILIA_LOCAL_MAX_CPU)",
+			"config.max_processes":       "must be at most 128 on this server (AUXILIA_LOCAL_MAX_PROCESSES)",
+			"config.timeout":             "must be at least 1",
+		}, got, "every broken field at once")
+		assert.Empty(t, e.call("GET", "/api/v1/sandboxes", e.admin, nil).json(t)["items"], "nothing saved")
+
+		sb := e.createSandbox(map[string]any{"name": "modest", "provider": "local"})
+		assert.Equal(t, 512.0, sb["config"].(map[string]any)["resources"].(map[string]any)["memory_mb"],
+			"the default is lowered to the ceiling")
+		path := "/api/v1/sandboxes/" + sb["id"].(string)
+		p = e.call("PATCH", path, e.admin, map[string]any{"config": map[string]any{"resources": map[string]any{"memory_mb": 1024}}},
+			"If-Match", e.call("GET", path, e.admin, nil).Header.Get("ETag")).problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"config.resources.memory_mb"}, fields(p))
+		assert.Equal(t, 512.0, e.call("GET", path, e.admin, nil).json(t)["config"].(map[string]any)["resources"].(map[string]any)["memory_mb"],
+			"a patch above a ceiling changes nothing")
+	}, func(o *options) {
+		o.localCeilings = local.Ceilings{MemoryMB: 512, DiskMB: 2048, CPU: 1, Processes: 128}
+	})
+}
+
+// A sandbox saved before the operator lowered a ceiling is never given
+// more than the server now allows: its probe and its runs say what to
+// lower, and once lowered it runs.
+func TestALocalSandboxAboveALoweredCeilingRunsNothingUntilLowered(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		agent, sb := newEnv(t, db).boundAgent(nil) // saved with 1024 MiB, before any ceiling
+		e := newEnv(t, db, func(o *options) { o.localCeilings = local.Ceilings{MemoryMB: 512} })
+		const why = "resources.memory_mb must be at most 512 MiB on this server (AUXILIA_LOCAL_MAX_MEMORY_MB)"
+		path := "/api/v1/sandboxes/" + sb["id"].(string)
+
+		probe := e.call("POST", path+"/probe", e.admin, nil).json(t)
+		assert.Equal(t, false, probe["ok"])
+		assert.Equal(t, "config", probe["reason"])
+		assert.Contains(t, probe["detail"], why)
+		runs := "/api/v1/agents/" + agent["id"].(string) + "/threads/t/runs"
+		p := e.call("POST", runs, e.member, nil).problem(t, 409, "sandbox_unavailable")
+		assert.Contains(t, p["detail"], why)
+		assert.Contains(t, p["detail"], "lower it in the sandbox's settings")
+
+		p = e.call("PATCH", path, e.admin, map[string]any{"description": "renamed"},
+			"If-Match", e.call("GET", path, e.admin, nil).Header.Get("ETag")).problem(t, 422, "validation_failed")
+		assert.Equal(t, []string{"config.resources.memory_mb"}, fields(p), "any save must meet the ceiling")
+		r := e.call("PATCH", path, e.admin, map[string]any{"config": map[string]any{"resources": map[string]any{"memory_mb": nil}}},
+			"If-Match", e.call("GET", path, e.admin, nil).Header.Get("ETag"))
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		assert.Equal(t, 512.0, r.json(t)["config"].(map[string]any)["resources"].(map[string]any)["memory_mb"])
+		r = e.call("POST", runs, e.member, nil)
+		assert.Equal(t, 201, r.StatusCode, "lowered, it runs: %s", r.body)
+	})
 }
 
 func TestDuplicateNames(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
+	"github.com/auxilia/sandboxes/pkg/provider/local"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/token"
 )
@@ -32,6 +33,7 @@ type config struct {
 	AllowedHostPaths []string                // AUXILIA_ALLOWED_HOST_PATHS: comma-separated folders volume mounts may use
 	AllowedOrigins   []string                // AUXILIA_ALLOWED_ORIGINS: comma-separated origins whose pages may call the MCP endpoints
 	Providers        provider.OperatorValues // the settings the providers declare, such as AUXILIA_LOCAL_PROVIDER
+	LocalCeilings    local.Ceilings          // the most one local instance may ask for: its AUXILIA_LOCAL_MAX_* settings, or what the host has
 	ProbeTimeout     time.Duration           // AUXILIA_PROBE_TIMEOUT
 	RunIdleTimeout   time.Duration           // AUXILIA_RUN_IDLE_TIMEOUT
 	ReaperInterval   time.Duration           // AUXILIA_REAPER_INTERVAL
@@ -73,6 +75,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	providers, err := provider.ReadOperatorSettings(getenv, builtin.Kinds(builtin.Options{})...)
 	cfg.Providers = providers
 	if err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.LocalCeilings, err = local.ReadCeilings(providers, cfg.DataDir); err != nil {
 		errs = append(errs, err)
 	}
 	cfg.ProbeTimeout = duration(getenv, "AUXILIA_PROBE_TIMEOUT", 10*time.Second, &errs)

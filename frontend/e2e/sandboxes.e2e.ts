@@ -11,6 +11,10 @@ import {
   type Browser,
 } from "./browser";
 
+interface ConfigSchema {
+  properties: { resources: { properties: { memory_mb: { maximum: number } } } };
+}
+
 interface SandboxView {
   id: string;
   name: string;
@@ -124,6 +128,36 @@ describe("Settings → Sandboxes", () => {
     expect(mountsError).toMatch(/^Line 2: .*\/etc/);
     await screenshot(page, "05-field-errors");
     await expectAccessible(page, "dialog with field errors");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+  });
+
+  it("bounds a Local sandbox's memory by the server's ceiling, and names it when passed", async () => {
+    const { page } = browser;
+    const catalogue = await apiCall<{ items: { name: string; config_schema: ConfigSchema }[] }>("GET", "/api/v1/providers");
+    const local = catalogue.items.find((p) => p.name === "local")!;
+    // Worked out from this host: half its memory, at most 65536 MiB.
+    const ceiling = local.config_schema.properties.resources.properties.memory_mb.maximum;
+    expect(ceiling).toBeLessThan(65536);
+
+    await page.goto(baseUrl() + "/settings/sandboxes");
+    await page.getByRole("button", { name: "Add sandbox" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Add sandbox" });
+    await dialog.getByRole("radio", { name: /Local/ }).check();
+    await dialog.getByRole("textbox", { name: "Name" }).fill(uniqueName("Greedy"));
+    const memory = dialog.getByRole("spinbutton", { name: "Memory (MiB)" });
+    expect(await memory.getAttribute("max")).toBe(String(ceiling));
+    const help = await memory.evaluate((el) =>
+      el.getAttribute("aria-describedby")!.split(" ").map((id) => document.getElementById(id)?.textContent).join(" "),
+    );
+    expect(help).toContain(`–${ceiling}.`);
+
+    await memory.fill(String(ceiling + 1));
+    await dialog.getByRole("button", { name: "Add sandbox" }).click();
+    await dialog
+      .getByText(`must be at most ${ceiling.toLocaleString("en-US")} MiB on this server (AUXILIA_LOCAL_MAX_MEMORY_MB)`)
+      .waitFor();
+    expect(await memory.getAttribute("aria-invalid")).toBe("true");
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
   });

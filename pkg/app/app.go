@@ -9,6 +9,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
+	"github.com/auxilia/sandboxes/pkg/provider/local"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/sandbox"
 	"github.com/auxilia/sandboxes/pkg/secret"
@@ -28,6 +29,8 @@ type Options struct {
 	Kinds []provider.Kind
 	// Metrics counts what operators watch (default: nothing).
 	Metrics auxilia.Metrics
+	// LocalCeilings are the most one local instance may ask for.
+	LocalCeilings local.Ceilings
 }
 
 // App is the server's services on one database.
@@ -45,7 +48,7 @@ type App struct {
 func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 	kinds := o.Kinds
 	if kinds == nil {
-		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir})
+		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings})
 	}
 	providers := provider.NewRegistry(o.Policy, o.Operator, kinds...)
 	sandboxes := sandbox.New(sandbox.Deps{Store: db.Sandboxes(), Bindings: db.Bindings(), Instances: db.Instances(),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,7 +20,9 @@ import (
 // under the server's own cgroup, so that the server's bounds hold around
 // them. On cgroup v2 the server's cgroup must have the memory and pids
 // controllers and be writable (delegated); on v1, the server's cgroups in
-// the memory and pids hierarchies must be writable, which takes root.
+// the memory and pids hierarchies must be writable, which takes root. The
+// cpu controller is used where it is there too (cgroup v2's, or a writable
+// v1 hierarchy): without it, groups bound no CPU.
 //
 // A group exists while jails use it: the first Join makes it, the last
 // leave removes it.
@@ -35,6 +38,9 @@ type cgroupLayout struct {
 	unified string
 	// memory and pids are the server's own cgroup v1 folders.
 	memory, pids string
+	// cpu is where the cpu controller is: the unified folder where cgroup
+	// v2 has it, or the server's own cgroup v1 folder; "" where neither.
+	cpu string
 }
 
 // serverLeaf is where a server moves itself on cgroup v2 when its own
@@ -71,31 +77,13 @@ func OpenCgroups(scope string) (*Cgroups, error) {
 
 // findCgroups picks the server's cgroups that can bound jails: cgroup v2
 // when its own has the memory and pids controllers, else the cgroup v1
-// memory and pids hierarchies.
+// memory and pids hierarchies; and the cpu controller of the same version,
+// where there is one the server may write.
 func findCgroups(mounts []mount, self string, read func(string) string) (cgroupLayout, error) {
-	paths := map[string]string{} // controller ("" for v2) → the server's cgroup
-	for _, line := range strings.Split(strings.TrimSpace(self), "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		// "0::path" is cgroup v2's line: its controllers are "".
-		for _, c := range strings.Split(parts[1], ",") {
-			paths[c] = parts[2]
-		}
-	}
+	paths := cgroupPaths(self)
 	folder := func(fsType, controller string) string {
-		for _, m := range mounts {
-			if m.fsType != fsType || (controller != "" && !slices.Contains(m.superOptions, controller)) {
-				continue
-			}
-			rel, err := filepath.Rel(m.root, paths[controller])
-			if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-				continue
-			}
-			return filepath.Join(m.point, rel)
-		}
-		return ""
+		dir, _ := cgroupFolder(mounts, fsType, controller, paths[controller])
+		return dir
 	}
 	var why []string
 	if _, ok := paths[""]; ok {
@@ -109,7 +97,11 @@ func findCgroups(mounts []mount, self string, read func(string) string) (cgroupL
 		case unix.Access(dir, unix.W_OK) != nil:
 			why = append(why, "the server cannot write its cgroup v2 (it is not delegated)")
 		default:
-			return cgroupLayout{unified: dir}, nil
+			layout := cgroupLayout{unified: dir}
+			if slices.Contains(controllers, "cpu") {
+				layout.cpu = dir
+			}
+			return layout, nil
 		}
 	}
 	memory, pids := folder("cgroup", "memory"), folder("cgroup", "pids")
@@ -119,9 +111,47 @@ func findCgroups(mounts []mount, self string, read func(string) string) (cgroupL
 	case unix.Access(memory, unix.W_OK) != nil || unix.Access(pids, unix.W_OK) != nil:
 		why = append(why, "the server cannot write its cgroup v1 memory and pids folders")
 	default:
-		return cgroupLayout{memory: memory, pids: pids}, nil
+		layout := cgroupLayout{memory: memory, pids: pids}
+		if cpu := folder("cgroup", "cpu"); cpu != "" && unix.Access(cpu, unix.W_OK) == nil {
+			layout.cpu = cpu
+		}
+		return layout, nil
 	}
 	return cgroupLayout{}, fmt.Errorf("%w: %s", ErrNoCgroups, strings.Join(why, "; "))
+}
+
+// cgroupPaths reads /proc/self/cgroup: the process's cgroup by controller,
+// "" standing for cgroup v2's.
+func cgroupPaths(self string) map[string]string {
+	paths := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(self), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		// "0::path" is cgroup v2's line: its controllers are "".
+		for _, c := range strings.Split(parts[1], ",") {
+			paths[c] = parts[2]
+		}
+	}
+	return paths
+}
+
+// cgroupFolder is the folder of cgroup path in a mounted hierarchy of
+// fsType with controller (any, for "" on cgroup2), and where that hierarchy
+// is mounted; "" where none shows the path.
+func cgroupFolder(mounts []mount, fsType, controller, path string) (folder, point string) {
+	for _, m := range mounts {
+		if m.fsType != fsType || (controller != "" && !slices.Contains(m.superOptions, controller)) {
+			continue
+		}
+		rel, err := filepath.Rel(m.root, path)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		return filepath.Join(m.point, rel), m.point
+	}
+	return "", ""
 }
 
 // groups counts the users of each cgroup this process made, across every
@@ -129,7 +159,7 @@ func findCgroups(mounts []mount, self string, read func(string) string) (cgroupL
 var groups = struct {
 	sync.Mutex
 	users     map[string]int  // by the group's memory folder
-	delegated map[string]bool // cgroup v2 folders that hand on memory and pids
+	delegated map[string]bool // cgroup v2 folders that hand on the controllers
 }{users: map[string]int{}, delegated: map[string]bool{}}
 
 // Join returns the group called name (an instance's id), made with limits
@@ -200,20 +230,46 @@ func (cs *Cgroups) Groups() ([]string, error) {
 
 // scopeDirs are the scope's folders: memory's first.
 func (cs *Cgroups) scopeDirs() []string {
-	if cs.layout.unified != "" {
-		return []string{filepath.Join(cs.layout.unified, cs.scope)}
-	}
-	return []string{filepath.Join(cs.layout.memory, cs.scope), filepath.Join(cs.layout.pids, cs.scope)}
+	g := cs.group("")
+	return g.folders()
 }
 
+// group is the group called name: its folder in each hierarchy.
 func (cs *Cgroups) group(name string) *Cgroup {
-	dirs := cs.scopeDirs()
-	g := &Cgroup{memory: filepath.Join(dirs[0], name)}
-	g.pids = g.memory
-	if len(dirs) > 1 {
-		g.pids = filepath.Join(dirs[1], name)
+	in := func(own string) string {
+		if own == "" {
+			return ""
+		}
+		return filepath.Join(own, cs.scope, name)
 	}
-	return g
+	if own := cs.layout.unified; own != "" {
+		return &Cgroup{memory: in(own), pids: in(own), cpu: in(cs.layout.cpu)}
+	}
+	return &Cgroup{memory: in(cs.layout.memory), pids: in(cs.layout.pids), cpu: in(cs.layout.cpu)}
+}
+
+// folders are the group's folders, each once: memory's first.
+func (g *Cgroup) folders() []string {
+	var out []string
+	for _, dir := range []string{g.memory, g.pids, g.cpu} {
+		if dir != "" && !slices.Contains(out, dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+// cpuPeriod is the period of a group's CPU quota, in microseconds: the
+// kernel's default, in which a quota is refilled ten times a second.
+const cpuPeriod = 100000
+
+// cpuQuota is the quota of cpus CPUs in each cpuPeriod, in microseconds,
+// no less than the kernel takes (1 ms); "max" for no bound.
+func cpuQuota(cpus float64) string {
+	if cpus <= 0 {
+		return "max"
+	}
+	return strconv.FormatInt(max(int64(math.Round(cpus*cpuPeriod)), 1000), 10)
 }
 
 // create makes g's folders and sets its limits; groups must be locked.
@@ -226,28 +282,33 @@ func (cs *Cgroups) create(g *Cgroup, limits CgroupLimits) error {
 	if limits.MaxProcesses > 0 {
 		pids = strconv.Itoa(limits.MaxProcesses)
 	}
+	quota := cpuQuota(limits.CPU)
 	if own := cs.layout.unified; own != "" {
-		if err := delegate(own); err != nil {
+		controllers := cs.controllers()
+		if err := delegate(own, controllers); err != nil {
 			return err
 		}
 		scope := filepath.Join(own, cs.scope)
 		if err := os.MkdirAll(scope, 0o755); err != nil {
 			return err
 		}
-		if err := enableControllers(scope); err != nil {
+		if err := enableControllers(scope, controllers); err != nil {
 			return err
 		}
 		if err := mkdirExisting(g.memory); err != nil {
 			return err
 		}
 		// No swap: memory.max alone would let a group swap without end.
-		return writeFiles(g.memory, map[string]string{"memory.max": memory, "memory.swap.max?": "0", "pids.max": pids})
+		files := map[string]string{"memory.max": memory, "memory.swap.max?": "0", "pids.max": pids}
+		if g.cpu != "" {
+			files["cpu.max"] = quota + " " + strconv.Itoa(cpuPeriod)
+		}
+		return writeFiles(g.memory, files)
 	}
-	if err := os.MkdirAll(g.memory, 0o755); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(g.pids, 0o755); err != nil {
-		return err
+	for _, dir := range g.folders() {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
 	// memsw (memory and swap, where the kernel accounts swap) may not be
 	// set below memory's own limit: memory first.
@@ -257,7 +318,17 @@ func (cs *Cgroups) create(g *Cgroup, limits CgroupLimits) error {
 	if err := writeFiles(g.memory, map[string]string{"memory.memsw.limit_in_bytes?": limitV1(memory)}); err != nil {
 		return err
 	}
-	return writeFiles(g.pids, map[string]string{"pids.max": pids})
+	if err := writeFiles(g.pids, map[string]string{"pids.max": pids}); err != nil {
+		return err
+	}
+	if g.cpu == "" {
+		return nil
+	}
+	// The period first: a quota is checked against it.
+	if err := writeFiles(g.cpu, map[string]string{"cpu.cfs_period_us": strconv.Itoa(cpuPeriod)}); err != nil {
+		return err
+	}
+	return writeFiles(g.cpu, map[string]string{"cpu.cfs_quota_us": limitV1(quota)})
 }
 
 // limitV1 writes "max" as cgroup v1 memory files take it.
@@ -268,15 +339,23 @@ func limitV1(v string) string {
 	return v
 }
 
-// delegate makes the server's own cgroup v2 folder hand the memory and
-// pids controllers to its children, once. A folder that does so may hold
-// no processes, so the server moves itself into a child of its own when its
-// own holds it (as systemd asks of the services it delegates to).
-func delegate(own string) error {
+// controllers are the cgroup v2 controllers the groups use.
+func (cs *Cgroups) controllers() string {
+	if cs.layout.cpu != "" {
+		return "+cpu +memory +pids"
+	}
+	return "+memory +pids"
+}
+
+// delegate makes the server's own cgroup v2 folder hand the controllers
+// to its children, once. A folder that does so may hold no processes, so
+// the server moves itself into a child of its own when its own holds it
+// (as systemd asks of the services it delegates to).
+func delegate(own, controllers string) error {
 	if groups.delegated[own] {
 		return nil
 	}
-	err := enableControllers(own)
+	err := enableControllers(own, controllers)
 	if errors.Is(err, unix.EBUSY) {
 		leaf := filepath.Join(own, serverLeaf)
 		if err := mkdirExisting(leaf); err != nil {
@@ -285,7 +364,7 @@ func delegate(own string) error {
 		if err := writeOnce(filepath.Join(leaf, "cgroup.procs"), strconv.Itoa(os.Getpid())); err != nil {
 			return fmt.Errorf("move the server into %s: %w", leaf, err)
 		}
-		err = enableControllers(own)
+		err = enableControllers(own, controllers)
 	}
 	if err != nil {
 		return err
@@ -294,16 +373,16 @@ func delegate(own string) error {
 	return nil
 }
 
-func enableControllers(dir string) error {
-	return writeOnce(filepath.Join(dir, "cgroup.subtree_control"), "+memory +pids")
+func enableControllers(dir, controllers string) error {
+	return writeOnce(filepath.Join(dir, "cgroup.subtree_control"), controllers)
 }
 
 // remove removes g's folders, ending whatever still runs in them, and the
 // scope's folders once they are empty; groups must be locked.
 func (cs *Cgroups) remove(g *Cgroup) error {
-	err := removeGroupDir(g.memory)
-	if g.pids != g.memory {
-		err = errors.Join(err, removeGroupDir(g.pids))
+	var err error
+	for _, dir := range g.folders() {
+		err = errors.Join(err, removeGroupDir(dir))
 	}
 	for _, dir := range cs.scopeDirs() {
 		_ = unix.Rmdir(dir) // fails while other groups are in it
@@ -319,12 +398,9 @@ func (g *Cgroup) addTree(pid int) error {
 		return nil
 	}
 	for _, p := range append([]int{pid}, descendants(pid)...) {
-		for _, dir := range []string{g.memory, g.pids} {
+		for _, dir := range g.folders() {
 			if err := writeOnce(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(p)); err != nil {
 				return fmt.Errorf("put the jail in its cgroup: %w", err)
-			}
-			if g.pids == g.memory {
-				break
 			}
 		}
 	}

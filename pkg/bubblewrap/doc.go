@@ -66,7 +66,9 @@
 // every jail put in it together, and so whatever runs for one sandbox; it
 // needs a writable cgroup hierarchy (v1's memory and pids, which take root,
 // or a delegated v2), which a typical non-root container does not have.
-// Cgroups makes them; the rlimits stay under them.
+// Cgroups makes them; the rlimits stay under them. A Cgroup also bounds
+// their CPU time together, with a quota, where the cpu controller is there
+// too; no rlimit can bound CPU time as a rate, so without it nothing does.
 //
 // # Disks
 //

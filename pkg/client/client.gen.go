@@ -1996,7 +1996,7 @@ type LocalConfig struct {
 	// MaxKeptDays Kept files older than this are deleted.
 	MaxKeptDays int `json:"max_kept_days"`
 
-	// MaxProcesses Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead.
+	// MaxProcesses Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives).
 	MaxProcesses int `json:"max_processes"`
 
 	// Network Where commands may connect to (offline by default; private, loopback and link-local addresses and the server's own are never reached; a domain stands for the addresses the server resolves it to when an instance's command starts).
@@ -2022,13 +2022,13 @@ type LocalConfig struct {
 
 	// Resources What each instance may use.
 	Resources struct {
-		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (not available here).
-		Cpu *float32 `json:"cpu,omitempty"`
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (of all of an instance's commands together, a quota of CPU time; where the server cannot make cgroups with the cpu controller (it is not root and its delegated cgroup v2 has none), not bounded; at most this server's ceiling, AUXILIA_LOCAL_MAX_CPU (the maximum its catalogue gives); 0: that ceiling).
+		Cpu float32 `json:"cpu"`
 
-		// DiskMb Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; 0: 1024).
+		// DiskMb Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; at most this server's ceiling, AUXILIA_LOCAL_MAX_DISK_MB (the maximum its catalogue gives); 0: 1024, or the ceiling where lower).
 		DiskMb int `json:"disk_mb"`
 
-		// MemoryMb Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; 0: 1024).
+		// MemoryMb Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; at most this server's ceiling, AUXILIA_LOCAL_MAX_MEMORY_MB (the maximum its catalogue gives); 0: 1024, or the ceiling where lower).
 		MemoryMb int `json:"memory_mb"`
 	} `json:"resources"`
 
@@ -2056,7 +2056,7 @@ type LocalConfigInput struct {
 	// MaxKeptDays Kept files older than this are deleted.
 	MaxKeptDays *int `json:"max_kept_days,omitempty"`
 
-	// MaxProcesses Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead.
+	// MaxProcesses Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives).
 	MaxProcesses *int `json:"max_processes,omitempty"`
 
 	// Network Where commands may connect to (offline by default; private, loopback and link-local addresses and the server's own are never reached; a domain stands for the addresses the server resolves it to when an instance's command starts).
@@ -2082,13 +2082,13 @@ type LocalConfigInput struct {
 
 	// Resources What each instance may use.
 	Resources *struct {
-		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (not available here).
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (of all of an instance's commands together, a quota of CPU time; where the server cannot make cgroups with the cpu controller (it is not root and its delegated cgroup v2 has none), not bounded; at most this server's ceiling, AUXILIA_LOCAL_MAX_CPU (the maximum its catalogue gives); 0: that ceiling).
 		Cpu *float32 `json:"cpu,omitempty"`
 
-		// DiskMb Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; 0: 1024).
+		// DiskMb Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; at most this server's ceiling, AUXILIA_LOCAL_MAX_DISK_MB (the maximum its catalogue gives); 0: 1024, or the ceiling where lower).
 		DiskMb *int `json:"disk_mb,omitempty"`
 
-		// MemoryMb Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; 0: 1024).
+		// MemoryMb Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; at most this server's ceiling, AUXILIA_LOCAL_MAX_MEMORY_MB (the maximum its catalogue gives); 0: 1024, or the ceiling where lower).
 		MemoryMb *int `json:"memory_mb,omitempty"`
 	} `json:"resources,omitempty"`
 

@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -105,4 +106,38 @@ func TestAResourceTheProviderCannotSetIsRefusedOnItsField(t *testing.T) {
 	assert.Equal(t, 1.0, schema["cpu"].(map[string]any)["multipleOf"])
 	assert.Equal(t, "number", schema["cpu"].(map[string]any)["type"])
 	assert.Equal(t, "Disk each instance may fill; 0 for the provider's default (not available here).", schema["disk_mb"].(map[string]any)["description"])
+}
+
+func TestAFieldAboveItsCeilingIsRefusedNamingTheOperatorsVariable(t *testing.T) {
+	k := echo{name: "echo", caps: provider.Resources,
+		rules: provider.CommonRules{Resources: provider.ResourceLimits{MemoryMB: provider.Range{Min: 64, Max: 65536}}},
+		ceilings: []provider.Ceiling{
+			{Field: "resources.memory_mb", Max: 11904, Unit: "MiB", Env: "ECHO_MAX_MEMORY_MB"},
+			{Field: "timeout", Max: 600, Env: "ECHO_MAX_TIMEOUT"},
+		}}
+	assert.Empty(t, fieldErrors(t, k, `{"resources":{"memory_mb":11904},"timeout":600}`), "at the ceiling is within it")
+	for _, memory := range []int{11905, 65536, 100000} {
+		assert.Equal(t, map[string]string{
+			"resources.memory_mb": "must be at most 11,904 MiB on this server (ECHO_MAX_MEMORY_MB)",
+			"timeout":             "must be at most 600 on this server (ECHO_MAX_TIMEOUT)",
+		}, fieldErrors(t, k, fmt.Sprintf(`{"resources":{"memory_mb":%d},"timeout":86400}`, memory)),
+			"the operator's bound is named, whatever else the provider's own rules say")
+	}
+	assert.Equal(t, map[string]string{"resources.memory_mb": "must be 0 or from 64 to 65536 on Echo sandboxes"},
+		fieldErrors(t, k, `{"resources":{"memory_mb":10},"timeout":60}`), "below the range, the provider's own rule")
+
+	props := provider.Schema(k)["properties"].(map[string]any)
+	assert.Equal(t, 11904.0, props["resources"].(map[string]any)["properties"].(map[string]any)["memory_mb"].(map[string]any)["maximum"])
+	assert.Equal(t, 600.0, props["timeout"].(map[string]any)["maximum"], "a form knows the ceiling before saving")
+
+	cfg, _ := provider.DecodeConfig(k, json.RawMessage(`{"timeout":601}`))
+	assert.Equal(t, []provider.FieldError{{Field: "timeout", Message: "must be at most 600 on this server (ECHO_MAX_TIMEOUT)"}},
+		provider.CheckCeilings(k.ceilings, cfg), "a config saved before the ceiling was lowered is told apart too")
+}
+
+func TestNumbersAreGroupedAsPeopleReadThem(t *testing.T) {
+	for f, want := range map[float64]string{0: "0", 0.25: "0.25", 64: "64", 1024: "1,024", 11904: "11,904",
+		1 << 20: "1,048,576", 1234567.5: "1,234,567.5", -4096: "-4,096"} {
+		assert.Equal(t, want, provider.Grouped(f))
+	}
 }

@@ -111,8 +111,11 @@ func ValidateConfig(k Kind, cfg Config, p Policy) []FieldError {
 		// A key of the common block is named as the config's own.
 		tagged = append(tagged, FieldError{Field: strings.TrimPrefix(fe.Field, commonEmbedding), Message: fe.Message})
 	}
-	add(tagged)
 	d := k.Describe()
+	// First: a field above its ceiling is named with the operator's bound,
+	// not with the provider's own.
+	add(CheckCeilings(d.Ceilings, cfg))
+	add(tagged)
 	add(d.Common.validate(cfg.common(), d, k.NewConfig().common()))
 	add(lifecycleRefusals(d, cfg.common()))
 	add(cfg.Validate(p))

@@ -29,6 +29,9 @@ type Descriptor struct {
 	Settings []OperatorSetting
 	// Common tunes the settings every provider shares (see Common).
 	Common CommonRules
+	// Ceilings are this server's operator's bounds on the numbers its
+	// sandboxes set, where they are lower than the provider's own.
+	Ceilings []Ceiling
 }
 
 // IconURL is the icon as a data: URL, which an <img> shows and never runs.

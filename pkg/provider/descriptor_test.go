@@ -19,6 +19,8 @@ type echo struct {
 	order int
 	rules provider.CommonRules
 	caps  provider.Capabilities // beyond Interrupt and KeepAlive
+	// ceilings are the operator's, on this server.
+	ceilings []provider.Ceiling
 }
 
 type echoConfig struct {
@@ -35,7 +37,7 @@ func (c *echoConfig) Validate(provider.Policy) []provider.FieldError {
 
 func (e echo) Describe() provider.Descriptor {
 	return provider.Descriptor{Name: e.name, Title: "Echo", Description: "Answers every command with its greeting.",
-		Icon: []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), Order: e.order, Common: e.rules,
+		Icon: []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), Order: e.order, Common: e.rules, Ceilings: e.ceilings,
 		Capabilities: provider.Interrupt | provider.KeepAlive | e.caps,
 		Settings: []provider.OperatorSetting{
 			{Env: "ECHO_PROVIDER", Default: "on", Switch: true, Description: "`off` switches echo off"},

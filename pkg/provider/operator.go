@@ -11,7 +11,8 @@ import (
 type OperatorSetting struct {
 	// Env is the variable's name, such as AUXILIA_LOCAL_PROVIDER.
 	Env string
-	// Default is its value when unset, as the configuration table shows it.
+	// Default is its value when unset, as the configuration table shows it;
+	// "" where the provider works it out itself (Description says how).
 	Default string
 	// Description says what it does, as the configuration table does.
 	Description string

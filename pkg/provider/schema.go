@@ -20,6 +20,7 @@ func Schema(k Kind) map[string]any {
 	d := k.Describe()
 	out := objectSchema(reflect.ValueOf(k.NewConfig()).Elem())
 	d.Common.schema(out["properties"].(map[string]any))
+	schemaCeilings(d.Ceilings, out["properties"].(map[string]any))
 	out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	out["title"] = d.Title + " settings"
 	out["x-common"] = CommonKeys()

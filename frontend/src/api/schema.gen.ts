@@ -1574,7 +1574,7 @@ export interface components {
             max_kept_days: number;
             /**
              * Max processes
-             * @description Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead.
+             * @description Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives).
              * @default 256
              */
             max_processes: number;
@@ -1642,19 +1642,19 @@ export interface components {
             resources: {
                 /**
                  * CPU (cores)
-                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (not available here).
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (of all of an instance's commands together, a quota of CPU time; where the server cannot make cgroups with the cpu controller (it is not root and its delegated cgroup v2 has none), not bounded; at most this server's ceiling, AUXILIA_LOCAL_MAX_CPU (the maximum its catalogue gives); 0: that ceiling).
                  * @default 0
                  */
-                readonly cpu: number;
+                cpu: number;
                 /**
                  * Disk (MiB)
-                 * @description Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; 0: 1024).
+                 * @description Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; at most this server's ceiling, AUXILIA_LOCAL_MAX_DISK_MB (the maximum its catalogue gives); 0: 1024, or the ceiling where lower).
                  * @default 1024
                  */
                 disk_mb: number;
                 /**
                  * Memory (MiB)
-                 * @description Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; 0: 1024).
+                 * @description Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; at most this server's ceiling, AUXILIA_LOCAL_MAX_MEMORY_MB (the maximum its catalogue gives); 0: 1024, or the ceiling where lower).
                  * @default 1024
                  */
                 memory_mb: number;
@@ -1698,7 +1698,7 @@ export interface components {
             max_kept_days?: number;
             /**
              * Max processes
-             * @description Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead.
+             * @description Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives).
              * @default 256
              */
             max_processes?: number;
@@ -1766,19 +1766,19 @@ export interface components {
             resources?: {
                 /**
                  * CPU (cores)
-                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (not available here).
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (of all of an instance's commands together, a quota of CPU time; where the server cannot make cgroups with the cpu controller (it is not root and its delegated cgroup v2 has none), not bounded; at most this server's ceiling, AUXILIA_LOCAL_MAX_CPU (the maximum its catalogue gives); 0: that ceiling).
                  * @default 0
                  */
-                readonly cpu?: number;
+                cpu?: number;
                 /**
                  * Disk (MiB)
-                 * @description Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; 0: 1024).
+                 * @description Disk each instance may fill; 0 for the provider's default (set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; at most this server's ceiling, AUXILIA_LOCAL_MAX_DISK_MB (the maximum its catalogue gives); 0: 1024, or the ceiling where lower).
                  * @default 1024
                  */
                 disk_mb?: number;
                 /**
                  * Memory (MiB)
-                 * @description Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; 0: 1024).
+                 * @description Memory each instance may use; 0 for the provider's default (together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; at most this server's ceiling, AUXILIA_LOCAL_MAX_MEMORY_MB (the maximum its catalogue gives); 0: 1024, or the ceiling where lower).
                  * @default 1024
                  */
                 memory_mb?: number;

@@ -14,6 +14,9 @@ import (
 type Options struct {
 	// DataDir is the server's data folder (local instances live under it).
 	DataDir string
+	// LocalCeilings are the most one local instance may ask for (zero
+	// ones: the local provider's own bounds).
+	LocalCeilings local.Ceilings
 }
 
 // Kinds returns every provider, in catalogue order.
@@ -22,6 +25,6 @@ func Kinds(o Options) []provider.Kind {
 		opensandbox.Kind{},
 		daytona.Kind{},
 		cloudrun.Kind{},
-		local.Kind{DataDir: o.DataDir},
+		local.Kind{DataDir: o.DataDir, Ceilings: o.LocalCeilings},
 	}
 }

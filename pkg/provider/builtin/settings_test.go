@@ -38,7 +38,11 @@ func TestOperatorSettingsAreDocumentedAndKnownToTheChart(t *testing.T) {
 	chart := read(t, "deployments/helm/auxilia/values.yaml") + read(t, "deployments/helm/auxilia/templates/*")
 	for _, k := range builtin.Kinds(builtin.Options{}) {
 		for _, s := range k.Describe().Settings {
-			row := fmt.Sprintf("\n| `%s` | `%s` | ", s.Env, s.Default)
+			value := "unset" // as the tables say of a default worked out, not written
+			if s.Default != "" {
+				value = "`" + s.Default + "`"
+			}
+			row := fmt.Sprintf("\n| `%s` | %s | ", s.Env, value)
 			assert.True(t, strings.Contains(readme, row+s.Description+" |"), "README.md's configuration table has %s as %s declares it: %s", s.Env, k.Describe().Name, row)
 			assert.True(t, strings.Contains(operations, row), "docs/operations.md's configuration table has %s: %s", s.Env, row)
 			assert.True(t, strings.Contains(chart, s.Env), "the Helm chart sets, refuses or offers %s", s.Env)

@@ -48,6 +48,24 @@ func TestTheInstanceMemoryIsBoundedAsAWhole(t *testing.T) {
 	assert.Contains(t, res.Output, "exit 137", "the kernel killed what did not fit")
 }
 
+func TestTheInstanceCPUIsBoundedAsAWhole(t *testing.T) {
+	c := newClient(t, func(cfg *Config) { cfg.Resources.CPU = 0.1 })
+	inst := c.create(t)
+	res := c.exec(t, inst, "cat /proc/self/cgroup")
+	assert.Regexp(t, `(?m)^\d+:(cpu|cpu,cpuacct|):.*/`+inst.ID+`$`, res.Output, "its commands are in the instance's cgroup")
+
+	// Two commands of three busy loops each: a tenth of a CPU between them.
+	start := time.Now()
+	used := 0.0
+	for _, out := range c.execAll(t, inst, proctest.BusyLoops(3), proctest.BusyLoops(3)) {
+		seconds, err := proctest.CPUSeconds(out)
+		require.NoError(t, err)
+		used += seconds
+	}
+	assert.Greater(t, used, 0.05, "the loops ran")
+	assert.Less(t, used, 0.1*time.Since(start).Seconds()+0.2, "the instance's commands shared a tenth of a CPU")
+}
+
 func TestConcurrentCommandsShareTheProcessLimit(t *testing.T) {
 	c := newClient(t, func(cfg *Config) { cfg.MaxProcesses = 16 })
 	inst := c.create(t)

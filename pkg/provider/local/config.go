@@ -8,13 +8,17 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// Config is a local sandbox's settings. Memory (resources.memory_mb) and
-// processes are bounded per instance with a cgroup, and disk
-// (resources.disk_mb) with a filesystem image, where the server can make
-// them (as root); elsewhere per process, command and file.
+// Config is a local sandbox's settings. Memory (resources.memory_mb), CPU
+// (resources.cpu) and processes are bounded per instance with a cgroup,
+// and disk (resources.disk_mb) with a filesystem image, where the server
+// can make them (as root); elsewhere per process, command and file, and
+// CPU not at all.
 type Config struct {
-	MaxProcesses int `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead."`
+	MaxProcesses int `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives)."`
 	provider.Common
+	// ceilings are the server's (Kind.Ceilings): a resource left at 0 is
+	// the provider's default, or the ceiling where that is lower.
+	ceilings Ceilings
 }
 
 // The resources an instance gets when its settings say 0.
@@ -55,8 +59,21 @@ func (c *Config) Validate(provider.Policy) []provider.FieldError {
 }
 
 // memoryMB and diskMB are the resources of each instance.
-func (c *Config) memoryMB() int { return orDefault(c.Resources.MemoryMB, defaultMemoryMB) }
-func (c *Config) diskMB() int   { return orDefault(c.Resources.DiskMB, defaultDiskMB) }
+func (c *Config) memoryMB() int {
+	return orDefault(c.Resources.MemoryMB, lower(defaultMemoryMB, c.ceilings.MemoryMB))
+}
+func (c *Config) diskMB() int {
+	return orDefault(c.Resources.DiskMB, lower(defaultDiskMB, c.ceilings.DiskMB))
+}
+
+// cpu is the CPUs of each instance: 0 takes the server's ceiling, and no
+// bound without one.
+func (c *Config) cpu() float64 {
+	if c.Resources.CPU > 0 {
+		return c.Resources.CPU
+	}
+	return c.ceilings.CPU
+}
 
 func orDefault(v, def int) int {
 	if v == 0 {

@@ -38,7 +38,7 @@ func TestTheJailsNetworkFollowsTheRules(t *testing.T) {
 
 func TestRulesALocalJailCannotKeepAreRefused(t *testing.T) {
 	cfg, errs := provider.DecodeConfig(Kind{}, json.RawMessage(`{"network":{"allow":["198.51.100.0/24","10.0.0.0/8","0.0.0.0/0"]},
-		"default_packages":["rich"],"resources":{"cpu":1,"memory_mb":32}}`))
+		"default_packages":["rich"],"resources":{"cpu":0.001,"memory_mb":32}}`))
 	require.Empty(t, errs)
 	got := map[string]string{}
 	for _, fe := range provider.ValidateConfig(Kind{}, cfg, provider.Policy{}) {
@@ -47,7 +47,7 @@ func TestRulesALocalJailCannotKeepAreRefused(t *testing.T) {
 	assert.Equal(t, map[string]string{
 		"network.allow.1":     "reaches into private, loopback or link-local addresses, which local sandboxes never reach",
 		"network.allow.2":     "reaches into private, loopback or link-local addresses, which local sandboxes never reach",
-		"resources.cpu":       "must be 0: Local sandboxes cannot set it",
+		"resources.cpu":       "must be 0 or from 0.01 to 64 on Local sandboxes",
 		"resources.memory_mb": "must be 0 or from 64 to 65536 on Local sandboxes",
 	}, got, "packages may come through an allow list")
 

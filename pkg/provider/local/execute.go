@@ -46,6 +46,9 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 // instance, until done is called. It waits while the instance is held
 // still (see still).
 func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewrap.Jail, done func(), err error) {
+	if err := c.config.aboveCeilings(op); err != nil {
+		return bubblewrap.Jail{}, nil, err
+	}
 	user, dir, unmount, err := c.door(op, inst)
 	if err != nil {
 		return bubblewrap.Jail{}, nil, err
@@ -61,7 +64,7 @@ func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewra
 	if c.cgroups == nil {
 		return c.jail(user, dir, nil), unmount, nil
 	}
-	limits := bubblewrap.CgroupLimits{MemoryMB: c.config.memoryMB(), MaxProcesses: c.config.MaxProcesses}
+	limits := bubblewrap.CgroupLimits{MemoryMB: c.config.memoryMB(), MaxProcesses: c.config.MaxProcesses, CPU: c.config.cpu()}
 	group, leave, err := c.cgroups.Join(inst.ID, limits)
 	if err != nil {
 		unmount()

@@ -28,14 +28,18 @@ type Kind struct {
 	// of each per instance, when the server runs as root (none:
 	// bubblewrap.HostIDs).
 	JailIDs bubblewrap.IDs
+	// Ceilings are the most one instance may ask for on this server (see
+	// ReadCeilings); zero ones leave the provider's own bounds.
+	Ceilings Ceilings
 }
 
 //go:embed icon.svg
 var icon []byte
 
 // Describe says what the local provider is to the catalogue; the operator
-// switches it off where sandboxes must not run on the server's host.
-func (Kind) Describe() provider.Descriptor {
+// switches it off where sandboxes must not run on the server's host, and
+// sets the ceilings of its instances.
+func (k Kind) Describe() provider.Descriptor {
 	return provider.Descriptor{
 		Name:        providerName,
 		Title:       "Local",
@@ -45,19 +49,29 @@ func (Kind) Describe() provider.Descriptor {
 		Capabilities: provider.NetworkSwitch | provider.EgressRules | provider.Resources | provider.FindCreated |
 			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.Terminal,
 		Shell: provider.ShellBashOrSh,
-		Settings: []provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
-			Description: "`off` switches the local (bubblewrap) provider off"}},
+		Settings: append([]provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
+			Description: "`off` switches the local (bubblewrap) provider off"}}, ceilingSettings()...),
+		Ceilings: k.Ceilings.list(),
 		Common: provider.CommonRules{PackagesNote: "needs network access",
 			Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true,
 				Note: "offline by default; private, loopback and link-local addresses and the server's own are never reached; a domain stands for the addresses the server resolves it to when an instance's command starts"},
 			Resources: provider.ResourceLimits{
-				MemoryMB: provider.Range{Min: 64, Max: 65536, Note: "together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; 0: 1024"},
-				DiskMB:   provider.Range{Min: 64, Max: 1048576, Note: "set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; 0: 1024"},
+				CPU:      provider.Range{Min: cpuCeiling.min, Max: cpuCeiling.max, Note: "of all of an instance's commands together, a quota of CPU time; where the server cannot make cgroups with the cpu controller (it is not root and its delegated cgroup v2 has none), not bounded; " + cpuCeiling.bounds() + "; 0: that ceiling"},
+				MemoryMB: provider.Range{Min: memoryCeiling.min, Max: memoryCeiling.max, Note: "together, their /tmp included; past it the kernel ends the largest process; where the server cannot make cgroups (it is not root and has no delegated cgroup v2), each process may use this much instead; " + memoryCeiling.bounds() + "; 0: 1024, or the ceiling where lower"},
+				DiskMB:   provider.Range{Min: diskCeiling.min, Max: diskCeiling.max, Note: "set when the instance is made: a write past it fails with 'No space left on device'; where the server cannot mount disks (it is not root), each file may be this large instead; " + diskCeiling.bounds() + "; 0: 1024, or the ceiling where lower"},
 			}},
 	}
 }
 
-func (Kind) NewConfig() provider.Config { return DefaultConfig() }
+// NewConfig is DefaultConfig within the server's ceilings.
+func (k Kind) NewConfig() provider.Config {
+	c := DefaultConfig()
+	c.ceilings = k.Ceilings
+	c.Resources.MemoryMB = lower(c.Resources.MemoryMB, k.Ceilings.MemoryMB)
+	c.Resources.DiskMB = lower(c.Resources.DiskMB, k.Ceilings.DiskMB)
+	c.MaxProcesses = lower(c.MaxProcesses, k.Ceilings.Processes)
+	return c
+}
 
 // Open returns a client whose instances live under DataDir/instances. The
 // first in this process for that folder sweeps what a stopped server left.
@@ -78,6 +92,7 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 	if c.ids.Count == 0 {
 		c.ids = bubblewrap.HostIDs()
 	}
+	c.config.ceilings = k.Ceilings
 	c.cgroups, _ = bubblewrap.OpenCgroups(cgroupScope(instances))
 	c.disks = bubblewrap.DisksSupported() == nil
 	c.sweepOnce()

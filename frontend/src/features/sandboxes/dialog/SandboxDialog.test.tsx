@@ -7,6 +7,12 @@ import { SandboxDialog } from "./SandboxDialog";
 
 const id = "0190aaaa-0000-7000-8000-000000000001";
 
+/** Whether the catalogue says the provider cannot set resources.cpu. */
+function cpuIsReadOnly(p: (typeof providers)[number]) {
+  const cpu = p.config_schema.properties.resources.properties.cpu;
+  return "readOnly" in cpu && cpu.readOnly === true;
+}
+
 function savedSandbox(provider: string, config: Record<string, unknown>) {
   return {
     id,
@@ -131,7 +137,8 @@ describe("Add sandbox dialog", typingTest, () => {
     const memory = within(resources).getByRole("spinbutton", { name: "Memory (MiB)" });
     await user.clear(memory);
     await user.type(memory, "32");
-    expect(within(resources).getByRole("spinbutton", { name: "CPU (cores)" })).toBeDisabled();
+    // Local sandboxes set CPU, up to the bound the catalogue gives.
+    expect(within(resources).getByRole("spinbutton", { name: "CPU (cores)" })).toHaveAttribute("max", "64");
     await user.click(within(dialog).getByRole("button", { name: "Add sandbox" }));
 
     await waitFor(() => expect(allow).toHaveAccessibleDescription(/Line 2: Local sandboxes cannot filter by wildcard domain/));
@@ -166,7 +173,12 @@ describe("Add sandbox dialog", typingTest, () => {
       const own = within(dialog).getByRole("group", { name: `${p.title} settings` });
       expect(within(own).queryByRole("spinbutton", { name: "Timeout (seconds)" })).toBeNull();
       expect(within(own).queryByRole("textbox", { name: "Default packages" })).toBeNull();
+      // A resource the provider cannot set is shown, and takes nothing.
+      const cpu = within(common).getByRole("spinbutton", { name: "CPU (cores)" });
+      if (cpuIsReadOnly(p)) expect(cpu).toBeDisabled();
+      else expect(cpu).toBeEnabled();
     }
+    expect(providers.filter(cpuIsReadOnly).map((p) => p.name)).toEqual(["daytona", "cloudrun"]);
   });
 
   it("says beside each provider's description which shell runs its commands", async () => {
