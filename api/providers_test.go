@@ -44,13 +44,13 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 		local := byName["local"]["operator_settings"].([]any)
 		assert.Equal(t, map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
 			"description": "`off` switches the local (bubblewrap) provider off"}, local[0])
-		var ceilings []any
+		var fromTheHost []any
 		for _, s := range local[1:] {
 			assert.Equal(t, "", s.(map[string]any)["default"], "worked out from the host")
-			ceilings = append(ceilings, s.(map[string]any)["env"])
+			fromTheHost = append(fromTheHost, s.(map[string]any)["env"])
 		}
 		assert.Equal(t, []any{"AUXILIA_LOCAL_MAX_MEMORY_MB", "AUXILIA_LOCAL_MAX_DISK_MB", "AUXILIA_LOCAL_MAX_CPU",
-			"AUXILIA_LOCAL_MAX_PROCESSES"}, ceilings, "and the ceilings of its instances")
+			"AUXILIA_LOCAL_MAX_PROCESSES", "AUXILIA_LOCAL_JAIL_IDS"}, fromTheHost, "and the ceilings of its instances, and their users")
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
 	"github.com/auxilia/sandboxes/pkg/provider/local"
@@ -34,6 +35,7 @@ type config struct {
 	AllowedOrigins   []string                // AUXILIA_ALLOWED_ORIGINS: comma-separated origins whose pages may call the MCP endpoints
 	Providers        provider.OperatorValues // the settings the providers declare, such as AUXILIA_LOCAL_PROVIDER
 	LocalCeilings    local.Ceilings          // the most one local instance may ask for: its AUXILIA_LOCAL_MAX_* settings, or what the host has
+	LocalJailIDs     bubblewrap.IDs          // the host users local instances' jails run as: AUXILIA_LOCAL_JAIL_IDS, or the host's
 	ProbeTimeout     time.Duration           // AUXILIA_PROBE_TIMEOUT
 	RunIdleTimeout   time.Duration           // AUXILIA_RUN_IDLE_TIMEOUT
 	ReaperInterval   time.Duration           // AUXILIA_REAPER_INTERVAL
@@ -80,6 +82,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.LocalCeilings, err = local.ReadCeilings(providers, cfg.DataDir); err != nil {
 		errs = append(errs, err)
 	}
+	cfg.LocalJailIDs = local.ReadJailIDs(providers)
 	cfg.ProbeTimeout = duration(getenv, "AUXILIA_PROBE_TIMEOUT", 10*time.Second, &errs)
 	cfg.RunIdleTimeout = duration(getenv, "AUXILIA_RUN_IDLE_TIMEOUT", time.Hour, &errs)
 	cfg.ReaperInterval = duration(getenv, "AUXILIA_REAPER_INTERVAL", time.Minute, &errs)

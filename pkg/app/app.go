@@ -7,6 +7,7 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/agent"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
 	"github.com/auxilia/sandboxes/pkg/provider/local"
@@ -31,6 +32,8 @@ type Options struct {
 	Metrics auxilia.Metrics
 	// LocalCeilings are the most one local instance may ask for.
 	LocalCeilings local.Ceilings
+	// LocalJailIDs are the host users local instances' jails run as.
+	LocalJailIDs bubblewrap.IDs
 }
 
 // App is the server's services on one database.
@@ -48,7 +51,7 @@ type App struct {
 func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 	kinds := o.Kinds
 	if kinds == nil {
-		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings})
+		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings, LocalJailIDs: o.LocalJailIDs})
 	}
 	providers := provider.NewRegistry(o.Policy, o.Operator, kinds...)
 	sandboxes := sandbox.New(sandbox.Deps{Store: db.Sandboxes(), Bindings: db.Bindings(), Instances: db.Instances(),

@@ -3,6 +3,7 @@
 package builtin
 
 import (
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/cloudrun"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona"
@@ -17,6 +18,9 @@ type Options struct {
 	// LocalCeilings are the most one local instance may ask for (zero
 	// ones: the local provider's own bounds).
 	LocalCeilings local.Ceilings
+	// LocalJailIDs are the host users local instances' jails run as (none:
+	// the host's, see bubblewrap.HostIDs).
+	LocalJailIDs bubblewrap.IDs
 }
 
 // Kinds returns every provider, in catalogue order.
@@ -25,6 +29,6 @@ func Kinds(o Options) []provider.Kind {
 		opensandbox.Kind{},
 		daytona.Kind{},
 		cloudrun.Kind{},
-		local.Kind{DataDir: o.DataDir, Ceilings: o.LocalCeilings},
+		local.Kind{DataDir: o.DataDir, Ceilings: o.LocalCeilings, JailIDs: o.LocalJailIDs},
 	}
 }
