@@ -67,13 +67,24 @@ func TestSnapshotsHoldNothingOfTheHost(t *testing.T) {
 		if slices.Contains(names, "d") {
 			links++
 		}
-		for _, name := range []string{"d/secret.txt", "l/secret.txt"} {
-			resp := h.call("GET", "/sandboxes/"+sb.ID+"/files/content?path="+name, nil)
+		for _, dir := range []string{"d", "l"} {
+			resp := h.call("GET", "/sandboxes/"+sb.ID+"/files/content?path="+dir+"/secret.txt", nil)
 			var body bytes.Buffer
 			_, _ = body.ReadFrom(resp.Body)
-			require.NotContains(t, body.String(), hostSecret, "reading %s reached the host", name)
+			require.NotContains(t, body.String(), hostSecret, "reading %s/secret.txt reached the host", dir)
+			h.call("PUT", "/sandboxes/"+sb.ID+"/files/content?path="+dir+"/planted.txt", strings.NewReader("planted"))
+			resp = h.call("GET", "/sandboxes/"+sb.ID+"/files/list?path="+dir, nil)
+			body.Reset()
+			_, _ = body.ReadFrom(resp.Body)
+			require.NotContains(t, body.String(), `"sandboxes"`, "listing %s listed the data folder", dir)
+			h.call("DELETE", "/sandboxes/"+sb.ID+"/files?path="+dir+"/secret.txt", nil)
 		}
 	}
+	_, err := os.Lstat(filepath.Join(h.gw.cfg.DataDir, "planted.txt"))
+	assert.True(t, os.IsNotExist(err), "a write went through a link into the data folder")
+	secret, err := os.ReadFile(filepath.Join(h.gw.cfg.DataDir, "secret.txt"))
+	require.NoError(t, err, "a remove went through a link into the data folder")
+	assert.Equal(t, hostSecret, string(secret))
 	assert.Positive(t, folders, "the race was run: d was met as a folder")
 	assert.Positive(t, links, "… and as a link")
 }

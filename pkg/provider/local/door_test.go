@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -96,6 +97,33 @@ func TestKeptFilesHoldNothingOfTheHost(t *testing.T) {
 			assert.Equal(t, masterKey, string(key), "the host's file is as it was")
 		})
 	}
+}
+
+// The file tools never reach the host either, however the instance's
+// command swaps its folders for links while they work.
+func TestFileToolsHoldAgainstASwappingCommand(t *testing.T) {
+	c := newClient(t)
+	require.NoError(t, os.WriteFile(filepath.Join(c.dataDir, "secret.key"), []byte(masterKey), 0o600))
+	inst := c.create(t)
+	swap(t, c, inst)
+	ctx := context.Background()
+	for range 200 {
+		for _, dir := range []string{"d", "l"} {
+			_ = c.WriteFile(ctx, inst, dir+"/planted.txt", []byte("planted"))
+			data, _ := providertest.ReadAll(ctx, c, inst, dir+"/secret.key")
+			require.NotEqual(t, masterKey, string(data), "read_file of %s/secret.key returned the server's key", dir)
+			files, _ := c.ListFiles(ctx, inst, dir, 100)
+			for _, f := range files {
+				require.NotContains(t, []string{"instances", "python"}, path.Base(f.Path), "ls of %s listed the data folder", dir)
+			}
+			_ = c.RemoveFile(ctx, inst, dir+"/secret.key")
+		}
+	}
+	_, err := os.Lstat(filepath.Join(c.dataDir, "planted.txt"))
+	assert.True(t, errors.Is(err, os.ErrNotExist), "write_file wrote into the data folder")
+	key, err := os.ReadFile(filepath.Join(c.dataDir, "secret.key"))
+	require.NoError(t, err, "remove_file removed the server's key")
+	assert.Equal(t, masterKey, string(key))
 }
 
 // The file tools act as the instance's user: what a command could not
