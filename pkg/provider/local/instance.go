@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,28 +72,37 @@ func readLabels(name string) (storedLabels, error) {
 	return l, nil
 }
 
-// writeLabels writes an instance's labels file whole or not at all: into a
-// draft, renamed into place once it is on disk.
+// writeLabels writes an instance's labels file whole or not at all.
 func writeLabels(name string, l storedLabels) error {
 	data, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
+	return writeWhole(name, labelsDraft, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeWhole writes a file with write into a draft beside name (its name
+// starting with draft), renamed to name once it is whole on disk: a reader
+// finds the file whole or not at all, and a crash leaves only the draft.
+func writeWhole(name, draft string, write func(w io.Writer) error) error {
 	dir := filepath.Dir(name)
-	draft, err := os.CreateTemp(dir, labelsDraft)
+	f, err := os.CreateTemp(dir, draft)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(draft.Name()) // gone once renamed
-	_, err = draft.Write(data)
+	defer os.Remove(f.Name()) // gone once renamed
+	err = write(f)
 	if err == nil {
-		err = draft.Sync()
+		err = f.Sync()
 	}
-	if cerr := draft.Close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(draft.Name(), name)
+		err = os.Rename(f.Name(), name)
 	}
 	if err == nil {
 		err = syncDir(dir)

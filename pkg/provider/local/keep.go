@@ -95,7 +95,10 @@ func (c *client) Keep(ctx context.Context, inst provider.Instance) (provider.Kep
 	}
 	kept := provider.Kept{ID: "kept-" + strings.TrimPrefix(id, "loc-"), At: time.Now().UTC()}
 	err = c.still(op, inst.ID, func() error {
-		return writeArchive(c.keptArchive(kept.ID), func(w io.Writer) error {
+		if err := os.MkdirAll(c.keptFolder(), 0o700); err != nil {
+			return err
+		}
+		return writeWhole(c.keptArchive(kept.ID), keptDraft, func(w io.Writer) error {
 			_, err := user.Archive(dir, w, c.keptLimits())
 			return err
 		})
@@ -172,33 +175,6 @@ func (c *client) keptArchive(id string) string { return filepath.Join(c.keptFold
 // keptLimits bound kept files: what the instance's disk holds.
 func (c *client) keptLimits() jailfs.Limits {
 	return jailfs.Limits{MaxBytes: int64(c.config.diskMB()) << 20, MaxEntries: maxKeptEntries}
-}
-
-// writeArchive writes an archive with write into a draft beside name,
-// renamed to name once it is whole on disk.
-func writeArchive(name string, write func(w io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-		return err
-	}
-	draft, err := os.CreateTemp(filepath.Dir(name), keptDraft)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(draft.Name()) // gone once renamed
-	err = write(draft)
-	if err == nil {
-		err = draft.Sync()
-	}
-	if cerr := draft.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(draft.Name(), name)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(name))
-	}
-	return err
 }
 
 // unpackArchive unpacks kept files into dir as user.
