@@ -41,18 +41,31 @@ func (u User) act(fn func() error) error {
 	if u.UID == 0 || u.GID == 0 {
 		return ErrRootUser
 	}
-	done := make(chan error, 1)
+	type outcome struct {
+		err      error
+		panicked any // what fn panicked with, to panic with again in the caller
+	}
+	done := make(chan outcome, 1)
 	go func() {
 		// Never unlocked: the thread, and the identity it takes, end with
 		// this goroutine.
 		runtime.LockOSThread()
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{panicked: p}
+			}
+		}()
 		if err := become(u); err != nil {
-			done <- err
+			done <- outcome{err: err}
 			return
 		}
-		done <- fn()
+		done <- outcome{err: fn()}
 	}()
-	return <-done
+	o := <-done
+	if o.panicked != nil {
+		panic(o.panicked)
+	}
+	return o.err
 }
 
 // invalidID is (uid_t)-1: setfsuid and setfsgid change nothing with it and

@@ -122,3 +122,11 @@ func TestAFailedUseIsTheDoorsError(t *testing.T) {
 	require.Error(t, err)
 	assert.Error(t, jailUser.Open(filepath.Join(t.TempDir(), "missing"), func(*os.Root) error { return nil }))
 }
+
+// A use that panics panics in its caller, where a server's recovery can
+// answer for it, not on the door's own thread, which would end the server.
+func TestAPanicInTheDoorReachesItsCaller(t *testing.T) {
+	assert.PanicsWithValue(t, "the use panicked", func() {
+		_ = jailUser.Open(folder(t), func(*os.Root) error { panic("the use panicked") })
+	})
+}
