@@ -16,6 +16,7 @@
 // imports another feature; what two features share moves down a layer.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 const below = {
@@ -69,7 +70,7 @@ function sources(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sources(path);
-    return /\.(tsx?|css)$/.test(entry.name) ? [path] : [];
+    return /\.tsx?$/.test(entry.name) ? [path] : [];
   });
 }
 
@@ -79,7 +80,6 @@ export function violations(srcDir) {
   const rel = (path) => relative(root, path).split(sep).join("/");
   const found = [];
   for (const file of sources(root)) {
-    if (!/\.tsx?$/.test(file)) continue;
     for (const spec of importsOf(readFileSync(file, "utf8"))) {
       const from = rel(file);
       const to = rel(resolve(dirname(file), spec));
@@ -90,8 +90,9 @@ export function violations(srcDir) {
   return found;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const srcDir = process.argv[2] ?? join(dirname(new URL(import.meta.url).pathname), "..", "src");
+const self = fileURLToPath(import.meta.url);
+if (process.argv[1] && resolve(process.argv[1]) === self) {
+  const srcDir = process.argv[2] ?? join(dirname(self), "..", "src");
   const found = violations(srcDir);
   for (const v of found) console.error(`${v.from}: imports "${v.to}": ${v.why}`);
   if (found.length > 0) {
