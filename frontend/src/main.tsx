@@ -3,7 +3,7 @@ import { createRoot } from "react-dom/client";
 import { App, createQueryClient } from "./app/App";
 import { preloadScreen } from "./app/routes";
 import { prefetchMe } from "./session/me";
-import { tokenStore } from "./session/tokenStore";
+import { tokenStore } from "./shared/tokenStore";
 import "./ui/tokens.css";
 import "./ui/base.css";
 import "./ui/components.css";

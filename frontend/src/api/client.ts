@@ -1,5 +1,5 @@
 import createClient from "openapi-fetch";
-import { tokenStore } from "../session/tokenStore";
+import { tokenStore } from "../shared/tokenStore";
 import { takeEarly } from "./early";
 import { ApiError, toProblem } from "./problem";
 import type { paths } from "./schema.gen";

@@ -1,5 +1,5 @@
 import { Link } from "react-router-dom";
-import { usePageTitle } from "./usePageTitle";
+import { usePageTitle } from "../ui/usePageTitle";
 
 export function NotFound() {
   usePageTitle("Not found");

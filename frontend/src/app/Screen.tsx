@@ -1,7 +1,7 @@
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect, type ComponentType } from "react";
 import { Loading } from "../ui/Loading";
-import { ChunkFailed, lazyComponent, useLazyComponent, type LazyComponent } from "./lazy";
+import { ChunkFailed, lazyComponent, useLazyComponent, type LazyComponent } from "../ui/lazy";
 
 /** A screen in a chunk of its own, with the data requests it starts while that chunk loads. */
 export interface LazyScreen extends LazyComponent<object> {

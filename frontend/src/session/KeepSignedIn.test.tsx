@@ -4,7 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { fakeApi } from "../test/fakeApi";
 import { SessionProvider } from "./SessionProvider";
-import { tokenStore } from "./tokenStore";
+import { tokenStore } from "../shared/tokenStore";
 
 const me = { body: { token_id: "t1", name: "bootstrap", role: "admin", workspace: { id: "w1", name: "default" } } };
 

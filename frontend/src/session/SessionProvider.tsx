@@ -6,7 +6,7 @@ import { ProblemMessage } from "../ui/ProblemMessage";
 import { meKey, useMe } from "./me";
 import { SessionContext } from "./SessionContext";
 import { SignIn } from "./SignIn";
-import { tokenStore } from "./tokenStore";
+import { tokenStore } from "../shared/tokenStore";
 
 /** Renders its children only for a token the API accepts; otherwise the sign-in screen. */
 export function SessionProvider({ children }: { children: ReactNode }) {

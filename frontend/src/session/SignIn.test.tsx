@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { useSandboxes } from "../features/sandboxes/api/listSandboxes";
+import { useSandboxes } from "../api/listSandboxes";
 import { fakeApi, problem } from "../test/fakeApi";
 import { SessionProvider } from "./SessionProvider";
 

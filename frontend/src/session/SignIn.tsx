@@ -6,7 +6,7 @@ import { CheckboxField } from "../ui/CheckboxField";
 import { Field } from "../ui/Field";
 import { PasswordInput } from "../ui/PasswordInput";
 import { fetchMe } from "./me";
-import { tokenStore } from "./tokenStore";
+import { tokenStore } from "../shared/tokenStore";
 
 interface SignInProps {
   notice?: string;

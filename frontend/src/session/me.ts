@@ -1,7 +1,7 @@
 import { useQuery, type QueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../api/client";
 import type { Me } from "../api/types";
-import { tokenStore } from "./tokenStore";
+import { tokenStore } from "../shared/tokenStore";
 
 export const meKey = ["me"] as const;
 

@@ -5,9 +5,9 @@ import { Dialog, DialogFooter } from "../../ui/Dialog";
 import { Loading } from "../../ui/Loading";
 import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
-import { useProviders } from "../sandboxes/api/listProviders";
-import { useSandboxes } from "../sandboxes/api/listSandboxes";
-import { ProviderIcon } from "../sandboxes/ProviderIcon";
+import { useProviders } from "../../api/listProviders";
+import { useSandboxes } from "../../api/listSandboxes";
+import { ProviderIcon } from "../../ui/ProviderIcon";
 
 interface AddToolDialogProps {
   open: boolean;

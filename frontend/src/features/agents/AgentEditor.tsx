@@ -9,7 +9,7 @@ import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useSession } from "../../session/SessionContext";
-import { useProviders } from "../sandboxes/api/listProviders";
+import { useProviders } from "../../api/listProviders";
 import { AddToolDialog } from "./AddToolDialog";
 import { AgentAvatar, defaultAgentColor } from "./AgentAvatar";
 import { agentDraftOf, baselineAfter, identityKeys, rebaseDraft, type AgentDraft } from "./agentDraft";

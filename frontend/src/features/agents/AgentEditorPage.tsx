@@ -1,6 +1,6 @@
 import { useParams } from "react-router-dom";
 import { isApiError } from "../../api/problem";
-import { usePageTitle } from "../../app/usePageTitle";
+import { usePageTitle } from "../../ui/usePageTitle";
 import { Button } from "../../ui/Button";
 import { Loading } from "../../ui/Loading";
 import { ProblemMessage } from "../../ui/ProblemMessage";

@@ -1,15 +1,15 @@
 import { Plus } from "lucide-react";
 import { Link } from "react-router-dom";
-import { usePageTitle } from "../../app/usePageTitle";
+import { usePageTitle } from "../../ui/usePageTitle";
 import { Button } from "../../ui/Button";
 import { EmptyState } from "../../ui/EmptyState";
 import { Loading } from "../../ui/Loading";
 import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
-import { useProviders } from "../sandboxes/api/listProviders";
-import { ProviderIcon } from "../sandboxes/ProviderIcon";
+import { useProviders } from "../../api/listProviders";
+import { ProviderIcon } from "../../ui/ProviderIcon";
 import { AgentAvatar } from "./AgentAvatar";
-import { useAgents } from "./api/listAgents";
+import { useAgents } from "../../api/listAgents";
 import "./agents.css";
 
 export default function AgentsPage() {

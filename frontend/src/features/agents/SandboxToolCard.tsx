@@ -3,7 +3,7 @@ import { useId } from "react";
 import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
 import type { Tool } from "../../api/types";
-import { ProviderIcon } from "../sandboxes/ProviderIcon";
+import { ProviderIcon } from "../../ui/ProviderIcon";
 import { ApprovalRuleFields } from "./ApprovalRuleFields";
 import { ShellBypassWarning } from "./ShellBypassWarning";
 import { orderedTools, toolPolicies, type ApprovalRule, type DraftBinding } from "./tools";

@@ -3,7 +3,7 @@ import { identityPatch, type AgentDraft, type SaveStep } from "./agentDraft";
 import { createAgent } from "./api/createAgent";
 import { deleteBinding } from "./api/deleteBinding";
 import { agentQuery, type VersionedAgent } from "./api/getAgent";
-import { agentKeys } from "./api/keys";
+import { agentKeys } from "../../api/keys";
 import { patchAgent } from "./api/patchAgent";
 import { putBinding } from "./api/putBinding";
 import { sameBinding } from "./tools";

@@ -1,14 +1,14 @@
 import { ShieldAlert } from "lucide-react";
 import { useSearchParams } from "react-router-dom";
 import { describeError, isApiError } from "../../api/problem";
-import { usePageTitle } from "../../app/usePageTitle";
+import { usePageTitle } from "../../ui/usePageTitle";
 import { useSession } from "../../session/SessionContext";
 import { Button } from "../../ui/Button";
 import { EmptyState } from "../../ui/EmptyState";
 import { Loading } from "../../ui/Loading";
 import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
-import { useTokens } from "../tokens/api/listTokens";
+import { useTokens } from "../../api/listTokens";
 import { useAuditLog } from "./api/listAudit";
 import { AuditEntryRow } from "./AuditEntryRow";
 import { AuditFilterForm } from "./AuditFilterForm";

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useRef, useState, type KeyboardEvent } from "react";
 import { ProblemMessage } from "../../ui/ProblemMessage";
-import { useProviders } from "../sandboxes/api/listProviders";
+import { useProviders } from "../../api/listProviders";
 import { Terminal } from "./Terminal";
 import "./terminal-pane.css";
 

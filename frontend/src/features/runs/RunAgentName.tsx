@@ -1,5 +1,5 @@
 import { Link } from "react-router-dom";
-import { useAgents } from "../agents/api/listAgents";
+import { useAgents } from "../../api/listAgents";
 
 /** The run's agent, by name: the header says whose sandbox a command goes to. */
 export function RunAgentName({ agentId, linkToThreads = false }: { agentId: string; linkToThreads?: boolean }) {

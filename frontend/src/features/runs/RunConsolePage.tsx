@@ -1,10 +1,10 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
-import { usePageTitle } from "../../app/usePageTitle";
+import { usePageTitle } from "../../ui/usePageTitle";
 import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
-import { ApprovalsCard } from "../approvals/ApprovalsCard";
+import { ApprovalsCard } from "./approvals/ApprovalsCard";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useCompleteRun } from "./api/completeRun";
 import { useRun } from "./api/getRun";

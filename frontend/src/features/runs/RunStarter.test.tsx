@@ -1,4 +1,4 @@
-import { screen } from "@testing-library/react";
+import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { fakeApi, problem } from "../../test/fakeApi";
@@ -17,6 +17,17 @@ const agent = {
 };
 
 describe("Run starter", () => {
+  it("opens with the agent the link names picked (an agent's \"Run this agent\" link)", async () => {
+    const builder = { ...agent, id: "a2", name: "Builder" };
+    fakeApi({
+      "GET /api/v1/agents": { body: { items: [agent, builder], next_page_token: "" } },
+      "GET /api/v1/agents/a2/threads": { body: { items: [], next_page_token: "" } },
+    });
+    renderSignedIn(<RunStarter onStarted={() => {}} />, { route: "/runs?agent=a2" });
+    const form = await screen.findByRole("form", { name: "Start a run" });
+    expect(await within(form).findByRole("combobox", { name: "Agent" })).toHaveValue("a2");
+  });
+
   it("shows only the server's line when the sandbox is not available, and starts nothing", async () => {
     fakeApi({
       "GET /api/v1/agents": { body: { items: [agent], next_page_token: "" } },

@@ -7,7 +7,7 @@ import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { timeAgo } from "../../ui/time";
-import { useAgents } from "../agents/api/listAgents";
+import { useAgents } from "../../api/listAgents";
 import { useThreads } from "./api/listThreads";
 import { useStartRun } from "./api/startRun";
 import type { Run } from "./api/types";

@@ -1,7 +1,7 @@
 import { Trash2 } from "lucide-react";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
-import { usePageTitle } from "../../app/usePageTitle";
+import { usePageTitle } from "../../ui/usePageTitle";
 import { Button } from "../../ui/Button";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Loading } from "../../ui/Loading";

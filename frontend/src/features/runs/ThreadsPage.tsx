@@ -1,5 +1,5 @@
 import { Link, useParams } from "react-router-dom";
-import { usePageTitle } from "../../app/usePageTitle";
+import { usePageTitle } from "../../ui/usePageTitle";
 import { EmptyState } from "../../ui/EmptyState";
 import { Loading } from "../../ui/Loading";
 import { Pill } from "../../ui/Pill";

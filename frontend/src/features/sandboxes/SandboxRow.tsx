@@ -6,7 +6,7 @@ import { Pill } from "../../ui/Pill";
 import { useProbeSandbox } from "./api/probeSandbox";
 import { HealthBadge } from "./HealthBadge";
 import { SandboxPoolStatus } from "./PoolStatus";
-import { ProviderIcon } from "./ProviderIcon";
+import { ProviderIcon } from "../../ui/ProviderIcon";
 
 interface SandboxRowProps {
   sandbox: Sandbox;

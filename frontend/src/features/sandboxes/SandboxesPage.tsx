@@ -1,16 +1,16 @@
 import { Plus } from "lucide-react";
 import { useEffect, useState } from "react";
 import type { Sandbox } from "../../api/types";
-import { ChunkFailed, lazyComponent, loadWhenIdle, useLazyComponent } from "../../app/lazy";
-import { usePageTitle } from "../../app/usePageTitle";
+import { ChunkFailed, lazyComponent, loadWhenIdle, useLazyComponent } from "../../ui/lazy";
+import { usePageTitle } from "../../ui/usePageTitle";
 import { useSession } from "../../session/SessionContext";
 import { Button } from "../../ui/Button";
 import { EmptyState } from "../../ui/EmptyState";
 import { Loading } from "../../ui/Loading";
 import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
-import { useProviders } from "./api/listProviders";
-import { useSandboxes } from "./api/listSandboxes";
+import { useProviders } from "../../api/listProviders";
+import { useSandboxes } from "../../api/listSandboxes";
 import { SandboxRow } from "./SandboxRow";
 import "./sandboxes.css";
 

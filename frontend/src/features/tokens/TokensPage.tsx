@@ -1,7 +1,7 @@
 import { Plus, Trash2 } from "lucide-react";
 import { useState } from "react";
 import type { Token } from "../../api/types";
-import { usePageTitle } from "../../app/usePageTitle";
+import { usePageTitle } from "../../ui/usePageTitle";
 import { useSession } from "../../session/SessionContext";
 import { Button } from "../../ui/Button";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
@@ -11,7 +11,7 @@ import { Loading } from "../../ui/Loading";
 import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { formatDate, timeAgo } from "../../ui/time";
-import { useTokens } from "./api/listTokens";
+import { useTokens } from "../../api/listTokens";
 import { useRevokeToken } from "./api/revokeToken";
 import { CreateTokenDialog } from "./CreateTokenDialog";
 import "./tokens.css";

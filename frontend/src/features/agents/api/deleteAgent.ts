@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
-import { agentKeys } from "./keys";
+import { agentKeys } from "../../../api/keys";
 
 /** DELETE /api/v1/agents/{id}. */
 export async function deleteAgent(id: string): Promise<void> {

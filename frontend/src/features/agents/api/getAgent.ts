@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, unwrapWithETag } from "../../../api/client";
 import type { Agent } from "../../../api/types";
-import { agentKeys } from "./keys";
+import { agentKeys } from "../../../api/keys";
 
 export interface VersionedAgent {
   agent: Agent;

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { Tool } from "../../../api/types";
-import { toolKeys } from "./keys";
+import { toolKeys } from "../../../api/keys";
 
 /** GET /api/v1/tools: the sandbox tools a run offers, in the order they are shown. */
 export async function listTools(): Promise<Tool[]> {

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { Sandbox, SandboxCreate } from "../../../api/types";
-import { sandboxKeys } from "./keys";
+import { sandboxKeys } from "../../../api/keys";
 import { refreshHealth } from "./probeSandbox";
 
 /** POST /api/v1/sandboxes. */

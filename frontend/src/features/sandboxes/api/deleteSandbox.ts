@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
-import { sandboxKeys } from "./keys";
+import { sandboxKeys } from "../../../api/keys";
 
 export interface SandboxDeleteRequest {
   id: string;

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, unwrapWithETag } from "../../../api/client";
 import type { Sandbox } from "../../../api/types";
-import { sandboxKeys } from "./keys";
+import { sandboxKeys } from "../../../api/keys";
 
 export interface VersionedSandbox {
   sandbox: Sandbox;

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { SecretHint } from "../../../api/types";
-import { sandboxKeys } from "./keys";
+import { sandboxKeys } from "../../../api/keys";
 
 /** GET /api/v1/sandboxes/{id}/secret-hint: whether a secret is stored, its last 4 characters and its length. */
 export function getSecretHint(id: string): Promise<SecretHint> {

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { AgentRef } from "../../../api/types";
-import { sandboxKeys } from "./keys";
+import { sandboxKeys } from "../../../api/keys";
 
 /** GET /api/v1/sandboxes/{id}/agents: the agents a delete would detach. */
 export async function listSandboxAgents(id: string): Promise<AgentRef[]> {

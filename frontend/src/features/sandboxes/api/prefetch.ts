@@ -1,7 +1,7 @@
 import type { QueryClient } from "@tanstack/react-query";
-import { sandboxKeys } from "./keys";
-import { listProviders } from "./listProviders";
-import { listSandboxes } from "./listSandboxes";
+import { sandboxKeys } from "../../../api/keys";
+import { listProviders } from "../../../api/listProviders";
+import { listSandboxes } from "../../../api/listSandboxes";
 
 /**
  * Starts the Sandboxes screen's requests while its code is still loading, so

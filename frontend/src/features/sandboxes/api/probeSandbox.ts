@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { ProbeResult, SandboxPatch } from "../../../api/types";
-import { sandboxKeys } from "./keys";
+import { sandboxKeys } from "../../../api/keys";
 
 export interface SandboxProbeRequest {
   id: string;

@@ -1,5 +1,5 @@
 import type { Provider } from "../../../api/types";
-import { ProviderIcon } from "../ProviderIcon";
+import { ProviderIcon } from "../../../ui/ProviderIcon";
 
 interface ProviderPickerProps {
   providers: Provider[];

@@ -4,7 +4,7 @@ import { Loading } from "../../../ui/Loading";
 import { ProblemMessage } from "../../../ui/ProblemMessage";
 import { useSandbox } from "../api/getSandbox";
 import { useSecretHint } from "../api/getSecretHint";
-import { useProviders } from "../api/listProviders";
+import { useProviders } from "../../../api/listProviders";
 import { SandboxForm } from "./SandboxForm";
 
 interface SandboxDialogProps {

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
-import { tokenKeys } from "./keys";
+import { tokenKeys } from "../../../api/keys";
 
 /** DELETE /api/v1/tokens/{id}: the token stops working at once. */
 export async function revokeToken(id: string): Promise<void> {

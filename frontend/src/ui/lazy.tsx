@@ -1,6 +1,6 @@
 import { useEffect, useSyncExternalStore, type ComponentType } from "react";
-import { Button } from "../ui/Button";
-import { ProblemMessage } from "../ui/ProblemMessage";
+import { Button } from "./Button";
+import { ProblemMessage } from "./ProblemMessage";
 
 /**
  * A component in a chunk of its own, as a store of that chunk's state: a

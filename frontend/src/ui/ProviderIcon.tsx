@@ -1,5 +1,5 @@
 import { Server } from "lucide-react";
-import { useProviders } from "./api/listProviders";
+import { useProviders } from "../api/listProviders";
 import "./ProviderIcon.css";
 
 /**

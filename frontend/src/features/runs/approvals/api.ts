@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, unwrap } from "../../api/client";
-import type { components } from "../../api/schema.gen";
+import { api, unwrap } from "../../../api/client";
+import type { components } from "../../../api/schema.gen";
 
 export type Approval = components["schemas"]["Approval"];
 

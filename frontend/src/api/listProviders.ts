@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { api, unwrap } from "../../../api/client";
-import type { Provider } from "../../../api/types";
+import { api, unwrap } from "./client";
+import type { Provider } from "./types";
 import { sandboxKeys } from "./keys";
 
 /** GET /api/v1/providers: each provider's fields, labels, defaults and config schema. */

@@ -1,9 +1,9 @@
 import { Check, X } from "lucide-react";
 import { useId } from "react";
-import { Button } from "../../ui/Button";
-import { Pill } from "../../ui/Pill";
-import { ProblemMessage } from "../../ui/ProblemMessage";
-import { formatDate, timeAgo } from "../../ui/time";
+import { Button } from "../../../ui/Button";
+import { Pill } from "../../../ui/Pill";
+import { ProblemMessage } from "../../../ui/ProblemMessage";
+import { formatDate, timeAgo } from "../../../ui/time";
 import { type Approval, useApprovals, useDecide } from "./api";
 import "./approvals.css";
 

@@ -1,7 +1,7 @@
 import { waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { fakeApi } from "../../test/fakeApi";
-import { providers, renderSignedIn } from "../../test/render";
+import { fakeApi } from "../test/fakeApi";
+import { providers, renderSignedIn } from "../test/render";
 import { ProviderIcon } from "./ProviderIcon";
 
 describe("ProviderIcon", () => {

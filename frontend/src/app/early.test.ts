@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createQueryClient } from "../app/App";
-import { preloadScreen } from "../app/routes";
-import { sandboxKeys } from "../features/sandboxes/api/keys";
+import { createQueryClient } from "./App";
+import { preloadScreen } from "./routes";
+import { sandboxKeys } from "../api/keys";
 import { meKey, prefetchMe } from "../session/me";
 import { fakeApi } from "../test/fakeApi";
 

@@ -1,8 +1,8 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeApi } from "../../test/fakeApi";
-import { renderSignedIn } from "../../test/render";
+import { fakeApi } from "../../../test/fakeApi";
+import { renderSignedIn } from "../../../test/render";
 import { ApprovalsCard } from "./ApprovalsCard";
 
 const pending = {

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { api, unwrap } from "../../../api/client";
-import type { Agent } from "../../../api/types";
+import { api, unwrap } from "./client";
+import type { Agent } from "./types";
 import { agentKeys } from "./keys";
 
 /** GET /api/v1/agents, every page. */

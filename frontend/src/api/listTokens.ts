@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { api, unwrap } from "../../../api/client";
-import type { Token } from "../../../api/types";
+import { api, unwrap } from "./client";
+import type { Token } from "./types";
 import { tokenKeys } from "./keys";
 
 /** GET /api/v1/tokens (admin), every page. */

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { api, unwrap } from "../../../api/client";
-import type { Sandbox } from "../../../api/types";
+import { api, unwrap } from "./client";
+import type { Sandbox } from "./types";
 import { sandboxKeys } from "./keys";
 
 /** GET /api/v1/sandboxes, every page (a workspace has a handful, not thousands). */

@@ -1,4 +1,0 @@
-export const tokenKeys = {
-  all: ["tokens"] as const,
-  list: () => [...tokenKeys.all, "list"] as const,
-};
