@@ -80,7 +80,8 @@ FUZZ_TARGETS = \
 	./pkg/validation:FuzzPipRequirement \
 	./pkg/provider/opensandbox:FuzzEventReader \
 	./pkg/provider/daytona:FuzzReconnectState \
-	./pkg/mergepatch:FuzzApply
+	./pkg/mergepatch:FuzzApply \
+	./pkg/shell:FuzzQuote
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
