@@ -81,7 +81,8 @@ FUZZ_TARGETS = \
 	./pkg/provider/opensandbox:FuzzEventReader \
 	./pkg/provider/daytona:FuzzReconnectState \
 	./pkg/mergepatch:FuzzApply \
-	./pkg/shell:FuzzQuote
+	./pkg/shell:FuzzQuote \
+	./pkg/jailfs:FuzzInside
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
