@@ -80,7 +80,9 @@ FUZZ_TARGETS = \
 	./pkg/validation:FuzzPipRequirement \
 	./pkg/provider/opensandbox:FuzzEventReader \
 	./pkg/provider/daytona:FuzzReconnectState \
-	./pkg/mergepatch:FuzzApply
+	./pkg/mergepatch:FuzzApply \
+	./pkg/shell:FuzzQuote \
+	./pkg/jailfs:FuzzInside
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

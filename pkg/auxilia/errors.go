@@ -12,7 +12,9 @@ import (
 // problem's `reason`; clients branch on it.
 type Code string
 
-// Error codes. Adding one means adding its HTTP status in the api package.
+// Error codes. Adding one means adding it to Codes and its HTTP status in
+// the api package; TestCodesListsEveryCode and TestProblemStatusForEveryCode
+// fail until both are done.
 const (
 	CodeInvalid            Code = "validation_failed"
 	CodeMalformed          Code = "malformed_request"
@@ -41,6 +43,15 @@ const (
 	CodeUnavailable        Code = "service_unavailable"
 	CodeInternal           Code = "internal"
 )
+
+// Codes lists every error code, in the order they are declared.
+func Codes() []Code {
+	return []Code{CodeInvalid, CodeMalformed, CodeNotFound, CodeMethodNotAllowed, CodeConflict,
+		CodeIdempotencyReused, CodeInFlight, CodeSandboxInUse, CodeSandboxUnavailable, CodeSandboxBusy,
+		CodePrecondition, CodeUnauthorized, CodeForbidden, CodeToolDisabled, CodeApprovalRequired,
+		CodeApprovalDenied, CodeGrantNotAllowed, CodeFileExists, CodeRunNotActive, CodeNoTerminal,
+		CodeTerminalLimit, CodeTooLarge, CodeUnsupportedMedia, CodeRateLimited, CodeUnavailable, CodeInternal}
+}
 
 // Error is an error the user may read: its Message is safe to show, and its
 // Code tells what went wrong. Any other error is internal and is never shown.

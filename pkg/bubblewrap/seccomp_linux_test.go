@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // seccompStatus is what a jail's command shows of the filters it runs
@@ -283,7 +285,7 @@ func TestTheFilterRefusesTheCallsItLists(t *testing.T) {
 		for _, r := range rows {
 			probe += r.python()
 		}
-		stdout, stderr, _ := run(t, newJail(t), "python3 -c "+quote(probe))
+		stdout, stderr, _ := run(t, newJail(t), "python3 -c "+shell.Quote(probe))
 		got := map[string]string{}
 		for _, line := range strings.Split(stdout, "\n") {
 			if name, answer, ok := strings.Cut(line, "\t"); ok {

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // BubblewrapLauncher runs each command in a fresh bubblewrap jail with the
@@ -53,7 +53,7 @@ func (l *BubblewrapLauncher) Run(ctx context.Context, job Job, stdout, stderr io
 		return Outcome{}, err
 	}
 	defer leave()
-	res, err := l.jail(job, group).Run(ctx, "exec /bin/bash -lc "+shellQuote(job.Command), job.Timeout, stdout, stderr)
+	res, err := l.jail(job, group).Run(ctx, "exec /bin/bash -lc "+shell.Quote(job.Command), job.Timeout, stdout, stderr)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -112,9 +112,4 @@ func within(asked, bound int) int {
 func cgroupScope(dataDir string) string {
 	sum := sha256.Sum256([]byte(dataDir))
 	return "auxilia-gateway-" + hex.EncodeToString(sum[:8])
-}
-
-// shellQuote makes s one word for sh, whatever it holds.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

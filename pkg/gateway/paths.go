@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // workspaceName turns a path as the sandbox sees it (absolute under
@@ -19,16 +21,9 @@ func workspaceName(p string) (string, error) {
 	if strings.ContainsRune(p, 0) {
 		return "", invalid([]FieldError{{Field: "path", Message: "must not contain NUL bytes"}})
 	}
-	if !path.IsAbs(p) {
-		p = path.Join(WorkDir, p)
-	}
-	p = path.Clean(p)
-	if p == WorkDir {
-		return ".", nil
-	}
-	rel, ok := strings.CutPrefix(p, WorkDir+"/")
+	clean, rel, ok := jailfs.Inside(WorkDir, p)
 	if !ok {
-		return "", failure(http.StatusUnprocessableEntity, "path_outside_workspace", "paths must be inside "+WorkDir+", not "+p)
+		return "", failure(http.StatusUnprocessableEntity, "path_outside_workspace", "paths must be inside "+WorkDir+", not "+clean)
 	}
 	return rel, nil
 }
@@ -49,14 +44,14 @@ func fileError(name string, err error) error {
 	case errors.Is(err, fs.ErrPermission):
 		return failure(http.StatusForbidden, "permission_denied", "permission denied: "+p)
 	}
-	var pe *os.PathError
-	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
+	if jailfs.IsEscape(err) {
 		return failure(http.StatusUnprocessableEntity, "path_outside_workspace", p+" leads outside the workspace through a symbolic link")
 	}
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
 	}
+	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return failure(http.StatusUnprocessableEntity, "file_error", p+": "+pe.Err.Error())
 	}

@@ -25,6 +25,10 @@ type Descriptor struct {
 	Capabilities Capabilities
 	// Shell is what runs a command's line: ShellBash, ShellBashOrSh or ShellSh.
 	Shell string
+	// FilesInWorkDir says the file tools reach only paths inside an
+	// instance's working directory: a provider whose instances run on this
+	// server's own host says so, for outside that folder are the host's files.
+	FilesInWorkDir bool
 	// Settings are the environment variables it reads from the operator.
 	Settings []OperatorSetting
 	// Common tunes the settings every provider shares (see Common).

@@ -1,10 +1,10 @@
 package run
 
 import (
-	"path"
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // maxPathLength bounds a path argument.
@@ -12,8 +12,9 @@ const maxPathLength = 4096
 
 // resolve makes a tool's path argument absolute inside the instance:
 // relative paths resolve against its working directory. Where the provider
-// is this server's own host (local), a path may not leave the working
-// directory at all; the provider refuses symlinks out of it as well.
+// says its files are only those in the working directory (one on this
+// server's own host), a path may not leave it at all; the provider refuses
+// symlinks out of it as well.
 func resolve(c *call, field, p string) (string, error) {
 	var fe auxilia.FieldErrors
 	switch {
@@ -28,11 +29,8 @@ func resolve(c *call, field, p string) (string, error) {
 	if p == "" {
 		p = "."
 	}
-	if !path.IsAbs(p) {
-		p = path.Join(c.instance.WorkDir, p)
-	}
-	p = path.Clean(p)
-	if c.sandbox.Provider == "local" && p != c.instance.WorkDir && !strings.HasPrefix(p, c.instance.WorkDir+"/") {
+	p, _, inside := jailfs.Inside(c.instance.WorkDir, p)
+	if c.filesInWorkDir && !inside {
 		fe.Add(field, "must stay inside %s", c.instance.WorkDir)
 		return "", fe.Err()
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // Bounds of the search tools.
@@ -65,7 +66,7 @@ func (s *Service) Glob(ctx context.Context, workspaceID, runID string, in GlobIn
 	if err != nil {
 		return GlobResult{}, err
 	}
-	cmd := "find " + shellQuote(root) + " -mindepth 1 -name " + skippedDir + " -type d -prune -o -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned+1)
+	cmd := "find " + shell.Quote(root) + " -mindepth 1 -name " + skippedDir + " -type d -prune -o -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned+1)
 	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
 	if err != nil {
 		return GlobResult{}, s.providerError(c, err)
@@ -144,7 +145,7 @@ func (s *Service) Grep(ctx context.Context, workspaceID, runID string, in GrepIn
 	if path.Base(root) != skippedDir {
 		skip = " --exclude-dir=" + skippedDir
 	}
-	cmd := "grep -rnHIFZ --color=never" + skip + " -e " + shellQuote(pattern) + " -- " + shellQuote(root) +
+	cmd := "grep -rnHIFZ --color=never" + skip + " -e " + shell.Quote(pattern) + " -- " + shell.Quote(root) +
 		" 2>/dev/null | head -n " + strconv.Itoa(MaxGrepMatches+1) + " | cut -b -" + strconv.Itoa(grepLineBytes)
 	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
 	if err != nil {

@@ -68,6 +68,8 @@ type Sandboxes interface {
 	Client(ctx context.Context, workspaceID, id string) (provider.Client, auxilia.Sandbox, error)
 	RetainedClient(ctx context.Context, id string) (provider.Client, auxilia.Sandbox, error)
 	Config(sb auxilia.Sandbox) (provider.Config, error)
+	// Describe is what the sandbox's provider says about itself.
+	Describe(sb auxilia.Sandbox) (provider.Descriptor, error)
 	// WarmPool is Config's pool, without decoding the config on every read.
 	WarmPool(sb auxilia.Sandbox) (provider.Pool, error)
 	Probe(ctx context.Context, sb auxilia.Sandbox, client provider.Client) sandbox.ProbeResult

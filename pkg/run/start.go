@@ -10,6 +10,7 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // ReplacedNotice tells the agent's user that the thread's earlier instance is gone.
@@ -249,12 +250,8 @@ func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider
 // pip's output to onOutput (when set) as it is written. They were
 // validated as plain requirement specifiers; they are quoted all the same.
 func (s *Service) install(ctx context.Context, client provider.Client, inst provider.Instance, pkgs []string, onOutput func(string)) error {
-	quoted := make([]string, len(pkgs))
-	for i, p := range pkgs {
-		quoted[i] = shellQuote(p)
-	}
 	// Without --quiet: pip's lines (collecting, downloading, installed) are the install's progress.
-	cmd := "python3 -m pip install --no-input --disable-pip-version-check --progress-bar off " + strings.Join(quoted, " ")
+	cmd := "python3 -m pip install --no-input --disable-pip-version-check --progress-bar off " + shell.Join(pkgs)
 	req := provider.ExecRequest{Command: cmd, Timeout: s.opt.InstallTimeout, OutputLimit: s.opt.OutputLimit}
 	if onOutput != nil {
 		req.OnOutput = func(_, text string) { onOutput(text) }
@@ -275,11 +272,6 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func describeStart(agent auxilia.Agent, r auxilia.Run) string {

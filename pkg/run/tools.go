@@ -23,6 +23,9 @@ type call struct {
 	config   provider.Config
 	client   provider.Client
 	instance provider.Instance
+	// filesInWorkDir: the provider's file tools reach only the working
+	// directory (see provider.Descriptor.FilesInWorkDir).
+	filesInWorkDir bool
 }
 
 // Call describes a tool call for the approval check and the audit log.
@@ -68,6 +71,10 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 	if err != nil {
 		return nil, err
 	}
+	desc, err := s.Sandboxes.Describe(sb)
+	if err != nil {
+		return nil, err
+	}
 	if inst.PausedAt != nil {
 		// Paused while the run was idle: resumed before it is used.
 		inst, err = s.reconnect(ctx, sb, client, inst)
@@ -85,7 +92,7 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 	if err := s.Runs.Touch(ctx, r.ID, time.Now().UTC(), touchEvery); err != nil {
 		return nil, err
 	}
-	return &call{run: r, sandbox: sb, config: cfg, client: client, instance: pinst}, nil
+	return &call{run: r, sandbox: sb, config: cfg, client: client, instance: pinst, filesInWorkDir: desc.FilesInWorkDir}, nil
 }
 
 // allowed checks that the run may call the tool now: active, with a

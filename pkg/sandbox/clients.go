@@ -64,6 +64,15 @@ func (r *Registry) Config(sb auxilia.Sandbox) (provider.Config, error) {
 	return cfg, nil
 }
 
+// Describe is what a sandbox's provider says about itself.
+func (r *Registry) Describe(sb auxilia.Sandbox) (provider.Descriptor, error) {
+	kind, ok := r.Providers.Kind(sb.Provider)
+	if !ok {
+		return provider.Descriptor{}, fmt.Errorf("no provider %q on this server", sb.Provider)
+	}
+	return kind.Describe(), nil
+}
+
 type idleCloser interface{ CloseIdleConnections() }
 
 // openClient makes a provider client for a sandbox spec and secret.

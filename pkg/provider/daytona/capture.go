@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // capture wraps a command for Daytona's /process/execute, which answers with
@@ -61,7 +62,7 @@ func (cp capture) outputFile() string { return cp.dir + "/out" }
 // how a command is interrupted (the daemon itself runs it to its timeout).
 // A sandbox where the folder cannot be made runs the command plainly.
 func (cp capture) script(command string) string {
-	q := shellQuote(command)
+	q := shell.Quote(command)
 	mark := cp.markStderr()
 	var b strings.Builder
 	b.WriteString(cp.pickShell())
@@ -76,7 +77,7 @@ func (cp capture) script(command string) string {
 
 // pickShell names the folder and picks the shell: bash where there is one.
 func (cp capture) pickShell() string {
-	return fmt.Sprintf("d=%s\nx=sh\ncommand -v bash >/dev/null 2>&1 && x=bash\n", shellQuote(cp.dir))
+	return fmt.Sprintf("d=%s\nx=sh\ncommand -v bash >/dev/null 2>&1 && x=bash\n", shell.Quote(cp.dir))
 }
 
 // markStderr is the loop that copies the shell's stderr, each line between
@@ -88,14 +89,14 @@ func (cp capture) markStderr() string {
 // collectScript fetches what a command killed at its timeout left in the
 // output file, and removes the folder its wrapper had no time to remove.
 func (cp capture) collectScript() string {
-	return fmt.Sprintf("head -c %d %s 2>/dev/null; rm -rf %s\n", cp.send, shellQuote(cp.outputFile()), shellQuote(cp.dir))
+	return fmt.Sprintf("head -c %d %s 2>/dev/null; rm -rf %s\n", cp.send, shell.Quote(cp.outputFile()), shell.Quote(cp.dir))
 }
 
 // stopScript interrupts the command: it writes a line to the stop pipe,
 // opened for reading and writing so as never to block (when the command
 // has ended, nobody reads it), then removes the folder.
 func (cp capture) stopScript() string {
-	d := shellQuote(cp.dir)
+	d := shell.Quote(cp.dir)
 	return fmt.Sprintf("[ -p %[1]s/stop ] && { echo >&3; } 3<>%[1]s/stop\nrm -rf %[1]s\n", d)
 }
 
@@ -142,9 +143,4 @@ func (cp capture) replay(raw string, out *provider.Output) {
 	for _, s := range cp.segments(raw) {
 		out.Write(s.stream, s.text)
 	}
-}
-
-// shellQuote quotes s for any POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // relayPause is how long the relay waits for more output once it has
@@ -33,14 +34,14 @@ const relayPause = "0.05"
 // plainly, stderr with stdout, and ends the same way. A session has no
 // working folder of its own: the script goes to dir first.
 func (cp capture) streamScript(command, dir string) string {
-	q := shellQuote(command)
+	q := shell.Quote(command)
 	var b strings.Builder
-	fmt.Fprintf(&b, "cd %s || { printf '%%s%%s\\n' '%s' 1; exit 1; }\n", shellQuote(dir), cp.fin)
+	fmt.Fprintf(&b, "cd %s || { printf '%%s%%s\\n' '%s' 1; exit 1; }\n", shell.Quote(dir), cp.fin)
 	b.WriteString(cp.pickShell())
 	b.WriteString("j=\ncommand -v setsid >/dev/null 2>&1 && j=setsid\n")
 	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && : >\"$d/out\"; then\n", q)
 	fmt.Fprintf(&b, "{ { $j \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; f=%s$(cat \"$d/status\" 2>/dev/null); printf '%%s\\n' \"$f\"; printf '%%s\\n' \"$f\" >\"$d/fin\"; $j cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n",
-		cp.end, cp.markStderr(), shellQuote(cp.fin))
+		cp.end, cp.markStderr(), shell.Quote(cp.fin))
 	fmt.Fprintf(&b, "n=0 p=\nwhile :; do\nif IFS= read -r l; then\nl=$p$l p=\ncase $l in *'%s'*) printf '%%s\\n' \"$l\"; break;; esac\n", cp.fin)
 	b.WriteString("printf '%s\\n' \"$l\"\nn=$((n + ${#l} + 1))\n")
 	fmt.Fprintf(&b, "[ \"$n\" -gt %d ] && { until [ -s \"$d/fin\" ]; do sleep %s; done; cat \"$d/fin\"; break; }\n", cp.send, relayPause)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // maxFile is the largest file the server takes.
@@ -150,7 +151,7 @@ func refuseFile(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		refuse(w, http.StatusNotFound, codeNoFile, err.Error())
-	case strings.Contains(err.Error(), "path escapes from parent"):
+	case jailfs.IsEscape(err):
 		refuse(w, http.StatusForbidden, codeOutside, err.Error())
 	default:
 		refuse(w, http.StatusConflict, codeFailed, err.Error())

@@ -9,9 +9,9 @@ import (
 	"os"
 	"path"
 	"sort"
-	"strings"
 	"syscall"
 
+	"github.com/auxilia/sandboxes/pkg/jailfs"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -182,15 +182,8 @@ func (c *client) inRoot(op string, inst provider.Instance, name string, use func
 // sandboxPath resolves name, absolute or relative to the working
 // directory, to a clean path that must lie within it.
 func sandboxPath(name string) (p, rel string, err error) {
-	if !path.IsAbs(name) {
-		name = path.Join(workDir, name)
-	}
-	p = path.Clean(name)
-	switch {
-	case p == workDir:
-		return p, ".", nil
-	case strings.HasPrefix(p, workDir+"/"):
-		return p, strings.TrimPrefix(p, workDir+"/"), nil
+	if p, rel, ok := jailfs.Inside(workDir, name); ok {
+		return p, rel, nil
 	}
 	return "", "", fmt.Errorf("%s is outside %s: only files under %s can be reached", name, workDir, workDir)
 }
@@ -222,14 +215,8 @@ func fileError(op, p string, err error) error {
 	for pathErr := (*fs.PathError)(nil); errors.As(err, &pathErr); {
 		err = pathErr.Err
 	}
-	if escapes(err) {
+	if jailfs.IsEscape(err) {
 		return provider.Errorf(provider.ErrPath, providerName, op, "%s leads out of %s through a symbolic link", p, workDir)
 	}
 	return provider.Errorf(provider.ErrFailed, providerName, op, "%s: %v", p, err)
-}
-
-// escapes reports whether err is os.Root's refusal of a path that leads
-// out of its folder. The error is not exported: its words tell it.
-func escapes(err error) bool {
-	return err != nil && err.Error() == "path escapes from parent"
 }

@@ -48,7 +48,8 @@ func (k Kind) Describe() provider.Descriptor {
 		Order:       40,
 		Capabilities: provider.NetworkSwitch | provider.EgressRules | provider.Resources | provider.FindCreated |
 			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.Terminal,
-		Shell: provider.ShellBashOrSh,
+		Shell:          provider.ShellBashOrSh,
+		FilesInWorkDir: true,
 		Settings: append([]provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
 			Description: "`off` switches the local (bubblewrap) provider off"}}, append(ceilingSettings(), jailIDsSetting)...),
 		Ceilings: k.Ceilings.list(),

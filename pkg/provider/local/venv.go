@@ -14,6 +14,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // venvDir is each instance's own Python environment, in its folder. It is
@@ -88,7 +89,7 @@ func (c *client) checkVenv(ctx context.Context) error {
 		return nil
 	}
 	return c.inPythonJail(ctx, func(jail bubblewrap.Jail, python string) error {
-		command := "exec " + shellQuote(python) + " -c 'import venv, ensurepip; ensurepip.version()'"
+		command := "exec " + shell.Quote(python) + " -c 'import venv, ensurepip; ensurepip.version()'"
 		return setup(ctx, jail, command, checkVenvTimeout)
 	})
 }
@@ -118,7 +119,7 @@ func (c *client) venv(ctx context.Context) (string, error) {
 func (c *client) makeTemplate(ctx context.Context, folder string) error {
 	return c.inPythonJail(ctx, func(jail bubblewrap.Jail, python string) error {
 		// Every instance's user reads it: whatever the server's umask.
-		command := "umask 022 && exec " + shellQuote(python) + " -m venv " + venvDir
+		command := "umask 022 && exec " + shell.Quote(python) + " -m venv " + venvDir
 		if err := setup(ctx, jail, command, makeVenvTimeout); err != nil {
 			return err
 		}
@@ -227,9 +228,4 @@ func pythonExists(dir string) bool {
 		}
 	}
 	return false
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,6 +1,7 @@
 package daytonatest
 
 import (
+	"github.com/auxilia/sandboxes/pkg/shell"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,9 +70,5 @@ func startable(name string) bool {
 // argvScript is the shell text that runs args as they are, with no shell
 // reading them: each is quoted whole.
 func argvScript(args []string) string {
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = quote(a)
-	}
-	return strings.Join(quoted, " ") + "\n"
+	return shell.Join(args) + "\n"
 }

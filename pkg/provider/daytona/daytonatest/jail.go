@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // scriptsDir is where, inside a jail, the command being run is found: the
@@ -54,8 +55,8 @@ func makeSandboxDirs(home, tmp string) error {
 	return nil
 }
 
-// shell is the shell commands run with in the fake's jails.
-const shell = "/bin/sh"
+// jailShell is the shell commands run with in the fake's jails.
+const jailShell = "/bin/sh"
 
 // systemDirs are the host folders a jail shows, read-only.
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/dev", "/proc"}
@@ -113,7 +114,7 @@ func (s *Server) run(ctx context.Context, box sandboxBox, req executeRequest) ra
 	// The daemon cannot start its shell in a folder that does not exist,
 	// and says so as Go's exec does.
 	if !box.isDir(cwd) {
-		return ran{exitCode: -1, output: "fork/exec " + shell + ": no such file or directory"}
+		return ran{exitCode: -1, output: "fork/exec " + jailShell + ": no such file or directory"}
 	}
 	text := req.Command
 	if s.opts.ArgvCommands {
@@ -148,7 +149,7 @@ func (s *Server) run(ctx context.Context, box sandboxBox, req executeRequest) ra
 	var out lockedBuffer
 	// One stream for stdout and stderr, in the order written, as the daemon's.
 	command := fmt.Sprintf("exec 2>&1\ncd %s || exit 1\n%s %s\ns=$?\n%s\nexit \"$s\"\n",
-		quote(cwd), shell, quote(path.Join(scriptsDir, filepath.Base(script.Name()))), drainOutput)
+		shell.Quote(cwd), jailShell, shell.Quote(path.Join(scriptsDir, filepath.Base(script.Name()))), drainOutput)
 	res, err := jail.Run(ctx, command, timeout, &out, &out)
 	switch {
 	case res.TimedOut:
@@ -176,5 +177,3 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
-
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

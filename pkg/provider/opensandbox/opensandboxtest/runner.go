@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // workspace is the one folder of a fake sandbox that commands see: its
@@ -39,7 +40,7 @@ func (jailRunner) run(ctx context.Context, sb *sandbox, command, cwd string, env
 	case cwd != workspace && !strings.HasPrefix(cwd, workspace+"/"):
 		return result{err: fmt.Errorf("the fake execd runs commands under %s only, not in %s", workspace, cwd)}
 	case cwd != workspace:
-		command = "cd " + shellQuote(cwd) + " && " + command
+		command = "cd " + shell.Quote(path.Clean(cwd)) + " && " + command
 	}
 	jail := bubblewrap.Jail{Root: filepath.Join(sb.root, rel(workspace)), WorkDir: workspace, Env: sb.environment(env)}
 	// execd runs the line with bash where the image has it, else sh
@@ -67,8 +68,4 @@ func (sb *sandbox) environment(extra map[string]string) []string {
 		env = append(env, k+"="+v)
 	}
 	return env
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(path.Clean(s), "'", `'\''`) + "'"
 }
