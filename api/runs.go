@@ -153,7 +153,7 @@ func (h runsHandler) start(c echo.Context) error {
 	}
 	r, err := h.svc.Start(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"))
 	if err != nil {
-		return err
+		return cutShort(c, err, startCutShort)
 	}
 	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/runs/"+r.ID)
 	return c.JSON(http.StatusCreated, viewRun(r))
