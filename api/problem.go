@@ -41,6 +41,7 @@ var statusOf = map[auxilia.Code]int{
 	auxilia.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	auxilia.CodeRateLimited:        http.StatusTooManyRequests,
 	auxilia.CodeSandboxBusy:        http.StatusTooManyRequests,
+	auxilia.CodeProviderLimited:    http.StatusTooManyRequests,
 	auxilia.CodeUnavailable:        http.StatusServiceUnavailable,
 	auxilia.CodeInternal:           http.StatusInternalServerError,
 }
