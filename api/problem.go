@@ -104,6 +104,9 @@ func problemOf(err error) Problem {
 	if errors.As(err, &ae) {
 		return newProblem(ae)
 	}
+	if oe := outageError(err); oe != nil {
+		return newProblem(oe)
+	}
 	return newProblem(&auxilia.Error{Code: auxilia.CodeInternal, Message: "internal error"})
 }
 
