@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -41,4 +42,33 @@ func TestADatabaseOutageIsA503WithRetryAfter(t *testing.T) {
 	assert.Contains(t, rec.Body.String(), "database is not available")
 	assert.NotContains(t, rec.Body.String(), addr, "the database's address is not shown")
 	assert.Equal(t, "5", rec.Header().Get("Retry-After"))
+}
+
+// sqliteFull is the embedded driver's SQLITE_FULL.
+type sqliteFull struct{}
+
+func (sqliteFull) Error() string { return "database or disk is full (13)" }
+func (sqliteFull) Code() int     { return 13 }
+
+// fullDisk is a database that answers with its disk full.
+type fullDisk struct{}
+
+func (fullDisk) Ping(context.Context) error { return nil }
+func (fullDisk) DiskFull() bool             { return true }
+
+// A write on a full disk is a 507 that names the full disk, and readiness
+// says so while it lasts.
+func TestAFullDiskIsA507AndNotReady(t *testing.T) {
+	rec := answer(t, fmt.Errorf("create workspace: %w", sqliteFull{}))
+	assert.Equal(t, http.StatusInsufficientStorage, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `"reason":"insufficient_storage"`)
+	assert.Contains(t, rec.Body.String(), "disk is full")
+
+	e := echo.New()
+	e.HTTPErrorHandler = errorHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e.GET("/readyz", healthHandler{db: fullDisk{}}.ready)
+	ready := httptest.NewRecorder()
+	e.ServeHTTP(ready, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	assert.Equal(t, http.StatusServiceUnavailable, ready.Code)
+	assert.Contains(t, ready.Body.String(), "disk is full")
 }

@@ -43,6 +43,7 @@ var statusOf = map[auxilia.Code]int{
 	auxilia.CodeSandboxBusy:        http.StatusTooManyRequests,
 	auxilia.CodeProviderLimited:    http.StatusTooManyRequests,
 	auxilia.CodeUnavailable:        http.StatusServiceUnavailable,
+	auxilia.CodeDiskFull:           http.StatusInsufficientStorage,
 	auxilia.CodeInternal:           http.StatusInternalServerError,
 }
 

@@ -40,6 +40,7 @@ const (
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
 	CodeRateLimited        Code = "rate_limited"
 	CodeUnavailable        Code = "service_unavailable"
+	CodeDiskFull           Code = "insufficient_storage"
 	CodeInternal           Code = "internal"
 )
 
