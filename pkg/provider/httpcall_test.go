@@ -188,4 +188,5 @@ func TestAProvidersRateLimitKeepsItsRetryAfter(t *testing.T) {
 	assert.ErrorIs(t, err, ErrRateLimited)
 	assert.Equal(t, time.Hour, pe.RetryAfter)
 	assert.Contains(t, pe.Message, "slow down")
+	assert.Equal(t, "rate_limited", Outcome(err), "counted as such")
 }
