@@ -11,6 +11,9 @@ import (
 
 type healthHandler struct{ db Pinger }
 
+// diskWatcher is a database that tells whether its disk is full.
+type diskWatcher interface{ DiskFull() bool }
+
 type status struct {
 	Status string `json:"status" example:"ok"`
 } //@name Status
@@ -27,7 +30,7 @@ func (h healthHandler) live(c echo.Context) error {
 	return c.JSON(http.StatusOK, status{Status: "ok"})
 }
 
-// ready answers 200 while the database answers, else 503.
+// ready answers 200 while the database answers and its disk has room, else 503.
 //
 //	@Summary	Readiness
 //	@Tags		health
@@ -41,6 +44,9 @@ func (h healthHandler) ready(c echo.Context) error {
 	defer cancel()
 	if err := h.db.Ping(ctx); err != nil {
 		return auxilia.Errorf(auxilia.CodeUnavailable, "The database does not answer.")
+	}
+	if dw, ok := h.db.(diskWatcher); ok && dw.DiskFull() {
+		return auxilia.Errorf(auxilia.CodeUnavailable, "The database's disk is full: nothing can be saved until space is freed.")
 	}
 	return c.JSON(http.StatusOK, status{Status: "ok"})
 }

@@ -41,7 +41,9 @@ var statusOf = map[auxilia.Code]int{
 	auxilia.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	auxilia.CodeRateLimited:        http.StatusTooManyRequests,
 	auxilia.CodeSandboxBusy:        http.StatusTooManyRequests,
+	auxilia.CodeProviderLimited:    http.StatusTooManyRequests,
 	auxilia.CodeUnavailable:        http.StatusServiceUnavailable,
+	auxilia.CodeDiskFull:           http.StatusInsufficientStorage,
 	auxilia.CodeInternal:           http.StatusInternalServerError,
 }
 
@@ -102,6 +104,9 @@ func problemOf(err error) Problem {
 	var ae *auxilia.Error
 	if errors.As(err, &ae) {
 		return newProblem(ae)
+	}
+	if oe := outageError(err); oe != nil {
+		return newProblem(oe)
 	}
 	return newProblem(&auxilia.Error{Code: auxilia.CodeInternal, Message: "internal error"})
 }

@@ -130,7 +130,7 @@ func viewThread(t auxilia.Thread) threadView {
 // start begins a run of the agent on the thread.
 //
 //	@Summary		Start a run of an agent on a thread
-//	@Description	Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
+//	@Description	Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 //	@Tags			runs
 //	@Produce		json,text/event-stream
 //	@Security		BearerAuth
@@ -140,7 +140,7 @@ func viewThread(t auxilia.Thread) threadView {
 //	@Success		200				{string}	string	"With Accept: text/event-stream: the steps, then the run"
 //	@Success		201				{object}	runView
 //	@Header			201				{string}	Location	"The run"
-//	@Failure		400,401,404,409,422	{object}	Problem
+//	@Failure		400,401,404,409,422,503	{object}	Problem
 //	@ID				startRun
 //	@Router			/api/v1/agents/{id}/threads/{thread_id}/runs [post]
 func (h runsHandler) start(c echo.Context) error {
@@ -153,7 +153,7 @@ func (h runsHandler) start(c echo.Context) error {
 	}
 	r, err := h.svc.Start(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"))
 	if err != nil {
-		return err
+		return cutShort(c, err, startCutShort)
 	}
 	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/runs/"+r.ID)
 	return c.JSON(http.StatusCreated, viewRun(r))

@@ -21,6 +21,10 @@ type RunStartStep struct {
 	Detail string `json:"detail" example:"Creating an instance at local."`
 } //@name RunStartStep
 
+// startCutShort is what a run start cut short by the server shutting down
+// says, streamed or not.
+const startCutShort = "The server is shutting down: the run did not start. Start it again."
+
 // runStartStream is what a run start sends with Accept: text/event-stream.
 var runStartStream = EventStream{
 	Events: []StreamEvent{{Name: "step", Data: RunStartStep{}}, {Name: "output", Data: StreamOutput{}},
@@ -51,7 +55,7 @@ func (h runsHandler) startStream(c echo.Context, agentID string) error {
 	r, err := h.svc.StartReporting(c.Request().Context(), actor(c).Workspace.ID, agentID, c.Param("thread_id"), progress)
 	stop()
 	if err != nil {
-		err = stream.interrupted(err, "The server is shutting down: the run did not start. Start it again.")
+		err = stream.interrupted(err, startCutShort)
 		if stream.streamSent() {
 			p := problemOf(err)
 			p.Instance = c.Request().URL.Path

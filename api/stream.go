@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/labstack/echo/v4"
 )
@@ -194,7 +193,7 @@ func (s *eventStream) interrupted(err error, detail string) error {
 	s.mu.Lock()
 	s.start()
 	s.mu.Unlock()
-	return auxilia.Errorf(auxilia.CodeUnavailable, "%s", detail)
+	return shuttingDown(detail)
 }
 
 // fail ends the stream with an `error` event carrying the problem; a

@@ -88,7 +88,8 @@ func refine(doc *openapi3.T) {
 	doc.Servers = openapi3.Servers{{URL: "/"}}
 	problem := openapi3.NewSchemaRef("#/components/schemas/Problem", nil)
 	limited := openapi3.NewResponse().WithDescription("Too Many Requests: this token's requests per minute are used up " +
-		"(rate_limited), or the run's instance runs as many commands as it may at once (sandbox_busy)").
+		"(rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's " +
+		"provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one)").
 		WithContent(openapi3.NewContentWithSchemaRef(problem, []string{"application/problem+json"}))
 	limited.Headers = openapi3.Headers{"Retry-After": &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
 		Description: "Seconds to wait before trying again", Schema: openapi3.NewIntegerSchema().NewRef()}}}}

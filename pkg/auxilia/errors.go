@@ -26,6 +26,7 @@ const (
 	CodeSandboxInUse       Code = "sandbox_in_use"
 	CodeSandboxUnavailable Code = "sandbox_unavailable"
 	CodeSandboxBusy        Code = "sandbox_busy"
+	CodeProviderLimited    Code = "provider_rate_limited"
 	CodePrecondition       Code = "precondition_failed"
 	CodeUnauthorized       Code = "unauthorized"
 	CodeForbidden          Code = "forbidden"
@@ -41,6 +42,7 @@ const (
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
 	CodeRateLimited        Code = "rate_limited"
 	CodeUnavailable        Code = "service_unavailable"
+	CodeDiskFull           Code = "insufficient_storage"
 	CodeInternal           Code = "internal"
 )
 
@@ -63,7 +65,8 @@ type Error struct {
 	// Extra holds members a client needs to act on the error, such as the
 	// id of the existing resource on a conflict.
 	Extra map[string]any
-	// RetryAfter is how long to wait before trying again (CodeSandboxBusy).
+	// RetryAfter is how long to wait before trying again (CodeSandboxBusy,
+	// CodeProviderLimited, CodeUnavailable).
 	RetryAfter time.Duration
 }
 

@@ -30,7 +30,8 @@ type Options struct {
 // http://localhost:8080) that sends token as a bearer token.
 //
 // A request is sent again when it got no answer or a 429, 502, 503 or 504
-// (after Retry-After when the server gave one), if sending it twice cannot
+// (after Retry-After when the server gave one, unless that is longer than
+// a minute: such an answer is the caller's), if sending it twice cannot
 // do a thing twice: GET, HEAD, PUT and DELETE, and POST or PATCH only with
 // an Idempotency-Key, which makes the server give the first answer again.
 func New(baseURL, token string, opts Options) (*API, error) {
@@ -66,6 +67,10 @@ func NewKey() *string {
 	return &key
 }
 
+// maxRetryWait is the longest the client waits before sending a request
+// again; an answer that asks for longer is returned as it is.
+const maxRetryWait = time.Minute
+
 // retrying sends a request again when that is safe and worth it.
 type retrying struct {
 	next     http.RoundTripper
@@ -96,6 +101,9 @@ func (r *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp != nil {
 			if s, perr := strconv.Atoi(resp.Header.Get("Retry-After")); perr == nil && s >= 0 {
 				wait = time.Duration(s) * time.Second
+			}
+			if wait > maxRetryWait {
+				return resp, nil // a provider's hour-long rate limit, say: not worth blocking on
 			}
 			resp.Body.Close()
 		}

@@ -94,3 +94,17 @@ func TestRetriesStopAtTheAttempts(t *testing.T) {
 	assert.Equal(t, "rate_limited", problem.Reason)
 	assert.Len(t, f.keys, 3)
 }
+
+// A Retry-After longer than the client waits (a provider's rate limit of an
+// hour, relayed) is the caller's answer at once, not an hour's block.
+func TestALongRetryAfterIsTheCallersAnswer(t *testing.T) {
+	f := &fakeServer{script: []int{429}, retryGap: "3600"}
+	api := newTestClient(t, f)
+	began := time.Now()
+	_, err := Expect(api.ListAgentsWithResponse(context.Background(), nil))
+	var problem *Error
+	require.ErrorAs(t, err, &problem)
+	assert.Equal(t, 429, problem.Status)
+	assert.Len(t, f.keys, 1, "not sent again")
+	assert.Less(t, time.Since(began), 5*time.Second)
+}

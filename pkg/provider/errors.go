@@ -34,6 +34,9 @@ var (
 	// ErrBusy: the instance runs as many commands as it may at once; the
 	// Error's RetryAfter says when to try again.
 	ErrBusy = errors.New("the sandbox instance is busy")
+	// ErrRateLimited: the provider refuses calls this often (429); the
+	// Error's RetryAfter says when it will take them again, when it said.
+	ErrRateLimited = errors.New("the provider limits how often it is called")
 )
 
 // Error is a provider failure with the provider's own words.
@@ -42,7 +45,8 @@ type Error struct {
 	Provider string // "opensandbox", …
 	Op       string // what we asked: "create", "execute", …
 	Message  string // what the provider said (its code and message), safe to show
-	// RetryAfter is how long to wait before trying again (ErrBusy).
+	// RetryAfter is how long to wait before trying again (ErrBusy,
+	// ErrRateLimited).
 	RetryAfter time.Duration
 }
 

@@ -152,7 +152,8 @@ func (c *Caller) Send(ctx context.Context, k Call) (Answer, error) {
 	return Answer{}, c.Refusal(k.Op, a)
 }
 
-// Refusal words an answer outside 2xx as Send does.
+// Refusal words an answer outside 2xx as Send does. A refusal for calling
+// too often carries the answer's Retry-After.
 func (c *Caller) Refusal(op string, a Answer) error {
 	var err error
 	if c.Refused != nil {
@@ -163,6 +164,9 @@ func (c *Caller) Refusal(op string, a Answer) error {
 	var pe *Error
 	if errors.As(err, &pe) {
 		pe.Message = Scrub(pe.Message, c.Secret)
+		if errors.Is(pe.Kind, ErrRateLimited) && pe.RetryAfter == 0 {
+			pe.RetryAfter = RetryAfter(a.Header)
+		}
 	}
 	return err
 }

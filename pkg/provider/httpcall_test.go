@@ -173,3 +173,20 @@ func TestCallerFollowsNoRedirect(t *testing.T) {
 	assert.Equal(t, http.StatusFound, a.Status)
 	assert.False(t, elsewhere, "the credentials stay with their origin")
 }
+
+func TestAProvidersRateLimitKeepsItsRetryAfter(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte("slow down"))
+	}))
+	defer srv.Close()
+	c := &Caller{Provider: "acme", HTTP: srv.Client()}
+	_, err := c.Send(context.Background(), Call{Op: "create", Method: http.MethodPost, URL: srv.URL})
+	var pe *Error
+	require.True(t, errors.As(err, &pe), "%v", err)
+	assert.ErrorIs(t, err, ErrRateLimited)
+	assert.Equal(t, time.Hour, pe.RetryAfter)
+	assert.Contains(t, pe.Message, "slow down")
+	assert.Equal(t, "rate_limited", Outcome(err), "counted as such")
+}

@@ -43,7 +43,7 @@ func RoundTripError(ctx context.Context, provider, op string, err error) error {
 
 // StatusKind is the kind of failure an HTTP status means to most
 // providers: refused credentials (401, 403), no answer in time (408, 504),
-// else a failure. A provider's Refused hook says what its own statuses
+// too many calls (429), else a failure. A provider's Refused hook says what its own statuses
 // mean and falls back on it.
 func StatusKind(status int) error {
 	switch status {
@@ -51,6 +51,8 @@ func StatusKind(status int) error {
 		return ErrUnauthorized
 	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
 		return ErrTimeout
+	case http.StatusTooManyRequests:
+		return ErrRateLimited
 	default:
 		return ErrFailed
 	}

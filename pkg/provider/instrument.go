@@ -98,6 +98,8 @@ func Outcome(err error) string {
 		return "invalid_config"
 	case errors.Is(err, ErrBusy):
 		return "busy"
+	case errors.Is(err, ErrRateLimited):
+		return "rate_limited"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	default:

@@ -30,3 +30,21 @@ func TestABusyInstanceSaysWhenToTryAgain(t *testing.T) {
 		assert.Equal(t, "Sandbox 'Fake' is busy: instance x already runs 16 commands. Try again in 5s.", ae.Message)
 	})
 }
+
+// A provider's 429 is relayed with its Retry-After: not worded as a
+// sandbox that cannot be used, and not asked again at once.
+func TestAProvidersRateLimitSaysWhenToTryAgain(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		w.fake.Fail("create", &provider.Error{Kind: provider.ErrRateLimited, Provider: "fake", Op: "create",
+			Message: "429 Too Many Requests", RetryAfter: time.Hour})
+
+		_, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, "t1")
+		var ae *auxilia.Error
+		require.True(t, errors.As(err, &ae), "%v", err)
+		assert.Equal(t, auxilia.CodeProviderLimited, ae.Code)
+		assert.Equal(t, time.Hour, ae.RetryAfter)
+		assert.Contains(t, ae.Message, "429 Too Many Requests")
+		assert.Equal(t, 1, w.fake.Calls("create"), "a rate limit is not asked again at once")
+	})
+}

@@ -12,6 +12,10 @@ import (
 // unavailable is the problem a run start answers when its sandbox cannot be
 // used: it names the sandbox and says why, in the provider's words.
 func unavailable(sb auxilia.Sandbox, err error) error {
+	var pe *provider.Error
+	if errors.As(err, &pe) && errors.Is(err, provider.ErrRateLimited) {
+		return rateLimited(sb, pe)
+	}
 	return unavailableBecause(sb, provider.Reason(err), reasonText(err))
 }
 
@@ -31,6 +35,17 @@ func busy(sb auxilia.Sandbox, pe *provider.Error) error {
 	e := auxilia.Errorf(auxilia.CodeSandboxBusy, "Sandbox '%s' is busy: %s. Try again in %s.", sb.Name, pe.Message, pe.RetryAfter)
 	e.RetryAfter = pe.RetryAfter
 	return e
+}
+
+// rateLimited is the problem a call answers when the sandbox's provider
+// refused it for being called too often: it relays when to try again.
+func rateLimited(sb auxilia.Sandbox, pe *provider.Error) error {
+	e := auxilia.Errorf(auxilia.CodeProviderLimited, "The provider of sandbox '%s' limits how often it is called: %s.", sb.Name, pe.Message)
+	if pe.RetryAfter > 0 {
+		e.Message += fmt.Sprintf(" Try again in %s.", pe.RetryAfter)
+	}
+	e.RetryAfter = pe.RetryAfter
+	return e.With("sandbox_id", sb.ID).With("sandbox_name", sb.Name)
 }
 
 func unavailableBecause(sb auxilia.Sandbox, reason, text string) error {

@@ -38,6 +38,7 @@ type DB struct {
 	dialect      Dialect
 	sandboxCheck auxilia.SandboxCheck
 	localLocks   namedLocks
+	disk         *diskWatch
 }
 
 // Open connects to url: a postgres:// (or postgresql://) URL selects Postgres;
@@ -70,10 +71,11 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
-	if err := reportContextErrors(g); err != nil {
+	disk := &diskWatch{}
+	if err := errors.Join(reportContextErrors(g), watchDisk(g, disk)); err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
-	db := &DB{gorm: g, dialect: dialect}
+	db := &DB{gorm: g, dialect: dialect, disk: disk}
 	db.LimitConnections(DefaultMaxConnections)
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
@@ -140,6 +142,7 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) erro
 	if cause := ctx.Err(); err != nil && cause != nil && !errors.Is(err, cause) {
 		err = fmt.Errorf("%w: %w", cause, err) // a begin or commit its context ended (see reportContextErrors)
 	}
+	db.disk.note(err, false) // a commit that found the disk full
 	return err
 }
 

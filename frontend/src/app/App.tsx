@@ -4,14 +4,21 @@ import { isApiError } from "../api/problem";
 import { SessionProvider } from "../session/SessionProvider";
 import { AppRoutes } from "./routes";
 
+/** The longest a query waits before asking again, as Retry-After says. */
+const maxRetryWaitSeconds = 60;
+
 export function createQueryClient() {
   return new QueryClient({
     defaultOptions: {
       queries: {
         staleTime: 10_000,
         // A problem the server answered with will not go away by asking again,
-        // except running out of requests for the minute, which does.
-        retry: (count, error) => (isApiError(error) ? error.status === 429 : true) && count < 2,
+        // except running out of requests for the minute, which does; one that
+        // asks to wait longer than a minute (a provider's rate limit) is shown.
+        retry: (count, error) =>
+          (isApiError(error)
+            ? error.status === 429 && (error.retryAfterSeconds ?? 0) <= maxRetryWaitSeconds
+            : true) && count < 2,
         retryDelay: (attempt, error) =>
           isApiError(error) && error.retryAfterSeconds
             ? error.retryAfterSeconds * 1000

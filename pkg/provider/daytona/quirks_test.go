@@ -67,7 +67,10 @@ func TestQuirkRateLimitBeyondTheBoundFails(t *testing.T) {
 	_, err := client.Reconnect(context.Background(), inst)
 	require.Error(t, err)
 	assert.Less(t, time.Since(began), 5*time.Second, "no wait that cannot end within the bound")
-	assert.ErrorIs(t, err, provider.ErrFailed)
+	assert.ErrorIs(t, err, provider.ErrRateLimited, "named as a rate limit, for the caller to relay")
+	var pe *provider.Error
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, time.Minute, pe.RetryAfter)
 	assert.Contains(t, err.Error(), "ThrottlerException: Too Many Requests")
 	assert.Contains(t, err.Error(), "retry after 1m0s")
 }
