@@ -9,14 +9,15 @@ import (
 
 // TestProblemStatusForEveryCode: a code missing from statusOf would be
 // answered as a 500: every code has its status, and only
-// internal and service_unavailable are server errors.
+// internal, service_unavailable and insufficient_storage (the server's
+// own disk is full) are server errors.
 func TestProblemStatusForEveryCode(t *testing.T) {
 	for _, code := range auxilia.Codes() {
 		status, ok := statusOf[code]
 		switch {
 		case !ok:
 			t.Errorf("code %q has no HTTP status in statusOf", code)
-		case status >= 500 && code != auxilia.CodeInternal && code != auxilia.CodeUnavailable:
+		case status >= 500 && code != auxilia.CodeInternal && code != auxilia.CodeUnavailable && code != auxilia.CodeDiskFull:
 			t.Errorf("code %q answers %d, a server error", code, status)
 		}
 		if p := newProblem(&auxilia.Error{Code: code, Message: "m"}); p.Status != status || p.Reason != string(code) {

@@ -52,7 +52,8 @@ func Codes() []Code {
 		CodeIdempotencyReused, CodeInFlight, CodeSandboxInUse, CodeSandboxUnavailable, CodeSandboxBusy,
 		CodePrecondition, CodeUnauthorized, CodeForbidden, CodeToolDisabled, CodeApprovalRequired,
 		CodeApprovalDenied, CodeGrantNotAllowed, CodeFileExists, CodeRunNotActive, CodeNoTerminal,
-		CodeTerminalLimit, CodeTooLarge, CodeUnsupportedMedia, CodeRateLimited, CodeUnavailable, CodeInternal}
+		CodeTerminalLimit, CodeTooLarge, CodeUnsupportedMedia, CodeRateLimited, CodeProviderLimited,
+		CodeUnavailable, CodeDiskFull, CodeInternal}
 }
 
 // Error is an error the user may read: its Message is safe to show, and its
