@@ -86,7 +86,7 @@ func serve(ctx context.Context, cfg config) error {
 		a.Runs.ReaperJob(cfg.ReaperInterval, db, log),
 		a.Runs.IdleJob(cfg.ReaperInterval, log),
 		a.Runs.PoolJob(log),
-		a.Sandboxes.HealthJob(cfg.HealthInterval, db.Sandboxes(), log))
+		a.Sandboxes.HealthJob(cfg.HealthInterval, db.System("health").Sandboxes(), log))
 
 	// Requests run under their own base context: shutdown ends them only
 	// once the grace period is over, and only then do open streams end.

@@ -54,10 +54,17 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings, LocalJailIDs: o.LocalJailIDs})
 	}
 	providers := provider.NewRegistry(o.Policy, o.Operator, kinds...)
-	sandboxes := sandbox.New(sandbox.Deps{Store: db.Sandboxes(), Bindings: db.Bindings(), Instances: db.Instances(),
-		Audit: db.Audit(), Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout, Metrics: o.Metrics})
+	sandboxes := sandbox.New(sandbox.Deps{
+		Store:     func(ws string) sandbox.Store { return db.In(ws).Sandboxes() },
+		Bindings:  func(ws string) sandbox.Bindings { return db.In(ws).Bindings() },
+		Retained:  db.System("retained sandboxes").Sandboxes(),
+		Instances: db.Instances(),
+		Audit:     db.Audit(), Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout, Metrics: o.Metrics})
 	db.CheckSandboxesWith(sandboxes.Check)
-	agents := agent.New(agent.Deps{Agents: db.Agents(), Bindings: db.Bindings(), Sandboxes: db.Sandboxes(),
+	agents := agent.New(agent.Deps{
+		Agents:    func(ws string) agent.Store { return db.In(ws).Agents() },
+		Bindings:  func(ws string) agent.Bindings { return db.In(ws).Bindings() },
+		Sandboxes: func(ws string) agent.Sandboxes { return db.In(ws).Sandboxes() },
 		Instances: db.Instances(), Audit: db.Audit(), Tx: db})
 	return &App{
 		DB: db, Keys: keys, Providers: providers,

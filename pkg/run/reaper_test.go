@@ -40,7 +40,7 @@ func TestReaperDestroysWhatNoThreadUses(t *testing.T) {
 		assert.Empty(t, w.fake.Live(), "nothing leaks at the provider")
 
 		require.NoError(t, db.Purge(ctx))
-		_, _, err = db.Sandboxes().GetSealedAny(ctx, w.sandbox.ID)
+		_, _, err = db.System("test").Sandboxes().GetSealedAny(ctx, w.sandbox.ID)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "the deleted sandbox and its secret are purged once nothing needs them")
 	})
 }

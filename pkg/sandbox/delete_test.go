@@ -19,7 +19,7 @@ import (
 // injected after the detach and the release have run in the transaction.
 type failingDelete struct{ sandbox.Store }
 
-func (failingDelete) Delete(context.Context, string, string, int) error {
+func (failingDelete) Delete(context.Context, string, int) error {
 	return errors.New("injected failure")
 }
 
@@ -82,7 +82,7 @@ func TestDeleteWithDetachIsOneTransaction(t *testing.T) {
 		f := newFixture(t, db)
 		thread, inst := f.liveThread(t, "t1")
 
-		broken := sandbox.New(sandbox.Deps{Store: failingDelete{db.Sandboxes()}, Bindings: db.Bindings(),
+		broken := sandbox.New(sandbox.Deps{Store: func(ws string) sandbox.Store { return failingDelete{db.In(ws).Sandboxes()} }, Bindings: func(ws string) sandbox.Bindings { return db.In(ws).Bindings() },
 			Instances: db.Instances(), Audit: db.Audit(), Tx: db, Providers: f.app.Providers, Keys: f.app.Keys})
 		err := broken.Delete(ctx, f.ws.ID, f.sandbox.ID, nil, true)
 		require.ErrorContains(t, err, "injected failure")
@@ -104,7 +104,7 @@ func TestDeleteWithDetachIsOneTransaction(t *testing.T) {
 		ti, status = f.state(t, thread, inst)
 		assert.Nil(t, ti, "the thread no longer points at the dead instance")
 		assert.Equal(t, "released", status, "the instance waits for the reaper")
-		_, sealed, err := db.Sandboxes().GetSealed(ctx, f.ws.ID, f.sandbox.ID)
+		_, sealed, err := db.In(f.ws.ID).Sandboxes().GetSealed(ctx, f.sandbox.ID)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "the deleted sandbox is gone from view")
 		assert.Empty(t, sealed.Ciphertext)
 	})

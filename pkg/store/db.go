@@ -231,6 +231,6 @@ func (db *DB) Purge(ctx context.Context) error {
 	if err := db.RateWindows().Purge(ctx, time.Now().Add(-time.Hour)); err != nil {
 		return err
 	}
-	_, err := db.Sandboxes().PurgeDeleted(ctx)
+	_, err := db.sandboxes().PurgeDeleted(ctx)
 	return err
 }
