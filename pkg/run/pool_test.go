@@ -218,7 +218,7 @@ func TestTwoReplicasNeverHandOutOneInstanceTwice(t *testing.T) {
 		return app.New(db, keys, app.Options{DataDir: t.TempDir(), Kinds: []provider.Kind{fake}})
 	}
 	a, b := replica(), replica()
-	ws, err := a.DB.Workspaces().Ensure(ctx, "acme")
+	ws, err := a.DB.System("test").Workspaces().Ensure(ctx, "acme")
 	require.NoError(t, err)
 	sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Fake", Provider: "fake",
 		Config: []byte(`{"pool":{"size":20}}`)})

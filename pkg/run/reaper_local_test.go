@@ -30,7 +30,7 @@ func TestReaperDestroysALocalInstanceWhoseCreatorDied(t *testing.T) {
 		dataDir := t.TempDir()
 		localtest.Seed(t, dataDir)
 		a := app.New(db, keys, app.Options{DataDir: dataDir})
-		ws, err := db.Workspaces().Ensure(ctx, "acme")
+		ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
 		require.NoError(t, err)
 		sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Local", Provider: "local"})
 		require.NoError(t, err)

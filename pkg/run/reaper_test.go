@@ -39,7 +39,7 @@ func TestReaperDestroysWhatNoThreadUses(t *testing.T) {
 		assert.Equal(t, 2, rep.Destroyed, "with the deleted sandbox's retained credentials")
 		assert.Empty(t, w.fake.Live(), "nothing leaks at the provider")
 
-		require.NoError(t, db.Purge(ctx))
+		require.NoError(t, db.System("test").Purge(ctx))
 		_, _, err = db.System("test").Sandboxes().GetSealedAny(ctx, w.sandbox.ID)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "the deleted sandbox and its secret are purged once nothing needs them")
 	})

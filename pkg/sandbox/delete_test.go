@@ -36,7 +36,7 @@ func newFixture(t *testing.T, db *store.DB) fixture {
 	keys, err := secret.ParseKeys(secret.NewKey())
 	require.NoError(t, err)
 	a := app.New(db, keys, app.Options{DataDir: t.TempDir()})
-	ws, err := db.Workspaces().Ensure(ctx, "acme")
+	ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
 	require.NoError(t, err)
 	sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Local", Provider: "local"})
 	require.NoError(t, err)
@@ -83,7 +83,7 @@ func TestDeleteWithDetachIsOneTransaction(t *testing.T) {
 		thread, inst := f.liveThread(t, "t1")
 
 		broken := sandbox.New(sandbox.Deps{Store: func(ws string) sandbox.Store { return failingDelete{db.In(ws).Sandboxes()} }, Bindings: func(ws string) sandbox.Bindings { return db.In(ws).Bindings() },
-			Instances: db.Instances(), Audit: db.Audit(), Tx: db, Providers: f.app.Providers, Keys: f.app.Keys})
+			Instances: db.Instances(), Audit: db.System("audit").Audit(), Tx: db, Providers: f.app.Providers, Keys: f.app.Keys})
 		err := broken.Delete(ctx, f.ws.ID, f.sandbox.ID, nil, true)
 		require.ErrorContains(t, err, "injected failure")
 

@@ -17,8 +17,7 @@ var dbMethods = set("Dialect", "Ping", "Close", "LimitConnections", "InTx", "Loc
 
 // legacy are the tables not yet behind the two handles: their raw accessor
 // on *DB and their type. The list only shrinks.
-var legacy = set("Approvals", "Audit", "Idempotency", "Instances", "Kept", "Pools", "RateWindows", "Runs",
-	"Threads", "Tokens", "Workspaces", "Purge")
+var legacy = set("Approvals", "Instances", "Kept", "Pools", "Runs", "Threads")
 
 // TestTablesAreReachedThroughTheHandles fails when a store method can be
 // reached without going through DB.In (bound to one workspace) or DB.System
