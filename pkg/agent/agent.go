@@ -46,18 +46,18 @@ type Service struct {
 	agents    func(workspaceID string) Store
 	bindings  func(workspaceID string) Bindings
 	sandboxes func(workspaceID string) Sandboxes
-	instances Instances
+	instances func(workspaceID string) Instances
 	audit     auxilia.Auditor
 	tx        Transactor
 }
 
 // Deps are what the service works with.
 type Deps struct {
-	// Agents and Bindings are the store bound to a workspace.
+	// Agents, Bindings, Sandboxes and Instances are the store bound to a workspace.
 	Agents    func(workspaceID string) Store
 	Bindings  func(workspaceID string) Bindings
 	Sandboxes func(workspaceID string) Sandboxes
-	Instances Instances
+	Instances func(workspaceID string) Instances
 	Audit     auxilia.Auditor
 	Tx        Transactor
 }
@@ -145,7 +145,7 @@ func (s *Service) Delete(ctx context.Context, workspaceID, id string, expect aux
 		if err != nil {
 			return err
 		}
-		released, err := s.instances.ReleaseForAgent(ctx, id)
+		released, err := s.instances(workspaceID).ReleaseForAgent(ctx, id)
 		if err != nil {
 			return err
 		}

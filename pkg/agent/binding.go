@@ -57,7 +57,7 @@ func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID stri
 			return err
 		}
 		if a.Binding != nil && a.Binding.SandboxID != sandboxID {
-			if _, err := s.instances.ReleaseForAgent(ctx, agentID); err != nil {
+			if _, err := s.instances(workspaceID).ReleaseForAgent(ctx, agentID); err != nil {
 				return err
 			}
 		}
@@ -104,7 +104,7 @@ func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expec
 		if err := s.bindings(workspaceID).Delete(ctx, agentID); err != nil {
 			return err
 		}
-		released, err := s.instances.ReleaseForAgent(ctx, agentID)
+		released, err := s.instances(workspaceID).ReleaseForAgent(ctx, agentID)
 		if err != nil {
 			return err
 		}

@@ -63,15 +63,16 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 	sandboxes := sandbox.New(sandbox.Deps{
 		Store:     func(ws string) sandbox.Store { return db.In(ws).Sandboxes() },
 		Bindings:  func(ws string) sandbox.Bindings { return db.In(ws).Bindings() },
+		Instances: func(ws string) sandbox.Instances { return db.In(ws).Instances() },
 		Retained:  db.System("retained sandboxes").Sandboxes(),
-		Instances: db.Instances(),
-		Audit: audit, Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout, Metrics: o.Metrics})
+		Audit:     audit, Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout, Metrics: o.Metrics})
 	db.CheckSandboxesWith(sandboxes.Check)
 	agents := agent.New(agent.Deps{
 		Agents:    func(ws string) agent.Store { return db.In(ws).Agents() },
 		Bindings:  func(ws string) agent.Bindings { return db.In(ws).Bindings() },
 		Sandboxes: func(ws string) agent.Sandboxes { return db.In(ws).Sandboxes() },
-		Instances: db.Instances(), Audit: audit, Tx: db})
+		Instances: func(ws string) agent.Instances { return db.In(ws).Instances() },
+		Audit:     audit, Tx: db})
 	return &App{
 		DB: db, Keys: keys, Providers: providers,
 		Tokens:    NewTokens(db),
@@ -79,10 +80,16 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Requests:  db.System("requests").Requests(),
 		Sandboxes: sandboxes,
 		Agents:    agents,
-		Runs: run.New(run.Deps{Agents: agents, Threads: db.Threads(), Instances: db.Instances(), Kept: db.Kept(), Runs: db.Runs(),
-			Approvals: db.Approvals(),
-			Sandboxes: sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics,
-			Pools: db.Pools()}),
+		Runs: run.New(run.Deps{
+			Agents:    agents,
+			Threads:   func(ws string) run.Threads { return db.In(ws).Threads() },
+			Instances: func(ws string) run.Instances { return db.In(ws).Instances() },
+			Kept:      func(ws string) run.Kept { return db.In(ws).Kept() },
+			Runs:      func(ws string) run.Runs { return db.In(ws).Runs() },
+			Approvals: func(ws string) run.Approvals { return db.In(ws).Approvals() },
+			Jobs:      db.System("run jobs").Runs(),
+			Pools:     db.System("pools").Pools(),
+			Sandboxes: sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics}),
 	}
 }
 

@@ -101,7 +101,7 @@ func (s *Service) relabel(ctx context.Context, client provider.Client, inst auxi
 type poolGone struct{ gone auxilia.Instance }
 
 func (p poolGone) take(ctx context.Context, a *allocation) (step, error) {
-	return choice{}, a.svc.Instances.MarkDestroyed(ctx, p.gone.ID)
+	return choice{}, a.svc.Instances(a.agent.WorkspaceID).MarkDestroyed(ctx, p.gone.ID)
 }
 
 // PoolStatus is what the sandbox's view shows of its warm pool. A sandbox

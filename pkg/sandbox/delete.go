@@ -44,7 +44,7 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect au
 				return err
 			}
 		}
-		if released, err = r.Instances.ReleaseForSandbox(ctx, id); err != nil {
+		if released, err = r.Instances(workspaceID).ReleaseForSandbox(ctx, id); err != nil {
 			return err
 		}
 		if err := r.Store(workspaceID).Delete(ctx, id, sb.Version); err != nil {

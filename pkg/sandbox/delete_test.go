@@ -83,7 +83,7 @@ func TestDeleteWithDetachIsOneTransaction(t *testing.T) {
 		thread, inst := f.liveThread(t, "t1")
 
 		broken := sandbox.New(sandbox.Deps{Store: func(ws string) sandbox.Store { return failingDelete{db.In(ws).Sandboxes()} }, Bindings: func(ws string) sandbox.Bindings { return db.In(ws).Bindings() },
-			Instances: db.Instances(), Audit: db.System("audit").Audit(), Tx: db, Providers: f.app.Providers, Keys: f.app.Keys})
+			Instances: func(ws string) sandbox.Instances { return db.In(ws).Instances() }, Audit: db.System("audit").Audit(), Tx: db, Providers: f.app.Providers, Keys: f.app.Keys})
 		err := broken.Delete(ctx, f.ws.ID, f.sandbox.ID, nil, true)
 		require.ErrorContains(t, err, "injected failure")
 

@@ -59,11 +59,11 @@ type Registry struct {
 
 // Deps are what the registry works with.
 type Deps struct {
-	// Store and Bindings are the store bound to a workspace.
+	// Store, Bindings and Instances are the store bound to a workspace.
 	Store     func(workspaceID string) Store
 	Bindings  func(workspaceID string) Bindings
+	Instances func(workspaceID string) Instances
 	Retained  Retained
-	Instances Instances
 	Audit     auxilia.Auditor
 	Tx        Transactor
 	Providers *provider.Registry

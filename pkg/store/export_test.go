@@ -15,3 +15,10 @@ func (db *DB) Audit() auditTable               { return db.audit() }
 func (db *DB) Idempotency() idempotencyTable   { return db.idempotency() }
 func (db *DB) RateWindows() rateTable          { return db.rateWindows() }
 func (db *DB) Purge(ctx context.Context) error { return db.System("test").Purge(ctx) }
+
+func (db *DB) Threads() threadTable     { return db.threads() }
+func (db *DB) Runs() runTable           { return db.runs() }
+func (db *DB) Approvals() approvalTable { return db.approvals() }
+func (db *DB) Instances() instanceTable { return db.instances() }
+func (db *DB) Kept() keptTable          { return db.kept() }
+func (db *DB) Pools() poolTable         { return db.pools() }

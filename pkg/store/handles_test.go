@@ -15,10 +15,6 @@ import (
 var dbMethods = set("Dialect", "Ping", "Close", "LimitConnections", "InTx", "Lock", "SQL", "WithTryLock",
 	"Migrate", "SchemaVersion", "CheckSandboxesWith", "In", "System")
 
-// legacy are the tables not yet behind the two handles: their raw accessor
-// on *DB and their type. The list only shrinks.
-var legacy = set("Approvals", "Instances", "Kept", "Pools", "Runs", "Threads")
-
 // TestTablesAreReachedThroughTheHandles fails when a store method can be
 // reached without going through DB.In (bound to one workspace) or DB.System
 // (named after its job): a new exported method on *DB, an exported type
@@ -39,7 +35,7 @@ func TestTablesAreReachedThroughTheHandles(t *testing.T) {
 	}
 	var broken []string
 	for name := range types {
-		if ast.IsExported(name) && !handleType(name) && !legacy[name] {
+		if ast.IsExported(name) && !handleType(name) {
 			broken = append(broken, "type "+name+" is exported: only DB, Dialect and the Tenant and System handles may be")
 		}
 	}
@@ -57,7 +53,7 @@ func TestTablesAreReachedThroughTheHandles(t *testing.T) {
 			if recv != "" {
 				where = recv + "." + where
 			}
-			if recv == "DB" && !dbMethods[fn.Name.Name] && !legacy[fn.Name.Name] {
+			if recv == "DB" && !dbMethods[fn.Name.Name] {
 				broken = append(broken, where+" is a method of *DB outside the handles: move it behind In or System")
 			}
 			if fn.Type.Results != nil {
