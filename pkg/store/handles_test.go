@@ -66,7 +66,7 @@ func TestTablesAreReachedThroughTheHandles(t *testing.T) {
 			if strings.HasPrefix(recv, "Tenant") {
 				for _, p := range fn.Type.Params.List {
 					for _, n := range p.Names {
-						if strings.Contains(strings.ToLower(n.Name), "workspace") {
+						if lower := strings.ToLower(n.Name); strings.Contains(lower, "workspace") || lower == "ws" {
 							broken = append(broken, where+" takes "+n.Name+": a Tenant fills in its own workspace")
 						}
 					}
