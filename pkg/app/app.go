@@ -89,6 +89,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 			Approvals: func(ws string) run.Approvals { return db.In(ws).Approvals() },
 			Jobs:      db.System("run jobs").Runs(),
 			Pools:     db.System("pools").Pools(),
+			WarmPools: func(ws string) run.WarmPools { return db.In(ws).Pools() },
 			Sandboxes: sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics}),
 	}
 }

@@ -157,8 +157,10 @@ type Deps struct {
 	Options   Options
 	// Metrics counts runs and instances (default: nothing).
 	Metrics auxilia.Metrics
-	// Pools keeps warm pools (nil: sandboxes have none).
-	Pools Pools
+	// Pools keeps warm pools for the pool job, and WarmPools a workspace's
+	// for its runs and views (both nil: sandboxes have none).
+	Pools     Pools
+	WarmPools func(workspaceID string) WarmPools
 }
 
 // Service runs agents on threads.

@@ -132,8 +132,30 @@ func (s SystemRuns) ResealStates(ctx context.Context, fn func(id string, sealed 
 	return s.s.db.instances().ResealStates(ctx, fn)
 }
 
-// SystemPools are the warm pools: instances the pool job makes ahead of any
-// thread, claimed by a thread's first run.
+// TenantPools are the warm pools of the workspace's sandboxes: a thread's
+// run claims one of their instances, and a sandbox's view counts them.
+type TenantPools struct{ t Tenant }
+
+// Pools returns the workspace's warm pools.
+func (t Tenant) Pools() TenantPools { return TenantPools{t} }
+
+// Claim gives the thread a ready pool instance of the sandbox, if any.
+func (s TenantPools) Claim(ctx context.Context, th auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
+	return s.t.db.pools().Claim(ctx, th, sb, freshAfter)
+}
+
+// Count returns how many of the sandbox's pool instances are ready and being made.
+func (s TenantPools) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error) {
+	return s.t.db.pools().Count(ctx, sb, freshAfter)
+}
+
+// Failures returns the pool's run of failed creates.
+func (s TenantPools) Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error) {
+	return s.t.db.pools().Failures(ctx, sandboxID)
+}
+
+// SystemPools are the warm pools as the pool job keeps them: instances made
+// ahead of any thread, in every workspace.
 type SystemPools struct{ s System }
 
 // Pools returns the warm pools.
@@ -142,11 +164,6 @@ func (s System) Pools() SystemPools { return SystemPools{s} }
 // Add records a new pool instance of the sandbox, leased until lease.
 func (s SystemPools) Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time) (auxilia.Instance, error) {
 	return s.s.db.pools().Add(ctx, sb, lease)
-}
-
-// Claim gives the thread a ready pool instance of the sandbox, if any.
-func (s SystemPools) Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
-	return s.s.db.pools().Claim(ctx, t, sb, freshAfter)
 }
 
 // Count returns how many of the sandbox's pool instances are ready and being made.
