@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -8,6 +9,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // dbMethods are the exported methods of *DB that reach no table: the
@@ -141,4 +148,35 @@ func set(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
+}
+
+// TestTenantSeesOnlyItsWorkspace shows what the Tenant handle guarantees:
+// a create lands in the handle's workspace whatever the value says, and
+// another workspace's handle neither reads nor changes it.
+func TestTenantSeesOnlyItsWorkspace(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		mine, err := db.System("test").Workspaces().Ensure(ctx, "mine")
+		require.NoError(t, err)
+		theirs, err := db.System("test").Workspaces().Ensure(ctx, "theirs")
+		require.NoError(t, err)
+
+		a, err := db.In(mine.ID).Agents().Create(ctx, auxilia.Agent{WorkspaceID: theirs.ID, AgentSpec: auxilia.AgentSpec{Name: "Analyst"}})
+		require.NoError(t, err)
+		assert.Equal(t, mine.ID, a.WorkspaceID, "the handle's workspace, not the value's")
+		_, err = db.In(theirs.ID).Agents().Get(ctx, a.ID)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "another workspace does not see it: %v", err)
+		page, err := db.In(theirs.ID).Agents().List(ctx, auxilia.PageRequest{Size: 10})
+		require.NoError(t, err)
+		assert.Empty(t, page.Items)
+		err = db.In(theirs.ID).Agents().Delete(ctx, a.ID, a.Version)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "nor deletes it: %v", err)
+
+		tok, err := db.In(mine.ID).Tokens().Create(ctx, auxilia.Token{WorkspaceID: theirs.ID, Name: "ci", Role: auxilia.RoleMember}, "hash-ci")
+		require.NoError(t, err)
+		assert.Equal(t, mine.ID, tok.WorkspaceID)
+		err = db.In(theirs.ID).Tokens().Revoke(ctx, tok.ID)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "another workspace cannot revoke it: %v", err)
+		require.NoError(t, db.In(mine.ID).Tokens().Revoke(ctx, tok.ID))
+	})
 }
