@@ -235,7 +235,7 @@ func (e *env) claimKey(tok, request, body, key string) claimedKey {
 	me := e.call("GET", "/api/v1/me", tok, nil).json(e.t)
 	sum := sha256.Sum256([]byte(request + "\n" + body))
 	long := time.Now().Add(-time.Hour)
-	prev, err := e.db.Idempotency().Claim(context.Background(), me["token_id"].(string), key, hex.EncodeToString(sum[:]), long, long)
+	prev, err := e.db.System("test").Requests().Claim(context.Background(), me["token_id"].(string), key, hex.EncodeToString(sum[:]), long, long)
 	require.NoError(e.t, err)
 	require.Nil(e.t, prev)
 	return claimedKey{e, key}

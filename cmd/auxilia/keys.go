@@ -30,7 +30,7 @@ func keys(ctx context.Context, cfg config, args []string) error {
 		if err != nil {
 			return fmt.Errorf("rotate: %d secrets re-encrypted before: %w", n, err)
 		}
-		states, err := a.Runs.RotateKeys(ctx, a.DB.Instances())
+		states, err := a.Runs.RotateKeys(ctx, a.DB.System("keys").Runs())
 		if err != nil {
 			return fmt.Errorf("rotate: %d instance states re-encrypted before: %w", states, err)
 		}

@@ -55,8 +55,8 @@ func serve(ctx context.Context, cfg config) error {
 		Agents:          a.Agents,
 		Runs:            a.Runs,
 		Pools:           a.Runs,
-		Audit:           db.Audit(),
-		Idempotency:     db.Idempotency(),
+		Audit:           a.Audit,
+		Idempotency:     a.Requests,
 		Keys:            a.Keys,
 		RunStartTimeout: longestRunStart(cfg.CreateTimeout),
 		TerminalGrace:   cfg.TerminalGrace,
@@ -67,7 +67,7 @@ func serve(ctx context.Context, cfg config) error {
 		JSONLimit:       cfg.JSONLimit,
 		UploadLimit:     cfg.UploadLimit,
 		RateLimit:       cfg.RateLimit,
-		Rates:           db.RateWindows(),
+		Rates:           a.Requests,
 		Metrics:         counters,
 		MetricsHandler:  metricsHandler,
 	})
@@ -83,10 +83,10 @@ func serve(ctx context.Context, cfg config) error {
 	}
 
 	background := jobs.Start(ctx, db, counters, log,
-		a.Runs.ReaperJob(cfg.ReaperInterval, db, log),
+		a.Runs.ReaperJob(cfg.ReaperInterval, db.System("purge"), log),
 		a.Runs.IdleJob(cfg.ReaperInterval, log),
 		a.Runs.PoolJob(log),
-		a.Sandboxes.HealthJob(cfg.HealthInterval, db.Sandboxes(), log))
+		a.Sandboxes.HealthJob(cfg.HealthInterval, db.System("health").Sandboxes(), log))
 
 	// Requests run under their own base context: shutdown ends them only
 	// once the grace period is over, and only then do open streams end.

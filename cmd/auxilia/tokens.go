@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
-	"github.com/auxilia/sandboxes/pkg/token"
 )
 
 // tokens creates an API token from the command line; it works beside a
@@ -30,7 +30,7 @@ func tokens(ctx context.Context, cfg config, args []string) error {
 		return err
 	}
 	defer db.Close()
-	issued, err := token.New(db.Tokens(), db.Workspaces(), db, db.Audit()).Issue(ctx, *workspace, *name, auxilia.Role(*role))
+	issued, err := app.NewTokens(db).Issue(ctx, *workspace, *name, auxilia.Role(*role))
 	if err != nil {
 		var ae *auxilia.Error
 		if errors.As(err, &ae) && len(ae.Fields) > 0 {

@@ -9,16 +9,16 @@ import (
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
-// Store keeps agents.
+// Store keeps one workspace's agents.
 type Store interface {
 	Create(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error)
-	Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error)
-	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error)
+	Get(ctx context.Context, id string) (auxilia.Agent, error)
+	List(ctx context.Context, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error)
 	Update(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error)
-	Delete(ctx context.Context, workspaceID, id string, version int) error
+	Delete(ctx context.Context, id string, version int) error
 }
 
-// Bindings keeps which sandbox each agent runs with.
+// Bindings keeps which sandbox each of a workspace's agents runs with.
 type Bindings interface {
 	Put(ctx context.Context, agentID, sandboxID string, tools map[string]auxilia.ToolPolicy, approval auxilia.ApprovalRule) error
 	Get(ctx context.Context, agentID string) (auxilia.Binding, error)
@@ -27,7 +27,7 @@ type Bindings interface {
 
 // Sandboxes finds a workspace's sandboxes.
 type Sandboxes interface {
-	Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error)
+	Get(ctx context.Context, id string) (auxilia.Sandbox, error)
 }
 
 // Instances releases the provider instances of an agent's threads.
@@ -43,20 +43,21 @@ type Transactor interface {
 
 // Service manages agents.
 type Service struct {
-	agents    Store
-	bindings  Bindings
-	sandboxes Sandboxes
-	instances Instances
+	agents    func(workspaceID string) Store
+	bindings  func(workspaceID string) Bindings
+	sandboxes func(workspaceID string) Sandboxes
+	instances func(workspaceID string) Instances
 	audit     auxilia.Auditor
 	tx        Transactor
 }
 
 // Deps are what the service works with.
 type Deps struct {
-	Agents    Store
-	Bindings  Bindings
-	Sandboxes Sandboxes
-	Instances Instances
+	// Agents, Bindings, Sandboxes and Instances are the store bound to a workspace.
+	Agents    func(workspaceID string) Store
+	Bindings  func(workspaceID string) Bindings
+	Sandboxes func(workspaceID string) Sandboxes
+	Instances func(workspaceID string) Instances
 	Audit     auxilia.Auditor
 	Tx        Transactor
 }
@@ -74,7 +75,7 @@ func (s *Service) Create(ctx context.Context, workspaceID string, spec auxilia.A
 	}
 	var out auxilia.Agent
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
-		a, err := s.agents.Create(ctx, auxilia.Agent{WorkspaceID: workspaceID, AgentSpec: spec})
+		a, err := s.agents(workspaceID).Create(ctx, auxilia.Agent{AgentSpec: spec})
 		if err != nil {
 			return err
 		}
@@ -86,12 +87,12 @@ func (s *Service) Create(ctx context.Context, workspaceID string, spec auxilia.A
 
 // Get returns an agent of the workspace.
 func (s *Service) Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error) {
-	return s.agents.Get(ctx, workspaceID, id)
+	return s.agents(workspaceID).Get(ctx, id)
 }
 
 // List returns a page of the workspace's agents.
 func (s *Service) List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error) {
-	return s.agents.List(ctx, workspaceID, req)
+	return s.agents(workspaceID).List(ctx, req)
 }
 
 // Patch applies a JSON merge patch to an agent. expect, when set, is the
@@ -109,7 +110,7 @@ func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.
 		}
 		next := current
 		next.AgentSpec = spec
-		out, err = s.agents.Update(ctx, next)
+		out, err = s.agents(workspaceID).Update(ctx, next)
 		if err != nil {
 			return err
 		}
@@ -126,7 +127,7 @@ func (s *Service) lockAgent(ctx context.Context, workspaceID, id string, expect 
 	if err := s.tx.Lock(ctx, "agent:"+id); err != nil {
 		return auxilia.Agent{}, err
 	}
-	a, err := s.agents.Get(ctx, workspaceID, id)
+	a, err := s.agents(workspaceID).Get(ctx, id)
 	if err != nil {
 		return auxilia.Agent{}, err
 	}
@@ -144,11 +145,11 @@ func (s *Service) Delete(ctx context.Context, workspaceID, id string, expect aux
 		if err != nil {
 			return err
 		}
-		released, err := s.instances.ReleaseForAgent(ctx, id)
+		released, err := s.instances(workspaceID).ReleaseForAgent(ctx, id)
 		if err != nil {
 			return err
 		}
-		if err := s.agents.Delete(ctx, workspaceID, id, a.Version); err != nil {
+		if err := s.agents(workspaceID).Delete(ctx, id, a.Version); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, s.audit, workspaceID, "agent.delete", "agent", id,

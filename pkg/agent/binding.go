@@ -47,7 +47,7 @@ func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID stri
 		if err := mayChangeRule(ctx, a, &rule); err != nil {
 			return err
 		}
-		sb, err := s.sandboxes.Get(ctx, workspaceID, sandboxID)
+		sb, err := s.sandboxes(workspaceID).Get(ctx, sandboxID)
 		if auxilia.IsCode(err, auxilia.CodeNotFound) {
 			var fe auxilia.FieldErrors
 			fe.Add("sandbox_id", "is not a sandbox of this workspace")
@@ -57,14 +57,14 @@ func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID stri
 			return err
 		}
 		if a.Binding != nil && a.Binding.SandboxID != sandboxID {
-			if _, err := s.instances.ReleaseForAgent(ctx, agentID); err != nil {
+			if _, err := s.instances(workspaceID).ReleaseForAgent(ctx, agentID); err != nil {
 				return err
 			}
 		}
-		if err := s.bindings.Put(ctx, agentID, sandboxID, policies, rule); err != nil {
+		if err := s.bindings(workspaceID).Put(ctx, agentID, sandboxID, policies, rule); err != nil {
 			return err
 		}
-		if out, err = s.bindings.Get(ctx, agentID); err != nil {
+		if out, err = s.bindings(workspaceID).Get(ctx, agentID); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, s.audit, workspaceID, "binding.put", "binding", agentID,
@@ -75,7 +75,7 @@ func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID stri
 
 // Binding returns an agent's binding.
 func (s *Service) Binding(ctx context.Context, workspaceID, agentID string) (auxilia.Binding, error) {
-	a, err := s.agents.Get(ctx, workspaceID, agentID)
+	a, err := s.agents(workspaceID).Get(ctx, agentID)
 	if err != nil {
 		return auxilia.Binding{}, err
 	}
@@ -101,14 +101,14 @@ func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expec
 		if err := mayChangeRule(ctx, a, nil); err != nil {
 			return err
 		}
-		if err := s.bindings.Delete(ctx, agentID); err != nil {
+		if err := s.bindings(workspaceID).Delete(ctx, agentID); err != nil {
 			return err
 		}
-		released, err := s.instances.ReleaseForAgent(ctx, agentID)
+		released, err := s.instances(workspaceID).ReleaseForAgent(ctx, agentID)
 		if err != nil {
 			return err
 		}
-		unbound, err := s.agents.Get(ctx, workspaceID, agentID)
+		unbound, err := s.agents(workspaceID).Get(ctx, agentID)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@
 package app
 
 import (
+	"context"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/agent"
@@ -45,6 +46,10 @@ type App struct {
 	Sandboxes *sandbox.Registry
 	Agents    *agent.Service
 	Runs      *run.Service
+	// Audit is the audit trail the API appends to and lists.
+	Audit AuditLog
+	// Requests keep each token's Idempotency-Key answers and rate windows.
+	Requests store.SystemRequests
 }
 
 // New wires the services on db, sealing secrets with keys.
@@ -54,19 +59,58 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings, LocalJailIDs: o.LocalJailIDs})
 	}
 	providers := provider.NewRegistry(o.Policy, o.Operator, kinds...)
-	sandboxes := sandbox.New(sandbox.Deps{Store: db.Sandboxes(), Bindings: db.Bindings(), Instances: db.Instances(),
-		Audit: db.Audit(), Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout, Metrics: o.Metrics})
+	audit := db.System("audit").Audit()
+	sandboxes := sandbox.New(sandbox.Deps{
+		Store:     func(ws string) sandbox.Store { return db.In(ws).Sandboxes() },
+		Bindings:  func(ws string) sandbox.Bindings { return db.In(ws).Bindings() },
+		Instances: func(ws string) sandbox.Instances { return db.In(ws).Instances() },
+		Retained:  db.System("retained sandboxes").Sandboxes(),
+		Audit:     audit, Tx: db, Providers: providers, Keys: keys, ProbeTimeout: o.ProbeTimeout, Metrics: o.Metrics})
 	db.CheckSandboxesWith(sandboxes.Check)
-	agents := agent.New(agent.Deps{Agents: db.Agents(), Bindings: db.Bindings(), Sandboxes: db.Sandboxes(),
-		Instances: db.Instances(), Audit: db.Audit(), Tx: db})
+	agents := agent.New(agent.Deps{
+		Agents:    func(ws string) agent.Store { return db.In(ws).Agents() },
+		Bindings:  func(ws string) agent.Bindings { return db.In(ws).Bindings() },
+		Sandboxes: func(ws string) agent.Sandboxes { return db.In(ws).Sandboxes() },
+		Instances: func(ws string) agent.Instances { return db.In(ws).Instances() },
+		Audit:     audit, Tx: db})
 	return &App{
 		DB: db, Keys: keys, Providers: providers,
-		Tokens:    token.New(db.Tokens(), db.Workspaces(), db, db.Audit()),
+		Tokens:    NewTokens(db),
+		Audit:     AuditLog{db},
+		Requests:  db.System("requests").Requests(),
 		Sandboxes: sandboxes,
 		Agents:    agents,
-		Runs: run.New(run.Deps{Agents: agents, Threads: db.Threads(), Instances: db.Instances(), Kept: db.Kept(), Runs: db.Runs(),
-			Approvals: db.Approvals(),
-			Sandboxes: sandboxes, Keys: keys, Audit: db.Audit(), Tx: db, Options: o.Run, Metrics: o.Metrics,
-			Pools: db.Pools()}),
+		Runs: run.New(run.Deps{
+			Agents:    agents,
+			Threads:   func(ws string) run.Threads { return db.In(ws).Threads() },
+			Instances: func(ws string) run.Instances { return db.In(ws).Instances() },
+			Kept:      func(ws string) run.Kept { return db.In(ws).Kept() },
+			Runs:      func(ws string) run.Runs { return db.In(ws).Runs() },
+			Approvals: func(ws string) run.Approvals { return db.In(ws).Approvals() },
+			Jobs:      db.System("run jobs").Runs(),
+			Pools:     db.System("pools").Pools(),
+			WarmPools: func(ws string) run.WarmPools { return db.In(ws).Pools() },
+			Sandboxes: sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics}),
 	}
+}
+
+// NewTokens is the token service on db (the command line issues tokens with it too).
+func NewTokens(db *store.DB) *token.Service {
+	return token.New(func(ws string) token.Store { return db.In(ws).Tokens() }, db.System("authentication").Tokens(),
+		db.System("workspaces").Workspaces(), db, db.System("audit").Audit())
+}
+
+// AuditLog is the audit trail as the API uses it: services and refusals
+// append entries naming their workspace, and a workspace lists its own
+// through its handle.
+type AuditLog struct{ db *store.DB }
+
+// Append records an entry, in the transaction ctx carries when there is one.
+func (l AuditLog) Append(ctx context.Context, e auxilia.AuditEntry) error {
+	return l.db.System("audit").Audit().Append(ctx, e)
+}
+
+// List returns a page of the workspace's entries, newest first.
+func (l AuditLog) List(ctx context.Context, workspaceID string, f auxilia.AuditFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.AuditEntry], error) {
+	return l.db.In(workspaceID).Audit().List(ctx, f, req)
 }

@@ -89,7 +89,7 @@ type choice struct{}
 func (choice) take(ctx context.Context, a *allocation) (step, error) {
 	var next step
 	err := a.svc.Tx.InTx(ctx, func(ctx context.Context) error {
-		thread, err := a.svc.Threads.Lock(ctx, a.agent.WorkspaceID, a.agent.ID, a.key)
+		thread, err := a.svc.Threads(a.agent.WorkspaceID).Lock(ctx, a.agent.ID, a.key)
 		if err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func (threadsInstance) choose(ctx context.Context, a *allocation, thread auxilia
 		current.LeaseUntil != nil && current.LeaseUntil.After(now):
 		return waiting{*current}, nil
 	}
-	return nil, a.svc.Instances.Release(ctx, current.ID)
+	return nil, a.svc.Instances(a.agent.WorkspaceID).Release(ctx, current.ID)
 }
 
 // keptFiles gives a thread without an instance, whose files were kept, a
@@ -136,7 +136,7 @@ func (keptFiles) choose(ctx context.Context, a *allocation, thread auxilia.Threa
 	if thread.Instance != nil || thread.Kept == nil || thread.Kept.SandboxID != a.sb.ID {
 		return nil, nil
 	}
-	inst, err := a.svc.Instances.Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
+	inst, err := a.svc.Instances(a.agent.WorkspaceID).Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
 	return creating{inst: inst, thread: thread, from: thread.Kept}, err
 }
 
@@ -144,7 +144,7 @@ func (keptFiles) choose(ctx context.Context, a *allocation, thread auxilia.Threa
 type newInstance struct{}
 
 func (newInstance) choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error) {
-	inst, err := a.svc.Instances.Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
+	inst, err := a.svc.Instances(a.agent.WorkspaceID).Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
 	return creating{inst: inst, thread: thread}, err
 }
 
@@ -174,7 +174,7 @@ type replacing struct{ gone auxilia.Instance }
 
 func (r replacing) take(ctx context.Context, a *allocation) (step, error) {
 	a.replaced = true
-	return choice{}, a.svc.Instances.MarkDestroyed(ctx, r.gone.ID)
+	return choice{}, a.svc.Instances(a.agent.WorkspaceID).MarkDestroyed(ctx, r.gone.ID)
 }
 
 // waiting waits for another run to create the thread's instance, then

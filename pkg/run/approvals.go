@@ -17,14 +17,14 @@ const maxApprovalText = 4096
 // maxApprovals bounds the approvals a thread's list gives.
 const maxApprovals = 200
 
-// Approvals keeps the approvals tool calls wait for.
+// Approvals keeps the approvals one workspace's tool calls wait for.
 type Approvals interface {
 	Request(ctx context.Context, a auxilia.Approval) (auxilia.Approval, error)
 	Use(ctx context.Context, threadID, tool, fingerprint string) (auxilia.Approval, bool, error)
 	Settle(ctx context.Context, threadID, tool, fingerprint, by string) error
-	Decide(ctx context.Context, workspaceID, threadID, id string, status auxilia.ApprovalStatus, by string) (auxilia.Approval, error)
-	Get(ctx context.Context, workspaceID, threadID, id string) (auxilia.Approval, error)
-	List(ctx context.Context, workspaceID, threadID string, limit int) ([]auxilia.Approval, error)
+	Decide(ctx context.Context, threadID, id string, status auxilia.ApprovalStatus, by string) (auxilia.Approval, error)
+	Get(ctx context.Context, threadID, id string) (auxilia.Approval, error)
+	List(ctx context.Context, threadID string, limit int) ([]auxilia.Approval, error)
 }
 
 // Origin is how a tool call reached the service.
@@ -65,13 +65,13 @@ func (s *Service) approve(ctx context.Context, r auxilia.Run, agent auxilia.Agen
 	refused := withCallRefused(ctx, ruleOf(agent))
 	if c.Approved && refused == "" {
 		// The call waiting for this approval, if it was refused before, is settled.
-		if err := s.Approvals.Settle(ctx, r.ThreadID, c.Tool, fp, requester(ctx)); err != nil {
+		if err := s.Approvals(r.WorkspaceID).Settle(ctx, r.ThreadID, c.Tool, fp, requester(ctx)); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, s.Audit, r.WorkspaceID, "tool.approve", "run", r.ID,
 			fmt.Sprintf("a person approved %s %s for agent %q", c.Tool, DescribeArgs(c.Args), agent.Name))
 	}
-	decided, ok, err := s.Approvals.Use(ctx, r.ThreadID, c.Tool, fp)
+	decided, ok, err := s.Approvals(r.WorkspaceID).Use(ctx, r.ThreadID, c.Tool, fp)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (s *Service) approve(ctx context.Context, r auxilia.Run, agent auxilia.Agen
 	args, cut := approvalArgs(c.Input)
 	a := auxilia.Approval{WorkspaceID: r.WorkspaceID, RunID: r.ID, ThreadID: r.ThreadID, Tool: c.Tool,
 		Arguments: args, ArgumentsCut: cut, Fingerprint: fp, RequestedBy: requester(ctx), RequestedByID: identity(ctx), Via: o.Via}
-	pending, err := s.Approvals.Request(ctx, a)
+	pending, err := s.Approvals(r.WorkspaceID).Request(ctx, a)
 	if err != nil {
 		return err
 	}
@@ -192,13 +192,13 @@ func (s *Service) ListApprovals(ctx context.Context, workspaceID, runID string) 
 	if err != nil {
 		return nil, rule, err
 	}
-	list, err := s.Approvals.List(ctx, workspaceID, r.ThreadID, maxApprovals)
+	list, err := s.Approvals(workspaceID).List(ctx, r.ThreadID, maxApprovals)
 	return list, rule, err
 }
 
 // runRule returns the run and the approval rule of its agent's binding now.
 func (s *Service) runRule(ctx context.Context, workspaceID, runID string) (auxilia.Run, auxilia.ApprovalRule, error) {
-	r, err := s.Runs.Get(ctx, workspaceID, runID)
+	r, err := s.Runs(workspaceID).Get(ctx, runID)
 	if err != nil {
 		return r, auxilia.DefaultApprovalRule, err
 	}
@@ -226,14 +226,14 @@ func (s *Service) Decide(ctx context.Context, workspaceID, runID, approvalID str
 	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
 		if approve {
-			if a, err = s.Approvals.Get(ctx, workspaceID, r.ThreadID, approvalID); err != nil {
+			if a, err = s.Approvals(workspaceID).Get(ctx, r.ThreadID, approvalID); err != nil {
 				return err
 			}
 			if err := CheckGrant(ctx, rule, a); err != nil {
 				return err
 			}
 		}
-		if a, err = s.Approvals.Decide(ctx, workspaceID, r.ThreadID, approvalID, status, requester(ctx)); err != nil {
+		if a, err = s.Approvals(workspaceID).Decide(ctx, r.ThreadID, approvalID, status, requester(ctx)); err != nil {
 			return err
 		}
 		e := auxilia.AuditEntry{WorkspaceID: workspaceID, TokenName: auxilia.CommandLine, Action: "tool.approve",

@@ -73,7 +73,7 @@ func TestPendingApprovals(t *testing.T) {
 		require.True(t, auxilia.IsCode(err, auxilia.CodeApprovalDenied), "%v", err)
 		assert.Contains(t, err.Error(), "A person denied the call of write_file")
 
-		page, err := db.Audit().List(ctx, w.ws.ID, auxilia.AuditFilter{ResourceType: "run", ResourceID: r.ID}, auxilia.PageRequest{Size: 10})
+		page, err := db.In(w.ws.ID).Audit().List(ctx, auxilia.AuditFilter{ResourceType: "run", ResourceID: r.ID}, auxilia.PageRequest{Size: 10})
 		require.NoError(t, err)
 		var details []string
 		for _, e := range page.Items {

@@ -28,7 +28,7 @@ func (p *warmPool) choose(ctx context.Context, a *allocation, thread auxilia.Thr
 	if thread.Instance != nil || len(p.ready) == 0 {
 		return nil, nil
 	}
-	inst, err := a.svc.Instances.Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
+	inst, err := a.svc.Instances(a.agent.WorkspaceID).Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (h handingOver) take(ctx context.Context, a *allocation) (step, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := a.svc.Instances.MarkLive(ctx, h.inst.ID, h.pooled.ID, h.pooled.WorkDir, sealed); err != nil {
+	if _, err := a.svc.Instances(a.agent.WorkspaceID).MarkLive(ctx, h.inst.ID, h.pooled.ID, h.pooled.WorkDir, sealed); err != nil {
 		return nil, err
 	}
 	h.inst.ProviderRef, h.inst.WorkDir, h.inst.State, h.inst.Status = h.pooled.ID, h.pooled.WorkDir, sealed, auxilia.InstanceLive

@@ -133,7 +133,7 @@ func TestTheCallersWordCountsOnlyWhereTheRuleSays(t *testing.T) {
 				assert.Equal(t, string(tc.rule.GrantedBy), err.(*auxilia.Error).Extra["granted_by"])
 				assert.Contains(t, err.Error(), "An approval given with the call does not count")
 
-				page, err := db.Audit().List(context.Background(), w.ws.ID, auxilia.AuditFilter{ResourceType: "run", ResourceID: r.ID}, auxilia.PageRequest{Size: 10})
+				page, err := db.In(w.ws.ID).Audit().List(context.Background(), auxilia.AuditFilter{ResourceType: "run", ResourceID: r.ID}, auxilia.PageRequest{Size: 10})
 				require.NoError(t, err)
 				require.NotEmpty(t, page.Items)
 				refused := page.Items[0]

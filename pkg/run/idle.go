@@ -41,7 +41,7 @@ func (s *Service) Idle(ctx context.Context) (IdleReport, error) {
 	}
 	sandboxes := map[string]opened{}
 	for after := ""; ; {
-		page, err := s.Threads.IdlePage(ctx, after, now.Add(-shortestIdle), reapBatch)
+		page, err := s.Jobs.IdlePage(ctx, after, now.Add(-shortestIdle), reapBatch)
 		if err != nil {
 			return rep, err
 		}
@@ -92,7 +92,7 @@ func (s *Service) idleThread(ctx context.Context, client provider.Client, sb aux
 		return
 	}
 	inst := *thread.Instance
-	marked, err := s.Instances.MarkPaused(ctx, inst.ID, lastActive.Add(time.Microsecond).UTC(), now)
+	marked, err := s.Instances(inst.WorkspaceID).MarkPaused(ctx, inst.ID, lastActive.Add(time.Microsecond).UTC(), now)
 	if err != nil || !marked {
 		return // active again, or changed meanwhile: the next pass looks again
 	}
@@ -103,18 +103,18 @@ func (s *Service) idleThread(ctx context.Context, client provider.Client, sb aux
 	switch {
 	case errors.Is(err, provider.ErrUnsupported) && lc.KeepFiles:
 		// Its files are kept: the instance goes, and the next run restores them.
-		if s.Instances.Release(ctx, inst.ID) == nil {
+		if s.Instances(inst.WorkspaceID).Release(ctx, inst.ID) == nil {
 			rep.Released++
 		}
 	case errors.Is(err, provider.ErrGone):
-		_ = s.Instances.MarkDestroyed(ctx, inst.ID)
+		_ = s.Instances(inst.WorkspaceID).MarkDestroyed(ctx, inst.ID)
 	case err != nil:
-		_ = s.Instances.MarkResumed(ctx, inst.ID)
+		_ = s.Instances(inst.WorkspaceID).MarkResumed(ctx, inst.ID)
 		rep.Failed++
 	default:
 		rep.Paused++
 		s.Metrics.InstanceChanged(sb.Provider, "paused")
-		s.resumeIfWanted(ctx, client, inst.ID, pinst)
+		s.resumeIfWanted(ctx, client, inst, pinst)
 	}
 }
 
@@ -130,8 +130,8 @@ func pause(ctx context.Context, client provider.Client, inst provider.Instance) 
 // resumeIfWanted resumes an instance that a run resumed while it was being
 // paused: the run found it marked paused and reconnected it before the
 // pause reached the provider.
-func (s *Service) resumeIfWanted(ctx context.Context, client provider.Client, id string, pinst provider.Instance) {
-	inst, err := s.Instances.Get(ctx, id)
+func (s *Service) resumeIfWanted(ctx context.Context, client provider.Client, was auxilia.Instance, pinst provider.Instance) {
+	inst, err := s.Instances(was.WorkspaceID).Get(ctx, was.ID)
 	if err == nil && inst.Status == auxilia.InstanceLive && inst.PausedAt == nil {
 		_, _ = client.Reconnect(ctx, pinst)
 	}

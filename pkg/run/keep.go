@@ -36,7 +36,7 @@ func (s *Service) keepFiles(ctx context.Context, client provider.Client, thread 
 		}
 		row.State = auxilia.SealedSecret{KeyID: sealed.KeyID, Ciphertext: sealed.Ciphertext}
 	}
-	_, err = s.Kept.Add(ctx, row)
+	_, err = s.Kept(row.WorkspaceID).Add(ctx, row)
 	return err
 }
 
@@ -84,5 +84,5 @@ func (s *Service) forget(ctx context.Context, k auxilia.KeptFiles) bool {
 	if err := keeper.Forget(ctx, kept); err != nil && !errors.Is(err, provider.ErrGone) {
 		return false
 	}
-	return s.Kept.Delete(ctx, k.ID) == nil
+	return s.Kept(k.WorkspaceID).Delete(ctx, k.ID) == nil
 }

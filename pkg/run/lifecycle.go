@@ -9,7 +9,7 @@ import (
 
 // Get returns a run of the workspace; a run idle past the timeout reads as expired.
 func (s *Service) Get(ctx context.Context, workspaceID, id string) (auxilia.Run, error) {
-	r, err := s.Runs.Get(ctx, workspaceID, id)
+	r, err := s.Runs(workspaceID).Get(ctx, id)
 	if err == nil && s.idle(r) {
 		r.Status = auxilia.RunExpired
 	}
@@ -24,12 +24,12 @@ func (s *Service) idle(r auxilia.Run) bool {
 // keeps them between runs (Cloud Run: its snapshot); the run's notice says
 // so if that failed.
 func (s *Service) Complete(ctx context.Context, workspaceID, id string) (auxilia.Run, error) {
-	r, err := s.Runs.Get(ctx, workspaceID, id)
+	r, err := s.Runs(workspaceID).Get(ctx, id)
 	if err != nil {
 		return r, err
 	}
 	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
-		ended, err := s.Runs.End(ctx, id, auxilia.RunCompleted)
+		ended, err := s.Runs(workspaceID).End(ctx, id, auxilia.RunCompleted)
 		if err != nil {
 			return err
 		}
@@ -44,7 +44,7 @@ func (s *Service) Complete(ctx context.Context, workspaceID, id string) (auxilia
 	if perr := s.persist(ctx, r); perr != nil {
 		r.Notice = "The run ended, but saving its sandbox's files failed: " + reasonText(perr)
 	}
-	out, err := s.Runs.Get(ctx, workspaceID, id)
+	out, err := s.Runs(workspaceID).Get(ctx, id)
 	out.Notice = r.Notice
 	return out, err
 }
@@ -52,7 +52,7 @@ func (s *Service) Complete(ctx context.Context, workspaceID, id string) (auxilia
 // expire ends an idle run and saves its instance's files.
 func (s *Service) expire(ctx context.Context, r auxilia.Run) {
 	ctx = context.WithoutCancel(ctx)
-	if ended, err := s.Runs.End(ctx, r.ID, auxilia.RunExpired); err == nil && ended {
+	if ended, err := s.Runs(r.WorkspaceID).End(ctx, r.ID, auxilia.RunExpired); err == nil && ended {
 		_ = s.persist(ctx, r)
 	}
 }
@@ -62,7 +62,7 @@ func (s *Service) persist(ctx context.Context, r auxilia.Run) error {
 	if r.InstanceID == "" {
 		return nil
 	}
-	inst, err := s.Instances.Get(ctx, r.InstanceID)
+	inst, err := s.Instances(r.WorkspaceID).Get(ctx, r.InstanceID)
 	if err != nil || inst.Status != auxilia.InstanceLive {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Service) Thread(ctx context.Context, workspaceID, agentID, key string) 
 	if _, err := s.Agents.Get(ctx, workspaceID, agentID); err != nil {
 		return auxilia.Thread{}, err
 	}
-	t, err := s.Threads.Get(ctx, workspaceID, agentID, key)
+	t, err := s.Threads(workspaceID).Get(ctx, agentID, key)
 	if err != nil {
 		return t, err
 	}
@@ -116,7 +116,7 @@ func (s *Service) ListThreads(ctx context.Context, workspaceID, agentID string, 
 	if _, err := s.Agents.Get(ctx, workspaceID, agentID); err != nil {
 		return auxilia.Page[auxilia.Thread]{}, err
 	}
-	page, err := s.Threads.List(ctx, workspaceID, agentID, req)
+	page, err := s.Threads(workspaceID).List(ctx, agentID, req)
 	for i := range page.Items {
 		s.withPausesAt(ctx, &page.Items[i])
 	}
@@ -129,7 +129,7 @@ func (s *Service) ListRuns(ctx context.Context, workspaceID, agentID, key string
 	if err != nil {
 		return auxilia.Page[auxilia.Run]{}, err
 	}
-	page, err := s.Runs.List(ctx, t.ID, req)
+	page, err := s.Runs(t.WorkspaceID).List(ctx, t.ID, req)
 	for i := range page.Items {
 		if s.idle(page.Items[i]) {
 			page.Items[i].Status = auxilia.RunExpired
@@ -149,7 +149,7 @@ func (s *Service) DeleteThread(ctx context.Context, workspaceID, agentID, key st
 	var t auxilia.Thread
 	err := s.Tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		if t, err = s.Threads.LockExisting(ctx, workspaceID, agentID, key); err != nil {
+		if t, err = s.Threads(workspaceID).LockExisting(ctx, agentID, key); err != nil {
 			return err
 		}
 		if check != nil {
@@ -159,11 +159,11 @@ func (s *Service) DeleteThread(ctx context.Context, workspaceID, agentID, key st
 			}
 		}
 		if t.Instance != nil {
-			if err := s.Instances.Release(ctx, t.Instance.ID); err != nil {
+			if err := s.Instances(t.WorkspaceID).Release(ctx, t.Instance.ID); err != nil {
 				return err
 			}
 		}
-		if err := s.Threads.Delete(ctx, t.ID); err != nil {
+		if err := s.Threads(t.WorkspaceID).Delete(ctx, t.ID); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, s.Audit, workspaceID, "thread.delete", "thread", t.ID, "deleted thread "+t.Key)

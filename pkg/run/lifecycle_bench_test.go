@@ -32,7 +32,7 @@ func BenchmarkThreadLifecycle(b *testing.B) {
 	var ahead atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
 	a := app.New(db, keys, app.Options{DataDir: b.TempDir(), Kinds: []provider.Kind{echotest.Kind{}}, Run: run.Options{Clock: clock}})
-	ws, err := db.Workspaces().Ensure(ctx, "acme")
+	ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
 	require.NoError(b, err)
 	config, _ := json.Marshal(map[string]any{"idle_minutes": 1, "keep_files": "always"})
 	sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Echo", Provider: "echo", URL: srv.URL, Secret: &srv.Token, Config: config})

@@ -10,16 +10,22 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// Pools keeps warm pools: instances made ahead of any thread, and each
-// pool's run of failed creates.
+// Pools keeps warm pools across workspaces, for the pool job: instances
+// made ahead of any thread, and each pool's run of failed creates.
 type Pools interface {
 	Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time) (auxilia.Instance, error)
-	Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error)
 	Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error)
 	Retire(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time, size int) (int64, error)
 	Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error)
 	Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error)
 	SetFailures(ctx context.Context, f auxilia.PoolFailures) error
+}
+
+// WarmPools are one workspace's warm pools, as its runs and views see them.
+type WarmPools interface {
+	Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error)
+	Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error)
+	Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error)
 }
 
 // poolInstance gives a thread without an instance one of its sandbox's
@@ -38,7 +44,7 @@ func (poolInstance) choose(ctx context.Context, a *allocation, thread auxilia.Th
 		return nil, nil
 	}
 	start := time.Now()
-	inst, ok, err := a.svc.Pools.Claim(ctx, thread, a.sb, freshAfter(pool, now))
+	inst, ok, err := a.svc.WarmPools(a.agent.WorkspaceID).Claim(ctx, thread, a.sb, freshAfter(pool, now))
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +107,7 @@ func (s *Service) relabel(ctx context.Context, client provider.Client, inst auxi
 type poolGone struct{ gone auxilia.Instance }
 
 func (p poolGone) take(ctx context.Context, a *allocation) (step, error) {
-	return choice{}, a.svc.Instances.MarkDestroyed(ctx, p.gone.ID)
+	return choice{}, a.svc.Instances(a.agent.WorkspaceID).MarkDestroyed(ctx, p.gone.ID)
 }
 
 // PoolStatus is what the sandbox's view shows of its warm pool. A sandbox
@@ -113,10 +119,10 @@ func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.P
 		return auxilia.PoolStatus{State: auxilia.PoolOff}, nil
 	}
 	out := auxilia.PoolStatus{Size: pool.Size}
-	if out.Ready, out.Creating, err = s.Pools.Count(ctx, sb, freshAfter(pool, time.Now())); err != nil {
+	if out.Ready, out.Creating, err = s.WarmPools(sb.WorkspaceID).Count(ctx, sb, freshAfter(pool, time.Now())); err != nil {
 		return out, err
 	}
-	f, err := s.Pools.Failures(ctx, sb.ID)
+	f, err := s.WarmPools(sb.WorkspaceID).Failures(ctx, sb.ID)
 	if err != nil {
 		return out, err
 	}

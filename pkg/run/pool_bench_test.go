@@ -49,7 +49,7 @@ func newBenchWorld(b *testing.B, config string) benchWorld {
 		}
 	})
 	a := app.New(db, keys, app.Options{DataDir: b.TempDir(), Kinds: []provider.Kind{fake}})
-	ws, err := db.Workspaces().Ensure(ctx, "acme")
+	ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
 	must(b, err)
 	sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Fake", Provider: "fake", Config: []byte(config)})
 	must(b, err)

@@ -38,22 +38,22 @@ type ReapReport struct {
 // sandbox's max_kept_days, replaced by newer, or whose thread is gone. Nothing is left at a provider that no thread uses.
 func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
 	var rep ReapReport
-	idle, err := s.Runs.Idle(ctx, time.Now().Add(-s.opt.IdleTimeout), reapBatch)
+	idle, err := s.Jobs.Idle(ctx, time.Now().Add(-s.opt.IdleTimeout), reapBatch)
 	if err != nil {
 		return rep, err
 	}
 	for _, r := range idle {
-		if ended, err := s.Runs.End(ctx, r.ID, auxilia.RunExpired); err == nil && ended {
+		if ended, err := s.Runs(r.WorkspaceID).End(ctx, r.ID, auxilia.RunExpired); err == nil && ended {
 			rep.Expired++
 			_ = s.persist(ctx, r)
 		}
 	}
-	n, err := s.Instances.ExpireLeases(ctx, time.Now())
+	n, err := s.Jobs.ExpireLeases(ctx, time.Now())
 	if err != nil {
 		return rep, err
 	}
 	rep.Abandoned = int(n)
-	released, err := s.Instances.Reapable(ctx, reapBatch)
+	released, err := s.Jobs.Reapable(ctx, reapBatch)
 	if err != nil {
 		return rep, err
 	}
@@ -79,7 +79,7 @@ func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
 		}()
 	}
 	wg.Wait()
-	forgettable, err := s.Kept.Forgettable(ctx, s.opt.Clock(), reapBatch)
+	forgettable, err := s.Jobs.Forgettable(ctx, s.opt.Clock(), reapBatch)
 	if err != nil {
 		return rep, err
 	}
@@ -90,7 +90,7 @@ func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
 			rep.Failed++
 		}
 	}
-	_, err = s.Instances.PurgeDestroyed(ctx, time.Now().Add(-keepDestroyedFor))
+	_, err = s.Jobs.PurgeDestroyed(ctx, time.Now().Add(-keepDestroyedFor))
 	return rep, err
 }
 
@@ -114,7 +114,7 @@ func (s *Service) destroy(ctx context.Context, inst auxilia.Instance) bool {
 			return false
 		}
 		if !ok { // the provider never made it
-			return s.Instances.MarkDestroyed(ctx, inst.ID) == nil
+			return s.Instances(inst.WorkspaceID).MarkDestroyed(ctx, inst.ID) == nil
 		}
 		pinst = found
 	}
@@ -122,7 +122,7 @@ func (s *Service) destroy(ctx context.Context, inst auxilia.Instance) bool {
 		return false
 	}
 	s.Metrics.InstanceChanged(sb.Provider, "destroyed")
-	return s.Instances.MarkDestroyed(ctx, inst.ID) == nil
+	return s.Instances(inst.WorkspaceID).MarkDestroyed(ctx, inst.ID) == nil
 }
 
 // findCreated asks the provider for an instance created under our id, when it can be asked.

@@ -39,8 +39,8 @@ func TestReaperDestroysWhatNoThreadUses(t *testing.T) {
 		assert.Equal(t, 2, rep.Destroyed, "with the deleted sandbox's retained credentials")
 		assert.Empty(t, w.fake.Live(), "nothing leaks at the provider")
 
-		require.NoError(t, db.Purge(ctx))
-		_, _, err = db.Sandboxes().GetSealedAny(ctx, w.sandbox.ID)
+		require.NoError(t, db.System("test").Purge(ctx))
+		_, _, err = db.System("test").Sandboxes().GetSealedAny(ctx, w.sandbox.ID)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "the deleted sandbox and its secret are purged once nothing needs them")
 	})
 }
@@ -55,7 +55,7 @@ func TestReaperExpiresIdleRunsAndAbandonedCreations(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 1, rep.Expired)
 		assert.Equal(t, 1, w.fake.Calls("persist"), "an expired run's files are saved")
-		got, err := db.Runs().Get(ctx, w.ws.ID, r.ID)
+		got, err := db.In(w.ws.ID).Runs().Get(ctx, r.ID)
 		require.NoError(t, err)
 		assert.Equal(t, auxilia.RunExpired, got.Status)
 
@@ -64,9 +64,9 @@ func TestReaperExpiresIdleRunsAndAbandonedCreations(t *testing.T) {
 		_, err = w.app.Runs.Start(ctx, w.ws.ID, w.agent.ID, "t2")
 		require.Error(t, err)
 		w.fake.Fail("create", nil)
-		thread, err := db.Threads().Lock(ctx, w.ws.ID, w.agent.ID, "t3")
+		thread, err := db.In(w.ws.ID).Threads().Lock(ctx, w.agent.ID, "t3")
 		require.NoError(t, err)
-		_, err = db.Instances().Claim(ctx, thread, w.sandbox.ID, auxilia.NewID(), time.Now().Add(50*time.Millisecond))
+		_, err = db.In(w.ws.ID).Instances().Claim(ctx, thread, w.sandbox.ID, auxilia.NewID(), time.Now().Add(50*time.Millisecond))
 		require.NoError(t, err)
 		time.Sleep(100 * time.Millisecond)
 		rep, err = w.app.Runs.Reap(ctx)

@@ -42,7 +42,7 @@ func newWorld(t *testing.T, db *store.DB, opts ...func(*run.Options)) world {
 		f(&o)
 	}
 	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Kinds: []provider.Kind{fake}, Run: o})
-	ws, err := db.Workspaces().Ensure(ctx, "acme")
+	ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
 	require.NoError(t, err)
 	sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Fake", Provider: "fake"})
 	require.NoError(t, err)

@@ -19,18 +19,28 @@ type Agents interface {
 	Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error)
 }
 
-// Threads keeps conversation threads.
+// Threads keeps one workspace's conversation threads.
 type Threads interface {
-	Lock(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
-	LockExisting(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
-	Get(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
-	List(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
+	Lock(ctx context.Context, agentID, key string) (auxilia.Thread, error)
+	LockExisting(ctx context.Context, agentID, key string) (auxilia.Thread, error)
+	Get(ctx context.Context, agentID, key string) (auxilia.Thread, error)
+	List(ctx context.Context, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
 	Ran(ctx context.Context, id string, at time.Time) error
 	Delete(ctx context.Context, id string) error
-	IdlePage(ctx context.Context, after string, before time.Time, limit int) ([]auxilia.Thread, error)
 }
 
-// Instances keeps the instances threads work in.
+// Jobs finds, across workspaces, what the background jobs work on; they
+// act on each row through its own workspace's store.
+type Jobs interface {
+	IdlePage(ctx context.Context, after string, before time.Time, limit int) ([]auxilia.Thread, error)
+	Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error)
+	ExpireLeases(ctx context.Context, now time.Time) (int64, error)
+	Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error)
+	PurgeDestroyed(ctx context.Context, before time.Time) (int64, error)
+	Forgettable(ctx context.Context, now time.Time, limit int) ([]auxilia.KeptFiles, error)
+}
+
+// Instances keeps the instances one workspace's threads work in.
 type Instances interface {
 	Claim(ctx context.Context, t auxilia.Thread, sandboxID, runID string, lease time.Time) (auxilia.Instance, error)
 	Get(ctx context.Context, id string) (auxilia.Instance, error)
@@ -41,26 +51,21 @@ type Instances interface {
 	Release(ctx context.Context, id string) error
 	MarkDestroyed(ctx context.Context, id string) error
 	SetProviderRef(ctx context.Context, id, providerRef string) error
-	ExpireLeases(ctx context.Context, now time.Time) (int64, error)
-	Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error)
-	PurgeDestroyed(ctx context.Context, before time.Time) (int64, error)
 }
 
 // Kept keeps what threads' instances kept of their files.
 type Kept interface {
 	Add(ctx context.Context, k auxilia.KeptFiles) (auxilia.KeptFiles, error)
-	Forgettable(ctx context.Context, now time.Time, limit int) ([]auxilia.KeptFiles, error)
 	Delete(ctx context.Context, id string) error
 }
 
 // Runs keeps runs.
 type Runs interface {
 	Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error)
-	Get(ctx context.Context, workspaceID, id string) (auxilia.Run, error)
+	Get(ctx context.Context, id string) (auxilia.Run, error)
 	List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
 	Touch(ctx context.Context, id string, at time.Time, every time.Duration) error
 	End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error)
-	Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error)
 }
 
 // Sandboxes opens provider clients for sandboxes and keeps their health.
@@ -137,12 +142,16 @@ func (o Options) withDefaults() Options {
 
 // Deps are what the service works with.
 type Deps struct {
-	Agents    Agents
-	Threads   Threads
-	Instances Instances
-	Kept      Kept
-	Runs      Runs
-	Approvals Approvals
+	Agents Agents
+	// Threads, Instances, Kept, Runs and Approvals are the store bound to
+	// a workspace.
+	Threads   func(workspaceID string) Threads
+	Instances func(workspaceID string) Instances
+	Kept      func(workspaceID string) Kept
+	Runs      func(workspaceID string) Runs
+	Approvals func(workspaceID string) Approvals
+	// Jobs is the store the background jobs search across workspaces.
+	Jobs      Jobs
 	Sandboxes Sandboxes
 	Keys      *secret.Keyring
 	Audit     auxilia.Auditor
@@ -150,8 +159,10 @@ type Deps struct {
 	Options   Options
 	// Metrics counts runs and instances (default: nothing).
 	Metrics auxilia.Metrics
-	// Pools keeps warm pools (nil: sandboxes have none).
-	Pools Pools
+	// Pools keeps warm pools for the pool job, and WarmPools a workspace's
+	// for its runs and views (both nil: sandboxes have none).
+	Pools     Pools
+	WarmPools func(workspaceID string) WarmPools
 }
 
 // Service runs agents on threads.

@@ -64,7 +64,7 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	}
 	var out auxilia.Run
 	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
-		thread, err := s.Threads.Lock(ctx, workspaceID, agentID, key)
+		thread, err := s.Threads(workspaceID).Lock(ctx, agentID, key)
 		if err != nil {
 			return err
 		}
@@ -72,10 +72,10 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		if run.InstanceID != "" && (thread.Instance == nil || thread.Instance.ID != run.InstanceID) {
 			return auxilia.Errorf(auxilia.CodeConflict, "The thread's sandbox changed while the run started (its sandbox or agent was changed): start the run again.")
 		}
-		if out, err = s.Runs.Start(ctx, run); err != nil {
+		if out, err = s.Runs(workspaceID).Start(ctx, run); err != nil {
 			return err
 		}
-		if err := s.Threads.Ran(ctx, thread.ID, out.StartedAt); err != nil {
+		if err := s.Threads(thread.WorkspaceID).Ran(ctx, thread.ID, out.StartedAt); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, s.Audit, workspaceID, "run.start", "run", out.ID, describeStart(agent, out))
@@ -135,7 +135,7 @@ func (s *Service) reconnect(ctx context.Context, sb auxilia.Sandbox, client prov
 		return inst, unavailable(sb, err)
 	}
 	if inst.PausedAt != nil {
-		if err := s.Instances.MarkResumed(ctx, inst.ID); err != nil {
+		if err := s.Instances(inst.WorkspaceID).MarkResumed(ctx, inst.ID); err != nil {
 			return inst, err
 		}
 		inst.PausedAt = nil
@@ -146,7 +146,7 @@ func (s *Service) reconnect(ctx context.Context, sb auxilia.Sandbox, client prov
 		if err != nil {
 			return inst, err
 		}
-		if err := s.Instances.SetState(ctx, inst.ID, sealed); err != nil {
+		if err := s.Instances(inst.WorkspaceID).SetState(ctx, inst.ID, sealed); err != nil {
 			return inst, err
 		}
 		inst.State = sealed
@@ -172,7 +172,7 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 	// The creation may not outlive its claim: past the lease, another run may take over.
 	ctx, cancel := context.WithTimeout(ctx, s.opt.CreateLease)
 	defer cancel()
-	abandon := func() { _ = s.Instances.MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
+	abandon := func() { _ = s.Instances(inst.WorkspaceID).MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
 	if probe {
 		progress.step(StepProbing, fmt.Sprintf("Checking that %s (%s) answers.", sb.Name, sb.Provider))
 		if res := s.Sandboxes.Probe(ctx, sb, client); !res.OK {
@@ -194,13 +194,13 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 // destroyed, now or by the reaper. With from set, it is made from those
 // kept files, which hold their packages already.
 func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider.Client, cfg provider.Config, inst auxilia.Instance, labels provider.Labels, from *auxilia.KeptFiles, progress Progress) (auxilia.Instance, error) {
-	abandon := func() { _ = s.Instances.MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
+	abandon := func() { _ = s.Instances(inst.WorkspaceID).MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
 	// A create that fails after the provider made something: leave it to the reaper, which destroys it.
-	release := func() { _ = s.Instances.Release(context.WithoutCancel(ctx), inst.ID) }
+	release := func() { _ = s.Instances(inst.WorkspaceID).Release(context.WithoutCancel(ctx), inst.ID) }
 	// Record the provider's id the moment it exists: if this process dies
 	// before the instance is ready, the reaper can still destroy it.
 	created := provider.WithCreated(ctx, func(id string) {
-		_ = s.Instances.SetProviderRef(context.WithoutCancel(ctx), inst.ID, id)
+		_ = s.Instances(inst.WorkspaceID).SetProviderRef(context.WithoutCancel(ctx), inst.ID, id)
 	})
 	var pinst provider.Instance
 	var err error
@@ -234,7 +234,7 @@ func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider
 		destroy()
 		return inst, err
 	}
-	live, err := s.Instances.MarkLive(ctx, inst.ID, pinst.ID, pinst.WorkDir, sealed)
+	live, err := s.Instances(inst.WorkspaceID).MarkLive(ctx, inst.ID, pinst.ID, pinst.WorkDir, sealed)
 	if err != nil || !live {
 		destroy()
 		if err == nil {

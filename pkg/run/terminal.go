@@ -95,7 +95,7 @@ func (s *Service) keepTerminal(t *Terminal, c *call) {
 			return
 		case <-touch.C:
 			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-			_ = s.Runs.Touch(ctx, c.run.ID, time.Now().UTC(), terminalTouchEvery/2)
+			_ = s.Runs(c.run.WorkspaceID).Touch(ctx, c.run.ID, time.Now().UTC(), terminalTouchEvery/2)
 			cancel()
 		case <-keep.C:
 			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)

@@ -53,7 +53,7 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 			return nil, err
 		}
 	}
-	inst, err := s.Instances.Get(ctx, r.InstanceID)
+	inst, err := s.Instances(r.WorkspaceID).Get(ctx, r.InstanceID)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Runs.Touch(ctx, r.ID, time.Now().UTC(), touchEvery); err != nil {
+	if err := s.Runs(r.WorkspaceID).Touch(ctx, r.ID, time.Now().UTC(), touchEvery); err != nil {
 		return nil, err
 	}
 	return &call{run: r, sandbox: sb, config: cfg, client: client, instance: pinst, filesInWorkDir: desc.FilesInWorkDir}, nil
@@ -99,7 +99,7 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 // sandbox the agent still has, the tool not disabled. Whether it needs a
 // person's approval is the caller's to check.
 func (s *Service) allowed(ctx context.Context, workspaceID, runID string, c Call) (auxilia.Run, auxilia.Agent, error) {
-	r, err := s.Runs.Get(ctx, workspaceID, runID)
+	r, err := s.Runs(workspaceID).Get(ctx, runID)
 	if err != nil {
 		return r, auxilia.Agent{}, err
 	}

@@ -159,7 +159,7 @@ func TestToolPolicies(t *testing.T) {
 		assert.Equal(t, "a.txt", err.(*auxilia.Error).Extra["arguments"].(map[string]any)["path"], "the call is described for the person approving it")
 		_, err = w.app.Runs.Write(ctx, w.ws.ID, r.ID, run.WriteInput{Path: "a.txt", Content: []byte("x")}, true)
 		require.NoError(t, err)
-		page, err := db.Audit().List(ctx, w.ws.ID, auxilia.AuditFilter{ResourceType: "run", ResourceID: r.ID}, auxilia.PageRequest{Size: 10})
+		page, err := db.In(w.ws.ID).Audit().List(ctx, auxilia.AuditFilter{ResourceType: "run", ResourceID: r.ID}, auxilia.PageRequest{Size: 10})
 		require.NoError(t, err)
 		require.NotEmpty(t, page.Items)
 		assert.Equal(t, "tool.approve", page.Items[0].Action)

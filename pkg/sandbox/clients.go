@@ -94,7 +94,7 @@ func (r *Registry) openClient(spec auxilia.SandboxSpec, secretValue string) (pro
 
 // Client returns the provider client of a workspace's sandbox, with the sandbox.
 func (r *Registry) Client(ctx context.Context, workspaceID, id string) (provider.Client, auxilia.Sandbox, error) {
-	sb, sealed, err := r.Store.GetSealed(ctx, workspaceID, id)
+	sb, sealed, err := r.Store(workspaceID).GetSealed(ctx, id)
 	if err != nil {
 		return nil, sb, err
 	}
@@ -104,7 +104,7 @@ func (r *Registry) Client(ctx context.Context, workspaceID, id string) (provider
 // RetainedClient returns the client of a sandbox even after its deletion:
 // the reaper destroys a deleted sandbox's instances with its retained credentials.
 func (r *Registry) RetainedClient(ctx context.Context, id string) (provider.Client, auxilia.Sandbox, error) {
-	sb, sealed, err := r.Store.GetSealedAny(ctx, id)
+	sb, sealed, err := r.Retained.GetSealedAny(ctx, id)
 	if err != nil {
 		return nil, sb, err
 	}

@@ -21,14 +21,14 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect au
 		if err := r.Tx.Lock(ctx, "sandbox:"+id); err != nil {
 			return err
 		}
-		sb, err := r.Store.Get(ctx, workspaceID, id)
+		sb, err := r.Store(workspaceID).Get(ctx, id)
 		if err != nil {
 			return err
 		}
 		if err := expect.Check("sandbox", sb.Version); err != nil {
 			return err
 		}
-		users, err := r.Bindings.AgentsOf(ctx, id, auxilia.PageRequest{Size: maxListedAgents})
+		users, err := r.Bindings(workspaceID).AgentsOf(ctx, id, auxilia.PageRequest{Size: maxListedAgents})
 		if err != nil {
 			return err
 		}
@@ -37,17 +37,17 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect au
 			if !detach {
 				return inUse(users)
 			}
-			if err := r.lockAgents(ctx, id); err != nil {
+			if err := r.lockAgents(ctx, workspaceID, id); err != nil {
 				return err
 			}
-			if detached, err = r.Bindings.DeleteForSandbox(ctx, id); err != nil {
+			if detached, err = r.Bindings(workspaceID).DeleteForSandbox(ctx, id); err != nil {
 				return err
 			}
 		}
-		if released, err = r.Instances.ReleaseForSandbox(ctx, id); err != nil {
+		if released, err = r.Instances(workspaceID).ReleaseForSandbox(ctx, id); err != nil {
 			return err
 		}
-		if err := r.Store.Delete(ctx, workspaceID, id, sb.Version); err != nil {
+		if err := r.Store(workspaceID).Delete(ctx, id, sb.Version); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.delete", "sandbox", id,
@@ -59,8 +59,8 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect au
 // detaching them makes a new version of each, and every writer of an agent
 // holds its lock (sandbox locks are always taken before agent locks). The
 // sandbox's own lock keeps new agents from binding meanwhile.
-func (r *Registry) lockAgents(ctx context.Context, sandboxID string) error {
-	ids, err := r.Bindings.AgentIDsOf(ctx, sandboxID)
+func (r *Registry) lockAgents(ctx context.Context, workspaceID, sandboxID string) error {
+	ids, err := r.Bindings(workspaceID).AgentIDsOf(ctx, sandboxID)
 	if err != nil {
 		return err
 	}
@@ -86,8 +86,8 @@ func inUse(users auxilia.Page[auxilia.AgentRef]) error {
 
 // Agents returns a page of the agents bound to a sandbox of the workspace.
 func (r *Registry) Agents(ctx context.Context, workspaceID, id string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error) {
-	if _, err := r.Store.Get(ctx, workspaceID, id); err != nil {
+	if _, err := r.Store(workspaceID).Get(ctx, id); err != nil {
 		return auxilia.Page[auxilia.AgentRef]{}, err
 	}
-	return r.Bindings.AgentsOf(ctx, id, req)
+	return r.Bindings(workspaceID).AgentsOf(ctx, id, req)
 }

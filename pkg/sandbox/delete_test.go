@@ -19,7 +19,7 @@ import (
 // injected after the detach and the release have run in the transaction.
 type failingDelete struct{ sandbox.Store }
 
-func (failingDelete) Delete(context.Context, string, string, int) error {
+func (failingDelete) Delete(context.Context, string, int) error {
 	return errors.New("injected failure")
 }
 
@@ -36,7 +36,7 @@ func newFixture(t *testing.T, db *store.DB) fixture {
 	keys, err := secret.ParseKeys(secret.NewKey())
 	require.NoError(t, err)
 	a := app.New(db, keys, app.Options{DataDir: t.TempDir()})
-	ws, err := db.Workspaces().Ensure(ctx, "acme")
+	ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
 	require.NoError(t, err)
 	sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Local", Provider: "local"})
 	require.NoError(t, err)
@@ -82,8 +82,8 @@ func TestDeleteWithDetachIsOneTransaction(t *testing.T) {
 		f := newFixture(t, db)
 		thread, inst := f.liveThread(t, "t1")
 
-		broken := sandbox.New(sandbox.Deps{Store: failingDelete{db.Sandboxes()}, Bindings: db.Bindings(),
-			Instances: db.Instances(), Audit: db.Audit(), Tx: db, Providers: f.app.Providers, Keys: f.app.Keys})
+		broken := sandbox.New(sandbox.Deps{Store: func(ws string) sandbox.Store { return failingDelete{db.In(ws).Sandboxes()} }, Bindings: func(ws string) sandbox.Bindings { return db.In(ws).Bindings() },
+			Instances: func(ws string) sandbox.Instances { return db.In(ws).Instances() }, Audit: db.System("audit").Audit(), Tx: db, Providers: f.app.Providers, Keys: f.app.Keys})
 		err := broken.Delete(ctx, f.ws.ID, f.sandbox.ID, nil, true)
 		require.ErrorContains(t, err, "injected failure")
 
@@ -104,7 +104,7 @@ func TestDeleteWithDetachIsOneTransaction(t *testing.T) {
 		ti, status = f.state(t, thread, inst)
 		assert.Nil(t, ti, "the thread no longer points at the dead instance")
 		assert.Equal(t, "released", status, "the instance waits for the reaper")
-		_, sealed, err := db.Sandboxes().GetSealed(ctx, f.ws.ID, f.sandbox.ID)
+		_, sealed, err := db.In(f.ws.ID).Sandboxes().GetSealed(ctx, f.sandbox.ID)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "the deleted sandbox is gone from view")
 		assert.Empty(t, sealed.Ciphertext)
 	})

@@ -20,7 +20,7 @@ func TestBackgroundHealthChecks(t *testing.T) {
 		_, err := f.app.Sandboxes.Create(ctx, f.ws.ID, sandbox.Input{Name: "Nowhere", Provider: "opensandbox", URL: "127.0.0.1:1"})
 		require.NoError(t, err)
 
-		n, err := f.app.Sandboxes.CheckHealth(ctx, time.Minute, db.Sandboxes())
+		n, err := f.app.Sandboxes.CheckHealth(ctx, time.Minute, db.System("health").Sandboxes())
 		require.NoError(t, err)
 		assert.Equal(t, 2, n, "every sandbox never checked is probed")
 		page, err := f.app.Sandboxes.List(ctx, f.ws.ID, "", auxilia.PageRequest{Size: 10})
@@ -32,7 +32,7 @@ func TestBackgroundHealthChecks(t *testing.T) {
 			}
 		}
 
-		n, err = f.app.Sandboxes.CheckHealth(ctx, time.Minute, db.Sandboxes())
+		n, err = f.app.Sandboxes.CheckHealth(ctx, time.Minute, db.System("health").Sandboxes())
 		require.NoError(t, err)
 		assert.Zero(t, n, "recently checked sandboxes are left alone")
 	})

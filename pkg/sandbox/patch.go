@@ -28,7 +28,7 @@ func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json
 		if err := r.Tx.Lock(ctx, "sandbox:"+id); err != nil {
 			return err
 		}
-		current, err := r.Store.Get(ctx, workspaceID, id)
+		current, err := r.Store(workspaceID).Get(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -47,7 +47,7 @@ func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json
 			}
 			next.Secret, sealed = hint, &s
 		}
-		if updated, err = r.Store.Update(ctx, next, sealed); err != nil {
+		if updated, err = r.Store(workspaceID).Update(ctx, next, sealed); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.update", "sandbox", id, describeChanges(current, next, newSecret))

@@ -55,7 +55,7 @@ func (r *Registry) ProbeSaved(ctx context.Context, workspaceID, id string, patch
 		return res, auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.probe", "sandbox", id,
 			fmt.Sprintf("probed sandbox %q: %s", sb.Name, outcomeOf(res)))
 	}
-	current, sealed, err := r.Store.GetSealed(ctx, workspaceID, id)
+	current, sealed, err := r.Store(workspaceID).GetSealed(ctx, id)
 	if err != nil {
 		return ProbeResult{}, err
 	}
@@ -192,7 +192,7 @@ func (r *Registry) recordHealth(ctx context.Context, sb auxilia.Sandbox, res Pro
 		h.History = h.History[n-auxilia.HealthHistoryLength:]
 	}
 	// A failure to record health must not hide the probe's own answer.
-	_ = r.Store.SetHealth(context.WithoutCancel(ctx), sb.ID, h)
+	_ = r.Store(sb.WorkspaceID).SetHealth(context.WithoutCancel(ctx), sb.ID, h)
 	return res
 }
 

@@ -13,20 +13,25 @@ import (
 	"github.com/auxilia/sandboxes/pkg/secret"
 )
 
-// Store keeps sandboxes.
+// Store keeps one workspace's sandboxes.
 type Store interface {
 	Create(ctx context.Context, sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.Sandbox, error)
-	Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error)
-	GetSealed(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, auxilia.SealedSecret, error)
-	List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error)
+	Get(ctx context.Context, id string) (auxilia.Sandbox, error)
+	GetSealed(ctx context.Context, id string) (auxilia.Sandbox, auxilia.SealedSecret, error)
+	List(ctx context.Context, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error)
 	Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxilia.SealedSecret) (auxilia.Sandbox, error)
-	Delete(ctx context.Context, workspaceID, id string, version int) error
+	Delete(ctx context.Context, id string, version int) error
 	SetHealth(ctx context.Context, id string, h auxilia.Health) error
-	ResealSecrets(ctx context.Context, fn func(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error)
-	GetSealedAny(ctx context.Context, id string) (auxilia.Sandbox, auxilia.SealedSecret, error)
 }
 
-// Bindings knows which agents use a sandbox.
+// Retained reaches every workspace's sandboxes, deleted ones too: for the
+// jobs that destroy what a deleted sandbox left, and for key rotation.
+type Retained interface {
+	GetSealedAny(ctx context.Context, id string) (auxilia.Sandbox, auxilia.SealedSecret, error)
+	ResealSecrets(ctx context.Context, fn func(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error)
+}
+
+// Bindings knows which of a workspace's agents use a sandbox.
 type Bindings interface {
 	AgentsOf(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error)
 	AgentIDsOf(ctx context.Context, sandboxID string) ([]string, error)
@@ -54,9 +59,11 @@ type Registry struct {
 
 // Deps are what the registry works with.
 type Deps struct {
-	Store     Store
-	Bindings  Bindings
-	Instances Instances
+	// Store, Bindings and Instances are the store bound to a workspace.
+	Store     func(workspaceID string) Store
+	Bindings  func(workspaceID string) Bindings
+	Instances func(workspaceID string) Instances
+	Retained  Retained
 	Audit     auxilia.Auditor
 	Tx        Transactor
 	Providers *provider.Registry
@@ -98,7 +105,7 @@ func (r *Registry) Create(ctx context.Context, workspaceID string, in Input) (au
 	sb.Secret = hint
 	var out auxilia.Sandbox
 	err = r.Tx.InTx(ctx, func(ctx context.Context) error {
-		if out, err = r.Store.Create(ctx, sb, sealed); err != nil {
+		if out, err = r.Store(workspaceID).Create(ctx, sb, sealed); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.create", "sandbox", sb.ID,
@@ -109,13 +116,13 @@ func (r *Registry) Create(ctx context.Context, workspaceID string, in Input) (au
 
 // Get returns a sandbox of the workspace.
 func (r *Registry) Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error) {
-	sb, err := r.Store.Get(ctx, workspaceID, id)
+	sb, err := r.Store(workspaceID).Get(ctx, id)
 	return r.current(sb), err
 }
 
 // List returns a page of the workspace's sandboxes; with name set, only the one of that name.
 func (r *Registry) List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error) {
-	page, err := r.Store.List(ctx, workspaceID, name, req)
+	page, err := r.Store(workspaceID).List(ctx, name, req)
 	for i, sb := range page.Items {
 		page.Items[i] = r.current(sb)
 	}
@@ -124,7 +131,7 @@ func (r *Registry) List(ctx context.Context, workspaceID, name string, req auxil
 
 // SecretHint returns what may be shown of a sandbox's secret.
 func (r *Registry) SecretHint(ctx context.Context, workspaceID, id string) (auxilia.SecretHint, error) {
-	sb, err := r.Store.Get(ctx, workspaceID, id)
+	sb, err := r.Store(workspaceID).Get(ctx, id)
 	return sb.Secret, err
 }
 

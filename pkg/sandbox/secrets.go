@@ -39,7 +39,7 @@ func (r *Registry) open(sandboxID string, s auxilia.SealedSecret) (string, error
 // in the audit log of each workspace it touched. It returns how many it re-encrypted.
 func (r *Registry) RotateKeys(ctx context.Context) (int, error) {
 	touched := map[string]bool{}
-	n, err := r.Store.ResealSecrets(ctx, func(sb auxilia.Sandbox, s auxilia.SealedSecret) (auxilia.SealedSecret, error) {
+	n, err := r.Retained.ResealSecrets(ctx, func(sb auxilia.Sandbox, s auxilia.SealedSecret) (auxilia.SealedSecret, error) {
 		out, changed, err := r.Keys.Reseal(secret.Sealed{KeyID: s.KeyID, Ciphertext: s.Ciphertext}, secretAAD(sb.ID))
 		if changed {
 			touched[sb.WorkspaceID] = true

@@ -40,7 +40,7 @@ func TestAConfigStoredByAnOlderVersionMeansWhatItMeant(t *testing.T) {
 		keys, err := secret.ParseKeys(secret.NewKey())
 		require.NoError(t, err)
 		a := app.New(db, keys, app.Options{DataDir: t.TempDir()})
-		ws, err := db.Workspaces().Ensure(ctx, "acme")
+		ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
 		require.NoError(t, err)
 		gatewaySecret := "gateway-secret-value"
 		jail, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Local", Provider: "local"})
@@ -80,7 +80,7 @@ func TestAReadConfigIsTheReadersOwnAndItsPoolIsTheStoredOne(t *testing.T) {
 		keys, err := secret.ParseKeys(secret.NewKey())
 		require.NoError(t, err)
 		a := app.New(db, keys, app.Options{DataDir: t.TempDir()})
-		ws, err := db.Workspaces().Ensure(ctx, "acme")
+		ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
 		require.NoError(t, err)
 		pooled, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Pooled", Provider: "local",
 			Config: json.RawMessage(`{"pool":{"size":3,"max_idle_minutes":5}}`)})

@@ -28,14 +28,13 @@ func (r agentRow) domain() auxilia.Agent {
 		Version:   r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
-// Agents stores agents and their bindings.
-type Agents struct{ db *DB }
+// agentTable stores agents and their bindings.
+type agentTable struct{ db *DB }
 
-// Agents returns the agent repository.
-func (db *DB) Agents() Agents { return Agents{db} }
+func (db *DB) agents() agentTable { return agentTable{db} }
 
 // Create stores a new agent.
-func (s Agents) Create(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error) {
+func (s agentTable) Create(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error) {
 	now := Now()
 	row := agentRow{ID: auxilia.NewID(), WorkspaceID: a.WorkspaceID, Name: a.Name, Description: a.Description,
 		Emoji: a.Emoji, Color: a.Color, Version: 1, CreatedAt: now, UpdatedAt: now}
@@ -46,7 +45,7 @@ func (s Agents) Create(ctx context.Context, a auxilia.Agent) (auxilia.Agent, err
 }
 
 // Get returns an agent of the workspace with its binding.
-func (s Agents) Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error) {
+func (s agentTable) Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error) {
 	var row agentRow
 	if err := s.db.conn(ctx).Where("workspace_id = ? AND id = ?", workspaceID, id).Take(&row).Error; err != nil {
 		return auxilia.Agent{}, notFound(err, "agent")
@@ -59,7 +58,7 @@ func (s Agents) Get(ctx context.Context, workspaceID, id string) (auxilia.Agent,
 }
 
 // List returns a page of the workspace's agents with their bindings.
-func (s Agents) List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error) {
+func (s agentTable) List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error) {
 	var rows []agentRow
 	if err := pageQuery(s.db.conn(ctx).Where("workspace_id = ?", workspaceID), req).Find(&rows).Error; err != nil {
 		return auxilia.Page[auxilia.Agent]{}, err
@@ -70,7 +69,7 @@ func (s Agents) List(ctx context.Context, workspaceID string, req auxilia.PageRe
 }
 
 // withBindings converts rows and attaches their bindings (one query for all).
-func (s Agents) withBindings(ctx context.Context, rows []agentRow) ([]auxilia.Agent, error) {
+func (s agentTable) withBindings(ctx context.Context, rows []agentRow) ([]auxilia.Agent, error) {
 	out := make([]auxilia.Agent, len(rows))
 	ids := make([]string, len(rows))
 	for i, r := range rows {
@@ -80,7 +79,7 @@ func (s Agents) withBindings(ctx context.Context, rows []agentRow) ([]auxilia.Ag
 	if len(ids) == 0 {
 		return out, nil
 	}
-	bindings, err := s.db.Bindings().ofAgents(ctx, ids)
+	bindings, err := s.db.bindings().ofAgents(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +92,7 @@ func (s Agents) withBindings(ctx context.Context, rows []agentRow) ([]auxilia.Ag
 }
 
 // Update saves an agent's spec if its stored version is still a.Version.
-func (s Agents) Update(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error) {
+func (s agentTable) Update(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error) {
 	res := s.db.conn(ctx).Model(&agentRow{}).
 		Where("workspace_id = ? AND id = ? AND version = ?", a.WorkspaceID, a.ID, a.Version).
 		Updates(map[string]any{"name": a.Name, "description": a.Description, "emoji": a.Emoji, "color": a.Color,
@@ -113,7 +112,7 @@ func (s Agents) Update(ctx context.Context, a auxilia.Agent) (auxilia.Agent, err
 
 // Delete removes an agent, its binding and its threads, if it is still at
 // the version the caller read.
-func (s Agents) Delete(ctx context.Context, workspaceID, id string, version int) error {
+func (s agentTable) Delete(ctx context.Context, workspaceID, id string, version int) error {
 	res := s.db.conn(ctx).Where("workspace_id = ? AND id = ? AND version = ?", workspaceID, id, version).Delete(&agentRow{})
 	if res.Error != nil {
 		return res.Error

@@ -39,15 +39,14 @@ func (r approvalRow) domain() auxilia.Approval {
 	return a
 }
 
-// Approvals stores the approvals tool calls wait for.
-type Approvals struct{ db *DB }
+// approvalTable stores the approvals tool calls wait for.
+type approvalTable struct{ db *DB }
 
-// Approvals returns the approvals' repository.
-func (db *DB) Approvals() Approvals { return Approvals{db} }
+func (db *DB) approvals() approvalTable { return approvalTable{db} }
 
 // Request records a pending approval of a call, or returns the one already
 // pending for the same thread, tool and arguments.
-func (s Approvals) Request(ctx context.Context, a auxilia.Approval) (auxilia.Approval, error) {
+func (s approvalTable) Request(ctx context.Context, a auxilia.Approval) (auxilia.Approval, error) {
 	args, err := json.Marshal(a.Arguments)
 	if err != nil {
 		return auxilia.Approval{}, err
@@ -71,7 +70,7 @@ func (s Approvals) Request(ctx context.Context, a auxilia.Approval) (auxilia.App
 // Use takes the oldest unused decision of a call of the thread, tool and
 // arguments, marking it used: of two calls that race for it, one gets it.
 // It returns false when there is none.
-func (s Approvals) Use(ctx context.Context, threadID, tool, fingerprint string) (auxilia.Approval, bool, error) {
+func (s approvalTable) Use(ctx context.Context, threadID, tool, fingerprint string) (auxilia.Approval, bool, error) {
 	for {
 		var row approvalRow
 		err := s.db.conn(ctx).Where("thread_id = ? AND tool = ? AND fingerprint = ? AND status <> ? AND used_at IS NULL",
@@ -95,7 +94,7 @@ func (s Approvals) Use(ctx context.Context, threadID, tool, fingerprint string) 
 // Settle records that a person approved the call of the thread, tool and
 // arguments when the caller made it (approved by its header): its pending
 // approval, if any, is decided and used at once.
-func (s Approvals) Settle(ctx context.Context, threadID, tool, fingerprint, by string) error {
+func (s approvalTable) Settle(ctx context.Context, threadID, tool, fingerprint, by string) error {
 	now := Now()
 	return s.db.conn(ctx).Model(&approvalRow{}).
 		Where("thread_id = ? AND tool = ? AND fingerprint = ? AND status = ?", threadID, tool, fingerprint, auxilia.ApprovalPending).
@@ -104,7 +103,7 @@ func (s Approvals) Settle(ctx context.Context, threadID, tool, fingerprint, by s
 
 // Decide records a person's decision on a pending approval of the
 // thread's calls. A decided approval is a conflict; another thread's, not found.
-func (s Approvals) Decide(ctx context.Context, workspaceID, threadID, id string, status auxilia.ApprovalStatus, by string) (auxilia.Approval, error) {
+func (s approvalTable) Decide(ctx context.Context, workspaceID, threadID, id string, status auxilia.ApprovalStatus, by string) (auxilia.Approval, error) {
 	now := Now()
 	res := s.db.conn(ctx).Model(&approvalRow{}).
 		Where("workspace_id = ? AND thread_id = ? AND id = ? AND status = ?", workspaceID, threadID, id, auxilia.ApprovalPending).
@@ -120,7 +119,7 @@ func (s Approvals) Decide(ctx context.Context, workspaceID, threadID, id string,
 }
 
 // Get returns an approval of the thread's calls.
-func (s Approvals) Get(ctx context.Context, workspaceID, threadID, id string) (auxilia.Approval, error) {
+func (s approvalTable) Get(ctx context.Context, workspaceID, threadID, id string) (auxilia.Approval, error) {
 	var row approvalRow
 	if err := s.db.conn(ctx).Where("workspace_id = ? AND thread_id = ? AND id = ?", workspaceID, threadID, id).Take(&row).Error; err != nil {
 		return auxilia.Approval{}, notFound(err, "approval")
@@ -129,7 +128,7 @@ func (s Approvals) Get(ctx context.Context, workspaceID, threadID, id string) (a
 }
 
 // List returns the thread's approvals, newest first, at most limit.
-func (s Approvals) List(ctx context.Context, workspaceID, threadID string, limit int) ([]auxilia.Approval, error) {
+func (s approvalTable) List(ctx context.Context, workspaceID, threadID string, limit int) ([]auxilia.Approval, error) {
 	var rows []approvalRow
 	err := s.db.conn(ctx).Where("workspace_id = ? AND thread_id = ?", workspaceID, threadID).
 		Order("requested_at DESC, id DESC").Limit(limit).Find(&rows).Error

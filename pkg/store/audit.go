@@ -31,14 +31,13 @@ func (r auditRow) domain() auxilia.AuditEntry {
 	return e
 }
 
-// Audit stores the audit log.
-type Audit struct{ db *DB }
+// auditTable stores the audit log.
+type auditTable struct{ db *DB }
 
-// Audit returns the audit log repository.
-func (db *DB) Audit() Audit { return Audit{db} }
+func (db *DB) audit() auditTable { return auditTable{db} }
 
 // Append records an entry, in the transaction ctx carries when there is one.
-func (s Audit) Append(ctx context.Context, e auxilia.AuditEntry) error {
+func (s auditTable) Append(ctx context.Context, e auxilia.AuditEntry) error {
 	row := auditRow{ID: auxilia.NewID(), At: Now(), TokenID: e.TokenID, TokenName: e.TokenName, Action: e.Action,
 		ResourceType: e.ResourceType, ResourceID: e.ResourceID, Outcome: string(e.Outcome), Detail: e.Detail}
 	if e.WorkspaceID != "" {
@@ -48,7 +47,7 @@ func (s Audit) Append(ctx context.Context, e auxilia.AuditEntry) error {
 }
 
 // List returns a page of the workspace's entries, newest first.
-func (s Audit) List(ctx context.Context, workspaceID string, f auxilia.AuditFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.AuditEntry], error) {
+func (s auditTable) List(ctx context.Context, workspaceID string, f auxilia.AuditFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.AuditEntry], error) {
 	q := s.db.conn(ctx).Where("workspace_id = ?", workspaceID)
 	if f.ResourceType != "" {
 		q = q.Where("resource_type = ?", f.ResourceType)

@@ -45,13 +45,12 @@ func (r bindingView) domain() auxilia.Binding {
 	return b
 }
 
-// Bindings stores which sandbox each agent runs with.
-type Bindings struct{ db *DB }
+// bindingTable keeps which sandbox each agent runs with.
+type bindingTable struct{ db *DB }
 
-// Bindings returns the binding repository.
-func (db *DB) Bindings() Bindings { return Bindings{db} }
+func (db *DB) bindings() bindingTable { return bindingTable{db} }
 
-func (s Bindings) joined(ctx context.Context) *gorm.DB {
+func (s bindingTable) joined(ctx context.Context) *gorm.DB {
 	return s.db.conn(ctx).Table("bindings").
 		Select("bindings.*, sandboxes.name AS sandbox_name, sandboxes.provider, sandboxes.url, agents.version AS agent_version").
 		Joins("JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL").
@@ -60,7 +59,7 @@ func (s Bindings) joined(ctx context.Context) *gorm.DB {
 
 // newAgentVersions makes a binding change a new version of the agents it
 // changes: an agent's resource shows its binding, so its ETag must move.
-func (s Bindings) newAgentVersions(ctx context.Context, where string, args ...any) error {
+func (s bindingTable) newAgentVersions(ctx context.Context, where string, args ...any) error {
 	return s.db.conn(ctx).Model(&agentRow{}).Where(where, args...).
 		UpdateColumns(map[string]any{"version": gorm.Expr("version + 1"), "updated_at": Now()}).Error
 }
@@ -68,7 +67,7 @@ func (s Bindings) newAgentVersions(ctx context.Context, where string, args ...an
 // Put binds the agent to the sandbox, with its tools' policies and its
 // approval rule, replacing any earlier binding: the agent's primary key
 // makes a second binding impossible, however many requests race.
-func (s Bindings) Put(ctx context.Context, agentID, sandboxID string, tools map[string]auxilia.ToolPolicy, approval auxilia.ApprovalRule) error {
+func (s bindingTable) Put(ctx context.Context, agentID, sandboxID string, tools map[string]auxilia.ToolPolicy, approval auxilia.ApprovalRule) error {
 	raw, err := json.Marshal(tools)
 	if err != nil {
 		return err
@@ -87,7 +86,7 @@ func (s Bindings) Put(ctx context.Context, agentID, sandboxID string, tools map[
 }
 
 // Get returns an agent's binding.
-func (s Bindings) Get(ctx context.Context, agentID string) (auxilia.Binding, error) {
+func (s bindingTable) Get(ctx context.Context, agentID string) (auxilia.Binding, error) {
 	var v bindingView
 	if err := s.joined(ctx).Where("bindings.agent_id = ?", agentID).Take(&v).Error; err != nil {
 		return auxilia.Binding{}, notFound(err, "binding")
@@ -95,7 +94,7 @@ func (s Bindings) Get(ctx context.Context, agentID string) (auxilia.Binding, err
 	return v.domain(), nil
 }
 
-func (s Bindings) ofAgents(ctx context.Context, agentIDs []string) (map[string]auxilia.Binding, error) {
+func (s bindingTable) ofAgents(ctx context.Context, agentIDs []string) (map[string]auxilia.Binding, error) {
 	var views []bindingView
 	if err := s.joined(ctx).Where("bindings.agent_id IN ?", agentIDs).Find(&views).Error; err != nil {
 		return nil, err
@@ -108,7 +107,7 @@ func (s Bindings) ofAgents(ctx context.Context, agentIDs []string) (map[string]a
 }
 
 // Delete unbinds an agent; an agent without a binding is not found.
-func (s Bindings) Delete(ctx context.Context, agentID string) error {
+func (s bindingTable) Delete(ctx context.Context, agentID string) error {
 	res := s.db.conn(ctx).Where("agent_id = ?", agentID).Delete(&bindingRow{})
 	if res.Error != nil {
 		return res.Error
@@ -120,7 +119,7 @@ func (s Bindings) Delete(ctx context.Context, agentID string) error {
 }
 
 // AgentIDsOf returns the ids of every agent bound to the sandbox, in order.
-func (s Bindings) AgentIDsOf(ctx context.Context, sandboxID string) ([]string, error) {
+func (s bindingTable) AgentIDsOf(ctx context.Context, sandboxID string) ([]string, error) {
 	var ids []string
 	err := s.db.conn(ctx).Model(&bindingRow{}).Where("sandbox_id = ?", sandboxID).Order("agent_id").Pluck("agent_id", &ids).Error
 	return ids, err
@@ -128,7 +127,7 @@ func (s Bindings) AgentIDsOf(ctx context.Context, sandboxID string) ([]string, e
 
 // DeleteForSandbox unbinds every agent bound to the sandbox. Like Put and
 // Delete it changes the bindings first, then their agents' versions.
-func (s Bindings) DeleteForSandbox(ctx context.Context, sandboxID string) (int64, error) {
+func (s bindingTable) DeleteForSandbox(ctx context.Context, sandboxID string) (int64, error) {
 	ids, err := s.AgentIDsOf(ctx, sandboxID)
 	if err != nil || len(ids) == 0 {
 		return 0, err
@@ -141,7 +140,7 @@ func (s Bindings) DeleteForSandbox(ctx context.Context, sandboxID string) (int64
 }
 
 // AgentsOf returns a page of the agents bound to the sandbox.
-func (s Bindings) AgentsOf(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error) {
+func (s bindingTable) AgentsOf(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error) {
 	var rows []agentRow
 	q := s.db.conn(ctx).Table("agents").Select("agents.*").
 		Joins("JOIN bindings ON bindings.agent_id = agents.id").Where("bindings.sandbox_id = ?", sandboxID)

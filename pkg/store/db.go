@@ -227,13 +227,14 @@ func (l *namedLocks) Unlock(name string) {
 // Purge forgets what nothing needs any more: idempotency answers past their
 // time, old rate-limit windows, and deleted sandboxes (with their sealed secrets) whose instances
 // are all destroyed.
-func (db *DB) Purge(ctx context.Context) error {
-	if _, err := db.Idempotency().Purge(ctx, time.Now().Add(-auxilia.IdempotencyTTL)); err != nil {
+func (s System) Purge(ctx context.Context) error {
+	db := s.db
+	if _, err := db.idempotency().Purge(ctx, time.Now().Add(-auxilia.IdempotencyTTL)); err != nil {
 		return err
 	}
-	if err := db.RateWindows().Purge(ctx, time.Now().Add(-time.Hour)); err != nil {
+	if err := db.rateWindows().Purge(ctx, time.Now().Add(-time.Hour)); err != nil {
 		return err
 	}
-	_, err := db.Sandboxes().PurgeDeleted(ctx)
+	_, err := db.sandboxes().PurgeDeleted(ctx)
 	return err
 }

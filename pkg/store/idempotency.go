@@ -29,17 +29,16 @@ func (r idempotencyRow) domain() auxilia.IdempotentRequest {
 	return out
 }
 
-// Idempotency keeps the answers to requests made with an Idempotency-Key.
-type Idempotency struct{ db *DB }
+// idempotencyTable keeps the answers to requests made with an Idempotency-Key.
+type idempotencyTable struct{ db *DB }
 
-// Idempotency returns the idempotency-key repository.
-func (db *DB) Idempotency() Idempotency { return Idempotency{db} }
+func (db *DB) idempotency() idempotencyTable { return idempotencyTable{db} }
 
 // Claim records that tokenID is making the request key with body fingerprint
 // hash. It returns nil when the claim is new; otherwise the earlier request
 // under that key. Earlier requests created before `expired` are forgotten,
 // and so are unfinished ones created before `stale` (their process died).
-func (s Idempotency) Claim(ctx context.Context, tokenID, key, hash string, expired, stale time.Time) (*auxilia.IdempotentRequest, error) {
+func (s idempotencyTable) Claim(ctx context.Context, tokenID, key, hash string, expired, stale time.Time) (*auxilia.IdempotentRequest, error) {
 	for attempt := 0; ; attempt++ {
 		row := idempotencyRow{TokenID: tokenID, IdemKey: key, RequestHash: hash, Headers: "{}", CreatedAt: Now()}
 		err := s.db.conn(ctx).Create(&row).Error
@@ -70,7 +69,7 @@ func (s Idempotency) Claim(ctx context.Context, tokenID, key, hash string, expir
 }
 
 // Complete stores the answer to the claimed request.
-func (s Idempotency) Complete(ctx context.Context, tokenID, key string, status int, headers map[string]string, body []byte) error {
+func (s idempotencyTable) Complete(ctx context.Context, tokenID, key string, status int, headers map[string]string, body []byte) error {
 	h, err := json.Marshal(headers)
 	if err != nil {
 		return err
@@ -80,12 +79,12 @@ func (s Idempotency) Complete(ctx context.Context, tokenID, key string, status i
 }
 
 // Release forgets the claimed request, so that a retry runs it again.
-func (s Idempotency) Release(ctx context.Context, tokenID, key string) error {
+func (s idempotencyTable) Release(ctx context.Context, tokenID, key string) error {
 	return s.db.conn(ctx).Where("token_id = ? AND idem_key = ?", tokenID, key).Delete(&idempotencyRow{}).Error
 }
 
 // Purge forgets every request created before `before`.
-func (s Idempotency) Purge(ctx context.Context, before time.Time) (int64, error) {
+func (s idempotencyTable) Purge(ctx context.Context, before time.Time) (int64, error) {
 	res := s.db.conn(ctx).Where("created_at < ?", before).Delete(&idempotencyRow{})
 	return res.RowsAffected, res.Error
 }

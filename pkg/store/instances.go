@@ -45,15 +45,14 @@ func (r instanceRow) domain() auxilia.Instance {
 
 var activeInstance = []string{string(auxilia.InstanceCreating), string(auxilia.InstanceLive)}
 
-// Instances stores the instances threads run in.
-type Instances struct{ db *DB }
+// instanceTable stores the instances threads run in.
+type instanceTable struct{ db *DB }
 
-// Instances returns the instance repository.
-func (db *DB) Instances() Instances { return Instances{db} }
+func (db *DB) instances() instanceTable { return instanceTable{db} }
 
 // Claim records that run is creating an instance of the sandbox for the
 // thread, until lease, and points the thread at it.
-func (s Instances) Claim(ctx context.Context, t auxilia.Thread, sandboxID, runID string, lease time.Time) (auxilia.Instance, error) {
+func (s instanceTable) Claim(ctx context.Context, t auxilia.Thread, sandboxID, runID string, lease time.Time) (auxilia.Instance, error) {
 	now := Now()
 	row := instanceRow{ID: auxilia.NewID(), WorkspaceID: t.WorkspaceID, SandboxID: sandboxID, ThreadID: &t.ID,
 		Status: string(auxilia.InstanceCreating), CreatedByRun: &runID, LeaseUntil: &lease, CreatedAt: now, UpdatedAt: now}
@@ -67,7 +66,7 @@ func (s Instances) Claim(ctx context.Context, t auxilia.Thread, sandboxID, runID
 }
 
 // Get returns an instance.
-func (s Instances) Get(ctx context.Context, id string) (auxilia.Instance, error) {
+func (s instanceTable) Get(ctx context.Context, id string) (auxilia.Instance, error) {
 	var row instanceRow
 	err := s.db.conn(ctx).Where("id = ?", id).Take(&row).Error
 	return row.domain(), notFound(err, "instance")
@@ -75,7 +74,7 @@ func (s Instances) Get(ctx context.Context, id string) (auxilia.Instance, error)
 
 // MarkLive records a created instance, if it is still being created (its
 // thread, agent or sandbox may have gone meanwhile). It reports whether it was.
-func (s Instances) MarkLive(ctx context.Context, id, providerRef, workDir string, state auxilia.SealedSecret) (bool, error) {
+func (s instanceTable) MarkLive(ctx context.Context, id, providerRef, workDir string, state auxilia.SealedSecret) (bool, error) {
 	res := s.db.conn(ctx).Model(&instanceRow{}).Where("id = ? AND status = ?", id, auxilia.InstanceCreating).
 		UpdateColumns(map[string]any{"status": auxilia.InstanceLive, "provider_ref": providerRef, "work_dir": workDir,
 			"state_key_id": state.KeyID, "state_ciphertext": state.Ciphertext, "lease_until": nil, "updated_at": Now()})
@@ -83,7 +82,7 @@ func (s Instances) MarkLive(ctx context.Context, id, providerRef, workDir string
 }
 
 // SetState stores an instance's new provider state.
-func (s Instances) SetState(ctx context.Context, id string, state auxilia.SealedSecret) error {
+func (s instanceTable) SetState(ctx context.Context, id string, state auxilia.SealedSecret) error {
 	return s.db.conn(ctx).Model(&instanceRow{}).Where("id = ?", id).UpdateColumns(map[string]any{
 		"state_key_id": state.KeyID, "state_ciphertext": state.Ciphertext, "updated_at": Now()}).Error
 }
@@ -91,7 +90,7 @@ func (s Instances) SetState(ctx context.Context, id string, state auxilia.Sealed
 // MarkPaused records that a live instance is being paused, unless it is
 // paused already, no longer live, or its thread was active since
 // quietSince; it reports whether it was marked.
-func (s Instances) MarkPaused(ctx context.Context, id string, quietSince, at time.Time) (bool, error) {
+func (s instanceTable) MarkPaused(ctx context.Context, id string, quietSince, at time.Time) (bool, error) {
 	res := s.db.conn(ctx).Model(&instanceRow{}).Where("id = ? AND status = ? AND paused_at IS NULL", id, auxilia.InstanceLive).
 		Where("NOT EXISTS (SELECT 1 FROM threads t WHERE t.instance_id = instances.id AND t.last_activity_at >= ?)", quietSince).
 		UpdateColumns(map[string]any{"paused_at": at, "updated_at": Now()})
@@ -99,20 +98,20 @@ func (s Instances) MarkPaused(ctx context.Context, id string, quietSince, at tim
 }
 
 // MarkResumed records that a paused instance runs again.
-func (s Instances) MarkResumed(ctx context.Context, id string) error {
+func (s instanceTable) MarkResumed(ctx context.Context, id string) error {
 	return s.db.conn(ctx).Model(&instanceRow{}).Where("id = ? AND paused_at IS NOT NULL", id).
 		UpdateColumns(map[string]any{"paused_at": nil, "updated_at": Now()}).Error
 }
 
 // SetProviderRef records the provider's id of an instance being created, as
 // soon as it is known, so that the reaper can destroy it if its creator dies.
-func (s Instances) SetProviderRef(ctx context.Context, id, providerRef string) error {
+func (s instanceTable) SetProviderRef(ctx context.Context, id, providerRef string) error {
 	return s.db.conn(ctx).Model(&instanceRow{}).Where("id = ?", id).
 		UpdateColumns(map[string]any{"provider_ref": providerRef, "updated_at": Now()}).Error
 }
 
 // Release detaches an instance from its thread and leaves it for the reaper.
-func (s Instances) Release(ctx context.Context, id string) error {
+func (s instanceTable) Release(ctx context.Context, id string) error {
 	if _, err := s.release(ctx, "id = ?", id); err != nil {
 		return err
 	}
@@ -120,7 +119,7 @@ func (s Instances) Release(ctx context.Context, id string) error {
 }
 
 // MarkDestroyed records that the provider no longer has the instance.
-func (s Instances) MarkDestroyed(ctx context.Context, id string) error {
+func (s instanceTable) MarkDestroyed(ctx context.Context, id string) error {
 	if err := s.db.conn(ctx).Model(&threadRow{}).Where("instance_id = ?", id).Update("instance_id", nil).Error; err != nil {
 		return err
 	}
@@ -131,21 +130,21 @@ func (s Instances) MarkDestroyed(ctx context.Context, id string) error {
 // ReleaseForSandbox detaches every instance the sandbox made from its
 // thread and leaves it for the reaper, so that no thread ever reconnects to
 // it, nor restores the files its threads kept.
-func (s Instances) ReleaseForSandbox(ctx context.Context, sandboxID string) (int64, error) {
-	if err := s.db.Kept().release(ctx, "sandbox_id = ?", sandboxID); err != nil {
+func (s instanceTable) ReleaseForSandbox(ctx context.Context, sandboxID string) (int64, error) {
+	if err := s.db.kept().release(ctx, "sandbox_id = ?", sandboxID); err != nil {
 		return 0, err
 	}
 	return s.release(ctx, "sandbox_id = ?", sandboxID)
 }
 
 // ReleaseForAgent does the same for the instances of the agent's threads.
-func (s Instances) ReleaseForAgent(ctx context.Context, agentID string) (int64, error) {
+func (s instanceTable) ReleaseForAgent(ctx context.Context, agentID string) (int64, error) {
 	return s.release(ctx, "thread_id IN (SELECT id FROM threads WHERE agent_id = ?)", agentID)
 }
 
 // release detaches the active instances matching where from their threads
 // and marks them released.
-func (s Instances) release(ctx context.Context, where string, args ...any) (int64, error) {
+func (s instanceTable) release(ctx context.Context, where string, args ...any) (int64, error) {
 	err := s.db.conn(ctx).Exec(
 		"UPDATE threads SET instance_id = NULL WHERE instance_id IN (SELECT id FROM instances WHERE "+where+" AND status IN ?)",
 		append(args, activeInstance)...).Error
@@ -159,12 +158,12 @@ func (s Instances) release(ctx context.Context, where string, args ...any) (int6
 
 // ExpireLeases releases the instances whose creation outlived its lease:
 // their creator died, so the reaper is to destroy whatever it made.
-func (s Instances) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
+func (s instanceTable) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
 	return s.release(ctx, "status = ? AND lease_until < ?", auxilia.InstanceCreating, now)
 }
 
 // Reapable returns up to limit released instances, oldest first.
-func (s Instances) Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error) {
+func (s instanceTable) Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error) {
 	var rows []instanceRow
 	err := s.db.conn(ctx).Where("status = ?", auxilia.InstanceReleased).Order("updated_at").Limit(limit).Find(&rows).Error
 	out := make([]auxilia.Instance, len(rows))
@@ -175,14 +174,14 @@ func (s Instances) Reapable(ctx context.Context, limit int) ([]auxilia.Instance,
 }
 
 // PurgeDestroyed forgets destroyed instances last changed before `before`.
-func (s Instances) PurgeDestroyed(ctx context.Context, before time.Time) (int64, error) {
+func (s instanceTable) PurgeDestroyed(ctx context.Context, before time.Time) (int64, error) {
 	res := s.db.conn(ctx).Where("status = ? AND updated_at < ?", auxilia.InstanceDestroyed, before).Delete(&instanceRow{})
 	return res.RowsAffected, res.Error
 }
 
 // ResealStates calls fn with every stored instance state and saves what it
 // returns when that differs: key rotation.
-func (s Instances) ResealStates(ctx context.Context, fn func(id string, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error) {
+func (s instanceTable) ResealStates(ctx context.Context, fn func(id string, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error) {
 	var rows []instanceRow
 	if err := s.db.conn(ctx).Select("id", "state_key_id", "state_ciphertext").
 		Where("state_ciphertext <> '' AND status <> ?", auxilia.InstanceDestroyed).Order("id").Find(&rows).Error; err != nil {

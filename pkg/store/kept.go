@@ -30,15 +30,14 @@ func (r keptRow) domain() *auxilia.KeptFiles {
 	return k
 }
 
-// Kept stores threads' kept files.
-type Kept struct{ db *DB }
+// keptTable stores threads' kept files.
+type keptTable struct{ db *DB }
 
-// Kept returns the kept files' repository.
-func (db *DB) Kept() Kept { return Kept{db} }
+func (db *DB) kept() keptTable { return keptTable{db} }
 
 // Add records files kept for their thread, which from now on uses them
 // rather than what it kept before: those are released for the reaper.
-func (s Kept) Add(ctx context.Context, k auxilia.KeptFiles) (auxilia.KeptFiles, error) {
+func (s keptTable) Add(ctx context.Context, k auxilia.KeptFiles) (auxilia.KeptFiles, error) {
 	if k.ID == "" {
 		k.ID = auxilia.NewID()
 	}
@@ -54,14 +53,14 @@ func (s Kept) Add(ctx context.Context, k auxilia.KeptFiles) (auxilia.KeptFiles, 
 	return k, err
 }
 
-func (s Kept) release(ctx context.Context, where string, args ...any) error {
+func (s keptTable) release(ctx context.Context, where string, args ...any) error {
 	return s.db.conn(ctx).Model(&keptRow{}).Where(where, args...).Where("thread_id IS NOT NULL").
 		UpdateColumn("thread_id", nil).Error
 }
 
 // Forgettable returns up to limit kept files the reaper is to delete at
 // their provider: past their time, released, or of a thread that is gone.
-func (s Kept) Forgettable(ctx context.Context, now time.Time, limit int) ([]auxilia.KeptFiles, error) {
+func (s keptTable) Forgettable(ctx context.Context, now time.Time, limit int) ([]auxilia.KeptFiles, error) {
 	var rows []keptRow
 	err := s.db.conn(ctx).Where("forget_after < ? OR thread_id IS NULL OR NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = kept_files.thread_id)", now).
 		Order("kept_at").Limit(limit).Find(&rows).Error
@@ -73,12 +72,12 @@ func (s Kept) Forgettable(ctx context.Context, now time.Time, limit int) ([]auxi
 }
 
 // Delete forgets kept files the provider no longer holds.
-func (s Kept) Delete(ctx context.Context, id string) error {
+func (s keptTable) Delete(ctx context.Context, id string) error {
 	return s.db.conn(ctx).Where("id = ?", id).Delete(&keptRow{}).Error
 }
 
 // newest returns each thread's newest kept files, by thread id.
-func (s Kept) newest(ctx context.Context, threadIDs []string) (map[string]*auxilia.KeptFiles, error) {
+func (s keptTable) newest(ctx context.Context, threadIDs []string) (map[string]*auxilia.KeptFiles, error) {
 	out := map[string]*auxilia.KeptFiles{}
 	if len(threadIDs) == 0 {
 		return out, nil

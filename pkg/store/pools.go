@@ -21,22 +21,21 @@ type poolRow struct {
 
 func (poolRow) TableName() string { return "pools" }
 
-// Pools keeps warm pools: the instances made ahead of any thread (rows of
+// poolTable keeps warm pools: the instances made ahead of any thread (rows of
 // instances with a pool_version and no thread) and each pool's failures.
-type Pools struct{ db *DB }
+type poolTable struct{ db *DB }
 
-// Pools returns the warm pool repository.
-func (db *DB) Pools() Pools { return Pools{db} }
+func (db *DB) pools() poolTable { return poolTable{db} }
 
 // unclaimed are a sandbox's pool instances no thread has claimed yet.
-func (s Pools) unclaimed(ctx context.Context, sandboxID string) *gorm.DB {
+func (s poolTable) unclaimed(ctx context.Context, sandboxID string) *gorm.DB {
 	return s.db.conn(ctx).Model(&instanceRow{}).
 		Where("sandbox_id = ? AND pool_version IS NOT NULL AND thread_id IS NULL", sandboxID)
 }
 
 // Add records that the pool is creating an instance of the sandbox's
 // version, until lease: an instance of no thread yet.
-func (s Pools) Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time) (auxilia.Instance, error) {
+func (s poolTable) Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time) (auxilia.Instance, error) {
 	now := Now()
 	version := sb.Version
 	row := instanceRow{ID: auxilia.NewID(), WorkspaceID: sb.WorkspaceID, SandboxID: sb.ID, PoolVersion: &version,
@@ -49,7 +48,7 @@ func (s Pools) Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time) (au
 // and live since freshAfter, if there is one, and points the thread at it.
 // Concurrent claims never take the same instance: on Postgres each skips
 // the rows others have locked; SQLite runs one transaction at a time.
-func (s Pools) Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
+func (s poolTable) Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
 	pick := "SELECT id FROM instances WHERE sandbox_id = ? AND pool_version = ? AND thread_id IS NULL AND status = ? AND updated_at > ? ORDER BY updated_at LIMIT 1"
 	if s.db.dialect == Postgres {
 		pick += " FOR UPDATE SKIP LOCKED"
@@ -68,7 +67,7 @@ func (s Pools) Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, 
 
 // Count returns how many of the sandbox's unclaimed pool instances of its
 // version are ready (live since freshAfter) and being created.
-func (s Pools) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error) {
+func (s poolTable) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error) {
 	var counts []struct {
 		Status string
 		N      int
@@ -91,7 +90,7 @@ func (s Pools) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Ti
 // instances that may no longer be handed out: made from another version,
 // live since before freshAfter, or beyond size (the newest are kept). It
 // returns how many it released.
-func (s Pools) Retire(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time, size int) (int64, error) {
+func (s poolTable) Retire(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time, size int) (int64, error) {
 	var retired int64
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		res := s.unclaimed(ctx, sb.ID).Where("status IN ?", activeInstance).
@@ -117,7 +116,7 @@ func (s Pools) Retire(ctx context.Context, sb auxilia.Sandbox, freshAfter time.T
 // Sandboxes returns up to limit live sandboxes after the id after ("" for
 // the first), in id order: the pool job visits each. A deleted sandbox's
 // instances, its pool's included, were released when it was deleted.
-func (s Pools) Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error) {
+func (s poolTable) Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error) {
 	var rows []sandboxRow
 	q := s.db.conn(ctx).Where("deleted_at IS NULL")
 	if after != "" {
@@ -132,7 +131,7 @@ func (s Pools) Sandboxes(ctx context.Context, after string, limit int) ([]auxili
 }
 
 // Failures returns the pool's run of failed creates (zero when none).
-func (s Pools) Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error) {
+func (s poolTable) Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error) {
 	var rows []poolRow
 	err := s.db.conn(ctx).Where("sandbox_id = ?", sandboxID).Limit(1).Find(&rows).Error
 	if err != nil || len(rows) == 0 {
@@ -144,7 +143,7 @@ func (s Pools) Failures(ctx context.Context, sandboxID string) (auxilia.PoolFail
 }
 
 // SetFailures records the pool's run of failed creates.
-func (s Pools) SetFailures(ctx context.Context, f auxilia.PoolFailures) error {
+func (s poolTable) SetFailures(ctx context.Context, f auxilia.PoolFailures) error {
 	row := poolRow{SandboxID: f.SandboxID, Version: f.Version, Failures: f.Count, LastError: f.LastError,
 		RetryAt: f.RetryAt, StoppedAt: f.StoppedAt, UpdatedAt: Now()}
 	return s.db.conn(ctx).Clauses(clause.OnConflict{

@@ -5,16 +5,15 @@ import (
 	"time"
 )
 
-// RateWindows counts requests per token in fixed windows, in the database,
+// rateTable counts requests per token in fixed windows, in the database,
 // so that a limit holds across replicas.
-type RateWindows struct{ db *DB }
+type rateTable struct{ db *DB }
 
-// RateWindows returns the rate-limit counters.
-func (db *DB) RateWindows() RateWindows { return RateWindows{db} }
+func (db *DB) rateWindows() rateTable { return rateTable{db} }
 
 // Hit counts one request of the token in the window starting at start and
 // returns the window's count so far.
-func (s RateWindows) Hit(ctx context.Context, tokenID string, start time.Time) (int, error) {
+func (s rateTable) Hit(ctx context.Context, tokenID string, start time.Time) (int, error) {
 	var hits int
 	err := s.db.conn(ctx).Raw(`INSERT INTO rate_windows (token_id, window_start, hits) VALUES (?, ?, 1)
 		ON CONFLICT (token_id, window_start) DO UPDATE SET hits = rate_windows.hits + 1
@@ -23,6 +22,6 @@ func (s RateWindows) Hit(ctx context.Context, tokenID string, start time.Time) (
 }
 
 // Purge forgets windows that ended before `before`.
-func (s RateWindows) Purge(ctx context.Context, before time.Time) error {
+func (s rateTable) Purge(ctx context.Context, before time.Time) error {
 	return s.db.conn(ctx).Exec("DELETE FROM rate_windows WHERE window_start < ?", before.UTC()).Error
 }

@@ -70,15 +70,14 @@ func ptr(s string) *string {
 	return &s
 }
 
-// Runs stores runs.
-type Runs struct{ db *DB }
+// runTable stores runs.
+type runTable struct{ db *DB }
 
-// Runs returns the run repository.
-func (db *DB) Runs() Runs { return Runs{db} }
+func (db *DB) runs() runTable { return runTable{db} }
 
 // Start ends the thread's active run (completed) and records r as its new
 // one; the database holds one active run per thread.
-func (s Runs) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error) {
+func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error) {
 	now := Now()
 	if err := s.db.conn(ctx).Model(&runRow{}).Where("thread_id = ? AND status = ?", r.ThreadID, auxilia.RunActive).
 		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": now}).Error; err != nil {
@@ -96,7 +95,7 @@ func (s Runs) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error) {
 	return s.Get(ctx, r.WorkspaceID, row.ID)
 }
 
-func (s Runs) joined(ctx context.Context) *gorm.DB {
+func (s runTable) joined(ctx context.Context) *gorm.DB {
 	return s.db.conn(ctx).Table("runs").
 		Select("runs.*, threads.thread_key, sandboxes.name AS sandbox_name, sandboxes.provider, instances.provider_ref AS instance_ref").
 		Joins("JOIN threads ON threads.id = runs.thread_id").
@@ -105,7 +104,7 @@ func (s Runs) joined(ctx context.Context) *gorm.DB {
 }
 
 // Get returns a run of the workspace.
-func (s Runs) Get(ctx context.Context, workspaceID, id string) (auxilia.Run, error) {
+func (s runTable) Get(ctx context.Context, workspaceID, id string) (auxilia.Run, error) {
 	var v runView
 	if err := s.joined(ctx).Where("runs.workspace_id = ? AND runs.id = ?", workspaceID, id).Take(&v).Error; err != nil {
 		return auxilia.Run{}, notFound(err, "run")
@@ -114,7 +113,7 @@ func (s Runs) Get(ctx context.Context, workspaceID, id string) (auxilia.Run, err
 }
 
 // List returns a page of a thread's runs.
-func (s Runs) List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error) {
+func (s runTable) List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error) {
 	q := s.joined(ctx).Where("runs.thread_id = ?", threadID)
 	if req.After != "" {
 		q = q.Where("runs.id > ?", req.After)
@@ -127,7 +126,7 @@ func (s Runs) List(ctx context.Context, threadID string, req auxilia.PageRequest
 }
 
 // Touch records a tool call on an active run, at most once per `every`.
-func (s Runs) Touch(ctx context.Context, id string, at time.Time, every time.Duration) error {
+func (s runTable) Touch(ctx context.Context, id string, at time.Time, every time.Duration) error {
 	res := s.db.conn(ctx).Model(&runRow{}).
 		Where("id = ? AND status = ? AND last_activity_at < ?", id, auxilia.RunActive, at.Add(-every)).
 		UpdateColumn("last_activity_at", at)
@@ -140,14 +139,14 @@ func (s Runs) Touch(ctx context.Context, id string, at time.Time, every time.Dur
 
 // End ends an active run with status (completed or expired); it reports
 // whether the run was still active.
-func (s Runs) End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error) {
+func (s runTable) End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error) {
 	res := s.db.conn(ctx).Model(&runRow{}).Where("id = ? AND status = ?", id, auxilia.RunActive).
 		UpdateColumns(map[string]any{"status": status, "ended_at": Now()})
 	return res.RowsAffected == 1, res.Error
 }
 
 // Idle returns up to limit active runs with no activity since `before`.
-func (s Runs) Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error) {
+func (s runTable) Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error) {
 	var views []runView
 	err := s.joined(ctx).Where("runs.status = ? AND runs.last_activity_at < ?", auxilia.RunActive, before).
 		Order("runs.last_activity_at").Limit(limit).Find(&views).Error

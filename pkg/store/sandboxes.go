@@ -74,16 +74,15 @@ func (r sandboxRow) sealed() auxilia.SealedSecret {
 	return auxilia.SealedSecret{KeyID: r.SecretKeyID, Ciphertext: r.SecretCiphertext}
 }
 
-// Sandboxes stores registered sandboxes.
-type Sandboxes struct{ db *DB }
+// sandboxTable stores registered sandboxes.
+type sandboxTable struct{ db *DB }
 
-// Sandboxes returns the sandbox repository.
-func (db *DB) Sandboxes() Sandboxes { return Sandboxes{db} }
+func (db *DB) sandboxes() sandboxTable { return sandboxTable{db} }
 
 // CheckSandboxesWith sets the validation every sandbox save runs.
 func (db *DB) CheckSandboxesWith(check auxilia.SandboxCheck) { db.sandboxCheck = check }
 
-func (s Sandboxes) conn(ctx context.Context) *gorm.DB {
+func (s sandboxTable) conn(ctx context.Context) *gorm.DB {
 	q := s.db.conn(ctx)
 	if s.db.sandboxCheck != nil {
 		q = q.Set(sandboxCheckKey, s.db.sandboxCheck)
@@ -93,7 +92,7 @@ func (s Sandboxes) conn(ctx context.Context) *gorm.DB {
 
 // Create stores a new sandbox (its ID chosen by the caller, so that its
 // secret can be sealed to it). A live sandbox of the same name is a conflict.
-func (s Sandboxes) Create(ctx context.Context, sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.Sandbox, error) {
+func (s sandboxTable) Create(ctx context.Context, sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.Sandbox, error) {
 	now := Now()
 	row := sandboxRow{
 		ID: sb.ID, WorkspaceID: sb.WorkspaceID, Name: sb.Name, Description: sb.Description, Provider: sb.Provider,
@@ -110,7 +109,7 @@ func (s Sandboxes) Create(ctx context.Context, sb auxilia.Sandbox, sealed auxili
 
 // nameConflict turns a duplicate-name error into a conflict naming the
 // sandbox that holds the name.
-func (s Sandboxes) nameConflict(ctx context.Context, err error, workspaceID, name string) error {
+func (s sandboxTable) nameConflict(ctx context.Context, err error, workspaceID, name string) error {
 	if !errors.Is(err, gorm.ErrDuplicatedKey) {
 		return err
 	}
@@ -124,18 +123,18 @@ func (s Sandboxes) nameConflict(ctx context.Context, err error, workspaceID, nam
 	return conflict
 }
 
-func (s Sandboxes) live(ctx context.Context, workspaceID string) *gorm.DB {
+func (s sandboxTable) live(ctx context.Context, workspaceID string) *gorm.DB {
 	return s.db.conn(ctx).Where("workspace_id = ? AND deleted_at IS NULL", workspaceID)
 }
 
 // Get returns a live sandbox of the workspace.
-func (s Sandboxes) Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error) {
+func (s sandboxTable) Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error) {
 	sb, _, err := s.GetSealed(ctx, workspaceID, id)
 	return sb, err
 }
 
 // GetSealed returns a live sandbox with its sealed secret.
-func (s Sandboxes) GetSealed(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, auxilia.SealedSecret, error) {
+func (s sandboxTable) GetSealed(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, auxilia.SealedSecret, error) {
 	row, err := takeRow[sandboxRow](ctx, s.db, "SELECT "+sandboxColumns+" FROM sandboxes "+
 		"WHERE workspace_id = ? AND deleted_at IS NULL AND id = ? LIMIT 1", workspaceID, id)
 	if err != nil {
@@ -145,7 +144,7 @@ func (s Sandboxes) GetSealed(ctx context.Context, workspaceID, id string) (auxil
 }
 
 // List returns a page of the workspace's live sandboxes, only the one called name when it is set.
-func (s Sandboxes) List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error) {
+func (s sandboxTable) List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error) {
 	where, args := "workspace_id = ? AND deleted_at IS NULL", []any{workspaceID}
 	if name != "" {
 		where, args = where+" AND name = ?", append(args, name)
@@ -161,7 +160,7 @@ func (s Sandboxes) List(ctx context.Context, workspaceID, name string, req auxil
 // Update saves sb's spec (and, when sealed is not nil, its new secret: an
 // empty one clears it) if the stored version is still sb.Version; a stale
 // version is a precondition failure.
-func (s Sandboxes) Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxilia.SealedSecret) (auxilia.Sandbox, error) {
+func (s sandboxTable) Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxilia.SealedSecret) (auxilia.Sandbox, error) {
 	var row sandboxRow
 	if err := s.live(ctx, sb.WorkspaceID).Where("id = ?", sb.ID).Take(&row).Error; err != nil {
 		return auxilia.Sandbox{}, notFound(err, "sandbox")
@@ -194,7 +193,7 @@ func (s Sandboxes) Update(ctx context.Context, sb auxilia.Sandbox, sealed *auxil
 
 // Delete removes a live sandbox from view, if it is still at the version
 // the caller read; its row and sealed secret stay for the reaper.
-func (s Sandboxes) Delete(ctx context.Context, workspaceID, id string, version int) error {
+func (s sandboxTable) Delete(ctx context.Context, workspaceID, id string, version int) error {
 	q := s.live(ctx, workspaceID).Model(&sandboxRow{}).Where("id = ? AND version = ?", id, version)
 	res := q.UpdateColumns(map[string]any{"deleted_at": Now(), "version": gorm.Expr("version + 1")})
 	if res.Error != nil {
@@ -212,7 +211,7 @@ func (s Sandboxes) Delete(ctx context.Context, workspaceID, id string, version i
 
 // SetHealth records what a probe found; it does not change the version,
 // which tracks what admins configure.
-func (s Sandboxes) SetHealth(ctx context.Context, id string, h auxilia.Health) error {
+func (s sandboxTable) SetHealth(ctx context.Context, id string, h auxilia.Health) error {
 	history, err := json.Marshal(h.History)
 	if err != nil {
 		return err
@@ -225,7 +224,7 @@ func (s Sandboxes) SetHealth(ctx context.Context, id string, h auxilia.Health) e
 
 // ResealSecrets calls fn with every stored sandbox secret (deleted sandboxes
 // included) and saves the one fn returns when it differs: key rotation.
-func (s Sandboxes) ResealSecrets(ctx context.Context, fn func(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error) {
+func (s sandboxTable) ResealSecrets(ctx context.Context, fn func(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error) {
 	var rows []sandboxRow
 	if err := s.db.conn(ctx).Select("id", "workspace_id", "secret_key_id", "secret_ciphertext").
 		Where("secret_ciphertext <> ''").Order("id").Find(&rows).Error; err != nil {
@@ -257,7 +256,7 @@ func parseHistory(s string) []auxilia.Probe {
 
 // GetSealedAny returns a sandbox by id, deleted or not, with its sealed
 // secret: the reaper destroys a deleted sandbox's instances with it.
-func (s Sandboxes) GetSealedAny(ctx context.Context, id string) (auxilia.Sandbox, auxilia.SealedSecret, error) {
+func (s sandboxTable) GetSealedAny(ctx context.Context, id string) (auxilia.Sandbox, auxilia.SealedSecret, error) {
 	var row sandboxRow
 	if err := s.db.conn(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
 		return auxilia.Sandbox{}, auxilia.SealedSecret{}, notFound(err, "sandbox")
@@ -267,7 +266,7 @@ func (s Sandboxes) GetSealedAny(ctx context.Context, id string) (auxilia.Sandbox
 
 // PurgeDeleted forgets deleted sandboxes (and their sealed secrets) once the
 // reaper has destroyed all their instances.
-func (s Sandboxes) PurgeDeleted(ctx context.Context) (int64, error) {
+func (s sandboxTable) PurgeDeleted(ctx context.Context) (int64, error) {
 	var purged int64
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		done := "deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM kept_files k WHERE k.sandbox_id = sandboxes.id) AND " +
@@ -287,7 +286,7 @@ func (s Sandboxes) PurgeDeleted(ctx context.Context) (int64, error) {
 
 // Unchecked returns up to limit live sandboxes (of every workspace) whose
 // health was last checked before `before`, or never.
-func (s Sandboxes) Unchecked(ctx context.Context, before time.Time, limit int) ([]auxilia.Sandbox, error) {
+func (s sandboxTable) Unchecked(ctx context.Context, before time.Time, limit int) ([]auxilia.Sandbox, error) {
 	var rows []sandboxRow
 	err := s.db.conn(ctx).Where("deleted_at IS NULL AND (health_checked_at IS NULL OR health_checked_at < ?)", before).
 		Order("health_checked_at NULLS FIRST").Limit(limit).Find(&rows).Error

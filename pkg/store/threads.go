@@ -29,16 +29,15 @@ func (r threadRow) domain() auxilia.Thread {
 		LastRunAt: r.LastRunAt, LastActivityAt: r.LastActivityAt, CreatedAt: r.CreatedAt}
 }
 
-// Threads stores agents' conversation threads.
-type Threads struct{ db *DB }
+// threadTable stores agents' conversation threads.
+type threadTable struct{ db *DB }
 
-// Threads returns the thread repository.
-func (db *DB) Threads() Threads { return Threads{db} }
+func (db *DB) threads() threadTable { return threadTable{db} }
 
 // Lock returns the agent's thread keyed key, creating it when missing, and
 // locks it for the rest of ctx's transaction: concurrent run starts on one
 // thread pass here one at a time, in every process.
-func (s Threads) Lock(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
+func (s threadTable) Lock(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
 	locked, err := s.lockRow(ctx, agentID, key)
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		// A new thread. A concurrent insert of the same one waits on the
@@ -57,7 +56,7 @@ func (s Threads) Lock(ctx context.Context, workspaceID, agentID, key string) (au
 
 // LockExisting is Lock for a thread that must exist already: a missing one
 // is not found, not made.
-func (s Threads) LockExisting(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
+func (s threadTable) LockExisting(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
 	row, err := s.lockRow(ctx, agentID, key)
 	if err == nil && row.WorkspaceID != workspaceID {
 		err = gorm.ErrRecordNotFound
@@ -70,7 +69,7 @@ func (s Threads) LockExisting(ctx context.Context, workspaceID, agentID, key str
 
 // lockRow reads the thread's row, locked for the transaction on Postgres
 // (SQLite transactions hold the whole database already).
-func (s Threads) lockRow(ctx context.Context, agentID, key string) (threadRow, error) {
+func (s threadTable) lockRow(ctx context.Context, agentID, key string) (threadRow, error) {
 	q := s.db.conn(ctx).Where("agent_id = ? AND thread_key = ?", agentID, key)
 	if s.db.dialect == Postgres {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
@@ -81,7 +80,7 @@ func (s Threads) lockRow(ctx context.Context, agentID, key string) (threadRow, e
 }
 
 // Get returns the agent's thread keyed key, with its instance.
-func (s Threads) Get(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
+func (s threadTable) Get(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
 	var row threadRow
 	err := s.db.conn(ctx).Where("workspace_id = ? AND agent_id = ? AND thread_key = ?", workspaceID, agentID, key).Take(&row).Error
 	if err != nil {
@@ -90,9 +89,9 @@ func (s Threads) Get(ctx context.Context, workspaceID, agentID, key string) (aux
 	return s.withInstance(ctx, row)
 }
 
-func (s Threads) withInstance(ctx context.Context, row threadRow) (auxilia.Thread, error) {
+func (s threadTable) withInstance(ctx context.Context, row threadRow) (auxilia.Thread, error) {
 	t := row.domain()
-	kept, err := s.db.Kept().newest(ctx, []string{row.ID})
+	kept, err := s.db.kept().newest(ctx, []string{row.ID})
 	if err != nil {
 		return t, err
 	}
@@ -100,7 +99,7 @@ func (s Threads) withInstance(ctx context.Context, row threadRow) (auxilia.Threa
 	if row.InstanceID == nil {
 		return t, nil
 	}
-	inst, err := s.db.Instances().Get(ctx, *row.InstanceID)
+	inst, err := s.db.instances().Get(ctx, *row.InstanceID)
 	if errors.Is(err, gorm.ErrRecordNotFound) || auxilia.IsCode(err, auxilia.CodeNotFound) {
 		return t, nil
 	}
@@ -112,7 +111,7 @@ func (s Threads) withInstance(ctx context.Context, row threadRow) (auxilia.Threa
 }
 
 // List returns a page of the agent's threads, each with its instance.
-func (s Threads) List(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error) {
+func (s threadTable) List(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error) {
 	var rows []threadRow
 	q := s.db.conn(ctx).Where("workspace_id = ? AND agent_id = ?", workspaceID, agentID)
 	if err := pageQuery(q, req).Find(&rows).Error; err != nil {
@@ -140,7 +139,7 @@ func (s Threads) List(ctx context.Context, workspaceID, agentID string, req auxi
 	for i, r := range page.Items {
 		threadIDs[i] = r.ID
 	}
-	kept, err := s.db.Kept().newest(ctx, threadIDs)
+	kept, err := s.db.kept().newest(ctx, threadIDs)
 	if err != nil {
 		return auxilia.Page[auxilia.Thread]{}, err
 	}
@@ -159,7 +158,7 @@ func (s Threads) List(ctx context.Context, workspaceID, agentID string, req auxi
 }
 
 // Ran records that a run started on the thread at `at`: its last activity too.
-func (s Threads) Ran(ctx context.Context, id string, at time.Time) error {
+func (s threadTable) Ran(ctx context.Context, id string, at time.Time) error {
 	return s.db.conn(ctx).Model(&threadRow{}).Where("id = ?", id).
 		UpdateColumns(map[string]any{"last_run_at": at, "last_activity_at": at}).Error
 }
@@ -167,7 +166,7 @@ func (s Threads) Ran(ctx context.Context, id string, at time.Time) error {
 // IdlePage returns up to limit threads, by id after `after`, whose live,
 // unpaused instance has seen no activity since `before`, each with its
 // instance and kept files: what the idle job may pause or keep.
-func (s Threads) IdlePage(ctx context.Context, after string, before time.Time, limit int) ([]auxilia.Thread, error) {
+func (s threadTable) IdlePage(ctx context.Context, after string, before time.Time, limit int) ([]auxilia.Thread, error) {
 	var rows []threadRow
 	q := s.db.conn(ctx).Model(&threadRow{}).Select("threads.*").
 		Joins("JOIN instances i ON i.id = threads.instance_id").
@@ -190,6 +189,6 @@ func (s Threads) IdlePage(ctx context.Context, after string, before time.Time, l
 }
 
 // Delete removes a thread with its runs.
-func (s Threads) Delete(ctx context.Context, id string) error {
+func (s threadTable) Delete(ctx context.Context, id string) error {
 	return s.db.conn(ctx).Where("id = ?", id).Delete(&threadRow{}).Error
 }

@@ -19,7 +19,7 @@ func (ticketRow) TableName() string { return "terminal_tickets" }
 
 // AddTicket stores a terminal ticket by the hash of its value, and forgets
 // the tickets that expired unused.
-func (s Tokens) AddTicket(ctx context.Context, t auxilia.TerminalTicket, hash string) error {
+func (s tokenTable) AddTicket(ctx context.Context, t auxilia.TerminalTicket, hash string) error {
 	if err := s.db.conn(ctx).Where("expires_at < ?", Now()).Delete(&ticketRow{}).Error; err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (s Tokens) AddTicket(ctx context.Context, t auxilia.TerminalTicket, hash st
 // ClaimTicket takes the ticket whose value hashes to hash, if it has not
 // expired by now: one statement deletes it, so that of two replicas taking
 // it at once only one gets it. NotFound otherwise.
-func (s Tokens) ClaimTicket(ctx context.Context, hash string, now time.Time) (auxilia.TerminalTicket, error) {
+func (s tokenTable) ClaimTicket(ctx context.Context, hash string, now time.Time) (auxilia.TerminalTicket, error) {
 	var rows []ticketRow
 	err := s.db.conn(ctx).Raw(`DELETE FROM terminal_tickets WHERE hash = ? AND expires_at > ?
 		RETURNING hash, token_id, run_id, approved, expires_at`, hash, now.UTC()).Scan(&rows).Error

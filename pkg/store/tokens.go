@@ -25,14 +25,13 @@ func (r tokenRow) domain() auxilia.Token {
 		CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt, RevokedAt: r.RevokedAt}
 }
 
-// Tokens stores API tokens by the hash of their value.
-type Tokens struct{ db *DB }
+// tokenTable stores API tokens by the hash of their value.
+type tokenTable struct{ db *DB }
 
-// Tokens returns the token repository.
-func (db *DB) Tokens() Tokens { return Tokens{db} }
+func (db *DB) tokens() tokenTable { return tokenTable{db} }
 
 // Create stores a new token with the given value hash and returns it with its id.
-func (s Tokens) Create(ctx context.Context, t auxilia.Token, hash string) (auxilia.Token, error) {
+func (s tokenTable) Create(ctx context.Context, t auxilia.Token, hash string) (auxilia.Token, error) {
 	row := tokenRow{ID: auxilia.NewID(), WorkspaceID: t.WorkspaceID, Name: t.Name, Role: string(t.Role),
 		Hash: hash, CreatedAt: Now()}
 	if err := s.db.conn(ctx).Create(&row).Error; err != nil {
@@ -43,16 +42,16 @@ func (s Tokens) Create(ctx context.Context, t auxilia.Token, hash string) (auxil
 
 // ByHash returns the token whose value hashes to hash (revoked or not), with
 // its workspace, in one query: every request asks it.
-func (s Tokens) ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error) {
+func (s tokenTable) ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error) {
 	return s.byWhere(ctx, "tokens.hash = ?", hash)
 }
 
 // ByID returns the token id (revoked or not), with its workspace.
-func (s Tokens) ByID(ctx context.Context, id string) (auxilia.Token, auxilia.Workspace, error) {
+func (s tokenTable) ByID(ctx context.Context, id string) (auxilia.Token, auxilia.Workspace, error) {
 	return s.byWhere(ctx, "tokens.id = ?", id)
 }
 
-func (s Tokens) byWhere(ctx context.Context, where string, arg string) (auxilia.Token, auxilia.Workspace, error) {
+func (s tokenTable) byWhere(ctx context.Context, where string, arg string) (auxilia.Token, auxilia.Workspace, error) {
 	row, err := takeRow[tokenWithWorkspace](ctx, s.db, "SELECT "+tokenWithWorkspaceColumns+
 		" FROM tokens JOIN workspaces ON workspaces.id = tokens.workspace_id WHERE "+where+" LIMIT 1", arg)
 	if err != nil {
@@ -78,14 +77,14 @@ func (r *tokenWithWorkspace) scanTargets() []any {
 }
 
 // Get returns the live token id of the workspace.
-func (s Tokens) Get(ctx context.Context, workspaceID, id string) (auxilia.Token, error) {
+func (s tokenTable) Get(ctx context.Context, workspaceID, id string) (auxilia.Token, error) {
 	var row tokenRow
 	err := s.db.conn(ctx).Where("workspace_id = ? AND id = ? AND revoked_at IS NULL", workspaceID, id).Take(&row).Error
 	return row.domain(), notFound(err, "token")
 }
 
 // List returns one page of the workspace's live tokens.
-func (s Tokens) List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Token], error) {
+func (s tokenTable) List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Token], error) {
 	var rows []tokenRow
 	q := s.db.conn(ctx).Where("workspace_id = ? AND revoked_at IS NULL", workspaceID)
 	if err := pageQuery(q, req).Find(&rows).Error; err != nil {
@@ -95,7 +94,7 @@ func (s Tokens) List(ctx context.Context, workspaceID string, req auxilia.PageRe
 }
 
 // Revoke ends the live token id of the workspace.
-func (s Tokens) Revoke(ctx context.Context, workspaceID, id string) error {
+func (s tokenTable) Revoke(ctx context.Context, workspaceID, id string) error {
 	res := s.db.conn(ctx).Model(&tokenRow{}).
 		Where("workspace_id = ? AND id = ? AND revoked_at IS NULL", workspaceID, id).
 		Update("revoked_at", Now())
@@ -109,14 +108,14 @@ func (s Tokens) Revoke(ctx context.Context, workspaceID, id string) error {
 }
 
 // Touch records that the token was used at `at`, unless a use after `since` is already recorded.
-func (s Tokens) Touch(ctx context.Context, id string, at, since time.Time) error {
+func (s tokenTable) Touch(ctx context.Context, id string, at, since time.Time) error {
 	return s.db.conn(ctx).Model(&tokenRow{}).
 		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", id, since).
 		Update("last_used_at", at).Error
 }
 
 // AnyLive reports whether a live token exists; with role set, one of that role.
-func (s Tokens) AnyLive(ctx context.Context, role auxilia.Role) (bool, error) {
+func (s tokenTable) AnyLive(ctx context.Context, role auxilia.Role) (bool, error) {
 	q := s.db.conn(ctx).Model(&tokenRow{}).Where("revoked_at IS NULL")
 	if role != "" {
 		q = q.Where("role = ?", string(role))
@@ -127,7 +126,7 @@ func (s Tokens) AnyLive(ctx context.Context, role auxilia.Role) (bool, error) {
 }
 
 // HashExists reports whether any token, live or revoked, has this hash.
-func (s Tokens) HashExists(ctx context.Context, hash string) (bool, error) {
+func (s tokenTable) HashExists(ctx context.Context, hash string) (bool, error) {
 	var n int64
 	err := s.db.conn(ctx).Model(&tokenRow{}).Where("hash = ?", hash).Count(&n).Error
 	return n > 0, err

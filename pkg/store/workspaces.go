@@ -21,21 +21,20 @@ func (r workspaceRow) domain() auxilia.Workspace {
 	return auxilia.Workspace{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt}
 }
 
-// Workspaces stores the tenants.
-type Workspaces struct{ db *DB }
+// workspaceTable stores the tenants.
+type workspaceTable struct{ db *DB }
 
-// Workspaces returns the workspace repository.
-func (db *DB) Workspaces() Workspaces { return Workspaces{db} }
+func (db *DB) workspaces() workspaceTable { return workspaceTable{db} }
 
 // ByName returns the workspace called name.
-func (s Workspaces) ByName(ctx context.Context, name string) (auxilia.Workspace, error) {
+func (s workspaceTable) ByName(ctx context.Context, name string) (auxilia.Workspace, error) {
 	var row workspaceRow
 	err := s.db.conn(ctx).Where("name = ?", name).Take(&row).Error
 	return row.domain(), notFound(err, "workspace")
 }
 
 // Ensure returns the workspace called name, creating it when missing.
-func (s Workspaces) Ensure(ctx context.Context, name string) (auxilia.Workspace, error) {
+func (s workspaceTable) Ensure(ctx context.Context, name string) (auxilia.Workspace, error) {
 	ws, err := s.ByName(ctx, name)
 	if !auxilia.IsCode(err, auxilia.CodeNotFound) {
 		return ws, err

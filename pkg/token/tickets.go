@@ -24,7 +24,7 @@ func (s *Service) IssueTicket(ctx context.Context, a auxilia.Actor, runID string
 	value := ticketPrefix + base64.RawURLEncoding.EncodeToString(b)
 	expires := time.Now().UTC().Add(TicketLife).Truncate(time.Millisecond)
 	t := auxilia.TerminalTicket{TokenID: a.TokenID, RunID: runID, Approved: approved, ExpiresAt: expires}
-	if err := s.tokens.AddTicket(ctx, t, Hash(value)); err != nil {
+	if err := s.tokens(a.Workspace.ID).AddTicket(ctx, t, Hash(value)); err != nil {
 		return "", time.Time{}, err
 	}
 	return value, expires, nil
@@ -35,14 +35,14 @@ func (s *Service) IssueTicket(ctx context.Context, a auxilia.Actor, runID string
 // ticket is refused as unauthorized.
 func (s *Service) RedeemTicket(ctx context.Context, value string) (auxilia.Actor, auxilia.TerminalTicket, error) {
 	refused := auxilia.Errorf(auxilia.CodeUnauthorized, "The ticket is unknown, used or expired: ask for a new one.")
-	t, err := s.tokens.ClaimTicket(ctx, Hash(value), time.Now())
+	t, err := s.lookup.ClaimTicket(ctx, Hash(value), time.Now())
 	if auxilia.IsCode(err, auxilia.CodeNotFound) {
 		return auxilia.Actor{}, t, refused
 	}
 	if err != nil {
 		return auxilia.Actor{}, t, err
 	}
-	tok, ws, err := s.tokens.ByID(ctx, t.TokenID)
+	tok, ws, err := s.lookup.ByID(ctx, t.TokenID)
 	if auxilia.IsCode(err, auxilia.CodeNotFound) {
 		return auxilia.Actor{}, t, refused
 	}

@@ -22,17 +22,22 @@ const Prefix = "aux_"
 // touchEvery bounds how often a token's last use is written: at most once a minute.
 const touchEvery = time.Minute
 
-// Store keeps tokens by hash.
+// Store keeps one workspace's tokens by hash.
 type Store interface {
 	Create(ctx context.Context, t auxilia.Token, hash string) (auxilia.Token, error)
+	List(ctx context.Context, req auxilia.PageRequest) (auxilia.Page[auxilia.Token], error)
+	Revoke(ctx context.Context, id string) error
+	AddTicket(ctx context.Context, t auxilia.TerminalTicket, hash string) error
+}
+
+// Lookup finds tokens before their workspace is known: to authenticate a
+// request, redeem a ticket, or bootstrap the first admin.
+type Lookup interface {
 	ByHash(ctx context.Context, hash string) (auxilia.Token, auxilia.Workspace, error)
-	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Token], error)
-	Revoke(ctx context.Context, workspaceID, id string) error
+	ByID(ctx context.Context, id string) (auxilia.Token, auxilia.Workspace, error)
 	Touch(ctx context.Context, id string, at, since time.Time) error
 	AnyLive(ctx context.Context, role auxilia.Role) (bool, error)
 	HashExists(ctx context.Context, hash string) (bool, error)
-	ByID(ctx context.Context, id string) (auxilia.Token, auxilia.Workspace, error)
-	AddTicket(ctx context.Context, t auxilia.TerminalTicket, hash string) error
 	ClaimTicket(ctx context.Context, hash string, now time.Time) (auxilia.TerminalTicket, error)
 }
 
@@ -49,15 +54,17 @@ type Transactor interface {
 
 // Service manages tokens.
 type Service struct {
-	tokens     Store
+	tokens     func(workspaceID string) Store
+	lookup     Lookup
 	workspaces Workspaces
 	tx         Transactor
 	audit      auxilia.Auditor
 }
 
-// New returns a token service.
-func New(tokens Store, workspaces Workspaces, tx Transactor, audit auxilia.Auditor) *Service {
-	return &Service{tokens: tokens, workspaces: workspaces, tx: tx, audit: audit}
+// New returns a token service: tokens is the store bound to a workspace,
+// lookup the one that finds tokens across workspaces.
+func New(tokens func(workspaceID string) Store, lookup Lookup, workspaces Workspaces, tx Transactor, audit auxilia.Auditor) *Service {
+	return &Service{tokens: tokens, lookup: lookup, workspaces: workspaces, tx: tx, audit: audit}
 }
 
 // Issued is a token just created, with the value shown this once.
@@ -103,7 +110,7 @@ func (s *Service) Issue(ctx context.Context, workspace, name string, role auxili
 func (s *Service) issue(ctx context.Context, t auxilia.Token, value string) (Issued, error) {
 	var out Issued
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
-		created, err := s.tokens.Create(ctx, t, Hash(value))
+		created, err := s.tokens(t.WorkspaceID).Create(ctx, t, Hash(value))
 		if err != nil {
 			return err
 		}
@@ -116,13 +123,13 @@ func (s *Service) issue(ctx context.Context, t auxilia.Token, value string) (Iss
 
 // List returns a page of the workspace's tokens.
 func (s *Service) List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Token], error) {
-	return s.tokens.List(ctx, workspaceID, req)
+	return s.tokens(workspaceID).List(ctx, req)
 }
 
 // Revoke ends a token of the workspace at once.
 func (s *Service) Revoke(ctx context.Context, workspaceID, id string) error {
 	return s.tx.InTx(ctx, func(ctx context.Context) error {
-		if err := s.tokens.Revoke(ctx, workspaceID, id); err != nil {
+		if err := s.tokens(workspaceID).Revoke(ctx, id); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, s.audit, workspaceID, "token.revoke", "token", id, "revoked the token")
@@ -133,7 +140,7 @@ func (s *Service) Revoke(ctx context.Context, workspaceID, id string) error {
 // token it also returns the actor, beside the error, so that the refusal
 // can be recorded where it belongs.
 func (s *Service) Authenticate(ctx context.Context, value string) (auxilia.Actor, error) {
-	tok, ws, err := s.tokens.ByHash(ctx, Hash(value))
+	tok, ws, err := s.lookup.ByHash(ctx, Hash(value))
 	if auxilia.IsCode(err, auxilia.CodeNotFound) {
 		return auxilia.Actor{}, auxilia.Errorf(auxilia.CodeUnauthorized, "The token is unknown or revoked.")
 	}
@@ -146,7 +153,7 @@ func (s *Service) Authenticate(ctx context.Context, value string) (auxilia.Actor
 	}
 	now := time.Now().UTC()
 	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) > touchEvery {
-		if err := s.tokens.Touch(ctx, tok.ID, now, now.Add(-touchEvery)); err != nil {
+		if err := s.lookup.Touch(ctx, tok.ID, now, now.Add(-touchEvery)); err != nil {
 			return auxilia.Actor{}, err
 		}
 	}
@@ -167,14 +174,14 @@ func (s *Service) Bootstrap(ctx context.Context, value string) (*Issued, error) 
 		if value != "" {
 			role = auxilia.RoleAdmin
 		}
-		exists, err := s.tokens.AnyLive(ctx, role)
+		exists, err := s.lookup.AnyLive(ctx, role)
 		if err != nil || exists {
 			return err
 		}
 		name := "first admin"
 		if value != "" {
 			name = "bootstrap"
-			if used, err := s.tokens.HashExists(ctx, Hash(value)); err != nil || used {
+			if used, err := s.lookup.HashExists(ctx, Hash(value)); err != nil || used {
 				return err // a revoked bootstrap token stays revoked
 			}
 		} else {

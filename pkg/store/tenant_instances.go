@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// TenantInstances are the instances the workspace's threads work in,
+// reached by the ids of rows found in the workspace.
+type TenantInstances struct{ t Tenant }
+
+// Instances returns the workspace's instances.
+func (t Tenant) Instances() TenantInstances { return TenantInstances{t} }
+
+// Claim makes the thread's new instance on the sandbox, leased until lease.
+func (s TenantInstances) Claim(ctx context.Context, th auxilia.Thread, sandboxID, runID string, lease time.Time) (auxilia.Instance, error) {
+	th.WorkspaceID = s.t.ws
+	return s.t.db.instances().Claim(ctx, th, sandboxID, runID, lease)
+}
+
+// Get returns the instance id.
+func (s TenantInstances) Get(ctx context.Context, id string) (auxilia.Instance, error) {
+	return s.t.db.instances().Get(ctx, id)
+}
+
+// MarkLive records that the instance id is made.
+func (s TenantInstances) MarkLive(ctx context.Context, id, providerRef, workDir string, state auxilia.SealedSecret) (bool, error) {
+	return s.t.db.instances().MarkLive(ctx, id, providerRef, workDir, state)
+}
+
+// SetState stores the instance's sealed provider state.
+func (s TenantInstances) SetState(ctx context.Context, id string, state auxilia.SealedSecret) error {
+	return s.t.db.instances().SetState(ctx, id, state)
+}
+
+// MarkPaused records that the instance was paused at `at`.
+func (s TenantInstances) MarkPaused(ctx context.Context, id string, quietSince, at time.Time) (bool, error) {
+	return s.t.db.instances().MarkPaused(ctx, id, quietSince, at)
+}
+
+// MarkResumed records that the instance runs again.
+func (s TenantInstances) MarkResumed(ctx context.Context, id string) error {
+	return s.t.db.instances().MarkResumed(ctx, id)
+}
+
+// SetProviderRef records the provider's id of the instance.
+func (s TenantInstances) SetProviderRef(ctx context.Context, id, providerRef string) error {
+	return s.t.db.instances().SetProviderRef(ctx, id, providerRef)
+}
+
+// Release hands the instance to the reaper.
+func (s TenantInstances) Release(ctx context.Context, id string) error {
+	return s.t.db.instances().Release(ctx, id)
+}
+
+// MarkDestroyed records that the instance is gone at the provider.
+func (s TenantInstances) MarkDestroyed(ctx context.Context, id string) error {
+	return s.t.db.instances().MarkDestroyed(ctx, id)
+}
+
+// ReleaseForSandbox releases every instance the sandbox made.
+func (s TenantInstances) ReleaseForSandbox(ctx context.Context, sandboxID string) (int64, error) {
+	return s.t.db.instances().ReleaseForSandbox(ctx, sandboxID)
+}
+
+// ReleaseForAgent releases the instances of the agent's threads.
+func (s TenantInstances) ReleaseForAgent(ctx context.Context, agentID string) (int64, error) {
+	return s.t.db.instances().ReleaseForAgent(ctx, agentID)
+}
+
+// TenantKept are what the workspace's threads kept of their files.
+type TenantKept struct{ t Tenant }
+
+// Kept returns the workspace's kept files.
+func (t Tenant) Kept() TenantKept { return TenantKept{t} }
+
+// Add records kept files of the workspace (k's workspace is ignored).
+func (s TenantKept) Add(ctx context.Context, k auxilia.KeptFiles) (auxilia.KeptFiles, error) {
+	k.WorkspaceID = s.t.ws
+	return s.t.db.kept().Add(ctx, k)
+}
+
+// Delete forgets the kept files id.
+func (s TenantKept) Delete(ctx context.Context, id string) error {
+	return s.t.db.kept().Delete(ctx, id)
+}
+
+// SystemRuns are what the run service's background jobs (reaper, idle,
+// keep) find across workspaces; they act on each row through its
+// workspace's Tenant.
+type SystemRuns struct{ s System }
+
+// Runs returns the run jobs' queries.
+func (s System) Runs() SystemRuns { return SystemRuns{s} }
+
+// IdlePage returns up to limit threads after the id after whose last run
+// is older than before.
+func (s SystemRuns) IdlePage(ctx context.Context, after string, before time.Time, limit int) ([]auxilia.Thread, error) {
+	return s.s.db.threads().IdlePage(ctx, after, before, limit)
+}
+
+// Idle returns up to limit running runs with no activity since before.
+func (s SystemRuns) Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error) {
+	return s.s.db.runs().Idle(ctx, before, limit)
+}
+
+// ExpireLeases releases the instances whose creation lease ran out by now.
+func (s SystemRuns) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
+	return s.s.db.instances().ExpireLeases(ctx, now)
+}
+
+// Reapable returns up to limit released instances to destroy.
+func (s SystemRuns) Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error) {
+	return s.s.db.instances().Reapable(ctx, limit)
+}
+
+// PurgeDestroyed forgets instances destroyed before before.
+func (s SystemRuns) PurgeDestroyed(ctx context.Context, before time.Time) (int64, error) {
+	return s.s.db.instances().PurgeDestroyed(ctx, before)
+}
+
+// Forgettable returns up to limit kept files whose time is over by now.
+func (s SystemRuns) Forgettable(ctx context.Context, now time.Time, limit int) ([]auxilia.KeptFiles, error) {
+	return s.s.db.kept().Forgettable(ctx, now, limit)
+}
+
+// ResealStates calls fn with every stored instance state and saves what it
+// returns when that differs: key rotation.
+func (s SystemRuns) ResealStates(ctx context.Context, fn func(id string, sealed auxilia.SealedSecret) (auxilia.SealedSecret, error)) (int, error) {
+	return s.s.db.instances().ResealStates(ctx, fn)
+}
+
+// TenantPools are the warm pools of the workspace's sandboxes: a thread's
+// run claims one of their instances, and a sandbox's view counts them.
+type TenantPools struct{ t Tenant }
+
+// Pools returns the workspace's warm pools.
+func (t Tenant) Pools() TenantPools { return TenantPools{t} }
+
+// Claim gives the thread a ready pool instance of the sandbox, if any.
+func (s TenantPools) Claim(ctx context.Context, th auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
+	return s.t.db.pools().Claim(ctx, th, sb, freshAfter)
+}
+
+// Count returns how many of the sandbox's pool instances are ready and being made.
+func (s TenantPools) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error) {
+	return s.t.db.pools().Count(ctx, sb, freshAfter)
+}
+
+// Failures returns the pool's run of failed creates.
+func (s TenantPools) Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error) {
+	return s.t.db.pools().Failures(ctx, sandboxID)
+}
+
+// SystemPools are the warm pools as the pool job keeps them: instances made
+// ahead of any thread, in every workspace.
+type SystemPools struct{ s System }
+
+// Pools returns the warm pools.
+func (s System) Pools() SystemPools { return SystemPools{s} }
+
+// Add records a new pool instance of the sandbox, leased until lease.
+func (s SystemPools) Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time) (auxilia.Instance, error) {
+	return s.s.db.pools().Add(ctx, sb, lease)
+}
+
+// Count returns how many of the sandbox's pool instances are ready and being made.
+func (s SystemPools) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error) {
+	return s.s.db.pools().Count(ctx, sb, freshAfter)
+}
+
+// Retire releases the pool instances beyond size or made before freshAfter.
+func (s SystemPools) Retire(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time, size int) (int64, error) {
+	return s.s.db.pools().Retire(ctx, sb, freshAfter, size)
+}
+
+// Sandboxes returns up to limit live sandboxes after the id after.
+func (s SystemPools) Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error) {
+	return s.s.db.pools().Sandboxes(ctx, after, limit)
+}
+
+// Failures returns the pool's run of failed creates.
+func (s SystemPools) Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error) {
+	return s.s.db.pools().Failures(ctx, sandboxID)
+}
+
+// SetFailures records the pool's run of failed creates.
+func (s SystemPools) SetFailures(ctx context.Context, f auxilia.PoolFailures) error {
+	return s.s.db.pools().SetFailures(ctx, f)
+}
