@@ -90,27 +90,16 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		LocalCeilings: o.localCeilings, Kinds: o.kinds, ProbeTimeout: o.probeTimeout, Run: o.run})
 	tokens := a.Tokens
 	terminals := new(api.Terminals)
-	e := api.New(api.Config{
+	e := api.New(a.API(api.Config{
 		Log:             slog.New(slog.NewJSONHandler(logs, nil)),
-		DB:              db,
-		Tokens:          a.Tokens,
-		Sandboxes:       a.Sandboxes,
-		Agents:          a.Agents,
-		Runs:            a.Runs,
-		Pools:           a.Runs,
-		Audit:           a.Audit,
-		Idempotency:     a.Requests,
-		Keys:            a.Keys,
-		OpenAPI:         sandboxes.OpenAPI,
 		JSONLimit:       64 << 10,
 		RateLimit:       o.rateLimit,
 		RunStartTimeout: o.runStartTimeout,
-		Rates:           a.Requests,
 		TerminalGrace:   o.terminalGrace,
 		Terminals:       terminals,
 		AllowedOrigins:  o.allowedOrigins,
 		SPA:             o.spa,
-	})
+	}))
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	issue := func(ws string, role auxilia.Role) string {
@@ -121,6 +110,18 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	return &env{t: t, db: db, echo: e, srv: srv, logs: logs,
 		admin: issue("default", auxilia.RoleAdmin), member: issue("default", auxilia.RoleMember),
 		foreign: issue("other", auxilia.RoleAdmin), app: a, dataDir: dataDir, terminals: terminals}
+}
+
+// serveSPA runs the server as newEnv wires it, on SQLite, serving files as
+// the web app: for the tests of the pages alone.
+func serveSPA(t *testing.T, files fs.FS) *httptest.Server {
+	t.Helper()
+	keys, err := secret.ParseKeys(secret.NewKey())
+	require.NoError(t, err)
+	a := app.New(storetest.Open(t, store.SQLite), keys, app.Options{DataDir: t.TempDir()})
+	srv := httptest.NewServer(api.New(a.API(api.Config{SPA: files})))
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // response is an answer already checked against openapi.yaml.

@@ -31,9 +31,7 @@ func BenchmarkReadSandboxes(b *testing.B) {
 		b.Fatal(err)
 	}
 	a := app.New(db, keys, app.Options{DataDir: b.TempDir()})
-	e := api.New(api.Config{Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), DB: db, Tokens: a.Tokens,
-		Sandboxes: a.Sandboxes, Agents: a.Agents, Runs: a.Runs, Pools: a.Runs, Audit: a.Audit,
-		Idempotency: a.Requests, Keys: a.Keys, Rates: a.Requests})
+	e := api.New(a.API(api.Config{Log: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
 	issued, err := a.Tokens.Issue(ctx, "default", "bench", auxilia.RoleAdmin)
 	if err != nil {
 		b.Fatal(err)

@@ -4,12 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
 
-	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/labstack/echo/v4"
@@ -136,7 +134,7 @@ func TestTheConsolePolicyNamesEachInlineScriptByItsHash(t *testing.T) {
 		{"what runs no script is not named", `<!-- <script>a()</script> --><script src="/x.js">b()</script><script></script>` +
 			`<textarea><script>c()</script></textarea>`, nil},
 	} {
-		srv := httptest.NewServer(api.New(api.Config{SPA: fstest.MapFS{"index.html": {Data: []byte(c.page)}}}))
+		srv := serveSPA(t, fstest.MapFS{"index.html": {Data: []byte(c.page)}})
 		res, err := http.Get(srv.URL + "/")
 		require.NoError(t, err)
 		res.Body.Close()
@@ -151,8 +149,7 @@ func TestTheConsolePolicyNamesEachInlineScriptByItsHash(t *testing.T) {
 
 // Without a built SPA, the page that says so is framed no more than any other.
 func TestThePageOfAnUnbuiltConsoleRefusesFraming(t *testing.T) {
-	srv := httptest.NewServer(api.New(api.Config{SPA: fstest.MapFS{".gitkeep": {}}}))
-	defer srv.Close()
+	srv := serveSPA(t, fstest.MapFS{".gitkeep": {}})
 	res, err := http.Get(srv.URL + "/")
 	require.NoError(t, err)
 	res.Body.Close()

@@ -3,11 +3,9 @@ package api_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"testing/fstest"
 
-	"github.com/auxilia/sandboxes/api"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,8 +24,7 @@ func TestSPAServesPrecompressedFilesByAcceptEncoding(t *testing.T) {
 		"assets/gz-7c6d.svg":    {Data: []byte("<svg/>")},
 		"assets/gz-7c6d.svg.gz": {Data: []byte("GZ-SVG")},
 	}
-	srv := httptest.NewServer(api.New(api.Config{SPA: files}))
-	defer srv.Close()
+	srv := serveSPA(t, files)
 	// A transport that leaves Accept-Encoding and the body as they are.
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	get := func(path, acceptEncoding string) (*http.Response, string) {

@@ -3,11 +3,9 @@ package api_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"testing/fstest"
 
-	"github.com/auxilia/sandboxes/api"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,8 +15,7 @@ func TestSPAIsServedWithClientRoutes(t *testing.T) {
 		"index.html":         {Data: []byte("<html>app</html>")},
 		"assets/app-1a2b.js": {Data: []byte("console.log(1)")},
 	}
-	srv := httptest.NewServer(api.New(api.Config{SPA: files}))
-	defer srv.Close()
+	srv := serveSPA(t, files)
 	get := func(path string) (*http.Response, string) {
 		res, err := http.Get(srv.URL + path)
 		require.NoError(t, err)
@@ -43,8 +40,7 @@ func TestSPAIsServedWithClientRoutes(t *testing.T) {
 }
 
 func TestWithoutABuiltSPA(t *testing.T) {
-	srv := httptest.NewServer(api.New(api.Config{SPA: fstest.MapFS{".gitkeep": {}}}))
-	defer srv.Close()
+	srv := serveSPA(t, fstest.MapFS{".gitkeep": {}})
 	res, err := http.Get(srv.URL + "/")
 	require.NoError(t, err)
 	defer res.Body.Close()

@@ -4,8 +4,8 @@ import (
 	"io"
 	"reflect"
 	"strconv"
-	"time"
 
+	"github.com/auxilia/sandboxes/api/toolview"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/validation"
@@ -54,62 +54,6 @@ func (h runsHandler) toolRoutes(g routes) {
 // run service decides whether its word counts (the binding's approval rule).
 func approved(c echo.Context) bool { return c.Request().Header.Get(headerApproval) == "granted" }
 
-type executeResult struct {
-	ExitCode   int    `json:"exit_code"`
-	Output     string `json:"output"`
-	Truncated  bool   `json:"truncated"`
-	DurationMS int64  `json:"duration_ms"`
-} //@name ExecuteResult
-
-type fileEntry struct {
-	Path       string    `json:"path" example:"/workspace/data.csv"`
-	Type       string    `json:"type" enums:"file,directory"`
-	Size       int64     `json:"size"`
-	ModifiedAt time.Time `json:"modified_at" format:"date-time"`
-} //@name FileEntry
-
-type lsResult struct {
-	Entries []fileEntry `json:"entries"`
-	// The directory has more entries than the 10000 given.
-	Truncated bool `json:"truncated"`
-} //@name ListResult
-
-type fileContent struct {
-	Path       string `json:"path"`
-	Content    string `json:"content"`
-	Offset     int    `json:"offset"`
-	Lines      int    `json:"lines"`
-	TotalLines int    `json:"total_lines"`
-	// A line was cut at 16 KiB, or the window ended early to stay within 1 MiB: read on from offset+lines.
-	Truncated bool `json:"truncated"`
-} //@name FileContent
-
-type writtenFile struct {
-	Path string `json:"path"`
-} //@name WrittenFile
-
-type editResult struct {
-	Replacements int `json:"replacements"`
-} //@name EditResult
-
-type globResult struct {
-	Paths []string `json:"paths"`
-	// Some paths were left out: past 1000, or not looked at for want of time or room.
-	Truncated bool `json:"truncated"`
-} //@name GlobResult
-
-type grepMatch struct {
-	Path string `json:"path"`
-	Line int    `json:"line"`
-	Text string `json:"text"`
-} //@name GrepMatch
-
-type grepResult struct {
-	Matches []grepMatch `json:"matches"`
-	// Some lines were left out (past 1000, or for want of time or room), or a line's text was cut at 16 KiB.
-	Truncated bool `json:"truncated"`
-} //@name GrepResult
-
 // execute runs a command in the run's sandbox.
 //
 //	@Summary		Run a command (the execute tool)
@@ -121,7 +65,7 @@ type grepResult struct {
 //	@Param			run_id				path		string			true	"Run id"	format(uuid)
 //	@Param			Auxilia-Approval	header		string			false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Param			body				body		run.ExecInput	true	"The command"
-//	@Success		200					{object}	executeResult
+//	@Success		200					{object}	toolview.ExecuteResult
 //	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
 //	@ID				execute
 //	@Router			/api/v1/runs/{run_id}/execute [post]
@@ -142,8 +86,7 @@ func (h runsHandler) execute(c echo.Context, t run.Tool) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(t.Status, executeResult{ExitCode: res.ExitCode, Output: res.Output, Truncated: res.Truncated,
-		DurationMS: res.Duration.Milliseconds()})
+	return c.JSON(t.Status, toolview.Execute(res))
 }
 
 // ls lists a directory of the run's sandbox.
@@ -156,7 +99,7 @@ func (h runsHandler) execute(c echo.Context, t run.Tool) error {
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
 //	@Param			path				query		string	false	"Directory; relative paths resolve against the working directory (the default)"	maxlength(4096)
 //	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
-//	@Success		200					{object}	lsResult
+//	@Success		200					{object}	toolview.ListResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@ID				listDirectory
 //	@Router			/api/v1/runs/{run_id}/ls [get]
@@ -173,15 +116,7 @@ func (h runsHandler) ls(c echo.Context, t run.Tool) error {
 	if err != nil {
 		return err
 	}
-	out := lsResult{Entries: make([]fileEntry, len(listing.Entries)), Truncated: listing.Truncated}
-	for i, e := range listing.Entries {
-		kind := "file"
-		if e.Dir {
-			kind = "directory"
-		}
-		out.Entries[i] = fileEntry{Path: e.Path, Type: kind, Size: e.Size, ModifiedAt: e.ModifiedAt.UTC()}
-	}
-	return c.JSON(t.Status, out)
+	return c.JSON(t.Status, toolview.List(listing))
 }
 
 // readFile reads lines of a text file.
@@ -196,7 +131,7 @@ func (h runsHandler) ls(c echo.Context, t run.Tool) error {
 //	@Param			offset				query		int		false	"First line, from 0"	minimum(0)	default(0)
 //	@Param			limit				query		int		false	"Most lines"	minimum(1)	maximum(20000)	default(2000)
 //	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
-//	@Success		200					{object}	fileContent
+//	@Success		200					{object}	toolview.FileContent
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@ID				readFile
 //	@Router			/api/v1/runs/{run_id}/files [get]
@@ -215,7 +150,7 @@ func (h runsHandler) readFile(c echo.Context, t run.Tool) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(t.Status, fileContent(text))
+	return c.JSON(t.Status, toolview.Read(text))
 }
 
 // writeFile creates a file from the request body.
@@ -231,7 +166,7 @@ func (h runsHandler) readFile(c echo.Context, t run.Tool) error {
 //	@Param			overwrite			query		boolean	false	"Replace the file if it exists (needs Auxilia-Approval: granted that the binding's approval rule lets count, whatever the tool's policy: never kept pending)"	default(false)
 //	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Param			body				body		string	true	"The file's bytes"
-//	@Success		201					{object}	writtenFile
+//	@Success		201					{object}	toolview.WrittenFile
 //	@Failure		401,403,404,409,413,422,428	{object}	Problem
 //	@ID				writeFile
 //	@Router			/api/v1/runs/{run_id}/files [put]
@@ -260,7 +195,7 @@ func (h runsHandler) writeFile(c echo.Context, t run.Tool) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(t.Status, writtenFile{Path: p})
+	return c.JSON(t.Status, toolview.Written(p))
 }
 
 // edit replaces text in a file.
@@ -274,7 +209,7 @@ func (h runsHandler) writeFile(c echo.Context, t run.Tool) error {
 //	@Param			run_id				path		string		true	"Run id"	format(uuid)
 //	@Param			Auxilia-Approval	header		string		false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Param			body				body		run.EditInput	true	"The edit"
-//	@Success		200					{object}	editResult
+//	@Success		200					{object}	toolview.EditResult
 //	@Failure		400,401,403,404,409,413,415,422,428	{object}	Problem
 //	@ID				editFile
 //	@Router			/api/v1/runs/{run_id}/edit [post]
@@ -291,7 +226,7 @@ func (h runsHandler) edit(c echo.Context, t run.Tool) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(t.Status, editResult{Replacements: n})
+	return c.JSON(t.Status, toolview.Edited(n))
 }
 
 // glob finds paths by pattern.
@@ -305,7 +240,7 @@ func (h runsHandler) edit(c echo.Context, t run.Tool) error {
 //	@Param			pattern				query		string	true	"* and ? within a name, ** across directories, e.g. **/*.py"	maxlength(1024)
 //	@Param			path				query		string	false	"Directory to search (the working directory by default)"	maxlength(4096)
 //	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
-//	@Success		200					{object}	globResult
+//	@Success		200					{object}	toolview.GlobResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@ID				glob
 //	@Router			/api/v1/runs/{run_id}/glob [get]
@@ -322,7 +257,7 @@ func (h runsHandler) glob(c echo.Context, t run.Tool) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(t.Status, globResult(found))
+	return c.JSON(t.Status, toolview.Glob(found))
 }
 
 // grep finds lines containing text.
@@ -336,7 +271,7 @@ func (h runsHandler) glob(c echo.Context, t run.Tool) error {
 //	@Param			pattern				query		string	true	"Text to find, taken literally"	maxlength(1024)
 //	@Param			path				query		string	false	"File or directory to search (the working directory by default)"	maxlength(4096)
 //	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
-//	@Success		200					{object}	grepResult
+//	@Success		200					{object}	toolview.GrepResult
 //	@Failure		401,403,404,409,422,428	{object}	Problem
 //	@ID				grep
 //	@Router			/api/v1/runs/{run_id}/grep [get]
@@ -353,11 +288,7 @@ func (h runsHandler) grep(c echo.Context, t run.Tool) error {
 	if err != nil {
 		return err
 	}
-	out := grepResult{Matches: make([]grepMatch, len(found.Matches)), Truncated: found.Truncated}
-	for i, m := range found.Matches {
-		out.Matches[i] = grepMatch(m)
-	}
-	return c.JSON(t.Status, out)
+	return c.JSON(t.Status, toolview.Grep(found))
 }
 
 // queryInput fills a tool's input from the query parameters named as its

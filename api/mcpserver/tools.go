@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/auxilia/sandboxes/api/toolview"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,41 +76,28 @@ func (s *session) invoke(ctx context.Context, req *mcp.CallToolRequest, runID st
 		if err != nil {
 			return nil, err
 		}
-		return executeResult{ExitCode: res.ExitCode, Output: res.Output, Truncated: res.Truncated,
-			DurationMS: res.Duration.Milliseconds()}, nil
+		return toolview.Execute(res), nil
 	case *run.ListInput:
 		listing, err := s.deps.Runs.List(ctx, ws, runID, *in, approved)
 		if err != nil {
 			return nil, err
 		}
-		out := lsResult{Entries: make([]fileEntry, len(listing.Entries)), Truncated: listing.Truncated}
-		for i, e := range listing.Entries {
-			kind := "file"
-			if e.Dir {
-				kind = "directory"
-			}
-			out.Entries[i] = fileEntry{Path: e.Path, Type: kind, Size: e.Size, ModifiedAt: e.ModifiedAt.UTC()}
-		}
-		return out, nil
+		return toolview.List(listing), nil
 	case *run.ReadInput:
 		text, err := s.deps.Runs.Read(ctx, ws, runID, *in, approved)
-		return fileContent(text), err
+		return toolview.Read(text), err
 	case *run.WriteInput:
 		p, err := s.deps.Runs.Write(ctx, ws, runID, *in, approved)
-		return writtenFile{Path: p}, err
+		return toolview.Written(p), err
 	case *run.EditInput:
 		n, err := s.deps.Runs.Edit(ctx, ws, runID, *in, approved)
-		return editResult{Replacements: n}, err
+		return toolview.Edited(n), err
 	case *run.GlobInput:
 		found, err := s.deps.Runs.Glob(ctx, ws, runID, *in, approved)
-		return globResult(found), err
+		return toolview.Glob(found), err
 	case *run.GrepInput:
 		found, err := s.deps.Runs.Grep(ctx, ws, runID, *in, approved)
-		out := grepResult{Matches: make([]grepMatch, len(found.Matches)), Truncated: found.Truncated}
-		for i, m := range found.Matches {
-			out.Matches[i] = grepMatch(m)
-		}
-		return out, err
+		return toolview.Grep(found), err
 	}
 	return nil, fmt.Errorf("mcpserver: no call for the input %T", in)
 }
@@ -160,58 +147,4 @@ func (s *session) toolError(ctx context.Context, err error) *mcp.CallToolResult 
 		}
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text.String()}}}
-}
-
-// The answers' shapes: the REST answers' (api/tools.go), field for field.
-
-type executeResult struct {
-	ExitCode   int    `json:"exit_code"`
-	Output     string `json:"output"`
-	Truncated  bool   `json:"truncated"`
-	DurationMS int64  `json:"duration_ms"`
-}
-
-type fileEntry struct {
-	Path       string    `json:"path"`
-	Type       string    `json:"type"`
-	Size       int64     `json:"size"`
-	ModifiedAt time.Time `json:"modified_at"`
-}
-
-type lsResult struct {
-	Entries   []fileEntry `json:"entries"`
-	Truncated bool        `json:"truncated"`
-}
-
-type fileContent struct {
-	Path       string `json:"path"`
-	Content    string `json:"content"`
-	Offset     int    `json:"offset"`
-	Lines      int    `json:"lines"`
-	TotalLines int    `json:"total_lines"`
-	Truncated  bool   `json:"truncated"`
-}
-
-type writtenFile struct {
-	Path string `json:"path"`
-}
-
-type editResult struct {
-	Replacements int `json:"replacements"`
-}
-
-type globResult struct {
-	Paths     []string `json:"paths"`
-	Truncated bool     `json:"truncated"`
-}
-
-type grepMatch struct {
-	Path string `json:"path"`
-	Line int    `json:"line"`
-	Text string `json:"text"`
-}
-
-type grepResult struct {
-	Matches   []grepMatch `json:"matches"`
-	Truncated bool        `json:"truncated"`
 }

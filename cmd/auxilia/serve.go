@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-	sandboxes "github.com/auxilia/sandboxes"
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/frontend"
 	"github.com/auxilia/sandboxes/pkg/jobs"
@@ -47,30 +46,19 @@ func serve(ctx context.Context, cfg config) error {
 		metricsHandler = nil
 	}
 	terminals := new(api.Terminals)
-	handler := api.New(api.Config{
+	handler := api.New(a.API(api.Config{
 		Log:             log,
-		DB:              db,
-		Tokens:          a.Tokens,
-		Sandboxes:       a.Sandboxes,
-		Agents:          a.Agents,
-		Runs:            a.Runs,
-		Pools:           a.Runs,
-		Audit:           a.Audit,
-		Idempotency:     a.Requests,
-		Keys:            a.Keys,
 		RunStartTimeout: longestRunStart(cfg.CreateTimeout),
 		TerminalGrace:   cfg.TerminalGrace,
 		Terminals:       terminals,
 		AllowedOrigins:  cfg.AllowedOrigins,
-		OpenAPI:         sandboxes.OpenAPI,
 		SPA:             frontend.Dist(),
 		JSONLimit:       cfg.JSONLimit,
 		UploadLimit:     cfg.UploadLimit,
 		RateLimit:       cfg.RateLimit,
-		Rates:           a.Requests,
 		Metrics:         counters,
 		MetricsHandler:  metricsHandler,
-	})
+	}))
 	tcp, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s (AUXILIA_LISTEN): %w", cfg.Listen, err)

@@ -1513,7 +1513,7 @@ type BindingPut struct {
 
 // CloudRunConfig Cloud Run: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
 type CloudRunConfig struct {
-	// DefaultPackages pip requirements installed into every new sandbox (needs internet access).
+	// DefaultPackages pip requirements installed into every new sandbox (needs network access).
 	DefaultPackages []string `json:"default_packages"`
 
 	// GcsBucket Cloud Storage bucket the gateway saves each thread's /workspace to at the end of a run; empty keeps no snapshots.
@@ -1576,7 +1576,7 @@ type CloudRunConfigNetworkDefault string
 
 // CloudRunConfigInput Cloud Run: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
 type CloudRunConfigInput struct {
-	// DefaultPackages pip requirements installed into every new sandbox (needs internet access).
+	// DefaultPackages pip requirements installed into every new sandbox (needs network access).
 	DefaultPackages *[]string `json:"default_packages,omitempty"`
 
 	// GcsBucket Cloud Storage bucket the gateway saves each thread's /workspace to at the end of a run; empty keeps no snapshots.

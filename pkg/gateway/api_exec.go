@@ -7,21 +7,17 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // maxCommandBytes bounds a command line; scripts belong in files.
 const maxCommandBytes = 256 << 10
 
 // execRequest is the body of POST /sandboxes/{id}/exec.
-type execRequest struct {
-	Command string `json:"command"`
-	// Timeout is in seconds, 1-3600; 1800 when absent.
-	Timeout *int `json:"timeout"`
-	// OutputLimit caps each stream in bytes, at most 2 MiB (the default).
-	OutputLimit *int `json:"output_limit"`
-}
+type execRequest = wire.ExecRequest
 
-func (q execRequest) check() []FieldError {
+func checkExec(q execRequest) []FieldError {
 	var errs []FieldError
 	switch {
 	case strings.TrimSpace(q.Command) == "":
@@ -41,13 +37,7 @@ func (q execRequest) check() []FieldError {
 }
 
 // exitEvent is how a command ended: the stream's last event.
-type exitEvent struct {
-	ExitCode        int   `json:"exit_code"`
-	TimedOut        bool  `json:"timed_out"`
-	DurationMS      int64 `json:"duration_ms"`
-	StdoutTruncated bool  `json:"stdout_truncated"`
-	StderrTruncated bool  `json:"stderr_truncated"`
-}
+type exitEvent = wire.ExitEvent
 
 // execResult is the plain JSON answer: the exit and both streams' text.
 type execResult struct {
@@ -65,7 +55,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &q, false); err != nil {
 		return err
 	}
-	if errs := q.check(); len(errs) > 0 {
+	if errs := checkExec(q); len(errs) > 0 {
 		return invalid(errs)
 	}
 	timeout, limit := defaultTimeout, maxStreamOutput

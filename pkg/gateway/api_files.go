@@ -11,18 +11,12 @@ import (
 	"sort"
 	"strconv"
 	"syscall"
-	"time"
+
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // FileInfo describes a file or directory in a workspace.
-type FileInfo struct {
-	Path       string    `json:"path"`
-	Name       string    `json:"name"`
-	Type       string    `json:"type"` // file, directory, symlink or other
-	Size       int64     `json:"size"`
-	Mode       string    `json:"mode"`
-	ModifiedAt time.Time `json:"modified_at"`
-}
+type FileInfo = wire.FileInfo
 
 func fileInfoOf(name string, fi fs.FileInfo) FileInfo {
 	kind := "other"
@@ -41,11 +35,7 @@ func fileInfoOf(name string, fi fs.FileInfo) FileInfo {
 }
 
 // fileList is the answer of GET files/list.
-type fileList struct {
-	Path      string     `json:"path"`
-	Entries   []FileInfo `json:"entries"`
-	Truncated bool       `json:"truncated"`
-}
+type fileList = wire.FileList
 
 // inWorkspace resolves the request's sandbox and path, and calls use with
 // the workspace opened through the door (jailfs): an os.Root, as the

@@ -8,28 +8,15 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // restoreRequest asks for a restore from the bucket.
-type restoreRequest struct {
-	// Source is "snapshot": the object <snapshot_prefix><id>.tar in gcs_bucket.
-	Source string `json:"source"`
-	// Replace lets the restore overwrite a live sandbox's workspace; without
-	// it a live sandbox is left as it is (409), so a late retry loses no work.
-	Replace bool `json:"replace"`
-	sandboxSpec
-}
+type restoreRequest = wire.RestoreRequest
 
 // RestoreResult is the answer of a restore.
-type RestoreResult struct {
-	Sandbox   Sandbox `json:"sandbox"`
-	Source    string  `json:"source"` // "upload" or "snapshot"
-	Snapshot  string  `json:"snapshot,omitempty"`
-	Recreated bool    `json:"recreated"`
-	Entries   int     `json:"entries"`
-	Bytes     int64   `json:"bytes"`
-}
+type RestoreResult = wire.RestoreResult
 
 // restore replaces a workspace with a tar: the body itself
 // (application/x-tar), or the sandbox's snapshot (application/json), which
@@ -81,7 +68,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &q, false); err != nil {
 		return err
 	}
-	errs := q.check(s.cfg)
+	errs := checkSpec(q.SandboxSpec, s.cfg)
 	if q.Source != "snapshot" {
 		errs = append(errs, FieldError{Field: "source", Message: "must be \"snapshot\" (or send the tar itself as application/x-tar)"})
 	}
@@ -92,7 +79,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if live != nil && !q.Replace {
 		return failure(http.StatusConflict, "sandbox_exists", "sandbox "+id+" is live; send \"replace\":true to overwrite its workspace")
 	}
-	loc, err := snapshotLocation{GCSBucket: q.GCSBucket, SnapshotPrefix: q.SnapshotPrefix}.resolve(live)
+	loc, err := resolveLocation(snapshotLocation{GCSBucket: q.GCSBucket, SnapshotPrefix: q.SnapshotPrefix}, live)
 	if err != nil {
 		return err
 	}
@@ -117,7 +104,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 		result.Sandbox = live.view(true)
 	} else {
 		var sb *sandbox
-		sb, err = s.sandboxes.create(s.sandboxInfo(id, q.sandboxSpec), staged, user)
+		sb, err = s.sandboxes.create(s.sandboxInfo(id, q.SandboxSpec), staged, user)
 		if errors.Is(err, errSandboxExists) {
 			err = failure(http.StatusConflict, "sandbox_exists", "sandbox "+id+" was re-created meanwhile")
 		} else if err == nil {

@@ -6,25 +6,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // sandboxSpec is what a sandbox is created with, on create and on a restore that re-creates it.
-type sandboxSpec struct {
-	GCSBucket      string `json:"gcs_bucket"`
-	SnapshotPrefix string `json:"snapshot_prefix"`
-	// AllowEgress is what older clients send instead of Network: true
-	// lets commands connect anywhere.
-	AllowEgress bool              `json:"allow_egress"`
-	Network     *Network          `json:"network,omitempty"`
-	Resources   Resources         `json:"resources"`
-	Labels      map[string]string `json:"labels"`
-}
+type sandboxSpec = wire.SandboxSpec
 
-func (sp sandboxSpec) check(cfg Config) []FieldError {
+func checkSpec(sp sandboxSpec, cfg Config) []FieldError {
 	errs := checkLabels(sp.Labels)
-	errs = append(errs, sp.requested().check()...)
-	errs = append(errs, sp.Resources.check(cfg)...)
+	errs = append(errs, checkNetwork(requested(sp))...)
+	errs = append(errs, checkResources(sp.Resources, cfg)...)
 	if sp.GCSBucket != "" {
 		errs = append(errs, checkBucket(sp.GCSBucket)...)
 	}
@@ -40,13 +32,13 @@ func (s *Server) sandboxInfo(id string, sp sandboxSpec) Sandbox {
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	network := sp.requested()
+	network := requested(sp)
 	if !s.cfg.AllowEgress {
 		network = offlineNetwork()
 	}
 	return Sandbox{
 		ID: id, WorkDir: WorkDir,
-		AllowEgress: !network.offline(), EgressRequested: !sp.requested().offline(),
+		AllowEgress: !isOffline(network), EgressRequested: !isOffline(requested(sp)),
 		Network: network, Resources: sp.Resources,
 		GCSBucket: sp.GCSBucket, SnapshotPrefix: sp.SnapshotPrefix, Labels: labels,
 		CreatedAt: now, LastActiveAt: now,
@@ -54,21 +46,12 @@ func (s *Server) sandboxInfo(id string, sp sandboxSpec) Sandbox {
 }
 
 // createRequest is a create's body: the spec, and what to start from.
-type createRequest struct {
-	sandboxSpec
-	// From names a snapshot object whose files become the new sandbox's
-	// workspace (a kept copy of another sandbox's); without it the
-	// workspace starts empty.
-	From *objectRef `json:"from"`
-}
+type createRequest = wire.CreateRequest
 
 // objectRef names one object in a bucket.
-type objectRef struct {
-	GCSBucket string `json:"gcs_bucket"`
-	Object    string `json:"object"`
-}
+type objectRef = wire.ObjectRef
 
-func (o objectRef) check() []FieldError {
+func checkObjectRef(o objectRef) []FieldError {
 	var errs []FieldError
 	for _, e := range checkBucket(o.GCSBucket) {
 		errs = append(errs, FieldError{Field: "from." + e.Field, Message: e.Message})
@@ -87,9 +70,9 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &q, true); err != nil {
 		return err
 	}
-	errs := q.check(s.cfg)
+	errs := checkSpec(q.SandboxSpec, s.cfg)
 	if q.From != nil {
-		errs = append(errs, q.From.check()...)
+		errs = append(errs, checkObjectRef(*q.From)...)
 	}
 	if len(errs) > 0 {
 		return invalid(errs)
@@ -105,7 +88,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	sb, err := s.sandboxes.create(s.sandboxInfo(newID(), q.sandboxSpec), staged, user)
+	sb, err := s.sandboxes.create(s.sandboxInfo(newID(), q.SandboxSpec), staged, user)
 	if err != nil {
 		if staged != "" {
 			_ = jailfs.RemoveAll(staged)

@@ -6,16 +6,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // snapshotLocation names a snapshot's bucket and prefix.
-type snapshotLocation struct {
-	GCSBucket      string `json:"gcs_bucket"`
-	SnapshotPrefix string `json:"snapshot_prefix"`
-}
+type snapshotLocation = wire.SnapshotLocation
 
-// resolve fills the location from the sandbox when the caller gave no bucket, and checks it.
-func (l snapshotLocation) resolve(sb *sandbox) (snapshotLocation, error) {
+// resolveLocation fills the location from the sandbox when the caller gave no bucket, and checks it.
+func resolveLocation(l snapshotLocation, sb *sandbox) (snapshotLocation, error) {
 	if l.GCSBucket == "" && sb != nil {
 		info := sb.view(false)
 		l = snapshotLocation{GCSBucket: info.GCSBucket, SnapshotPrefix: info.SnapshotPrefix}
@@ -31,14 +30,7 @@ func (l snapshotLocation) resolve(sb *sandbox) (snapshotLocation, error) {
 }
 
 // SnapshotInfo is a snapshot as stored.
-type SnapshotInfo struct {
-	URI        string `json:"uri"` // gs://bucket/object
-	Bucket     string `json:"bucket"`
-	Object     string `json:"object"`
-	Size       int64  `json:"size"`
-	Generation string `json:"generation,omitempty"`
-	Entries    int    `json:"entries"`
-}
+type SnapshotInfo = wire.SnapshotInfo
 
 // saveSnapshot exports the workspace as a tar object in the bucket.
 func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) error {
@@ -50,7 +42,7 @@ func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &loc, true); err != nil {
 		return err
 	}
-	if loc, err = loc.resolve(sb); err != nil {
+	if loc, err = resolveLocation(loc, sb); err != nil {
 		return err
 	}
 	sb.view(true)
@@ -87,7 +79,7 @@ func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) statSnapshot(w http.ResponseWriter, r *http.Request) error {
 	sb, _ := s.sandboxes.get(r.PathValue("id"))
 	q := r.URL.Query()
-	loc, err := snapshotLocation{GCSBucket: q.Get("gcs_bucket"), SnapshotPrefix: q.Get("snapshot_prefix")}.resolve(sb)
+	loc, err := resolveLocation(snapshotLocation{GCSBucket: q.Get("gcs_bucket"), SnapshotPrefix: q.Get("snapshot_prefix")}, sb)
 	if err != nil {
 		return err
 	}
@@ -109,7 +101,7 @@ func (s *Server) statSnapshot(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
 	sb, _ := s.sandboxes.get(r.PathValue("id"))
 	q := r.URL.Query()
-	loc, err := snapshotLocation{GCSBucket: q.Get("gcs_bucket"), SnapshotPrefix: q.Get("snapshot_prefix")}.resolve(sb)
+	loc, err := resolveLocation(snapshotLocation{GCSBucket: q.Get("gcs_bucket"), SnapshotPrefix: q.Get("snapshot_prefix")}, sb)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func TestSnapshotAndRestoreAGoneSandbox(t *testing.T) {
 	assert.ElementsMatch(t, []string{"app", "src/", "src/app.py"}, names)
 
 	require.Equal(t, http.StatusNoContent, h.call("DELETE", "/sandboxes/"+sb.ID, nil).StatusCode)
-	body := restoreRequest{Source: "snapshot", sandboxSpec: spec}
+	body := restoreRequest{Source: "snapshot", SandboxSpec: spec}
 	res := decode[RestoreResult](t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusCreated)
 	assert.True(t, res.Recreated)
 	assert.Equal(t, sb.ID, res.Sandbox.ID, "the same id comes back")
@@ -48,7 +48,7 @@ func TestSnapshotAndRestoreAGoneSandbox(t *testing.T) {
 	_, ok = h.gcs.Object("snapshots", object)
 	assert.False(t, ok)
 	h.call("DELETE", "/sandboxes/"+sb.ID, nil)
-	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", restoreRequest{Source: "snapshot", sandboxSpec: spec}),
+	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", restoreRequest{Source: "snapshot", SandboxSpec: spec}),
 		http.StatusNotFound, "snapshot_not_found")
 	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, "sandbox_not_found")
 }
@@ -113,7 +113,7 @@ func TestCreateFromASnapshotObject(t *testing.T) {
 	assert.Equal(t, "threads/kept/k1/"+sb.ID+".tar", kept.Object)
 
 	from := &objectRef{GCSBucket: kept.Bucket, Object: kept.Object}
-	made := decode[Sandbox](t, h.call("POST", "/sandboxes", createRequest{sandboxSpec: spec, From: from}), http.StatusCreated)
+	made := decode[Sandbox](t, h.call("POST", "/sandboxes", createRequest{SandboxSpec: spec, From: from}), http.StatusCreated)
 	assert.NotEqual(t, sb.ID, made.ID)
 	assert.Equal(t, "kept\n", h.exec(made.ID, map[string]any{"command": "cat deep/f.txt"}).Stdout)
 
@@ -124,7 +124,7 @@ func TestCreateFromASnapshotObject(t *testing.T) {
 		http.StatusNotFound, "snapshot_not_found")
 
 	before := len(decode[sandboxList](t, h.call("GET", "/sandboxes", nil), http.StatusOK).Items)
-	problem(t, h.call("POST", "/sandboxes", createRequest{sandboxSpec: spec, From: from}), http.StatusNotFound, "snapshot_not_found")
+	problem(t, h.call("POST", "/sandboxes", createRequest{SandboxSpec: spec, From: from}), http.StatusNotFound, "snapshot_not_found")
 	assert.Len(t, decode[sandboxList](t, h.call("GET", "/sandboxes", nil), http.StatusOK).Items, before, "nothing was made")
 
 	bad := problem(t, h.call("POST", "/sandboxes", createRequest{From: &objectRef{GCSBucket: "No", Object: "/abs"}}),

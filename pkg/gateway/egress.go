@@ -5,25 +5,15 @@ import (
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/validation"
 )
 
-// Network is where a sandbox's commands may connect to: what no rule names
-// gets Default (allow or deny); a deny beats an allow. Rules name IP
-// addresses, CIDR networks or domains; a domain stands for the addresses
-// the gateway resolves it to when a command starts.
-type Network struct {
-	Default string   `json:"default"`
-	Allow   []string `json:"allow"`
-	Deny    []string `json:"deny"`
-}
+// Network is where a sandbox's commands may connect to (wire.Network).
+type Network = wire.Network
 
-// Resources bound what each sandbox's commands use, within the
-// deployment's own bounds; 0 is the deployment's bound.
-type Resources struct {
-	MemoryMB int `json:"memory_mb"`
-	DiskMB   int `json:"disk_mb"`
-}
+// Resources bound what each sandbox's commands use (wire.Resources).
+type Resources = wire.Resources
 
 // maxRules bounds each list of a Network.
 const maxRules = 100
@@ -31,10 +21,10 @@ const maxRules = 100
 // offlineNetwork is a network that lets nothing out.
 func offlineNetwork() Network { return Network{Default: "deny", Allow: []string{}, Deny: []string{}} }
 
-// offline reports whether the network lets nothing out.
-func (n Network) offline() bool { return n.Default != "allow" && len(n.Allow) == 0 }
+// isOffline reports whether the network lets nothing out.
+func isOffline(n Network) bool { return n.Default != "allow" && len(n.Allow) == 0 }
 
-func (n Network) check() []FieldError {
+func checkNetwork(n Network) []FieldError {
 	var errs []FieldError
 	if n.Default != "allow" && n.Default != "deny" {
 		errs = append(errs, FieldError{Field: "network.default", Message: "must be allow or deny"})
@@ -59,7 +49,7 @@ func (n Network) check() []FieldError {
 
 // requested is the network a spec asks for: its own, or the one the
 // older allow_egress switch means.
-func (sp sandboxSpec) requested() Network {
+func requested(sp sandboxSpec) Network {
 	switch {
 	case sp.Network != nil:
 		return *sp.Network
@@ -71,7 +61,7 @@ func (sp sandboxSpec) requested() Network {
 }
 
 // checkResources refuses what exceeds the deployment's bounds (0: none).
-func (r Resources) check(cfg Config) []FieldError {
+func checkResources(r Resources, cfg Config) []FieldError {
 	var errs []FieldError
 	bound := func(field string, v, min, max int) {
 		switch {
@@ -89,12 +79,12 @@ func (r Resources) check(cfg Config) []FieldError {
 // egress is what the jail of a sandbox's command lets through: nothing
 // when the deployment allows no egress; a sandbox stored before networks
 // had rules keeps what its switch said.
-func (sb Sandbox) egress() (network bool, rules bubblewrap.Egress) {
+func egressOf(sb Sandbox) (network bool, rules bubblewrap.Egress) {
 	n := sb.Network
 	if n.Default == "" && sb.AllowEgress {
 		n = Network{Default: "allow"}
 	}
-	if !sb.AllowEgress || n.offline() {
+	if !sb.AllowEgress || isOffline(n) {
 		return false, bubblewrap.Egress{}
 	}
 	return true, bubblewrap.Egress{DenyByDefault: n.Default == "deny", Allow: n.Allow, Deny: n.Deny}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // healthTTL is how long a launcher check is reused: /health is polled, and a check starts a process.
@@ -33,14 +35,7 @@ func (h *launcherHealth) check(ctx context.Context) error {
 }
 
 // Health is what GET /health answers.
-type Health struct {
-	// CLIMounted is true when the launcher can run sandboxes.
-	CLIMounted  bool   `json:"cli_mounted"`
-	AllowEgress bool   `json:"allow_egress"`
-	Launcher    string `json:"launcher"`
-	// Detail says why the launcher cannot run sandboxes.
-	Detail string `json:"detail,omitempty"`
-}
+type Health = wire.Health
 
 func (s *Server) getHealth(w http.ResponseWriter, r *http.Request) {
 	h := Health{AllowEgress: s.cfg.AllowEgress, Launcher: s.launcher.Name(), CLIMounted: true}

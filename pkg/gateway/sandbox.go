@@ -14,25 +14,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
 // Sandbox is a sandbox as the API shows it.
-type Sandbox struct {
-	ID      string `json:"id"`
-	WorkDir string `json:"work_dir"`
-	// AllowEgress is whether commands may reach the network: asked for and allowed by the gateway.
-	AllowEgress     bool `json:"allow_egress"`
-	EgressRequested bool `json:"egress_requested"`
-	// Network is where commands may connect to, as granted.
-	Network        Network           `json:"network"`
-	Resources      Resources         `json:"resources"`
-	GCSBucket      string            `json:"gcs_bucket"`
-	SnapshotPrefix string            `json:"snapshot_prefix"`
-	Labels         map[string]string `json:"labels"`
-	CreatedAt      time.Time         `json:"created_at"`
-	LastActiveAt   time.Time         `json:"last_active_at"`
-}
+type Sandbox = wire.Sandbox
 
 // sandbox is a live sandbox: its folder, the user its commands run as, and
 // a context that ends its commands when it is deleted.
@@ -55,7 +42,7 @@ func (s *sandbox) workspace() string { return filepath.Join(s.dir, "workspace") 
 func (s *sandbox) job() Job {
 	info := s.view(false)
 	job := Job{Sandbox: info.ID, Workspace: s.workspace(), User: s.user, Resources: info.Resources}
-	job.Network, job.Egress = info.egress()
+	job.Network, job.Egress = egressOf(info)
 	return job
 }
 

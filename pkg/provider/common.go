@@ -62,6 +62,10 @@ type CommonRules struct {
 	// timeout and of default_packages.
 	TimeoutNote  string
 	PackagesNote string
+	// PackagesNeedNetwork refuses default packages on a network that
+	// reaches nowhere, as pip could not download them; its help says so
+	// when PackagesNote is empty.
+	PackagesNeedNetwork bool
 	// Egress is what the provider enforces of network (see also the
 	// capabilities NetworkSwitch and EgressRules).
 	Egress EgressLimits
@@ -96,10 +100,17 @@ func (r CommonRules) schema(props map[string]any) {
 	timeout := props["timeout"].(map[string]any)
 	timeout["maximum"] = r.maxTimeout()
 	withNote(timeout, r.TimeoutNote)
-	withNote(props["default_packages"].(map[string]any), r.PackagesNote)
+	withNote(props["default_packages"].(map[string]any), r.packagesNote())
 	withNote(props["network"].(map[string]any), r.Egress.Note)
 	r.Resources.schema(props["resources"].(map[string]any)["properties"].(map[string]any))
 	withNote(props["pool"].(map[string]any), r.PoolNote)
+}
+
+func (r CommonRules) packagesNote() string {
+	if r.PackagesNote == "" && r.PackagesNeedNetwork {
+		return "needs network access"
+	}
+	return r.PackagesNote
 }
 
 func withNote(prop map[string]any, note string) {

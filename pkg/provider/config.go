@@ -118,6 +118,7 @@ func ValidateConfig(k Kind, cfg Config, p Policy) []FieldError {
 	add(tagged)
 	add(d.Common.validate(cfg.common(), d, k.NewConfig().common()))
 	add(lifecycleRefusals(d, cfg.common()))
+	add(d.Common.unreachable(cfg.common(), d.Title))
 	add(cfg.Validate(p))
 	return out
 }

@@ -87,6 +87,10 @@ type EgressLimits struct {
 	MaxDomains, MaxAddresses int
 	// Note is said in brackets after the help of network.
 	Note string
+	// Walled, when set, reports the networks the provider's jails never
+	// reach (private, loopback and link-local ones): an allow rule into one
+	// is refused, as it could never let anything through.
+	Walled func(netip.Prefix) bool
 }
 
 // validateNetwork checks n against what the provider can enforce; title

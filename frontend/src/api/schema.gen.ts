@@ -824,7 +824,7 @@ export interface components {
         CloudRunConfig: {
             /**
              * Default packages
-             * @description pip requirements installed into every new sandbox (needs internet access).
+             * @description pip requirements installed into every new sandbox (needs network access).
              * @default []
              */
             default_packages: string[];
@@ -956,7 +956,7 @@ export interface components {
         CloudRunConfigInput: {
             /**
              * Default packages
-             * @description pip requirements installed into every new sandbox (needs internet access).
+             * @description pip requirements installed into every new sandbox (needs network access).
              * @default []
              */
             default_packages?: string[];

@@ -62,7 +62,7 @@ func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 	case !errors.Is(err, provider.ErrGone) || c.cfg.GCSBucket == "":
 		return provider.Instance{}, err
 	}
-	body, ct := jsonBody(restoreRequest{Source: "snapshot", sandboxSpec: c.spec(st)})
+	body, ct := jsonBody(restoreRequest{Source: "snapshot", SandboxSpec: c.spec(st)})
 	var res restoreResult
 	err = c.callJSON(ctx, call{op: "reconnect", method: http.MethodPost, path: sandboxPath(inst.ID, "/restore"),
 		body: body, contentType: ct}, &res)
@@ -121,7 +121,7 @@ func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
 
 func (c *client) spec(st instanceState) sandboxSpec {
 	n := c.cfg.Network
-	sp := sandboxSpec{Network: network{Default: n.Default, Allow: n.Allow, Deny: n.Deny},
+	sp := sandboxSpec{Network: &network{Default: n.Default, Allow: n.Allow, Deny: n.Deny},
 		Resources: resources{MemoryMB: c.cfg.Resources.MemoryMB, DiskMB: c.cfg.Resources.DiskMB}, Labels: st.Labels}
 	if c.cfg.GCSBucket != "" {
 		sp.GCSBucket, sp.SnapshotPrefix = c.cfg.GCSBucket, c.cfg.SnapshotPrefix

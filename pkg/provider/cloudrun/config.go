@@ -2,7 +2,6 @@ package cloudrun
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -35,31 +34,18 @@ func (c *Config) Upgrade(values map[string]json.RawMessage) {
 	}
 }
 
-// Validate refuses packages without network, as pip could not download
-// them, and allow rules into what no jail reaches.
-func (c *Config) Validate(provider.Policy) []provider.FieldError {
-	var errs []provider.FieldError
-	if len(c.DefaultPackages) > 0 && c.Network.Offline() {
-		errs = append(errs, provider.FieldError{Field: "default_packages", Message: "need internet access (set network.default to allow, or allow pypi.org and files.pythonhosted.org) so pip can download them"})
-	}
-	for i, t := range provider.Targets(c.Network.Allow) {
-		if !t.IsDomain() && bubblewrap.Walled(t.Prefix) {
-			errs = append(errs, provider.FieldError{Field: fmt.Sprintf("network.allow.%d", i),
-				Message: "reaches into private, loopback or link-local addresses, which the gateway's sandboxes never reach"})
-		}
-	}
-	return errs
-}
+// Validate has nothing to add to the common block's rules (rules, below).
+func (c *Config) Validate(provider.Policy) []provider.FieldError { return nil }
 
 // rules is what the gateway enforces of the common block: its jails'
 // rules (domains resolved as each command starts, so no wildcards), and
 // memory and the largest file, within the deployment's own bounds.
 var rules = provider.CommonRules{
-	MaxTimeout:   3600,
-	TimeoutNote:  "Cloud Run allows at most an hour",
-	PackagesNote: "needs internet access",
-	PoolNote:     "the gateway cannot relabel a sandbox: a claimed instance keeps the pool's labels, without its thread's; the gateway's GATEWAY_IDLE_TTL also ends pool instances idle past it",
-	Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true,
+	MaxTimeout:          3600,
+	TimeoutNote:         "Cloud Run allows at most an hour",
+	PackagesNeedNetwork: true,
+	PoolNote:            "the gateway cannot relabel a sandbox: a claimed instance keeps the pool's labels, without its thread's; the gateway's GATEWAY_IDLE_TTL also ends pool instances idle past it",
+	Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true, Walled: bubblewrap.Walled,
 		Note: "offline by default, and always when the gateway's deployment allows no egress (GATEWAY_ALLOW_EGRESS); private and link-local addresses and the gateway's own are never reached; a domain stands for the addresses the gateway resolves it to when a command starts"},
 	Resources: provider.ResourceLimits{
 		CPU:      provider.Range{Note: "Cloud Run sets CPU for the whole gateway service"},

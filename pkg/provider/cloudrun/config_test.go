@@ -62,7 +62,7 @@ func TestWhatTheGatewayCannotEnforceIsRefusedAtSave(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{
 		"network.allow.0": "Cloud Run sandboxes cannot filter by wildcard domain; list each domain",
-		"network.allow.1": "reaches into private, loopback or link-local addresses, which the gateway's sandboxes never reach",
+		"network.allow.1": "reaches into private, loopback or link-local addresses, which Cloud Run sandboxes never reach",
 		"resources.cpu":   "must be 0: Cloud Run sandboxes cannot set it (Cloud Run sets CPU for the whole gateway service)",
 	}, got)
 }

@@ -36,7 +36,8 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 		limit = provider.DefaultOutputLimit
 	}
 	// One byte past our own limit is enough for the collector to see the cut; the rest need not travel.
-	body, ct := jsonBody(execRequest{Command: req.Command, Timeout: seconds, OutputLimit: min(limit+1, maxStreamOutput)})
+	sent := min(limit+1, maxStreamOutput)
+	body, ct := jsonBody(execRequest{Command: req.Command, Timeout: &seconds, OutputLimit: &sent})
 
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second+answerGrace)
 	defer cancel()

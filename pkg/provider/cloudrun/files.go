@@ -33,7 +33,7 @@ func (c *client) ListFiles(ctx context.Context, inst provider.Instance, dir stri
 	}
 	infos := make([]provider.FileInfo, 0, len(entries))
 	for _, e := range entries {
-		infos = append(infos, e.provider())
+		infos = append(infos, fileInfoOf(e))
 	}
 	return infos, nil
 }
@@ -44,7 +44,7 @@ func (c *client) Stat(ctx context.Context, inst provider.Instance, p string) (pr
 	defer cancel()
 	var fi fileInfo
 	err := c.callJSON(ctx, call{op: "stat", method: http.MethodGet, path: sandboxPath(inst.ID, "/files/info"), query: pathQuery(p)}, &fi)
-	return fi.provider(), err
+	return fileInfoOf(fi), err
 }
 
 // OpenFile downloads a file as it arrives, within the call timeout.

@@ -17,24 +17,6 @@ import (
 // each in a folder of its own, apart from the snapshot each run replaces.
 const keptFolder = "kept/"
 
-// snapshotInfo is the gateway's answer about a stored snapshot.
-type snapshotInfo struct {
-	URI    string `json:"uri"`
-	Bucket string `json:"bucket"`
-	Object string `json:"object"`
-}
-
-// createFrom is a create's body that starts from a stored object.
-type createFrom struct {
-	sandboxSpec
-	From objectRef `json:"from"`
-}
-
-type objectRef struct {
-	GCSBucket string `json:"gcs_bucket"`
-	Object    string `json:"object"`
-}
-
 // keptState is what Keep stored, and where: the object, and the sandbox
 // and prefix the gateway names it by, to delete it.
 type keptState struct {
@@ -149,7 +131,7 @@ func (c *client) CreateFrom(ctx context.Context, labels provider.Labels, kept pr
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
 	is := instanceState{Labels: labelMap(labels)}
-	body, ct := jsonBody(createFrom{sandboxSpec: c.spec(is), From: objectRef{GCSBucket: st.GCSBucket, Object: st.Object}})
+	body, ct := jsonBody(createRequest{SandboxSpec: c.spec(is), From: &objectRef{GCSBucket: st.GCSBucket, Object: st.Object}})
 	var sb sandbox
 	if err := c.callJSON(ctx, call{op: "create from", method: http.MethodPost, path: "/sandboxes", body: body, contentType: ct}, &sb); err != nil {
 		return provider.Instance{}, err

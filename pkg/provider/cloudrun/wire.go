@@ -2,91 +2,37 @@ package cloudrun
 
 import (
 	"encoding/json"
-	"time"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// The gateway's JSON, as much of it as the client reads (docs/cloudrun-gateway.yaml).
+// The gateway's JSON is package wire's, which the gateway serves: these
+// names are the client's for its types.
+type (
+	health           = wire.Health
+	sandboxSpec      = wire.SandboxSpec
+	network          = wire.Network
+	resources        = wire.Resources
+	sandbox          = wire.Sandbox
+	restoreRequest   = wire.RestoreRequest
+	restoreResult    = wire.RestoreResult
+	snapshotLocation = wire.SnapshotLocation
+	snapshotInfo     = wire.SnapshotInfo
+	createRequest    = wire.CreateRequest
+	objectRef        = wire.ObjectRef
+	execRequest      = wire.ExecRequest
+	exitEvent        = wire.ExitEvent
+	fileInfo         = wire.FileInfo
+	fileList         = wire.FileList
+)
 
-type health struct {
-	CLIMounted  bool   `json:"cli_mounted"`
-	AllowEgress bool   `json:"allow_egress"`
-	Detail      string `json:"detail"`
-}
-
-type sandboxSpec struct {
-	GCSBucket      string            `json:"gcs_bucket,omitempty"`
-	SnapshotPrefix string            `json:"snapshot_prefix,omitempty"`
-	Network        network           `json:"network"`
-	Resources      resources         `json:"resources"`
-	Labels         map[string]string `json:"labels,omitempty"`
-}
-
-// network is where a sandbox's commands may connect to, as the common
-// block's network says.
-type network struct {
-	Default string   `json:"default"`
-	Allow   []string `json:"allow"`
-	Deny    []string `json:"deny"`
-}
-
-// resources bound a sandbox within the gateway's own bounds; 0 is those.
-type resources struct {
-	MemoryMB int `json:"memory_mb"`
-	DiskMB   int `json:"disk_mb"`
-}
-
-type sandbox struct {
-	ID          string `json:"id"`
-	WorkDir     string `json:"work_dir"`
-	AllowEgress bool   `json:"allow_egress"`
-}
-
-type restoreRequest struct {
-	Source string `json:"source"`
-	sandboxSpec
-}
-
-type restoreResult struct {
-	Sandbox   sandbox `json:"sandbox"`
-	Recreated bool    `json:"recreated"`
-}
-
-type snapshotLocation struct {
-	GCSBucket      string `json:"gcs_bucket"`
-	SnapshotPrefix string `json:"snapshot_prefix"`
-}
-
-type execRequest struct {
-	Command     string `json:"command"`
-	Timeout     int    `json:"timeout"`
-	OutputLimit int    `json:"output_limit"`
-}
-
-type exitEvent struct {
-	ExitCode        int   `json:"exit_code"`
-	TimedOut        bool  `json:"timed_out"`
-	DurationMS      int64 `json:"duration_ms"`
-	StdoutTruncated bool  `json:"stdout_truncated"`
-	StderrTruncated bool  `json:"stderr_truncated"`
-}
-
-type fileInfo struct {
-	Path       string    `json:"path"`
-	Type       string    `json:"type"`
-	Size       int64     `json:"size"`
-	ModifiedAt time.Time `json:"modified_at"`
-}
-
-func (f fileInfo) provider() provider.FileInfo {
+// fileInfoOf is a file of the gateway's as the provider shows it.
+func fileInfoOf(f fileInfo) provider.FileInfo {
 	return provider.FileInfo{Path: f.Path, Dir: f.Type == "directory", Size: f.Size, ModifiedAt: f.ModifiedAt}
 }
 
-type fileList struct {
-	Entries []fileInfo `json:"entries"`
-}
-
+// problem is as much of the gateway's problem answer as the client reads.
 type problem struct {
 	Title  string `json:"title"`
 	Status int    `json:"status"`

@@ -2,7 +2,6 @@ package local
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -42,21 +41,8 @@ func (c *Config) Upgrade(values map[string]json.RawMessage) {
 	provider.MoveKey(values, "disk_mb", "resources", "disk_mb")
 }
 
-// Validate refuses packages without network, as pip could not download
-// them, and allow rules into what no jail reaches.
-func (c *Config) Validate(provider.Policy) []provider.FieldError {
-	var errs []provider.FieldError
-	if len(c.DefaultPackages) > 0 && c.Network.Offline() {
-		errs = append(errs, provider.FieldError{Field: "default_packages", Message: "need network access (set network.default to allow, or allow pypi.org and files.pythonhosted.org) so pip can download them"})
-	}
-	for i, t := range provider.Targets(c.Network.Allow) {
-		if !t.IsDomain() && bubblewrap.Walled(t.Prefix) {
-			errs = append(errs, provider.FieldError{Field: fmt.Sprintf("network.allow.%d", i),
-				Message: "reaches into private, loopback or link-local addresses, which local sandboxes never reach"})
-		}
-	}
-	return errs
-}
+// Validate has nothing to add to the common block's rules (Kind.Describe).
+func (c *Config) Validate(provider.Policy) []provider.FieldError { return nil }
 
 // memoryMB and diskMB are the resources of each instance.
 func (c *Config) memoryMB() int {

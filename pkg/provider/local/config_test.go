@@ -45,8 +45,8 @@ func TestRulesALocalJailCannotKeepAreRefused(t *testing.T) {
 		got[fe.Field] = fe.Message
 	}
 	assert.Equal(t, map[string]string{
-		"network.allow.1":     "reaches into private, loopback or link-local addresses, which local sandboxes never reach",
-		"network.allow.2":     "reaches into private, loopback or link-local addresses, which local sandboxes never reach",
+		"network.allow.1":     "reaches into private, loopback or link-local addresses, which Local sandboxes never reach",
+		"network.allow.2":     "reaches into private, loopback or link-local addresses, which Local sandboxes never reach",
 		"resources.cpu":       "must be 0 or from 0.01 to 64 on Local sandboxes",
 		"resources.memory_mb": "must be 0 or from 64 to 65536 on Local sandboxes",
 	}, got, "packages may come through an allow list")

@@ -53,8 +53,8 @@ func (k Kind) Describe() provider.Descriptor {
 		Settings: append([]provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
 			Description: "`off` switches the local (bubblewrap) provider off"}}, append(ceilingSettings(), jailIDsSetting)...),
 		Ceilings: k.Ceilings.list(),
-		Common: provider.CommonRules{PackagesNote: "needs network access",
-			Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true,
+		Common: provider.CommonRules{PackagesNeedNetwork: true,
+			Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true, Walled: bubblewrap.Walled,
 				Note: "offline by default; private, loopback and link-local addresses and the server's own are never reached; a domain stands for the addresses the server resolves it to when an instance's command starts"},
 			Resources: provider.ResourceLimits{
 				CPU:      provider.Range{Min: cpuCeiling.min, Max: cpuCeiling.max, Note: "of all of an instance's commands together, a quota of CPU time; where the server cannot make cgroups with the cpu controller (it is not root and its delegated cgroup v2 has none), not bounded; " + cpuCeiling.bounds() + "; 0: that ceiling"},

@@ -3,162 +3,15 @@ package manifest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/client"
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 )
-
-// Options tune Apply.
-type Options struct {
-	DryRun bool // show the changes, make none
-	Prune  bool // delete the sandboxes and agents the file does not have
-	// Getenv reads the environment variables secret_env names.
-	Getenv func(string) string
-	// SecretPrefix, when set, is how every name secret_env gives must start
-	// (AUXILIA_APPLY_SECRET_PREFIX): the operator's narrowing of what a file
-	// may read.
-	SecretPrefix string
-}
-
-// change is one step of a plan: what it shows and what it does.
-type change struct {
-	line string
-	do   func(ctx context.Context, ids map[string]string) error
-}
-
-// Apply brings the server in line with the file: it checks the whole file
-// first (nothing is applied when any of it is wrong), writes each change to
-// out (secrets never), then makes them unless DryRun. It returns how many
-// changes there were.
-func Apply(ctx context.Context, api *client.API, f *File, opts Options, out io.Writer) (int, error) {
-	s, err := readState(ctx, api)
-	if err != nil {
-		return 0, err
-	}
-	if err := check(f, s, opts); err != nil {
-		return 0, err
-	}
-	changes := plan(api, f, s, opts)
-	for _, c := range changes {
-		fmt.Fprintln(out, c.line)
-	}
-	if len(changes) == 0 {
-		fmt.Fprintln(out, "no changes")
-	}
-	if opts.DryRun {
-		return len(changes), nil
-	}
-	ids := map[string]string{} // sandbox name → id, for bindings
-	for name, sb := range s.sandboxes {
-		ids[name] = sb.ID
-	}
-	var failed []error
-	for _, c := range changes {
-		if err := c.do(ctx, ids); err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", strings.TrimSpace(c.line[1:]), err))
-		}
-	}
-	return len(changes), errors.Join(failed...)
-}
-
-// checkName reports a missing name or one declared before, and remembers it.
-func checkName(p *Problems, path, name string, seen map[string]bool) {
-	switch {
-	case name == "":
-		p.add(path+".name", "is required")
-	case seen[name]:
-		p.add(path+".name", "%q is declared twice", name)
-	}
-	seen[name] = true
-}
-
-// check finds every fault of the file against the server's providers and tools.
-func check(f *File, s *state, opts Options) error {
-	p := slices.Clone(f.faults)
-	declared := map[string]bool{}
-	for i, sb := range f.Sandboxes {
-		path := fmt.Sprintf("sandboxes[%d]", i)
-		checkName(&p, path, sb.Name, declared)
-		schema, known := s.configs[sb.Provider]
-		if !known {
-			p.add(path+".provider", "must be one of %s", strings.Join(slices.Sorted(maps.Keys(s.configs)), ", "))
-		}
-		checkSecretEnv(&p, path+".secret_env", sb.SecretEnv, opts)
-		if known && sb.Config != nil {
-			checkConfig(&p, path+".config", schema, sb.Config)
-		}
-	}
-	agents := map[string]bool{}
-	for i, a := range f.Agents {
-		path := fmt.Sprintf("agents[%d]", i)
-		checkName(&p, path, a.Name, agents)
-		_, exists := s.sandboxes[a.Sandbox]
-		if a.Sandbox != "" && !declared[a.Sandbox] && (!exists || opts.Prune) {
-			p.add(path+".sandbox", "names no sandbox of the file or the server: %q", a.Sandbox)
-		}
-		if a.Sandbox == "" && a.Tools != nil {
-			p.add(path+".tools", "needs a sandbox to bind")
-		}
-		if a.Sandbox == "" && a.Approval != nil {
-			p.add(path+".approval", "needs a sandbox to bind")
-		}
-		if a.Approval != nil && a.Approval.GrantedBy != "" && !slices.Contains(grantors, a.Approval.GrantedBy) {
-			p.add(path+".approval.granted_by", "must be anyone, someone_else or admin")
-		}
-		for _, tool := range slices.Sorted(maps.Keys(a.Tools)) {
-			if !slices.Contains(s.tools, tool) {
-				p.add(path+".tools."+tool, "is not a tool (they are %s)", strings.Join(s.tools, ", "))
-			} else if policy := a.Tools[tool]; !slices.Contains([]string{"always_allow", "needs_approval", "disabled"}, policy) {
-				p.add(path+".tools."+tool, "must be always_allow, needs_approval or disabled")
-			}
-		}
-	}
-	return p.err()
-}
-
-// unsupported is how the schema check names a key the schema does not have.
-var unsupported = regexp.MustCompile(`^property "(.+)" is unsupported$`)
-
-// checkConfig reports every way config breaks its provider's schema.
-func checkConfig(p *Problems, path string, schema *openapi3.Schema, config map[string]any) {
-	var value any
-	if err := recode(config, &value); err != nil {
-		p.add(path, "%v", err)
-		return
-	}
-	err := schema.VisitJSON(value, openapi3.MultiErrors())
-	var all openapi3.MultiError
-	if !errors.As(err, &all) {
-		all = openapi3.MultiError{err}
-	}
-	for _, e := range all {
-		var se *openapi3.SchemaError
-		switch {
-		case e == nil:
-		case errors.As(e, &se):
-			where := path
-			for _, part := range se.JSONPointer() {
-				where += "." + part
-			}
-			if m := unsupported.FindStringSubmatch(se.Reason); m != nil {
-				p.add(where+"."+m[1], "is not a setting of this provider")
-				continue
-			}
-			p.add(where, "%s", se.Reason)
-		default:
-			p.add(path, "%v", e)
-		}
-	}
-}
 
 // plan lists the changes, in the order they must be made: sandboxes, then
 // agents and their bindings, then what is pruned (agents before the
@@ -210,44 +63,6 @@ func plan(api *client.API, f *File, s *state, opts Options) []change {
 		}
 	}
 	return changes
-}
-
-// createSandbox makes a sandbox; byDefault is its provider's url for a file
-// that gives none.
-func createSandbox(api *client.API, want Sandbox, secret, byDefault string) change {
-	line := fmt.Sprintf("+ sandbox %q (%s)", want.Name, want.Provider)
-	if secret != "" {
-		line += ", " + secretFrom(want.SecretEnv, destination(want.URL, byDefault))
-	}
-	return change{line, func(ctx context.Context, ids map[string]string) error {
-		body := map[string]any{"name": want.Name, "provider": want.Provider}
-		if want.Description != nil {
-			body["description"] = *want.Description
-		}
-		if want.URL != nil {
-			body["url"] = *want.URL
-		}
-		if secret != "" {
-			body["secret"] = secret
-		}
-		if want.Config != nil {
-			body["config"] = want.Config
-		}
-		var create client.SandboxCreate
-		if err := recode(body, &create); err != nil {
-			return err
-		}
-		res, err := client.Expect(api.CreateSandboxWithResponse(ctx, &client.CreateSandboxParams{IdempotencyKey: client.NewKey()}, create))
-		if err != nil {
-			return err
-		}
-		var v sandboxView
-		if err := recode(res.JSON201, &v); err != nil {
-			return err
-		}
-		ids[want.Name] = v.ID
-		return nil
-	}}
 }
 
 // updateSandbox changes what differs of a sandbox; byDefault is its
@@ -359,24 +174,6 @@ func withoutScheme(url string) string {
 	return strings.TrimSuffix(rest, "/")
 }
 
-func createAgent(api *client.API, want Agent) change {
-	line := fmt.Sprintf("+ agent %q", want.Name)
-	if want.Sandbox != "" {
-		line += fmt.Sprintf(", bound to %q", want.Sandbox)
-	}
-	return change{line, func(ctx context.Context, ids map[string]string) error {
-		body := client.AgentCreate{Name: want.Name, Description: want.Description, Emoji: want.Emoji, Color: want.Color}
-		res, err := client.Expect(api.CreateAgentWithResponse(ctx, &client.CreateAgentParams{IdempotencyKey: client.NewKey()}, body))
-		if err != nil {
-			return err
-		}
-		if want.Sandbox == "" {
-			return nil
-		}
-		return bind(ctx, api, res.JSON201.Id, want, nil, ids)
-	}}
-}
-
 func updateAgent(api *client.API, want Agent, have agentView) []change {
 	var diffs []string
 	var patch client.AgentPatch
@@ -437,39 +234,4 @@ func updateAgent(api *client.API, want Agent, have agentView) []change {
 			func(ctx context.Context, ids map[string]string) error { return bind(ctx, api, id, want, kept, ids) }})
 	}
 	return changes
-}
-
-// grantors are the values of a binding's approval.granted_by.
-var grantors = []string{"anyone", "someone_else", "admin"}
-
-// bind puts the agent's binding as the file wants it; kept is the approval
-// rule the server has, for what the file's rule leaves out (nil: none).
-func bind(ctx context.Context, api *client.API, agentID uuid.UUID, want Agent, kept *Approval, ids map[string]string) error {
-	sandboxID, err := uuid.Parse(ids[want.Sandbox])
-	if err != nil {
-		return fmt.Errorf("sandbox %q was not made", want.Sandbox)
-	}
-	body := client.BindingPut{SandboxId: sandboxID}
-	if want.Tools != nil {
-		var tools client.ToolsInput
-		if err := recode(want.Tools, &tools); err != nil {
-			return err
-		}
-		body.Tools = &tools
-	}
-	rule := client.ApprovalRuleInput{}
-	for _, from := range []*Approval{kept, want.Approval} {
-		if from != nil && from.GrantedBy != "" {
-			g := client.ApprovalRuleInputGrantedBy(from.GrantedBy)
-			rule.GrantedBy = &g
-		}
-		if from != nil && from.WithCall != nil {
-			rule.WithCall = from.WithCall
-		}
-	}
-	if rule != (client.ApprovalRuleInput{}) {
-		body.Approval = &rule
-	}
-	_, err = client.Expect(api.BindSandboxWithResponse(ctx, agentID, nil, body))
-	return err
 }
