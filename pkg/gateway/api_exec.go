@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
 // maxCommandBytes bounds a command line; scripts belong in files.
@@ -126,9 +128,9 @@ func (s *Server) run(ctx context.Context, job Job, limit int, sink outputSink) (
 	stderr.finish()
 	if err != nil {
 		if ctx.Err() != nil {
-			return exitEvent{}, failure(http.StatusServiceUnavailable, "cancelled", "the command was cancelled: the sandbox was deleted or the gateway is stopping")
+			return exitEvent{}, failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable, "the command was cancelled: the sandbox was deleted or the gateway is stopping").about(SubjectCommand)
 		}
-		return exitEvent{}, failure(http.StatusInternalServerError, "launcher_failed", "the sandbox could not run the command: "+err.Error())
+		return exitEvent{}, failure(http.StatusInternalServerError, auxilia.CodeInternal, "the sandbox could not run the command: "+err.Error()).about(SubjectLauncher)
 	}
 	return exitEvent{
 		ExitCode: out.ExitCode, TimedOut: out.TimedOut, DurationMS: out.Duration.Milliseconds(),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -88,11 +89,14 @@ type fileList struct {
 }
 
 type problem struct {
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail"`
-	Reason string `json:"reason"`
+	Title   string       `json:"title"`
+	Status  int          `json:"status"`
+	Detail  string       `json:"detail"`
+	Reason  auxilia.Code `json:"reason"`
+	Subject string       `json:"subject"`
 }
+
+func (p problem) reason() reason { return reason{p.Reason, p.Subject} }
 
 // instanceState is what the client keeps with an instance: the labels it
 // was created with, so a restore from its snapshot labels it alike.
