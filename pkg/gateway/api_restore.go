@@ -136,7 +136,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 }
 
 // stageObject unpacks a snapshot object into a new folder, as stage does;
-// a missing object is 404 snapshot_not_found.
+// a missing object is 404 not_found about the snapshot.
 func (s *Server) stageObject(ctx context.Context, bucket, object string, user jailfs.User) (uri, dir string, entries int, total int64, err error) {
 	uri = "gs://" + bucket + "/" + object
 	body, info, err := s.store.Get(ctx, bucket, object)
