@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,18 +32,18 @@ func TestExecuteTimeoutBounds(t *testing.T) {
 	sb := h.create(sandboxSpec{})
 	for _, timeout := range []any{0, -1, 3601, 86400} {
 		p := problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/exec", map[string]any{"command": "true", "timeout": timeout}),
-			http.StatusUnprocessableEntity, "validation_failed")
+			http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 		require.Len(t, p.Errors, 1)
 		assert.Equal(t, "timeout", p.Errors[0].Field)
 	}
 	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/exec", map[string]any{"command": "true", "timeout": 1.5}),
-		http.StatusBadRequest, "malformed")
+		http.StatusBadRequest, auxilia.CodeMalformed)
 	for _, timeout := range []int{1, 3600} {
 		h.exec(sb.ID, map[string]any{"command": "true", "timeout": timeout})
 		assert.Equal(t, time.Duration(timeout)*time.Second, h.launcher.lastJob().Timeout)
 	}
 	p := problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/exec", map[string]any{"command": "  "}),
-		http.StatusUnprocessableEntity, "validation_failed")
+		http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 	assert.Equal(t, "command", p.Errors[0].Field)
 }
 
@@ -72,7 +73,7 @@ func TestExecuteCapsEachStreamAt2MiB(t *testing.T) {
 	res = h.exec(sb.ID, map[string]any{"command": "printf 'ab\\n%.0s' $(seq 100)", "output_limit": 10})
 	assert.Equal(t, "ab\nab\nab\na\n"+truncationNotice("stdout", 10)+"\n", res.Stdout, "a smaller cap on request")
 	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/exec", map[string]any{"command": "true", "output_limit": 2<<20 + 1}),
-		http.StatusUnprocessableEntity, "validation_failed")
+		http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 }
 
 func TestExecuteStreams(t *testing.T) {
@@ -94,7 +95,7 @@ func TestExecuteStreams(t *testing.T) {
 	assert.False(t, exit.TimedOut)
 
 	resp = h.call("POST", "/sandboxes/nope/exec", map[string]any{"command": "true"}, "Accept", "text/event-stream")
-	problem(t, resp, http.StatusNotFound, "sandbox_not_found")
+	problem(t, resp, http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
 }
 
 func TestExecuteEndsWhenTheSandboxIsDeleted(t *testing.T) {

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
 // FileInfo describes a file or directory in a workspace.
@@ -95,7 +97,7 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer dir.Close()
 	if fi, err := dir.Stat(); err != nil || !fi.IsDir() {
-		return failure(http.StatusUnprocessableEntity, "not_a_directory", sandboxPath(name)+" is not a directory")
+		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is not a directory").about(SubjectFile)
 	}
 	entries, err := dir.ReadDir(maxListEntries + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -130,9 +132,9 @@ func (s *Server) readFile(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case fi.IsDir():
-		return failure(http.StatusUnprocessableEntity, "is_a_directory", sandboxPath(name)+" is a directory")
+		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is a directory").about(SubjectDirectory)
 	case !fi.Mode().IsRegular():
-		return failure(http.StatusUnprocessableEntity, "not_a_regular_file", sandboxPath(name)+" is not a regular file")
+		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is not a regular file").about(SubjectFile)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/octet-stream")
@@ -161,19 +163,19 @@ func (s *Server) writeFile(w http.ResponseWriter, r *http.Request) error {
 // file, and the folders above it, as the sandbox's user.
 func (s *Server) writeIn(w http.ResponseWriter, r *http.Request, root *os.Root, name string) error {
 	if name == "." {
-		return failure(http.StatusConflict, "is_a_directory", WorkDir+" is a directory")
+		return failure(http.StatusConflict, auxilia.CodeConflict, WorkDir+" is a directory").about(SubjectDirectory)
 	}
 	if r.ContentLength > maxFileBytes {
 		return tooLarge()
 	}
 	if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
-			return failure(http.StatusConflict, "not_a_directory", "a parent of "+sandboxPath(name)+" is not a directory")
+			return failure(http.StatusConflict, auxilia.CodeConflict, "a parent of "+sandboxPath(name)+" is not a directory").about(SubjectFile)
 		}
 		return fileError(path.Dir(name), err)
 	}
 	if fi, err := root.Lstat(name); err == nil && fi.IsDir() {
-		return failure(http.StatusConflict, "is_a_directory", sandboxPath(name)+" is a directory")
+		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is a directory").about(SubjectDirectory)
 	}
 	tmp := path.Join(path.Dir(name), randomName(".upload-"))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -200,7 +202,7 @@ func (s *Server) writeIn(w http.ResponseWriter, r *http.Request, root *os.Root, 
 }
 
 func tooLarge() error {
-	return failure(http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("files are limited to %d bytes", maxFileBytes))
+	return failure(http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, fmt.Sprintf("files are limited to %d bytes", maxFileBytes))
 }
 
 // removeFile removes a file, a link or an empty directory.
@@ -209,7 +211,7 @@ func (s *Server) removeFile(w http.ResponseWriter, r *http.Request) error {
 	err := s.inWorkspace(r, func(root *os.Root, n string) error {
 		name = n
 		if name == "." {
-			return failure(http.StatusUnprocessableEntity, "path_outside_workspace", "the workspace itself cannot be removed")
+			return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, "the workspace itself cannot be removed").about(SubjectPath)
 		}
 		return root.Remove(name)
 	})

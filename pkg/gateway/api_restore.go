@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
@@ -29,7 +30,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) error {
 	case "application/json", "":
 		return s.restoreSnapshot(w, r)
 	default:
-		return failure(http.StatusUnsupportedMediaType, "unsupported_media_type",
+		return failure(http.StatusUnsupportedMediaType, auxilia.CodeUnsupportedMedia,
 			"send a tar as application/x-tar, or {\"source\":\"snapshot\"} as application/json")
 	}
 }
@@ -77,7 +78,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	}
 	live, _ := s.sandboxes.get(id)
 	if live != nil && !q.Replace {
-		return failure(http.StatusConflict, "sandbox_exists", "sandbox "+id+" is live; send \"replace\":true to overwrite its workspace")
+		return failure(http.StatusConflict, auxilia.CodeConflict, "sandbox "+id+" is live; send \"replace\":true to overwrite its workspace").about(SubjectSandbox)
 	}
 	loc, err := resolveLocation(snapshotLocation{GCSBucket: q.GCSBucket, SnapshotPrefix: q.SnapshotPrefix}, live)
 	if err != nil {
@@ -88,7 +89,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if live != nil {
 		user = live.user
 	} else if user, err = s.sandboxes.users.take(); err != nil {
-		return failure(http.StatusServiceUnavailable, "at_capacity", err.Error())
+		return failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable, err.Error()).about(SubjectCapacity)
 	}
 	uri, staged, entries, total, err := s.stageObject(r.Context(), loc.GCSBucket, snapshotObject(loc.SnapshotPrefix, id), user)
 	if err != nil {
@@ -106,7 +107,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 		var sb *sandbox
 		sb, err = s.sandboxes.create(s.sandboxInfo(id, q.SandboxSpec), staged, user)
 		if errors.Is(err, errSandboxExists) {
-			err = failure(http.StatusConflict, "sandbox_exists", "sandbox "+id+" was re-created meanwhile")
+			err = failure(http.StatusConflict, auxilia.CodeConflict, "sandbox "+id+" was re-created meanwhile").about(SubjectSandbox)
 		} else if err == nil {
 			result.Sandbox, result.Recreated, status = sb.view(false), true, http.StatusCreated
 			w.Header().Set("Location", "/sandboxes/"+id)
@@ -122,19 +123,19 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 }
 
 // stageObject unpacks a snapshot object into a new folder, as stage does;
-// a missing object is 404 snapshot_not_found.
+// a missing object is 404 not_found about the snapshot.
 func (s *Server) stageObject(ctx context.Context, bucket, object string, user jailfs.User) (uri, dir string, entries int, total int64, err error) {
 	uri = "gs://" + bucket + "/" + object
 	body, info, err := s.store.Get(ctx, bucket, object)
 	if errors.Is(err, ErrObjectNotFound) {
-		return uri, "", 0, 0, failure(http.StatusNotFound, "snapshot_not_found", "no snapshot at "+uri)
+		return uri, "", 0, 0, failure(http.StatusNotFound, auxilia.CodeNotFound, "no snapshot at "+uri).about(SubjectSnapshot)
 	} else if err != nil {
 		return uri, "", 0, 0, storageFailure(err, bucket, object)
 	}
 	defer body.Close()
 	if info.Size > s.cfg.MaxSnapshotBytes {
-		return uri, "", 0, 0, failure(http.StatusRequestEntityTooLarge, "snapshot_too_large",
-			fmt.Sprintf("the snapshot %s has %d bytes, more than this gateway restores (%d)", uri, info.Size, s.cfg.MaxSnapshotBytes))
+		return uri, "", 0, 0, failure(http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge,
+			fmt.Sprintf("the snapshot %s has %d bytes, more than this gateway restores (%d)", uri, info.Size, s.cfg.MaxSnapshotBytes)).about(SubjectSnapshot)
 	}
 	dir, entries, total, err = s.stage(io.LimitReader(body, s.cfg.MaxSnapshotBytes), archiveLimits(s.cfg.MaxSnapshotBytes), user)
 	return uri, dir, entries, total, err
@@ -156,7 +157,7 @@ func (s *Server) stage(r io.Reader, lim jailfs.Limits, user jailfs.User) (dir st
 }
 
 func uploadTooLarge() error {
-	return failure(http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("restore uploads are limited to %d bytes", maxRestoreUpload))
+	return failure(http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, fmt.Sprintf("restore uploads are limited to %d bytes", maxRestoreUpload))
 }
 
 // archiveFailure words the ways a tar can fail for the caller.
@@ -167,10 +168,10 @@ func archiveFailure(err error) error {
 	case errors.As(err, &mbe):
 		return err
 	case errors.As(err, &unsafe):
-		return failure(http.StatusUnprocessableEntity, "unsafe_archive", "the archive was refused: "+unsafe.Error())
+		return failure(http.StatusUnprocessableEntity, auxilia.CodeForbidden, "the archive was refused: "+unsafe.Error()).about(SubjectArchive)
 	case errors.Is(err, jailfs.ErrTooLarge):
-		return failure(http.StatusRequestEntityTooLarge, "archive_too_large", err.Error())
+		return failure(http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, err.Error()).about(SubjectArchive)
 	default:
-		return failure(http.StatusUnprocessableEntity, "invalid_archive", "the archive could not be unpacked: "+err.Error())
+		return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, "the archive could not be unpacked: "+err.Error()).about(SubjectArchive)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
@@ -79,7 +80,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 	}
 	user, err := s.sandboxes.users.take()
 	if err != nil {
-		return failure(http.StatusServiceUnavailable, "at_capacity", err.Error())
+		return failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable, err.Error()).about(SubjectCapacity)
 	}
 	staged := ""
 	if q.From != nil {
@@ -127,7 +128,7 @@ func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) lookup(r *http.Request) (*sandbox, error) {
 	sb, ok := s.sandboxes.get(r.PathValue("id"))
 	if !ok {
-		return nil, failure(http.StatusNotFound, "sandbox_not_found", "no sandbox "+r.PathValue("id")+" on this gateway")
+		return nil, failure(http.StatusNotFound, auxilia.CodeNotFound, "no sandbox "+r.PathValue("id")+" on this gateway").about(SubjectSandbox)
 	}
 	return sb, nil
 }

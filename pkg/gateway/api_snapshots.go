@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
@@ -20,8 +21,8 @@ func resolveLocation(l snapshotLocation, sb *sandbox) (snapshotLocation, error) 
 		l = snapshotLocation{GCSBucket: info.GCSBucket, SnapshotPrefix: info.SnapshotPrefix}
 	}
 	if l.GCSBucket == "" {
-		return l, failure(http.StatusUnprocessableEntity, "no_bucket",
-			"no snapshot bucket: the sandbox has none and the call named none (gcs_bucket)")
+		return l, failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid,
+			"no snapshot bucket: the sandbox has none and the call named none (gcs_bucket)").about(SubjectBucket)
 	}
 	if errs := append(checkBucket(l.GCSBucket), checkPrefix(l.SnapshotPrefix)...); len(errs) > 0 {
 		return l, invalid(errs)
@@ -86,7 +87,7 @@ func (s *Server) statSnapshot(w http.ResponseWriter, r *http.Request) error {
 	object := snapshotObject(loc.SnapshotPrefix, r.PathValue("id"))
 	body, info, err := s.store.Get(r.Context(), loc.GCSBucket, object)
 	if errors.Is(err, ErrObjectNotFound) {
-		return failure(http.StatusNotFound, "snapshot_not_found", "no snapshot at gs://"+loc.GCSBucket+"/"+object)
+		return failure(http.StatusNotFound, auxilia.CodeNotFound, "no snapshot at gs://"+loc.GCSBucket+"/"+object).about(SubjectSnapshot)
 	} else if err != nil {
 		return storageFailure(err, loc.GCSBucket, object)
 	}
@@ -120,11 +121,11 @@ func storageFailure(err error, bucket, object string) error {
 	where := "gs://" + bucket + "/" + object
 	switch {
 	case errors.Is(err, ErrStorageDenied):
-		return failure(http.StatusBadGateway, "storage_denied",
-			"Cloud Storage refused the gateway's service identity for "+where+": "+err.Error())
+		return failure(http.StatusBadGateway, auxilia.CodeForbidden,
+			"Cloud Storage refused the gateway's service identity for "+where+": "+err.Error()).about(SubjectBucket)
 	case errors.Is(err, ErrObjectNotFound):
-		return failure(http.StatusBadGateway, "bucket_not_found", "Cloud Storage has no bucket "+bucket+": "+err.Error())
+		return failure(http.StatusBadGateway, auxilia.CodeNotFound, "Cloud Storage has no bucket "+bucket+": "+err.Error()).about(SubjectBucket)
 	default:
-		return failure(http.StatusBadGateway, "storage_failed", "Cloud Storage failed for "+where+": "+err.Error())
+		return failure(http.StatusBadGateway, auxilia.CodeUnavailable, "Cloud Storage failed for "+where+": "+err.Error()).about(SubjectStorage)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +35,7 @@ func TestSnapshotAndRestoreAGoneSandbox(t *testing.T) {
 	assert.Equal(t, spec.Labels, res.Sandbox.Labels)
 	assert.Equal(t, "print(1)\n", h.exec(sb.ID, map[string]any{"command": "cat app"}).Stdout, "files and links are back")
 
-	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusConflict, "sandbox_exists")
+	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusConflict, auxilia.CodeConflict, SubjectSandbox)
 	h.exec(sb.ID, map[string]any{"command": "echo newer > src/app.py"})
 	body.Replace = true
 	res = decode[RestoreResult](t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusOK)
@@ -49,31 +50,31 @@ func TestSnapshotAndRestoreAGoneSandbox(t *testing.T) {
 	assert.False(t, ok)
 	h.call("DELETE", "/sandboxes/"+sb.ID, nil)
 	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", restoreRequest{Source: "snapshot", SandboxSpec: spec}),
-		http.StatusNotFound, "snapshot_not_found")
-	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, "sandbox_not_found")
+		http.StatusNotFound, auxilia.CodeNotFound, SubjectSnapshot)
+	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
 }
 
 func TestSnapshotErrors(t *testing.T) {
 	h := newHarness(t)
 	plain := h.create(sandboxSpec{})
-	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", nil), http.StatusUnprocessableEntity, "no_bucket")
+	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, SubjectBucket)
 	named := decode[SnapshotInfo](t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot",
 		snapshotLocation{GCSBucket: "snapshots"}), http.StatusOK)
 	assert.Equal(t, "gs://snapshots/"+plain.ID+".tar", named.URI, "the call may name the bucket")
 
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", snapshotLocation{GCSBucket: "no-such-bucket"}),
-		http.StatusBadGateway, "bucket_not_found")
+		http.StatusBadGateway, auxilia.CodeNotFound, SubjectBucket)
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", snapshotLocation{GCSBucket: "UPPER"}),
-		http.StatusUnprocessableEntity, "validation_failed")
-	problem(t, h.call("DELETE", "/sandboxes/sbx-000000000000/snapshot", nil), http.StatusUnprocessableEntity, "no_bucket")
+		http.StatusUnprocessableEntity, auxilia.CodeInvalid)
+	problem(t, h.call("DELETE", "/sandboxes/sbx-000000000000/snapshot", nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, SubjectBucket)
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/restore", map[string]any{"source": "elsewhere", "replace": true}),
-		http.StatusUnprocessableEntity, "validation_failed")
+		http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/restore", bytes.NewReader(nil), "Content-Type", "text/plain"),
-		http.StatusUnsupportedMediaType, "unsupported_media_type")
+		http.StatusUnsupportedMediaType, auxilia.CodeUnsupportedMedia)
 
 	h.gcs.Token = "the-right-token"
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", snapshotLocation{GCSBucket: "snapshots"}),
-		http.StatusBadGateway, "storage_denied")
+		http.StatusBadGateway, auxilia.CodeForbidden, SubjectBucket)
 }
 
 func TestRestoreRefusesAHostileSnapshot(t *testing.T) {
@@ -81,10 +82,10 @@ func TestRestoreRefusesAHostileSnapshot(t *testing.T) {
 	sb := h.create(sandboxSpec{GCSBucket: "snapshots"})
 	h.gcs.PutObject("snapshots", sb.ID+".tar", makeTar(t, entry{name: "../../../evil", body: "x"}))
 	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", map[string]any{"source": "snapshot", "replace": true}),
-		http.StatusUnprocessableEntity, "unsafe_archive")
+		http.StatusUnprocessableEntity, auxilia.CodeForbidden, SubjectArchive)
 	h.gcs.PutObject("snapshots", sb.ID+".tar", makeTar(t, entry{name: "huge", size: 65 << 20}))
 	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", map[string]any{"source": "snapshot", "replace": true}),
-		http.StatusRequestEntityTooLarge, "snapshot_too_large")
+		http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, SubjectSnapshot)
 }
 
 func tarNames(t *testing.T, data []byte) []string {
@@ -121,14 +122,14 @@ func TestCreateFromASnapshotObject(t *testing.T) {
 	assert.Equal(t, kept.Size, stat.Size)
 	require.Equal(t, http.StatusNoContent, h.call("DELETE", "/sandboxes/"+sb.ID+"/snapshot?gcs_bucket=snapshots&snapshot_prefix=threads/kept/k1/", nil).StatusCode)
 	problem(t, h.call("GET", "/sandboxes/"+sb.ID+"/snapshot?gcs_bucket=snapshots&snapshot_prefix=threads/kept/k1/", nil),
-		http.StatusNotFound, "snapshot_not_found")
+		http.StatusNotFound, auxilia.CodeNotFound, SubjectSnapshot)
 
 	before := len(decode[sandboxList](t, h.call("GET", "/sandboxes", nil), http.StatusOK).Items)
-	problem(t, h.call("POST", "/sandboxes", createRequest{SandboxSpec: spec, From: from}), http.StatusNotFound, "snapshot_not_found")
+	problem(t, h.call("POST", "/sandboxes", createRequest{SandboxSpec: spec, From: from}), http.StatusNotFound, auxilia.CodeNotFound, SubjectSnapshot)
 	assert.Len(t, decode[sandboxList](t, h.call("GET", "/sandboxes", nil), http.StatusOK).Items, before, "nothing was made")
 
 	bad := problem(t, h.call("POST", "/sandboxes", createRequest{From: &objectRef{GCSBucket: "No", Object: "/abs"}}),
-		http.StatusUnprocessableEntity, "validation_failed")
+		http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 	var fields []string
 	for _, f := range bad.Errors {
 		fields = append(fields, f.Field)

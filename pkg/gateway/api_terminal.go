@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/hostterm"
 	"github.com/coder/websocket"
@@ -59,7 +60,7 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) error {
 	}
 	launcher, ok := s.launcher.(TerminalLauncher)
 	if !ok {
-		return failure(http.StatusNotImplemented, "terminal_unsupported",
+		return failure(http.StatusNotImplemented, auxilia.CodeNoTerminal,
 			fmt.Sprintf("this gateway's launcher (%s) cannot hold a terminal", s.launcher.Name()))
 	}
 	job := sb.job()
@@ -68,7 +69,7 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) error {
 	term, tty, err := hostterm.Open(size, func() { stop(errTerminalClosed) })
 	if err != nil {
 		stop(nil)
-		return failure(http.StatusInternalServerError, "launcher_failed", "cannot make a pseudo-terminal: "+err.Error())
+		return failure(http.StatusInternalServerError, auxilia.CodeInternal, "cannot make a pseudo-terminal: "+err.Error()).about(SubjectLauncher)
 	}
 	conn, err := websocket.Accept(w, r, nil)
 	if err != nil {

@@ -4,17 +4,18 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 )
 
 func TestTerminalRefusals(t *testing.T) {
 	h := newHarness(t)
 	sb := h.create(sandboxSpec{})
-	problem(t, h.call("GET", "/sandboxes/sbx-nosuch/terminal", nil), http.StatusNotFound, "sandbox_not_found")
+	problem(t, h.call("GET", "/sandboxes/sbx-nosuch/terminal", nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
 	for _, q := range []string{"?cols=0", "?rows=1001", "?cols=wide"} {
-		problem(t, h.call("GET", "/sandboxes/"+sb.ID+"/terminal"+q, nil), http.StatusUnprocessableEntity, "validation_failed")
+		problem(t, h.call("GET", "/sandboxes/"+sb.ID+"/terminal"+q, nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 	}
 	// These tests' launcher runs commands without a jail, and so holds no terminal.
-	p := problem(t, h.call("GET", "/sandboxes/"+sb.ID+"/terminal", nil), http.StatusNotImplemented, "terminal_unsupported")
+	p := problem(t, h.call("GET", "/sandboxes/"+sb.ID+"/terminal", nil), http.StatusNotImplemented, auxilia.CodeNoTerminal)
 	assert.Equal(t, "this gateway's launcher (shell) cannot hold a terminal", p.Detail)
 }

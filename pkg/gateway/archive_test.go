@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -75,7 +76,7 @@ func TestRestoreUpload(t *testing.T) {
 	assert.False(t, res.Recreated)
 	out := h.exec(sb.ID, map[string]any{"command": "cat src/link.py notes.txt; ls; readlink python"}).Stdout
 	assert.Equal(t, "print('hi')\nnotesnotes.txt\npython\nsrc\n/usr/bin/python3\n", out, "the workspace is replaced, old files gone")
-	problem(t, h.restoreTar("sbx-000000000000", data), http.StatusNotFound, "sandbox_not_found")
+	problem(t, h.restoreTar("sbx-000000000000", data), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
 }
 
 func TestRestoreRefusesHostileArchives(t *testing.T) {
@@ -100,7 +101,7 @@ func TestRestoreRefusesHostileArchives(t *testing.T) {
 	}
 	for name, entries := range hostile {
 		t.Run(name, func(t *testing.T) {
-			problem(t, h.restoreTar(sb.ID, makeTar(t, entries...)), http.StatusUnprocessableEntity, "unsafe_archive")
+			problem(t, h.restoreTar(sb.ID, makeTar(t, entries...)), http.StatusUnprocessableEntity, auxilia.CodeForbidden, SubjectArchive)
 			assert.Equal(t, "precious\n", h.exec(sb.ID, map[string]any{"command": "cat keep.txt"}).Stdout, "the workspace is untouched")
 			left, _ := os.ReadDir(outside)
 			assert.Empty(t, left, "nothing is written outside")
@@ -108,7 +109,7 @@ func TestRestoreRefusesHostileArchives(t *testing.T) {
 			assert.True(t, os.IsNotExist(err))
 		})
 	}
-	problem(t, h.restoreTar(sb.ID, []byte("this is not a tar file at all, not even close to one ....")), http.StatusUnprocessableEntity, "invalid_archive")
+	problem(t, h.restoreTar(sb.ID, []byte("this is not a tar file at all, not even close to one ....")), http.StatusUnprocessableEntity, auxilia.CodeInvalid, SubjectArchive)
 	staged, _ := os.ReadDir(filepath.Join(h.gw.cfg.DataDir, "staging"))
 	assert.Empty(t, staged, "refused archives leave no staging folders")
 }
@@ -118,10 +119,10 @@ func TestRestoreUploadSizeCap(t *testing.T) {
 	sb := h.create(sandboxSpec{})
 	big := makeTar(t, entry{name: "big.bin", size: maxRestoreUpload})
 	require.Greater(t, len(big), maxRestoreUpload)
-	problem(t, h.restoreTar(sb.ID, big), http.StatusRequestEntityTooLarge, "too_large")
+	problem(t, h.restoreTar(sb.ID, big), http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge)
 	// Without a length up front, the cap is enforced while reading.
 	resp := h.call("POST", "/sandboxes/"+sb.ID+"/restore", io.MultiReader(bytes.NewReader(big)), "Content-Type", "application/x-tar")
-	problem(t, resp, http.StatusRequestEntityTooLarge, "too_large")
+	problem(t, resp, http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge)
 
 	fits := makeTar(t, entry{name: "fits.bin", size: maxRestoreUpload - 10<<10})
 	require.LessOrEqual(t, len(fits), maxRestoreUpload)
@@ -159,7 +160,7 @@ func TestRestoreUploadCountsSparseFilesAtTheirSize(t *testing.T) {
 	for _, format := range []string{"gnu", "pax"} {
 		t.Run(format, func(t *testing.T) {
 			p := problem(t, h.restoreTar(sb.ID, sparseTar(t, format, maxRestoreUpload+1<<20, 1<<20, "data")),
-				http.StatusRequestEntityTooLarge, "archive_too_large")
+				http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, SubjectArchive)
 			assert.Contains(t, p.Detail, fmt.Sprintf("more than %d bytes", maxRestoreUpload))
 			assert.Equal(t, "precious\nkeep.txt\n", h.exec(sb.ID, map[string]any{"command": "cat keep.txt; ls"}).Stdout,
 				"the workspace is untouched")
@@ -186,7 +187,7 @@ func TestRestoreSnapshotCountsSparseFilesAtTheirSize(t *testing.T) {
 	for _, format := range []string{"gnu", "pax"} {
 		h.gcs.PutObject("snapshots", sb.ID+".tar", sparseTar(t, format, 3<<20, 0, "data"))
 		p := problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", map[string]any{"source": "snapshot", "replace": true}),
-			http.StatusRequestEntityTooLarge, "archive_too_large")
+			http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, SubjectArchive)
 		assert.Contains(t, p.Detail, fmt.Sprintf("more than %d bytes", 2<<20), format)
 		assert.Equal(t, "precious\n", h.exec(sb.ID, map[string]any{"command": "cat keep.txt"}).Stdout, format)
 	}
@@ -195,5 +196,5 @@ func TestRestoreSnapshotCountsSparseFilesAtTheirSize(t *testing.T) {
 func TestRestoreIsHeldToTheSnapshotLimit(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.MaxSnapshotBytes = 1 << 20 })
 	sb := h.create(sandboxSpec{})
-	problem(t, h.restoreTar(sb.ID, makeTar(t, entry{name: "big", size: 2 << 20})), http.StatusRequestEntityTooLarge, "archive_too_large")
+	problem(t, h.restoreTar(sb.ID, makeTar(t, entry{name: "big", size: 2 << 20})), http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, SubjectArchive)
 }

@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
 // authenticate lets /health through and asks every other call for the bearer secret.
@@ -19,8 +21,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		if s.cfg.Secret == "" {
-			writeProblem(w, failure(http.StatusServiceUnavailable, "secret_not_configured",
-				"the gateway has no secret configured (set GATEWAY_SECRET), so it accepts no calls"))
+			writeProblem(w, failure(http.StatusServiceUnavailable, auxilia.CodeUnauthorized,
+				"the gateway has no secret configured (set GATEWAY_SECRET), so it accepts no calls").about(SubjectSecret))
 			return
 		}
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -28,7 +30,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		got := sha256.Sum256([]byte(strings.TrimSpace(token)))
 		if !ok || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cloudrun-gateway"`)
-			writeProblem(w, failure(http.StatusUnauthorized, "unauthorized", "missing or wrong gateway secret"))
+			writeProblem(w, failure(http.StatusUnauthorized, auxilia.CodeUnauthorized, "missing or wrong gateway secret"))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -110,7 +111,7 @@ func TestSandboxesRunAsUsersOfTheirOwn(t *testing.T) {
 
 	// A root-owned file in the workspace is shut to the API as it is to commands.
 	require.NoError(t, os.WriteFile(filepath.Join(h.gw.cfg.DataDir, "sandboxes", a.ID, "workspace", "roots.txt"), []byte("root's"), 0o600))
-	problem(t, h.call("GET", "/sandboxes/"+a.ID+"/files/content?path=roots.txt", nil), http.StatusForbidden, "permission_denied")
+	problem(t, h.call("GET", "/sandboxes/"+a.ID+"/files/content?path=roots.txt", nil), http.StatusForbidden, auxilia.CodeForbidden, SubjectFile)
 
 	again, err := New(h.gw.cfg, Options{Launcher: NewBubblewrapLauncher(h.gw.cfg), Store: h.gw.store})
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/stretchr/testify/assert"
 )
@@ -42,7 +43,7 @@ func TestResourcesAreBoundedByTheDeployment(t *testing.T) {
 
 	p := problem(t, h.call("POST", "/sandboxes", map[string]any{"resources": map[string]any{"memory_mb": 4096, "disk_mb": -1},
 		"network": map[string]any{"default": "block", "allow": []string{"*.pythonhosted.org", "not a host"}}}),
-		http.StatusUnprocessableEntity, "validation_failed")
+		http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 	got := map[string]string{}
 	for _, e := range p.Errors {
 		got[e.Field] = e.Message

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/gateway/gcstest"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -155,11 +156,16 @@ func decode[T any](t *testing.T, resp *http.Response, status int) T {
 	return v
 }
 
-// problem checks a problem answer's status and reason.
-func problem(t *testing.T, resp *http.Response, status int, reason string) Problem {
+// problem checks a problem answer's status, reason and subject (none when not given).
+func problem(t *testing.T, resp *http.Response, status int, reason auxilia.Code, subject ...Subject) Problem {
 	t.Helper()
 	p := decode[Problem](t, resp, status)
 	require.Equal(t, reason, p.Reason, "detail: %s", p.Detail)
+	var want Subject
+	if len(subject) > 0 {
+		want = subject[0]
+	}
+	require.Equal(t, want, p.Subject, "detail: %s", p.Detail)
 	require.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
 	return p
 }

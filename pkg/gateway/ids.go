@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"net/http"
 	"regexp"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
 // maxIDLength bounds sandbox ids: they become folder and object names.
@@ -15,8 +17,8 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 // checkID refuses ids that could not safely name a folder or an object.
 func checkID(id string) error {
 	if len(id) > maxIDLength || !idPattern.MatchString(id) {
-		return failure(http.StatusBadRequest, "invalid_id",
-			"sandbox ids are 1-64 characters of letters, digits, '_' and '-', starting with a letter or digit")
+		return failure(http.StatusBadRequest, auxilia.CodeMalformed,
+			"sandbox ids are 1-64 characters of letters, digits, '_' and '-', starting with a letter or digit").about(SubjectSandbox)
 	}
 	return nil
 }

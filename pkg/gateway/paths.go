@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
@@ -23,7 +24,7 @@ func workspaceName(p string) (string, error) {
 	}
 	clean, rel, ok := jailfs.Inside(WorkDir, p)
 	if !ok {
-		return "", failure(http.StatusUnprocessableEntity, "path_outside_workspace", "paths must be inside "+WorkDir+", not "+clean)
+		return "", failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, "paths must be inside "+WorkDir+", not "+clean).about(SubjectPath)
 	}
 	return rel, nil
 }
@@ -36,16 +37,16 @@ func fileError(name string, err error) error {
 	p := sandboxPath(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		return failure(http.StatusNotFound, "file_not_found", "no such file or directory: "+p)
+		return failure(http.StatusNotFound, auxilia.CodeNotFound, "no such file or directory: "+p).about(SubjectFile)
 	case errors.Is(err, syscall.EISDIR):
-		return failure(http.StatusConflict, "is_a_directory", p+" is a directory")
+		return failure(http.StatusConflict, auxilia.CodeConflict, p+" is a directory").about(SubjectDirectory)
 	case errors.Is(err, syscall.ENOTEMPTY), errors.Is(err, syscall.EEXIST):
-		return failure(http.StatusConflict, "directory_not_empty", p+" is a directory that is not empty")
+		return failure(http.StatusConflict, auxilia.CodeConflict, p+" is a directory that is not empty").about(SubjectDirectory)
 	case errors.Is(err, fs.ErrPermission):
-		return failure(http.StatusForbidden, "permission_denied", "permission denied: "+p)
+		return failure(http.StatusForbidden, auxilia.CodeForbidden, "permission denied: "+p).about(SubjectFile)
 	}
 	if jailfs.IsEscape(err) {
-		return failure(http.StatusUnprocessableEntity, "path_outside_workspace", p+" leads outside the workspace through a symbolic link")
+		return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, p+" leads outside the workspace through a symbolic link").about(SubjectPath)
 	}
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -53,7 +54,7 @@ func fileError(name string, err error) error {
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return failure(http.StatusUnprocessableEntity, "file_error", p+": "+pe.Err.Error())
+		return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, p+": "+pe.Err.Error()).about(SubjectFile)
 	}
 	return err
 }

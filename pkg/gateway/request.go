@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"regexp"
 	"unicode"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
 // decodeJSON reads a JSON body into v, refusing unknown fields; an empty body is allowed when optional.
@@ -20,13 +22,13 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) er
 		case optional && errors.Is(err, io.EOF):
 			return nil
 		case errors.As(err, &tooLarge):
-			return failure(http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("JSON bodies are limited to %d bytes", maxJSONBody))
+			return failure(http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, fmt.Sprintf("JSON bodies are limited to %d bytes", maxJSONBody))
 		default:
-			return failure(http.StatusBadRequest, "malformed", "the body is not the JSON this call takes: "+err.Error())
+			return failure(http.StatusBadRequest, auxilia.CodeMalformed, "the body is not the JSON this call takes: "+err.Error())
 		}
 	}
 	if dec.More() {
-		return failure(http.StatusBadRequest, "malformed", "the body holds more than one JSON value")
+		return failure(http.StatusBadRequest, auxilia.CodeMalformed, "the body holds more than one JSON value")
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
@@ -103,8 +104,8 @@ var errSandboxExists = errors.New("sandbox exists")
 // atCapacity refuses a sandbox past the gateway's GATEWAY_MAX_SANDBOXES:
 // final until one is deleted, so a caller is told at once.
 func atCapacity(most int) error {
-	return failure(http.StatusServiceUnavailable, "at_capacity",
-		fmt.Sprintf("The gateway holds %d sandboxes, its most (GATEWAY_MAX_SANDBOXES); delete one or raise the limit.", most))
+	return failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable,
+		fmt.Sprintf("The gateway holds %d sandboxes, its most (GATEWAY_MAX_SANDBOXES); delete one or raise the limit.", most)).about(SubjectCapacity)
 }
 
 // registry holds the live sandboxes, each in a folder under dir.

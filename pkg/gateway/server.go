@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
@@ -136,7 +137,7 @@ func (s *Server) routes() http.Handler {
 		s.route(mux, e.path, e.methods)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, failure(http.StatusNotFound, "not_found", "no such route: "+r.URL.Path))
+		writeProblem(w, failure(http.StatusNotFound, auxilia.CodeNotFound, "no such route: "+r.URL.Path).about(SubjectRoute))
 	})
 	return s.authenticate(mux)
 }
@@ -162,7 +163,7 @@ func (s *Server) route(mux *http.ServeMux, path string, methods map[string]handl
 	sort.Strings(allowed)
 	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		writeProblem(w, failure(http.StatusMethodNotAllowed, "method_not_allowed",
+		writeProblem(w, failure(http.StatusMethodNotAllowed, auxilia.CodeMethodNotAllowed,
 			r.Method+" is not allowed here; use "+strings.Join(allowed, " or ")))
 	})
 }

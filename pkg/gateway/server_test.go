@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +31,7 @@ func TestAuthentication(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			resp := get(auth)
-			problem(t, resp, http.StatusUnauthorized, "unauthorized")
+			problem(t, resp, http.StatusUnauthorized, auxilia.CodeUnauthorized)
 			assert.Contains(t, resp.Header.Get("WWW-Authenticate"), "Bearer")
 		})
 	}
@@ -42,15 +43,15 @@ func TestAuthentication(t *testing.T) {
 		resp, err := h.srv.Client().Do(req)
 		require.NoError(t, err)
 		defer resp.Body.Close()
-		problem(t, resp, http.StatusUnauthorized, "unauthorized")
+		problem(t, resp, http.StatusUnauthorized, auxilia.CodeUnauthorized)
 	})
 }
 
 func TestNoSecretConfigured(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Secret = "" })
 	h.secret = ""
-	problem(t, h.call("GET", "/sandboxes?limit=1", nil), http.StatusServiceUnavailable, "secret_not_configured")
-	problem(t, h.call("POST", "/sandboxes", sandboxSpec{}), http.StatusServiceUnavailable, "secret_not_configured")
+	problem(t, h.call("GET", "/sandboxes?limit=1", nil), http.StatusServiceUnavailable, auxilia.CodeUnauthorized, SubjectSecret)
+	problem(t, h.call("POST", "/sandboxes", sandboxSpec{}), http.StatusServiceUnavailable, auxilia.CodeUnauthorized, SubjectSecret)
 	health := decode[Health](t, h.call("GET", "/health", nil), http.StatusOK)
 	assert.True(t, health.CLIMounted, "health needs no secret")
 }
@@ -94,12 +95,12 @@ func TestSandboxIDs(t *testing.T) {
 				assert.NotEqual(t, http.StatusOK, resp.StatusCode)
 				continue
 			}
-			problem(t, resp, http.StatusBadRequest, "invalid_id")
+			problem(t, resp, http.StatusBadRequest, auxilia.CodeMalformed, SubjectSandbox)
 		}
 	}
 	long := strings.Repeat("a", 64)
-	problem(t, h.call("GET", "/sandboxes/"+long, nil), http.StatusNotFound, "sandbox_not_found")
-	problem(t, h.call("GET", "/sandboxes/Valid_id-9", nil), http.StatusNotFound, "sandbox_not_found")
+	problem(t, h.call("GET", "/sandboxes/"+long, nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
+	problem(t, h.call("GET", "/sandboxes/Valid_id-9", nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
 }
 
 func TestSandboxLifecycle(t *testing.T) {
@@ -127,24 +128,24 @@ func TestSandboxLifecycle(t *testing.T) {
 		resp := h.call("DELETE", "/sandboxes/"+sb.ID, nil)
 		assert.Equal(t, http.StatusNoContent, resp.StatusCode, "delete is idempotent")
 	}
-	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, "sandbox_not_found")
-	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/exec", map[string]any{"command": "true"}), http.StatusNotFound, "sandbox_not_found")
+	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
+	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/exec", map[string]any{"command": "true"}), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
 
-	problem(t, h.call("PATCH", "/sandboxes/"+second.ID, nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	problem(t, h.call("PATCH", "/sandboxes/"+second.ID, nil), http.StatusMethodNotAllowed, auxilia.CodeMethodNotAllowed)
 }
 
 func TestCreateValidation(t *testing.T) {
 	h := newHarness(t)
 	p := problem(t, h.call("POST", "/sandboxes", map[string]any{
 		"gcs_bucket": "Not_A_Bucket", "snapshot_prefix": "/abs", "labels": map[string]string{"Bad Key": "v"},
-	}), http.StatusUnprocessableEntity, "validation_failed")
+	}), http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 	var fields []string
 	for _, e := range p.Errors {
 		fields = append(fields, e.Field)
 	}
 	assert.ElementsMatch(t, []string{"gcs_bucket", "snapshot_prefix", "labels.Bad Key"}, fields, "every broken field is named")
-	problem(t, h.call("POST", "/sandboxes", map[string]any{"unknown": 1}), http.StatusBadRequest, "malformed")
-	problem(t, h.call("POST", "/sandboxes", strings.NewReader("{"), "Content-Type", "application/json"), http.StatusBadRequest, "malformed")
+	problem(t, h.call("POST", "/sandboxes", map[string]any{"unknown": 1}), http.StatusBadRequest, auxilia.CodeMalformed)
+	problem(t, h.call("POST", "/sandboxes", strings.NewReader("{"), "Content-Type", "application/json"), http.StatusBadRequest, auxilia.CodeMalformed)
 }
 
 func TestEgressNeedsBothSides(t *testing.T) {
@@ -181,7 +182,7 @@ func TestSandboxesSurviveARestart(t *testing.T) {
 func TestCreatePastTheCapIsRefused(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.MaxSandboxes = 1 })
 	first := h.create(sandboxSpec{})
-	p := problem(t, h.call("POST", "/sandboxes", sandboxSpec{}), http.StatusServiceUnavailable, "at_capacity")
+	p := problem(t, h.call("POST", "/sandboxes", sandboxSpec{}), http.StatusServiceUnavailable, auxilia.CodeUnavailable, SubjectCapacity)
 	assert.Contains(t, p.Detail, "GATEWAY_MAX_SANDBOXES")
 	require.Equal(t, http.StatusNoContent, h.call("DELETE", "/sandboxes/"+first.ID, nil).StatusCode)
 	h.create(sandboxSpec{})

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -66,7 +67,7 @@ func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 	var res restoreResult
 	err = c.callJSON(ctx, call{op: "reconnect", method: http.MethodPost, path: sandboxPath(inst.ID, "/restore"),
 		body: body, contentType: ct}, &res)
-	if hasReason(err, "sandbox_exists") {
+	if hasReason(err, auxilia.CodeConflict, aboutSandbox) {
 		// Re-created by a concurrent reconnect: it is live now.
 		sb, err = c.keepAlive(ctx, "reconnect", inst.ID)
 		res.Sandbox = sb

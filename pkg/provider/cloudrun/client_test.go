@@ -166,20 +166,20 @@ func TestAnswersFromOtherServers(t *testing.T) {
 func TestReconnectRacingAnotherReconnect(t *testing.T) {
 	keepalives := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		problem := func(status int, reason string) {
+		problem := func(status int, reason, subject string) {
 			w.Header().Set("Content-Type", "application/problem+json")
 			w.WriteHeader(status)
-			_, _ = fmt.Fprintf(w, `{"status":%d,"reason":%q,"detail":"%s"}`, status, reason, reason)
+			_, _ = fmt.Fprintf(w, `{"status":%d,"reason":%q,"subject":%q,"detail":"%s %s"}`, status, reason, subject, reason, subject)
 		}
 		switch r.URL.Path {
 		case "/sandboxes/sbx-1/keepalive":
 			if keepalives++; keepalives == 1 {
-				problem(http.StatusNotFound, "sandbox_not_found")
+				problem(http.StatusNotFound, "not_found", "sandbox")
 				return
 			}
 			_, _ = w.Write([]byte(`{"id":"sbx-1","work_dir":"/workspace"}`))
 		case "/sandboxes/sbx-1/restore":
-			problem(http.StatusConflict, "sandbox_exists")
+			problem(http.StatusConflict, "conflict", "sandbox")
 		}
 	}))
 	defer srv.Close()

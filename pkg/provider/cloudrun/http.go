@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -89,18 +90,36 @@ func (c *client) callJSON(ctx context.Context, k call, out any) error {
 	return c.caller().JSON(ctx, c.providerCall(k), out)
 }
 
-// reasonKinds sorts the gateway's stable reasons into the contract's error kinds.
-var reasonKinds = map[string]error{
-	"unauthorized":          provider.ErrUnauthorized,
-	"secret_not_configured": provider.ErrUnauthorized,
-	"sandbox_not_found":     provider.ErrGone,
-	"snapshot_not_found":    provider.ErrGone,
-	"file_not_found":        provider.ErrNotFound,
-	"validation_failed":     provider.ErrInvalidConfig,
-	"no_bucket":             provider.ErrInvalidConfig,
-	"bucket_not_found":      provider.ErrInvalidConfig,
-	"storage_denied":        provider.ErrInvalidConfig,
-	"at_capacity":           provider.ErrQuota,
+// reason is what a gateway's problem says went wrong: a shared code, and
+// what it is about where the code alone does not tell.
+type reason struct {
+	code    auxilia.Code
+	subject string
+}
+
+// The gateway's problem subjects the client tells apart (docs/cloudrun-gateway.yaml).
+const (
+	aboutSandbox  = "sandbox"
+	aboutSnapshot = "snapshot"
+	aboutFile     = "file"
+	aboutBucket   = "bucket"
+	aboutSecret   = "secret"
+	aboutCapacity = "capacity"
+)
+
+// reasonKinds sorts the gateway's reasons into the contract's error kinds;
+// any other reason is sorted by its status.
+var reasonKinds = map[reason]error{
+	{auxilia.CodeUnauthorized, ""}:           provider.ErrUnauthorized,
+	{auxilia.CodeUnauthorized, aboutSecret}:  provider.ErrUnauthorized,
+	{auxilia.CodeNotFound, aboutSandbox}:     provider.ErrGone,
+	{auxilia.CodeNotFound, aboutSnapshot}:    provider.ErrGone,
+	{auxilia.CodeNotFound, aboutFile}:        provider.ErrNotFound,
+	{auxilia.CodeInvalid, ""}:                provider.ErrInvalidConfig,
+	{auxilia.CodeInvalid, aboutBucket}:       provider.ErrInvalidConfig,
+	{auxilia.CodeNotFound, aboutBucket}:      provider.ErrInvalidConfig,
+	{auxilia.CodeForbidden, aboutBucket}:     provider.ErrInvalidConfig,
+	{auxilia.CodeUnavailable, aboutCapacity}: provider.ErrQuota,
 }
 
 // answerError turns a gateway's error answer into a *provider.Error with its words.
@@ -116,31 +135,31 @@ func answerError(op string, a provider.Answer) error {
 			msg += ": " + body
 		}
 	}
-	kind, ok := reasonKinds[p.Reason]
+	kind, ok := reasonKinds[p.reason()]
 	if !ok {
 		kind = provider.StatusKind(a.Status)
 	}
-	return &gatewayError{reason: p.Reason, err: provider.Errorf(kind, providerName, op, "%s", msg)}
+	return &gatewayError{reason: p.reason(), err: provider.Errorf(kind, providerName, op, "%s", msg)}
 }
 
 // gatewayError is a *provider.Error that remembers the gateway's reason.
 type gatewayError struct {
-	reason string
+	reason reason
 	err    *provider.Error
 }
 
 func (e *gatewayError) Error() string { return e.err.Error() }
 func (e *gatewayError) Unwrap() error { return e.err }
 
-// hasReason reports whether err is the gateway's answer with that reason.
-func hasReason(err error, reason string) bool {
+// hasReason reports whether err is the gateway's answer with that code about that subject.
+func hasReason(err error, code auxilia.Code, subject string) bool {
 	var ge *gatewayError
-	return errors.As(err, &ge) && ge.reason == reason
+	return errors.As(err, &ge) && ge.reason == reason{code, subject}
 }
 
 // problemError is answerError for a problem that arrived inside an event stream.
 func problemError(op string, p problem) error {
-	kind, ok := reasonKinds[p.Reason]
+	kind, ok := reasonKinds[p.reason()]
 	if !ok {
 		kind = provider.ErrFailed
 	}

@@ -3,6 +3,7 @@ package cloudrun
 import (
 	"encoding/json"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -34,11 +35,14 @@ func fileInfoOf(f fileInfo) provider.FileInfo {
 
 // problem is as much of the gateway's problem answer as the client reads.
 type problem struct {
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail"`
-	Reason string `json:"reason"`
+	Title   string       `json:"title"`
+	Status  int          `json:"status"`
+	Detail  string       `json:"detail"`
+	Reason  auxilia.Code `json:"reason"`
+	Subject string       `json:"subject"`
 }
+
+func (p problem) reason() reason { return reason{p.Reason, p.Subject} }
 
 // instanceState is what the client keeps with an instance: the labels it
 // was created with, so a restore from its snapshot labels it alike.
