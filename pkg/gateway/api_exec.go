@@ -117,9 +117,9 @@ func (s *Server) run(ctx context.Context, job Job, limit int, sink outputSink) (
 	stderr.finish()
 	if err != nil {
 		if ctx.Err() != nil {
-			return exitEvent{}, failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable, "the command was cancelled: the sandbox was deleted or the gateway is stopping").about(SubjectCommand)
+			return exitEvent{}, failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable, "the command was cancelled: the sandbox was deleted or the gateway is stopping").about(wire.SubjectCommand)
 		}
-		return exitEvent{}, failure(http.StatusInternalServerError, auxilia.CodeInternal, "the sandbox could not run the command: "+err.Error()).about(SubjectLauncher)
+		return exitEvent{}, failure(http.StatusInternalServerError, auxilia.CodeInternal, "the sandbox could not run the command: "+err.Error()).about(wire.SubjectLauncher)
 	}
 	return exitEvent{
 		ExitCode: out.ExitCode, TimedOut: out.TimedOut, DurationMS: out.Duration.Milliseconds(),

@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 func TestExecute(t *testing.T) {
@@ -95,7 +97,7 @@ func TestExecuteStreams(t *testing.T) {
 	assert.False(t, exit.TimedOut)
 
 	resp = h.call("POST", "/sandboxes/nope/exec", map[string]any{"command": "true"}, "Accept", "text/event-stream")
-	problem(t, resp, http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
+	problem(t, resp, http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSandbox)
 }
 
 func TestExecuteEndsWhenTheSandboxIsDeleted(t *testing.T) {

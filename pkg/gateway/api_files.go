@@ -97,7 +97,7 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer dir.Close()
 	if fi, err := dir.Stat(); err != nil || !fi.IsDir() {
-		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is not a directory").about(SubjectFile)
+		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is not a directory").about(wire.SubjectFile)
 	}
 	entries, err := dir.ReadDir(maxListEntries + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -132,9 +132,9 @@ func (s *Server) readFile(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case fi.IsDir():
-		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is a directory").about(SubjectDirectory)
+		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is a directory").about(wire.SubjectDirectory)
 	case !fi.Mode().IsRegular():
-		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is not a regular file").about(SubjectFile)
+		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is not a regular file").about(wire.SubjectFile)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/octet-stream")
@@ -163,19 +163,19 @@ func (s *Server) writeFile(w http.ResponseWriter, r *http.Request) error {
 // file, and the folders above it, as the sandbox's user.
 func (s *Server) writeIn(w http.ResponseWriter, r *http.Request, root *os.Root, name string) error {
 	if name == "." {
-		return failure(http.StatusConflict, auxilia.CodeConflict, WorkDir+" is a directory").about(SubjectDirectory)
+		return failure(http.StatusConflict, auxilia.CodeConflict, WorkDir+" is a directory").about(wire.SubjectDirectory)
 	}
 	if r.ContentLength > maxFileBytes {
 		return tooLarge()
 	}
 	if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
-			return failure(http.StatusConflict, auxilia.CodeConflict, "a parent of "+sandboxPath(name)+" is not a directory").about(SubjectFile)
+			return failure(http.StatusConflict, auxilia.CodeConflict, "a parent of "+sandboxPath(name)+" is not a directory").about(wire.SubjectFile)
 		}
 		return fileError(path.Dir(name), err)
 	}
 	if fi, err := root.Lstat(name); err == nil && fi.IsDir() {
-		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is a directory").about(SubjectDirectory)
+		return failure(http.StatusConflict, auxilia.CodeConflict, sandboxPath(name)+" is a directory").about(wire.SubjectDirectory)
 	}
 	tmp := path.Join(path.Dir(name), randomName(".upload-"))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -211,7 +211,7 @@ func (s *Server) removeFile(w http.ResponseWriter, r *http.Request) error {
 	err := s.inWorkspace(r, func(root *os.Root, n string) error {
 		name = n
 		if name == "." {
-			return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, "the workspace itself cannot be removed").about(SubjectPath)
+			return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, "the workspace itself cannot be removed").about(wire.SubjectPath)
 		}
 		return root.Remove(name)
 	})

@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 func TestFiles(t *testing.T) {
@@ -45,20 +47,20 @@ func TestFiles(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, resp.StatusCode, "write overwrites")
 	assert.Equal(t, "short\n", h.exec(sb.ID, map[string]any{"command": "cat a/b/data.bin; echo"}).Stdout)
 
-	problem(t, h.call("GET", base+"/content?path=/workspace/missing", nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectFile)
-	problem(t, h.call("GET", base+"/info?path=/workspace/a/b/data.bin/below", nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectFile)
-	problem(t, h.call("GET", base+"/list?path=/workspace/missing", nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectFile)
-	problem(t, h.call("GET", base+"/list?path=/workspace/a/b/data.bin", nil), http.StatusConflict, auxilia.CodeConflict, SubjectFile)
-	problem(t, h.call("GET", base+"/content?path=/workspace/a", nil), http.StatusConflict, auxilia.CodeConflict, SubjectDirectory)
-	problem(t, h.call("PUT", base+"/content?path=/workspace/a", strings.NewReader("x")), http.StatusConflict, auxilia.CodeConflict, SubjectDirectory)
-	problem(t, h.call("PUT", base+"/content?path=/workspace/a/b/data.bin/x", strings.NewReader("x")), http.StatusConflict, auxilia.CodeConflict, SubjectFile)
-	problem(t, h.call("DELETE", base+"?path=/workspace/a", nil), http.StatusConflict, auxilia.CodeConflict, SubjectDirectory)
+	problem(t, h.call("GET", base+"/content?path=/workspace/missing", nil), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectFile)
+	problem(t, h.call("GET", base+"/info?path=/workspace/a/b/data.bin/below", nil), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectFile)
+	problem(t, h.call("GET", base+"/list?path=/workspace/missing", nil), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectFile)
+	problem(t, h.call("GET", base+"/list?path=/workspace/a/b/data.bin", nil), http.StatusConflict, auxilia.CodeConflict, wire.SubjectFile)
+	problem(t, h.call("GET", base+"/content?path=/workspace/a", nil), http.StatusConflict, auxilia.CodeConflict, wire.SubjectDirectory)
+	problem(t, h.call("PUT", base+"/content?path=/workspace/a", strings.NewReader("x")), http.StatusConflict, auxilia.CodeConflict, wire.SubjectDirectory)
+	problem(t, h.call("PUT", base+"/content?path=/workspace/a/b/data.bin/x", strings.NewReader("x")), http.StatusConflict, auxilia.CodeConflict, wire.SubjectFile)
+	problem(t, h.call("DELETE", base+"?path=/workspace/a", nil), http.StatusConflict, auxilia.CodeConflict, wire.SubjectDirectory)
 	problem(t, h.call("GET", base+"/content", nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 
 	require.Equal(t, http.StatusNoContent, h.call("DELETE", base+"?path=/workspace/a/b/data.bin", nil).StatusCode)
 	require.Equal(t, http.StatusNoContent, h.call("DELETE", base+"?path=/workspace/a/b", nil).StatusCode, "an empty directory")
-	problem(t, h.call("DELETE", base+"?path=/workspace/a/b", nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectFile)
-	problem(t, h.call("DELETE", base+"?path=/workspace", nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, SubjectPath)
+	problem(t, h.call("DELETE", base+"?path=/workspace/a/b", nil), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectFile)
+	problem(t, h.call("DELETE", base+"?path=/workspace", nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, wire.SubjectPath)
 }
 
 func TestFilesStayInTheWorkspace(t *testing.T) {
@@ -66,7 +68,7 @@ func TestFilesStayInTheWorkspace(t *testing.T) {
 	sb := h.create(sandboxSpec{})
 	base := "/sandboxes/" + sb.ID + "/files"
 	for _, p := range []string{"/etc/passwd", "/workspace/../etc/passwd", "../etc/passwd", "/workspacex/y", "/"} {
-		problem(t, h.call("GET", base+"/content?path="+p, nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, SubjectPath)
+		problem(t, h.call("GET", base+"/content?path="+p, nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, wire.SubjectPath)
 	}
 	// A command can make links anywhere; the gateway must not follow them out of the workspace.
 	h.exec(sb.ID, map[string]any{"command": "ln -s /etc/passwd abs; ln -s ../../../../../../etc up; ln -s /proc/self/environ env; mkfifo pipe"})
@@ -81,7 +83,7 @@ func TestFilesStayInTheWorkspace(t *testing.T) {
 	assert.NotEqual(t, http.StatusNoContent, resp.StatusCode, "no write through a link out of the workspace")
 	info := decode[FileInfo](t, h.call("GET", base+"/info?path=/workspace/abs", nil), http.StatusOK)
 	assert.Equal(t, "symlink", info.Type, "the link itself is described")
-	problem(t, h.call("GET", base+"/content?path=/workspace/pipe", nil), http.StatusConflict, auxilia.CodeConflict, SubjectFile)
+	problem(t, h.call("GET", base+"/content?path=/workspace/pipe", nil), http.StatusConflict, auxilia.CodeConflict, wire.SubjectFile)
 }
 
 func TestFileSizeLimit(t *testing.T) {

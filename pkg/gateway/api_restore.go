@@ -78,7 +78,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	}
 	live, _ := s.sandboxes.get(id)
 	if live != nil && !q.Replace {
-		return failure(http.StatusConflict, auxilia.CodeConflict, "sandbox "+id+" is live; send \"replace\":true to overwrite its workspace").about(SubjectSandbox)
+		return failure(http.StatusConflict, auxilia.CodeConflict, "sandbox "+id+" is live; send \"replace\":true to overwrite its workspace").about(wire.SubjectSandbox)
 	}
 	loc, err := resolveLocation(snapshotLocation{GCSBucket: q.GCSBucket, SnapshotPrefix: q.SnapshotPrefix}, live)
 	if err != nil {
@@ -89,7 +89,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if live != nil {
 		user = live.user
 	} else if user, err = s.sandboxes.users.take(); err != nil {
-		return failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable, err.Error()).about(SubjectCapacity)
+		return failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable, err.Error()).about(wire.SubjectCapacity)
 	}
 	uri, staged, entries, total, err := s.stageObject(r.Context(), loc.GCSBucket, snapshotObject(loc.SnapshotPrefix, id), user)
 	if err != nil {
@@ -107,7 +107,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 		var sb *sandbox
 		sb, err = s.sandboxes.create(s.sandboxInfo(id, q.SandboxSpec), staged, user)
 		if errors.Is(err, errSandboxExists) {
-			err = failure(http.StatusConflict, auxilia.CodeConflict, "sandbox "+id+" was re-created meanwhile").about(SubjectSandbox)
+			err = failure(http.StatusConflict, auxilia.CodeConflict, "sandbox "+id+" was re-created meanwhile").about(wire.SubjectSandbox)
 		} else if err == nil {
 			result.Sandbox, result.Recreated, status = sb.view(false), true, http.StatusCreated
 			w.Header().Set("Location", "/sandboxes/"+id)
@@ -128,14 +128,14 @@ func (s *Server) stageObject(ctx context.Context, bucket, object string, user ja
 	uri = "gs://" + bucket + "/" + object
 	body, info, err := s.store.Get(ctx, bucket, object)
 	if errors.Is(err, ErrObjectNotFound) {
-		return uri, "", 0, 0, failure(http.StatusNotFound, auxilia.CodeNotFound, "no snapshot at "+uri).about(SubjectSnapshot)
+		return uri, "", 0, 0, failure(http.StatusNotFound, auxilia.CodeNotFound, "no snapshot at "+uri).about(wire.SubjectSnapshot)
 	} else if err != nil {
 		return uri, "", 0, 0, storageFailure(err, bucket, object)
 	}
 	defer body.Close()
 	if info.Size > s.cfg.MaxSnapshotBytes {
 		return uri, "", 0, 0, failure(http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge,
-			fmt.Sprintf("the snapshot %s has %d bytes, more than this gateway restores (%d)", uri, info.Size, s.cfg.MaxSnapshotBytes)).about(SubjectSnapshot)
+			fmt.Sprintf("the snapshot %s has %d bytes, more than this gateway restores (%d)", uri, info.Size, s.cfg.MaxSnapshotBytes)).about(wire.SubjectSnapshot)
 	}
 	dir, entries, total, err = s.stage(io.LimitReader(body, s.cfg.MaxSnapshotBytes), archiveLimits(s.cfg.MaxSnapshotBytes), user)
 	return uri, dir, entries, total, err
@@ -168,10 +168,10 @@ func archiveFailure(err error) error {
 	case errors.As(err, &mbe):
 		return err
 	case errors.As(err, &unsafe):
-		return failure(http.StatusUnprocessableEntity, auxilia.CodeForbidden, "the archive was refused: "+unsafe.Error()).about(SubjectArchive)
+		return failure(http.StatusUnprocessableEntity, auxilia.CodeForbidden, "the archive was refused: "+unsafe.Error()).about(wire.SubjectArchive)
 	case errors.Is(err, jailfs.ErrTooLarge):
-		return failure(http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, err.Error()).about(SubjectArchive)
+		return failure(http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, err.Error()).about(wire.SubjectArchive)
 	default:
-		return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, "the archive could not be unpacked: "+err.Error()).about(SubjectArchive)
+		return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, "the archive could not be unpacked: "+err.Error()).about(wire.SubjectArchive)
 	}
 }

@@ -80,7 +80,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) error {
 	}
 	user, err := s.sandboxes.users.take()
 	if err != nil {
-		return failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable, err.Error()).about(SubjectCapacity)
+		return failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable, err.Error()).about(wire.SubjectCapacity)
 	}
 	staged := ""
 	if q.From != nil {
@@ -128,7 +128,7 @@ func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) lookup(r *http.Request) (*sandbox, error) {
 	sb, ok := s.sandboxes.get(r.PathValue("id"))
 	if !ok {
-		return nil, failure(http.StatusNotFound, auxilia.CodeNotFound, "no sandbox "+r.PathValue("id")+" on this gateway").about(SubjectSandbox)
+		return nil, failure(http.StatusNotFound, auxilia.CodeNotFound, "no sandbox "+r.PathValue("id")+" on this gateway").about(wire.SubjectSandbox)
 	}
 	return sb, nil
 }

@@ -22,7 +22,7 @@ func resolveLocation(l snapshotLocation, sb *sandbox) (snapshotLocation, error) 
 	}
 	if l.GCSBucket == "" {
 		return l, failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid,
-			"no snapshot bucket: the sandbox has none and the call named none (gcs_bucket)").about(SubjectBucket)
+			"no snapshot bucket: the sandbox has none and the call named none (gcs_bucket)").about(wire.SubjectBucket)
 	}
 	if errs := append(checkBucket(l.GCSBucket), checkPrefix(l.SnapshotPrefix)...); len(errs) > 0 {
 		return l, invalid(errs)
@@ -87,7 +87,7 @@ func (s *Server) statSnapshot(w http.ResponseWriter, r *http.Request) error {
 	object := snapshotObject(loc.SnapshotPrefix, r.PathValue("id"))
 	body, info, err := s.store.Get(r.Context(), loc.GCSBucket, object)
 	if errors.Is(err, ErrObjectNotFound) {
-		return failure(http.StatusNotFound, auxilia.CodeNotFound, "no snapshot at gs://"+loc.GCSBucket+"/"+object).about(SubjectSnapshot)
+		return failure(http.StatusNotFound, auxilia.CodeNotFound, "no snapshot at gs://"+loc.GCSBucket+"/"+object).about(wire.SubjectSnapshot)
 	} else if err != nil {
 		return storageFailure(err, loc.GCSBucket, object)
 	}
@@ -122,10 +122,10 @@ func storageFailure(err error, bucket, object string) error {
 	switch {
 	case errors.Is(err, ErrStorageDenied):
 		return failure(http.StatusBadGateway, auxilia.CodeForbidden,
-			"Cloud Storage refused the gateway's service identity for "+where+": "+err.Error()).about(SubjectBucket)
+			"Cloud Storage refused the gateway's service identity for "+where+": "+err.Error()).about(wire.SubjectBucket)
 	case errors.Is(err, ErrObjectNotFound):
-		return failure(http.StatusBadGateway, auxilia.CodeNotFound, "Cloud Storage has no bucket "+bucket+": "+err.Error()).about(SubjectBucket)
+		return failure(http.StatusBadGateway, auxilia.CodeNotFound, "Cloud Storage has no bucket "+bucket+": "+err.Error()).about(wire.SubjectBucket)
 	default:
-		return failure(http.StatusBadGateway, auxilia.CodeUnavailable, "Cloud Storage failed for "+where+": "+err.Error()).about(SubjectStorage)
+		return failure(http.StatusBadGateway, auxilia.CodeUnavailable, "Cloud Storage failed for "+where+": "+err.Error()).about(wire.SubjectStorage)
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 func TestSnapshotAndRestoreAGoneSandbox(t *testing.T) {
@@ -35,7 +37,7 @@ func TestSnapshotAndRestoreAGoneSandbox(t *testing.T) {
 	assert.Equal(t, spec.Labels, res.Sandbox.Labels)
 	assert.Equal(t, "print(1)\n", h.exec(sb.ID, map[string]any{"command": "cat app"}).Stdout, "files and links are back")
 
-	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusConflict, auxilia.CodeConflict, SubjectSandbox)
+	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusConflict, auxilia.CodeConflict, wire.SubjectSandbox)
 	h.exec(sb.ID, map[string]any{"command": "echo newer > src/app.py"})
 	body.Replace = true
 	res = decode[RestoreResult](t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", body), http.StatusOK)
@@ -50,23 +52,23 @@ func TestSnapshotAndRestoreAGoneSandbox(t *testing.T) {
 	assert.False(t, ok)
 	h.call("DELETE", "/sandboxes/"+sb.ID, nil)
 	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", restoreRequest{Source: "snapshot", SandboxSpec: spec}),
-		http.StatusNotFound, auxilia.CodeNotFound, SubjectSnapshot)
-	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
+		http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSnapshot)
+	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSandbox)
 }
 
 func TestSnapshotErrors(t *testing.T) {
 	h := newHarness(t)
 	plain := h.create(sandboxSpec{})
-	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, SubjectBucket)
+	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, wire.SubjectBucket)
 	named := decode[SnapshotInfo](t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot",
 		snapshotLocation{GCSBucket: "snapshots"}), http.StatusOK)
 	assert.Equal(t, "gs://snapshots/"+plain.ID+".tar", named.URI, "the call may name the bucket")
 
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", snapshotLocation{GCSBucket: "no-such-bucket"}),
-		http.StatusBadGateway, auxilia.CodeNotFound, SubjectBucket)
+		http.StatusBadGateway, auxilia.CodeNotFound, wire.SubjectBucket)
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", snapshotLocation{GCSBucket: "UPPER"}),
 		http.StatusUnprocessableEntity, auxilia.CodeInvalid)
-	problem(t, h.call("DELETE", "/sandboxes/sbx-000000000000/snapshot", nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, SubjectBucket)
+	problem(t, h.call("DELETE", "/sandboxes/sbx-000000000000/snapshot", nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid, wire.SubjectBucket)
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/restore", map[string]any{"source": "elsewhere", "replace": true}),
 		http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/restore", bytes.NewReader(nil), "Content-Type", "text/plain"),
@@ -74,7 +76,7 @@ func TestSnapshotErrors(t *testing.T) {
 
 	h.gcs.Token = "the-right-token"
 	problem(t, h.call("POST", "/sandboxes/"+plain.ID+"/snapshot", snapshotLocation{GCSBucket: "snapshots"}),
-		http.StatusBadGateway, auxilia.CodeForbidden, SubjectBucket)
+		http.StatusBadGateway, auxilia.CodeForbidden, wire.SubjectBucket)
 }
 
 func TestRestoreRefusesAHostileSnapshot(t *testing.T) {
@@ -82,10 +84,10 @@ func TestRestoreRefusesAHostileSnapshot(t *testing.T) {
 	sb := h.create(sandboxSpec{GCSBucket: "snapshots"})
 	h.gcs.PutObject("snapshots", sb.ID+".tar", makeTar(t, entry{name: "../../../evil", body: "x"}))
 	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", map[string]any{"source": "snapshot", "replace": true}),
-		http.StatusUnprocessableEntity, auxilia.CodeForbidden, SubjectArchive)
+		http.StatusUnprocessableEntity, auxilia.CodeForbidden, wire.SubjectArchive)
 	h.gcs.PutObject("snapshots", sb.ID+".tar", makeTar(t, entry{name: "huge", size: 65 << 20}))
 	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", map[string]any{"source": "snapshot", "replace": true}),
-		http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, SubjectSnapshot)
+		http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, wire.SubjectSnapshot)
 }
 
 func tarNames(t *testing.T, data []byte) []string {
@@ -122,10 +124,10 @@ func TestCreateFromASnapshotObject(t *testing.T) {
 	assert.Equal(t, kept.Size, stat.Size)
 	require.Equal(t, http.StatusNoContent, h.call("DELETE", "/sandboxes/"+sb.ID+"/snapshot?gcs_bucket=snapshots&snapshot_prefix=threads/kept/k1/", nil).StatusCode)
 	problem(t, h.call("GET", "/sandboxes/"+sb.ID+"/snapshot?gcs_bucket=snapshots&snapshot_prefix=threads/kept/k1/", nil),
-		http.StatusNotFound, auxilia.CodeNotFound, SubjectSnapshot)
+		http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSnapshot)
 
 	before := len(decode[sandboxList](t, h.call("GET", "/sandboxes", nil), http.StatusOK).Items)
-	problem(t, h.call("POST", "/sandboxes", createRequest{SandboxSpec: spec, From: from}), http.StatusNotFound, auxilia.CodeNotFound, SubjectSnapshot)
+	problem(t, h.call("POST", "/sandboxes", createRequest{SandboxSpec: spec, From: from}), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSnapshot)
 	assert.Len(t, decode[sandboxList](t, h.call("GET", "/sandboxes", nil), http.StatusOK).Items, before, "nothing was made")
 
 	bad := problem(t, h.call("POST", "/sandboxes", createRequest{From: &objectRef{GCSBucket: "No", Object: "/abs"}}),

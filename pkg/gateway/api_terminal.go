@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/coder/websocket"
+
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/hostterm"
-	"github.com/coder/websocket"
 )
 
 // maxTermCells bounds a terminal's columns and its rows.
@@ -69,7 +71,7 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) error {
 	term, tty, err := hostterm.Open(size, func() { stop(errTerminalClosed) })
 	if err != nil {
 		stop(nil)
-		return failure(http.StatusInternalServerError, auxilia.CodeInternal, "cannot make a pseudo-terminal: "+err.Error()).about(SubjectLauncher)
+		return failure(http.StatusInternalServerError, auxilia.CodeInternal, "cannot make a pseudo-terminal: "+err.Error()).about(wire.SubjectLauncher)
 	}
 	conn, err := websocket.Accept(w, r, nil)
 	if err != nil {

@@ -4,14 +4,16 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 func TestTerminalRefusals(t *testing.T) {
 	h := newHarness(t)
 	sb := h.create(sandboxSpec{})
-	problem(t, h.call("GET", "/sandboxes/sbx-nosuch/terminal", nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
+	problem(t, h.call("GET", "/sandboxes/sbx-nosuch/terminal", nil), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSandbox)
 	for _, q := range []string{"?cols=0", "?rows=1001", "?cols=wide"} {
 		problem(t, h.call("GET", "/sandboxes/"+sb.ID+"/terminal"+q, nil), http.StatusUnprocessableEntity, auxilia.CodeInvalid)
 	}

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // entry is one archive member for the tests' tars.
@@ -76,7 +78,7 @@ func TestRestoreUpload(t *testing.T) {
 	assert.False(t, res.Recreated)
 	out := h.exec(sb.ID, map[string]any{"command": "cat src/link.py notes.txt; ls; readlink python"}).Stdout
 	assert.Equal(t, "print('hi')\nnotesnotes.txt\npython\nsrc\n/usr/bin/python3\n", out, "the workspace is replaced, old files gone")
-	problem(t, h.restoreTar("sbx-000000000000", data), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
+	problem(t, h.restoreTar("sbx-000000000000", data), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSandbox)
 }
 
 func TestRestoreRefusesHostileArchives(t *testing.T) {
@@ -101,7 +103,7 @@ func TestRestoreRefusesHostileArchives(t *testing.T) {
 	}
 	for name, entries := range hostile {
 		t.Run(name, func(t *testing.T) {
-			problem(t, h.restoreTar(sb.ID, makeTar(t, entries...)), http.StatusUnprocessableEntity, auxilia.CodeForbidden, SubjectArchive)
+			problem(t, h.restoreTar(sb.ID, makeTar(t, entries...)), http.StatusUnprocessableEntity, auxilia.CodeForbidden, wire.SubjectArchive)
 			assert.Equal(t, "precious\n", h.exec(sb.ID, map[string]any{"command": "cat keep.txt"}).Stdout, "the workspace is untouched")
 			left, _ := os.ReadDir(outside)
 			assert.Empty(t, left, "nothing is written outside")
@@ -109,7 +111,7 @@ func TestRestoreRefusesHostileArchives(t *testing.T) {
 			assert.True(t, os.IsNotExist(err))
 		})
 	}
-	problem(t, h.restoreTar(sb.ID, []byte("this is not a tar file at all, not even close to one ....")), http.StatusUnprocessableEntity, auxilia.CodeInvalid, SubjectArchive)
+	problem(t, h.restoreTar(sb.ID, []byte("this is not a tar file at all, not even close to one ....")), http.StatusUnprocessableEntity, auxilia.CodeInvalid, wire.SubjectArchive)
 	staged, _ := os.ReadDir(filepath.Join(h.gw.cfg.DataDir, "staging"))
 	assert.Empty(t, staged, "refused archives leave no staging folders")
 }
@@ -160,7 +162,7 @@ func TestRestoreUploadCountsSparseFilesAtTheirSize(t *testing.T) {
 	for _, format := range []string{"gnu", "pax"} {
 		t.Run(format, func(t *testing.T) {
 			p := problem(t, h.restoreTar(sb.ID, sparseTar(t, format, maxRestoreUpload+1<<20, 1<<20, "data")),
-				http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, SubjectArchive)
+				http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, wire.SubjectArchive)
 			assert.Contains(t, p.Detail, fmt.Sprintf("more than %d bytes", maxRestoreUpload))
 			assert.Equal(t, "precious\nkeep.txt\n", h.exec(sb.ID, map[string]any{"command": "cat keep.txt; ls"}).Stdout,
 				"the workspace is untouched")
@@ -187,7 +189,7 @@ func TestRestoreSnapshotCountsSparseFilesAtTheirSize(t *testing.T) {
 	for _, format := range []string{"gnu", "pax"} {
 		h.gcs.PutObject("snapshots", sb.ID+".tar", sparseTar(t, format, 3<<20, 0, "data"))
 		p := problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/restore", map[string]any{"source": "snapshot", "replace": true}),
-			http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, SubjectArchive)
+			http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, wire.SubjectArchive)
 		assert.Contains(t, p.Detail, fmt.Sprintf("more than %d bytes", 2<<20), format)
 		assert.Equal(t, "precious\n", h.exec(sb.ID, map[string]any{"command": "cat keep.txt"}).Stdout, format)
 	}
@@ -196,5 +198,5 @@ func TestRestoreSnapshotCountsSparseFilesAtTheirSize(t *testing.T) {
 func TestRestoreIsHeldToTheSnapshotLimit(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.MaxSnapshotBytes = 1 << 20 })
 	sb := h.create(sandboxSpec{})
-	problem(t, h.restoreTar(sb.ID, makeTar(t, entry{name: "big", size: 2 << 20})), http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, SubjectArchive)
+	problem(t, h.restoreTar(sb.ID, makeTar(t, entry{name: "big", size: 2 << 20})), http.StatusRequestEntityTooLarge, auxilia.CodeTooLarge, wire.SubjectArchive)
 }

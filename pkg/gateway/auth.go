@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // authenticate lets /health through and asks every other call for the bearer secret.
@@ -22,7 +23,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		if s.cfg.Secret == "" {
 			writeProblem(w, failure(http.StatusServiceUnavailable, auxilia.CodeUnauthorized,
-				"the gateway has no secret configured (set GATEWAY_SECRET), so it accepts no calls").about(SubjectSecret))
+				"the gateway has no secret configured (set GATEWAY_SECRET), so it accepts no calls").about(wire.SubjectSecret))
 			return
 		}
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // hostSecret stands for what the gateway's data folder holds of its own.
@@ -111,7 +113,7 @@ func TestSandboxesRunAsUsersOfTheirOwn(t *testing.T) {
 
 	// A root-owned file in the workspace is shut to the API as it is to commands.
 	require.NoError(t, os.WriteFile(filepath.Join(h.gw.cfg.DataDir, "sandboxes", a.ID, "workspace", "roots.txt"), []byte("root's"), 0o600))
-	problem(t, h.call("GET", "/sandboxes/"+a.ID+"/files/content?path=roots.txt", nil), http.StatusForbidden, auxilia.CodeForbidden, SubjectFile)
+	problem(t, h.call("GET", "/sandboxes/"+a.ID+"/files/content?path=roots.txt", nil), http.StatusForbidden, auxilia.CodeForbidden, wire.SubjectFile)
 
 	again, err := New(h.gw.cfg, Options{Launcher: NewBubblewrapLauncher(h.gw.cfg), Store: h.gw.store})
 	require.NoError(t, err)

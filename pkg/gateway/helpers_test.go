@@ -15,10 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
-	"github.com/auxilia/sandboxes/pkg/gateway/gcstest"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/gcstest"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // TestMain fails the tests when goroutines leak, but for the one OpenCensus
@@ -157,11 +159,11 @@ func decode[T any](t *testing.T, resp *http.Response, status int) T {
 }
 
 // problem checks a problem answer's status, reason and subject (none when not given).
-func problem(t *testing.T, resp *http.Response, status int, reason auxilia.Code, subject ...Subject) Problem {
+func problem(t *testing.T, resp *http.Response, status int, reason auxilia.Code, subject ...wire.Subject) Problem {
 	t.Helper()
 	p := decode[Problem](t, resp, status)
 	require.Equal(t, reason, p.Reason, "detail: %s", p.Detail)
-	var want Subject
+	var want wire.Subject
 	if len(subject) > 0 {
 		want = subject[0]
 	}

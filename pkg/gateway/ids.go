@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // maxIDLength bounds sandbox ids: they become folder and object names.
@@ -18,7 +19,7 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 func checkID(id string) error {
 	if len(id) > maxIDLength || !idPattern.MatchString(id) {
 		return failure(http.StatusBadRequest, auxilia.CodeMalformed,
-			"sandbox ids are 1-64 characters of letters, digits, '_' and '-', starting with a letter or digit").about(SubjectSandbox)
+			"sandbox ids are 1-64 characters of letters, digits, '_' and '-', starting with a letter or digit").about(wire.SubjectSandbox)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
@@ -24,7 +25,7 @@ func workspaceName(p string) (string, error) {
 	}
 	clean, rel, ok := jailfs.Inside(WorkDir, p)
 	if !ok {
-		return "", failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, "paths must be inside "+WorkDir+", not "+clean).about(SubjectPath)
+		return "", failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, "paths must be inside "+WorkDir+", not "+clean).about(wire.SubjectPath)
 	}
 	return rel, nil
 }
@@ -37,16 +38,16 @@ func fileError(name string, err error) error {
 	p := sandboxPath(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		return failure(http.StatusNotFound, auxilia.CodeNotFound, "no such file or directory: "+p).about(SubjectFile)
+		return failure(http.StatusNotFound, auxilia.CodeNotFound, "no such file or directory: "+p).about(wire.SubjectFile)
 	case errors.Is(err, syscall.EISDIR):
-		return failure(http.StatusConflict, auxilia.CodeConflict, p+" is a directory").about(SubjectDirectory)
+		return failure(http.StatusConflict, auxilia.CodeConflict, p+" is a directory").about(wire.SubjectDirectory)
 	case errors.Is(err, syscall.ENOTEMPTY), errors.Is(err, syscall.EEXIST):
-		return failure(http.StatusConflict, auxilia.CodeConflict, p+" is a directory that is not empty").about(SubjectDirectory)
+		return failure(http.StatusConflict, auxilia.CodeConflict, p+" is a directory that is not empty").about(wire.SubjectDirectory)
 	case errors.Is(err, fs.ErrPermission):
-		return failure(http.StatusForbidden, auxilia.CodeForbidden, "permission denied: "+p).about(SubjectFile)
+		return failure(http.StatusForbidden, auxilia.CodeForbidden, "permission denied: "+p).about(wire.SubjectFile)
 	}
 	if jailfs.IsEscape(err) {
-		return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, p+" leads outside the workspace through a symbolic link").about(SubjectPath)
+		return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, p+" leads outside the workspace through a symbolic link").about(wire.SubjectPath)
 	}
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -54,7 +55,7 @@ func fileError(name string, err error) error {
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, p+": "+pe.Err.Error()).about(SubjectFile)
+		return failure(http.StatusUnprocessableEntity, auxilia.CodeInvalid, p+": "+pe.Err.Error()).about(wire.SubjectFile)
 	}
 	return err
 }

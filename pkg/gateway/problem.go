@@ -6,63 +6,24 @@ import (
 	"net/http"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // problemTypeBase prefixes each problem's `type`; the rest is its reason.
 const problemTypeBase = "https://auxilia.dev/problems/"
 
-// Problem is an RFC 9457 problem document. Its `reason` is one of the codes
-// the API speaks (auxilia.Codes); its `subject` says what the reason is
-// about where the code alone would lose a distinction the client needs.
-type Problem struct {
-	Type    string       `json:"type"`
-	Title   string       `json:"title"`
-	Status  int          `json:"status"`
-	Detail  string       `json:"detail"`
-	Reason  auxilia.Code `json:"reason"`
-	Subject Subject      `json:"subject,omitempty"`
-	Errors  []FieldError `json:"errors,omitempty"`
-}
-
-// Subject is what a problem's reason is about.
-type Subject string
-
-// Subjects a problem may carry; subjects lists every one.
-const (
-	SubjectSandbox   Subject = "sandbox"
-	SubjectSnapshot  Subject = "snapshot"
-	SubjectFile      Subject = "file"
-	SubjectDirectory Subject = "directory"
-	SubjectPath      Subject = "path"
-	SubjectArchive   Subject = "archive"
-	SubjectBucket    Subject = "bucket"
-	SubjectStorage   Subject = "storage"
-	SubjectSecret    Subject = "secret"
-	SubjectCapacity  Subject = "capacity"
-	SubjectCommand   Subject = "command"
-	SubjectLauncher  Subject = "launcher"
-	SubjectRoute     Subject = "route"
+// The gateway's problem document, declared once for both sides in wire.
+type (
+	Problem    = wire.Problem
+	FieldError = wire.FieldError
 )
-
-// subjects lists every Subject, in the order they are declared.
-func subjects() []Subject {
-	return []Subject{SubjectSandbox, SubjectSnapshot, SubjectFile, SubjectDirectory, SubjectPath,
-		SubjectArchive, SubjectBucket, SubjectStorage, SubjectSecret, SubjectCapacity, SubjectCommand,
-		SubjectLauncher, SubjectRoute}
-}
-
-// FieldError names one broken field of a request body.
-type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-}
 
 // apiError is an error a handler answers with as a problem. The gateway
 // keeps its own statuses; the reason is always a shared code.
 type apiError struct {
 	status  int
 	reason  auxilia.Code
-	subject Subject
+	subject wire.Subject
 	detail  string
 	fields  []FieldError
 }
@@ -74,7 +35,7 @@ func failure(status int, reason auxilia.Code, detail string) *apiError {
 }
 
 // about returns a copy of e that says what its reason is about.
-func (e *apiError) about(s Subject) *apiError {
+func (e *apiError) about(s wire.Subject) *apiError {
 	out := *e
 	out.subject = s
 	return &out

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 // TestEveryReasonIsASharedCode keeps the gateway's reasons, the API's codes
@@ -34,7 +35,7 @@ func TestEveryReasonIsASharedCode(t *testing.T) {
 	assert.ElementsMatch(t, used, enumOf(props["reason"].Value.Enum), "the reasons docs/cloudrun-gateway.yaml lists")
 
 	var declared []string
-	for _, s := range subjects() {
+	for _, s := range wire.Subjects() {
 		declared = append(declared, string(s))
 	}
 	assert.ElementsMatch(t, declared, usedSubjects, "subjects declared but never sent, or sent but not declared")
@@ -47,7 +48,7 @@ func reasonsInSource(t *testing.T) (codes, subjectNames []string) {
 	t.Helper()
 	values := codeValues(t)
 	byName := map[string]string{}
-	for _, s := range subjects() {
+	for _, s := range wire.Subjects() {
 		byName["Subject"+strings.ToUpper(string(s[:1]))+string(s[1:])] = string(s)
 	}
 	files, err := filepath.Glob("*.go")
@@ -55,7 +56,7 @@ func reasonsInSource(t *testing.T) (codes, subjectNames []string) {
 	fset := token.NewFileSet()
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") || name == "problem.go" {
-			continue // problem.go declares the subjects and falls back to internal
+			continue // problem.go answers any other error as internal
 		}
 		f, err := parser.ParseFile(fset, name, nil, 0)
 		require.NoError(t, err)

@@ -105,7 +105,7 @@ var errSandboxExists = errors.New("sandbox exists")
 // final until one is deleted, so a caller is told at once.
 func atCapacity(most int) error {
 	return failure(http.StatusServiceUnavailable, auxilia.CodeUnavailable,
-		fmt.Sprintf("The gateway holds %d sandboxes, its most (GATEWAY_MAX_SANDBOXES); delete one or raise the limit.", most)).about(SubjectCapacity)
+		fmt.Sprintf("The gateway holds %d sandboxes, its most (GATEWAY_MAX_SANDBOXES); delete one or raise the limit.", most)).about(wire.SubjectCapacity)
 }
 
 // registry holds the live sandboxes, each in a folder under dir.

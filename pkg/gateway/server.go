@@ -17,6 +17,7 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 )
 
@@ -137,7 +138,7 @@ func (s *Server) routes() http.Handler {
 		s.route(mux, e.path, e.methods)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, failure(http.StatusNotFound, auxilia.CodeNotFound, "no such route: "+r.URL.Path).about(SubjectRoute))
+		writeProblem(w, failure(http.StatusNotFound, auxilia.CodeNotFound, "no such route: "+r.URL.Path).about(wire.SubjectRoute))
 	})
 	return s.authenticate(mux)
 }

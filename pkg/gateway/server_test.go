@@ -6,9 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -50,8 +52,8 @@ func TestAuthentication(t *testing.T) {
 func TestNoSecretConfigured(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Secret = "" })
 	h.secret = ""
-	problem(t, h.call("GET", "/sandboxes?limit=1", nil), http.StatusServiceUnavailable, auxilia.CodeUnauthorized, SubjectSecret)
-	problem(t, h.call("POST", "/sandboxes", sandboxSpec{}), http.StatusServiceUnavailable, auxilia.CodeUnauthorized, SubjectSecret)
+	problem(t, h.call("GET", "/sandboxes?limit=1", nil), http.StatusServiceUnavailable, auxilia.CodeUnauthorized, wire.SubjectSecret)
+	problem(t, h.call("POST", "/sandboxes", sandboxSpec{}), http.StatusServiceUnavailable, auxilia.CodeUnauthorized, wire.SubjectSecret)
 	health := decode[Health](t, h.call("GET", "/health", nil), http.StatusOK)
 	assert.True(t, health.CLIMounted, "health needs no secret")
 }
@@ -95,12 +97,12 @@ func TestSandboxIDs(t *testing.T) {
 				assert.NotEqual(t, http.StatusOK, resp.StatusCode)
 				continue
 			}
-			problem(t, resp, http.StatusBadRequest, auxilia.CodeMalformed, SubjectSandbox)
+			problem(t, resp, http.StatusBadRequest, auxilia.CodeMalformed, wire.SubjectSandbox)
 		}
 	}
 	long := strings.Repeat("a", 64)
-	problem(t, h.call("GET", "/sandboxes/"+long, nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
-	problem(t, h.call("GET", "/sandboxes/Valid_id-9", nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
+	problem(t, h.call("GET", "/sandboxes/"+long, nil), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSandbox)
+	problem(t, h.call("GET", "/sandboxes/Valid_id-9", nil), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSandbox)
 }
 
 func TestSandboxLifecycle(t *testing.T) {
@@ -128,8 +130,8 @@ func TestSandboxLifecycle(t *testing.T) {
 		resp := h.call("DELETE", "/sandboxes/"+sb.ID, nil)
 		assert.Equal(t, http.StatusNoContent, resp.StatusCode, "delete is idempotent")
 	}
-	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
-	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/exec", map[string]any{"command": "true"}), http.StatusNotFound, auxilia.CodeNotFound, SubjectSandbox)
+	problem(t, h.call("GET", "/sandboxes/"+sb.ID, nil), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSandbox)
+	problem(t, h.call("POST", "/sandboxes/"+sb.ID+"/exec", map[string]any{"command": "true"}), http.StatusNotFound, auxilia.CodeNotFound, wire.SubjectSandbox)
 
 	problem(t, h.call("PATCH", "/sandboxes/"+second.ID, nil), http.StatusMethodNotAllowed, auxilia.CodeMethodNotAllowed)
 }
@@ -182,7 +184,7 @@ func TestSandboxesSurviveARestart(t *testing.T) {
 func TestCreatePastTheCapIsRefused(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.MaxSandboxes = 1 })
 	first := h.create(sandboxSpec{})
-	p := problem(t, h.call("POST", "/sandboxes", sandboxSpec{}), http.StatusServiceUnavailable, auxilia.CodeUnavailable, SubjectCapacity)
+	p := problem(t, h.call("POST", "/sandboxes", sandboxSpec{}), http.StatusServiceUnavailable, auxilia.CodeUnavailable, wire.SubjectCapacity)
 	assert.Contains(t, p.Detail, "GATEWAY_MAX_SANDBOXES")
 	require.Equal(t, http.StatusNoContent, h.call("DELETE", "/sandboxes/"+first.ID, nil).StatusCode)
 	h.create(sandboxSpec{})

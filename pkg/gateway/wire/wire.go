@@ -1,10 +1,10 @@
 // Package wire is the Cloud Run gateway's JSON (docs/cloudrun-gateway.yaml):
 // the requests and answers that the gateway (pkg/gateway) serves and the
 // Cloud Run provider (pkg/provider/cloudrun) sends and reads, declared once
-// for both. It imports only the standard library, so that the provider does
-// not take in the gateway's own dependencies; what each side checks or
-// makes of these values stays on that side. Errors are answered as
-// problems, which each side words itself.
+// for both, errors (Problem) included. It imports only the standard library
+// and the API's error codes (pkg/auxilia), so that the provider does not take
+// in the gateway's own dependencies; what each side checks or makes of these
+// values stays on that side.
 package wire
 
 import "time"

@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -67,7 +68,7 @@ func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 	var res restoreResult
 	err = c.callJSON(ctx, call{op: "reconnect", method: http.MethodPost, path: sandboxPath(inst.ID, "/restore"),
 		body: body, contentType: ct}, &res)
-	if hasReason(err, auxilia.CodeConflict, aboutSandbox) {
+	if hasReason(err, auxilia.CodeConflict, wire.SubjectSandbox) {
 		// Re-created by a concurrent reconnect: it is live now.
 		sb, err = c.keepAlive(ctx, "reconnect", inst.ID)
 		res.Sandbox = sb

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -102,7 +103,7 @@ func handleEvent(event, data string, out *provider.Output) (done bool, exit exit
 		}
 		return true, exit, nil
 	case "error":
-		var p problem
+		var p wire.Problem
 		_ = json.Unmarshal([]byte(data), &p)
 		return true, exit, problemError("execute", p)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
@@ -94,37 +95,30 @@ func (c *client) callJSON(ctx context.Context, k call, out any) error {
 // what it is about where the code alone does not tell.
 type reason struct {
 	code    auxilia.Code
-	subject string
+	subject wire.Subject
 }
 
-// The gateway's problem subjects the client tells apart (docs/cloudrun-gateway.yaml).
-const (
-	aboutSandbox  = "sandbox"
-	aboutSnapshot = "snapshot"
-	aboutFile     = "file"
-	aboutBucket   = "bucket"
-	aboutSecret   = "secret"
-	aboutCapacity = "capacity"
-)
+// reasonOf is what a gateway's problem says went wrong.
+func reasonOf(p wire.Problem) reason { return reason{p.Reason, p.Subject} }
 
 // reasonKinds sorts the gateway's reasons into the contract's error kinds;
 // any other reason is sorted by its status.
 var reasonKinds = map[reason]error{
-	{auxilia.CodeUnauthorized, ""}:           provider.ErrUnauthorized,
-	{auxilia.CodeUnauthorized, aboutSecret}:  provider.ErrUnauthorized,
-	{auxilia.CodeNotFound, aboutSandbox}:     provider.ErrGone,
-	{auxilia.CodeNotFound, aboutSnapshot}:    provider.ErrGone,
-	{auxilia.CodeNotFound, aboutFile}:        provider.ErrNotFound,
-	{auxilia.CodeInvalid, ""}:                provider.ErrInvalidConfig,
-	{auxilia.CodeInvalid, aboutBucket}:       provider.ErrInvalidConfig,
-	{auxilia.CodeNotFound, aboutBucket}:      provider.ErrInvalidConfig,
-	{auxilia.CodeForbidden, aboutBucket}:     provider.ErrInvalidConfig,
-	{auxilia.CodeUnavailable, aboutCapacity}: provider.ErrQuota,
+	{auxilia.CodeUnauthorized, ""}:                  provider.ErrUnauthorized,
+	{auxilia.CodeUnauthorized, wire.SubjectSecret}:  provider.ErrUnauthorized,
+	{auxilia.CodeNotFound, wire.SubjectSandbox}:     provider.ErrGone,
+	{auxilia.CodeNotFound, wire.SubjectSnapshot}:    provider.ErrGone,
+	{auxilia.CodeNotFound, wire.SubjectFile}:        provider.ErrNotFound,
+	{auxilia.CodeInvalid, ""}:                       provider.ErrInvalidConfig,
+	{auxilia.CodeInvalid, wire.SubjectBucket}:       provider.ErrInvalidConfig,
+	{auxilia.CodeNotFound, wire.SubjectBucket}:      provider.ErrInvalidConfig,
+	{auxilia.CodeForbidden, wire.SubjectBucket}:     provider.ErrInvalidConfig,
+	{auxilia.CodeUnavailable, wire.SubjectCapacity}: provider.ErrQuota,
 }
 
 // answerError turns a gateway's error answer into a *provider.Error with its words.
 func answerError(op string, a provider.Answer) error {
-	var p problem
+	var p wire.Problem
 	msg := ""
 	if json.Unmarshal(a.Body, &p) == nil && (p.Detail != "" || p.Reason != "") {
 		msg = orDefault(p.Detail, p.Title)
@@ -135,11 +129,11 @@ func answerError(op string, a provider.Answer) error {
 			msg += ": " + body
 		}
 	}
-	kind, ok := reasonKinds[p.reason()]
+	kind, ok := reasonKinds[reasonOf(p)]
 	if !ok {
 		kind = provider.StatusKind(a.Status)
 	}
-	return &gatewayError{reason: p.reason(), err: provider.Errorf(kind, providerName, op, "%s", msg)}
+	return &gatewayError{reason: reasonOf(p), err: provider.Errorf(kind, providerName, op, "%s", msg)}
 }
 
 // gatewayError is a *provider.Error that remembers the gateway's reason.
@@ -152,14 +146,14 @@ func (e *gatewayError) Error() string { return e.err.Error() }
 func (e *gatewayError) Unwrap() error { return e.err }
 
 // hasReason reports whether err is the gateway's answer with that code about that subject.
-func hasReason(err error, code auxilia.Code, subject string) bool {
+func hasReason(err error, code auxilia.Code, subject wire.Subject) bool {
 	var ge *gatewayError
 	return errors.As(err, &ge) && ge.reason == reason{code, subject}
 }
 
 // problemError is answerError for a problem that arrived inside an event stream.
-func problemError(op string, p problem) error {
-	kind, ok := reasonKinds[p.reason()]
+func problemError(op string, p wire.Problem) error {
+	kind, ok := reasonKinds[reasonOf(p)]
 	if !ok {
 		kind = provider.ErrFailed
 	}

@@ -3,7 +3,6 @@ package cloudrun
 import (
 	"encoding/json"
 
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -32,17 +31,6 @@ type (
 func fileInfoOf(f fileInfo) provider.FileInfo {
 	return provider.FileInfo{Path: f.Path, Dir: f.Type == "directory", Size: f.Size, ModifiedAt: f.ModifiedAt}
 }
-
-// problem is as much of the gateway's problem answer as the client reads.
-type problem struct {
-	Title   string       `json:"title"`
-	Status  int          `json:"status"`
-	Detail  string       `json:"detail"`
-	Reason  auxilia.Code `json:"reason"`
-	Subject string       `json:"subject"`
-}
-
-func (p problem) reason() reason { return reason{p.Reason, p.Subject} }
 
 // instanceState is what the client keeps with an instance: the labels it
 // was created with, so a restore from its snapshot labels it alike.
