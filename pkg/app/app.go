@@ -34,6 +34,8 @@ type Options struct {
 	LocalCeilings local.Ceilings
 	// LocalJailIDs are the host users local instances' jails run as.
 	LocalJailIDs bubblewrap.IDs
+	// LocalIsolation is how local instances may be isolated.
+	LocalIsolation local.Isolation
 }
 
 // App is the server's services on one database.
@@ -51,7 +53,7 @@ type App struct {
 func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 	kinds := o.Kinds
 	if kinds == nil {
-		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings, LocalJailIDs: o.LocalJailIDs})
+		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings, LocalJailIDs: o.LocalJailIDs, LocalIsolation: o.LocalIsolation})
 	}
 	providers := provider.NewRegistry(o.Policy, o.Operator, kinds...)
 	sandboxes := sandbox.New(sandbox.Deps{Store: db.Sandboxes(), Bindings: db.Bindings(), Instances: db.Instances(),

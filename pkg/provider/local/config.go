@@ -14,8 +14,11 @@ import (
 // can make them (as root); elsewhere per process, command and file, and
 // CPU not at all.
 type Config struct {
-	MaxProcesses int `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives)."`
+	MaxProcesses int    `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives)."`
+	Isolation    string `json:"isolation" validate:"oneof=bubblewrap gvisor" title:"Isolation" doc:"What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing. Offered where the server found a working runsc at start."`
 	provider.Common
+	// isolation is what the server offers (Kind.Isolation).
+	isolation Isolation
 	// ceilings are the server's (Kind.Ceilings): a resource left at 0 is
 	// the provider's default, or the ceiling where that is lower.
 	ceilings Ceilings
@@ -29,7 +32,7 @@ const (
 
 // DefaultConfig is a new local sandbox's settings: offline.
 func DefaultConfig() *Config {
-	c := &Config{MaxProcesses: 256, Common: provider.DefaultCommon()}
+	c := &Config{MaxProcesses: 256, Isolation: isolationBubblewrap, Common: provider.DefaultCommon()}
 	c.Network = provider.DenyNetwork()
 	c.Resources = provider.InstanceResources{MemoryMB: defaultMemoryMB, DiskMB: defaultDiskMB}
 	return c
@@ -46,6 +49,9 @@ func (c *Config) Upgrade(values map[string]json.RawMessage) {
 // them, and allow rules into what no jail reaches.
 func (c *Config) Validate(provider.Policy) []provider.FieldError {
 	var errs []provider.FieldError
+	if fe := c.isolationError(); fe != nil {
+		errs = append(errs, *fe)
+	}
 	if len(c.DefaultPackages) > 0 && c.Network.Offline() {
 		errs = append(errs, provider.FieldError{Field: "default_packages", Message: "need network access (set network.default to allow, or allow pypi.org and files.pythonhosted.org) so pip can download them"})
 	}
