@@ -16,9 +16,11 @@ import (
 )
 
 // Container is one long-lived runsc sandbox: an instance. Its init waits;
-// each command is a `runsc exec` in it. Not yet used by the local provider:
-// on runsc 20221219 its sandbox sometimes dies under an exec, and after a
-// timed-out command is killed (see its tests).
+// each command is a `runsc exec` in it. Not yet used by the local provider.
+//
+// Two containers must never share an ID, even one after the other: where
+// they did, the later one's sandbox died under its first commands (most
+// likely the first one's cgroup, named after the ID, being removed).
 type Container struct {
 	// ID names it to runsc.
 	ID string
@@ -45,6 +47,10 @@ type Spec struct {
 	// Cgroup is the cgroup path runsc makes for it ("" = none).
 	Cgroup string
 }
+
+// initLine is the container's first process: it waits for ever, reaping
+// the orphans of the commands (dash's wait reaps any child).
+const initLine = "while :; do sleep 3600 & wait; done"
 
 // execPath is the PATH its commands get.
 const execPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -75,7 +81,7 @@ func (s Spec) config() map[string]any {
 	return map[string]any{
 		"ociVersion": "1.0.2",
 		"process": map[string]any{"user": map[string]any{"uid": s.UID, "gid": s.GID},
-			"args": []string{"/bin/sh", "-c", "exec sleep infinity"}, "env": []string{execPath, "HOME=/workspace"},
+			"args": []string{"/bin/sh", "-c", initLine}, "env": []string{execPath, "HOME=/workspace"},
 			"cwd": "/workspace", "noNewPrivileges": true, "capabilities": map[string]any{}},
 		"root":     map[string]any{"path": "/", "readonly": true},
 		"hostname": "sandbox",
@@ -147,18 +153,26 @@ func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout 
 		return Result{}, err
 	case <-run.Done():
 	}
-	// Killing runsc exec leaves the command in the sandbox: end its group
-	// there, as its own user.
+	// End the command's group in the sandbox, as its own user.
 	if pid, err := os.ReadFile(pidFile); err == nil {
-		_, _ = c.run(context.Background(), "kill", "--pid="+strings.TrimSpace(string(pid)), c.ID, "KILL")
+		_, _ = c.run(context.Background(), "exec", "--user", user, c.ID, "/bin/sh", "-c", killGroup, "kill", strings.TrimSpace(string(pid)))
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	// runsc exec ends with its command; killing it instead would take the
+	// whole sandbox down.
 	<-done
 	if ctx.Err() != nil {
 		return Result{}, ctx.Err()
 	}
 	return Result{ExitCode: -1, TimedOut: true}, nil
 }
+
+// killGroup kills every process of the group $1, one by one: runsc 20221219
+// answers a kill of the whole group (kill -- -PGID) and delivers nothing.
+const killGroup = `for s in /proc/[0-9]*/stat; do
+  r=$(cat "$s" 2>/dev/null) || continue
+  set -- "$1" ${r##*) }
+  if [ "$4" = "$1" ]; then p=${s%/stat}; kill -KILL "${p#/proc/}" 2>/dev/null; fi
+done`
 
 // Pause freezes every process of the container; Resume thaws them.
 func (c Container) Pause(ctx context.Context) error {
