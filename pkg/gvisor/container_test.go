@@ -21,7 +21,7 @@ const testUID = 600123
 
 func startContainer(t *testing.T) (gvisor.Container, string) {
 	t.Helper()
-	s := gvisortest.Require(t)
+	s := gvisortest.RequireRuns(t)
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "workspace")
 	require.NoError(t, os.Mkdir(ws, 0o700))
@@ -90,4 +90,20 @@ func TestDeleteTwiceIsNoError(t *testing.T) {
 	c, _ := startContainer(t)
 	require.NoError(t, c.Delete(context.Background()))
 	require.NoError(t, c.Delete(context.Background()))
+}
+
+// runsc 20221219 failed `ls -l` and `stat` on every file with "Invalid
+// argument" (it refuses coreutils 9's statx flag AT_NO_AUTOMOUNT); Detect
+// refuses such a runsc, so wherever a container runs, these work.
+func TestLsAndStatWorkInTheWorkspace(t *testing.T) {
+	gvisortest.Require(t)
+	c, ws := startContainer(t)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "f"), []byte("hi\n"), 0o600))
+	require.NoError(t, os.Chown(filepath.Join(ws, "f"), testUID, testUID))
+	var out bytes.Buffer
+	res, err := c.Exec(context.Background(), testUID, testUID, `ls -l /workspace && stat -c '%s %u' /workspace/f && stat /workspace >/dev/null`, 0, &out, &out)
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.ExitCode, out.String())
+	assert.Contains(t, out.String(), " f\n")
+	assert.Contains(t, out.String(), "3 600123\n")
 }

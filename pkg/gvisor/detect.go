@@ -47,7 +47,7 @@ const DefaultTimeout = 20 * time.Second
 
 // Status is what Detect found.
 type Status struct {
-	// Runsc is the binary's path, once found.
+	// Runsc is the binary's path, once found and seen to start a sandbox.
 	Runsc string
 	// Platform is the one tried.
 	Platform string
@@ -57,6 +57,11 @@ type Status struct {
 
 // Available reports whether gVisor runs here.
 func (s Status) Available() bool { return s.Runsc != "" && s.Err == nil }
+
+// Runs reports whether runsc starts sandboxes here, even where it is too
+// old to offer (its sandboxes cannot stat files): enough to test a
+// Container, not to run instances.
+func (s Status) Runs() bool { return s.Runsc != "" && (s.Err == nil || errors.Is(s.Err, errStat)) }
 
 // Reason says why gVisor cannot run here, "" where it can.
 func (s Status) Reason() string {
@@ -69,7 +74,7 @@ func (s Status) Reason() string {
 	return ""
 }
 
-// Detect finds runsc and runs `true` in a sandbox of its own with the
+// Detect finds runsc and runs probeLine in a sandbox of its own with the
 // probe's platform and no network. It never fails itself: Status says why
 // gVisor cannot run here.
 func Detect(ctx context.Context, p Probe) Status {
@@ -102,7 +107,10 @@ func detect(ctx context.Context, p Probe, euid int) Status {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	if err := try(ctx, path, s.Platform, timeout); err != nil {
+	if err := try(ctx, path, s.Platform, timeout); errors.Is(err, errStat) {
+		s.Runsc, s.Err = path, err
+		return s
+	} else if err != nil {
 		s.Err = fmt.Errorf("runsc fails with the %s platform: %w", s.Platform, err)
 		return s
 	}
@@ -110,7 +118,21 @@ func detect(ctx context.Context, p Probe, euid int) Status {
 	return s
 }
 
-// try runs `runsc do true` in a state folder of its own, removed after.
+// probeLine is the trial sandbox's command: it needs the sandbox to start
+// and this host's own tools to stat a file there. runsc builds before 2023
+// refuse (EINVAL) the statx flag AT_NO_AUTOMOUNT that coreutils 9's ls and
+// stat pass, so `ls -l` fails on every file; such a runsc is not offered.
+const probeLine = "stat / >/dev/null 2>&1 || exit 97"
+
+// statFails is probeLine's exit code where stat failed.
+const statFails = 97
+
+// errStat is why a runsc that cannot stat is not offered.
+var errStat = errors.New("runsc runs, but its sandbox cannot stat files with this host's tools (`ls -l` and `stat` fail with \"Invalid argument\": " +
+	"this runsc refuses the statx flag AT_NO_AUTOMOUNT of coreutils 9; runsc from 2023 on is needed)")
+
+// try runs probeLine under `runsc do` in a state folder of its own,
+// removed after.
 func try(ctx context.Context, runsc, platform string, timeout time.Duration) error {
 	state, err := os.MkdirTemp("", "auxilia-runsc-probe-")
 	if err != nil {
@@ -119,7 +141,7 @@ func try(ctx context.Context, runsc, platform string, timeout time.Duration) err
 	defer os.RemoveAll(state)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, runsc, "--root="+state, "--platform="+platform, "--network=none", "do", "true")
+	cmd := exec.CommandContext(ctx, runsc, "--root="+state, "--platform="+platform, "--network=none", "do", "/bin/sh", "-c", probeLine)
 	cmd.Dir = state
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -131,6 +153,10 @@ func try(ctx context.Context, runsc, platform string, timeout time.Duration) err
 	case ctx.Err() != nil && err != nil:
 		return fmt.Errorf("no answer within %s", timeout)
 	case err != nil:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == statFails {
+			return errStat
+		}
 		if words := Words(out.String()); words != "" {
 			return errors.New(words)
 		}

@@ -22,6 +22,17 @@ func Status() gvisor.Status {
 	return status
 }
 
+// RequireRuns is Require for a test of runsc itself: it accepts a runsc
+// that starts sandboxes even where Detect finds it too old to offer.
+func RequireRuns(t testing.TB) gvisor.Status {
+	t.Helper()
+	s := Status()
+	if s.Runs() {
+		return s
+	}
+	return Require(t)
+}
+
 // Require ends a test that needs gVisor where it cannot run, saying why:
 // it fails where the environment variable CI is set (a CI host must be
 // able to run it), and is skipped elsewhere.
