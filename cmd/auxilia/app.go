@@ -48,7 +48,7 @@ func localIsolation(ctx context.Context, cfg config, log *slog.Logger) (local.Is
 	}
 	if i.GVisor.Available() {
 		log.Info("gVisor runs here: local sandboxes may ask for it", "runsc", i.GVisor.Runsc, "platform", i.GVisor.Platform)
-	} else if i.Only == "" {
+	} else if i.Only == "" && i.GVisor.Platform != "" {
 		log.Info("local sandboxes run under bubblewrap only", "gvisor", i.GVisor.Reason())
 	}
 	return i, nil

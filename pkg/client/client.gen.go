@@ -441,21 +441,6 @@ func (e FileEntryType) Valid() bool {
 	}
 }
 
-// Defines values for LocalConfigIsolation.
-const (
-	LocalConfigIsolationBubblewrap LocalConfigIsolation = "bubblewrap"
-)
-
-// Valid indicates whether the value is a known member of the LocalConfigIsolation enum.
-func (e LocalConfigIsolation) Valid() bool {
-	switch e {
-	case LocalConfigIsolationBubblewrap:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for LocalConfigKeepFiles.
 const (
 	LocalConfigKeepFilesAlways      LocalConfigKeepFiles = "always"
@@ -486,21 +471,6 @@ func (e LocalConfigNetworkDefault) Valid() bool {
 	case LocalConfigNetworkDefaultAllow:
 		return true
 	case LocalConfigNetworkDefaultDeny:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for LocalConfigInputIsolation.
-const (
-	LocalConfigInputIsolationBubblewrap LocalConfigInputIsolation = "bubblewrap"
-)
-
-// Valid indicates whether the value is a known member of the LocalConfigInputIsolation enum.
-func (e LocalConfigInputIsolation) Valid() bool {
-	switch e {
-	case LocalConfigInputIsolationBubblewrap:
 		return true
 	default:
 		return false
@@ -2020,9 +1990,6 @@ type LocalConfig struct {
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
 	IdleMinutes int `json:"idle_minutes"`
 
-	// Isolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing. Offered where the server found a working runsc at start. On this server, gvisor is not offered: gVisor cannot run on this server: gVisor was not looked for on this server.
-	Isolation LocalConfigIsolation `json:"isolation"`
-
 	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
 	KeepFiles LocalConfigKeepFiles `json:"keep_files"`
 
@@ -2069,9 +2036,6 @@ type LocalConfig struct {
 	Timeout int `json:"timeout"`
 }
 
-// LocalConfigIsolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing. Offered where the server found a working runsc at start. On this server, gvisor is not offered: gVisor cannot run on this server: gVisor was not looked for on this server.
-type LocalConfigIsolation string
-
 // LocalConfigKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
 type LocalConfigKeepFiles string
 
@@ -2085,9 +2049,6 @@ type LocalConfigInput struct {
 
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
 	IdleMinutes *int `json:"idle_minutes,omitempty"`
-
-	// Isolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing. Offered where the server found a working runsc at start. On this server, gvisor is not offered: gVisor cannot run on this server: gVisor was not looked for on this server.
-	Isolation *LocalConfigInputIsolation `json:"isolation,omitempty"`
 
 	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
 	KeepFiles *LocalConfigInputKeepFiles `json:"keep_files,omitempty"`
@@ -2134,9 +2095,6 @@ type LocalConfigInput struct {
 	// Timeout Longest a command may run.
 	Timeout *int `json:"timeout,omitempty"`
 }
-
-// LocalConfigInputIsolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing. Offered where the server found a working runsc at start. On this server, gvisor is not offered: gVisor cannot run on this server: gVisor was not looked for on this server.
-type LocalConfigInputIsolation string
 
 // LocalConfigInputKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
 type LocalConfigInputKeepFiles string

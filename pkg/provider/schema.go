@@ -23,7 +23,7 @@ func Schema(k Kind) map[string]any {
 	d.Common.schema(out["properties"].(map[string]any))
 	schemaCeilings(d.Ceilings, out["properties"].(map[string]any))
 	if t, ok := cfg.(SchemaTuner); ok {
-		t.TuneSchema(out["properties"].(map[string]any))
+		t.TuneSchema(out)
 	}
 	out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	out["title"] = d.Title + " settings"
@@ -32,10 +32,11 @@ func Schema(k Kind) map[string]any {
 }
 
 // SchemaTuner is a config whose schema depends on the server it runs on:
-// TuneSchema edits the properties Schema made from its struct and tags,
-// such as an enum narrowed to what this server offers, with the reason.
+// TuneSchema edits the object schema Schema made from its struct and tags
+// (its "properties" and "x-order"), such as an enum narrowed to what this
+// server offers, with the reason, or a setting left out.
 type SchemaTuner interface {
-	TuneSchema(props map[string]any)
+	TuneSchema(schema map[string]any)
 }
 
 // objectSchema describes a struct's exported fields, v holding their

@@ -1560,13 +1560,6 @@ export interface components {
              */
             idle_minutes: number;
             /**
-             * Isolation
-             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing. Offered where the server found a working runsc at start. On this server, gvisor is not offered: gVisor cannot run on this server: gVisor was not looked for on this server.
-             * @default bubblewrap
-             * @enum {string}
-             */
-            isolation: "bubblewrap";
-            /**
              * Keep files
              * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
              * @default until_expiry
@@ -1690,13 +1683,6 @@ export interface components {
              * @default 0
              */
             idle_minutes?: number;
-            /**
-             * Isolation
-             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing. Offered where the server found a working runsc at start. On this server, gvisor is not offered: gVisor cannot run on this server: gVisor was not looked for on this server.
-             * @default bubblewrap
-             * @enum {string}
-             */
-            isolation?: "bubblewrap";
             /**
              * Keep files
              * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -25,6 +26,7 @@ func withGVisorRunning(t *testing.T) {
 }
 
 func TestTheIsolationSettingsAreChecked(t *testing.T) {
+	withGVisorRunning(t)
 	env := map[string]string{"AUXILIA_LOCAL_ISOLATION": "vm", "AUXILIA_LOCAL_GVISOR_PLATFORM": "qemu"}
 	_, err := provider.ReadOperatorSettings(func(k string) string { return env[k] }, Kind{})
 	require.Error(t, err)
@@ -38,6 +40,7 @@ func TestTheIsolationSettingsAreChecked(t *testing.T) {
 }
 
 func TestBubblewrapAloneNeverLooksForRunsc(t *testing.T) {
+	withGVisorRunning(t)
 	i, err := ReadIsolation(context.Background(), provider.OperatorValues{"AUXILIA_LOCAL_ISOLATION": "bubblewrap"})
 	require.NoError(t, err)
 	assert.Equal(t, Isolation{Only: isolationBubblewrap}, i)
@@ -47,15 +50,16 @@ func TestBubblewrapAloneNeverLooksForRunsc(t *testing.T) {
 }
 
 func TestGVisorAloneWhereItCannotRunStopsTheServer(t *testing.T) {
+	withGVisorRunning(t)
 	// kvm, where the host has no /dev/kvm, or runsc missing, or not root:
 	// whichever, the server says why it does not start.
 	values := provider.OperatorValues{"AUXILIA_LOCAL_ISOLATION": "gvisor", "AUXILIA_LOCAL_GVISOR_PLATFORM": "kvm"}
 	i, err := ReadIsolation(context.Background(), values)
-	if i.GVisor.Available() && gvisorRuns {
+	if i.GVisor.Available() {
 		t.Skip("this host runs gVisor on kvm")
 	}
 	require.Error(t, err)
-	assert.Regexp(t, `^AUXILIA_LOCAL_ISOLATION is gvisor, but (gVisor cannot run on this server: .+|this version .+)$`, err.Error())
+	assert.Regexp(t, `^AUXILIA_LOCAL_ISOLATION is gvisor, but gVisor cannot run on this server: .+$`, err.Error())
 	assert.Equal(t, gvisor.KVM, i.GVisor.Platform)
 }
 
@@ -81,13 +85,36 @@ func TestTheCatalogueOffersOnlyWhatRunsHereAndSaysWhy(t *testing.T) {
 	assert.Equal(t, "gvisor", alone["default"], "a new sandbox gets the only choice")
 }
 
-func TestUntilGVisorInstancesRunTheCatalogueSaysSo(t *testing.T) {
-	if gvisorRuns {
-		t.Skip("this version runs gVisor instances")
-	}
+func TestUntilGVisorInstancesRunNothingShowsIt(t *testing.T) {
+	was := gvisorRuns
+	gvisorRuns = false
+	t.Cleanup(func() { gvisorRuns = was })
 	ok, why := gvisorWorks.offers(isolationGVisor)
 	assert.False(t, ok)
 	assert.Equal(t, "this version of the server does not run local instances under gVisor yet", why)
+
+	for _, s := range (Kind{}).Describe().Settings {
+		assert.NotContains(t, s.Env, "ISOLATION", "no operator setting of it")
+		assert.NotContains(t, s.Env, "GVISOR", "no operator setting of it")
+	}
+	schema := provider.Schema(Kind{Isolation: gvisorWorks})
+	assert.NotContains(t, schema["properties"], "isolation", "no sandbox setting either")
+	assert.NotContains(t, schema["x-order"], "isolation")
+	data, err := json.Marshal((Kind{}).NewConfig())
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "isolation", "nor in a new sandbox's config")
+
+	i, err := ReadIsolation(context.Background(), provider.OperatorValues{"AUXILIA_LOCAL_ISOLATION": "gvisor"})
+	require.NoError(t, err, "the server starts; runsc is not even looked for")
+	assert.Equal(t, Isolation{}, i)
+
+	k := Kind{Isolation: gvisorWorks}
+	cfg := k.NewConfig().(*Config)
+	cfg.Isolation = isolationGVisor
+	assert.Equal(t, []provider.FieldError{{Field: "isolation", Message: "this version of the server does not run local instances under gVisor yet"}},
+		provider.ValidateConfig(k, cfg, provider.Policy{}), "a sandbox asking for it anyway is refused on the field")
+	cfg.Isolation = isolationBubblewrap
+	assert.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}))
 }
 
 func TestASaveAskingForWhatIsNotOfferedIsRefusedOnTheField(t *testing.T) {

@@ -53,7 +53,7 @@ func (k Kind) Describe() provider.Descriptor {
 			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.Terminal,
 		Shell: provider.ShellBashOrSh,
 		Settings: append([]provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
-			Description: "`off` switches the local (bubblewrap) provider off"}}, append(ceilingSettings(), jailIDsSetting, isolationSetting, gvisorPlatformSetting)...),
+			Description: "`off` switches the local (bubblewrap) provider off"}}, append(append(ceilingSettings(), jailIDsSetting), isolationSettings()...)...),
 		Ceilings: k.Ceilings.list(),
 		Common: provider.CommonRules{PackagesNote: "needs network access",
 			Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true,
