@@ -30,8 +30,8 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json
 # Everything the tests need, started or installed when missing.
 test-deps:
 	@command -v bwrap >/dev/null && command -v slirp4netns >/dev/null && test -x /usr/sbin/nft && command -v ip >/dev/null && \
-		test -x /sbin/mkfs.ext4 && test -x /usr/bin/chromium && dpkg -s python3-venv >/dev/null 2>&1 || { apt-get update -qq && \
-		apt-get install -y -qq --no-install-recommends bubblewrap chromium e2fsprogs iproute2 nftables python3-venv slirp4netns >/dev/null; }
+		test -x /sbin/mkfs.ext4 && test -x /usr/bin/chromium && command -v runsc >/dev/null && dpkg -s python3-venv >/dev/null 2>&1 || { apt-get update -qq && \
+		apt-get install -y -qq --no-install-recommends bubblewrap chromium e2fsprogs iproute2 nftables python3-venv runsc slirp4netns >/dev/null; }
 	@pg_isready -q -h 127.0.0.1 -p 5432 || \
 		pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@for i in $$(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && exit 0; sleep 1; done; \

@@ -9,6 +9,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/local"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
@@ -16,6 +17,10 @@ import (
 
 // newApp opens and migrates the database, loads the keys and wires the services.
 func newApp(ctx context.Context, cfg config, log *slog.Logger, m auxilia.Metrics) (*app.App, error) {
+	isolation, err := localIsolation(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	db, err := openDB(ctx, cfg, log)
 	if err != nil {
 		return nil, err
@@ -27,8 +32,26 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, m auxilia.Metrics
 	}
 	o := app.Options{Metrics: m, DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: run.Options{IdleTimeout: cfg.RunIdleTimeout, CreateLease: cfg.CreateTimeout},
 		Policy:   provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs},
-		Operator: cfg.Providers, LocalCeilings: cfg.LocalCeilings, LocalJailIDs: cfg.LocalJailIDs}
+		Operator: cfg.Providers, LocalCeilings: cfg.LocalCeilings, LocalJailIDs: cfg.LocalJailIDs, LocalIsolation: isolation}
 	return app.New(db, keys, o), nil
+}
+
+// localIsolation tries runsc, unless the local provider is off or the
+// operator never offers gVisor, and says in the log what it found.
+func localIsolation(ctx context.Context, cfg config, log *slog.Logger) (local.Isolation, error) {
+	if cfg.Providers.SwitchedOff(local.Kind{}) {
+		return local.Isolation{}, nil
+	}
+	i, err := local.ReadIsolation(ctx, cfg.Providers)
+	if err != nil {
+		return i, fmt.Errorf("the local provider: %w", err)
+	}
+	if i.GVisor.Available() {
+		log.Info("gVisor runs here: local sandboxes may ask for it", "runsc", i.GVisor.Runsc, "platform", i.GVisor.Platform)
+	} else if i.Only == "" && i.GVisor.Platform != "" {
+		log.Info("local sandboxes run under bubblewrap only", "gvisor", i.GVisor.Reason())
+	}
+	return i, nil
 }
 
 // loadKeys reads AUXILIA_SECRET_KEYS. Without it the embedded default keeps

@@ -35,6 +35,8 @@ type Options struct {
 	LocalCeilings local.Ceilings
 	// LocalJailIDs are the host users local instances' jails run as.
 	LocalJailIDs bubblewrap.IDs
+	// LocalIsolation is how local instances may be isolated.
+	LocalIsolation local.Isolation
 }
 
 // App is the server's services on one database.
@@ -56,7 +58,7 @@ type App struct {
 func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 	kinds := o.Kinds
 	if kinds == nil {
-		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings, LocalJailIDs: o.LocalJailIDs})
+		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings, LocalJailIDs: o.LocalJailIDs, LocalIsolation: o.LocalIsolation})
 	}
 	providers := provider.NewRegistry(o.Policy, o.Operator, kinds...)
 	audit := db.System("audit").Audit()

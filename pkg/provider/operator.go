@@ -88,3 +88,6 @@ func offBy(d Descriptor, values OperatorValues) string {
 	}
 	return ""
 }
+
+// SwitchedOff reports whether the values switch the kind off.
+func (v OperatorValues) SwitchedOff(k Kind) bool { return offBy(k.Describe(), v) != "" }

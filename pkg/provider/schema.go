@@ -18,13 +18,25 @@ import (
 // them as one section for every provider.
 func Schema(k Kind) map[string]any {
 	d := k.Describe()
-	out := objectSchema(reflect.ValueOf(k.NewConfig()).Elem())
+	cfg := k.NewConfig()
+	out := objectSchema(reflect.ValueOf(cfg).Elem())
 	d.Common.schema(out["properties"].(map[string]any))
 	schemaCeilings(d.Ceilings, out["properties"].(map[string]any))
+	if t, ok := cfg.(SchemaTuner); ok {
+		t.TuneSchema(out)
+	}
 	out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	out["title"] = d.Title + " settings"
 	out["x-common"] = CommonKeys()
 	return out
+}
+
+// SchemaTuner is a config whose schema depends on the server it runs on:
+// TuneSchema edits the object schema Schema made from its struct and tags
+// (its "properties" and "x-order"), such as an enum narrowed to what this
+// server offers, with the reason, or a setting left out.
+type SchemaTuner interface {
+	TuneSchema(schema map[string]any)
 }
 
 // objectSchema describes a struct's exported fields, v holding their

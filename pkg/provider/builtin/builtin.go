@@ -21,6 +21,9 @@ type Options struct {
 	// LocalJailIDs are the host users local instances' jails run as (none:
 	// the host's, see bubblewrap.HostIDs).
 	LocalJailIDs bubblewrap.IDs
+	// LocalIsolation is how local instances may be isolated (zero:
+	// bubblewrap only).
+	LocalIsolation local.Isolation
 }
 
 // Kinds returns every provider, in catalogue order.
@@ -29,6 +32,6 @@ func Kinds(o Options) []provider.Kind {
 		opensandbox.Kind{},
 		daytona.Kind{},
 		cloudrun.Kind{},
-		local.Kind{DataDir: o.DataDir, Ceilings: o.LocalCeilings, JailIDs: o.LocalJailIDs},
+		local.Kind{DataDir: o.DataDir, Ceilings: o.LocalCeilings, JailIDs: o.LocalJailIDs, Isolation: o.LocalIsolation},
 	}
 }

@@ -54,7 +54,7 @@ type client struct {
 // Probe checks that bubblewrap can jail commands here, nothing ever runs
 // without it, and that instances can have a Python environment of their own.
 func (c *client) Probe(ctx context.Context) error {
-	if err := c.config.aboveCeilings("probe"); err != nil {
+	if err := c.config.refused("probe"); err != nil {
 		return err
 	}
 	if err := bubblewrap.Available(ctx, c.bwrap, !c.config.Network.Offline()); err != nil {
@@ -81,7 +81,7 @@ func (c *client) create(ctx context.Context, labels provider.Labels, fill func(c
 	fail := func(err error) (provider.Instance, error) {
 		return provider.Instance{}, provider.Errorf(provider.ErrFailed, providerName, "create", "%v", bare(err))
 	}
-	if err := c.config.aboveCeilings("create"); err != nil {
+	if err := c.config.refused("create"); err != nil {
 		return provider.Instance{}, err
 	}
 	// Nothing could run in it.
@@ -133,7 +133,7 @@ func (c *client) makeFolder(ctx context.Context, f files, user jailfs.User) erro
 // its disk once: a disk that no longer mounts fails here rather than at
 // the first command.
 func (c *client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
-	if err := c.config.aboveCeilings("reconnect"); err != nil {
+	if err := c.config.refused("reconnect"); err != nil {
 		return provider.Instance{}, err
 	}
 	_, done, err := c.workspace("reconnect", inst)

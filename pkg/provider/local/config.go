@@ -13,8 +13,11 @@ import (
 // can make them (as root); elsewhere per process, command and file, and
 // CPU not at all.
 type Config struct {
-	MaxProcesses int `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives)."`
+	MaxProcesses int    `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives)."`
+	Isolation    string `json:"isolation,omitempty" validate:"omitempty,oneof=bubblewrap gvisor" title:"Isolation" doc:"What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing. Offered where the server found a working runsc at start."`
 	provider.Common
+	// isolation is what the server offers (Kind.Isolation).
+	isolation Isolation
 	// ceilings are the server's (Kind.Ceilings): a resource left at 0 is
 	// the provider's default, or the ceiling where that is lower.
 	ceilings Ceilings
@@ -28,7 +31,7 @@ const (
 
 // DefaultConfig is a new local sandbox's settings: offline.
 func DefaultConfig() *Config {
-	c := &Config{MaxProcesses: 256, Common: provider.DefaultCommon()}
+	c := &Config{MaxProcesses: 256, Isolation: defaultIsolation(), Common: provider.DefaultCommon()}
 	c.Network = provider.DenyNetwork()
 	c.Resources = provider.InstanceResources{MemoryMB: defaultMemoryMB, DiskMB: defaultDiskMB}
 	return c
@@ -41,8 +44,14 @@ func (c *Config) Upgrade(values map[string]json.RawMessage) {
 	provider.MoveKey(values, "disk_mb", "resources", "disk_mb")
 }
 
-// Validate has nothing to add to the common block's rules (Kind.Describe).
-func (c *Config) Validate(provider.Policy) []provider.FieldError { return nil }
+// Validate adds to the common block's rules (Kind.Describe) the isolation
+// this server offers.
+func (c *Config) Validate(provider.Policy) []provider.FieldError {
+	if fe := c.isolationError(); fe != nil {
+		return []provider.FieldError{*fe}
+	}
+	return nil
+}
 
 // memoryMB and diskMB are the resources of each instance.
 func (c *Config) memoryMB() int {

@@ -46,7 +46,7 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 // instance, until done is called. It waits while the instance is held
 // still (see still).
 func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewrap.Jail, done func(), err error) {
-	if err := c.config.aboveCeilings(op); err != nil {
+	if err := c.config.refused(op); err != nil {
 		return bubblewrap.Jail{}, nil, err
 	}
 	user, dir, unmount, err := c.door(op, inst)

@@ -31,6 +31,9 @@ type Kind struct {
 	// Ceilings are the most one instance may ask for on this server (see
 	// ReadCeilings); zero ones leave the provider's own bounds.
 	Ceilings Ceilings
+	// Isolation is how instances may be isolated here (see ReadIsolation);
+	// zero: bubblewrap only, as runsc was not looked for.
+	Isolation Isolation
 }
 
 //go:embed icon.svg
@@ -51,7 +54,7 @@ func (k Kind) Describe() provider.Descriptor {
 		Shell:          provider.ShellBashOrSh,
 		FilesInWorkDir: true,
 		Settings: append([]provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
-			Description: "`off` switches the local (bubblewrap) provider off"}}, append(ceilingSettings(), jailIDsSetting)...),
+			Description: "`off` switches the local (bubblewrap) provider off"}}, append(append(ceilingSettings(), jailIDsSetting), isolationSettings()...)...),
 		Ceilings: k.Ceilings.list(),
 		Common: provider.CommonRules{PackagesNeedNetwork: true,
 			Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true, Walled: bubblewrap.Walled,
@@ -68,6 +71,10 @@ func (k Kind) Describe() provider.Descriptor {
 func (k Kind) NewConfig() provider.Config {
 	c := DefaultConfig()
 	c.ceilings = k.Ceilings
+	c.isolation = k.Isolation
+	if k.Isolation.Only != "" {
+		c.Isolation = k.Isolation.Only
+	}
 	c.Resources.MemoryMB = lower(c.Resources.MemoryMB, k.Ceilings.MemoryMB)
 	c.Resources.DiskMB = lower(c.Resources.DiskMB, k.Ceilings.DiskMB)
 	c.MaxProcesses = lower(c.MaxProcesses, k.Ceilings.Processes)
@@ -94,6 +101,7 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 		c.ids = bubblewrap.HostIDs()
 	}
 	c.config.ceilings = k.Ceilings
+	c.config.isolation = k.Isolation
 	c.cgroups, _ = bubblewrap.OpenCgroups(cgroupScope(instances))
 	c.disks = bubblewrap.DisksSupported() == nil
 	c.sweepOnce()

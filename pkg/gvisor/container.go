@@ -1,0 +1,234 @@
+package gvisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Container is one long-lived runsc sandbox: an instance. Its init waits;
+// each command is a `runsc exec` in it. Not yet used by the local provider.
+//
+// Two containers must never share an ID, even one after the other: where
+// they did, the later one's sandbox died under its first commands (most
+// likely the first one's cgroup, named after the ID, being removed).
+type Container struct {
+	// ID names it to runsc.
+	ID string
+	// Runsc is the binary; Platform is one of Platforms ("" = Ptrace).
+	Runsc, Platform string
+	// State is runsc's state folder (--root), Bundle the folder of its
+	// config.json.
+	State, Bundle string
+}
+
+// Spec is what a container is made with.
+type Spec struct {
+	// Workspace is the host folder mounted read-write at /workspace.
+	Workspace string
+	// UID and GID are the host user and group its processes run as.
+	UID, GID int
+	// MemoryMB, CPU (a number of CPUs) and MaxProcesses bound the whole
+	// container through runsc's cgroup; 0 leaves one unbounded.
+	MemoryMB     int
+	CPU          float64
+	MaxProcesses int
+	// TmpMB is the size of its /tmp (0 = 64).
+	TmpMB int
+	// Cgroup is the cgroup path runsc makes for it ("" = none).
+	Cgroup string
+}
+
+// initLine is the container's first process: it waits for ever, reaping
+// the orphans of the commands (dash's wait reaps any child).
+const initLine = "while :; do sleep 3600 & wait; done"
+
+// execPath is the PATH its commands get.
+const execPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// config is the OCI runtime config of spec: the host's system read-only,
+// the workspace read-write, a private /tmp, no network of its own.
+func (s Spec) config() map[string]any {
+	tmp := s.TmpMB
+	if tmp == 0 {
+		tmp = 64
+	}
+	resources := map[string]any{}
+	if s.MemoryMB > 0 {
+		resources["memory"] = map[string]any{"limit": int64(s.MemoryMB) << 20}
+	}
+	if s.MaxProcesses > 0 {
+		resources["pids"] = map[string]any{"limit": s.MaxProcesses}
+	}
+	if s.CPU > 0 {
+		resources["cpu"] = map[string]any{"quota": int64(s.CPU * 100000), "period": 100000}
+	}
+	linux := map[string]any{"resources": resources, "namespaces": []any{
+		map[string]any{"type": "pid"}, map[string]any{"type": "ipc"}, map[string]any{"type": "uts"},
+		map[string]any{"type": "mount"}, map[string]any{"type": "network"}}}
+	if s.Cgroup != "" {
+		linux["cgroupsPath"] = s.Cgroup
+	}
+	return map[string]any{
+		"ociVersion": "1.0.2",
+		"process": map[string]any{"user": map[string]any{"uid": s.UID, "gid": s.GID},
+			"args": []string{"/bin/sh", "-c", initLine}, "env": []string{execPath, "HOME=/workspace"},
+			"cwd": "/workspace", "noNewPrivileges": true, "capabilities": map[string]any{}},
+		"root":     map[string]any{"path": "/", "readonly": true},
+		"hostname": "sandbox",
+		"mounts": []any{
+			map[string]any{"destination": "/proc", "type": "proc", "source": "proc"},
+			map[string]any{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs",
+				"options": []string{"nosuid", "nodev", "size=" + strconv.Itoa(tmp) + "m"}},
+			map[string]any{"destination": "/workspace", "type": "bind", "source": s.Workspace, "options": []string{"rbind", "rw"}},
+		},
+		"linux": linux,
+	}
+}
+
+// Start writes the bundle and starts the container, its network none.
+func (c Container) Start(ctx context.Context, s Spec) error {
+	if err := os.MkdirAll(c.Bundle, 0o700); err != nil {
+		return err
+	}
+	data, err := json.Marshal(s.config())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(c.Bundle, "config.json"), data, 0o600); err != nil {
+		return err
+	}
+	_, err = c.run(ctx, "run", "--detach", "--bundle", c.Bundle, c.ID)
+	return err
+}
+
+// Result is how a command ended.
+type Result struct {
+	ExitCode int
+	TimedOut bool
+}
+
+// Exec runs line with sh -c in the container as its user, streaming its
+// output; past timeout (0: none) or when ctx ends, the command and every
+// process it started are killed.
+func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout time.Duration, stdout, stderr io.Writer) (Result, error) {
+	run, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		run, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	// runsc exec makes the command lead a process group of its own in the
+	// container; its pid (and group) is written where a timeout finds it.
+	pids, err := os.MkdirTemp(c.Bundle, "exec-")
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(pids)
+	pidFile := filepath.Join(pids, "pid")
+	user := fmt.Sprintf("%d:%d", uid, gid)
+	cmd := exec.Command(c.Runsc, c.flags("exec", "--cwd", "/workspace", "--user", user, "--internal-pid-file", pidFile,
+		c.ID, "/bin/sh", "-c", line)...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return Result{}, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return Result{ExitCode: exit.ExitCode()}, nil
+		}
+		return Result{}, err
+	case <-run.Done():
+	}
+	// End the command's group in the sandbox, as its own user.
+	if pid, err := os.ReadFile(pidFile); err == nil {
+		_, _ = c.run(context.Background(), "exec", "--user", user, c.ID, "/bin/sh", "-c", killGroup, "kill", strings.TrimSpace(string(pid)))
+	}
+	// runsc exec ends with its command; killing it instead would take the
+	// whole sandbox down.
+	<-done
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
+	return Result{ExitCode: -1, TimedOut: true}, nil
+}
+
+// killGroup kills every process of the group $1, one by one: runsc 20221219
+// answers a kill of the whole group (kill -- -PGID) and delivers nothing.
+const killGroup = `for s in /proc/[0-9]*/stat; do
+  r=$(cat "$s" 2>/dev/null) || continue
+  set -- "$1" ${r##*) }
+  if [ "$4" = "$1" ]; then p=${s%/stat}; kill -KILL "${p#/proc/}" 2>/dev/null; fi
+done`
+
+// Pause freezes every process of the container; Resume thaws them.
+func (c Container) Pause(ctx context.Context) error {
+	_, err := c.run(ctx, "pause", c.ID)
+	return err
+}
+
+// Resume thaws a paused container.
+func (c Container) Resume(ctx context.Context) error {
+	_, err := c.run(ctx, "resume", c.ID)
+	return err
+}
+
+// Delete ends the container and forgets it; deleting one that is gone is
+// no error.
+func (c Container) Delete(ctx context.Context) error {
+	out, err := c.run(ctx, "delete", "--force", c.ID)
+	if err != nil && !c.gone(ctx) {
+		return fmt.Errorf("%w: %s", err, out)
+	}
+	return os.RemoveAll(c.Bundle)
+}
+
+// gone reports whether runsc no longer knows the container.
+func (c Container) gone(ctx context.Context) bool {
+	_, err := c.run(ctx, "state", c.ID)
+	return err != nil
+}
+
+func (c Container) flags(args ...string) []string {
+	platform := c.Platform
+	if platform == "" {
+		platform = Ptrace
+	}
+	return append([]string{"--root=" + c.State, "--platform=" + platform, "--network=none"}, args...)
+}
+
+// run runs one runsc subcommand, its error in runsc's words.
+func (c Container) run(ctx context.Context, args ...string) (string, error) {
+	// Its output goes to a file: a pipe would be held open by the
+	// sandbox that `run --detach` leaves behind, and never end.
+	f, err := os.CreateTemp("", "auxilia-runsc-")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	cmd := exec.CommandContext(ctx, c.Runsc, c.flags(args...)...)
+	cmd.Stdout, cmd.Stderr = f, f
+	err = cmd.Run()
+	out, _ := os.ReadFile(f.Name())
+	if err != nil {
+		if words := Words(string(out)); words != "" {
+			return "", fmt.Errorf("runsc %s: %s", args[0], words)
+		}
+		return "", fmt.Errorf("runsc %s: %w", args[0], err)
+	}
+	return string(out), nil
+}
