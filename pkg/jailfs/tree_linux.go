@@ -3,6 +3,7 @@ package jailfs
 import (
 	"archive/tar"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -175,7 +176,25 @@ func emptyDir(d *dir, depth int) error {
 }
 
 // remove removes name from d, and first what is in it when it is a folder.
+// A name that changes under it (a folder swapped for a link, or the other
+// way round) is tried again as what it has become.
 func remove(d *dir, name string, depth int) error {
+	for range maxSwaps {
+		err := removeOnce(d, name, depth)
+		if !changed(err) {
+			return err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	return fmt.Errorf("jailfs: %s keeps changing while it is removed", name)
+}
+
+// maxSwaps bounds how often remove tries a name that keeps changing.
+const maxSwaps = 100
+
+func removeOnce(d *dir, name string, depth int) error {
 	err := unix.Unlinkat(d.fd, name, 0)
 	if !errors.Is(err, unix.EISDIR) {
 		if errors.Is(err, fs.ErrNotExist) {
