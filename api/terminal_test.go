@@ -159,6 +159,7 @@ func TestTerminalOutlivesADroppedConnectionForItsGrace(t *testing.T) {
 		term.typeKeys("MARK=kept-$((1+1)); echo set-$((3+3))\r")
 		term.expect("set-6")
 		require.NoError(t, term.conn.CloseNow())
+		waitForTheDrop(t, e)
 
 		again := e.dialTerminal(run+"/terminal", auth...)
 		again.typeKeys("echo mark=$MARK\r")
@@ -217,12 +218,14 @@ func TestADroppedTerminalGoesBackOnlyToItsToken(t *testing.T) {
 		admin.typeKeys("PASSWORD=" + secret + "; echo set-$((3+3))\r")
 		admin.expect("set-6")
 		require.NoError(t, admin.conn.CloseNow())
+		waitForTheDrop(t, e)
 		member := e.dialTerminal(run+"/terminal", asMember...)
 		sawNothing(member)
 		admin = e.dialTerminal(run+"/terminal", asAdmin...)
 		takenBack(admin)
 
 		require.NoError(t, admin.conn.CloseNow())
+		waitForTheDrop(t, e)
 		memberByTicket := byTicket(e.member)
 		sawNothing(memberByTicket)
 		admin = byTicket(e.admin)
@@ -368,4 +371,12 @@ func TestTerminalsEndWhenTheServerStops(t *testing.T) {
 	}
 	assert.Equal(t, 2, closed, "both shells ended, the dropped one too")
 	e.call("GET", run+"/terminal", e.member, nil, upgradeHeaders...).problem(t, 503, "service_unavailable")
+}
+
+// waitForTheDrop waits for the server to see a dropped connection: one made
+// before it does would open a shell of its own instead of taking one back.
+func waitForTheDrop(t *testing.T, e *env) {
+	t.Helper()
+	require.Eventually(t, func() bool { return e.terminals.Waiting() == 1 }, 10*time.Second, 10*time.Millisecond,
+		"the server never saw the connection drop")
 }
