@@ -7,9 +7,10 @@
 // type, whose Config is that provider's settings.
 //
 // The rest is written by hand, where generation is awkward: New sends the
-// token as a bearer token and retries what is safe to retry (a POST only
-// with an Idempotency-Key, see NewKey); Expect turns a problem answer into
-// an *Error; Stream runs a command and yields its output as it arrives.
+// token as a bearer token, gives each create an Idempotency-Key and retries
+// what is safe to retry (see New); Expect turns a problem answer into an
+// *Error; Stream runs a command and yields its output as it arrives, and
+// fails when the stream ends before the command's exit.
 package client
 
 //go:generate go tool oapi-codegen -config oapi-codegen.yaml ../../openapi.yaml
