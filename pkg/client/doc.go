@@ -1,7 +1,7 @@
 // Package client is a typed Go client of the Auxilia sandboxes API.
 //
 // client.gen.go is generated from openapi.yaml by oapi-codegen (`go generate
-// ./pkg/client`; a test fails when it is stale): a method per operation,
+// ./...` here; a test fails when it is stale): a method per operation,
 // named by its operationId, and a type per schema. A sandbox is a union
 // told apart by its provider: ValueByDiscriminator gives the provider's own
 // type, whose Config is that provider's settings.
@@ -13,4 +13,4 @@
 // fails when the stream ends before the command's exit.
 package client
 
-//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../../openapi.yaml
+//go:generate go -C ../.. tool oapi-codegen -config pkg/client/oapi-codegen.yaml openapi.yaml

@@ -11,7 +11,7 @@ import (
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
-	"github.com/auxilia/sandboxes/pkg/sse"
+	"github.com/auxilia/sandboxes/pkg/client/sse"
 )
 
 // Event is one event of an execute stream: output (Name stdout or stderr,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
-	"github.com/auxilia/sandboxes/pkg/sse"
+	"github.com/auxilia/sandboxes/pkg/client/sse"
 )
 
 // The gateway's bounds on a command.

@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
-	"github.com/auxilia/sandboxes/pkg/sse"
+	"github.com/auxilia/sandboxes/pkg/client/sse"
 )
 
 // The event types of execd's command stream that the client acts on.

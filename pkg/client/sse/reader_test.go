@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/auxilia/sandboxes/pkg/sse"
+	"github.com/auxilia/sandboxes/pkg/client/sse"
 )
 
 func readAll(t *testing.T, r io.Reader, opts sse.Options) ([]string, error) {
