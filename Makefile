@@ -40,11 +40,14 @@ test-deps:
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: the files above need formatting" >&2; exit 1; }
 	$(GO) vet ./...
+	cd pkg/client && $(GO) vet ./...
 
 test: test-deps lint openapi-check spa test-go test-frontend test-deployments fuzz
 
+# pkg/client is a module of its own, importable on the previous Go release.
 test-go:
 	$(GO) test -count=1 -race -timeout 30m ./...
+	cd pkg/client && $(GO) test -count=1 -race -timeout 30m ./...
 
 # The SPA's types against openapi.yaml, its component tests, and its browser
 # tests (Debian's Chromium driving the real binary).
@@ -60,7 +63,7 @@ test-deployments:
 # and on any error Redocly or Spectral (pinned in frontend/package.json) finds.
 openapi:
 	$(GO) run ./cmd/openapigen
-	$(GO) generate ./pkg/client
+	cd pkg/client && $(GO) generate ./...
 
 openapi-check: frontend/node_modules/.package-lock.json
 	$(GO) run ./cmd/openapigen -check

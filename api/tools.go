@@ -237,7 +237,7 @@ func (h runsHandler) edit(c echo.Context, t run.Tool) error {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			run_id				path		string	true	"Run id"	format(uuid)
-//	@Param			pattern				query		string	true	"* and ? within a name, ** across directories, e.g. **/*.py"	maxlength(1024)
+//	@Param			pattern				query		string	true	"* and ? within a name, [abc] a class, {py,ts} a set, ** across directories, e.g. **/*.{py,ts}"	maxlength(1024)
 //	@Param			path				query		string	false	"Directory to search (the working directory by default)"	maxlength(4096)
 //	@Param			Auxilia-Approval	header		string	false	"granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)"	Enums(granted)
 //	@Success		200					{object}	toolview.GlobResult

@@ -2932,7 +2932,7 @@ type WriteFileParamsAuxiliaApproval string
 
 // GlobParams defines parameters for Glob.
 type GlobParams struct {
-	// Pattern * and ? within a name, ** across directories, e.g. **/*.py
+	// Pattern * and ? within a name, [abc] a class, {py,ts} a set, ** across directories, e.g. **/*.{py,ts}
 	Pattern string `form:"pattern" json:"pattern"`
 
 	// Path Directory to search (the working directory by default)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/client"
 )
@@ -23,7 +24,7 @@ func Example() {
 	processes := 64
 	_ = create.FromLocalSandboxCreate(client.LocalSandboxCreate{Name: "Local", Provider: client.LocalSandboxCreateProviderLocal,
 		Config: &client.LocalConfigInput{MaxProcesses: &processes}})
-	created, err := client.Expect(api.CreateSandboxWithResponse(ctx, &client.CreateSandboxParams{IdempotencyKey: client.NewKey()}, create))
+	created, err := client.Expect(api.CreateSandboxWithResponse(ctx, nil, create))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -39,16 +40,14 @@ func Example() {
 		fmt.Println(problem.Status, problem.Reason, problem.Fields())
 	}
 
-	agent, err := client.Expect(api.CreateAgentWithResponse(ctx, &client.CreateAgentParams{IdempotencyKey: client.NewKey()},
-		client.AgentCreate{Name: "Analyst"}))
+	agent, err := client.Expect(api.CreateAgentWithResponse(ctx, nil, client.AgentCreate{Name: "Analyst"}))
 	if err != nil {
 		log.Fatal(err)
 	}
 	if _, err := client.Expect(api.BindSandboxWithResponse(ctx, agent.JSON201.Id, nil, client.BindingPut{SandboxId: local.Id})); err != nil {
 		log.Fatal(err)
 	}
-	run, err := client.Expect(api.StartRunWithResponse(ctx, agent.JSON201.Id, "conversation-1",
-		&client.StartRunParams{IdempotencyKey: client.NewKey()}))
+	run, err := client.Expect(api.StartRunWithResponse(ctx, agent.JSON201.Id, "conversation-1", nil))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -68,4 +67,32 @@ func Example() {
 	// 422 validation_failed [name]
 	// stdout: "42\n"
 	// exit 0
+}
+
+// A list, page after page: the iterator asks for the next page as the
+// loop reaches it.
+func ExampleAgents() {
+	ctx := context.Background()
+	api, err := client.New(serverURL, token, client.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range []string{"Pager 1", "Pager 2", "Pager 3"} {
+		if _, err := client.Expect(api.CreateAgentWithResponse(ctx, nil, client.AgentCreate{Name: name})); err != nil {
+			log.Fatal(err)
+		}
+	}
+	two := 2
+	for agent, err := range client.Agents(ctx, api, client.ListAgentsParams{PageSize: &two}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if strings.HasPrefix(agent.Name, "Pager") {
+			fmt.Println(agent.Name)
+		}
+	}
+	// Unordered output:
+	// Pager 1
+	// Pager 2
+	// Pager 3
 }

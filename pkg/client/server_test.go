@@ -31,7 +31,8 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M, dir string) int {
 	binary := filepath.Join(dir, "auxilia")
-	build := exec.Command("go", "build", "-o", binary, "../../cmd/auxilia")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/auxilia")
+	build.Dir = "../.." // the server's module
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build auxilia:", err)

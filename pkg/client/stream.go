@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +10,8 @@ import (
 	"strings"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/auxilia/sandboxes/pkg/client/sse"
 )
 
 // Event is one event of an execute stream: output (Name stdout or stderr,
@@ -23,7 +24,9 @@ type Event struct {
 
 // Stream runs a command in a run's sandbox and yields its output as it
 // arrives, then its exit. A refusal, or a failure once the stream has begun
-// (the stream's `error` event), is yielded as an *Error and ends it.
+// (the stream's `error` event), is yielded as an *Error and ends it; a
+// stream that ends before the exit (a connection cut, a proxy's timeout)
+// yields an error wrapping io.ErrUnexpectedEOF.
 func Stream(ctx context.Context, api *API, runID openapi_types.UUID, params *ExecuteParams, body ExecuteRequest) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		accept := func(_ context.Context, req *http.Request) error {
@@ -46,21 +49,22 @@ func Stream(ctx context.Context, api *API, runID openapi_types.UUID, params *Exe
 			yield(Event{}, fmt.Errorf("client: the server answered %s, not an event stream", res.Header.Get("Content-Type")))
 			return
 		}
-		for name, data := range events(res) {
-			if name == "" { // the stream broke off
-				yield(Event{}, fmt.Errorf("client: execute stream: %s", data))
+		events := sse.NewReader(res.Body, sse.Options{Last: "exit"})
+		for {
+			ev, err := events.Next()
+			if err != nil { // the stream broke off, or ended before the command's exit
+				yield(Event{}, fmt.Errorf("client: execute stream: %w", err))
 				return
 			}
-			e := Event{Name: name}
-			var err error
-			switch name {
+			e := Event{Name: ev.Name}
+			switch ev.Name {
 			case "stdout", "stderr":
-				err = json.Unmarshal(data, &e.Output)
+				err = json.Unmarshal(ev.Data, &e.Output)
 			case "exit":
-				err = json.Unmarshal(data, &e.Exit)
+				err = json.Unmarshal(ev.Data, &e.Exit)
 			case "error":
 				p := &Error{Status: res.StatusCode}
-				if err = json.Unmarshal(data, &p.Problem); err == nil {
+				if err = json.Unmarshal(ev.Data, &p.Problem); err == nil {
 					p.Status = p.Problem.Status
 					err = p
 				}
@@ -69,41 +73,9 @@ func Stream(ctx context.Context, api *API, runID openapi_types.UUID, params *Exe
 			default:
 				continue // an event this client does not know yet
 			}
-			if !yield(e, err) || err != nil || name == "exit" {
+			if !yield(e, err) || err != nil || ev.Name == "exit" {
 				return
 			}
-		}
-	}
-}
-
-// events reads server-sent events (each `event:` and `data:` lines, then
-// a blank line; comments skipped). A read error is yielded with no name.
-func events(res *http.Response) iter.Seq2[string, []byte] {
-	return func(yield func(string, []byte) bool) {
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 64<<10), 4<<20)
-		var name string
-		var data []byte
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if name != "" && !yield(name, data) {
-					return
-				}
-				name, data = "", nil
-			case strings.HasPrefix(line, ":"):
-			case strings.HasPrefix(line, "event:"):
-				name = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
-			case strings.HasPrefix(line, "data:"):
-				if data != nil {
-					data = append(data, '\n')
-				}
-				data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")...)
-			}
-		}
-		if err := sc.Err(); err != nil {
-			yield("", []byte(err.Error()))
 		}
 	}
 }

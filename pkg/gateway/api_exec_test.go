@@ -1,8 +1,9 @@
 package gateway
 
 import (
-	"bufio"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/client/sse"
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 )
 
@@ -127,24 +129,15 @@ type sseEvent struct{ name, data string }
 func readEvents(t *testing.T, resp *http.Response) []sseEvent {
 	t.Helper()
 	var events []sseEvent
-	var cur sseEvent
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			if cur.name != "" {
-				events = append(events, cur)
-			}
-			cur = sseEvent{}
-		case strings.HasPrefix(line, "event: "):
-			cur.name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			cur.data = strings.TrimPrefix(line, "data: ")
+	stream := sse.NewReader(resp.Body, sse.Options{})
+	for {
+		ev, err := stream.Next()
+		if errors.Is(err, io.EOF) {
+			return events
 		}
+		require.NoError(t, err)
+		events = append(events, sseEvent{ev.Name, string(ev.Data)})
 	}
-	require.NoError(t, sc.Err())
-	return events
 }
 
 func tail(s string) string {

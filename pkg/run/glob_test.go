@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 func TestGlobMatches(t *testing.T) {
@@ -37,9 +40,39 @@ func TestGlobMatches(t *testing.T) {
 		{"[", "[", false},
 		{"a/b", "a/b/c", false},
 		{"a/b/c", "a/b", false},
+		// As people write them: brace sets, negated classes, escapes.
+		{"**/*.{py,ts}", "a.py", true},
+		{"**/*.{py,ts}", "src/lib/a.ts", true},
+		{"**/*.{py,ts}", "src/a.js", false},
+		{"{src,lib/x}/*.go", "lib/x/a.go", true},
+		{"{src,lib/x}/*.go", "src/a.go", true},
+		{"{src,lib/x}/*.go", "lib/a.go", false},
+		{"a/{b,{c,d}}/e", "a/d/e", true},
+		{"a/{b,{c,d}}/e", "a/bd/e", false},
+		{"[!a]*.md", "b.md", true},
+		{"[!a]*.md", "a.md", false},
+		{"[^a]*.md", "a.md", false},
+		{`\{a\}`, "{a}", true},
+		{`\{a,b\}`, "a", false},
+		{"[{]x", "{x", true},
 	} {
 		assert.Equal(t, c.want, newGlob(c.pattern).match(c.name), "%s against %s", c.pattern, c.name)
 	}
+}
+
+func TestGlobPatternsThatCannotBeRead(t *testing.T) {
+	refusal := func(pattern string) auxilia.FieldError {
+		var problem *auxilia.Error
+		require.ErrorAs(t, checkGlob(pattern), &problem, pattern)
+		require.Len(t, problem.Fields, 1)
+		assert.Equal(t, "pattern", problem.Fields[0].Field)
+		return problem.Fields[0]
+	}
+	for _, pattern := range []string{"[", "a/{b,c", `a\`} {
+		assert.Contains(t, refusal(pattern).Message, "is not a valid glob pattern", pattern)
+	}
+	assert.NoError(t, checkGlob("**/*.{py,ts}"))
+	assert.Contains(t, refusal(strings.Repeat("{a,b}", 7)).Message, "brace sets") // 128 patterns
 }
 
 // A pattern of many `**` once took time exponential in their number: 72 of

@@ -43,18 +43,15 @@ type GlobResult struct {
 }
 
 // Glob returns the paths under in.Path (the working directory when empty)
-// that match in.Pattern: `*` and `?` within a name, `**` across directories.
+// that match in.Pattern, read as glob reads it (see glob): `*`, `?`,
+// classes and brace sets within a name, `**` across directories.
 func (s *Service) Glob(ctx context.Context, workspaceID, runID string, in GlobInput, approved bool) (GlobResult, error) {
 	pattern, dir := in.Pattern, in.Path
 	if err := checkPattern(pattern); err != nil {
 		return GlobResult{}, err
 	}
-	for _, seg := range strings.Split(pattern, "/") {
-		if _, err := path.Match(seg, ""); err != nil {
-			var fe auxilia.FieldErrors
-			fe.Add("pattern", "is not a valid glob pattern (%s)", seg)
-			return GlobResult{}, fe.Err()
-		}
+	if err := checkGlob(pattern); err != nil {
+		return GlobResult{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()

@@ -41,7 +41,7 @@ type EditInput struct {
 
 // GlobInput is a glob call.
 type GlobInput struct {
-	Pattern string `json:"pattern" maxLength:"1024" doc:"* and ? within a name, ** across directories, e.g. **/*.py"`
+	Pattern string `json:"pattern" maxLength:"1024" doc:"* and ? within a name, [abc] a class, {py,ts} a set, ** across directories, e.g. **/*.{py,ts}"`
 	Path    string `json:"path" maxLength:"4096" binding:"optional" doc:"The directory to search; the working directory by default"`
 }
 

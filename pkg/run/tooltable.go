@@ -75,8 +75,8 @@ var Tools = []Tool{
 	},
 	{
 		Name: "glob", Title: "Find files by pattern",
-		Description: "Finds paths matching a pattern: * and ? match within a name, ** across directories " +
-			"(**/*.py finds every Python file). Answers up to 1000 paths, sorted, among the first 50000 under " +
+		Description: "Finds paths matching a pattern: * and ? match within a name, [abc] one of a class, {py,ts} one of a set, " +
+			"** across directories (**/*.{py,ts} finds every Python and TypeScript file). Answers up to 1000 paths, sorted, among the first 50000 under " +
 			"path; truncated says some were left out.",
 		Default: auxilia.AlwaysAllow, Input: GlobInput{},
 		Method: http.MethodGet, Path: "/runs/:run_id/glob", Status: http.StatusOK,

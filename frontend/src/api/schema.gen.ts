@@ -4599,7 +4599,7 @@ export interface operations {
     glob: {
         parameters: {
             query: {
-                /** @description * and ? within a name, ** across directories, e.g. **\/*.py */
+                /** @description * and ? within a name, [abc] a class, {py,ts} a set, ** across directories, e.g. **\/*.{py,ts} */
                 pattern: string;
                 /** @description Directory to search (the working directory by default) */
                 path?: string;

@@ -1,18 +1,17 @@
 package cloudrun
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"math"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/client/sse"
 )
 
 // The gateway's bounds on a command.
@@ -59,32 +58,23 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 
 // readEvents relays stdout and stderr events to out and returns the exit event.
 func readEvents(ctx context.Context, events io.Reader, out *provider.Output) (exitEvent, error) {
-	sc := bufio.NewScanner(events)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	var event, data string
-	for sc.Scan() {
-		line := sc.Text()
+	stream := sse.NewReader(events, sse.Options{Last: "exit"})
+	for {
+		ev, err := stream.Next()
+		var pe *provider.Error
 		switch {
-		case strings.HasPrefix(line, "event:"):
-			event = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
-		case strings.HasPrefix(line, "data:"):
-			data = strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
-		case line == "" && event != "":
-			done, exit, err := handleEvent(event, data, out)
-			if done || err != nil {
-				return exit, err
-			}
-			event, data = "", ""
+		case errors.As(err, &pe):
+			return exitEvent{}, err // the stream worded a failed read
+		case errors.Is(err, sse.ErrCut) || errors.Is(err, io.EOF):
+			return exitEvent{}, provider.Errorf(provider.ErrFailed, providerName, "execute", "the gateway ended the stream before the command finished")
+		case err != nil:
+			return exitEvent{}, provider.RoundTripError(ctx, providerName, "execute", err)
+		}
+		done, exit, err := handleEvent(ev.Name, string(ev.Data), out)
+		if done || err != nil {
+			return exit, err
 		}
 	}
-	var pe *provider.Error
-	switch err := sc.Err(); {
-	case errors.As(err, &pe):
-		return exitEvent{}, err // the stream worded a failed read
-	case err != nil:
-		return exitEvent{}, provider.RoundTripError(ctx, providerName, "execute", err)
-	}
-	return exitEvent{}, provider.Errorf(provider.ErrFailed, providerName, "execute", "the gateway ended the stream before the command finished")
 }
 
 func handleEvent(event, data string, out *provider.Output) (done bool, exit exitEvent, err error) {

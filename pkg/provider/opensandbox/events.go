@@ -1,14 +1,13 @@
 package opensandbox
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/client/sse"
 )
 
 // The event types of execd's command stream that the client acts on.
@@ -53,124 +52,35 @@ type EventError struct {
 // blank line, with no "data:" prefix. It also reads the same events written
 // as standard server-sent events ("data: {…}"), which proxies may produce.
 type EventReader struct {
-	r       *bufio.Reader
-	pending []byte // data lines of an event not yet complete
-	err     error  // sticky: once the stream fails or ends, it stays so
+	r   *sse.Reader
+	err error // sticky: a malformed event leaves the stream broken
 }
 
 // NewEventReader returns a reader of the events in r.
 func NewEventReader(r io.Reader) *EventReader {
-	return &EventReader{r: bufio.NewReaderSize(r, 64<<10)}
+	// A whole event on one line, as execd writes them, is handed over at
+	// once rather than when the blank line behind it comes.
+	return &EventReader{r: sse.NewReader(r, sse.Options{MaxEvent: MaxEventSize, Bare: true, Whole: json.Valid})}
 }
 
 // Next returns the next event. It returns io.EOF when the stream ends
 // between events, io.ErrUnexpectedEOF when it ends inside one, and an error
 // wrapping ErrMalformedEvent when the stream holds something else.
+// Once it returns an error it returns it again.
 func (er *EventReader) Next() (Event, error) {
 	if er.err != nil {
 		return Event{}, er.err
 	}
-	ev, err := er.next()
+	frame, err := er.r.Next()
+	if errors.Is(err, sse.ErrTooLong) {
+		return Event{}, fmt.Errorf("%w: %w", ErrMalformedEvent, err)
+	}
 	if err != nil {
-		er.err = err
+		return Event{}, err
 	}
+	ev, err := parseEvent(frame.Data)
+	er.err = err
 	return ev, err
-}
-
-func (er *EventReader) next() (Event, error) {
-	for {
-		line, err := er.readLine()
-		if err == io.EOF {
-			if len(er.pending) == 0 {
-				return Event{}, io.EOF
-			}
-			// The stream ended without the blank line: keep the event if it is whole.
-			if ev, perr := parseEvent(er.pending); perr == nil {
-				er.pending = nil
-				return ev, nil
-			}
-			return Event{}, io.ErrUnexpectedEOF
-		}
-		if err != nil {
-			return Event{}, err
-		}
-		if len(line) == 0 {
-			if len(er.pending) == 0 {
-				continue
-			}
-			data := er.pending
-			er.pending = nil
-			return parseEvent(data)
-		}
-		data, ok := eventData(line)
-		if !ok {
-			continue
-		}
-		if len(er.pending) == 0 && len(data) > 0 && data[0] == '{' {
-			// A whole event on one line, as execd writes them: hand it over at once
-			// rather than waiting for the blank line behind it.
-			if ev, err := parseEvent(data); err == nil {
-				return ev, nil
-			}
-		}
-		if len(er.pending)+len(data)+1 > MaxEventSize {
-			return Event{}, fmt.Errorf("%w: an event is longer than %d bytes", ErrMalformedEvent, MaxEventSize)
-		}
-		if len(er.pending) > 0 {
-			er.pending = append(er.pending, '\n')
-		}
-		er.pending = append(er.pending, data...)
-	}
-}
-
-// eventData returns the event payload a line carries, or false for lines
-// that carry none (SSE comments and fields other than data).
-func eventData(line []byte) ([]byte, bool) {
-	switch {
-	case line[0] == '{':
-		return line, true
-	case line[0] == ':':
-		return nil, false
-	}
-	field, value, found := bytes.Cut(line, []byte(":"))
-	if !found {
-		return line, true // not an SSE field: let parsing report it
-	}
-	switch string(field) {
-	case "data":
-		return bytes.TrimPrefix(value, []byte(" ")), true
-	case "event", "id", "retry":
-		return nil, false
-	default:
-		return line, true
-	}
-}
-
-// readLine returns the next line without its line break, refusing lines
-// longer than MaxEventSize.
-func (er *EventReader) readLine() ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := er.r.ReadSlice('\n')
-		if len(line)+len(chunk) > MaxEventSize+2 {
-			return nil, fmt.Errorf("%w: an event is longer than %d bytes", ErrMalformedEvent, MaxEventSize)
-		}
-		line = append(line, chunk...)
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && len(line) > 0:
-			return trimLineBreak(line), nil
-		case err != nil:
-			return nil, err
-		}
-		return trimLineBreak(line), nil
-	}
-}
-
-func trimLineBreak(line []byte) []byte {
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	return bytes.TrimSuffix(line, []byte("\r"))
 }
 
 func parseEvent(data []byte) (Event, error) {
