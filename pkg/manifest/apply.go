@@ -37,12 +37,12 @@ type Result struct {
 
 // Change is one step of the plan.
 type Change struct {
-	Action  string `json:"action" enums:"create,update,delete"`
-	Kind    string `json:"kind" enums:"sandbox,agent"`
+	Action  string `json:"action"` // create, update or delete
+	Kind    string `json:"kind"`   // sandbox or agent
 	Name    string `json:"name"`
 	Summary string `json:"summary"` // the plan's line, such as + sandbox "Local" (local)
 	// Outcome is planned (a dry run), refused (the server or the plan
-	// refuses it: nothing is made), made, failed, or skipped.
+	// refuses it: nothing is made), made or failed.
 	Outcome string `json:"outcome"`
 	Error   string `json:"error,omitempty"`
 }
