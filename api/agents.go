@@ -16,6 +16,8 @@ type AgentService interface {
 	Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error)
 	List(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Agent], error)
 	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Agent, error)
+	PreviewCreate(ctx context.Context, workspaceID string, spec auxilia.AgentSpec) (auxilia.Agent, error)
+	PreviewPatch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Agent, error)
 	Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect) error
 	Bind(ctx context.Context, workspaceID, agentID, sandboxID string, tools map[string]string, approval *auxilia.ApprovalRule, expect auxilia.Expect) (auxilia.Binding, error)
 	Binding(ctx context.Context, workspaceID, agentID string) (auxilia.Binding, error)
@@ -42,8 +44,10 @@ type agentView struct {
 	Emoji       string       `json:"emoji" example:"📊"`
 	Color       string       `json:"color" example:"#1f6feb"`
 	Sandbox     *bindingView `json:"sandbox" extensions:"x-nullable"`
-	CreatedAt   time.Time    `json:"created_at" format:"date-time"`
-	UpdatedAt   time.Time    `json:"updated_at" format:"date-time"`
+	// The tool that manages the agent, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+	ManagedBy string    `json:"managed_by" example:"auxilia-apply"`
+	CreatedAt time.Time `json:"created_at" format:"date-time"`
+	UpdatedAt time.Time `json:"updated_at" format:"date-time"`
 } //@name Agent
 
 type bindingView struct {
@@ -79,6 +83,8 @@ type agentCreate struct {
 	Description string `json:"description" maxLength:"1000" binding:"optional"`
 	Emoji       string `json:"emoji" example:"📊" maxLength:"32" binding:"optional"`
 	Color       string `json:"color" example:"#1f6feb" maxLength:"7" binding:"optional"`
+	// The tool that manages the agent (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+	ManagedBy string `json:"managed_by" example:"auxilia-apply" maxLength:"64" binding:"optional"`
 } //@name AgentCreate
 
 // agentPatch documents the merge patch; the handler reads it as raw JSON.
@@ -118,7 +124,7 @@ func viewBinding(b auxilia.Binding) bindingView {
 }
 
 func viewAgent(a auxilia.Agent) agentView {
-	v := agentView{ID: a.ID, Name: a.Name, Description: a.Description, Emoji: a.Emoji, Color: a.Color,
+	v := agentView{ID: a.ID, Name: a.Name, Description: a.Description, Emoji: a.Emoji, Color: a.Color, ManagedBy: a.ManagedBy,
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 	if a.Binding != nil {
 		b := viewBinding(*a.Binding)
@@ -134,12 +140,14 @@ func writeAgent(c echo.Context, status int, a auxilia.Agent) error {
 
 // create adds an agent.
 //
-//	@Summary	Create an agent
-//	@Tags		agents
-//	@Accept		json
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Param		Idempotency-Key	header		string		false	"Makes the request safe to retry"	maxLength(255)
+//	@Summary		Create an agent
+//	@Description	With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+//	@Tags			agents
+//	@Accept			json
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			dry_run			query		bool		false	"Validate and answer, saving nothing"
+//	@Param			Idempotency-Key	header		string		false	"Makes the request safe to retry"	maxLength(255)
 //	@Param		body			body		agentCreate	true	"The agent"
 //	@Success	201				{object}	agentView
 //	@Header		201				{string}	ETag		"The agent's version"
@@ -152,8 +160,19 @@ func (h agentsHandler) create(c echo.Context) error {
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	a, err := h.svc.Create(c.Request().Context(), actor(c).Workspace.ID,
-		auxilia.AgentSpec{Name: in.Name, Description: in.Description, Emoji: in.Emoji, Color: in.Color})
+	dryRun, err := boolQuery(c, "dry_run")
+	if err != nil {
+		return err
+	}
+	spec := auxilia.AgentSpec{Name: in.Name, Description: in.Description, Emoji: in.Emoji, Color: in.Color, ManagedBy: in.ManagedBy}
+	if dryRun {
+		a, err := h.svc.PreviewCreate(c.Request().Context(), actor(c).Workspace.ID, spec)
+		if err != nil {
+			return err
+		}
+		return writeAgent(c, http.StatusCreated, a)
+	}
+	a, err := h.svc.Create(c.Request().Context(), actor(c).Workspace.ID, spec)
 	if err != nil {
 		return err
 	}
@@ -211,12 +230,14 @@ func (h agentsHandler) get(c echo.Context) error {
 
 // patch edits an agent with a JSON merge patch.
 //
-//	@Summary	Edit an agent
-//	@Tags		agents
-//	@Accept		json
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Param		id			path		string		true	"Agent id"	format(uuid)
+//	@Summary		Edit an agent
+//	@Description	A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+//	@Tags			agents
+//	@Accept			json
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			id			path		string		true	"Agent id"	format(uuid)
+//	@Param			dry_run		query		bool		false	"Validate and answer, saving nothing"
 //	@Param		If-Match	header		string		false	"The ETag last read: the edit fails with 412 if the agent changed since"
 //	@Param		body		body		agentPatch	true	"The changes (null resets a field to its default)"
 //	@Success	200			{object}	agentView
@@ -236,7 +257,15 @@ func (h agentsHandler) patch(c echo.Context) error {
 	if err := decodeJSON(body, new(json.RawMessage)); err != nil {
 		return err
 	}
-	a, err := h.svc.Patch(c.Request().Context(), actor(c).Workspace.ID, id, body, ifMatch(c))
+	dryRun, err := boolQuery(c, "dry_run")
+	if err != nil {
+		return err
+	}
+	patch := h.svc.Patch
+	if dryRun {
+		patch = h.svc.PreviewPatch
+	}
+	a, err := patch(c.Request().Context(), actor(c).Workspace.ID, id, body, ifMatch(c))
 	if err != nil {
 		return err
 	}

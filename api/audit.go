@@ -62,6 +62,11 @@ func auditRefusals(log AuditLog, logger *slog.Logger) echo.MiddlewareFunc {
 				return err
 			}
 			p := problemOf(err)
+			// A dry run's answer is what it asked for, the refusal of the body
+			// too; a dry run the caller may not make is recorded as any other.
+			if dryRun, _ := boolQuery(c, "dry_run"); dryRun && outcomeOf(p.Status) != auxilia.OutcomeDenied {
+				return err
+			}
 			a, ok := auxilia.ActorFrom(c.Request().Context())
 			if !ok {
 				a, _ = c.Get(refusedActorKey).(auxilia.Actor)

@@ -44,7 +44,9 @@ func idempotent(store IdempotencyStore, keys *secret.Keyring, staleAfter time.Du
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			key := c.Request().Header.Get(headerIdempotencyKey)
-			if key == "" {
+			// A dry run saves nothing, so it is safe to send again as it is;
+			// its answer kept under the key would be replayed to the real request.
+			if dryRun, _ := boolQuery(c, "dry_run"); key == "" || dryRun {
 				return next(c)
 			}
 			if len(key) > 255 || !printableASCII(key) {

@@ -18,6 +18,8 @@ type SandboxService interface {
 	Get(ctx context.Context, workspaceID, id string) (auxilia.Sandbox, error)
 	List(ctx context.Context, workspaceID, name string, req auxilia.PageRequest) (auxilia.Page[auxilia.Sandbox], error)
 	Patch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Sandbox, error)
+	PreviewCreate(ctx context.Context, workspaceID string, in sandbox.Input) (auxilia.Sandbox, error)
+	PreviewPatch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Sandbox, error)
 	Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect, detach bool) error
 	Agents(ctx context.Context, workspaceID, id string, req auxilia.PageRequest) (auxilia.Page[auxilia.AgentRef], error)
 	SecretHint(ctx context.Context, workspaceID, id string) (auxilia.SecretHint, error)
@@ -58,6 +60,8 @@ type sandboxView struct {
 	HasSecret   bool            `json:"has_secret"`
 	Config      json.RawMessage `json:"config" swaggertype:"object"`
 	Health      healthView      `json:"health"`
+	// The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+	ManagedBy string `json:"managed_by" example:"auxilia-apply"`
 	// Pool is shown when one sandbox is read, not in lists.
 	Pool      *poolView `json:"pool,omitempty" binding:"optional"`
 	CreatedAt time.Time `json:"created_at" format:"date-time"`
@@ -101,6 +105,8 @@ type sandboxCreate struct {
 	URL         string          `json:"url" example:"sandbox.internal:8083" binding:"optional"`
 	Secret      *string         `json:"secret" binding:"optional" extensions:"x-nullable"`
 	Config      json.RawMessage `json:"config" swaggertype:"object" binding:"optional"`
+	// The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+	ManagedBy string `json:"managed_by" example:"auxilia-apply" maxLength:"64" binding:"optional"`
 } //@name SandboxCreate
 
 // sandboxPatch documents the merge patch; the handler reads it as raw JSON.
@@ -133,7 +139,7 @@ func viewSandbox(sb auxilia.Sandbox) sandboxView {
 	}
 	return sandboxView{
 		ID: sb.ID, Name: sb.Name, Description: sb.Description, Provider: sb.Provider, URL: sb.URL,
-		HasSecret: sb.Secret.IsSet, Config: sb.Config,
+		HasSecret: sb.Secret.IsSet, Config: sb.Config, ManagedBy: sb.ManagedBy,
 		Health: healthView{Status: string(sb.Health.Status), CheckedAt: sb.Health.CheckedAt,
 			LatencyMS: sb.Health.LatencyMS, Detail: sb.Health.Detail, History: history},
 		CreatedAt: sb.CreatedAt, UpdatedAt: sb.UpdatedAt,
@@ -142,7 +148,7 @@ func viewSandbox(sb auxilia.Sandbox) sandboxView {
 
 func (in sandboxCreate) input() sandbox.Input {
 	return sandbox.Input{Name: in.Name, Description: in.Description, Provider: in.Provider, URL: in.URL,
-		Secret: in.Secret, Config: in.Config}
+		Secret: in.Secret, Config: in.Config, ManagedBy: in.ManagedBy}
 }
 
 // writeSandbox answers with a sandbox and its ETag.
@@ -153,12 +159,14 @@ func writeSandbox(c echo.Context, status int, sb auxilia.Sandbox) error {
 
 // create registers a sandbox.
 //
-//	@Summary	Register a sandbox
-//	@Tags		sandboxes
-//	@Accept		json
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Param		Idempotency-Key	header		string			false	"Makes the request safe to retry"	maxLength(255)
+//	@Summary		Register a sandbox
+//	@Description	With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+//	@Tags			sandboxes
+//	@Accept			json
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			dry_run			query		bool			false	"Validate and answer, saving nothing"
+//	@Param			Idempotency-Key	header		string			false	"Makes the request safe to retry"	maxLength(255)
 //	@Param		body			body		sandboxCreate	true	"The sandbox; config keys left out take their defaults"
 //	@Success	201				{object}	sandboxView
 //	@Header		201				{string}	ETag		"The sandbox's version"
@@ -170,6 +178,17 @@ func (h sandboxesHandler) create(c echo.Context) error {
 	var in sandboxCreate
 	if err := bindJSON(c, &in); err != nil {
 		return err
+	}
+	dryRun, err := boolQuery(c, "dry_run")
+	if err != nil {
+		return err
+	}
+	if dryRun {
+		sb, err := h.svc.PreviewCreate(c.Request().Context(), actor(c).Workspace.ID, in.input())
+		if err != nil {
+			return err
+		}
+		return writeSandbox(c, http.StatusCreated, sb)
 	}
 	sb, err := h.svc.Create(c.Request().Context(), actor(c).Workspace.ID, in.input())
 	if err != nil {
@@ -241,12 +260,13 @@ func (h sandboxesHandler) get(c echo.Context) error {
 // patch edits a sandbox with a JSON merge patch.
 //
 //	@Summary		Edit a sandbox
-//	@Description	A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+//	@Description	A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 //	@Tags			sandboxes
 //	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			id			path		string			true	"Sandbox id"	format(uuid)
+//	@Param			dry_run		query		bool			false	"Validate and answer, saving nothing"
 //	@Param			If-Match	header		string			false	"The ETag last read: the edit fails with 412 if the sandbox changed since"
 //	@Param			body		body		sandboxPatch	true	"The changes"
 //	@Success		200			{object}	sandboxView
@@ -266,7 +286,15 @@ func (h sandboxesHandler) patch(c echo.Context) error {
 	if err := decodeJSON(body, new(json.RawMessage)); err != nil {
 		return err
 	}
-	sb, err := h.svc.Patch(c.Request().Context(), actor(c).Workspace.ID, id, body, ifMatch(c))
+	dryRun, err := boolQuery(c, "dry_run")
+	if err != nil {
+		return err
+	}
+	patch := h.svc.Patch
+	if dryRun {
+		patch = h.svc.PreviewPatch
+	}
+	sb, err := patch(c.Request().Context(), actor(c).Workspace.ID, id, body, ifMatch(c))
 	if err != nil {
 		return err
 	}

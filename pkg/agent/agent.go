@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
@@ -83,6 +84,38 @@ func (s *Service) Create(ctx context.Context, workspaceID string, spec auxilia.A
 		return auxilia.Audit(ctx, s.audit, workspaceID, "agent.create", "agent", a.ID, fmt.Sprintf("created agent %q", a.Name))
 	})
 	return out, err
+}
+
+// PreviewCreate answers as Create would (the agent as it would be made, or
+// the same error) and saves and audits nothing.
+func (s *Service) PreviewCreate(_ context.Context, workspaceID string, spec auxilia.AgentSpec) (auxilia.Agent, error) {
+	spec, err := validateSpec(spec)
+	if err != nil {
+		return auxilia.Agent{}, err
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	return auxilia.Agent{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentSpec: spec, Version: 1, CreatedAt: now, UpdatedAt: now}, nil
+}
+
+// PreviewPatch answers as Patch would (the agent as the patch would leave
+// it, or the same error) and saves and audits nothing.
+func (s *Service) PreviewPatch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Agent, error) {
+	current, err := s.agents(workspaceID).Get(ctx, id)
+	if err != nil {
+		return auxilia.Agent{}, err
+	}
+	if err := expect.Check("agent", current.Version); err != nil {
+		return auxilia.Agent{}, err
+	}
+	spec, _, err := mergeSpec(current.AgentSpec, patch)
+	if err != nil {
+		return auxilia.Agent{}, err
+	}
+	next := current
+	next.AgentSpec = spec
+	next.Version++
+	next.UpdatedAt = time.Now().UTC().Truncate(time.Microsecond)
+	return next, nil
 }
 
 // Get returns an agent of the workspace.

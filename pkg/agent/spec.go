@@ -58,6 +58,7 @@ func checkSpec(spec auxilia.AgentSpec) (auxilia.AgentSpec, auxilia.FieldErrors) 
 		fe.Add("color", "must be a colour like #1f6feb")
 	}
 	spec.Color = strings.ToLower(spec.Color)
+	auxilia.CheckManagedBy(&fe, spec.ManagedBy)
 	return spec, fe
 }
 

@@ -19,6 +19,9 @@ type AgentSpec struct {
 	Description string
 	Emoji       string
 	Color       string // #rrggbb
+	// ManagedBy names the tool that manages the agent (such as
+	// auxilia-apply); "" when none does. Set when the agent is made.
+	ManagedBy string
 }
 
 // ToolPolicy says whether an agent may call a sandbox tool.

@@ -11,8 +11,11 @@ type Sandbox struct {
 	ID          string
 	WorkspaceID string
 	SandboxSpec
-	Secret    SecretHint
-	Health    Health
+	Secret SecretHint
+	Health Health
+	// ManagedBy names the tool that manages the sandbox (such as
+	// auxilia-apply); "" when none does.
+	ManagedBy string
 	Version   int
 	CreatedAt time.Time
 	UpdatedAt time.Time

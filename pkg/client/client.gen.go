@@ -1324,6 +1324,11 @@ type Agent struct {
 	Emoji string             `json:"emoji"`
 	Id    openapi_types.UUID `json:"id"`
 
+	// ManagedBy The tool that manages the agent, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+	//
+	// Example: auxilia-apply
+	ManagedBy string `json:"managed_by"`
+
 	// Name Example: Analyst
 	Name      string    `json:"name"`
 	Sandbox   *Binding  `json:"sandbox"`
@@ -1338,6 +1343,11 @@ type AgentCreate struct {
 
 	// Emoji Example: 📊
 	Emoji *string `json:"emoji,omitempty"`
+
+	// ManagedBy The tool that manages the agent (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+	//
+	// Example: auxilia-apply
+	ManagedBy *string `json:"managed_by,omitempty"`
 
 	// Name Example: Analyst
 	Name string `json:"name"`
@@ -1649,6 +1659,11 @@ type CloudRunSandbox struct {
 	Health      SandboxHealth      `json:"health"`
 	Id          openapi_types.UUID `json:"id"`
 
+	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+	//
+	// Example: auxilia-apply
+	ManagedBy string `json:"managed_by"`
+
 	// Name Example: Team OpenSandbox
 	Name string `json:"name"`
 
@@ -1669,6 +1684,11 @@ type CloudRunSandboxCreate struct {
 	// Config Cloud Run: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
 	Config      *CloudRunConfigInput `json:"config,omitempty"`
 	Description *string              `json:"description,omitempty"`
+
+	// ManagedBy The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+	//
+	// Example: auxilia-apply
+	ManagedBy *string `json:"managed_by,omitempty"`
 
 	// Name Example: Team OpenSandbox
 	Name     string                        `json:"name"`
@@ -1854,6 +1874,11 @@ type DaytonaSandbox struct {
 	Health      SandboxHealth      `json:"health"`
 	Id          openapi_types.UUID `json:"id"`
 
+	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+	//
+	// Example: auxilia-apply
+	ManagedBy string `json:"managed_by"`
+
 	// Name Example: Team OpenSandbox
 	Name string `json:"name"`
 
@@ -1874,6 +1899,11 @@ type DaytonaSandboxCreate struct {
 	// Config Daytona: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
 	Config      *DaytonaConfigInput `json:"config,omitempty"`
 	Description *string             `json:"description,omitempty"`
+
+	// ManagedBy The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+	//
+	// Example: auxilia-apply
+	ManagedBy *string `json:"managed_by,omitempty"`
 
 	// Name Example: Team OpenSandbox
 	Name     string                       `json:"name"`
@@ -2114,6 +2144,11 @@ type LocalSandbox struct {
 	Health      SandboxHealth      `json:"health"`
 	Id          openapi_types.UUID `json:"id"`
 
+	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+	//
+	// Example: auxilia-apply
+	ManagedBy string `json:"managed_by"`
+
 	// Name Example: Team OpenSandbox
 	Name string `json:"name"`
 
@@ -2134,6 +2169,11 @@ type LocalSandboxCreate struct {
 	// Config Local: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
 	Config      *LocalConfigInput `json:"config,omitempty"`
 	Description *string           `json:"description,omitempty"`
+
+	// ManagedBy The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+	//
+	// Example: auxilia-apply
+	ManagedBy *string `json:"managed_by,omitempty"`
 
 	// Name Example: Team OpenSandbox
 	Name     string                     `json:"name"`
@@ -2315,6 +2355,11 @@ type OpenSandboxSandbox struct {
 	Health      SandboxHealth      `json:"health"`
 	Id          openapi_types.UUID `json:"id"`
 
+	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+	//
+	// Example: auxilia-apply
+	ManagedBy string `json:"managed_by"`
+
 	// Name Example: Team OpenSandbox
 	Name string `json:"name"`
 
@@ -2335,6 +2380,11 @@ type OpenSandboxSandboxCreate struct {
 	// Config OpenSandbox: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
 	Config      *OpenSandboxConfigInput `json:"config,omitempty"`
 	Description *string                 `json:"description,omitempty"`
+
+	// ManagedBy The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+	//
+	// Example: auxilia-apply
+	ManagedBy *string `json:"managed_by,omitempty"`
 
 	// Name Example: Team OpenSandbox
 	Name     string                           `json:"name"`
@@ -2782,6 +2832,9 @@ type ListAgentsParams struct {
 
 // CreateAgentParams defines parameters for CreateAgent.
 type CreateAgentParams struct {
+	// DryRun Validate and answer, saving nothing
+	DryRun *bool `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
 	// IdempotencyKey Makes the request safe to retry
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
@@ -2794,6 +2847,9 @@ type DeleteAgentParams struct {
 
 // UpdateAgentParams defines parameters for UpdateAgent.
 type UpdateAgentParams struct {
+	// DryRun Validate and answer, saving nothing
+	DryRun *bool `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
 	// IfMatch The ETag last read: the edit fails with 412 if the agent changed since
 	IfMatch *string `json:"If-Match,omitempty"`
 }
@@ -3013,6 +3069,9 @@ type ListSandboxesParams struct {
 
 // CreateSandboxParams defines parameters for CreateSandbox.
 type CreateSandboxParams struct {
+	// DryRun Validate and answer, saving nothing
+	DryRun *bool `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
 	// IdempotencyKey Makes the request safe to retry
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
@@ -3028,6 +3087,9 @@ type DeleteSandboxParams struct {
 
 // UpdateSandboxParams defines parameters for UpdateSandbox.
 type UpdateSandboxParams struct {
+	// DryRun Validate and answer, saving nothing
+	DryRun *bool `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
 	// IfMatch The ETag last read: the edit fails with 412 if the sandbox changed since
 	IfMatch *string `json:"If-Match,omitempty"`
 }
@@ -3522,12 +3584,16 @@ type ClientInterface interface {
 
 	// CreateAgentWithBody Create an agent
 	//
+	// With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/v1/agents (the `CreateAgent` operationId).
 	CreateAgentWithBody(ctx context.Context, params *CreateAgentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateAgent Create an agent
+	//
+	// With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3546,6 +3612,8 @@ type ClientInterface interface {
 
 	// UpdateAgentWithBody Edit an agent
 	//
+	// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /api/v1/agents/{id} (the `UpdateAgent` operationId).
@@ -3553,12 +3621,16 @@ type ClientInterface interface {
 
 	// UpdateAgent Edit an agent
 	//
+	// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /api/v1/agents/{id} (the `UpdateAgent` operationId).
 	UpdateAgent(ctx context.Context, id openapi_types.UUID, params *UpdateAgentParams, body UpdateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateAgentWithApplicationMergePatchPlusJSONBody Edit an agent
+	//
+	// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -3775,12 +3847,16 @@ type ClientInterface interface {
 
 	// CreateSandboxWithBody Register a sandbox
 	//
+	// With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/v1/sandboxes (the `CreateSandbox` operationId).
 	CreateSandboxWithBody(ctx context.Context, params *CreateSandboxParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSandbox Register a sandbox
+	//
+	// With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3819,7 +3895,7 @@ type ClientInterface interface {
 
 	// UpdateSandboxWithBody Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3828,7 +3904,7 @@ type ClientInterface interface {
 
 	// UpdateSandbox Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3837,7 +3913,7 @@ type ClientInterface interface {
 
 	// UpdateSandboxWithApplicationMergePatchPlusJSONBody Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -3934,6 +4010,8 @@ func (c *Client) ListAgents(ctx context.Context, params *ListAgentsParams, reqEd
 
 // CreateAgentWithBody Create an agent
 //
+// With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/v1/agents (the `CreateAgent` operationId).
@@ -3950,6 +4028,8 @@ func (c *Client) CreateAgentWithBody(ctx context.Context, params *CreateAgentPar
 }
 
 // CreateAgent Create an agent
+//
+// With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3998,6 +4078,8 @@ func (c *Client) GetAgent(ctx context.Context, id openapi_types.UUID, reqEditors
 
 // UpdateAgentWithBody Edit an agent
 //
+// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /api/v1/agents/{id} (the `UpdateAgent` operationId).
@@ -4015,6 +4097,8 @@ func (c *Client) UpdateAgentWithBody(ctx context.Context, id openapi_types.UUID,
 
 // UpdateAgent Edit an agent
 //
+// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /api/v1/agents/{id} (the `UpdateAgent` operationId).
@@ -4031,6 +4115,8 @@ func (c *Client) UpdateAgent(ctx context.Context, id openapi_types.UUID, params 
 }
 
 // UpdateAgentWithApplicationMergePatchPlusJSONBody Edit an agent
+//
+// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -4557,6 +4643,8 @@ func (c *Client) ListSandboxes(ctx context.Context, params *ListSandboxesParams,
 
 // CreateSandboxWithBody Register a sandbox
 //
+// With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/v1/sandboxes (the `CreateSandbox` operationId).
@@ -4573,6 +4661,8 @@ func (c *Client) CreateSandboxWithBody(ctx context.Context, params *CreateSandbo
 }
 
 // CreateSandbox Register a sandbox
+//
+// With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4661,7 +4751,7 @@ func (c *Client) GetSandbox(ctx context.Context, id openapi_types.UUID, reqEdito
 
 // UpdateSandboxWithBody Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4680,7 +4770,7 @@ func (c *Client) UpdateSandboxWithBody(ctx context.Context, id openapi_types.UUI
 
 // UpdateSandbox Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4699,7 +4789,7 @@ func (c *Client) UpdateSandbox(ctx context.Context, id openapi_types.UUID, param
 
 // UpdateSandboxWithApplicationMergePatchPlusJSONBody Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -5004,6 +5094,33 @@ func NewCreateAgentRequestWithBody(server string, params *CreateAgentParams, con
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dry_run", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
@@ -5158,6 +5275,33 @@ func NewUpdateAgentRequestWithBody(server string, id openapi_types.UUID, params 
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dry_run", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
@@ -6830,6 +6974,33 @@ func NewCreateSandboxRequestWithBody(server string, params *CreateSandboxParams,
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dry_run", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
@@ -7051,6 +7222,33 @@ func NewUpdateSandboxRequestWithBody(server string, id openapi_types.UUID, param
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dry_run", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
@@ -7548,12 +7746,16 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAgentWithBodyWithResponse Create an agent
 	//
+	// With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/agents (the `CreateAgent` operationId).
 	CreateAgentWithBodyWithResponse(ctx context.Context, params *CreateAgentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAgentResponse, error)
 
 	// CreateAgentWithResponse Create an agent
+	//
+	// With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7576,6 +7778,8 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateAgentWithBodyWithResponse Edit an agent
 	//
+	// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /api/v1/agents/{id} (the `UpdateAgent` operationId).
@@ -7583,12 +7787,16 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateAgentWithResponse Edit an agent
 	//
+	// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /api/v1/agents/{id} (the `UpdateAgent` operationId).
 	UpdateAgentWithResponse(ctx context.Context, id openapi_types.UUID, params *UpdateAgentParams, body UpdateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAgentResponse, error)
 
 	// UpdateAgentWithApplicationMergePatchPlusJSONBodyWithResponse Edit an agent
+	//
+	// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
 	//
 	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7847,12 +8055,16 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSandboxWithBodyWithResponse Register a sandbox
 	//
+	// With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/sandboxes (the `CreateSandbox` operationId).
 	CreateSandboxWithBodyWithResponse(ctx context.Context, params *CreateSandboxParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSandboxResponse, error)
 
 	// CreateSandboxWithResponse Register a sandbox
+	//
+	// With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7895,7 +8107,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSandboxWithBodyWithResponse Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7904,7 +8116,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSandboxWithResponse Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7913,7 +8125,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSandboxWithApplicationMergePatchPlusJSONBodyWithResponse Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 	//
 	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13593,6 +13805,8 @@ func (c *ClientWithResponses) ListAgentsWithResponse(ctx context.Context, params
 
 // CreateAgentWithBodyWithResponse Create an agent
 //
+// With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/v1/agents (the `CreateAgent` operationId).
@@ -13605,6 +13819,8 @@ func (c *ClientWithResponses) CreateAgentWithBodyWithResponse(ctx context.Contex
 }
 
 // CreateAgentWithResponse Create an agent
+//
+// With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13645,6 +13861,8 @@ func (c *ClientWithResponses) GetAgentWithResponse(ctx context.Context, id opena
 
 // UpdateAgentWithBodyWithResponse Edit an agent
 //
+// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /api/v1/agents/{id} (the `UpdateAgent` operationId).
@@ -13658,6 +13876,8 @@ func (c *ClientWithResponses) UpdateAgentWithBodyWithResponse(ctx context.Contex
 
 // UpdateAgentWithResponse Edit an agent
 //
+// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /api/v1/agents/{id} (the `UpdateAgent` operationId).
@@ -13670,6 +13890,8 @@ func (c *ClientWithResponses) UpdateAgentWithResponse(ctx context.Context, id op
 }
 
 // UpdateAgentWithApplicationMergePatchPlusJSONBodyWithResponse Edit an agent
+//
+// A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
 //
 // Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14114,6 +14336,8 @@ func (c *ClientWithResponses) ListSandboxesWithResponse(ctx context.Context, par
 
 // CreateSandboxWithBodyWithResponse Register a sandbox
 //
+// With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/v1/sandboxes (the `CreateSandbox` operationId).
@@ -14126,6 +14350,8 @@ func (c *ClientWithResponses) CreateSandboxWithBodyWithResponse(ctx context.Cont
 }
 
 // CreateSandboxWithResponse Register a sandbox
+//
+// With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14198,7 +14424,7 @@ func (c *ClientWithResponses) GetSandboxWithResponse(ctx context.Context, id ope
 
 // UpdateSandboxWithBodyWithResponse Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14213,7 +14439,7 @@ func (c *ClientWithResponses) UpdateSandboxWithBodyWithResponse(ctx context.Cont
 
 // UpdateSandboxWithResponse Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14228,7 +14454,7 @@ func (c *ClientWithResponses) UpdateSandboxWithResponse(ctx context.Context, id 
 
 // UpdateSandboxWithApplicationMergePatchPlusJSONBodyWithResponse Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
 //
 // Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -4,17 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/client"
 	"github.com/google/uuid"
 )
 
+// ManagedBy is the mark apply gives what it makes (the managed_by of a
+// sandbox or an agent): --prune deletes only what carries it.
+const ManagedBy = "auxilia-apply"
+
 // Options tune Apply.
 type Options struct {
 	DryRun bool // show the changes, make none
-	Prune  bool // delete the sandboxes and agents the file does not have
+	// Prune deletes the sandboxes and agents apply made (ManagedBy) that
+	// the file no longer has; what was made otherwise is never deleted.
+	Prune bool
 	// Getenv reads the environment variables secret_env names.
 	Getenv func(string) string
 	// SecretPrefix, when set, is how every name secret_env gives must start
@@ -23,45 +27,98 @@ type Options struct {
 	SecretPrefix string
 }
 
-// change is one step of a plan: what it shows and what it does.
+// Result is what Apply planned and what became of each change.
+type Result struct {
+	DryRun bool `json:"dry_run"`
+	// Problems are the file's faults; when there are any, nothing is planned.
+	Problems []string `json:"problems,omitempty"`
+	Changes  []Change `json:"changes"`
+}
+
+// Change is one step of the plan.
+type Change struct {
+	Action  string `json:"action"` // create, update or delete
+	Kind    string `json:"kind"`   // sandbox or agent
+	Name    string `json:"name"`
+	Summary string `json:"summary"` // the plan's line, such as + sandbox "Local" (local)
+	// Outcome is planned (a dry run), refused (the server or the plan
+	// refuses it: nothing is made), made or failed.
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Outcomes of a change.
+const (
+	Planned = "planned"
+	Refused = "refused"
+	Made    = "made"
+	Failed  = "failed"
+)
+
+// ErrRefused is Apply's error when a change of the plan is refused: then
+// no change is made.
+var ErrRefused = errors.New("the plan is refused, and nothing was changed")
+
+// change is one step of a plan: what it shows, how the server is asked
+// whether it would make it, and what it does.
 type change struct {
-	line string
-	do   func(ctx context.Context, ids map[string]string) error
+	Change
+	check   func(ctx context.Context) error // the server's dry run; nil: nothing to ask
+	refusal string                          // why the plan refuses it, known without asking
+	do      func(ctx context.Context, ids map[string]string) error
 }
 
 // Apply brings the server in line with the file: it checks the whole file
-// first (nothing is applied when any of it is wrong), writes each change to
-// out (secrets never), then makes them unless DryRun. It returns how many
-// changes there were.
-func Apply(ctx context.Context, api *client.API, f *File, opts Options, out io.Writer) (int, error) {
+// first, then asks the server to validate each change without making it
+// (nothing is applied when any of it is wrong or refused), then makes the
+// changes unless DryRun. Secrets never appear in the result.
+func Apply(ctx context.Context, api *client.API, f *File, opts Options) (Result, error) {
+	res := Result{DryRun: opts.DryRun, Changes: []Change{}}
 	s, err := readState(ctx, api)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	if err := check(f, s, opts); err != nil {
-		return 0, err
+		var p Problems
+		if errors.As(err, &p) {
+			res.Problems = p
+		}
+		return res, err
 	}
 	changes := plan(api, f, s, opts)
+	refused := 0
 	for _, c := range changes {
-		fmt.Fprintln(out, c.line)
+		c.Outcome = Planned
+		if c.refusal == "" && c.check != nil {
+			if err := c.check(ctx); err != nil {
+				c.refusal = err.Error()
+			}
+		}
+		if c.refusal != "" {
+			c.Outcome, c.Error = Refused, c.refusal
+			refused++
+		}
+		res.Changes = append(res.Changes, c.Change)
 	}
-	if len(changes) == 0 {
-		fmt.Fprintln(out, "no changes")
+	if refused > 0 {
+		return res, fmt.Errorf("%w: %d of %d change(s) refused", ErrRefused, refused, len(changes))
 	}
 	if opts.DryRun {
-		return len(changes), nil
+		return res, nil
 	}
 	ids := map[string]string{} // sandbox name → id, for bindings
 	for name, sb := range s.sandboxes {
 		ids[name] = sb.ID
 	}
 	var failed []error
-	for _, c := range changes {
+	for i, c := range changes {
+		res.Changes[i].Outcome = Made
 		if err := c.do(ctx, ids); err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", strings.TrimSpace(c.line[1:]), err))
+			res.Changes[i].Outcome, res.Changes[i].Error = Failed, err.Error()
+			failed = append(failed, fmt.Errorf("%s: %w", c.Summary[2:], err))
 		}
 	}
-	return len(changes), errors.Join(failed...)
+	return res, errors.Join(failed...)
 }
 
 // createSandbox makes a sandbox; byDefault is its provider's url for a file
@@ -71,35 +128,49 @@ func createSandbox(api *client.API, want Sandbox, secret, byDefault string) chan
 	if secret != "" {
 		line += ", " + secretFrom(want.SecretEnv, destination(want.URL, byDefault))
 	}
-	return change{line, func(ctx context.Context, ids map[string]string) error {
-		body := map[string]any{"name": want.Name, "provider": want.Provider}
-		if want.Description != nil {
-			body["description"] = *want.Description
+	body := map[string]any{"name": want.Name, "provider": want.Provider, "managed_by": ManagedBy}
+	if want.Description != nil {
+		body["description"] = *want.Description
+	}
+	if want.URL != nil {
+		body["url"] = *want.URL
+	}
+	if secret != "" {
+		body["secret"] = secret
+	}
+	if want.Config != nil {
+		body["config"] = want.Config
+	}
+	create := func(ctx context.Context, dryRun bool) (*client.CreateSandboxResponse, error) {
+		var in client.SandboxCreate
+		if err := recode(body, &in); err != nil {
+			return nil, err
 		}
-		if want.URL != nil {
-			body["url"] = *want.URL
+		params := &client.CreateSandboxParams{DryRun: &dryRun}
+		if !dryRun {
+			params.IdempotencyKey = client.NewKey()
 		}
-		if secret != "" {
-			body["secret"] = secret
-		}
-		if want.Config != nil {
-			body["config"] = want.Config
-		}
-		var create client.SandboxCreate
-		if err := recode(body, &create); err != nil {
+		return client.Expect(api.CreateSandboxWithResponse(ctx, params, in))
+	}
+	return change{
+		Change: Change{Action: "create", Kind: "sandbox", Name: want.Name, Summary: line},
+		check: func(ctx context.Context) error {
+			_, err := create(ctx, true)
 			return err
-		}
-		res, err := client.Expect(api.CreateSandboxWithResponse(ctx, &client.CreateSandboxParams{IdempotencyKey: client.NewKey()}, create))
-		if err != nil {
-			return err
-		}
-		var v sandboxView
-		if err := recode(res.JSON201, &v); err != nil {
-			return err
-		}
-		ids[want.Name] = v.ID
-		return nil
-	}}
+		},
+		do: func(ctx context.Context, ids map[string]string) error {
+			res, err := create(ctx, false)
+			if err != nil {
+				return err
+			}
+			var v sandboxView
+			if err := recode(res.JSON201, &v); err != nil {
+				return err
+			}
+			ids[want.Name] = v.ID
+			return nil
+		},
+	}
 }
 
 func createAgent(api *client.API, want Agent) change {
@@ -107,17 +178,26 @@ func createAgent(api *client.API, want Agent) change {
 	if want.Sandbox != "" {
 		line += fmt.Sprintf(", bound to %q", want.Sandbox)
 	}
-	return change{line, func(ctx context.Context, ids map[string]string) error {
-		body := client.AgentCreate{Name: want.Name, Description: want.Description, Emoji: want.Emoji, Color: want.Color}
-		res, err := client.Expect(api.CreateAgentWithResponse(ctx, &client.CreateAgentParams{IdempotencyKey: client.NewKey()}, body))
-		if err != nil {
+	managed := ManagedBy
+	body := client.AgentCreate{Name: want.Name, Description: want.Description, Emoji: want.Emoji, Color: want.Color, ManagedBy: &managed}
+	return change{
+		Change: Change{Action: "create", Kind: "agent", Name: want.Name, Summary: line},
+		check: func(ctx context.Context) error {
+			yes := true
+			_, err := client.Expect(api.CreateAgentWithResponse(ctx, &client.CreateAgentParams{DryRun: &yes}, body))
 			return err
-		}
-		if want.Sandbox == "" {
-			return nil
-		}
-		return bind(ctx, api, res.JSON201.Id, want, nil, ids)
-	}}
+		},
+		do: func(ctx context.Context, ids map[string]string) error {
+			res, err := client.Expect(api.CreateAgentWithResponse(ctx, &client.CreateAgentParams{IdempotencyKey: client.NewKey()}, body))
+			if err != nil {
+				return err
+			}
+			if want.Sandbox == "" {
+				return nil
+			}
+			return bind(ctx, api, res.JSON201.Id, want, nil, ids)
+		},
+	}
 }
 
 // bind puts the agent's binding as the file wants it; kept is the approval

@@ -42,8 +42,9 @@ func check(f *File, s *state, opts Options) error {
 	for i, a := range f.Agents {
 		path := fmt.Sprintf("agents[%d]", i)
 		checkName(&p, path, a.Name, agents)
-		_, exists := s.sandboxes[a.Sandbox]
-		if a.Sandbox != "" && !declared[a.Sandbox] && (!exists || opts.Prune) {
+		have, exists := s.sandboxes[a.Sandbox]
+		pruned := opts.Prune && have.ManagedBy == ManagedBy
+		if a.Sandbox != "" && !declared[a.Sandbox] && (!exists || pruned) {
 			p.add(path+".sandbox", "names no sandbox of the file or the server: %q", a.Sandbox)
 		}
 		if a.Sandbox == "" && a.Tools != nil {

@@ -44,25 +44,68 @@ func plan(api *client.API, f *File, s *state, opts Options) []change {
 	if !opts.Prune {
 		return changes
 	}
+	return append(changes, prune(api, f, s)...)
+}
+
+// prune deletes what apply made (ManagedBy) that the file no longer has:
+// agents before the sandboxes they may use. A sandbox an agent would still
+// use is refused, as the server would refuse it.
+func prune(api *client.API, f *File, s *state) []change {
+	var changes []change
+	pruned := map[string]bool{} // agents deleted
 	for _, name := range slices.Sorted(maps.Keys(s.agents)) {
-		if !slices.ContainsFunc(f.Agents, func(a Agent) bool { return a.Name == name }) {
-			id := uuid.MustParse(s.agents[name].ID)
-			changes = append(changes, change{fmt.Sprintf("- agent %q", name), func(ctx context.Context, _ map[string]string) error {
+		have := s.agents[name]
+		if have.ManagedBy != ManagedBy || slices.ContainsFunc(f.Agents, func(a Agent) bool { return a.Name == name }) {
+			continue
+		}
+		pruned[name] = true
+		id := uuid.MustParse(have.ID)
+		changes = append(changes, change{
+			Change: Change{Action: "delete", Kind: "agent", Name: name, Summary: fmt.Sprintf("- agent %q", name)},
+			do: func(ctx context.Context, _ map[string]string) error {
 				_, err := client.Expect(api.DeleteAgentWithResponse(ctx, id, nil))
 				return err
 			}})
-		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.sandboxes)) {
-		if !slices.ContainsFunc(f.Sandboxes, func(sb Sandbox) bool { return sb.Name == name }) {
-			id := uuid.MustParse(s.sandboxes[name].ID)
-			changes = append(changes, change{fmt.Sprintf("- sandbox %q", name), func(ctx context.Context, _ map[string]string) error {
+		have := s.sandboxes[name]
+		if have.ManagedBy != ManagedBy || slices.ContainsFunc(f.Sandboxes, func(sb Sandbox) bool { return sb.Name == name }) {
+			continue
+		}
+		id := uuid.MustParse(have.ID)
+		c := change{
+			Change: Change{Action: "delete", Kind: "sandbox", Name: name, Summary: fmt.Sprintf("- sandbox %q", name)},
+			do: func(ctx context.Context, _ map[string]string) error {
 				_, err := client.Expect(api.DeleteSandboxWithResponse(ctx, id, nil))
 				return err
-			}})
+			}}
+		if users := usersAfter(f, s, name, pruned); len(users) > 0 {
+			c.refusal = fmt.Sprintf("sandbox_in_use: still used by agent(s) %s", strings.Join(users, ", "))
 		}
+		changes = append(changes, c)
 	}
 	return changes
+}
+
+// usersAfter are the agents bound to the sandbox once the file is applied:
+// those the server has bound to it that are not pruned and that the file
+// does not bind elsewhere, and those the file binds to it.
+func usersAfter(f *File, s *state, sandbox string, pruned map[string]bool) []string {
+	var users []string
+	for _, name := range slices.Sorted(maps.Keys(s.agents)) {
+		have := s.agents[name]
+		i := slices.IndexFunc(f.Agents, func(a Agent) bool { return a.Name == name })
+		movesAway := i >= 0 && f.Agents[i].Sandbox != "" && f.Agents[i].Sandbox != sandbox
+		if have.Sandbox != nil && have.Sandbox.Name == sandbox && !pruned[name] && !movesAway {
+			users = append(users, fmt.Sprintf("%q", name))
+		}
+	}
+	for _, a := range f.Agents {
+		if _, exists := s.agents[a.Name]; !exists && a.Sandbox == sandbox {
+			users = append(users, fmt.Sprintf("%q", a.Name))
+		}
+	}
+	return users
 }
 
 // updateSandbox changes what differs of a sandbox; byDefault is its
@@ -89,7 +132,7 @@ func updateSandbox(api *client.API, want Sandbox, have sandboxView, secret, byDe
 		patch.Config = &config
 	}
 	if want.Provider != have.Provider {
-		diffs = append(diffs, fmt.Sprintf("provider %s → %s (refused: a sandbox keeps its provider)", have.Provider, want.Provider))
+		diffs = append(diffs, fmt.Sprintf("provider %s → %s", have.Provider, want.Provider))
 		p := client.Provider(want.Provider)
 		patch.Provider = &p
 	}
@@ -107,10 +150,17 @@ func updateSandbox(api *client.API, want Sandbox, have sandboxView, secret, byDe
 		return change{}, false
 	}
 	id := uuid.MustParse(have.ID)
-	return change{fmt.Sprintf("~ sandbox %q: %s", want.Name, strings.Join(diffs, "; ")), func(ctx context.Context, _ map[string]string) error {
-		_, err := client.Expect(api.UpdateSandboxWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, id, nil, patch))
+	update := func(ctx context.Context, dryRun bool) error {
+		_, err := client.Expect(api.UpdateSandboxWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, id,
+			&client.UpdateSandboxParams{DryRun: &dryRun}, patch))
 		return err
-	}}, true
+	}
+	return change{
+		Change: Change{Action: "update", Kind: "sandbox", Name: want.Name,
+			Summary: fmt.Sprintf("~ sandbox %q: %s", want.Name, strings.Join(diffs, "; "))},
+		check: func(ctx context.Context) error { return update(ctx, true) },
+		do:    func(ctx context.Context, _ map[string]string) error { return update(ctx, false) },
+	}, true
 }
 
 // secretChanged reports whether the stored secret's hint is not secret's.
@@ -195,11 +245,17 @@ func updateAgent(api *client.API, want Agent, have agentView) []change {
 	id := uuid.MustParse(have.ID)
 	var changes []change
 	if len(diffs) > 0 {
-		changes = append(changes, change{fmt.Sprintf("~ agent %q: %s", want.Name, strings.Join(diffs, "; ")),
-			func(ctx context.Context, _ map[string]string) error {
-				_, err := client.Expect(api.UpdateAgentWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, id, nil, patch))
-				return err
-			}})
+		update := func(ctx context.Context, dryRun bool) error {
+			_, err := client.Expect(api.UpdateAgentWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, id,
+				&client.UpdateAgentParams{DryRun: &dryRun}, patch))
+			return err
+		}
+		changes = append(changes, change{
+			Change: Change{Action: "update", Kind: "agent", Name: want.Name,
+				Summary: fmt.Sprintf("~ agent %q: %s", want.Name, strings.Join(diffs, "; "))},
+			check: func(ctx context.Context) error { return update(ctx, true) },
+			do:    func(ctx context.Context, _ map[string]string) error { return update(ctx, false) },
+		})
 	}
 	if want.Sandbox == "" {
 		return changes
@@ -230,8 +286,11 @@ func updateAgent(api *client.API, want Agent, have agentView) []change {
 		}
 	}
 	if len(bindingDiffs) > 0 {
-		changes = append(changes, change{fmt.Sprintf("~ agent %q: %s", want.Name, strings.Join(bindingDiffs, "; ")),
-			func(ctx context.Context, ids map[string]string) error { return bind(ctx, api, id, want, kept, ids) }})
+		changes = append(changes, change{
+			Change: Change{Action: "update", Kind: "agent", Name: want.Name,
+				Summary: fmt.Sprintf("~ agent %q: %s", want.Name, strings.Join(bindingDiffs, "; "))},
+			do: func(ctx context.Context, ids map[string]string) error { return bind(ctx, api, id, want, kept, ids) },
+		})
 	}
 	return changes
 }

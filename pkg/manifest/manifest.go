@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	yaml12 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 )
 
@@ -87,11 +88,12 @@ var members = map[string][]string{
 	"approval":  {"granted_by", "with_call"},
 }
 
-// Parse reads a manifest (YAML or JSON). Unknown members and values of the
-// wrong type are kept with the file, and Apply reports them with every
-// other fault; a file that is not a mapping at all is an error.
+// Parse reads a manifest (YAML 1.2, or JSON): names such as NO or on stay
+// strings, as only true and false are booleans. Unknown members and values
+// of the wrong type are kept with the file, and Apply reports them with
+// every other fault; a file that is not a mapping at all is an error.
 func Parse(raw []byte) (*File, error) {
-	js, err := yaml.YAMLToJSON(raw)
+	js, err := yamlToJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("the file is not YAML: %w", err)
 	}
@@ -174,4 +176,37 @@ func Marshal(f *File) ([]byte, error) {
 		return nil, err
 	}
 	return yaml.JSONToYAML(js)
+}
+
+// yamlToJSON reads YAML 1.2 into JSON; a mapping's keys become strings.
+func yamlToJSON(raw []byte) ([]byte, error) {
+	var doc any
+	if err := yaml12.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	return json.Marshal(stringKeys(doc))
+}
+
+// stringKeys turns the mappings whose keys are not all strings (such as
+// 1: or 2.5:) into mappings of strings, as JSON has them.
+func stringKeys(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, item := range v {
+			v[k] = stringKeys(item)
+		}
+		return v
+	case map[any]any:
+		out := make(map[string]any, len(v))
+		for k, item := range v {
+			out[fmt.Sprint(k)] = stringKeys(item)
+		}
+		return out
+	case []any:
+		for i, item := range v {
+			v[i] = stringKeys(item)
+		}
+		return v
+	}
+	return v
 }

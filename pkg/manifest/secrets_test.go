@@ -85,7 +85,7 @@ func TestThePlanShowsWhereEachSecretGoes(t *testing.T) {
 	var lines []string
 	env := &environment{values: map[string]string{"KEY": key}}
 	for _, c := range plan(nil, f, s, Options{Getenv: env.getenv}) {
-		lines = append(lines, c.line)
+		lines = append(lines, c.Summary)
 	}
 	assert.Equal(t, []string{
 		`+ sandbox "Written" (opensandbox), secret from KEY → "http://sandbox.internal:8083"`,

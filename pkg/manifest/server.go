@@ -17,6 +17,7 @@ type sandboxView struct {
 	URL         string         `json:"url"`
 	HasSecret   bool           `json:"has_secret"`
 	Config      map[string]any `json:"config"`
+	ManagedBy   string         `json:"managed_by"`
 }
 
 // agentView is an agent as the server has it, with its binding.
@@ -26,6 +27,7 @@ type agentView struct {
 	Description string `json:"description"`
 	Emoji       string `json:"emoji"`
 	Color       string `json:"color"`
+	ManagedBy   string `json:"managed_by"`
 	Sandbox     *struct {
 		SandboxID string            `json:"sandbox_id"`
 		Name      string            `json:"name"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/mergepatch"
@@ -53,6 +54,33 @@ func (r *Registry) Patch(ctx context.Context, workspaceID, id string, patch json
 		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.update", "sandbox", id, describeChanges(current, next, newSecret))
 	})
 	return updated, err
+}
+
+// PreviewPatch answers as Patch would (the sandbox as the patch would
+// leave it, or the same error) and saves and audits nothing.
+func (r *Registry) PreviewPatch(ctx context.Context, workspaceID, id string, patch json.RawMessage, expect auxilia.Expect) (auxilia.Sandbox, error) {
+	current, err := r.Store(workspaceID).Get(ctx, id)
+	if err != nil {
+		return auxilia.Sandbox{}, err
+	}
+	if err := expect.Check("sandbox", current.Version); err != nil {
+		return auxilia.Sandbox{}, err
+	}
+	next, newSecret, err := r.merge(current, patch)
+	if err != nil {
+		return auxilia.Sandbox{}, err
+	}
+	if next.Name != current.Name {
+		if err := r.nameFree(ctx, workspaceID, next); err != nil {
+			return auxilia.Sandbox{}, err
+		}
+	}
+	if newSecret != nil {
+		next.Secret = hintOf(*newSecret)
+	}
+	next.Version++
+	next.UpdatedAt = time.Now().UTC().Truncate(time.Microsecond)
+	return next, nil
 }
 
 // merge returns current with the patch applied and validated, and the new

@@ -88,16 +88,10 @@ func New(d Deps) *Registry {
 
 // Create registers a sandbox in the workspace.
 func (r *Registry) Create(ctx context.Context, workspaceID string, in Input) (auxilia.Sandbox, error) {
-	secretValue := deref(in.Secret)
-	spec, fe := r.validateSpec(auxilia.SandboxSpec{Name: in.Name, Description: in.Description, Provider: in.Provider,
-		URL: in.URL, Config: in.Config, HasSecret: secretValue != ""}, true)
-	if secretValue != "" {
-		checkSecret(&fe, secretValue)
-	}
-	if err := fe.Err(); err != nil {
+	sb, secretValue, err := r.newSandbox(workspaceID, in)
+	if err != nil {
 		return auxilia.Sandbox{}, err
 	}
-	sb := auxilia.Sandbox{ID: auxilia.NewID(), WorkspaceID: workspaceID, SandboxSpec: spec}
 	sealed, hint, err := r.seal(sb.ID, secretValue)
 	if err != nil {
 		return auxilia.Sandbox{}, err
@@ -112,6 +106,56 @@ func (r *Registry) Create(ctx context.Context, workspaceID string, in Input) (au
 			fmt.Sprintf("registered %s sandbox %q", sb.Provider, sb.Name))
 	})
 	return out, err
+}
+
+// newSandbox validates in as a whole and returns the sandbox it makes (with
+// a new id, its secret not yet sealed) and its secret.
+func (r *Registry) newSandbox(workspaceID string, in Input) (auxilia.Sandbox, string, error) {
+	secretValue := deref(in.Secret)
+	spec, fe := r.validateSpec(auxilia.SandboxSpec{Name: in.Name, Description: in.Description, Provider: in.Provider,
+		URL: in.URL, Config: in.Config, HasSecret: secretValue != ""}, true)
+	if secretValue != "" {
+		checkSecret(&fe, secretValue)
+	}
+	auxilia.CheckManagedBy(&fe, in.ManagedBy)
+	if err := fe.Err(); err != nil {
+		return auxilia.Sandbox{}, "", err
+	}
+	return auxilia.Sandbox{ID: auxilia.NewID(), WorkspaceID: workspaceID, SandboxSpec: spec, ManagedBy: in.ManagedBy}, secretValue, nil
+}
+
+// PreviewCreate answers as Create would (the sandbox as it would be made,
+// or the same error, a taken name included) and saves and audits nothing.
+func (r *Registry) PreviewCreate(ctx context.Context, workspaceID string, in Input) (auxilia.Sandbox, error) {
+	sb, secretValue, err := r.newSandbox(workspaceID, in)
+	if err != nil {
+		return auxilia.Sandbox{}, err
+	}
+	if err := r.nameFree(ctx, workspaceID, sb); err != nil {
+		return auxilia.Sandbox{}, err
+	}
+	sb.Secret = hintOf(secretValue)
+	sb.Health = auxilia.Health{Status: auxilia.HealthUnknown}
+	sb.Version = 1
+	sb.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
+	sb.UpdatedAt = sb.CreatedAt
+	return sb, nil
+}
+
+// nameFree is the conflict a save of sb would meet when another live
+// sandbox of the workspace has its name.
+func (r *Registry) nameFree(ctx context.Context, workspaceID string, sb auxilia.Sandbox) error {
+	page, err := r.Store(workspaceID).List(ctx, sb.Name, auxilia.PageRequest{Size: 1})
+	if err != nil {
+		return err
+	}
+	for _, other := range page.Items {
+		if other.ID != sb.ID {
+			return auxilia.Errorf(auxilia.CodeConflict, "A sandbox named %q already exists in this workspace.", sb.Name).
+				With("existing_id", other.ID)
+		}
+	}
+	return nil
 }
 
 // Get returns a sandbox of the workspace.

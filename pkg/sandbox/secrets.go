@@ -20,9 +20,13 @@ func (r *Registry) seal(sandboxID, value string) (auxilia.SealedSecret, auxilia.
 	if err != nil {
 		return auxilia.SealedSecret{}, auxilia.SecretHint{}, err
 	}
+	return auxilia.SealedSecret{KeyID: sealed.KeyID, Ciphertext: sealed.Ciphertext}, hintOf(value), nil
+}
+
+// hintOf is what may be shown of a secret value.
+func hintOf(value string) auxilia.SecretHint {
 	h := secret.HintOf(value)
-	return auxilia.SealedSecret{KeyID: sealed.KeyID, Ciphertext: sealed.Ciphertext},
-		auxilia.SecretHint{IsSet: h.IsSet, Last4: h.Last4, Length: h.Length}, nil
+	return auxilia.SecretHint{IsSet: h.IsSet, Last4: h.Last4, Length: h.Length}
 }
 
 // open decrypts a sandbox's sealed secret ("" for none).

@@ -20,6 +20,9 @@ type Input struct {
 	// Secret is the new secret: nil or "" keeps (or, on create, sets none).
 	Secret *string
 	Config json.RawMessage
+	// ManagedBy names the tool that makes the sandbox ("" for none); it
+	// cannot change afterwards.
+	ManagedBy string
 }
 
 // Limits on what an admin may enter.

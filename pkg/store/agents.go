@@ -15,6 +15,7 @@ type agentRow struct {
 	Description string
 	Emoji       string
 	Color       string
+	ManagedBy   string
 	Version     int
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
@@ -24,7 +25,7 @@ func (agentRow) TableName() string { return "agents" }
 
 func (r agentRow) domain() auxilia.Agent {
 	return auxilia.Agent{ID: r.ID, WorkspaceID: r.WorkspaceID,
-		AgentSpec: auxilia.AgentSpec{Name: r.Name, Description: r.Description, Emoji: r.Emoji, Color: r.Color},
+		AgentSpec: auxilia.AgentSpec{Name: r.Name, Description: r.Description, Emoji: r.Emoji, Color: r.Color, ManagedBy: r.ManagedBy},
 		Version:   r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
@@ -37,7 +38,7 @@ func (db *DB) agents() agentTable { return agentTable{db} }
 func (s agentTable) Create(ctx context.Context, a auxilia.Agent) (auxilia.Agent, error) {
 	now := Now()
 	row := agentRow{ID: auxilia.NewID(), WorkspaceID: a.WorkspaceID, Name: a.Name, Description: a.Description,
-		Emoji: a.Emoji, Color: a.Color, Version: 1, CreatedAt: now, UpdatedAt: now}
+		Emoji: a.Emoji, Color: a.Color, ManagedBy: a.ManagedBy, Version: 1, CreatedAt: now, UpdatedAt: now}
 	if err := s.db.conn(ctx).Create(&row).Error; err != nil {
 		return auxilia.Agent{}, err
 	}

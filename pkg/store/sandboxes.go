@@ -27,6 +27,7 @@ type sandboxRow struct {
 	HealthLatencyMS  *int `gorm:"column:health_latency_ms"`
 	HealthDetail     string
 	HealthHistory    string
+	ManagedBy        string
 	Version          int
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
@@ -38,12 +39,12 @@ func (sandboxRow) TableName() string { return "sandboxes" }
 // sandboxColumns are sandboxRow's columns, in the order of its scanTargets.
 const sandboxColumns = "id, workspace_id, name, description, provider, url, config, secret_key_id, " +
 	"secret_ciphertext, secret_last4, secret_length, health_status, health_checked_at, health_latency_ms, " +
-	"health_detail, health_history, version, created_at, updated_at, deleted_at"
+	"health_detail, health_history, managed_by, version, created_at, updated_at, deleted_at"
 
 func (r *sandboxRow) scanTargets() []any {
 	return []any{&r.ID, &r.WorkspaceID, &r.Name, &r.Description, &r.Provider, &r.URL, &r.Config, &r.SecretKeyID,
 		&r.SecretCiphertext, &r.SecretLast4, &r.SecretLength, &r.HealthStatus, &r.HealthCheckedAt, &r.HealthLatencyMS,
-		&r.HealthDetail, &r.HealthHistory, &r.Version, &r.CreatedAt, &r.UpdatedAt, &r.DeletedAt}
+		&r.HealthDetail, &r.HealthHistory, &r.ManagedBy, &r.Version, &r.CreatedAt, &r.UpdatedAt, &r.DeletedAt}
 }
 
 const sandboxCheckKey = "auxilia:sandbox_check"
@@ -66,7 +67,7 @@ func (r sandboxRow) domain() auxilia.Sandbox {
 		Secret: auxilia.SecretHint{IsSet: r.SecretCiphertext != "", Last4: r.SecretLast4, Length: r.SecretLength},
 		Health: auxilia.Health{Status: auxilia.HealthStatus(r.HealthStatus), CheckedAt: r.HealthCheckedAt,
 			LatencyMS: r.HealthLatencyMS, Detail: r.HealthDetail, History: parseHistory(r.HealthHistory)},
-		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		ManagedBy: r.ManagedBy, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 }
 
@@ -98,8 +99,8 @@ func (s sandboxTable) Create(ctx context.Context, sb auxilia.Sandbox, sealed aux
 		ID: sb.ID, WorkspaceID: sb.WorkspaceID, Name: sb.Name, Description: sb.Description, Provider: sb.Provider,
 		URL: sb.URL, Config: string(sb.Config), SecretKeyID: sealed.KeyID, SecretCiphertext: sealed.Ciphertext,
 		SecretLast4: sb.Secret.Last4, SecretLength: sb.Secret.Length, HealthStatus: string(auxilia.HealthUnknown),
-		HealthHistory: "[]",
-		Version:       1, CreatedAt: now, UpdatedAt: now,
+		HealthHistory: "[]", ManagedBy: sb.ManagedBy,
+		Version: 1, CreatedAt: now, UpdatedAt: now,
 	}
 	if err := s.conn(ctx).Create(&row).Error; err != nil {
 		return auxilia.Sandbox{}, s.nameConflict(ctx, err, sb.WorkspaceID, sb.Name)

@@ -14,7 +14,10 @@ export interface paths {
         /** List agents */
         get: operations["listAgents"];
         put?: never;
-        /** Create an agent */
+        /**
+         * Create an agent
+         * @description With dry_run=true the agent is validated and the answer is the one the request would get (201 with the agent as it would be, its id one it would be given, or the same 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+         */
         post: operations["createAgent"];
         delete?: never;
         options?: never;
@@ -37,7 +40,10 @@ export interface paths {
         delete: operations["deleteAgent"];
         options?: never;
         head?: never;
-        /** Edit an agent */
+        /**
+         * Edit an agent
+         * @description A JSON merge patch (RFC 7396). With dry_run=true the answer is the one the patch would get (200 with the agent as it would be, or the same 412 or 422), and nothing is saved or audited.
+         */
         patch: operations["updateAgent"];
         trace?: never;
     };
@@ -444,7 +450,10 @@ export interface paths {
         /** List sandboxes */
         get: operations["listSandboxes"];
         put?: never;
-        /** Register a sandbox */
+        /**
+         * Register a sandbox
+         * @description With dry_run=true the sandbox is validated as a whole, the server's rules (blocked addresses, allowed host paths) and a taken name included, and the answer is the one the request would get (201 with the sandbox as it would be, its id one it would be given, or the same 409 or 422), but nothing is saved, audited or replayed by an Idempotency-Key.
+         */
         post: operations["createSandbox"];
         delete?: never;
         options?: never;
@@ -472,7 +481,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a sandbox
-         * @description A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole.
+         * @description A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
          */
         patch: operations["updateSandbox"];
         trace?: never;
@@ -669,6 +678,11 @@ export interface components {
             emoji: string;
             /** Format: uuid */
             id: string;
+            /**
+             * @description The tool that manages the agent, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+             * @example auxilia-apply
+             */
+            managed_by: string;
             /** @example Analyst */
             name: string;
             sandbox: components["schemas"]["Binding"] | null;
@@ -681,6 +695,11 @@ export interface components {
             description?: string;
             /** @example 📊 */
             emoji?: string;
+            /**
+             * @description The tool that manages the agent (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+             * @example auxilia-apply
+             */
+            managed_by?: string;
             /** @example Analyst */
             name: string;
         };
@@ -1092,6 +1111,11 @@ export interface components {
             health: components["schemas"]["SandboxHealth"];
             /** Format: uuid */
             id: string;
+            /**
+             * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+             * @example auxilia-apply
+             */
+            managed_by: string;
             /** @example Team OpenSandbox */
             name: string;
             /** @description Pool is shown when one sandbox is read, not in lists. */
@@ -1110,6 +1134,11 @@ export interface components {
         CloudRunSandboxCreate: {
             config?: components["schemas"]["CloudRunConfigInput"];
             description?: string;
+            /**
+             * @description The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+             * @example auxilia-apply
+             */
+            managed_by?: string;
             /** @example Team OpenSandbox */
             name: string;
             /**
@@ -1448,6 +1477,11 @@ export interface components {
             health: components["schemas"]["SandboxHealth"];
             /** Format: uuid */
             id: string;
+            /**
+             * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+             * @example auxilia-apply
+             */
+            managed_by: string;
             /** @example Team OpenSandbox */
             name: string;
             /** @description Pool is shown when one sandbox is read, not in lists. */
@@ -1466,6 +1500,11 @@ export interface components {
         DaytonaSandboxCreate: {
             config?: components["schemas"]["DaytonaConfigInput"];
             description?: string;
+            /**
+             * @description The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+             * @example auxilia-apply
+             */
+            managed_by?: string;
             /** @example Team OpenSandbox */
             name: string;
             /**
@@ -1801,6 +1840,11 @@ export interface components {
             health: components["schemas"]["SandboxHealth"];
             /** Format: uuid */
             id: string;
+            /**
+             * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+             * @example auxilia-apply
+             */
+            managed_by: string;
             /** @example Team OpenSandbox */
             name: string;
             /** @description Pool is shown when one sandbox is read, not in lists. */
@@ -1819,6 +1863,11 @@ export interface components {
         LocalSandboxCreate: {
             config?: components["schemas"]["LocalConfigInput"];
             description?: string;
+            /**
+             * @description The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+             * @example auxilia-apply
+             */
+            managed_by?: string;
             /** @example Team OpenSandbox */
             name: string;
             /**
@@ -2148,6 +2197,11 @@ export interface components {
             health: components["schemas"]["SandboxHealth"];
             /** Format: uuid */
             id: string;
+            /**
+             * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+             * @example auxilia-apply
+             */
+            managed_by: string;
             /** @example Team OpenSandbox */
             name: string;
             /** @description Pool is shown when one sandbox is read, not in lists. */
@@ -2166,6 +2220,11 @@ export interface components {
         OpenSandboxSandboxCreate: {
             config?: components["schemas"]["OpenSandboxConfigInput"];
             description?: string;
+            /**
+             * @description The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+             * @example auxilia-apply
+             */
+            managed_by?: string;
             /** @example Team OpenSandbox */
             name: string;
             /**
@@ -2581,7 +2640,10 @@ export interface operations {
     };
     createAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and answer, saving nothing */
+                dry_run?: boolean;
+            };
             header?: {
                 /** @description Makes the request safe to retry */
                 "Idempotency-Key"?: string;
@@ -2819,7 +2881,10 @@ export interface operations {
     };
     updateAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and answer, saving nothing */
+                dry_run?: boolean;
+            };
             header?: {
                 /** @description The ETag last read: the edit fails with 412 if the agent changed since */
                 "If-Match"?: string;
@@ -5181,7 +5246,10 @@ export interface operations {
     };
     createSandbox: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and answer, saving nothing */
+                dry_run?: boolean;
+            };
             header?: {
                 /** @description Makes the request safe to retry */
                 "Idempotency-Key"?: string;
@@ -5463,7 +5531,10 @@ export interface operations {
     };
     updateSandbox: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and answer, saving nothing */
+                dry_run?: boolean;
+            };
             header?: {
                 /** @description The ETag last read: the edit fails with 412 if the sandbox changed since */
                 "If-Match"?: string;

@@ -17,6 +17,7 @@ function agent(name: string, description: string) {
     sandbox: null,
     created_at: "2026-01-01T00:00:00Z",
     updated_at: "2026-01-01T00:00:00Z",
+    managed_by: "",
   };
 }
 
@@ -113,6 +114,7 @@ describe("Agent editor", () => {
       health: { status: "unknown", checked_at: null, latency_ms: null, detail: "", history: [] },
       created_at: "2026-01-01T00:00:00Z",
       updated_at: "2026-01-01T00:00:00Z",
+      managed_by: "",
     };
     const binding = {
       sandbox_id: "s1",

@@ -29,6 +29,7 @@ function agent(id: string, name: string, policies: Policies = allAllowed, approv
     sandbox: { sandbox_id: "s1", name: "Box", provider: "local", url: "", tools: policies, approval },
     created_at: "2026-01-01T00:00:00Z",
     updated_at: "2026-01-01T00:00:00Z",
+    managed_by: "",
   };
 }
 

@@ -19,6 +19,7 @@ function agent(name: string) {
     sandbox: null,
     created_at: "2026-01-01T00:00:00Z",
     updated_at: "2026-01-01T00:00:00Z",
+    managed_by: "",
   };
 }
 

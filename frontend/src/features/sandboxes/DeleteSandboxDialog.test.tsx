@@ -19,6 +19,7 @@ const sandbox: Sandbox = {
   health: { status: "unknown", checked_at: null, latency_ms: null, detail: "", history: [] },
   created_at: "2026-01-01T00:00:00Z",
   updated_at: "2026-01-01T00:00:00Z",
+  managed_by: "",
 };
 const path = `/api/v1/sandboxes/${sandbox.id}`;
 const analyst = { id: "a1", name: "Analyst", emoji: "📊", color: "#1f6feb" };

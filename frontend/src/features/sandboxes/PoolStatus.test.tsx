@@ -19,6 +19,7 @@ const sandbox = (config: Record<string, unknown>): Sandbox => ({
   health: { status: "ok", checked_at: null, latency_ms: null, detail: "", history: [] },
   created_at: "2026-01-01T00:00:00Z",
   updated_at: "2026-01-01T00:00:00Z",
+  managed_by: "",
 });
 
 const withPool = (pool: SandboxPool) => ({ body: { ...sandbox({ pool: { size: pool.size } }), pool } });
