@@ -51,6 +51,7 @@ func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provid
 	case err == nil:
 		return out.Result(code, false, timeout, took), nil
 	case errors.Is(context.Cause(runCtx), errOwnTimeout):
+		end.flush()
 		e.killGroup(op, pid)
 		return out.Result(provider.TimeoutExitCode, true, timeout, took), nil
 	case ctx.Err() != nil:
@@ -113,11 +114,11 @@ func newMark() string {
 // marks relays each stream's output to out, up to the wrapper's mark,
 // holding back a tail that could be the start of one.
 type marks struct {
-	mark         []byte
-	out          *provider.Output
-	held         [2][]byte
-	seen         [2]bool
-	code         int
+	mark []byte
+	out  *provider.Output
+	held [2][]byte
+	seen [2]bool
+	code int
 }
 
 func streamIndex(stream string) int {
@@ -143,9 +144,19 @@ func (m *marks) feed(stream string, data []byte) {
 		m.seen[i], m.held[i] = true, nil
 		return
 	}
-	keep := min(len(buf), len(m.mark)-1)
+	keep := heldTail(buf, m.mark)
 	m.out.Write(stream, string(buf[:len(buf)-keep]))
 	m.held[i] = append([]byte(nil), buf[len(buf)-keep:]...)
+}
+
+// heldTail is how much of buf's end may be the start of the mark.
+func heldTail(buf, mark []byte) int {
+	for n := min(len(buf), len(mark)-1); n > 0; n-- {
+		if bytes.HasPrefix(mark, buf[len(buf)-n:]) {
+			return n
+		}
+	}
+	return 0
 }
 
 func (m *marks) done() bool { return m.seen[0] && m.seen[1] }

@@ -2,8 +2,8 @@ package e2b
 
 import (
 	"bytes"
-	"io"
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -143,4 +143,3 @@ func (c *Client) RemoveFile(ctx context.Context, inst provider.Instance, p strin
 	}
 	return c.envdOf(inst).unary(ctx, op, "filesystem.Filesystem/Remove", map[string]string{"path": p}, &struct{}{})
 }
-
