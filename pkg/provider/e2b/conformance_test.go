@@ -3,11 +3,12 @@ package e2b_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/e2b"
 	"github.com/auxilia/sandboxes/pkg/provider/e2b/e2btest"
 	"github.com/auxilia/sandboxes/pkg/provider/providertest"
-	"github.com/stretchr/testify/require"
 )
 
 func TestConformance(t *testing.T) {

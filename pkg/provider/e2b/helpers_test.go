@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/e2b"
 	"github.com/auxilia/sandboxes/pkg/provider/e2b/e2btest"
-	"github.com/stretchr/testify/require"
 )
 
 // openClient opens a client of fake with key, as the run service would,
