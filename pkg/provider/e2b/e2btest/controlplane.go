@@ -45,6 +45,15 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusUnauthorized, "Invalid API key, please visit https://e2b.dev/docs/api-key for more information.")
 		return
 	}
+	s.mu.Lock()
+	limited := s.rateLimited
+	s.mu.Unlock()
+	if limited {
+		// packages/api/internal/middleware/ratelimit/ratelimit.go
+		w.Header().Set("Retry-After", "7")
+		apiError(w, http.StatusTooManyRequests, "Rate limit exceeded")
+		return
+	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case len(parts) == 1 && parts[0] == "sandboxes" && r.Method == http.MethodPost:
@@ -129,7 +138,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		timeout = *body.Timeout
 	}
 	id := newID("i")
-	b := &sandbox{id: id, template: body.TemplateID, token: newID("ea_"), state: stateRunning, autoPause: body.AutoPause,
+	b := &sandbox{id: id, template: body.TemplateID, token: newID("ea_"), state: stateRunning, autoPause: body.AutoPause, env: body.EnvVars,
 		endAt: time.Now().Add(time.Duration(timeout) * time.Second), dir: s.boxDir(id), procs: map[uint32]*process{}}
 	if err := os.MkdirAll(b.home(), 0o755); err != nil {
 		apiError(w, http.StatusInternalServerError, "%s", err)

@@ -18,6 +18,7 @@ type sandbox struct {
 	id, template, token string
 	state               string
 	autoPause           bool
+	env                 map[string]string // envVars: every process's defaults
 	endAt               time.Time
 	dir                 string // its folder on this host; its home is inside
 

@@ -81,6 +81,9 @@ func (s *Server) startProcess(w http.ResponseWriter, r *http.Request, b *sandbox
 	cmd := exec.Command(req.Process.Cmd, req.Process.Args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+b.home(), "USER=user")
+	for k, v := range b.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	for k, v := range req.Process.Envs {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -60,6 +60,8 @@ type Server struct {
 	next      int
 	// concurrency is the team's limit on running sandboxes (0: none).
 	concurrency int
+	// rateLimited answers every control-plane call with the rate limiter's 429.
+	rateLimited bool
 	// created is every create's body, in order.
 	created []NewSandbox
 }
@@ -101,6 +103,14 @@ func (s *Server) SetConcurrency(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.concurrency = n
+}
+
+// SetRateLimited makes the control plane refuse every call as its rate
+// limiter does (429 "Rate limit exceeded", Retry-After), or stop refusing.
+func (s *Server) SetRateLimited(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rateLimited = on
 }
 
 // Created returns the bodies of the creates so far.
