@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -147,6 +148,19 @@ func (s *Server) HasTemplate(id string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.templates[id]
 	return ok
+}
+
+// Snapshots counts the snapshots kept (templates besides the base one).
+func (s *Server) Snapshots() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id := range s.templates {
+		if id != BaseTemplate && !strings.HasSuffix(id, ":default") {
+			n++
+		}
+	}
+	return n
 }
 
 // Expire ends the sandbox's lifetime: paused when it was created with
