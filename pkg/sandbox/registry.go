@@ -97,6 +97,9 @@ func (r *Registry) Create(ctx context.Context, workspaceID string, in Input) (au
 	if err := fe.Err(); err != nil {
 		return auxilia.Sandbox{}, err
 	}
+	if err := r.checkAtProvider(ctx, spec, secretValue).Err(); err != nil {
+		return auxilia.Sandbox{}, err
+	}
 	sb := auxilia.Sandbox{ID: auxilia.NewID(), WorkspaceID: workspaceID, SandboxSpec: spec}
 	sealed, hint, err := r.seal(sb.ID, secretValue)
 	if err != nil {

@@ -3,6 +3,7 @@ package e2b
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -110,4 +111,17 @@ func readState(inst provider.Instance) state {
 func (s state) raw() json.RawMessage {
 	b, _ := json.Marshal(s)
 	return b
+}
+
+var _ provider.SaveChecker = (*Client)(nil)
+
+// CheckSave refuses a template E2B does not have, or that the key's team
+// cannot use, on the template field; whatever else the lookup meets is
+// left to the probe.
+func (c *Client) CheckSave(ctx context.Context) []provider.FieldError {
+	var pe *provider.Error
+	if err := c.Probe(ctx); errors.As(err, &pe) && errors.Is(err, provider.ErrInvalidConfig) {
+		return []provider.FieldError{{Field: "template", Message: "E2B has no such template for this API key: " + pe.Message}}
+	}
+	return nil
 }
