@@ -2,6 +2,7 @@ package e2b
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -26,12 +27,23 @@ func DefaultConfig() *Config {
 	return &Config{Template: "base", LifetimeMinutes: 15, AutoPause: true, Env: map[string]string{}, Common: provider.DefaultCommon()}
 }
 
-// Validate refuses what E2B would read otherwise than our contract: a
+// Validate holds envd_url to the server's rules for urls, and refuses
+// what E2B would read otherwise than our contract: a
 // denied domain (denyOut takes addresses only) and, under a deny default,
 // a deny beside allows (E2B lets an allowed destination through even when
 // a deny names it, SandboxNetworkConfig in spec/openapi.yml).
-func (c *Config) Validate(provider.Policy) []provider.FieldError {
+func (c *Config) Validate(p provider.Policy) []provider.FieldError {
 	var errs []provider.FieldError
+	if c.EnvdURL != "" {
+		// The url is the sandbox's; envd's is checked by the same rules.
+		u, err := url.Parse(c.EnvdURL)
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			errs = append(errs, provider.FieldError{Field: "envd_url", Message: "must be an http(s) URL"})
+		case provider.CheckHost(u.Hostname(), p) != nil:
+			errs = append(errs, provider.FieldError{Field: "envd_url", Message: provider.CheckHost(u.Hostname(), p).Error()})
+		}
+	}
 	n := c.Network
 	for i, t := range provider.Targets(n.Deny) {
 		field := fmt.Sprintf("network.deny.%d", i)

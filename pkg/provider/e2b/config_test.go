@@ -70,3 +70,14 @@ func TestWhatE2BCannotDoIsRefusedAtSave(t *testing.T) {
 	}
 	assert.True(t, fields["template"], "a template is required")
 }
+
+func TestEnvdsURLFollowsTheServersRulesForURLs(t *testing.T) {
+	cfg, errs := provider.DecodeConfig(e2b.Kind{}, []byte(`{"envd_url":"http://127.0.0.1:49983"}`))
+	require.Empty(t, errs)
+	assert.Empty(t, provider.ValidateConfig(e2b.Kind{}, cfg, provider.Policy{}), "a self-hosted envd on this network")
+	assert.Equal(t, []provider.FieldError{{Field: "envd_url", Message: "must not point at a loopback or private address on this server"}},
+		provider.ValidateConfig(e2b.Kind{}, cfg, provider.Policy{BlockPrivateURLs: true}))
+	cfg, _ = provider.DecodeConfig(e2b.Kind{}, []byte(`{"envd_url":"http://169.254.169.254/"}`))
+	assert.Equal(t, []provider.FieldError{{Field: "envd_url", Message: "must not point at a cloud metadata service"}},
+		provider.ValidateConfig(e2b.Kind{}, cfg, provider.Policy{}))
+}

@@ -3,6 +3,7 @@ package e2b
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -76,10 +77,7 @@ func (c *Client) stat(ctx context.Context, op string, inst provider.Instance, p 
 // packages/envd/internal/services/filesystem/utils.go).
 func throughFile(err error) error {
 	var pe *provider.Error
-	if e, ok := err.(*provider.Error); ok {
-		pe = e
-	}
-	if pe != nil && pe.Kind == provider.ErrFailed && strings.Contains(pe.Message, "not a directory") {
+	if errors.As(err, &pe) && pe.Kind == provider.ErrFailed && strings.Contains(pe.Message, "not a directory") {
 		return failure(provider.ErrNotFound, pe.Op, "%s", pe.Message)
 	}
 	return err
