@@ -69,3 +69,13 @@ func TestAGoneSandboxIsGoneAndDestroyingItIsFine(t *testing.T) {
 	require.ErrorIs(t, provider.Pauser(client).Pause(context.Background(), inst), provider.ErrGone)
 	require.NoError(t, client.Destroy(context.Background(), inst))
 }
+
+func TestAWrongEnvdTokenIsAnAuthFailure(t *testing.T) {
+	_, client, inst := started(t)
+	inst.State = []byte(`{"domain":"e2b.invalid","envdAccessToken":"ea_wrong"}`)
+	_, err := client.Stat(context.Background(), inst, inst.WorkDir)
+	require.ErrorIs(t, err, provider.ErrUnauthorized)
+	assert.Contains(t, err.Error(), "unauthorized access")
+	_, err = client.Execute(context.Background(), inst, provider.ExecRequest{Command: "true", Timeout: 5 * time.Second})
+	require.ErrorIs(t, err, provider.ErrUnauthorized, "a stream's call too")
+}

@@ -83,7 +83,9 @@ func (s *Server) serveEnvd(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "The sandbox is paused", http.StatusBadGateway)
 		return
 	case r.Header.Get("X-Access-Token") != b.token:
-		writeConnectError(w, r, errorf("unauthenticated", "invalid access token"))
+		// Before any route, as envd's middleware (internal/api/auth.go):
+		// the /files dialect's error, on Connect's routes too.
+		apiError(w, http.StatusUnauthorized, "unauthorized access, please provide a valid access token or method signing if supported")
 		return
 	}
 	switch r.URL.Path {
