@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -178,13 +177,17 @@ func envdRefusal(op string, a provider.Answer) error {
 	}
 	var he apiError
 	if json.Unmarshal(a.Body, &he) == nil && he.Message != "" {
-		if a.Status == http.StatusNotFound {
+		switch {
+		case a.Status == http.StatusNotFound:
 			return failure(provider.ErrNotFound, op, "%s", he.Message)
+		case a.Status == http.StatusBadGateway && strings.Contains(he.Message, "was not found"):
+			// E2B's proxy cannot route to the sandbox: gone, or paused
+			// (packages/shared/pkg/proxy/template/sandbox_not_found.go).
+			// It cannot tell which, so neither is said: the control plane
+			// tells on the next reconnect.
+			return failure(provider.ErrFailed, op, "%s (gone, or paused)", he.Message)
 		}
 		return failure(provider.StatusKind(a.Status), op, "%d: %s", a.Status, he.Message)
 	}
-	if text := strings.TrimSpace(string(a.Body)); a.Status == http.StatusBadGateway && strings.Contains(strings.ToLower(text), "not found") {
-		return failure(provider.ErrGone, op, "%s", provider.Clip(text, 200))
-	}
-	return failure(provider.StatusKind(a.Status), op, "%s", fmt.Sprint(provider.StatusWords(a)))
+	return failure(provider.StatusKind(a.Status), op, "%s", provider.StatusWords(a))
 }

@@ -76,11 +76,10 @@ func (s *Server) serveEnvd(w http.ResponseWriter, r *http.Request) {
 	case r.Header.Get("E2b-Sandbox-Port") != "49983":
 		http.Error(w, "Missing header: E2b-Sandbox-Port", http.StatusBadRequest)
 		return
-	case b == nil:
-		http.Error(w, "The sandbox was not found", http.StatusBadGateway)
-		return
 	case !running:
-		http.Error(w, "The sandbox is paused", http.StatusBadGateway)
+		// A sandbox the proxy cannot route to, gone or paused (without
+		// auto-resume): template/sandbox_not_found.go, as JSON.
+		writeJSON(w, http.StatusBadGateway, map[string]any{"sandboxId": id, "message": "The sandbox was not found", "code": http.StatusBadGateway})
 		return
 	case r.Header.Get("X-Access-Token") != b.token:
 		// Before any route, as envd's middleware (internal/api/auth.go):
