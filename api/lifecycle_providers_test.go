@@ -5,6 +5,7 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/gateway/gatewaytest"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/e2b/e2btest"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/stretchr/testify/require"
 )
@@ -42,6 +43,26 @@ func TestThreadsKeepTheirWorkOnDaytona(t *testing.T) {
 			expire: func(_ *env, ref string) { require.NoError(t, fake.Destroy(ref)) },
 			calls:  func() int { return -1 },
 			kept:   func() int { return len(fake.SnapshotNames()) },
+		})
+	}, func(o *options) { o.run.Clock = clock.now })
+}
+
+func TestThreadsKeepTheirWorkOnE2B(t *testing.T) {
+	clock := &movedClock{}
+	eachDB(t, func(t *testing.T, e *env) {
+		fake := e2btest.Start(t, e2btest.Options{})
+		threadLifecycle(t, e, clock, lifecycleProvider{
+			sandbox: func(*env) map[string]any {
+				return map[string]any{"provider": "e2b", "url": fake.URL(), "secret": e2btest.DefaultKey,
+					"config": map[string]any{"envd_url": fake.EnvdURL()}}
+			},
+			paused: func(_ *env, ref string) bool { return fake.State(ref) == "paused" },
+			expire: func(_ *env, ref string) {
+				fake.SetAutoPause(ref, false)
+				require.NoError(t, fake.Expire(ref))
+			},
+			calls: fake.TotalCalls,
+			kept:  fake.Snapshots,
 		})
 	}, func(o *options) { o.run.Clock = clock.now })
 }

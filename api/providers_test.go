@@ -54,12 +54,23 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 	})
 }
 
+// providerNamed is the catalogue's entry for the provider called name.
+func (e *env) providerNamed(name string) map[string]any {
+	e.t.Helper()
+	for _, it := range e.call("GET", "/api/v1/providers", e.member, nil).json(e.t)["items"].([]any) {
+		if p := it.(map[string]any); p["name"] == name {
+			return p
+		}
+	}
+	e.t.Fatalf("the catalogue has no provider %s", name)
+	return nil
+}
+
 // The local provider is switched off by its own setting, as any provider
 // with a switch is.
 func TestAProviderSwitchedOffStaysInTheCatalogueAndTakesNoSandbox(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
-		items := e.call("GET", "/api/v1/providers", e.member, nil).json(t)["items"].([]any)
-		local := items[3].(map[string]any)
+		local := e.providerNamed("local")
 		assert.Equal(t, false, local["enabled"])
 		assert.Equal(t, "AUXILIA_LOCAL_PROVIDER is off", local["disabled_reason"])
 		e.call("POST", "/api/v1/sandboxes", e.admin, validSandboxes["local"]).problem(t, 422, "validation_failed")

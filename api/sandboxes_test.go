@@ -243,8 +243,7 @@ func TestAllowedHostPaths(t *testing.T) {
 
 func TestALocalSandboxAboveTheServersCeilingsIsRefused(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *env) {
-		items := e.call("GET", "/api/v1/providers", e.member, nil).json(t)["items"].([]any)
-		schema := items[3].(map[string]any)["config_schema"].(map[string]any)["properties"].(map[string]any)
+		schema := e.providerNamed("local")["config_schema"].(map[string]any)["properties"].(map[string]any)
 		resources := schema["resources"].(map[string]any)["properties"].(map[string]any)
 		assert.Equal(t, []any{512.0, 2048.0, 1.0, 128.0}, []any{resources["memory_mb"].(map[string]any)["maximum"],
 			resources["disk_mb"].(map[string]any)["maximum"], resources["cpu"].(map[string]any)["maximum"],
@@ -524,14 +523,13 @@ func TestCatalogue(t *testing.T) {
 			require.Equal(t, 201, r.StatusCode, "a config of the schema's defaults validates: %s", r.body)
 			assert.Equal(t, defaults, r.json(t)["config"], "and is what the server fills in")
 		}
-		assert.Equal(t, []string{"opensandbox", "daytona", "cloudrun", "local"}, names)
-		dt := items[1].(map[string]any)
+		assert.Equal(t, []string{"opensandbox", "e2b", "daytona", "cloudrun", "local"}, names)
+		dt := e.providerNamed("daytona")
 		assert.Equal(t, map[string]any{"accepted": true, "required": true, "default": "https://app.daytona.io/api", "label": "API URL"}, dt["url"])
 	})
 
 	eachDB(t, func(t *testing.T, e *env) {
-		items := e.call("GET", "/api/v1/providers", e.member, nil).json(t)["items"].([]any)
-		local := items[3].(map[string]any)
+		local := e.providerNamed("local")
 		assert.Equal(t, false, local["enabled"])
 		assert.Contains(t, local["disabled_reason"], "AUXILIA_LOCAL_PROVIDER")
 		p := e.call("POST", "/api/v1/sandboxes", e.admin, validSandboxes["local"]).problem(t, 422, "validation_failed")

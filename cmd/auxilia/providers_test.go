@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/e2b/e2btest"
 	"github.com/auxilia/sandboxes/pkg/provider/local/localtest"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/stretchr/testify/assert"
@@ -85,6 +86,41 @@ func TestDaytonaThreadLifecycle(t *testing.T) {
 	require.Equal(t, 201, status, "%v", replaced)
 	assert.Equal(t, true, replaced["sandbox"].(map[string]any)["replaced"])
 	assert.Contains(t, replaced["notice"], "no longer existed")
+	assert.NotEqual(t, id, replaced["sandbox"].(map[string]any)["instance_id"])
+}
+
+func TestE2BThreadLifecycle(t *testing.T) {
+	fake := e2btest.Start(t, e2btest.Options{})
+	srv := instance(t)
+	agent := bindNew(t, srv, map[string]any{"name": "E2B", "provider": "e2b", "url": fake.URL(), "secret": e2btest.DefaultKey,
+		"config": map[string]any{"envd_url": fake.EnvdURL()}})
+
+	status, first := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", first)
+	sandbox := first["sandbox"].(map[string]any)
+	assert.Equal(t, true, sandbox["created"])
+	id := sandbox["instance_id"].(string)
+	execute(t, srv, first["id"].(string), "echo kept > kept.txt")
+
+	fake.ResetCalls()
+	status, warm := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status)
+	assert.Equal(t, false, warm["sandbox"].(map[string]any)["created"])
+	assert.Equal(t, map[string]int{e2btest.OpConnect: 1}, fake.AllCalls(), "a warm run is one provider call, connect")
+
+	require.NoError(t, fake.Expire(id))
+	assert.Equal(t, "paused", fake.State(id), "paused at the end of its lifetime")
+	status, resumed := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", resumed)
+	assert.Equal(t, id, resumed["sandbox"].(map[string]any)["instance_id"], "a paused sandbox is resumed")
+	assert.Equal(t, "running", fake.State(id))
+	assert.Equal(t, "kept\n", execute(t, srv, resumed["id"].(string), "cat kept.txt")["output"], "with its files")
+
+	fake.SetAutoPause(id, false)
+	require.NoError(t, fake.Expire(id))
+	status, replaced := startRun(t, srv, agent, "t1")
+	require.Equal(t, 201, status, "%v", replaced)
+	assert.Equal(t, true, replaced["sandbox"].(map[string]any)["replaced"])
 	assert.NotEqual(t, id, replaced["sandbox"].(map[string]any)["instance_id"])
 }
 

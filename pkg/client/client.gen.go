@@ -423,6 +423,108 @@ func (e DaytonaSandboxCreateProvider) Valid() bool {
 	}
 }
 
+// Defines values for E2BConfigKeepFiles.
+const (
+	E2BConfigKeepFilesAlways      E2BConfigKeepFiles = "always"
+	E2BConfigKeepFilesUntilExpiry E2BConfigKeepFiles = "until_expiry"
+)
+
+// Valid indicates whether the value is a known member of the E2BConfigKeepFiles enum.
+func (e E2BConfigKeepFiles) Valid() bool {
+	switch e {
+	case E2BConfigKeepFilesAlways:
+		return true
+	case E2BConfigKeepFilesUntilExpiry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for E2BConfigNetworkDefault.
+const (
+	E2BConfigNetworkDefaultAllow E2BConfigNetworkDefault = "allow"
+	E2BConfigNetworkDefaultDeny  E2BConfigNetworkDefault = "deny"
+)
+
+// Valid indicates whether the value is a known member of the E2BConfigNetworkDefault enum.
+func (e E2BConfigNetworkDefault) Valid() bool {
+	switch e {
+	case E2BConfigNetworkDefaultAllow:
+		return true
+	case E2BConfigNetworkDefaultDeny:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for E2BConfigInputKeepFiles.
+const (
+	E2BConfigInputKeepFilesAlways      E2BConfigInputKeepFiles = "always"
+	E2BConfigInputKeepFilesUntilExpiry E2BConfigInputKeepFiles = "until_expiry"
+)
+
+// Valid indicates whether the value is a known member of the E2BConfigInputKeepFiles enum.
+func (e E2BConfigInputKeepFiles) Valid() bool {
+	switch e {
+	case E2BConfigInputKeepFilesAlways:
+		return true
+	case E2BConfigInputKeepFilesUntilExpiry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for E2BConfigInputNetworkDefault.
+const (
+	E2BConfigInputNetworkDefaultAllow E2BConfigInputNetworkDefault = "allow"
+	E2BConfigInputNetworkDefaultDeny  E2BConfigInputNetworkDefault = "deny"
+)
+
+// Valid indicates whether the value is a known member of the E2BConfigInputNetworkDefault enum.
+func (e E2BConfigInputNetworkDefault) Valid() bool {
+	switch e {
+	case E2BConfigInputNetworkDefaultAllow:
+		return true
+	case E2BConfigInputNetworkDefaultDeny:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for E2BSandboxProvider.
+const (
+	E2BSandboxProviderE2b E2BSandboxProvider = "e2b"
+)
+
+// Valid indicates whether the value is a known member of the E2BSandboxProvider enum.
+func (e E2BSandboxProvider) Valid() bool {
+	switch e {
+	case E2BSandboxProviderE2b:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for E2BSandboxCreateProvider.
+const (
+	E2BSandboxCreateProviderE2b E2BSandboxCreateProvider = "e2b"
+)
+
+// Valid indicates whether the value is a known member of the E2BSandboxCreateProvider enum.
+func (e E2BSandboxCreateProvider) Valid() bool {
+	switch e {
+	case E2BSandboxCreateProviderE2b:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FileEntryType.
 const (
 	FileEntryTypeDirectory FileEntryType = "directory"
@@ -763,6 +865,7 @@ func (e ProblemRunStatus) Valid() bool {
 const (
 	ProviderCloudrun    Provider = "cloudrun"
 	ProviderDaytona     Provider = "daytona"
+	ProviderE2b         Provider = "e2b"
 	ProviderLocal       Provider = "local"
 	ProviderOpensandbox Provider = "opensandbox"
 )
@@ -773,6 +876,8 @@ func (e Provider) Valid() bool {
 	case ProviderCloudrun:
 		return true
 	case ProviderDaytona:
+		return true
+	case ProviderE2b:
 		return true
 	case ProviderLocal:
 		return true
@@ -1916,6 +2021,205 @@ type DaytonaSandboxCreate struct {
 
 // DaytonaSandboxCreateProvider defines model for DaytonaSandboxCreate.Provider.
 type DaytonaSandboxCreateProvider string
+
+// E2BConfig E2B: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+type E2BConfig struct {
+	// AutoPause Pause a sandbox when its lifetime ends instead of killing it; the thread's next run resumes it with its files and memory.
+	AutoPause bool `json:"auto_pause"`
+
+	// DefaultPackages pip requirements installed into every new sandbox (needs the sandbox to reach PyPI).
+	DefaultPackages []string `json:"default_packages"`
+
+	// Env Variables every sandbox starts with, as NAME=value. Not for secrets: they are stored and shown in plain text to whoever may read this sandbox, and E2B shows them too.
+	Env map[string]string `json:"env"`
+
+	// EnvdUrl Where each sandbox's envd is reached, for a self-hosted E2B behind one proxy: calls carry the sandbox's id in E2b-Sandbox-Id. Empty: https://49983-<sandbox id>.<the sandbox's domain>.
+	EnvdUrl string `json:"envd_url"`
+
+	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+	IdleMinutes int `json:"idle_minutes"`
+
+	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+	KeepFiles E2BConfigKeepFiles `json:"keep_files"`
+
+	// LifetimeMinutes How long a sandbox lives after a run or a tool call last renewed it; E2B then pauses it (files and memory kept) or, without auto-pause, kills it.
+	LifetimeMinutes int `json:"lifetime_minutes"`
+
+	// MaxKeptDays Kept files older than this are deleted.
+	MaxKeptDays int `json:"max_kept_days"`
+
+	// Network Where commands may connect to (E2B's deny list takes addresses and networks only, and an allowed destination goes through even when denied).
+	Network struct {
+		// Allow Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+		Allow []string `json:"allow"`
+
+		// Default What commands may connect to when no rule below names it: allow or deny.
+		Default E2BConfigNetworkDefault `json:"default"`
+
+		// Deny Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+		Deny []string `json:"deny"`
+	} `json:"network"`
+
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (an E2B sandbox keeps the metadata it was created with: a claimed instance keeps the pool's labels).
+	Pool struct {
+		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
+		MaxIdleMinutes int `json:"max_idle_minutes"`
+
+		// Size Instances kept ready; 0 keeps none.
+		Size int `json:"size"`
+	} `json:"pool"`
+
+	// Resources What each instance may use.
+	Resources struct {
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (E2B takes it from the template).
+		Cpu *float32 `json:"cpu,omitempty"`
+
+		// DiskMb Disk each instance may fill; 0 for the provider's default (E2B takes it from the template).
+		DiskMb *int `json:"disk_mb,omitempty"`
+
+		// MemoryMb Memory each instance may use; 0 for the provider's default (E2B takes it from the template).
+		MemoryMb *int `json:"memory_mb,omitempty"`
+	} `json:"resources"`
+
+	// Template E2B template (its id or name) sandboxes are created from; it sets their CPU, memory, disk and installed software.
+	Template string `json:"template"`
+
+	// Timeout Longest a command may run.
+	Timeout int `json:"timeout"`
+}
+
+// E2BConfigKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+type E2BConfigKeepFiles string
+
+// E2BConfigNetworkDefault What commands may connect to when no rule below names it: allow or deny.
+type E2BConfigNetworkDefault string
+
+// E2BConfigInput E2B: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+type E2BConfigInput struct {
+	// AutoPause Pause a sandbox when its lifetime ends instead of killing it; the thread's next run resumes it with its files and memory.
+	AutoPause *bool `json:"auto_pause,omitempty"`
+
+	// DefaultPackages pip requirements installed into every new sandbox (needs the sandbox to reach PyPI).
+	DefaultPackages *[]string `json:"default_packages,omitempty"`
+
+	// Env Variables every sandbox starts with, as NAME=value. Not for secrets: they are stored and shown in plain text to whoever may read this sandbox, and E2B shows them too.
+	Env *map[string]string `json:"env,omitempty"`
+
+	// EnvdUrl Where each sandbox's envd is reached, for a self-hosted E2B behind one proxy: calls carry the sandbox's id in E2b-Sandbox-Id. Empty: https://49983-<sandbox id>.<the sandbox's domain>.
+	EnvdUrl *string `json:"envd_url,omitempty"`
+
+	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+	IdleMinutes *int `json:"idle_minutes,omitempty"`
+
+	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+	KeepFiles *E2BConfigInputKeepFiles `json:"keep_files,omitempty"`
+
+	// LifetimeMinutes How long a sandbox lives after a run or a tool call last renewed it; E2B then pauses it (files and memory kept) or, without auto-pause, kills it.
+	LifetimeMinutes *int `json:"lifetime_minutes,omitempty"`
+
+	// MaxKeptDays Kept files older than this are deleted.
+	MaxKeptDays *int `json:"max_kept_days,omitempty"`
+
+	// Network Where commands may connect to (E2B's deny list takes addresses and networks only, and an allowed destination goes through even when denied).
+	Network *struct {
+		// Allow Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+		Allow *[]string `json:"allow,omitempty"`
+
+		// Default What commands may connect to when no rule below names it: allow or deny.
+		Default *E2BConfigInputNetworkDefault `json:"default,omitempty"`
+
+		// Deny Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+		Deny *[]string `json:"deny,omitempty"`
+	} `json:"network,omitempty"`
+
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (an E2B sandbox keeps the metadata it was created with: a claimed instance keeps the pool's labels).
+	Pool *struct {
+		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
+		MaxIdleMinutes *int `json:"max_idle_minutes,omitempty"`
+
+		// Size Instances kept ready; 0 keeps none.
+		Size *int `json:"size,omitempty"`
+	} `json:"pool,omitempty"`
+
+	// Resources What each instance may use.
+	Resources *struct {
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (E2B takes it from the template).
+		Cpu *float32 `json:"cpu,omitempty"`
+
+		// DiskMb Disk each instance may fill; 0 for the provider's default (E2B takes it from the template).
+		DiskMb *int `json:"disk_mb,omitempty"`
+
+		// MemoryMb Memory each instance may use; 0 for the provider's default (E2B takes it from the template).
+		MemoryMb *int `json:"memory_mb,omitempty"`
+	} `json:"resources,omitempty"`
+
+	// Template E2B template (its id or name) sandboxes are created from; it sets their CPU, memory, disk and installed software.
+	Template *string `json:"template,omitempty"`
+
+	// Timeout Longest a command may run.
+	Timeout *int `json:"timeout,omitempty"`
+}
+
+// E2BConfigInputKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+type E2BConfigInputKeepFiles string
+
+// E2BConfigInputNetworkDefault What commands may connect to when no rule below names it: allow or deny.
+type E2BConfigInputNetworkDefault string
+
+// E2BSandbox A sandbox of the E2B provider.
+type E2BSandbox struct {
+	// Config E2B: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+	Config    E2BConfig `json:"config"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Description Example: Python 3.12 with pandas
+	Description string             `json:"description"`
+	HasSecret   bool               `json:"has_secret"`
+	Health      SandboxHealth      `json:"health"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+	//
+	// Example: auxilia-apply
+	ManagedBy string `json:"managed_by"`
+
+	// Name Example: Team OpenSandbox
+	Name string `json:"name"`
+
+	// Pool Pool is shown when one sandbox is read, not in lists.
+	Pool      *SandboxPool       `json:"pool,omitempty"`
+	Provider  E2BSandboxProvider `json:"provider"`
+	UpdatedAt time.Time          `json:"updated_at"`
+
+	// Url Example: http://sandbox.internal:8083
+	Url string `json:"url"`
+}
+
+// E2BSandboxProvider defines model for E2BSandbox.Provider.
+type E2BSandboxProvider string
+
+// E2BSandboxCreate A sandbox of the E2B provider.
+type E2BSandboxCreate struct {
+	// Config E2B: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+	Config      *E2BConfigInput `json:"config,omitempty"`
+	Description *string         `json:"description,omitempty"`
+
+	// ManagedBy The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+	//
+	// Example: auxilia-apply
+	ManagedBy *string `json:"managed_by,omitempty"`
+
+	// Name Example: Team OpenSandbox
+	Name     string                   `json:"name"`
+	Provider E2BSandboxCreateProvider `json:"provider"`
+	Secret   *string                  `json:"secret,omitempty"`
+
+	// Url Example: sandbox.internal:8083
+	Url *string `json:"url,omitempty"`
+}
+
+// E2BSandboxCreateProvider defines model for E2BSandboxCreate.Provider.
+type E2BSandboxCreateProvider string
 
 // EditRequest defines model for EditRequest.
 type EditRequest struct {
@@ -3191,6 +3495,40 @@ func (t *Sandbox) MergeOpenSandboxSandbox(v OpenSandboxSandbox) error {
 	return err
 }
 
+// AsE2BSandbox returns the union data inside the Sandbox as a E2BSandbox
+func (t Sandbox) AsE2BSandbox() (E2BSandbox, error) {
+	var body E2BSandbox
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromE2BSandbox overwrites any union data inside the Sandbox as the provided E2BSandbox
+func (t *Sandbox) FromE2BSandbox(v E2BSandbox) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"provider":"e2b"}`))
+	t.union = b
+	return err
+}
+
+// MergeE2BSandbox performs a merge with any union data inside the Sandbox, using the provided E2BSandbox
+func (t *Sandbox) MergeE2BSandbox(v E2BSandbox) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"provider":"e2b"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsDaytonaSandbox returns the union data inside the Sandbox as a DaytonaSandbox
 func (t Sandbox) AsDaytonaSandbox() (DaytonaSandbox, error) {
 	var body DaytonaSandbox
@@ -3311,6 +3649,8 @@ func (t Sandbox) ValueByDiscriminator() (interface{}, error) {
 		return t.AsCloudRunSandbox()
 	case "daytona":
 		return t.AsDaytonaSandbox()
+	case "e2b":
+		return t.AsE2BSandbox()
 	case "local":
 		return t.AsLocalSandbox()
 	case "opensandbox":
@@ -3355,6 +3695,40 @@ func (t *SandboxCreate) MergeOpenSandboxSandboxCreate(v OpenSandboxSandboxCreate
 		return err
 	}
 	b, err = runtime.JSONMerge(b, []byte(`{"provider":"opensandbox"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsE2BSandboxCreate returns the union data inside the SandboxCreate as a E2BSandboxCreate
+func (t SandboxCreate) AsE2BSandboxCreate() (E2BSandboxCreate, error) {
+	var body E2BSandboxCreate
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromE2BSandboxCreate overwrites any union data inside the SandboxCreate as the provided E2BSandboxCreate
+func (t *SandboxCreate) FromE2BSandboxCreate(v E2BSandboxCreate) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"provider":"e2b"}`))
+	t.union = b
+	return err
+}
+
+// MergeE2BSandboxCreate performs a merge with any union data inside the SandboxCreate, using the provided E2BSandboxCreate
+func (t *SandboxCreate) MergeE2BSandboxCreate(v E2BSandboxCreate) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"provider":"e2b"}`))
 	if err != nil {
 		return err
 	}
@@ -3484,6 +3858,8 @@ func (t SandboxCreate) ValueByDiscriminator() (interface{}, error) {
 		return t.AsCloudRunSandboxCreate()
 	case "daytona":
 		return t.AsDaytonaSandboxCreate()
+	case "e2b":
+		return t.AsE2BSandboxCreate()
 	case "local":
 		return t.AsLocalSandboxCreate()
 	case "opensandbox":

@@ -178,3 +178,13 @@ type FileInfo struct {
 	Size       int64
 	ModifiedAt time.Time
 }
+
+// SaveChecker is a client that can tell, when a sandbox is saved, what
+// only its provider knows of the sandbox's config: a template or image it
+// does not have, say.
+type SaveChecker interface {
+	// CheckSave returns the config fields the provider refuses, named by
+	// JSON key; none when it accepts them or could not say (no answer, a
+	// refused key: the probe reports those).
+	CheckSave(ctx context.Context) []FieldError
+}

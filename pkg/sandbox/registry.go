@@ -88,7 +88,7 @@ func New(d Deps) *Registry {
 
 // Create registers a sandbox in the workspace.
 func (r *Registry) Create(ctx context.Context, workspaceID string, in Input) (auxilia.Sandbox, error) {
-	sb, secretValue, err := r.newSandbox(workspaceID, in)
+	sb, secretValue, err := r.newSandbox(ctx, workspaceID, in)
 	if err != nil {
 		return auxilia.Sandbox{}, err
 	}
@@ -110,7 +110,7 @@ func (r *Registry) Create(ctx context.Context, workspaceID string, in Input) (au
 
 // newSandbox validates in as a whole and returns the sandbox it makes (with
 // a new id, its secret not yet sealed) and its secret.
-func (r *Registry) newSandbox(workspaceID string, in Input) (auxilia.Sandbox, string, error) {
+func (r *Registry) newSandbox(ctx context.Context, workspaceID string, in Input) (auxilia.Sandbox, string, error) {
 	secretValue := deref(in.Secret)
 	spec, fe := r.validateSpec(auxilia.SandboxSpec{Name: in.Name, Description: in.Description, Provider: in.Provider,
 		URL: in.URL, Config: in.Config, HasSecret: secretValue != ""}, true)
@@ -121,13 +121,16 @@ func (r *Registry) newSandbox(workspaceID string, in Input) (auxilia.Sandbox, st
 	if err := fe.Err(); err != nil {
 		return auxilia.Sandbox{}, "", err
 	}
+	if err := r.checkAtProvider(ctx, spec, secretValue).Err(); err != nil {
+		return auxilia.Sandbox{}, "", err
+	}
 	return auxilia.Sandbox{ID: auxilia.NewID(), WorkspaceID: workspaceID, SandboxSpec: spec, ManagedBy: in.ManagedBy}, secretValue, nil
 }
 
 // PreviewCreate answers as Create would (the sandbox as it would be made,
 // or the same error, a taken name included) and saves and audits nothing.
 func (r *Registry) PreviewCreate(ctx context.Context, workspaceID string, in Input) (auxilia.Sandbox, error) {
-	sb, secretValue, err := r.newSandbox(workspaceID, in)
+	sb, secretValue, err := r.newSandbox(ctx, workspaceID, in)
 	if err != nil {
 		return auxilia.Sandbox{}, err
 	}

@@ -1516,6 +1516,358 @@ export interface components {
             /** @example sandbox.internal:8083 */
             url?: string;
         };
+        /**
+         * E2B settings
+         * @description E2B: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+         */
+        E2BConfig: {
+            /**
+             * Pause at the end of its lifetime
+             * @description Pause a sandbox when its lifetime ends instead of killing it; the thread's next run resumes it with its files and memory.
+             * @default true
+             */
+            auto_pause: boolean;
+            /**
+             * Default packages
+             * @description pip requirements installed into every new sandbox (needs the sandbox to reach PyPI).
+             * @default []
+             */
+            default_packages: string[];
+            /**
+             * Environment
+             * @description Variables every sandbox starts with, as NAME=value. Not for secrets: they are stored and shown in plain text to whoever may read this sandbox, and E2B shows them too.
+             * @default {}
+             */
+            env: {
+                [key: string]: string;
+            };
+            /**
+             * envd URL
+             * @description Where each sandbox's envd is reached, for a self-hosted E2B behind one proxy: calls carry the sandbox's id in E2b-Sandbox-Id. Empty: https://49983-<sandbox id>.<the sandbox's domain>.
+             * @default
+             */
+            envd_url: string;
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files: "until_expiry" | "always";
+            /**
+             * Lifetime (minutes)
+             * @description How long a sandbox lives after a run or a tool call last renewed it; E2B then pauses it (files and memory kept) or, without auto-pause, kills it.
+             * @default 15
+             */
+            lifetime_minutes: number;
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days: number;
+            /**
+             * Network
+             * @description Where commands may connect to (E2B's deny list takes addresses and networks only, and an allowed destination goes through even when denied).
+             * @default {
+             *       "allow": [],
+             *       "default": "allow",
+             *       "deny": []
+             *     }
+             */
+            network: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default allow
+                 * @enum {string}
+                 */
+                default: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (an E2B sandbox keeps the metadata it was created with: a claimed instance keeps the pool's labels).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size: number;
+            };
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 0,
+             *       "memory_mb": 0
+             *     }
+             */
+            resources: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (E2B takes it from the template).
+                 * @default 0
+                 */
+                readonly cpu: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (E2B takes it from the template).
+                 * @default 0
+                 */
+                readonly disk_mb: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (E2B takes it from the template).
+                 * @default 0
+                 */
+                readonly memory_mb: number;
+            };
+            /**
+             * Template
+             * Format: snapshot-name
+             * @description E2B template (its id or name) sandboxes are created from; it sets their CPU, memory, disk and installed software.
+             * @default base
+             */
+            template: string;
+            /**
+             * Timeout (seconds)
+             * @description Longest a command may run.
+             * @default 1800
+             */
+            timeout: number;
+        };
+        /**
+         * E2B settings
+         * @description E2B: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+         */
+        E2BConfigInput: {
+            /**
+             * Pause at the end of its lifetime
+             * @description Pause a sandbox when its lifetime ends instead of killing it; the thread's next run resumes it with its files and memory.
+             * @default true
+             */
+            auto_pause?: boolean;
+            /**
+             * Default packages
+             * @description pip requirements installed into every new sandbox (needs the sandbox to reach PyPI).
+             * @default []
+             */
+            default_packages?: string[];
+            /**
+             * Environment
+             * @description Variables every sandbox starts with, as NAME=value. Not for secrets: they are stored and shown in plain text to whoever may read this sandbox, and E2B shows them too.
+             * @default {}
+             */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * envd URL
+             * @description Where each sandbox's envd is reached, for a self-hosted E2B behind one proxy: calls carry the sandbox's id in E2b-Sandbox-Id. Empty: https://49983-<sandbox id>.<the sandbox's domain>.
+             * @default
+             */
+            envd_url?: string;
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes?: number;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files?: "until_expiry" | "always";
+            /**
+             * Lifetime (minutes)
+             * @description How long a sandbox lives after a run or a tool call last renewed it; E2B then pauses it (files and memory kept) or, without auto-pause, kills it.
+             * @default 15
+             */
+            lifetime_minutes?: number;
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days?: number;
+            /**
+             * Network
+             * @description Where commands may connect to (E2B's deny list takes addresses and networks only, and an allowed destination goes through even when denied).
+             * @default {
+             *       "allow": [],
+             *       "default": "allow",
+             *       "deny": []
+             *     }
+             */
+            network?: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow?: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default allow
+                 * @enum {string}
+                 */
+                default?: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny?: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (an E2B sandbox keeps the metadata it was created with: a claimed instance keeps the pool's labels).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool?: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size?: number;
+            };
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 0,
+             *       "memory_mb": 0
+             *     }
+             */
+            resources?: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (E2B takes it from the template).
+                 * @default 0
+                 */
+                readonly cpu?: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (E2B takes it from the template).
+                 * @default 0
+                 */
+                readonly disk_mb?: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (E2B takes it from the template).
+                 * @default 0
+                 */
+                readonly memory_mb?: number;
+            };
+            /**
+             * Template
+             * Format: snapshot-name
+             * @description E2B template (its id or name) sandboxes are created from; it sets their CPU, memory, disk and installed software.
+             * @default base
+             */
+            template?: string;
+            /**
+             * Timeout (seconds)
+             * @description Longest a command may run.
+             * @default 1800
+             */
+            timeout?: number;
+        };
+        /** @description A sandbox of the E2B provider. */
+        E2BSandbox: {
+            config: components["schemas"]["E2BConfig"];
+            /** Format: date-time */
+            created_at: string;
+            /** @example Python 3.12 with pandas */
+            description: string;
+            has_secret: boolean;
+            health: components["schemas"]["SandboxHealth"];
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+             * @example auxilia-apply
+             */
+            managed_by: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /** @description Pool is shown when one sandbox is read, not in lists. */
+            pool?: components["schemas"]["SandboxPool"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "e2b";
+            /** Format: date-time */
+            updated_at: string;
+            /** @example http://sandbox.internal:8083 */
+            url: string;
+        };
+        /** @description A sandbox of the E2B provider. */
+        E2BSandboxCreate: {
+            config?: components["schemas"]["E2BConfigInput"];
+            description?: string;
+            /**
+             * @description The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+             * @example auxilia-apply
+             */
+            managed_by?: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "e2b";
+            secret?: string | null;
+            /** @example sandbox.internal:8083 */
+            url?: string;
+        };
         EditRequest: {
             new_string: string;
             old_string: string;
@@ -2302,7 +2654,7 @@ export interface components {
             type: string;
         };
         /** @enum {string} */
-        Provider: "opensandbox" | "daytona" | "cloudrun" | "local";
+        Provider: "opensandbox" | "e2b" | "daytona" | "cloudrun" | "local";
         ProviderField: {
             accepted: boolean;
             /** @example https://app.daytona.io/api */
@@ -2396,8 +2748,8 @@ export interface components {
             /** @enum {string} */
             step: "probing" | "reconnecting" | "waiting" | "creating" | "installing" | "ready";
         };
-        Sandbox: components["schemas"]["OpenSandboxSandbox"] | components["schemas"]["DaytonaSandbox"] | components["schemas"]["CloudRunSandbox"] | components["schemas"]["LocalSandbox"];
-        SandboxCreate: components["schemas"]["OpenSandboxSandboxCreate"] | components["schemas"]["DaytonaSandboxCreate"] | components["schemas"]["CloudRunSandboxCreate"] | components["schemas"]["LocalSandboxCreate"];
+        Sandbox: components["schemas"]["OpenSandboxSandbox"] | components["schemas"]["E2BSandbox"] | components["schemas"]["DaytonaSandbox"] | components["schemas"]["CloudRunSandbox"] | components["schemas"]["LocalSandbox"];
+        SandboxCreate: components["schemas"]["OpenSandboxSandboxCreate"] | components["schemas"]["E2BSandboxCreate"] | components["schemas"]["DaytonaSandboxCreate"] | components["schemas"]["CloudRunSandboxCreate"] | components["schemas"]["LocalSandboxCreate"];
         SandboxHealth: {
             /** Format: date-time */
             checked_at: string | null;

@@ -7,6 +7,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/cloudrun"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona"
+	"github.com/auxilia/sandboxes/pkg/provider/e2b"
 	"github.com/auxilia/sandboxes/pkg/provider/local"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox"
 )
@@ -30,6 +31,7 @@ type Options struct {
 func Kinds(o Options) []provider.Kind {
 	return []provider.Kind{
 		opensandbox.Kind{},
+		e2b.Kind{},
 		daytona.Kind{},
 		cloudrun.Kind{},
 		local.Kind{DataDir: o.DataDir, Ceilings: o.LocalCeilings, JailIDs: o.LocalJailIDs, Isolation: o.LocalIsolation},

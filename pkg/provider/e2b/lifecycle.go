@@ -1,0 +1,156 @@
+package e2b
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// newSandbox is the create's body (NewSandbox in spec/openapi.yml).
+type newSandbox struct {
+	TemplateID    string            `json:"templateID"`
+	Timeout       int               `json:"timeout"`
+	AutoPause     bool              `json:"autoPause"`
+	Metadata      map[string]string `json:"metadata,omitempty"`
+	EnvVars       map[string]string `json:"envVars,omitempty"`
+	AllowInternet *bool             `json:"allow_internet_access,omitempty"`
+	Network       *network          `json:"network,omitempty"`
+}
+
+// sandbox is the create's and the connect's answer (Sandbox in spec/openapi.yml).
+type sandbox struct {
+	SandboxID       string  `json:"sandboxID"`
+	EnvdAccessToken string  `json:"envdAccessToken"`
+	Domain          *string `json:"domain"`
+}
+
+// defaultDomain is where hosted sandboxes are served when the answer names none.
+const defaultDomain = "e2b.app"
+
+func (s sandbox) state() state {
+	st := state{Domain: defaultDomain, AccessToken: s.EnvdAccessToken}
+	if s.Domain != nil && *s.Domain != "" {
+		st.Domain = *s.Domain
+	}
+	return st
+}
+
+// metadata are our labels, as the sandbox's metadata.
+func metadata(l provider.Labels) map[string]string {
+	m := map[string]string{"auxilia": "true"}
+	for k, v := range map[string]string{"auxilia_workspace": l.Workspace, "auxilia_sandbox": l.Sandbox,
+		"auxilia_thread": l.Thread, "auxilia_instance": l.Instance} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// Create makes a sandbox from the template (POST /sandboxes), which
+// answers once it runs, and asks its envd where commands run.
+func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
+	return c.create(ctx, "create", c.cfg.Template, labels)
+}
+
+func (c *Client) create(ctx context.Context, op, template string, labels provider.Labels) (provider.Instance, error) {
+	allow, net := c.cfg.egress()
+	body := newSandbox{TemplateID: template, Timeout: c.cfg.lifetimeSeconds(), AutoPause: c.cfg.AutoPause,
+		Metadata: metadata(labels), EnvVars: c.cfg.Env, AllowInternet: allow, Network: net}
+	var sb sandbox
+	if err := c.controlPlane(ctx, op, http.MethodPost, "/sandboxes", body, &sb); err != nil {
+		return provider.Instance{}, err
+	}
+	if sb.SandboxID == "" {
+		return provider.Instance{}, failure(provider.ErrFailed, op, "the answer names no sandbox")
+	}
+	provider.Created(ctx, sb.SandboxID)
+	inst := provider.Instance{ID: sb.SandboxID, State: sb.state().raw()}
+	dir, err := c.workDir(ctx, inst)
+	if err != nil {
+		_ = c.Destroy(context.WithoutCancel(ctx), inst)
+		return provider.Instance{}, err
+	}
+	inst.WorkDir = dir
+	return inst, nil
+}
+
+// Reconnect connects to the sandbox (POST /sandboxes/{id}/connect), which
+// resumes a paused one and renews its lifetime in the same call: one call
+// on a warm run.
+func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
+	var sb sandbox
+	err := c.controlPlane(ctx, "reconnect", http.MethodPost, sandboxPath(inst.ID, "/connect"),
+		map[string]int{"timeout": c.cfg.lifetimeSeconds()}, &sb)
+	if err != nil {
+		return provider.Instance{}, err
+	}
+	inst.State = sb.state().raw()
+	return inst, nil
+}
+
+// KeepAlive sets the sandbox's lifetime anew from now (POST …/timeout).
+func (c *Client) KeepAlive(ctx context.Context, inst provider.Instance) error {
+	return c.controlPlane(ctx, "keep alive", http.MethodPost, sandboxPath(inst.ID, "/timeout"),
+		map[string]int{"timeout": c.cfg.lifetimeSeconds()}, nil)
+}
+
+// Pause pauses the sandbox with its memory (POST …/pause); E2B answers
+// 409 for one already paused.
+func (c *Client) Pause(ctx context.Context, inst provider.Instance) error {
+	const op = "pause"
+	a, err := c.send(ctx, op, http.MethodPost, sandboxPath(inst.ID, "/pause"), map[string]bool{"memory": true})
+	if err != nil {
+		return err
+	}
+	if a.OK() || a.Status == http.StatusConflict {
+		return nil
+	}
+	return c.caller.Refusal(op, a)
+}
+
+// Destroy kills the sandbox (DELETE /sandboxes/{id}); one gone is not an error.
+func (c *Client) Destroy(ctx context.Context, inst provider.Instance) error {
+	const op = "destroy"
+	a, err := c.send(ctx, op, http.MethodDelete, sandboxPath(inst.ID, ""), nil)
+	if err != nil || a.OK() || a.Status == http.StatusNotFound {
+		return err
+	}
+	return c.caller.Refusal(op, a)
+}
+
+func sandboxPath(id, rest string) string { return "/sandboxes/" + url.PathEscape(id) + rest }
+
+// send makes one control-plane call and returns its answer, whatever its status.
+func (c *Client) send(ctx context.Context, op, method, path string, body any) (provider.Answer, error) {
+	call := provider.Call{Op: op, Method: method, URL: c.api + path}
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return provider.Answer{}, failure(provider.ErrFailed, op, "encoding the request: %s", err)
+		}
+		call.Body, call.ContentType = bytes.NewReader(raw), "application/json"
+	}
+	return c.caller.Do(ctx, call)
+}
+
+// controlPlane makes a call that must succeed and decodes its answer into out (nil: dropped).
+func (c *Client) controlPlane(ctx context.Context, op, method, path string, body, out any) error {
+	a, err := c.send(ctx, op, method, path, body)
+	switch {
+	case err != nil:
+		return err
+	case !a.OK():
+		return c.caller.Refusal(op, a)
+	case out == nil:
+		return nil
+	}
+	if err := json.Unmarshal(a.Body, out); err != nil {
+		return failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(a.Body), 120))
+	}
+	return nil
+}
