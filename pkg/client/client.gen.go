@@ -907,6 +907,7 @@ const (
 	SandboxPoolStateOff      SandboxPoolState = "off"
 	SandboxPoolStateReady    SandboxPoolState = "ready"
 	SandboxPoolStateStopped  SandboxPoolState = "stopped"
+	SandboxPoolStateWaiting  SandboxPoolState = "waiting"
 )
 
 // Valid indicates whether the value is a known member of the SandboxPoolState enum.
@@ -921,6 +922,8 @@ func (e SandboxPoolState) Valid() bool {
 	case SandboxPoolStateReady:
 		return true
 	case SandboxPoolStateStopped:
+		return true
+	case SandboxPoolStateWaiting:
 		return true
 	default:
 		return false

@@ -2372,7 +2372,7 @@ export interface components {
             retry_at: string | null;
             size: number;
             /** @enum {string} */
-            state: "off" | "ready" | "creating" | "failing" | "stopped";
+            state: "off" | "ready" | "creating" | "waiting" | "failing" | "stopped";
         };
         SecretHint: {
             is_set: boolean;
