@@ -8033,6 +8033,17 @@ type ListAgentsResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListAgentsResponse503Headers the declared response headers of an HTTP 503 response for ListAgents
+type ListAgentsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListAgentsResponse507Headers the declared response headers of an HTTP 507 response for ListAgents
+type ListAgentsResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListAgentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8044,6 +8055,10 @@ type ListAgentsResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListAgentsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8052,6 +8067,10 @@ type ListAgentsResponse struct {
 	Headers422 *ListAgentsResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListAgentsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAgentsResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListAgentsResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8072,6 +8091,16 @@ func (r ListAgentsResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListAgentsResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListAgentsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListAgentsResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -8154,6 +8183,19 @@ type CreateAgentResponse429Headers struct {
 	XRequestId         *string
 }
 
+// CreateAgentResponse503Headers the declared response headers of an HTTP 503 response for CreateAgent
+type CreateAgentResponse503Headers struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// CreateAgentResponse507Headers the declared response headers of an HTTP 507 response for CreateAgent
+type CreateAgentResponse507Headers struct {
+	IdempotentReplayed *string
+	XRequestId         *string
+}
+
 type CreateAgentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8173,6 +8215,10 @@ type CreateAgentResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateAgentResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8189,6 +8235,10 @@ type CreateAgentResponse struct {
 	Headers422 *CreateAgentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateAgentResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateAgentResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *CreateAgentResponse507Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -8229,6 +8279,16 @@ func (r CreateAgentResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r CreateAgentResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateAgentResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r CreateAgentResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -8286,6 +8346,17 @@ type DeleteAgentResponse429Headers struct {
 	XRequestId *string
 }
 
+// DeleteAgentResponse503Headers the declared response headers of an HTTP 503 response for DeleteAgent
+type DeleteAgentResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteAgentResponse507Headers the declared response headers of an HTTP 507 response for DeleteAgent
+type DeleteAgentResponse507Headers struct {
+	XRequestId *string
+}
+
 type DeleteAgentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8297,6 +8368,10 @@ type DeleteAgentResponse struct {
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *DeleteAgentResponse204Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8307,6 +8382,10 @@ type DeleteAgentResponse struct {
 	Headers412 *DeleteAgentResponse412Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteAgentResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteAgentResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *DeleteAgentResponse507Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -8327,6 +8406,16 @@ func (r DeleteAgentResponse) GetApplicationproblemJSON412() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r DeleteAgentResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeleteAgentResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r DeleteAgentResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -8380,6 +8469,17 @@ type GetAgentResponse429Headers struct {
 	XRequestId *string
 }
 
+// GetAgentResponse503Headers the declared response headers of an HTTP 503 response for GetAgent
+type GetAgentResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetAgentResponse507Headers the declared response headers of an HTTP 507 response for GetAgent
+type GetAgentResponse507Headers struct {
+	XRequestId *string
+}
+
 type GetAgentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8391,6 +8491,10 @@ type GetAgentResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetAgentResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8399,6 +8503,10 @@ type GetAgentResponse struct {
 	Headers404 *GetAgentResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetAgentResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAgentResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GetAgentResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8419,6 +8527,16 @@ func (r GetAgentResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetAgentResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetAgentResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GetAgentResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -8497,6 +8615,17 @@ type UpdateAgentResponse429Headers struct {
 	XRequestId *string
 }
 
+// UpdateAgentResponse503Headers the declared response headers of an HTTP 503 response for UpdateAgent
+type UpdateAgentResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// UpdateAgentResponse507Headers the declared response headers of an HTTP 507 response for UpdateAgent
+type UpdateAgentResponse507Headers struct {
+	XRequestId *string
+}
+
 type UpdateAgentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8518,6 +8647,10 @@ type UpdateAgentResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateAgentResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8536,6 +8669,10 @@ type UpdateAgentResponse struct {
 	Headers422 *UpdateAgentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateAgentResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateAgentResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *UpdateAgentResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8581,6 +8718,16 @@ func (r UpdateAgentResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r UpdateAgentResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UpdateAgentResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r UpdateAgentResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -8644,6 +8791,17 @@ type UnbindSandboxResponse429Headers struct {
 	XRequestId *string
 }
 
+// UnbindSandboxResponse503Headers the declared response headers of an HTTP 503 response for UnbindSandbox
+type UnbindSandboxResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// UnbindSandboxResponse507Headers the declared response headers of an HTTP 507 response for UnbindSandbox
+type UnbindSandboxResponse507Headers struct {
+	XRequestId *string
+}
+
 type UnbindSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8657,6 +8815,10 @@ type UnbindSandboxResponse struct {
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *UnbindSandboxResponse204Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8669,6 +8831,10 @@ type UnbindSandboxResponse struct {
 	Headers412 *UnbindSandboxResponse412Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UnbindSandboxResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UnbindSandboxResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *UnbindSandboxResponse507Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -8694,6 +8860,16 @@ func (r UnbindSandboxResponse) GetApplicationproblemJSON412() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r UnbindSandboxResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UnbindSandboxResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r UnbindSandboxResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -8747,6 +8923,17 @@ type GetBindingResponse429Headers struct {
 	XRequestId *string
 }
 
+// GetBindingResponse503Headers the declared response headers of an HTTP 503 response for GetBinding
+type GetBindingResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetBindingResponse507Headers the declared response headers of an HTTP 507 response for GetBinding
+type GetBindingResponse507Headers struct {
+	XRequestId *string
+}
+
 type GetBindingResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8758,6 +8945,10 @@ type GetBindingResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetBindingResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8766,6 +8957,10 @@ type GetBindingResponse struct {
 	Headers404 *GetBindingResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetBindingResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBindingResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GetBindingResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8786,6 +8981,16 @@ func (r GetBindingResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetBindingResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetBindingResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GetBindingResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -8869,6 +9074,17 @@ type BindSandboxResponse429Headers struct {
 	XRequestId *string
 }
 
+// BindSandboxResponse503Headers the declared response headers of an HTTP 503 response for BindSandbox
+type BindSandboxResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// BindSandboxResponse507Headers the declared response headers of an HTTP 507 response for BindSandbox
+type BindSandboxResponse507Headers struct {
+	XRequestId *string
+}
+
 type BindSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8892,6 +9108,10 @@ type BindSandboxResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *BindSandboxResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8912,6 +9132,10 @@ type BindSandboxResponse struct {
 	Headers422 *BindSandboxResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *BindSandboxResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BindSandboxResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *BindSandboxResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8962,6 +9186,16 @@ func (r BindSandboxResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r BindSandboxResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BindSandboxResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r BindSandboxResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9019,6 +9253,17 @@ type ListThreadsResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListThreadsResponse503Headers the declared response headers of an HTTP 503 response for ListThreads
+type ListThreadsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListThreadsResponse507Headers the declared response headers of an HTTP 507 response for ListThreads
+type ListThreadsResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListThreadsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9032,6 +9277,10 @@ type ListThreadsResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListThreadsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9042,6 +9291,10 @@ type ListThreadsResponse struct {
 	Headers422 *ListThreadsResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListThreadsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListThreadsResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListThreadsResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9067,6 +9320,16 @@ func (r ListThreadsResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListThreadsResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListThreadsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListThreadsResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9124,6 +9387,17 @@ type DeleteThreadResponse429Headers struct {
 	XRequestId *string
 }
 
+// DeleteThreadResponse503Headers the declared response headers of an HTTP 503 response for DeleteThread
+type DeleteThreadResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteThreadResponse507Headers the declared response headers of an HTTP 507 response for DeleteThread
+type DeleteThreadResponse507Headers struct {
+	XRequestId *string
+}
+
 type DeleteThreadResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9135,6 +9409,10 @@ type DeleteThreadResponse struct {
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *DeleteThreadResponse204Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9145,6 +9423,10 @@ type DeleteThreadResponse struct {
 	Headers412 *DeleteThreadResponse412Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteThreadResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteThreadResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *DeleteThreadResponse507Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -9165,6 +9447,16 @@ func (r DeleteThreadResponse) GetApplicationproblemJSON412() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r DeleteThreadResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeleteThreadResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r DeleteThreadResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9218,6 +9510,17 @@ type GetThreadResponse429Headers struct {
 	XRequestId *string
 }
 
+// GetThreadResponse503Headers the declared response headers of an HTTP 503 response for GetThread
+type GetThreadResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetThreadResponse507Headers the declared response headers of an HTTP 507 response for GetThread
+type GetThreadResponse507Headers struct {
+	XRequestId *string
+}
+
 type GetThreadResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9229,6 +9532,10 @@ type GetThreadResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetThreadResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9237,6 +9544,10 @@ type GetThreadResponse struct {
 	Headers404 *GetThreadResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetThreadResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetThreadResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GetThreadResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9257,6 +9568,16 @@ func (r GetThreadResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetThreadResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetThreadResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GetThreadResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9314,6 +9635,17 @@ type ListRunsResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListRunsResponse503Headers the declared response headers of an HTTP 503 response for ListRuns
+type ListRunsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListRunsResponse507Headers the declared response headers of an HTTP 507 response for ListRuns
+type ListRunsResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListRunsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9327,6 +9659,10 @@ type ListRunsResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRunsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9337,6 +9673,10 @@ type ListRunsResponse struct {
 	Headers422 *ListRunsResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRunsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRunsResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListRunsResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9362,6 +9702,16 @@ func (r ListRunsResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListRunsResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListRunsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListRunsResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9446,6 +9796,13 @@ type StartRunResponse429Headers struct {
 // StartRunResponse503Headers the declared response headers of an HTTP 503 response for StartRun
 type StartRunResponse503Headers struct {
 	IdempotentReplayed *string
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// StartRunResponse507Headers the declared response headers of an HTTP 507 response for StartRun
+type StartRunResponse507Headers struct {
+	IdempotentReplayed *string
 	XRequestId         *string
 }
 
@@ -9468,6 +9825,8 @@ type StartRunResponse struct {
 	ApplicationproblemJSON429 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *StartRunResponse200Headers
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -9486,6 +9845,8 @@ type StartRunResponse struct {
 	Headers429 *StartRunResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *StartRunResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *StartRunResponse507Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9526,6 +9887,11 @@ func (r StartRunResponse) GetApplicationproblemJSON429() *Problem {
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
 func (r StartRunResponse) GetApplicationproblemJSON503() *Problem {
 	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r StartRunResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9583,6 +9949,17 @@ type ListAuditEntriesResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListAuditEntriesResponse503Headers the declared response headers of an HTTP 503 response for ListAuditEntries
+type ListAuditEntriesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListAuditEntriesResponse507Headers the declared response headers of an HTTP 507 response for ListAuditEntries
+type ListAuditEntriesResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListAuditEntriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9596,6 +9973,10 @@ type ListAuditEntriesResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListAuditEntriesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9606,6 +9987,10 @@ type ListAuditEntriesResponse struct {
 	Headers422 *ListAuditEntriesResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListAuditEntriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAuditEntriesResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListAuditEntriesResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9631,6 +10016,16 @@ func (r ListAuditEntriesResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListAuditEntriesResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListAuditEntriesResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListAuditEntriesResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9678,6 +10073,17 @@ type GetMeResponse429Headers struct {
 	XRequestId *string
 }
 
+// GetMeResponse503Headers the declared response headers of an HTTP 503 response for GetMe
+type GetMeResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetMeResponse507Headers the declared response headers of an HTTP 507 response for GetMe
+type GetMeResponse507Headers struct {
+	XRequestId *string
+}
+
 type GetMeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9687,12 +10093,20 @@ type GetMeResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetMeResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetMeResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMeResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GetMeResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9708,6 +10122,16 @@ func (r GetMeResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetMeResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetMeResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GetMeResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9803,6 +10227,17 @@ type ListProvidersResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListProvidersResponse503Headers the declared response headers of an HTTP 503 response for ListProviders
+type ListProvidersResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListProvidersResponse507Headers the declared response headers of an HTTP 507 response for ListProviders
+type ListProvidersResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListProvidersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9812,12 +10247,20 @@ type ListProvidersResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListProvidersResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListProvidersResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListProvidersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListProvidersResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListProvidersResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9833,6 +10276,16 @@ func (r ListProvidersResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListProvidersResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListProvidersResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListProvidersResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9886,6 +10339,17 @@ type GetRunResponse429Headers struct {
 	XRequestId *string
 }
 
+// GetRunResponse503Headers the declared response headers of an HTTP 503 response for GetRun
+type GetRunResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetRunResponse507Headers the declared response headers of an HTTP 507 response for GetRun
+type GetRunResponse507Headers struct {
+	XRequestId *string
+}
+
 type GetRunResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9897,6 +10361,10 @@ type GetRunResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRunResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9905,6 +10373,10 @@ type GetRunResponse struct {
 	Headers404 *GetRunResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRunResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRunResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GetRunResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9925,6 +10397,16 @@ func (r GetRunResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetRunResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetRunResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GetRunResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -9977,6 +10459,17 @@ type ListApprovalsResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListApprovalsResponse503Headers the declared response headers of an HTTP 503 response for ListApprovals
+type ListApprovalsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListApprovalsResponse507Headers the declared response headers of an HTTP 507 response for ListApprovals
+type ListApprovalsResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListApprovalsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9988,6 +10481,10 @@ type ListApprovalsResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListApprovalsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9996,6 +10493,10 @@ type ListApprovalsResponse struct {
 	Headers404 *ListApprovalsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListApprovalsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListApprovalsResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListApprovalsResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10016,6 +10517,16 @@ func (r ListApprovalsResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListApprovalsResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListApprovalsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListApprovalsResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -10093,6 +10604,17 @@ type DecideApprovalResponse429Headers struct {
 	XRequestId *string
 }
 
+// DecideApprovalResponse503Headers the declared response headers of an HTTP 503 response for DecideApproval
+type DecideApprovalResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DecideApprovalResponse507Headers the declared response headers of an HTTP 507 response for DecideApproval
+type DecideApprovalResponse507Headers struct {
+	XRequestId *string
+}
+
 type DecideApprovalResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10114,6 +10636,10 @@ type DecideApprovalResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DecideApprovalResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10132,6 +10658,10 @@ type DecideApprovalResponse struct {
 	Headers422 *DecideApprovalResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DecideApprovalResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DecideApprovalResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *DecideApprovalResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10177,6 +10707,16 @@ func (r DecideApprovalResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r DecideApprovalResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DecideApprovalResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r DecideApprovalResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -10234,6 +10774,17 @@ type CompleteRunResponse429Headers struct {
 	XRequestId *string
 }
 
+// CompleteRunResponse503Headers the declared response headers of an HTTP 503 response for CompleteRun
+type CompleteRunResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// CompleteRunResponse507Headers the declared response headers of an HTTP 507 response for CompleteRun
+type CompleteRunResponse507Headers struct {
+	XRequestId *string
+}
+
 type CompleteRunResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10247,6 +10798,10 @@ type CompleteRunResponse struct {
 	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CompleteRunResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -10257,6 +10812,10 @@ type CompleteRunResponse struct {
 	Headers409 *CompleteRunResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CompleteRunResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CompleteRunResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *CompleteRunResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10282,6 +10841,16 @@ func (r CompleteRunResponse) GetApplicationproblemJSON409() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r CompleteRunResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CompleteRunResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r CompleteRunResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -10369,6 +10938,17 @@ type EditFileResponse429Headers struct {
 	XRequestId *string
 }
 
+// EditFileResponse503Headers the declared response headers of an HTTP 503 response for EditFile
+type EditFileResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// EditFileResponse507Headers the declared response headers of an HTTP 507 response for EditFile
+type EditFileResponse507Headers struct {
+	XRequestId *string
+}
+
 type EditFileResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10394,6 +10974,10 @@ type EditFileResponse struct {
 	ApplicationproblemJSON428 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *EditFileResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10416,6 +11000,10 @@ type EditFileResponse struct {
 	Headers428 *EditFileResponse428Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *EditFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EditFileResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *EditFileResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10471,6 +11059,16 @@ func (r EditFileResponse) GetApplicationproblemJSON428() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r EditFileResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r EditFileResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r EditFileResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -10558,6 +11156,17 @@ type ExecuteResponse429Headers struct {
 	XRequestId *string
 }
 
+// ExecuteResponse503Headers the declared response headers of an HTTP 503 response for Execute
+type ExecuteResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ExecuteResponse507Headers the declared response headers of an HTTP 507 response for Execute
+type ExecuteResponse507Headers struct {
+	XRequestId *string
+}
+
 type ExecuteResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10583,6 +11192,10 @@ type ExecuteResponse struct {
 	ApplicationproblemJSON428 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ExecuteResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10605,6 +11218,10 @@ type ExecuteResponse struct {
 	Headers428 *ExecuteResponse428Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExecuteResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ExecuteResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10660,6 +11277,16 @@ func (r ExecuteResponse) GetApplicationproblemJSON428() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ExecuteResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExecuteResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ExecuteResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -10732,6 +11359,17 @@ type ReadFileResponse429Headers struct {
 	XRequestId *string
 }
 
+// ReadFileResponse503Headers the declared response headers of an HTTP 503 response for ReadFile
+type ReadFileResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ReadFileResponse507Headers the declared response headers of an HTTP 507 response for ReadFile
+type ReadFileResponse507Headers struct {
+	XRequestId *string
+}
+
 type ReadFileResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10751,6 +11389,10 @@ type ReadFileResponse struct {
 	ApplicationproblemJSON428 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ReadFileResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -10767,6 +11409,10 @@ type ReadFileResponse struct {
 	Headers428 *ReadFileResponse428Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReadFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReadFileResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ReadFileResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10807,6 +11453,16 @@ func (r ReadFileResponse) GetApplicationproblemJSON428() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ReadFileResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReadFileResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ReadFileResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -10884,6 +11540,17 @@ type WriteFileResponse429Headers struct {
 	XRequestId *string
 }
 
+// WriteFileResponse503Headers the declared response headers of an HTTP 503 response for WriteFile
+type WriteFileResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// WriteFileResponse507Headers the declared response headers of an HTTP 507 response for WriteFile
+type WriteFileResponse507Headers struct {
+	XRequestId *string
+}
+
 type WriteFileResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10905,6 +11572,10 @@ type WriteFileResponse struct {
 	ApplicationproblemJSON428 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *WriteFileResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -10923,6 +11594,10 @@ type WriteFileResponse struct {
 	Headers428 *WriteFileResponse428Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *WriteFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *WriteFileResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *WriteFileResponse507Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10968,6 +11643,16 @@ func (r WriteFileResponse) GetApplicationproblemJSON428() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r WriteFileResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r WriteFileResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r WriteFileResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -11040,6 +11725,17 @@ type GlobResponse429Headers struct {
 	XRequestId *string
 }
 
+// GlobResponse503Headers the declared response headers of an HTTP 503 response for Glob
+type GlobResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GlobResponse507Headers the declared response headers of an HTTP 507 response for Glob
+type GlobResponse507Headers struct {
+	XRequestId *string
+}
+
 type GlobResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11059,6 +11755,10 @@ type GlobResponse struct {
 	ApplicationproblemJSON428 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GlobResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11075,6 +11775,10 @@ type GlobResponse struct {
 	Headers428 *GlobResponse428Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GlobResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GlobResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GlobResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11115,6 +11819,16 @@ func (r GlobResponse) GetApplicationproblemJSON428() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GlobResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GlobResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GlobResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -11187,6 +11901,17 @@ type GrepResponse429Headers struct {
 	XRequestId *string
 }
 
+// GrepResponse503Headers the declared response headers of an HTTP 503 response for Grep
+type GrepResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GrepResponse507Headers the declared response headers of an HTTP 507 response for Grep
+type GrepResponse507Headers struct {
+	XRequestId *string
+}
+
 type GrepResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11206,6 +11931,10 @@ type GrepResponse struct {
 	ApplicationproblemJSON428 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GrepResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11222,6 +11951,10 @@ type GrepResponse struct {
 	Headers428 *GrepResponse428Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GrepResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GrepResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GrepResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11262,6 +11995,16 @@ func (r GrepResponse) GetApplicationproblemJSON428() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GrepResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GrepResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GrepResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -11334,6 +12077,17 @@ type ListDirectoryResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListDirectoryResponse503Headers the declared response headers of an HTTP 503 response for ListDirectory
+type ListDirectoryResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListDirectoryResponse507Headers the declared response headers of an HTTP 507 response for ListDirectory
+type ListDirectoryResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListDirectoryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11353,6 +12107,10 @@ type ListDirectoryResponse struct {
 	ApplicationproblemJSON428 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDirectoryResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11369,6 +12127,10 @@ type ListDirectoryResponse struct {
 	Headers428 *ListDirectoryResponse428Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDirectoryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDirectoryResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListDirectoryResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11409,6 +12171,16 @@ func (r ListDirectoryResponse) GetApplicationproblemJSON428() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListDirectoryResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListDirectoryResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListDirectoryResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -11488,6 +12260,12 @@ type OpenTerminalResponse429Headers struct {
 
 // OpenTerminalResponse503Headers the declared response headers of an HTTP 503 response for OpenTerminal
 type OpenTerminalResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// OpenTerminalResponse507Headers the declared response headers of an HTTP 507 response for OpenTerminal
+type OpenTerminalResponse507Headers struct {
 	XRequestId *string
 }
 
@@ -11512,6 +12290,8 @@ type OpenTerminalResponse struct {
 	ApplicationproblemJSON429 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers101 the parsed response headers for an HTTP 101 response
 	Headers101 *OpenTerminalResponse101Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -11532,6 +12312,8 @@ type OpenTerminalResponse struct {
 	Headers429 *OpenTerminalResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *OpenTerminalResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *OpenTerminalResponse507Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -11577,6 +12359,11 @@ func (r OpenTerminalResponse) GetApplicationproblemJSON429() *Problem {
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
 func (r OpenTerminalResponse) GetApplicationproblemJSON503() *Problem {
 	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r OpenTerminalResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -11644,6 +12431,17 @@ type CreateTerminalTicketResponse429Headers struct {
 	XRequestId *string
 }
 
+// CreateTerminalTicketResponse503Headers the declared response headers of an HTTP 503 response for CreateTerminalTicket
+type CreateTerminalTicketResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// CreateTerminalTicketResponse507Headers the declared response headers of an HTTP 507 response for CreateTerminalTicket
+type CreateTerminalTicketResponse507Headers struct {
+	XRequestId *string
+}
+
 type CreateTerminalTicketResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11661,6 +12459,10 @@ type CreateTerminalTicketResponse struct {
 	ApplicationproblemJSON428 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateTerminalTicketResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11675,6 +12477,10 @@ type CreateTerminalTicketResponse struct {
 	Headers428 *CreateTerminalTicketResponse428Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateTerminalTicketResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTerminalTicketResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *CreateTerminalTicketResponse507Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11710,6 +12516,16 @@ func (r CreateTerminalTicketResponse) GetApplicationproblemJSON428() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r CreateTerminalTicketResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateTerminalTicketResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r CreateTerminalTicketResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -11762,6 +12578,17 @@ type ListSandboxesResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListSandboxesResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxes
+type ListSandboxesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListSandboxesResponse507Headers the declared response headers of an HTTP 507 response for ListSandboxes
+type ListSandboxesResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListSandboxesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11773,6 +12600,10 @@ type ListSandboxesResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSandboxesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11781,6 +12612,10 @@ type ListSandboxesResponse struct {
 	Headers422 *ListSandboxesResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListSandboxesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxesResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListSandboxesResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11801,6 +12636,16 @@ func (r ListSandboxesResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListSandboxesResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListSandboxesResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListSandboxesResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -11889,6 +12734,19 @@ type CreateSandboxResponse429Headers struct {
 	XRequestId         *string
 }
 
+// CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
+type CreateSandboxResponse503Headers struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// CreateSandboxResponse507Headers the declared response headers of an HTTP 507 response for CreateSandbox
+type CreateSandboxResponse507Headers struct {
+	IdempotentReplayed *string
+	XRequestId         *string
+}
+
 type CreateSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11910,6 +12768,10 @@ type CreateSandboxResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateSandboxResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -11928,6 +12790,10 @@ type CreateSandboxResponse struct {
 	Headers422 *CreateSandboxResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateSandboxResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateSandboxResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *CreateSandboxResponse507Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11973,6 +12839,16 @@ func (r CreateSandboxResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r CreateSandboxResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateSandboxResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r CreateSandboxResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -12045,6 +12921,17 @@ type ProbeConfigResponse429Headers struct {
 	XRequestId *string
 }
 
+// ProbeConfigResponse503Headers the declared response headers of an HTTP 503 response for ProbeConfig
+type ProbeConfigResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ProbeConfigResponse507Headers the declared response headers of an HTTP 507 response for ProbeConfig
+type ProbeConfigResponse507Headers struct {
+	XRequestId *string
+}
+
 type ProbeConfigResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12064,6 +12951,10 @@ type ProbeConfigResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ProbeConfigResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -12080,6 +12971,10 @@ type ProbeConfigResponse struct {
 	Headers422 *ProbeConfigResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ProbeConfigResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ProbeConfigResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ProbeConfigResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12120,6 +13015,16 @@ func (r ProbeConfigResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ProbeConfigResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ProbeConfigResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ProbeConfigResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -12192,6 +13097,17 @@ type DeleteSandboxResponse429Headers struct {
 	XRequestId *string
 }
 
+// DeleteSandboxResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandbox
+type DeleteSandboxResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteSandboxResponse507Headers the declared response headers of an HTTP 507 response for DeleteSandbox
+type DeleteSandboxResponse507Headers struct {
+	XRequestId *string
+}
+
 type DeleteSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12209,6 +13125,10 @@ type DeleteSandboxResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *DeleteSandboxResponse204Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -12225,6 +13145,10 @@ type DeleteSandboxResponse struct {
 	Headers422 *DeleteSandboxResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteSandboxResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteSandboxResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *DeleteSandboxResponse507Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -12260,6 +13184,16 @@ func (r DeleteSandboxResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r DeleteSandboxResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeleteSandboxResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r DeleteSandboxResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -12313,6 +13247,17 @@ type GetSandboxResponse429Headers struct {
 	XRequestId *string
 }
 
+// GetSandboxResponse503Headers the declared response headers of an HTTP 503 response for GetSandbox
+type GetSandboxResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetSandboxResponse507Headers the declared response headers of an HTTP 507 response for GetSandbox
+type GetSandboxResponse507Headers struct {
+	XRequestId *string
+}
+
 type GetSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12324,6 +13269,10 @@ type GetSandboxResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSandboxResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -12332,6 +13281,10 @@ type GetSandboxResponse struct {
 	Headers404 *GetSandboxResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetSandboxResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSandboxResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GetSandboxResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12352,6 +13305,16 @@ func (r GetSandboxResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetSandboxResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetSandboxResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GetSandboxResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -12440,6 +13403,17 @@ type UpdateSandboxResponse429Headers struct {
 	XRequestId *string
 }
 
+// UpdateSandboxResponse503Headers the declared response headers of an HTTP 503 response for UpdateSandbox
+type UpdateSandboxResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// UpdateSandboxResponse507Headers the declared response headers of an HTTP 507 response for UpdateSandbox
+type UpdateSandboxResponse507Headers struct {
+	XRequestId *string
+}
+
 type UpdateSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12465,6 +13439,10 @@ type UpdateSandboxResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateSandboxResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -12487,6 +13465,10 @@ type UpdateSandboxResponse struct {
 	Headers422 *UpdateSandboxResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateSandboxResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateSandboxResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *UpdateSandboxResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12544,6 +13526,16 @@ func (r UpdateSandboxResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
 }
 
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UpdateSandboxResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r UpdateSandboxResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
 // GetBody returns the raw response body bytes
 func (r UpdateSandboxResponse) GetBody() []byte {
 	return r.Body
@@ -12599,6 +13591,17 @@ type ListSandboxAgentsResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListSandboxAgentsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxAgents
+type ListSandboxAgentsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListSandboxAgentsResponse507Headers the declared response headers of an HTTP 507 response for ListSandboxAgents
+type ListSandboxAgentsResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListSandboxAgentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12612,6 +13615,10 @@ type ListSandboxAgentsResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSandboxAgentsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -12622,6 +13629,10 @@ type ListSandboxAgentsResponse struct {
 	Headers422 *ListSandboxAgentsResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListSandboxAgentsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxAgentsResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListSandboxAgentsResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12647,6 +13658,16 @@ func (r ListSandboxAgentsResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListSandboxAgentsResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListSandboxAgentsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListSandboxAgentsResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -12724,6 +13745,17 @@ type ProbeSandboxResponse429Headers struct {
 	XRequestId *string
 }
 
+// ProbeSandboxResponse503Headers the declared response headers of an HTTP 503 response for ProbeSandbox
+type ProbeSandboxResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ProbeSandboxResponse507Headers the declared response headers of an HTTP 507 response for ProbeSandbox
+type ProbeSandboxResponse507Headers struct {
+	XRequestId *string
+}
+
 type ProbeSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12745,6 +13777,10 @@ type ProbeSandboxResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ProbeSandboxResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -12763,6 +13799,10 @@ type ProbeSandboxResponse struct {
 	Headers422 *ProbeSandboxResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ProbeSandboxResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ProbeSandboxResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ProbeSandboxResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12808,6 +13848,16 @@ func (r ProbeSandboxResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ProbeSandboxResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ProbeSandboxResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ProbeSandboxResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -12865,6 +13915,17 @@ type GetSecretHintResponse429Headers struct {
 	XRequestId *string
 }
 
+// GetSecretHintResponse503Headers the declared response headers of an HTTP 503 response for GetSecretHint
+type GetSecretHintResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetSecretHintResponse507Headers the declared response headers of an HTTP 507 response for GetSecretHint
+type GetSecretHintResponse507Headers struct {
+	XRequestId *string
+}
+
 type GetSecretHintResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12878,6 +13939,10 @@ type GetSecretHintResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSecretHintResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -12888,6 +13953,10 @@ type GetSecretHintResponse struct {
 	Headers404 *GetSecretHintResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetSecretHintResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSecretHintResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GetSecretHintResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12913,6 +13982,16 @@ func (r GetSecretHintResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetSecretHintResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetSecretHintResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GetSecretHintResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -12970,6 +14049,17 @@ type ListTokensResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListTokensResponse503Headers the declared response headers of an HTTP 503 response for ListTokens
+type ListTokensResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListTokensResponse507Headers the declared response headers of an HTTP 507 response for ListTokens
+type ListTokensResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListTokensResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12983,6 +14073,10 @@ type ListTokensResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTokensResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -12993,6 +14087,10 @@ type ListTokensResponse struct {
 	Headers422 *ListTokensResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTokensResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTokensResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListTokensResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13018,6 +14116,16 @@ func (r ListTokensResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListTokensResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -13104,6 +14212,19 @@ type CreateTokenResponse429Headers struct {
 	XRequestId         *string
 }
 
+// CreateTokenResponse503Headers the declared response headers of an HTTP 503 response for CreateToken
+type CreateTokenResponse503Headers struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// CreateTokenResponse507Headers the declared response headers of an HTTP 507 response for CreateToken
+type CreateTokenResponse507Headers struct {
+	IdempotentReplayed *string
+	XRequestId         *string
+}
+
 type CreateTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13125,6 +14246,10 @@ type CreateTokenResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateTokenResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -13143,6 +14268,10 @@ type CreateTokenResponse struct {
 	Headers422 *CreateTokenResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateTokenResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTokenResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *CreateTokenResponse507Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -13188,6 +14317,16 @@ func (r CreateTokenResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r CreateTokenResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -13245,6 +14384,17 @@ type RevokeTokenResponse429Headers struct {
 	XRequestId *string
 }
 
+// RevokeTokenResponse503Headers the declared response headers of an HTTP 503 response for RevokeToken
+type RevokeTokenResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// RevokeTokenResponse507Headers the declared response headers of an HTTP 507 response for RevokeToken
+type RevokeTokenResponse507Headers struct {
+	XRequestId *string
+}
+
 type RevokeTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13256,6 +14406,10 @@ type RevokeTokenResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *RevokeTokenResponse204Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -13266,6 +14420,10 @@ type RevokeTokenResponse struct {
 	Headers404 *RevokeTokenResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeTokenResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeTokenResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *RevokeTokenResponse507Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -13286,6 +14444,16 @@ func (r RevokeTokenResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r RevokeTokenResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -13333,6 +14501,17 @@ type ListToolsResponse429Headers struct {
 	XRequestId *string
 }
 
+// ListToolsResponse503Headers the declared response headers of an HTTP 503 response for ListTools
+type ListToolsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListToolsResponse507Headers the declared response headers of an HTTP 507 response for ListTools
+type ListToolsResponse507Headers struct {
+	XRequestId *string
+}
+
 type ListToolsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13342,12 +14521,20 @@ type ListToolsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListToolsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListToolsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListToolsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListToolsResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListToolsResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13363,6 +14550,16 @@ func (r ListToolsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListToolsResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListToolsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListToolsResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -13410,6 +14607,17 @@ type GetWorkspaceResponse429Headers struct {
 	XRequestId *string
 }
 
+// GetWorkspaceResponse503Headers the declared response headers of an HTTP 503 response for GetWorkspace
+type GetWorkspaceResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetWorkspaceResponse507Headers the declared response headers of an HTTP 507 response for GetWorkspace
+type GetWorkspaceResponse507Headers struct {
+	XRequestId *string
+}
+
 type GetWorkspaceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13419,12 +14627,20 @@ type GetWorkspaceResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetWorkspaceResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetWorkspaceResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetWorkspaceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWorkspaceResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *GetWorkspaceResponse507Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13440,6 +14656,16 @@ func (r GetWorkspaceResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetWorkspaceResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetWorkspaceResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r GetWorkspaceResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -14446,6 +15672,20 @@ func ParseListAgentsResponse(rsp *http.Response) (*ListAgentsResponse, error) {
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
 	}
 
 	switch {
@@ -14496,6 +15736,33 @@ func ParseListAgentsResponse(rsp *http.Response) (*ListAgentsResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAgentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListAgentsResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -14570,6 +15837,20 @@ func ParseCreateAgentResponse(rsp *http.Response) (*CreateAgentResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -14731,6 +16012,47 @@ func ParseCreateAgentResponse(rsp *http.Response) (*CreateAgentResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateAgentResponse503Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers CreateAgentResponse507Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -14780,6 +16102,20 @@ func ParseDeleteAgentResponse(rsp *http.Response) (*DeleteAgentResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -14841,6 +16177,33 @@ func ParseDeleteAgentResponse(rsp *http.Response) (*DeleteAgentResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteAgentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers DeleteAgentResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -14887,6 +16250,20 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -14945,6 +16322,33 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAgentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GetAgentResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -15026,6 +16430,20 @@ func ParseUpdateAgentResponse(rsp *http.Response) (*UpdateAgentResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -15134,6 +16552,33 @@ func ParseUpdateAgentResponse(rsp *http.Response) (*UpdateAgentResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateAgentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers UpdateAgentResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -15190,6 +16635,20 @@ func ParseUnbindSandboxResponse(rsp *http.Response) (*UnbindSandboxResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -15268,6 +16727,33 @@ func ParseUnbindSandboxResponse(rsp *http.Response) (*UnbindSandboxResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UnbindSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers UnbindSandboxResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -15314,6 +16800,20 @@ func ParseGetBindingResponse(rsp *http.Response) (*GetBindingResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -15372,6 +16872,33 @@ func ParseGetBindingResponse(rsp *http.Response) (*GetBindingResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBindingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GetBindingResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -15460,6 +16987,20 @@ func ParseBindSandboxResponse(rsp *http.Response) (*BindSandboxResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -15578,6 +17119,33 @@ func ParseBindSandboxResponse(rsp *http.Response) (*BindSandboxResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers BindSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers BindSandboxResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -15631,6 +17199,20 @@ func ParseListThreadsResponse(rsp *http.Response) (*ListThreadsResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -15692,6 +17274,33 @@ func ParseListThreadsResponse(rsp *http.Response) (*ListThreadsResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListThreadsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListThreadsResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -15741,6 +17350,20 @@ func ParseDeleteThreadResponse(rsp *http.Response) (*DeleteThreadResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -15802,6 +17425,33 @@ func ParseDeleteThreadResponse(rsp *http.Response) (*DeleteThreadResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteThreadResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers DeleteThreadResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -15848,6 +17498,20 @@ func ParseGetThreadResponse(rsp *http.Response) (*GetThreadResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -15906,6 +17570,33 @@ func ParseGetThreadResponse(rsp *http.Response) (*GetThreadResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetThreadResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GetThreadResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -15959,6 +17650,20 @@ func ParseListRunsResponse(rsp *http.Response) (*ListRunsResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -16020,6 +17725,33 @@ func ParseListRunsResponse(rsp *http.Response) (*ListRunsResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRunsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListRunsResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -16094,6 +17826,13 @@ func ParseStartRunResponse(rsp *http.Response) (*StartRunResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -16257,6 +17996,13 @@ func ParseStartRunResponse(rsp *http.Response) (*StartRunResponse, error) {
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16265,6 +18011,23 @@ func ParseStartRunResponse(rsp *http.Response) (*StartRunResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers StartRunResponse507Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -16318,6 +18081,20 @@ func ParseListAuditEntriesResponse(rsp *http.Response) (*ListAuditEntriesRespons
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -16379,6 +18156,33 @@ func ParseListAuditEntriesResponse(rsp *http.Response) (*ListAuditEntriesRespons
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAuditEntriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListAuditEntriesResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -16418,6 +18222,20 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -16459,6 +18277,33 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GetMeResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -16538,6 +18383,20 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
 	}
 
 	switch {
@@ -16578,6 +18437,33 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListProvidersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListProvidersResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -16624,6 +18510,20 @@ func ParseGetRunResponse(rsp *http.Response) (*GetRunResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -16682,6 +18582,33 @@ func ParseGetRunResponse(rsp *http.Response) (*GetRunResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRunResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GetRunResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -16728,6 +18655,20 @@ func ParseListApprovalsResponse(rsp *http.Response) (*ListApprovalsResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -16779,6 +18720,33 @@ func ParseListApprovalsResponse(rsp *http.Response) (*ListApprovalsResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListApprovalsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListApprovalsResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -16860,6 +18828,20 @@ func ParseDecideApprovalResponse(rsp *http.Response) (*DecideApprovalResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -16961,6 +18943,33 @@ func ParseDecideApprovalResponse(rsp *http.Response) (*DecideApprovalResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DecideApprovalResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers DecideApprovalResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -17014,6 +19023,20 @@ func ParseCompleteRunResponse(rsp *http.Response) (*CompleteRunResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -17075,6 +19098,33 @@ func ParseCompleteRunResponse(rsp *http.Response) (*CompleteRunResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CompleteRunResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers CompleteRunResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -17170,6 +19220,20 @@ func ParseEditFileResponse(rsp *http.Response) (*EditFileResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -17291,6 +19355,33 @@ func ParseEditFileResponse(rsp *http.Response) (*EditFileResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers EditFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers EditFileResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -17386,6 +19477,20 @@ func ParseExecuteResponse(rsp *http.Response) (*ExecuteResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	case rsp.StatusCode == 200:
 		// Content-type (text/event-stream) unsupported
@@ -17510,6 +19615,33 @@ func ParseExecuteResponse(rsp *http.Response) (*ExecuteResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExecuteResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ExecuteResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -17584,6 +19716,20 @@ func ParseReadFileResponse(rsp *http.Response) (*ReadFileResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -17675,6 +19821,33 @@ func ParseReadFileResponse(rsp *http.Response) (*ReadFileResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReadFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ReadFileResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -17756,6 +19929,20 @@ func ParseWriteFileResponse(rsp *http.Response) (*WriteFileResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -17857,6 +20044,33 @@ func ParseWriteFileResponse(rsp *http.Response) (*WriteFileResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers WriteFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers WriteFileResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -17931,6 +20145,20 @@ func ParseGlobResponse(rsp *http.Response) (*GlobResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -18022,6 +20250,33 @@ func ParseGlobResponse(rsp *http.Response) (*GlobResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GlobResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GlobResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -18096,6 +20351,20 @@ func ParseGrepResponse(rsp *http.Response) (*GrepResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -18187,6 +20456,33 @@ func ParseGrepResponse(rsp *http.Response) (*GrepResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GrepResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GrepResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -18261,6 +20557,20 @@ func ParseListDirectoryResponse(rsp *http.Response) (*ListDirectoryResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -18352,6 +20662,33 @@ func ParseListDirectoryResponse(rsp *http.Response) (*ListDirectoryResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDirectoryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListDirectoryResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -18436,6 +20773,13 @@ func ParseOpenTerminalResponse(rsp *http.Response) (*OpenTerminalResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -18539,6 +20883,13 @@ func ParseOpenTerminalResponse(rsp *http.Response) (*OpenTerminalResponse, error
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers OpenTerminalResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18547,6 +20898,16 @@ func ParseOpenTerminalResponse(rsp *http.Response) (*OpenTerminalResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers OpenTerminalResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -18614,6 +20975,20 @@ func ParseCreateTerminalTicketResponse(rsp *http.Response) (*CreateTerminalTicke
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -18695,6 +21070,33 @@ func ParseCreateTerminalTicketResponse(rsp *http.Response) (*CreateTerminalTicke
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTerminalTicketResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers CreateTerminalTicketResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -18741,6 +21143,20 @@ func ParseListSandboxesResponse(rsp *http.Response) (*ListSandboxesResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -18792,6 +21208,33 @@ func ParseListSandboxesResponse(rsp *http.Response) (*ListSandboxesResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSandboxesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListSandboxesResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -18873,6 +21316,20 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -19051,6 +21508,47 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateSandboxResponse503Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers CreateSandboxResponse507Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -19125,6 +21623,20 @@ func ParseProbeConfigResponse(rsp *http.Response) (*ProbeConfigResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -19216,6 +21728,33 @@ func ParseProbeConfigResponse(rsp *http.Response) (*ProbeConfigResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ProbeConfigResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ProbeConfigResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -19286,6 +21825,20 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -19377,6 +21930,33 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers DeleteSandboxResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -19423,6 +22003,20 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -19481,6 +22075,33 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GetSandboxResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -19576,6 +22197,20 @@ func ParseUpdateSandboxResponse(rsp *http.Response) (*UpdateSandboxResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -19704,6 +22339,33 @@ func ParseUpdateSandboxResponse(rsp *http.Response) (*UpdateSandboxResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers UpdateSandboxResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -19757,6 +22419,20 @@ func ParseListSandboxAgentsResponse(rsp *http.Response) (*ListSandboxAgentsRespo
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -19818,6 +22494,33 @@ func ParseListSandboxAgentsResponse(rsp *http.Response) (*ListSandboxAgentsRespo
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSandboxAgentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListSandboxAgentsResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -19899,6 +22602,20 @@ func ParseProbeSandboxResponse(rsp *http.Response) (*ProbeSandboxResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -20000,6 +22717,33 @@ func ParseProbeSandboxResponse(rsp *http.Response) (*ProbeSandboxResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ProbeSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ProbeSandboxResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -20053,6 +22797,20 @@ func ParseGetSecretHintResponse(rsp *http.Response) (*GetSecretHintResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -20114,6 +22872,33 @@ func ParseGetSecretHintResponse(rsp *http.Response) (*GetSecretHintResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSecretHintResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GetSecretHintResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -20167,6 +22952,20 @@ func ParseListTokensResponse(rsp *http.Response) (*ListTokensResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -20228,6 +23027,33 @@ func ParseListTokensResponse(rsp *http.Response) (*ListTokensResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTokensResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListTokensResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -20309,6 +23135,20 @@ func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -20473,6 +23313,47 @@ func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTokenResponse503Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers CreateTokenResponse507Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -20522,6 +23403,20 @@ func ParseRevokeTokenResponse(rsp *http.Response) (*RevokeTokenResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -20583,6 +23478,33 @@ func ParseRevokeTokenResponse(rsp *http.Response) (*RevokeTokenResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers RevokeTokenResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -20622,6 +23544,20 @@ func ParseListToolsResponse(rsp *http.Response) (*ListToolsResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -20663,6 +23599,33 @@ func ParseListToolsResponse(rsp *http.Response) (*ListToolsResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListToolsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListToolsResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -20702,6 +23665,20 @@ func ParseGetWorkspaceResponse(rsp *http.Response) (*GetWorkspaceResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
 
 	}
 
@@ -20743,6 +23720,33 @@ func ParseGetWorkspaceResponse(rsp *http.Response) (*GetWorkspaceResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetWorkspaceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers GetWorkspaceResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
