@@ -54,19 +54,20 @@ func (db *DB) withLease(ctx context.Context, name string, fn func(ctx context.Co
 }
 
 // renewLease renews the lease until work ends, and ends work once the
-// lease is lost or may have run out unrenewed.
+// lease is lost or may have run out unrenewed: the latter on a timer of its
+// own, so a renewal that hangs (a database that stopped answering) cannot
+// keep the pass running past it.
 func (db *DB) renewLease(work context.Context, stop context.CancelCauseFunc, name, holder string, until time.Time) {
 	term := db.leaseTerm
+	expire := time.AfterFunc(time.Until(until), func() {
+		stop(fmt.Errorf("%w: not renewed within %s", errLeaseLost, term))
+	})
+	defer expire.Stop()
 	tick := time.NewTicker(term / 3)
 	defer tick.Stop()
-	deadline := time.NewTimer(time.Until(until))
-	defer deadline.Stop()
 	for {
 		select {
 		case <-work.Done():
-			return
-		case <-deadline.C:
-			stop(fmt.Errorf("%w: not renewed within %s", errLeaseLost, term))
 			return
 		case <-tick.C:
 		}
@@ -76,12 +77,14 @@ func (db *DB) renewLease(work context.Context, stop context.CancelCauseFunc, nam
 			WHERE name = ? AND holder = ? AND expires_at > clock_timestamp()`, term.Seconds(), name, holder)
 		cancel()
 		switch {
+		case work.Err() != nil:
+			return
 		case res.Error != nil:
 			continue // the database did not answer: tried again, until the lease runs out
 		case res.RowsAffected == 0:
 			stop(fmt.Errorf("%w: held by another replica", errLeaseLost))
 			return
 		}
-		deadline.Reset(time.Until(asked.Add(term)))
+		expire.Reset(time.Until(asked.Add(term)))
 	}
 }
