@@ -44,8 +44,8 @@ func (db *DB) withLease(ctx context.Context, name string, fn func(ctx context.Co
 	err := fn(work)
 	stop(nil)
 	<-renewed
-	if cause := context.Cause(work); errors.Is(cause, errLeaseLost) && err != nil {
-		err = fmt.Errorf("%w: %w", cause, err)
+	if cause := context.Cause(work); errors.Is(cause, errLeaseLost) {
+		err = errors.Join(cause, err) // said even when the pass ended well: it may have run beside another
 	}
 	release, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()

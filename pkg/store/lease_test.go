@@ -100,7 +100,7 @@ func TestALeaderThatLosesItsLeaseStops(t *testing.T) {
 		ran, err := first.WithTryLock(ctx, "sweep", func(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
-				return ctx.Err()
+				return nil // a pass that ends well is still told it lost its lease
 			case <-time.After(5 * time.Second):
 				return errors.New("the pass ran on without its lease")
 			}
