@@ -274,6 +274,8 @@ func TestTheReaperCleansUpAPoolCreateWhoseCreatorDied(t *testing.T) {
 		w.edit(t, `{"config":{"pool":{"size":1}}}`)
 		inst, err := db.System("pools").Pools().Add(ctx, w.sandbox, time.Now().Add(-time.Minute))
 		require.NoError(t, err)
+		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolWaiting, Size: 1}, w.pool(t),
+			"a create whose creator died is not on its way, even before the reaper passes")
 		rep, err := w.app.Runs.Reap(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 1, rep.Abandoned)
