@@ -20,7 +20,7 @@ func TestASandboxShowsItsPool(t *testing.T) {
 		assert.Equal(t, map[string]any{"size": float64(1), "max_idle_minutes": float64(60)}, sb["config"].(map[string]any)["pool"])
 		assert.NotContains(t, sb, "pool", "only a read of the sandbox shows its pool")
 		pool := e.call("GET", "/api/v1/sandboxes/"+id, e.member, nil).json(t)["pool"]
-		assert.Equal(t, map[string]any{"state": "creating", "size": float64(1), "ready": float64(0), "creating": float64(0),
+		assert.Equal(t, map[string]any{"state": "waiting", "size": float64(1), "ready": float64(0), "creating": float64(0),
 			"failures": float64(0), "detail": "", "retry_at": nil}, pool, "nothing is made until the pool's job passes")
 	})
 }

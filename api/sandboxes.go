@@ -69,11 +69,12 @@ type sandboxView struct {
 } //@name Sandbox
 
 // poolView is how the sandbox's warm pool is doing: off (size 0), ready,
-// creating, failing (creates fail; it waits until retry_at) or stopped
+// creating (some on their way), waiting (short, with none on the way yet:
+// the next pass of the pool job makes them), failing (creates fail; it waits until retry_at) or stopped
 // (too many failures in a row: it makes nothing until the sandbox is
 // edited or probed healthy). detail says why it fails.
 type poolView struct {
-	State    string     `json:"state" enums:"off,ready,creating,failing,stopped"`
+	State    string     `json:"state" enums:"off,ready,creating,waiting,failing,stopped"`
 	Size     int        `json:"size" minimum:"0"`
 	Ready    int        `json:"ready" minimum:"0"`
 	Creating int        `json:"creating" minimum:"0"`

@@ -149,3 +149,23 @@ func TestTheStreamAndTheHeadersAreDescribed(t *testing.T) {
 	assert.Contains(t, create.Responses.Value("201").Value.Headers, "Idempotent-Replayed")
 	assert.NotContains(t, doc.Paths.Find("/api/v1/sandboxes").Get.Responses.Value("200").Value.Headers, "Idempotent-Replayed")
 }
+
+// Every authenticated operation declares the database's faults: 503
+// service_unavailable with Retry-After, and 507 insufficient_storage (even a
+// read records its token's use).
+func TestEveryAuthenticatedOperationDeclaresTheDatabasesFaults(t *testing.T) {
+	operations(committedSpec(t), func(method, path string, op *openapi3.Operation) {
+		if op.Security == nil || len(*op.Security) == 0 {
+			return
+		}
+		unavailable := op.Responses.Value("503")
+		if assert.NotNil(t, unavailable, "%s %s: 503", method, path) {
+			assert.Contains(t, unavailable.Value.Headers, "Retry-After", "%s %s: 503", method, path)
+			assert.NotNil(t, unavailable.Value.Content.Get("application/problem+json"), "%s %s: 503", method, path)
+		}
+		full := op.Responses.Value("507")
+		if assert.NotNil(t, full, "%s %s: 507", method, path) {
+			assert.NotNil(t, full.Value.Content.Get("application/problem+json"), "%s %s: 507", method, path)
+		}
+	})
+}

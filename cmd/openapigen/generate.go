@@ -82,21 +82,35 @@ func Generate(dir string) ([]byte, error) {
 }
 
 // refine says what Swagger 2 cannot: problems are application/problem+json,
-// every authenticated operation may be refused for now (429 with Retry-After),
-// and the document is served from the root.
+// every authenticated operation may be refused for now (429 with
+// Retry-After), find the database unavailable (503 with Retry-After) or its
+// disk full (507: even a read records its token's use once a minute), and
+// the document is served from the root.
 func refine(doc *openapi3.T) {
 	doc.Servers = openapi3.Servers{{URL: "/"}}
 	problem := openapi3.NewSchemaRef("#/components/schemas/Problem", nil)
-	limited := openapi3.NewResponse().WithDescription("Too Many Requests: this token's requests per minute are used up " +
-		"(rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's " +
-		"provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one)").
-		WithContent(openapi3.NewContentWithSchemaRef(problem, []string{"application/problem+json"}))
-	limited.Headers = openapi3.Headers{"Retry-After": &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-		Description: "Seconds to wait before trying again", Schema: openapi3.NewIntegerSchema().NewRef()}}}}
+	answer := func(description string, retryAfter bool) *openapi3.ResponseRef {
+		r := openapi3.NewResponse().WithDescription(description).
+			WithContent(openapi3.NewContentWithSchemaRef(problem, []string{"application/problem+json"}))
+		if retryAfter {
+			r.Headers = openapi3.Headers{"Retry-After": &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
+				Description: "Seconds to wait before trying again", Schema: openapi3.NewIntegerSchema().NewRef()}}}}
+		}
+		return &openapi3.ResponseRef{Value: r}
+	}
+	limited := answer("Too Many Requests: this token's requests per minute are used up "+
+		"(rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's "+
+		"provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one)", true)
+	unavailable := answer("Service Unavailable (service_unavailable): the database cannot be used for now "+
+		"(stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After", true)
+	full := answer("Insufficient Storage (insufficient_storage): the embedded database's disk is full; "+
+		"nothing can be saved until space is freed", false)
 	for _, path := range doc.Paths.InMatchingOrder() {
 		for _, op := range doc.Paths.Value(path).Operations() {
 			if op.Security != nil && len(*op.Security) > 0 {
-				op.Responses.Set("429", &openapi3.ResponseRef{Value: limited})
+				op.Responses.Set("429", limited)
+				op.Responses.Set("503", unavailable)
+				op.Responses.Set("507", full)
 			}
 			for _, code := range slices.Sorted(maps.Keys(op.Responses.Map())) {
 				resp := op.Responses.Value(code).Value

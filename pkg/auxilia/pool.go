@@ -6,13 +6,15 @@ import "time"
 type PoolState string
 
 // Pool states: off (size 0), ready (every instance made), creating (some on
-// their way), failing (creates fail; the pool backs off) and stopped (too
+// their way), waiting (short of its size with none on the way: the next
+// pass of the pool job makes them), failing (creates fail; the pool backs off) and stopped (too
 // many failures in a row: nothing is made until the sandbox is edited or
 // probed healthy).
 const (
 	PoolOff      PoolState = "off"
 	PoolReady    PoolState = "ready"
 	PoolCreating PoolState = "creating"
+	PoolWaiting  PoolState = "waiting"
 	PoolFailing  PoolState = "failing"
 	PoolStopped  PoolState = "stopped"
 )

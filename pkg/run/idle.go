@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -45,6 +46,7 @@ func (s *Service) Idle(ctx context.Context) (IdleReport, error) {
 		if err != nil {
 			return rep, err
 		}
+		var due []idleWork
 		for _, thread := range page {
 			after = thread.ID
 			o, seen := sandboxes[thread.Instance.SandboxID]
@@ -61,12 +63,34 @@ func (s *Service) Idle(ctx context.Context) (IdleReport, error) {
 			if o.err != nil {
 				continue
 			}
-			s.idleThread(ctx, o.client, o.sb, o.lc, thread, now, &rep)
+			due = append(due, idleWork{client: o.client, sb: o.sb, lc: o.lc, thread: thread})
 		}
+		// The threads beside one another, each within its own deadline,
+		// workspaces sharing the slots: one provider that never answers
+		// holds up its own threads only.
+		var mu sync.Mutex
+		jobs.Each(ctx, due, jobs.Spread{Parallel: reapParallel, Deadline: 2 * reapProviderLimit},
+			func(w idleWork) string { return w.sb.WorkspaceID },
+			func(ctx context.Context, w idleWork) {
+				var one IdleReport
+				s.idleThread(ctx, w.client, w.sb, w.lc, w.thread, now, &one)
+				mu.Lock()
+				defer mu.Unlock()
+				rep.Kept, rep.Paused = rep.Kept+one.Kept, rep.Paused+one.Paused
+				rep.Released, rep.Failed = rep.Released+one.Released, rep.Failed+one.Failed
+			})
 		if len(page) < reapBatch {
 			return rep, nil
 		}
 	}
+}
+
+// idleWork is one idle thread with its sandbox's client and lifecycle.
+type idleWork struct {
+	client provider.Client
+	sb     auxilia.Sandbox
+	lc     provider.Lifecycle
+	thread auxilia.Thread
 }
 
 // idleThread keeps and pauses one idle thread's instance, as its settings say.

@@ -134,8 +134,10 @@ func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.P
 		out.State, out.Failures, out.RetryAt, out.Detail = auxilia.PoolFailing, f.Count, f.RetryAt, failingDetail(f)
 	case out.Ready >= out.Size:
 		out.State = auxilia.PoolReady
-	default:
+	case out.Creating > 0:
 		out.State = auxilia.PoolCreating
+	default:
+		out.State = auxilia.PoolWaiting
 	}
 	return out, nil
 }

@@ -52,7 +52,7 @@ func TestAPoolServesANewThreadAsFastAsAWarmRun(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
 		w.edit(t, `{"config":{"pool":{"size":2}}}`)
-		assert.Equal(t, auxilia.PoolCreating, w.pool(t).State)
+		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolWaiting, Size: 2}, w.pool(t), "nothing is on its way before the pool job passes")
 		assert.Equal(t, run.PoolReport{Created: 2}, w.keep(t))
 		pooled := w.fake.Live()
 		require.Len(t, pooled, 2)
@@ -274,6 +274,8 @@ func TestTheReaperCleansUpAPoolCreateWhoseCreatorDied(t *testing.T) {
 		w.edit(t, `{"config":{"pool":{"size":1}}}`)
 		inst, err := db.System("pools").Pools().Add(ctx, w.sandbox, time.Now().Add(-time.Minute))
 		require.NoError(t, err)
+		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolWaiting, Size: 1}, w.pool(t),
+			"a create whose creator died is not on its way, even before the reaper passes")
 		rep, err := w.app.Runs.Reap(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 1, rep.Abandoned)
@@ -281,7 +283,7 @@ func TestTheReaperCleansUpAPoolCreateWhoseCreatorDied(t *testing.T) {
 		got, err := db.In(w.ws.ID).Instances().Get(ctx, inst.ID)
 		require.NoError(t, err)
 		assert.Equal(t, auxilia.InstanceDestroyed, got.Status)
-		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolCreating, Size: 1}, w.pool(t))
+		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolWaiting, Size: 1}, w.pool(t))
 	})
 }
 
@@ -295,4 +297,47 @@ func TestThePoolOfAnUnknownProviderReadsAsOff(t *testing.T) {
 	st, err := w.app.Runs.PoolStatus(context.Background(), sb)
 	require.NoError(t, err)
 	assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolOff}, st)
+}
+
+// A provider that accepts the connection and never answers holds up its
+// own sandbox's pool only: another workspace's pool, listed after it, is
+// made while the stuck create still waits, and its view never says
+// creating when nothing is on its way.
+func TestAStuckProviderStallsNoOtherPool(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		w := newWorld(t, db, func(o *run.Options) { o.CreateLease = time.Minute })
+		w.edit(t, `{"config":{"pool":{"size":1}}}`)
+		w.fake.Stall(w.sandbox.ID)
+		other, err := db.System("test").Workspaces().Ensure(ctx, "globex")
+		require.NoError(t, err)
+		healthy, err := w.app.Sandboxes.Create(ctx, other.ID, sandbox.Input{Name: "Healthy", Provider: "fake",
+			Config: []byte(`{"pool":{"size":1}}`)})
+		require.NoError(t, err)
+		require.Less(t, w.sandbox.ID, healthy.ID, "the stuck sandbox comes first in a pass")
+		poolOf := func(sb auxilia.Sandbox) auxilia.PoolStatus {
+			st, err := w.app.Runs.PoolStatus(ctx, sb)
+			require.NoError(t, err)
+			return st
+		}
+		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolWaiting, Size: 1}, poolOf(healthy))
+
+		pass, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = w.app.Runs.KeepPools(pass)
+		}()
+		defer func() { cancel(); <-done }()
+		require.Eventually(t, func() bool { return poolOf(healthy).Ready == 1 }, 10*time.Second, 20*time.Millisecond,
+			"the healthy pool waited for the stuck provider")
+		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolReady, Size: 1, Ready: 1}, poolOf(healthy))
+		require.Eventually(t, func() bool { return poolOf(w.sandbox).Creating == 1 }, 10*time.Second, 20*time.Millisecond)
+		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolCreating, Size: 1, Creating: 1}, poolOf(w.sandbox))
+		select {
+		case <-done:
+			t.Fatal("the pass ended before the stuck create's deadline")
+		default:
+		}
+	})
 }

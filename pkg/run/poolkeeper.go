@@ -16,11 +16,12 @@ import (
 // How warm pools are kept: how many sandboxes a pass reads at a time, how
 // many creates run at once, and how failing creates are bounded.
 const (
-	poolPage         = 200
-	poolParallel     = 16
-	PoolFailureLimit = 5 // failed creates in a row that stop a pool
-	poolBackoffBase  = 10 * time.Second
-	poolBackoffCap   = 10 * time.Minute
+	poolPage              = 200
+	poolParallel          = 16 // creates at once for one sandbox
+	poolSandboxesParallel = 8  // sandboxes kept at once
+	PoolFailureLimit      = 5  // failed creates in a row that stop a pool
+	poolBackoffBase       = 10 * time.Second
+	poolBackoffCap        = 10 * time.Minute
 )
 
 // PoolReport says what a pass of the pool keeper did.
@@ -46,29 +47,47 @@ func (s *Service) PoolJob(log *slog.Logger) jobs.Job {
 // that may no longer be handed out (made from an older version of the
 // sandbox, ready for longer than max_idle_minutes, or beyond size) for the
 // reaper to destroy, and creates what the pool lacks, unless its creates
-// are failing and it waits, or stopped.
+// are failing and it waits, or stopped. The sandboxes' pools are kept
+// beside one another, each within its own deadline and workspaces sharing
+// the slots fairly: a provider that never answers holds up only its own
+// sandbox's pool.
 func (s *Service) KeepPools(ctx context.Context) (PoolReport, error) {
-	var (
-		rep   PoolReport
-		first error // one sandbox's failure does not hold up the others' pools
-	)
-	after := ""
-	for {
+	var all []auxilia.Sandbox
+	for after := ""; ; {
 		page, err := s.Pools.Sandboxes(ctx, after, poolPage)
 		if err != nil {
-			return rep, err
+			return PoolReport{}, err
 		}
-		for _, sb := range page {
-			if err := s.keepPool(ctx, sb, &rep); err != nil && first == nil {
-				first = fmt.Errorf("pool of sandbox %s: %w", sb.ID, err)
-			}
-		}
+		all = append(all, page...)
 		if len(page) < poolPage {
-			return rep, first
+			break
 		}
 		after = page[len(page)-1].ID
 	}
+	var (
+		mu    sync.Mutex
+		rep   PoolReport
+		first error // one sandbox's failure does not hold up the others' pools
+	)
+	spread := jobs.Spread{Parallel: poolSandboxesParallel, Deadline: s.poolDeadline()}
+	jobs.Each(ctx, all, spread, sandboxWorkspace, func(ctx context.Context, sb auxilia.Sandbox) {
+		var one PoolReport
+		err := s.keepPool(ctx, sb, &one)
+		mu.Lock()
+		defer mu.Unlock()
+		rep.Created, rep.Failed, rep.Retired = rep.Created+one.Created, rep.Failed+one.Failed, rep.Retired+one.Retired
+		if err != nil && first == nil {
+			first = fmt.Errorf("pool of sandbox %s: %w", sb.ID, err)
+		}
+	})
+	return rep, first
 }
+
+// poolDeadline bounds one sandbox's share of a pass: its creates, each
+// within the create lease, and the bookkeeping around them.
+func (s *Service) poolDeadline() time.Duration { return s.opt.CreateLease + time.Minute }
+
+func sandboxWorkspace(sb auxilia.Sandbox) string { return sb.WorkspaceID }
 
 func (s *Service) keepPool(ctx context.Context, sb auxilia.Sandbox, rep *PoolReport) error {
 	cfg, err := s.Sandboxes.Config(sb)

@@ -58,38 +58,25 @@ func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
 		return rep, err
 	}
 	// Destroy several at once: one slow provider must not hold up the rest.
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		slot = make(chan struct{}, reapParallel)
-	)
-	for _, inst := range released {
-		wg.Add(1)
-		slot <- struct{}{}
-		go func() {
-			defer func() { <-slot; wg.Done() }()
-			ok := s.destroy(ctx, inst)
-			mu.Lock()
-			defer mu.Unlock()
-			if ok {
-				rep.Destroyed++
-			} else {
-				rep.Failed++
-			}
-		}()
-	}
-	wg.Wait()
-	forgettable, err := s.Jobs.Forgettable(ctx, s.opt.Clock(), reapBatch)
-	if err != nil {
-		return rep, err
-	}
-	for _, k := range forgettable {
-		if s.forget(ctx, k) {
-			rep.Forgotten++
+	var mu sync.Mutex
+	count := func(ok bool, done *int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ok {
+			*done++
 		} else {
 			rep.Failed++
 		}
 	}
+	spread := jobs.Spread{Parallel: reapParallel, Deadline: reapProviderLimit}
+	jobs.Each(ctx, released, spread, func(i auxilia.Instance) string { return i.WorkspaceID },
+		func(ctx context.Context, inst auxilia.Instance) { count(s.destroy(ctx, inst), &rep.Destroyed) })
+	forgettable, err := s.Jobs.Forgettable(ctx, s.opt.Clock(), reapBatch)
+	if err != nil {
+		return rep, err
+	}
+	jobs.Each(ctx, forgettable, spread, func(k auxilia.KeptFiles) string { return k.WorkspaceID },
+		func(ctx context.Context, k auxilia.KeptFiles) { count(s.forget(ctx, k), &rep.Forgotten) })
 	_, err = s.Jobs.PurgeDestroyed(ctx, time.Now().Add(-keepDestroyedFor))
 	return rep, err
 }

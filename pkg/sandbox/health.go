@@ -3,17 +3,19 @@ package sandbox
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/jobs"
 )
 
-// healthBatch bounds how many sandboxes one health pass probes, and healthParallel how many at once.
+// healthBatch bounds how many sandboxes one health pass probes,
+// healthParallel how many at once, and healthRecordLimit how long one
+// probe's reading and recording may take beyond the probe itself.
 const (
-	healthBatch    = 200
-	healthParallel = 4
+	healthBatch       = 200
+	healthParallel    = 4
+	healthRecordLimit = 30 * time.Second
 )
 
 // Unchecked finds the sandboxes whose health is older than a time.
@@ -28,24 +30,20 @@ func (r *Registry) CheckHealth(ctx context.Context, every time.Duration, stale U
 	if err != nil {
 		return 0, err
 	}
-	var wg sync.WaitGroup
-	slot := make(chan struct{}, healthParallel)
-	probed := 0
+	var enabled []auxilia.Sandbox
 	for _, sb := range due {
-		if r.Providers.Disabled(sb.Provider) != "" {
-			continue
+		if r.Providers.Disabled(sb.Provider) == "" {
+			enabled = append(enabled, sb)
 		}
-		probed++
-		wg.Add(1)
-		slot <- struct{}{}
-		go func() {
-			defer func() { <-slot; wg.Done() }()
+	}
+	// Each probe within its own deadline, workspaces sharing the slots.
+	spread := jobs.Spread{Parallel: healthParallel, Deadline: r.probeTimeout + healthRecordLimit}
+	jobs.Each(ctx, enabled, spread, func(sb auxilia.Sandbox) string { return sb.WorkspaceID },
+		func(ctx context.Context, sb auxilia.Sandbox) {
 			// A sandbox deleted meanwhile answers not found: there is nothing to record.
 			_, _, _ = r.probeStored(ctx, sb.WorkspaceID, sb.ID)
-		}()
-	}
-	wg.Wait()
-	return probed, nil
+		})
+	return len(enabled), nil
 }
 
 // HealthJob is the health checks as a background job: a pass every

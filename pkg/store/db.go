@@ -15,6 +15,8 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -39,6 +41,7 @@ type DB struct {
 	sandboxCheck auxilia.SandboxCheck
 	localLocks   namedLocks
 	disk         *diskWatch
+	leaseTerm    time.Duration // how long a job's lease lasts unrenewed
 }
 
 // Open connects to url: a postgres:// (or postgresql://) URL selects Postgres;
@@ -58,7 +61,11 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		dialect = Postgres
-		g, err = gorm.Open(postgres.Open(url), cfg)
+		var pgCfg *pgx.ConnConfig
+		if pgCfg, err = pgx.ParseConfig(url); err != nil {
+			return nil, fmt.Errorf("open %s database: %w", dialect, err)
+		}
+		g, err = gorm.Open(postgres.New(postgres.Config{Conn: retryKilled{stdlib.OpenDB(*pgCfg)}}), cfg)
 	case url == "":
 		dialect = SQLite
 		if err := os.MkdirAll(dataDir, 0o700); err != nil {
@@ -75,7 +82,7 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 	if err := errors.Join(reportContextErrors(g), watchDisk(g, disk)); err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
-	db := &DB{gorm: g, dialect: dialect, disk: disk}
+	db := &DB{gorm: g, dialect: dialect, disk: disk, leaseTerm: DefaultLeaseTerm}
 	db.LimitConnections(DefaultMaxConnections)
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
@@ -175,9 +182,11 @@ func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 func (db *DB) SQL() (*sql.DB, error) { return db.gorm.DB() }
 
 // WithTryLock runs fn if no other process holds the lock named name, and
-// reports whether it ran. On Postgres the lock is a session advisory lock on
-// a connection of its own, released even if this process dies; the embedded
-// database serves one process, where a mutex does.
+// reports whether it ran. On Postgres the lock is a lease in the database
+// (see withLease), renewed while fn runs: a connection that dies does not
+// hand it to another replica while fn runs on, and fn's context ends once
+// this process may have lost it. The embedded database serves one process,
+// where a mutex does.
 func (db *DB) WithTryLock(ctx context.Context, name string, fn func(ctx context.Context) error) (bool, error) {
 	if db.dialect == SQLite {
 		if !db.localLocks.TryLock(name) {
@@ -186,17 +195,7 @@ func (db *DB) WithTryLock(ctx context.Context, name string, fn func(ctx context.
 		defer db.localLocks.Unlock(name)
 		return true, fn(ctx)
 	}
-	ran := false
-	err := db.gorm.WithContext(ctx).Connection(func(conn *gorm.DB) error {
-		var got bool
-		if err := conn.Raw("SELECT pg_try_advisory_lock(hashtext(?))", name).Scan(&got).Error; err != nil || !got {
-			return err
-		}
-		defer conn.Exec("SELECT pg_advisory_unlock(hashtext(?))", name)
-		ran = true
-		return fn(ctx)
-	})
-	return ran, err
+	return db.withLease(ctx, name, fn)
 }
 
 // namedLocks are try-locks by name, for one process.

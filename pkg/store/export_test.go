@@ -1,6 +1,13 @@
 package store
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
 
 // The raw tables, for this package's own tests only: everything else goes
 // through In or System.
@@ -20,3 +27,11 @@ func (db *DB) Instances() instanceTable        { return db.instances() }
 func (db *DB) Kept() keptTable                 { return db.kept() }
 func (db *DB) Pools() poolTable                { return db.pools() }
 func (db *DB) Purge(ctx context.Context) error { return db.System("test").Purge(ctx) }
+
+// SetLeaseTerm shortens the jobs' leases, for tests of their running out.
+func (db *DB) SetLeaseTerm(d time.Duration) { db.leaseTerm = d }
+
+// RetrySafe, PgError and BrokenConn reach the killed-connection sorting.
+func RetrySafe(err error, query string) bool { return retrySafe(err, query) }
+func PgError(code string) error              { return &pgconn.PgError{Code: code} }
+func BrokenConn() error                      { return fmt.Errorf("read: %w", io.ErrUnexpectedEOF) }

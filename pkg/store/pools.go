@@ -66,15 +66,16 @@ func (s poolTable) Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandb
 }
 
 // Count returns how many of the sandbox's unclaimed pool instances of its
-// version are ready (live since freshAfter) and being created.
+// version are ready (live since freshAfter) and being created (by a creator
+// still within its lease: a dead creator's create is on no one's way).
 func (s poolTable) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error) {
 	var counts []struct {
 		Status string
 		N      int
 	}
 	err = s.unclaimed(ctx, sb.ID).Select("status, COUNT(*) AS n").
-		Where("pool_version = ? AND (status = ? OR (status = ? AND updated_at > ?))",
-			sb.Version, auxilia.InstanceCreating, auxilia.InstanceLive, freshAfter).
+		Where("pool_version = ? AND ((status = ? AND lease_until > ?) OR (status = ? AND updated_at > ?))",
+			sb.Version, auxilia.InstanceCreating, Now(), auxilia.InstanceLive, freshAfter).
 		Group("status").Scan(&counts).Error
 	for _, c := range counts {
 		if c.Status == string(auxilia.InstanceLive) {

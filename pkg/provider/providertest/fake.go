@@ -36,6 +36,7 @@ type Fake struct {
 	flaky     map[string]flake
 	onExecute func(command string) (provider.ExecResult, bool)
 	onCreate  func(ctx context.Context)
+	stalled   map[string]bool // sandbox ids whose creates never answer
 }
 
 // NewFake returns a fake provider keeping its instances under dir.
@@ -102,6 +103,17 @@ func (f *Fake) OnCreate(fn func(ctx context.Context)) {
 	f.onCreate = fn
 }
 
+// Stall makes the creates for one sandbox hang, as a provider that accepts
+// the connection and never answers: each ends only with its context.
+func (f *Fake) Stall(sandboxID string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stalled == nil {
+		f.stalled = map[string]bool{}
+	}
+	f.stalled[sandboxID] = true
+}
+
 // Live returns the ids of the instances the fake has.
 func (f *Fake) Live() []string {
 	f.mu.Lock()
@@ -156,13 +168,17 @@ func (f *Fake) folder(op, id string) (string, error) {
 
 func (f *Fake) Probe(ctx context.Context) error { return f.enter(ctx, "probe") }
 
-func (f *Fake) Create(ctx context.Context, _ provider.Labels) (provider.Instance, error) {
+func (f *Fake) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
 	if err := f.enter(ctx, "create"); err != nil {
 		return provider.Instance{}, err
 	}
 	f.mu.Lock()
-	hook := f.onCreate
+	hook, stalled := f.onCreate, f.stalled[labels.Sandbox]
 	f.mu.Unlock()
+	if stalled {
+		<-ctx.Done()
+		return provider.Instance{}, provider.Errorf(provider.ErrTimeout, "fake", "create", "no answer: %v", ctx.Err())
+	}
 	if hook != nil {
 		hook(ctx)
 	}

@@ -34,6 +34,16 @@ describe("A sandbox's warm pool", () => {
     expect(screen.getByText("1/3 ready · 2 creating")).toBeInTheDocument();
   });
 
+  it("shows a short pool with nothing on its way as waiting, not creating", async () => {
+    fakeApi({
+      "GET /api/v1/sandboxes/s1": withPool({ state: "waiting", size: 2, ready: 0, creating: 0, failures: 0, detail: "", retry_at: null }),
+    });
+    renderSignedIn(<SandboxPoolStatus sandbox={sandbox({ pool: { size: 2 } })} />);
+    expect(await screen.findByText("pool waiting")).toBeInTheDocument();
+    expect(screen.getByText("0/2 ready")).toBeInTheDocument();
+    expect(screen.queryByText(/creating/)).not.toBeInTheDocument();
+  });
+
   it("says why a failing pool fails and how often it failed", async () => {
     const detail = "2 create(s) in a row failed, the last with: quota exceeded";
     fakeApi({

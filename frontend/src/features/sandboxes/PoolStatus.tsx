@@ -3,7 +3,7 @@ import { Pill } from "../../ui/Pill";
 import { Tooltip } from "../../ui/Tooltip";
 import { poolSize, useSandboxPool } from "./api/getSandboxPool";
 
-const tones = { off: "neutral", ready: "ok", creating: "accent", failing: "warn", stopped: "danger" } as const;
+const tones = { off: "neutral", ready: "ok", creating: "accent", waiting: "neutral", failing: "warn", stopped: "danger" } as const;
 
 /** A warm pool's state with its counts; why it fails on hover or focus. */
 export function PoolStatus({ pool }: { pool: SandboxPool }) {
