@@ -29,9 +29,27 @@ func refineContract(doc *openapi3.T) error {
 	if err := describeEventStreams(doc); err != nil {
 		return err
 	}
+	answerConditionalGets(doc)
 	documentHeaders(doc)
 	closeRequestBodies(doc)
 	return nil
+}
+
+// answerConditionalGets declares, on every GET whose answer carries an
+// ETag, the If-None-Match it takes and the 304 it then may answer.
+func answerConditionalGets(doc *openapi3.T) {
+	operations(doc, func(method, _ string, op *openapi3.Operation) {
+		ok := op.Responses.Value("200")
+		if method != "GET" || ok == nil || ok.Value == nil || ok.Value.Headers["ETag"] == nil {
+			return
+		}
+		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Value: &openapi3.Parameter{
+			In: "header", Name: "If-None-Match", Schema: openapi3.NewStringSchema().NewRef(),
+			Description: "The ETag last read: when it is still current, the answer is 304 without a body"}})
+		notModified := openapi3.NewResponse().WithDescription("Not Modified: the ETag sent in If-None-Match is current")
+		notModified.Headers = openapi3.Headers{"ETag": ok.Value.Headers["ETag"]}
+		op.Responses.Set("304", &openapi3.ResponseRef{Value: notModified})
+	})
 }
 
 // operations calls fn with every operation, in a stable order.

@@ -149,3 +149,18 @@ func TestTheStreamAndTheHeadersAreDescribed(t *testing.T) {
 	assert.Contains(t, create.Responses.Value("201").Value.Headers, "Idempotent-Replayed")
 	assert.NotContains(t, doc.Paths.Find("/api/v1/sandboxes").Get.Responses.Value("200").Value.Headers, "Idempotent-Replayed")
 }
+
+// A GET whose answer carries an ETag takes If-None-Match and may answer 304.
+func TestConditionalGetsDeclareNotModified(t *testing.T) {
+	n := 0
+	operations(committedSpec(t), func(method, path string, op *openapi3.Operation) {
+		ok := op.Responses.Value("200")
+		tagged := method == "GET" && ok != nil && ok.Value.Headers["ETag"] != nil
+		assert.Equal(t, tagged, op.Responses.Value("304") != nil, "%s %s: 304 where a GET answers an ETag", method, path)
+		assert.Equal(t, tagged, op.Parameters.GetByInAndName("header", "If-None-Match") != nil, "%s %s: If-None-Match", method, path)
+		if tagged {
+			n++
+		}
+	})
+	assert.GreaterOrEqual(t, n, 5, "agents, bindings, sandboxes, runs and threads")
+}

@@ -2792,6 +2792,12 @@ type DeleteAgentParams struct {
 	IfMatch *string `json:"If-Match,omitempty"`
 }
 
+// GetAgentParams defines parameters for GetAgent.
+type GetAgentParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // UpdateAgentParams defines parameters for UpdateAgent.
 type UpdateAgentParams struct {
 	// IfMatch The ETag last read: the edit fails with 412 if the agent changed since
@@ -2802,6 +2808,12 @@ type UpdateAgentParams struct {
 type UnbindSandboxParams struct {
 	// IfMatch The agent's ETag last read: the unbinding fails with 412 if the agent changed since
 	IfMatch *string `json:"If-Match,omitempty"`
+}
+
+// GetBindingParams defines parameters for GetBinding.
+type GetBindingParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // BindSandboxParams defines parameters for BindSandbox.
@@ -2823,6 +2835,12 @@ type ListThreadsParams struct {
 type DeleteThreadParams struct {
 	// IfMatch The ETag last read: the delete fails with 412 if the thread changed since (a new run, a new instance)
 	IfMatch *string `json:"If-Match,omitempty"`
+}
+
+// GetThreadParams defines parameters for GetThread.
+type GetThreadParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // ListRunsParams defines parameters for ListRuns.
@@ -2878,6 +2896,12 @@ type ListAuditEntriesParamsAction string
 
 // ListAuditEntriesParamsOutcome defines parameters for ListAuditEntries.
 type ListAuditEntriesParamsOutcome string
+
+// GetRunParams defines parameters for GetRun.
+type GetRunParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
 
 // EditFileParams defines parameters for EditFile.
 type EditFileParams struct {
@@ -3024,6 +3048,12 @@ type DeleteSandboxParams struct {
 
 	// IfMatch The ETag last read: the delete fails with 412 if the sandbox changed since
 	IfMatch *string `json:"If-Match,omitempty"`
+}
+
+// GetSandboxParams defines parameters for GetSandbox.
+type GetSandboxParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // UpdateSandboxParams defines parameters for UpdateSandbox.
@@ -3542,7 +3572,7 @@ type ClientInterface interface {
 	// GetAgent Get an agent
 	//
 	// Corresponds with GET /api/v1/agents/{id} (the `GetAgent` operationId).
-	GetAgent(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetAgent(ctx context.Context, id openapi_types.UUID, params *GetAgentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateAgentWithBody Edit an agent
 	//
@@ -3575,7 +3605,7 @@ type ClientInterface interface {
 	// GetBinding Get an agent's sandbox binding
 	//
 	// Corresponds with GET /api/v1/agents/{id}/sandbox (the `GetBinding` operationId).
-	GetBinding(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetBinding(ctx context.Context, id openapi_types.UUID, params *GetBindingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BindSandboxWithBody Bind a sandbox to an agent
 	//
@@ -3610,7 +3640,7 @@ type ClientInterface interface {
 	// The thread's instance and its state: `running`; `paused` (idle past the sandbox's `idle_minutes`: its next run resumes it, files intact); `kept` (no instance, but its files were kept, with `keep_files: always`: its next run restores them); `none`. `pauses_at` is when a running instance will pause if the thread stays idle; `kept` says when its files were kept and from when they are deleted (`max_kept_days`).
 	//
 	// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id} (the `GetThread` operationId).
-	GetThread(ctx context.Context, id openapi_types.UUID, threadId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetThread(ctx context.Context, id openapi_types.UUID, threadId string, params *GetThreadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRuns List a thread's runs
 	//
@@ -3647,7 +3677,7 @@ type ClientInterface interface {
 	// GetRun Get a run
 	//
 	// Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
-	GetRun(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetRun(ctx context.Context, runId openapi_types.UUID, params *GetRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApprovals List a run's approvals
 	//
@@ -3815,7 +3845,7 @@ type ClientInterface interface {
 	// GetSandbox Get a sandbox
 	//
 	// Corresponds with GET /api/v1/sandboxes/{id} (the `GetSandbox` operationId).
-	GetSandbox(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetSandbox(ctx context.Context, id openapi_types.UUID, params *GetSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateSandboxWithBody Edit a sandbox
 	//
@@ -3984,8 +4014,8 @@ func (c *Client) DeleteAgent(ctx context.Context, id openapi_types.UUID, params 
 // GetAgent Get an agent
 //
 // Corresponds with GET /api/v1/agents/{id} (the `GetAgent` operationId).
-func (c *Client) GetAgent(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetAgentRequest(c.Server, id)
+func (c *Client) GetAgent(ctx context.Context, id openapi_types.UUID, params *GetAgentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAgentRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4067,8 +4097,8 @@ func (c *Client) UnbindSandbox(ctx context.Context, id openapi_types.UUID, param
 // GetBinding Get an agent's sandbox binding
 //
 // Corresponds with GET /api/v1/agents/{id}/sandbox (the `GetBinding` operationId).
-func (c *Client) GetBinding(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetBindingRequest(c.Server, id)
+func (c *Client) GetBinding(ctx context.Context, id openapi_types.UUID, params *GetBindingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBindingRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4152,8 +4182,8 @@ func (c *Client) DeleteThread(ctx context.Context, id openapi_types.UUID, thread
 // The thread's instance and its state: `running`; `paused` (idle past the sandbox's `idle_minutes`: its next run resumes it, files intact); `kept` (no instance, but its files were kept, with `keep_files: always`: its next run restores them); `none`. `pauses_at` is when a running instance will pause if the thread stays idle; `kept` says when its files were kept and from when they are deleted (`max_kept_days`).
 //
 // Corresponds with GET /api/v1/agents/{id}/threads/{thread_id} (the `GetThread` operationId).
-func (c *Client) GetThread(ctx context.Context, id openapi_types.UUID, threadId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetThreadRequest(c.Server, id, threadId)
+func (c *Client) GetThread(ctx context.Context, id openapi_types.UUID, threadId string, params *GetThreadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetThreadRequest(c.Server, id, threadId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4259,8 +4289,8 @@ func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorF
 // GetRun Get a run
 //
 // Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
-func (c *Client) GetRun(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetRunRequest(c.Server, runId)
+func (c *Client) GetRun(ctx context.Context, runId openapi_types.UUID, params *GetRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRunRequest(c.Server, runId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4647,8 +4677,8 @@ func (c *Client) DeleteSandbox(ctx context.Context, id openapi_types.UUID, param
 // GetSandbox Get a sandbox
 //
 // Corresponds with GET /api/v1/sandboxes/{id} (the `GetSandbox` operationId).
-func (c *Client) GetSandbox(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetSandboxRequest(c.Server, id)
+func (c *Client) GetSandbox(ctx context.Context, id openapi_types.UUID, params *GetSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSandboxRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5079,7 +5109,7 @@ func NewDeleteAgentRequest(server string, id openapi_types.UUID, params *DeleteA
 }
 
 // NewGetAgentRequest constructs an http.Request for the GetAgent method
-func NewGetAgentRequest(server string, id openapi_types.UUID) (*http.Request, error) {
+func NewGetAgentRequest(server string, id openapi_types.UUID, params *GetAgentParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5107,6 +5137,21 @@ func NewGetAgentRequest(server string, id openapi_types.UUID) (*http.Request, er
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5235,7 +5280,7 @@ func NewUnbindSandboxRequest(server string, id openapi_types.UUID, params *Unbin
 }
 
 // NewGetBindingRequest constructs an http.Request for the GetBinding method
-func NewGetBindingRequest(server string, id openapi_types.UUID) (*http.Request, error) {
+func NewGetBindingRequest(server string, id openapi_types.UUID, params *GetBindingParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5263,6 +5308,21 @@ func NewGetBindingRequest(server string, id openapi_types.UUID) (*http.Request, 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5460,7 +5520,7 @@ func NewDeleteThreadRequest(server string, id openapi_types.UUID, threadId strin
 }
 
 // NewGetThreadRequest constructs an http.Request for the GetThread method
-func NewGetThreadRequest(server string, id openapi_types.UUID, threadId string) (*http.Request, error) {
+func NewGetThreadRequest(server string, id openapi_types.UUID, threadId string, params *GetThreadParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5495,6 +5555,21 @@ func NewGetThreadRequest(server string, id openapi_types.UUID, threadId string) 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5868,7 +5943,7 @@ func NewListProvidersRequest(server string) (*http.Request, error) {
 }
 
 // NewGetRunRequest constructs an http.Request for the GetRun method
-func NewGetRunRequest(server string, runId openapi_types.UUID) (*http.Request, error) {
+func NewGetRunRequest(server string, runId openapi_types.UUID, params *GetRunParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5896,6 +5971,21 @@ func NewGetRunRequest(server string, runId openapi_types.UUID) (*http.Request, e
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6972,7 +7062,7 @@ func NewDeleteSandboxRequest(server string, id openapi_types.UUID, params *Delet
 }
 
 // NewGetSandboxRequest constructs an http.Request for the GetSandbox method
-func NewGetSandboxRequest(server string, id openapi_types.UUID) (*http.Request, error) {
+func NewGetSandboxRequest(server string, id openapi_types.UUID, params *GetSandboxParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7000,6 +7090,21 @@ func NewGetSandboxRequest(server string, id openapi_types.UUID) (*http.Request, 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -7572,7 +7677,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/agents/{id} (the `GetAgent` operationId).
-	GetAgentWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetAgentResponse, error)
+	GetAgentWithResponse(ctx context.Context, id openapi_types.UUID, params *GetAgentParams, reqEditors ...RequestEditorFn) (*GetAgentResponse, error)
 
 	// UpdateAgentWithBodyWithResponse Edit an agent
 	//
@@ -7609,7 +7714,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/agents/{id}/sandbox (the `GetBinding` operationId).
-	GetBindingWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetBindingResponse, error)
+	GetBindingWithResponse(ctx context.Context, id openapi_types.UUID, params *GetBindingParams, reqEditors ...RequestEditorFn) (*GetBindingResponse, error)
 
 	// BindSandboxWithBodyWithResponse Bind a sandbox to an agent
 	//
@@ -7650,7 +7755,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id} (the `GetThread` operationId).
-	GetThreadWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, reqEditors ...RequestEditorFn) (*GetThreadResponse, error)
+	GetThreadWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, params *GetThreadParams, reqEditors ...RequestEditorFn) (*GetThreadResponse, error)
 
 	// ListRunsWithResponse List a thread's runs
 	//
@@ -7701,7 +7806,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
-	GetRunWithResponse(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetRunResponse, error)
+	GetRunWithResponse(ctx context.Context, runId openapi_types.UUID, params *GetRunParams, reqEditors ...RequestEditorFn) (*GetRunResponse, error)
 
 	// ListApprovalsWithResponse List a run's approvals
 	//
@@ -7891,7 +7996,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/sandboxes/{id} (the `GetSandbox` operationId).
-	GetSandboxWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error)
+	GetSandboxWithResponse(ctx context.Context, id openapi_types.UUID, params *GetSandboxParams, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error)
 
 	// UpdateSandboxWithBodyWithResponse Edit a sandbox
 	//
@@ -8361,6 +8466,12 @@ type GetAgentResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetAgentResponse304Headers the declared response headers of an HTTP 304 response for GetAgent
+type GetAgentResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetAgentResponse401Headers the declared response headers of an HTTP 401 response for GetAgent
 type GetAgentResponse401Headers struct {
 	XRequestId *string
@@ -8390,6 +8501,8 @@ type GetAgentResponse struct {
 	ApplicationproblemJSON429 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetAgentResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetAgentResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetAgentResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -8728,6 +8841,12 @@ type GetBindingResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetBindingResponse304Headers the declared response headers of an HTTP 304 response for GetBinding
+type GetBindingResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetBindingResponse401Headers the declared response headers of an HTTP 401 response for GetBinding
 type GetBindingResponse401Headers struct {
 	XRequestId *string
@@ -8757,6 +8876,8 @@ type GetBindingResponse struct {
 	ApplicationproblemJSON429 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetBindingResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetBindingResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetBindingResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -9199,6 +9320,12 @@ type GetThreadResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetThreadResponse304Headers the declared response headers of an HTTP 304 response for GetThread
+type GetThreadResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetThreadResponse401Headers the declared response headers of an HTTP 401 response for GetThread
 type GetThreadResponse401Headers struct {
 	XRequestId *string
@@ -9228,6 +9355,8 @@ type GetThreadResponse struct {
 	ApplicationproblemJSON429 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetThreadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetThreadResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetThreadResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -9867,6 +9996,12 @@ type GetRunResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetRunResponse304Headers the declared response headers of an HTTP 304 response for GetRun
+type GetRunResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetRunResponse401Headers the declared response headers of an HTTP 401 response for GetRun
 type GetRunResponse401Headers struct {
 	XRequestId *string
@@ -9896,6 +10031,8 @@ type GetRunResponse struct {
 	ApplicationproblemJSON429 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRunResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRunResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetRunResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -12294,6 +12431,12 @@ type GetSandboxResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetSandboxResponse304Headers the declared response headers of an HTTP 304 response for GetSandbox
+type GetSandboxResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetSandboxResponse401Headers the declared response headers of an HTTP 401 response for GetSandbox
 type GetSandboxResponse401Headers struct {
 	XRequestId *string
@@ -12323,6 +12466,8 @@ type GetSandboxResponse struct {
 	ApplicationproblemJSON429 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSandboxResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetSandboxResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetSandboxResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -13635,8 +13780,8 @@ func (c *ClientWithResponses) DeleteAgentWithResponse(ctx context.Context, id op
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/agents/{id} (the `GetAgent` operationId).
-func (c *ClientWithResponses) GetAgentWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetAgentResponse, error) {
-	rsp, err := c.GetAgent(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetAgentWithResponse(ctx context.Context, id openapi_types.UUID, params *GetAgentParams, reqEditors ...RequestEditorFn) (*GetAgentResponse, error) {
+	rsp, err := c.GetAgent(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -13702,8 +13847,8 @@ func (c *ClientWithResponses) UnbindSandboxWithResponse(ctx context.Context, id 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/agents/{id}/sandbox (the `GetBinding` operationId).
-func (c *ClientWithResponses) GetBindingWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetBindingResponse, error) {
-	rsp, err := c.GetBinding(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetBindingWithResponse(ctx context.Context, id openapi_types.UUID, params *GetBindingParams, reqEditors ...RequestEditorFn) (*GetBindingResponse, error) {
+	rsp, err := c.GetBinding(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -13773,8 +13918,8 @@ func (c *ClientWithResponses) DeleteThreadWithResponse(ctx context.Context, id o
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/agents/{id}/threads/{thread_id} (the `GetThread` operationId).
-func (c *ClientWithResponses) GetThreadWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, reqEditors ...RequestEditorFn) (*GetThreadResponse, error) {
-	rsp, err := c.GetThread(ctx, id, threadId, reqEditors...)
+func (c *ClientWithResponses) GetThreadWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, params *GetThreadParams, reqEditors ...RequestEditorFn) (*GetThreadResponse, error) {
+	rsp, err := c.GetThread(ctx, id, threadId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -13866,8 +14011,8 @@ func (c *ClientWithResponses) ListProvidersWithResponse(ctx context.Context, req
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
-func (c *ClientWithResponses) GetRunWithResponse(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetRunResponse, error) {
-	rsp, err := c.GetRun(ctx, runId, reqEditors...)
+func (c *ClientWithResponses) GetRunWithResponse(ctx context.Context, runId openapi_types.UUID, params *GetRunParams, reqEditors ...RequestEditorFn) (*GetRunResponse, error) {
+	rsp, err := c.GetRun(ctx, runId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -14188,8 +14333,8 @@ func (c *ClientWithResponses) DeleteSandboxWithResponse(ctx context.Context, id 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/sandboxes/{id} (the `GetSandbox` operationId).
-func (c *ClientWithResponses) GetSandboxWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error) {
-	rsp, err := c.GetSandbox(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetSandboxWithResponse(ctx context.Context, id openapi_types.UUID, params *GetSandboxParams, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error) {
+	rsp, err := c.GetSandbox(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -14864,6 +15009,9 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14905,6 +15053,23 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetAgentResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetAgentResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15291,6 +15456,9 @@ func ParseGetBindingResponse(rsp *http.Response) (*GetBindingResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15332,6 +15500,23 @@ func ParseGetBindingResponse(rsp *http.Response) (*GetBindingResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetBindingResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetBindingResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15825,6 +16010,9 @@ func ParseGetThreadResponse(rsp *http.Response) (*GetThreadResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15866,6 +16054,23 @@ func ParseGetThreadResponse(rsp *http.Response) (*GetThreadResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetThreadResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetThreadResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16601,6 +16806,9 @@ func ParseGetRunResponse(rsp *http.Response) (*GetRunResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16642,6 +16850,23 @@ func ParseGetRunResponse(rsp *http.Response) (*GetRunResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRunResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetRunResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19400,6 +19625,9 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19441,6 +19669,23 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetSandboxResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetSandboxResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

@@ -2695,7 +2695,10 @@ export interface operations {
     getAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Agent id */
                 id: string;
@@ -2715,6 +2718,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Agent"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The agent's version */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
@@ -2937,7 +2950,10 @@ export interface operations {
     getBinding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Agent id */
                 id: string;
@@ -2957,6 +2973,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Binding"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The agent's version (a binding is part of its agent) */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
@@ -3271,7 +3297,10 @@ export interface operations {
     getThread: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Agent id */
                 id: string;
@@ -3293,6 +3322,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Thread"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The thread as it is now */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
@@ -3805,7 +3844,10 @@ export interface operations {
     getRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Run id */
                 run_id: string;
@@ -3825,6 +3867,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The run as it is now */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
@@ -5306,7 +5358,10 @@ export interface operations {
     getSandbox: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Sandbox id */
                 id: string;
@@ -5326,6 +5381,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Sandbox"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The sandbox's version */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
