@@ -9874,13 +9874,13 @@ type GetOpenAPIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// YAML200 the response for an HTTP 200 `application/yaml` response
-	YAML200 *map[string]interface{}
+	YAML200 *any
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOpenAPIResponse200Headers
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
-func (r GetOpenAPIResponse) GetYAML200() *map[string]interface{} {
+func (r GetOpenAPIResponse) GetYAML200() *any {
 	return r.YAML200
 }
 
@@ -16681,7 +16681,7 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "yaml") && rsp.StatusCode == 200:
-		var dest map[string]interface{}
+		var dest any
 		if err := yaml.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

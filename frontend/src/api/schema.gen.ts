@@ -3534,26 +3534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example event: step
-                     *     data: {"step":"probing","detail":"Checking that Analysis (local) answers."}
-                     *
-                     *     event: step
-                     *     data: {"step":"creating","detail":"Creating an instance at local."}
-                     *
-                     *     event: step
-                     *     data: {"step":"installing","detail":"Installing pandas."}
-                     *
-                     *     event: output
-                     *     data: {"text":"Collecting pandas\n"}
-                     *
-                     *     event: step
-                     *     data: {"step":"ready","detail":"Instance loc-3f2a9c1b0d4e5f60 of Analysis is ready."}
-                     *
-                     *     event: run
-                     *     data: {"id":"…","status":"active",…}
-                     */
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["RunStartStep"] | components["schemas"]["StreamOutput"] | components["schemas"]["Run"] | components["schemas"]["Problem"];
                 };
             };
             /** @description Created */
@@ -3784,16 +3765,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The OpenAPI 3 document */
+            /** @description The OpenAPI 3 document, as YAML text */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/yaml": {
-                        [key: string]: unknown;
-                    };
+                    "application/yaml": string;
                 };
             };
         };
@@ -4309,14 +4288,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExecuteResult"];
-                    /**
-                     * @example event: stdout
-                     *     data: {"text":"42\n"}
-                     *
-                     *     event: exit
-                     *     data: {"exit_code":0,"duration_ms":31,"truncated":false}
-                     */
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["StreamOutput"] | components["schemas"]["StreamExit"] | components["schemas"]["Problem"];
                 };
             };
             /** @description Bad Request */
