@@ -218,6 +218,13 @@ func TestMCPRequestsOutsideASessionGetTheTransportsStatus(t *testing.T) {
 		e.send("POST", endpoint, e.member, `[`+list+`]`, mcpHeaders...).problem(t, 400, "malformed_request")
 		note := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 		e.send("POST", endpoint, e.member, note, mcpHeaders...).problem(t, 400, "malformed_request")
+		var refused []string
+		for _, entry := range e.audit("?resource_type=agent&resource_id=" + f.agent) {
+			if entry["action"] == "mcp.call" {
+				refused = append(refused, entry["outcome"].(string))
+			}
+		}
+		assert.Equal(t, []string{"invalid", "invalid", "invalid"}, refused, "each refusal is audited")
 		assert.Equal(t, 400, e.send("GET", endpoint, e.member, nil, "Accept", "text/event-stream").StatusCode)
 		assert.Equal(t, 400, e.send("DELETE", endpoint, e.member, nil).StatusCode)
 
