@@ -24,8 +24,14 @@ func setETag(c echo.Context, version int) {
 // ifMatchTags reads an optional If-Match header as its list of entity tags:
 // nil without the header or with "*", when any current state will do.
 func ifMatchTags(c echo.Context) []string {
+	return entityTags(c.Request().Header.Values("If-Match"))
+}
+
+// entityTags reads an If-Match or If-None-Match header as its list of
+// entity tags: nil without the header or with "*", which names any.
+func entityTags(lines []string) []string {
 	// A list may come as one line or as several header lines.
-	h := strings.TrimSpace(strings.Join(c.Request().Header.Values("If-Match"), ","))
+	h := strings.TrimSpace(strings.Join(lines, ","))
 	if h == "" || h == "*" {
 		return nil
 	}
@@ -97,7 +103,7 @@ func answerNotModified(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		tags := req.Header.Values("If-None-Match")
-		if len(tags) == 0 || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
+		if strings.TrimSpace(strings.Join(tags, "")) == "" || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
 			return next(c)
 		}
 		res := c.Response()
@@ -119,13 +125,13 @@ func noneMatchNames(lines []string, etag string) bool {
 	if etag == "" {
 		return false
 	}
-	for _, tag := range strings.Split(strings.Join(lines, ","), ",") {
-		tag = strings.TrimSpace(tag)
-		if tag == "*" || strings.TrimPrefix(tag, "W/") == strings.TrimPrefix(etag, "W/") {
-			return true
-		}
+	tags := entityTags(lines)
+	if tags == nil {
+		return true // "*"
 	}
-	return false
+	return slices.ContainsFunc(tags, func(tag string) bool {
+		return strings.TrimPrefix(tag, "W/") == strings.TrimPrefix(etag, "W/")
+	})
 }
 
 // bodiless drops the body of a 304 answer.
