@@ -218,6 +218,13 @@ func TestMCPRequestsOutsideASessionGetTheTransportsStatus(t *testing.T) {
 		e.send("POST", endpoint, e.member, `[`+list+`]`, mcpHeaders...).problem(t, 400, "malformed_request")
 		note := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 		e.send("POST", endpoint, e.member, note, mcpHeaders...).problem(t, 400, "malformed_request")
+		// A client of a later, session-less version is told by the transport
+		// which versions it may use, as its negotiation expects.
+		later := e.send("POST", endpoint, e.member, `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{}}`,
+			"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "2026-07-28")
+		assert.Equal(t, "application/json", later.Header.Get("Content-Type"), "a JSON-RPC answer, not a problem: %s", later.body)
+		assert.Contains(t, string(later.body), `"jsonrpc":"2.0"`)
+
 		var refused []string
 		for _, entry := range e.audit("?resource_type=agent&resource_id=" + f.agent) {
 			if entry["action"] == "mcp.call" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 )
 
 // HeaderSession carries a session's id on every request after the one
@@ -15,8 +16,14 @@ const HeaderSession = "Mcp-Session-Id"
 // does not open one (its message is not an initialize request): the
 // transport asks a server that requires sessions to refuse it with 400.
 // The body is read and put back for the transport, a read error included.
+// A request of a protocol version not served here (a later, session-less
+// one) is left to the transport, which tells such a client the versions
+// it may use.
 func OutsideSession(r *http.Request) bool {
 	if r.Method != http.MethodPost || r.Header.Get(HeaderSession) != "" {
+		return false
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(protocolVersions, v) {
 		return false
 	}
 	body, err := io.ReadAll(r.Body)
