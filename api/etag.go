@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,8 +24,14 @@ func setETag(c echo.Context, version int) {
 // ifMatchTags reads an optional If-Match header as its list of entity tags:
 // nil without the header or with "*", when any current state will do.
 func ifMatchTags(c echo.Context) []string {
+	return entityTags(c.Request().Header.Values("If-Match"))
+}
+
+// entityTags reads an If-Match or If-None-Match header as its list of
+// entity tags: nil without the header or with "*", which names any.
+func entityTags(lines []string) []string {
 	// A list may come as one line or as several header lines.
-	h := strings.TrimSpace(strings.Join(c.Request().Header.Values("If-Match"), ","))
+	h := strings.TrimSpace(strings.Join(lines, ","))
 	if h == "" || h == "*" {
 		return nil
 	}
@@ -88,3 +95,48 @@ func checkIfMatch(c echo.Context, resource string, current any) error {
 	}
 	return auxilia.Errorf(auxilia.CodePrecondition, "The %s changed since you read it: read it again, then retry.", resource)
 }
+
+// answerNotModified answers a GET or HEAD that sends If-None-Match with 304
+// Not Modified, and no body, when the answer would be 200 with an ETag the
+// header names (RFC 9110 §13.1.2): the client's copy is current.
+func answerNotModified(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		tags := req.Header.Values("If-None-Match")
+		if strings.TrimSpace(strings.Join(tags, "")) == "" || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
+			return next(c)
+		}
+		res := c.Response()
+		res.Before(func() {
+			if res.Status == http.StatusOK && noneMatchNames(tags, res.Header().Get("ETag")) {
+				res.Status = http.StatusNotModified
+				res.Header().Del(echo.HeaderContentType)
+				res.Header().Del(echo.HeaderContentLength)
+				res.Writer = bodiless{res.Writer}
+			}
+		})
+		return next(c)
+	}
+}
+
+// noneMatchNames says whether If-None-Match's lines name etag, by the weak
+// comparison the header uses: W/ is not looked at; "*" names any.
+func noneMatchNames(lines []string, etag string) bool {
+	if etag == "" {
+		return false
+	}
+	tags := entityTags(lines)
+	if tags == nil {
+		return true // "*"
+	}
+	return slices.ContainsFunc(tags, func(tag string) bool {
+		return strings.TrimPrefix(tag, "W/") == strings.TrimPrefix(etag, "W/")
+	})
+}
+
+// bodiless drops the body of a 304 answer.
+type bodiless struct{ http.ResponseWriter }
+
+func (b bodiless) Write(p []byte) (int, error) { return len(p), nil }
+
+func (b bodiless) Unwrap() http.ResponseWriter { return b.ResponseWriter }

@@ -16,3 +16,6 @@ func (t *Terminals) Waiting() int {
 	}
 	return n
 }
+
+// BuildVersion is the version the server tells its clients.
+func BuildVersion() string { return buildVersion() }

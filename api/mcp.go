@@ -22,7 +22,8 @@ const (
 // and refusals' audit as the API, in the token's workspace. A page of
 // another origin is refused first, whatever it sends.
 func mountMCP(e *echo.Echo, cfg Config) {
-	srv := mcpserver.New(mcpserver.Deps{Runs: cfg.Runs, Audit: cfg.Audit, Log: cfg.Log, BodyLimit: cfg.UploadLimit})
+	srv := mcpserver.New(mcpserver.Deps{Runs: cfg.Runs, Audit: cfg.Audit, Log: cfg.Log,
+		Version: buildVersion(), BodyLimit: cfg.UploadLimit})
 	mw := []echo.MiddlewareFunc{checkOrigin(cfg.AllowedOrigins), raiseBodyLimit(cfg.UploadLimit), challengeMCP, authenticate(cfg.Tokens)}
 	if cfg.RateLimit > 0 {
 		mw = append(mw, rateLimit(cfg.Rates, cfg.RateLimit))
@@ -40,6 +41,10 @@ func mountMCP(e *echo.Echo, cfg Config) {
 		agent, err := cfg.Agents.Get(c.Request().Context(), actor(c).Workspace.ID, agentID)
 		if err != nil {
 			return err
+		}
+		if mcpserver.OutsideSession(c.Request()) {
+			return auxilia.Errorf(auxilia.CodeMalformed, "This request names no session (%s) and is not an initialize "+
+				"request: open a session with initialize, then send its id with every request.", mcpserver.HeaderSession)
 		}
 		srv.Serve(c.Response(), c.Request(), agent)
 		return nil

@@ -2,12 +2,18 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/pkg/run"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/stretchr/testify/assert"
@@ -192,5 +198,114 @@ func TestMCPSessionIsAThreadWhoseRunEndsWithIt(t *testing.T) {
 		require.Eventually(t, func() bool {
 			return e.call("GET", "/api/v1/runs/"+run["id"].(string), e.member, nil).json(t)["status"] == "completed"
 		}, 30*time.Second, 20*time.Millisecond, "closing the session completes its run")
+	})
+}
+
+// The Streamable HTTP transport of MCP 2025-11-25: a server that requires
+// sessions answers a request without a session id (other than the
+// initialize that opens one) with 400, and one naming a session it does
+// not have with 404, so that the client opens a new session.
+func TestMCPRequestsOutsideASessionGetTheTransportsStatus(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		f := e.fixture()
+		list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+		mcpHeaders := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream",
+			"Mcp-Protocol-Version", "2025-11-25"}
+		endpoint := "/mcp/agents/" + f.agent
+
+		p := e.send("POST", endpoint, e.member, list, mcpHeaders...).problem(t, 400, "malformed_request")
+		assert.Contains(t, p["detail"], "Mcp-Session-Id")
+		e.send("POST", endpoint, e.member, `[`+list+`]`, mcpHeaders...).problem(t, 400, "malformed_request")
+		note := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+		e.send("POST", endpoint, e.member, note, mcpHeaders...).problem(t, 400, "malformed_request")
+		// A client of a later, session-less version is told by the transport
+		// which versions it may use, as its negotiation expects.
+		later := e.send("POST", endpoint, e.member, `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{}}`,
+			"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "2026-07-28")
+		assert.Equal(t, "application/json", later.Header.Get("Content-Type"), "a JSON-RPC answer, not a problem: %s", later.body)
+		assert.Contains(t, string(later.body), `"jsonrpc":"2.0"`)
+
+		var refused []string
+		for _, entry := range e.audit("?resource_type=agent&resource_id=" + f.agent) {
+			if entry["action"] == "mcp.call" {
+				refused = append(refused, entry["outcome"].(string))
+			}
+		}
+		assert.Equal(t, []string{"invalid", "invalid", "invalid"}, refused, "each refusal is audited")
+		assert.Equal(t, 400, e.send("GET", endpoint, e.member, nil, "Accept", "text/event-stream").StatusCode)
+		assert.Equal(t, 400, e.send("DELETE", endpoint, e.member, nil).StatusCode)
+
+		unknown := append([]string{"Mcp-Session-Id", "mcp-" + "0123456789abcdef"}, mcpHeaders...)
+		assert.Equal(t, 404, e.send("POST", endpoint, e.member, list, unknown...).StatusCode)
+		assert.Equal(t, 404, e.send("GET", endpoint, e.member, nil, "Accept", "text/event-stream", "Mcp-Session-Id", "mcp-gone").StatusCode)
+		assert.Equal(t, 404, e.send("DELETE", endpoint, e.member, nil, "Mcp-Session-Id", "mcp-gone").StatusCode)
+
+		// A session the client closed is gone: the official client is told 404.
+		ctx := context.Background()
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.srv.URL + endpoint,
+			HTTPClient: &http.Client{Transport: bearer(e.member)}}, nil)
+		require.NoError(t, err)
+		require.NoError(t, session.Close())
+		closed := append([]string{"Mcp-Session-Id", session.ID()}, mcpHeaders...)
+		assert.Equal(t, 404, e.send("POST", endpoint, e.member, list, closed...).StatusCode)
+	})
+}
+
+// The server tells its build's version, and each tool declares the schema
+// of its structured answer, which its answers keep to.
+func TestMCPToolsDeclareTheirAnswersSchema(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		f := e.fixture()
+		ctx := context.Background()
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.srv.URL + "/mcp/agents/" + f.agent,
+			HTTPClient: &http.Client{Transport: bearer(e.member)}}, nil)
+		require.NoError(t, err)
+		defer session.Close()
+		info := session.InitializeResult().ServerInfo
+		assert.Equal(t, "auxilia", info.Name)
+		require.NotEmpty(t, api.BuildVersion())
+		assert.Equal(t, api.BuildVersion(), info.Version)
+
+		listed, err := session.ListTools(ctx, nil)
+		require.NoError(t, err)
+		require.Len(t, listed.Tools, len(run.Tools))
+		schemas := map[string]*jsonschema.Resolved{}
+		for _, tool := range listed.Tools {
+			require.NotNil(t, tool.OutputSchema, tool.Name)
+			var schema jsonschema.Schema
+			js, err := json.Marshal(tool.OutputSchema)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(js, &schema), tool.Name)
+			assert.Equal(t, "object", schema.Type, tool.Name)
+			resolved, err := schema.Resolve(nil)
+			require.NoError(t, err, tool.Name)
+			schemas[tool.Name] = resolved
+		}
+		assert.ElementsMatch(t, []string{"exit_code", "output", "truncated", "duration_ms"}, slices.Collect(maps.Keys(schemas["execute"].Schema().Properties)))
+
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"execute", map[string]any{"command": "echo hi"}},
+			{"write_file", map[string]any{"path": "a.txt", "content": "one\ntwo\n"}},
+			{"ls", map[string]any{}},
+			{"read_file", map[string]any{"path": "a.txt"}},
+			{"edit_file", map[string]any{"path": "a.txt", "old_string": "two", "new_string": "three"}},
+			{"glob", map[string]any{"pattern": "*.md"}},
+			{"grep", map[string]any{"pattern": "three"}},
+		} {
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			require.NoError(t, err, c.tool)
+			require.False(t, res.IsError, "%s: %v", c.tool, res.Content)
+			var answer map[string]any
+			js, err := json.Marshal(res.StructuredContent)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(js, &answer))
+			assert.NoError(t, schemas[c.tool].Validate(answer), "%s answered %s", c.tool, js)
+		}
+		assert.Error(t, schemas["execute"].Validate(map[string]any{"exit_code": 0}), "the schema requires what every answer has")
 	})
 }

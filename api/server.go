@@ -97,7 +97,7 @@ func New(cfg Config) *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Log)
 	e.Use(secureAnswers(), withRequestID(), logRequests(cfg.Log, cfg.Metrics), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit),
-		refuseUnstorablePath())
+		refuseUnstorablePath(), answerNotModified)
 	if cfg.Audit != nil {
 		e.Use(auditRefusals(cfg.Audit, cfg.Log))
 	}

@@ -19,8 +19,23 @@ const notBuilt = `<!doctype html><meta charset="utf-8"><title>Auxilia sandboxes<
 <p>The API is running, but this binary was built without the web app.
 Build it with <code>make build</code> (or run <code>make run</code>), which needs Node.js and npm.`
 
+// notPages are the folders of paths that are never the console's: the API,
+// the MCP endpoints and well-known URIs (RFC 8615). An unknown path in them
+// is 404, as a client of the API reads it, never the console's page.
+var notPages = []string{"/api", "/mcp", "/.well-known"}
+
+// isPage says whether an unknown path may be one of the console's routes.
+func isPage(p string) bool {
+	for _, folder := range notPages {
+		if p == folder || strings.HasPrefix(p, folder+"/") {
+			return false
+		}
+	}
+	return true
+}
+
 // spaHandler serves the built SPA: its files, and index.html for every other
-// path (client-side routes). Paths under /api/ never fall back. A file the
+// path (client-side routes). Paths in notPages never fall back. A file the
 // build compressed beside it (name.br, name.gz) is sent instead when the
 // client accepts that encoding. index.html goes with the console's own
 // Content-Security-Policy, made once from the file served.
@@ -31,7 +46,7 @@ func spaHandler(files fs.FS) echo.HandlerFunc {
 	policy := consolePolicy(page)
 	return func(c echo.Context) error {
 		p := c.Request().URL.Path
-		if strings.HasPrefix(p, "/api/") || p == "/api" {
+		if !isPage(p) {
 			return echo.ErrNotFound
 		}
 		if c.Request().Method != http.MethodGet && c.Request().Method != http.MethodHead {

@@ -37,6 +37,17 @@ func TestSPAIsServedWithClientRoutes(t *testing.T) {
 	assert.Equal(t, "application/problem+json", res.Header.Get("Content-Type"))
 	res, _ = get("/api/v1/me")
 	assert.Equal(t, 401, res.StatusCode)
+	for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration",
+		"/.well-known/oauth-authorization-server/mcp/agents/x", "/.well-known", "/mcp", "/mcp/agents", "/api"} {
+		res, body := get(path)
+		assert.Equal(t, 404, res.StatusCode, "%s is not the console's", path)
+		assert.Equal(t, "application/problem+json", res.Header.Get("Content-Type"), path)
+		assert.Contains(t, body, `"reason":"not_found"`, path)
+	}
+	res, body = get("/mcp-guide")
+	assert.Equal(t, "<html>app</html>", body, "a client route that only begins like one is the console's")
+	res, _ = get("/.well-known/oauth-protected-resource/mcp/agents/x")
+	assert.Equal(t, 200, res.StatusCode, "the MCP endpoints' metadata is served")
 }
 
 func TestWithoutABuiltSPA(t *testing.T) {

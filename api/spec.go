@@ -13,7 +13,7 @@ type specHandler []byte
 //	@Summary	This API's OpenAPI document
 //	@Tags		health
 //	@Produce	application/yaml
-//	@Success	200	{object}	map[string]any	"The OpenAPI 3 document"
+//	@Success	200	{string}	string	"The OpenAPI 3 document, as YAML text"
 //	@ID			getOpenAPI
 //	@Router		/api/v1/openapi.yaml [get]
 func (spec specHandler) serve(c echo.Context) error {

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/auxilia/sandboxes/api/toolview"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/run"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,10 +29,29 @@ func (s *session) addTools(srv *mcp.Server) {
 		}
 		srv.AddTool(&mcp.Tool{
 			Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema(),
-			Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.Method == http.MethodGet},
+			OutputSchema: outputSchemas[t.Name],
+			Annotations:  &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.Method == http.MethodGet},
 		}, s.tool(t))
 	}
 }
+
+// outputSchemas are the JSON Schemas of the tools' structured answers,
+// read from their types, by tool name.
+var outputSchemas = func() map[string]*jsonschema.Schema {
+	out := map[string]*jsonschema.Schema{}
+	for _, t := range run.Tools {
+		answer, ok := toolview.Answer(t.Name)
+		if !ok {
+			panic("mcpserver: toolview has no answer for the tool " + t.Name)
+		}
+		schema, err := jsonschema.ForType(reflect.TypeOf(answer), nil)
+		if err != nil {
+			panic("mcpserver: the answer of " + t.Name + ": " + err.Error())
+		}
+		out[t.Name] = schema
+	}
+	return out
+}()
 
 // policyOf is the binding's policy for a tool, the tool's default when the
 // binding does not name it.

@@ -106,3 +106,15 @@ func Grep(found run.GrepResult) GrepResult {
 	}
 	return out
 }
+
+// answers are each tool's answer, by name, as a zero value of its type.
+var answers = map[string]any{
+	"execute": ExecuteResult{}, "ls": ListResult{}, "read_file": FileContent{}, "write_file": WrittenFile{},
+	"edit_file": EditResult{}, "glob": GlobResult{}, "grep": GrepResult{},
+}
+
+// Answer is the type of a tool's answer, as a zero value.
+func Answer(tool string) (any, bool) {
+	a, ok := answers[tool]
+	return a, ok
+}

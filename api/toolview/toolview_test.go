@@ -36,3 +36,20 @@ func TestToolAnswersAreTheContractsShapes(t *testing.T) {
 		assert.JSONEq(t, c.want, string(got))
 	}
 }
+
+// Each tool's answer type is known, for the schema MCP clients check answers against.
+func TestEveryToolHasItsAnswersType(t *testing.T) {
+	for _, tool := range run.Tools {
+		a, ok := Answer(tool.Name)
+		assert.True(t, ok, tool.Name)
+		assert.NotNil(t, a, tool.Name)
+	}
+	for name, got := range map[string]any{"execute": Execute(provider.ExecResult{}), "ls": List(run.Listing{}),
+		"read_file": Read(run.Text{}), "write_file": Written(""), "edit_file": Edited(0),
+		"glob": Glob(run.GlobResult{}), "grep": Grep(run.GrepResult{})} {
+		a, _ := Answer(name)
+		assert.IsType(t, a, got, name)
+	}
+	_, ok := Answer("no_such_tool")
+	assert.False(t, ok)
+}

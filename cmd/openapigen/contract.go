@@ -29,9 +29,40 @@ func refineContract(doc *openapi3.T) error {
 	if err := describeEventStreams(doc); err != nil {
 		return err
 	}
+	answerConditionalGets(doc)
+	readDocumentInGo(doc)
 	documentHeaders(doc)
 	closeRequestBodies(doc)
 	return nil
+}
+
+// readDocumentInGo lets the Go client parse the YAML text of the document
+// it fetches, as oapi-codegen parses any YAML answer: into a string, the
+// parse would fail. Other generators read it as the text it is.
+func readDocumentInGo(doc *openapi3.T) {
+	if item := doc.Paths.Find("/api/v1/openapi.yaml"); item != nil && item.Get != nil {
+		if ok := item.Get.Responses.Value("200"); ok != nil && ok.Value.Content.Get("application/yaml") != nil {
+			schema := ok.Value.Content.Get("application/yaml").Schema.Value
+			schema.Extensions = map[string]any{"x-go-type": "any"}
+		}
+	}
+}
+
+// answerConditionalGets declares, on every GET whose answer carries an
+// ETag, the If-None-Match it takes and the 304 it then may answer.
+func answerConditionalGets(doc *openapi3.T) {
+	operations(doc, func(method, _ string, op *openapi3.Operation) {
+		ok := op.Responses.Value("200")
+		if method != "GET" || ok == nil || ok.Value == nil || ok.Value.Headers["ETag"] == nil {
+			return
+		}
+		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Value: &openapi3.Parameter{
+			In: "header", Name: "If-None-Match", Schema: openapi3.NewStringSchema().NewRef(),
+			Description: "The ETag last read: when it is still current, the answer is 304 without a body"}})
+		notModified := openapi3.NewResponse().WithDescription("Not Modified: the ETag sent in If-None-Match is current")
+		notModified.Headers = openapi3.Headers{"ETag": ok.Value.Headers["ETag"]}
+		op.Responses.Set("304", &openapi3.ResponseRef{Value: notModified})
+	})
 }
 
 // operations calls fn with every operation, in a stable order.
@@ -180,6 +211,7 @@ func describeEventStreams(doc *openapi3.T) error {
 // streamMedia is a stream's description, adding its events' data to the components.
 func streamMedia(doc *openapi3.T, stream api.EventStream) (*openapi3.MediaType, error) {
 	var lines []string
+	var data openapi3.SchemaRefs
 	for _, e := range stream.Events {
 		name := e.Schema
 		if name == "" {
@@ -194,19 +226,25 @@ func streamMedia(doc *openapi3.T, stream api.EventStream) (*openapi3.MediaType, 
 			doc.Components.Schemas[name] = ref
 		}
 		lines = append(lines, fmt.Sprintf("`%s` (data: %s)", e.Name, name))
+		if !slices.ContainsFunc(data, func(r *openapi3.SchemaRef) bool { return r.Ref == "#/components/schemas/"+name }) {
+			data = append(data, openapi3.NewSchemaRef("#/components/schemas/"+name, doc.Components.Schemas[name].Value))
+		}
 	}
 	ends := make([]string, len(stream.Ends))
 	for i, e := range stream.Ends {
 		ends[i] = "`" + e + "`"
 	}
+	// The schema is an event's data, one of the events' (as OpenAPI 3.2's
+	// itemSchema says of a stream): generated clients type what they parse.
+	// An example of the whole stream would not be one of them: it is told
+	// in the description.
 	return &openapi3.MediaType{
 		Schema: &openapi3.SchemaRef{Value: &openapi3.Schema{
-			Type:   &openapi3.Types{openapi3.TypeString},
-			Format: "event-stream",
-			Description: "Server-sent events, each `event: <name>` and `data: <JSON>`: " + strings.Join(lines, ", ") +
-				". Comments (`: keepalive`) keep a silent stream open. " + strings.Join(ends, " or ") + " ends the stream.",
+			OneOf: data,
+			Description: "Server-sent events, each `event: <name>` and `data: <JSON>`; the schema is an event's data. " +
+				strings.Join(lines, ", ") + ". Comments (`: keepalive`) keep a silent stream open. " +
+				strings.Join(ends, " or ") + " ends the stream. For example:\n\n```\n" + stream.Example + "```\n",
 		}},
-		Example: stream.Example,
 	}, nil
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"maps"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -139,7 +141,14 @@ func TestTheStreamAndTheHeadersAreDescribed(t *testing.T) {
 	doc := committedSpec(t)
 	execute := doc.Paths.Find("/api/v1/runs/{run_id}/execute").Post
 	stream := execute.Responses.Value("200").Value.Content.Get("text/event-stream").Schema.Value
-	assert.True(t, stream.Type.Is("string"))
+	var data []string
+	for _, ref := range stream.OneOf {
+		data = append(data, ref.Ref)
+	}
+	assert.Equal(t, []string{"#/components/schemas/StreamOutput", "#/components/schemas/StreamExit", "#/components/schemas/Problem"}, data,
+		"each event's data is referenced, so that generated clients keep its type")
+	start := doc.Paths.Find("/api/v1/agents/{id}/threads/{thread_id}/runs").Post.Responses.Value("200").Value.Content.Get("text/event-stream")
+	assert.Equal(t, "#/components/schemas/RunStartStep", start.Schema.Value.OneOf[0].Ref)
 	for _, event := range []string{"`stdout` (data: StreamOutput)", "`exit` (data: StreamExit)", "`error` (data: Problem)"} {
 		assert.Contains(t, stream.Description, event)
 	}
@@ -168,4 +177,30 @@ func TestEveryAuthenticatedOperationDeclaresTheDatabasesFaults(t *testing.T) {
 			assert.NotNil(t, full.Value.Content.Get("application/problem+json"), "%s %s: 507", method, path)
 		}
 	})
+}
+
+// A GET whose answer carries an ETag takes If-None-Match and may answer 304.
+func TestConditionalGetsDeclareNotModified(t *testing.T) {
+	n := 0
+	operations(committedSpec(t), func(method, path string, op *openapi3.Operation) {
+		ok := op.Responses.Value("200")
+		tagged := method == "GET" && ok != nil && ok.Value.Headers["ETag"] != nil
+		assert.Equal(t, tagged, op.Responses.Value("304") != nil, "%s %s: 304 where a GET answers an ETag", method, path)
+		assert.Equal(t, tagged, op.Parameters.GetByInAndName("header", "If-None-Match") != nil, "%s %s: If-None-Match", method, path)
+		if tagged {
+			n++
+		}
+	})
+	assert.GreaterOrEqual(t, n, 5, "agents, bindings, sandboxes, runs and threads")
+}
+
+// The document is served as YAML text: generated clients read it as a
+// string, not parse it as a JSON object.
+func TestTheDocumentIsDeclaredAsYAMLText(t *testing.T) {
+	op := committedSpec(t).Paths.Find("/api/v1/openapi.yaml").Get
+	require.NotNil(t, op)
+	content := op.Responses.Value("200").Value.Content
+	assert.Equal(t, []string{"application/yaml"}, slices.Collect(maps.Keys(content)))
+	schema := content.Get("application/yaml").Schema.Value
+	assert.True(t, schema.Type.Is("string"), "type %v", schema.Type)
 }

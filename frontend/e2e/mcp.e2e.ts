@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -14,6 +16,7 @@ interface Created {
   id: string;
 }
 
+const here = dirname(fileURLToPath(import.meta.url));
 const clients: Client[] = [];
 
 afterAll(async () => {
@@ -101,18 +104,58 @@ describe("MCP endpoint", () => {
     expect(error).toMatch(new RegExp(`^Sandbox '${name}' is not available: `));
   });
 
-  it("lists the tools to the MCP Inspector's CLI", async () => {
-    const agent = await agentOn({ name: uniqueName("Inspected box"), provider: "local" }, { grep: "disabled" });
-    const require = createRequire(import.meta.url);
-    const build = join(dirname(require.resolve("@modelcontextprotocol/inspector-cli/package.json")), "build");
-    const result = spawnSync(
-      process.execPath,
-      [join(build, "cli.js"), "--cli", `${baseUrl()}/mcp/agents/${agent}`, "--transport", "http", "--method", "tools/list",
-        "--header", `Authorization: Bearer ${adminToken()}`],
-      // From its build folder: inspector-cli 1.0.3 looks for its package.json
-      // relative to the working directory, and fails anywhere else.
-      { encoding: "utf8", timeout: 60_000, cwd: build },
+  it("refuses requests outside a session with the transport's statuses, and tells its version and answers' schemas", async () => {
+    const agent = await agentOn({ name: uniqueName("Strict box"), provider: "local" });
+    const endpoint = `${baseUrl()}/mcp/agents/${agent}`;
+    const headers = {
+      Authorization: `Bearer ${adminToken()}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-11-25",
+    };
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect((await fetch(endpoint, { method: "POST", headers, body: list })).status).toBe(400);
+    const unknown = await fetch(endpoint, { method: "POST", headers: { ...headers, "Mcp-Session-Id": "mcp-unknown" }, body: list });
+    expect(unknown.status).toBe(404);
+
+    const client = await connect(agent, "ts-strict");
+    expect(client.getServerVersion()).toMatchObject({ name: "auxilia" });
+    expect(client.getServerVersion()?.version).toMatch(/^(v\d+\.\d+\.\d+\S*|[0-9a-f]{12}(\+dirty)?|devel)$/);
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      expect(tool.outputSchema, tool.name).toMatchObject({ type: "object" });
+    }
+    expect(tools.find((t) => t.name === "execute")?.outputSchema?.required).toEqual(
+      expect.arrayContaining(["exit_code", "output", "truncated", "duration_ms"]),
     );
+    // The SDK's client checks each structured answer against its tool's outputSchema.
+    expect((await call(client, "execute", { command: "echo hi" })).out).toMatchObject({ exit_code: 0, output: "hi\n" });
+    expect((await call(client, "ls", {})).error).toBeUndefined();
+  });
+
+  it("lists the tools to the MCP Inspector, run as docs/mcp.md writes it", async () => {
+    const agent = await agentOn({ name: uniqueName("Inspected box"), provider: "local" }, { grep: "disabled" });
+    const docs = readFileSync(join(here, "..", "..", "docs", "mcp.md"), "utf8");
+    const section = docs.slice(docs.indexOf("## The MCP Inspector"));
+    const written = /^ {4}(npx [^\n]*(?:\n {6}[^\n]*)*)/m.exec(section)?.[1];
+    expect(written, "the Inspector's command in docs/mcp.md").toBeDefined();
+    const pinned = /^npx (@modelcontextprotocol\/inspector)@(\S+) /.exec(written ?? "");
+    expect(pinned, "the command pins the Inspector's version").not.toBeNull();
+    const [, name = "", version = ""] = pinned ?? [];
+    const installed = join(here, "..", "node_modules", name);
+    const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { version: string; bin: Record<string, string> };
+    expect(pkg.version, "the version the docs pin is the one tested here").toBe(version);
+
+    // As written, from a folder of the user's: npx would run the package's bin.
+    const command = (written ?? "")
+      .replace(`npx ${name}@${version}`, `node '${join(installed, Object.values(pkg.bin)[0] ?? "")}'`)
+      .replace("https://aux.example.com/mcp/agents/<agent id>", `${baseUrl()}/mcp/agents/${agent}`);
+    const result = spawnSync("bash", ["-c", command], {
+      encoding: "utf8",
+      timeout: 60_000,
+      cwd: mkdtempSync(join(tmpdir(), "inspector-")),
+      env: { ...process.env, AUXILIA_TOKEN: adminToken() },
+    });
     expect(result.status, result.stderr).toBe(0);
     const listed = JSON.parse(result.stdout) as { tools: { name: string }[] };
     expect(listed.tools.map((t) => t.name).sort()).toEqual(["edit_file", "execute", "glob", "ls", "read_file", "write_file"]);

@@ -3152,6 +3152,12 @@ type DeleteAgentParams struct {
 	IfMatch *string `json:"If-Match,omitempty"`
 }
 
+// GetAgentParams defines parameters for GetAgent.
+type GetAgentParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // UpdateAgentParams defines parameters for UpdateAgent.
 type UpdateAgentParams struct {
 	// DryRun Validate and answer, saving nothing
@@ -3165,6 +3171,12 @@ type UpdateAgentParams struct {
 type UnbindSandboxParams struct {
 	// IfMatch The agent's ETag last read: the unbinding fails with 412 if the agent changed since
 	IfMatch *string `json:"If-Match,omitempty"`
+}
+
+// GetBindingParams defines parameters for GetBinding.
+type GetBindingParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // BindSandboxParams defines parameters for BindSandbox.
@@ -3186,6 +3198,12 @@ type ListThreadsParams struct {
 type DeleteThreadParams struct {
 	// IfMatch The ETag last read: the delete fails with 412 if the thread changed since (a new run, a new instance)
 	IfMatch *string `json:"If-Match,omitempty"`
+}
+
+// GetThreadParams defines parameters for GetThread.
+type GetThreadParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // ListRunsParams defines parameters for ListRuns.
@@ -3241,6 +3259,12 @@ type ListAuditEntriesParamsAction string
 
 // ListAuditEntriesParamsOutcome defines parameters for ListAuditEntries.
 type ListAuditEntriesParamsOutcome string
+
+// GetRunParams defines parameters for GetRun.
+type GetRunParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
 
 // EditFileParams defines parameters for EditFile.
 type EditFileParams struct {
@@ -3390,6 +3414,12 @@ type DeleteSandboxParams struct {
 
 	// IfMatch The ETag last read: the delete fails with 412 if the sandbox changed since
 	IfMatch *string `json:"If-Match,omitempty"`
+}
+
+// GetSandboxParams defines parameters for GetSandbox.
+type GetSandboxParams struct {
+	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // UpdateSandboxParams defines parameters for UpdateSandbox.
@@ -3987,7 +4017,7 @@ type ClientInterface interface {
 	// GetAgent Get an agent
 	//
 	// Corresponds with GET /api/v1/agents/{id} (the `GetAgent` operationId).
-	GetAgent(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetAgent(ctx context.Context, id openapi_types.UUID, params *GetAgentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateAgentWithBody Edit an agent
 	//
@@ -4026,7 +4056,7 @@ type ClientInterface interface {
 	// GetBinding Get an agent's sandbox binding
 	//
 	// Corresponds with GET /api/v1/agents/{id}/sandbox (the `GetBinding` operationId).
-	GetBinding(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetBinding(ctx context.Context, id openapi_types.UUID, params *GetBindingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BindSandboxWithBody Bind a sandbox to an agent
 	//
@@ -4061,7 +4091,7 @@ type ClientInterface interface {
 	// The thread's instance and its state: `running`; `paused` (idle past the sandbox's `idle_minutes`: its next run resumes it, files intact); `kept` (no instance, but its files were kept, with `keep_files: always`: its next run restores them); `none`. `pauses_at` is when a running instance will pause if the thread stays idle; `kept` says when its files were kept and from when they are deleted (`max_kept_days`).
 	//
 	// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id} (the `GetThread` operationId).
-	GetThread(ctx context.Context, id openapi_types.UUID, threadId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetThread(ctx context.Context, id openapi_types.UUID, threadId string, params *GetThreadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRuns List a thread's runs
 	//
@@ -4098,7 +4128,7 @@ type ClientInterface interface {
 	// GetRun Get a run
 	//
 	// Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
-	GetRun(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetRun(ctx context.Context, runId openapi_types.UUID, params *GetRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApprovals List a run's approvals
 	//
@@ -4270,7 +4300,7 @@ type ClientInterface interface {
 	// GetSandbox Get a sandbox
 	//
 	// Corresponds with GET /api/v1/sandboxes/{id} (the `GetSandbox` operationId).
-	GetSandbox(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetSandbox(ctx context.Context, id openapi_types.UUID, params *GetSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateSandboxWithBody Edit a sandbox
 	//
@@ -4443,8 +4473,8 @@ func (c *Client) DeleteAgent(ctx context.Context, id openapi_types.UUID, params 
 // GetAgent Get an agent
 //
 // Corresponds with GET /api/v1/agents/{id} (the `GetAgent` operationId).
-func (c *Client) GetAgent(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetAgentRequest(c.Server, id)
+func (c *Client) GetAgent(ctx context.Context, id openapi_types.UUID, params *GetAgentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAgentRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4532,8 +4562,8 @@ func (c *Client) UnbindSandbox(ctx context.Context, id openapi_types.UUID, param
 // GetBinding Get an agent's sandbox binding
 //
 // Corresponds with GET /api/v1/agents/{id}/sandbox (the `GetBinding` operationId).
-func (c *Client) GetBinding(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetBindingRequest(c.Server, id)
+func (c *Client) GetBinding(ctx context.Context, id openapi_types.UUID, params *GetBindingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBindingRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4617,8 +4647,8 @@ func (c *Client) DeleteThread(ctx context.Context, id openapi_types.UUID, thread
 // The thread's instance and its state: `running`; `paused` (idle past the sandbox's `idle_minutes`: its next run resumes it, files intact); `kept` (no instance, but its files were kept, with `keep_files: always`: its next run restores them); `none`. `pauses_at` is when a running instance will pause if the thread stays idle; `kept` says when its files were kept and from when they are deleted (`max_kept_days`).
 //
 // Corresponds with GET /api/v1/agents/{id}/threads/{thread_id} (the `GetThread` operationId).
-func (c *Client) GetThread(ctx context.Context, id openapi_types.UUID, threadId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetThreadRequest(c.Server, id, threadId)
+func (c *Client) GetThread(ctx context.Context, id openapi_types.UUID, threadId string, params *GetThreadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetThreadRequest(c.Server, id, threadId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4724,8 +4754,8 @@ func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorF
 // GetRun Get a run
 //
 // Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
-func (c *Client) GetRun(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetRunRequest(c.Server, runId)
+func (c *Client) GetRun(ctx context.Context, runId openapi_types.UUID, params *GetRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRunRequest(c.Server, runId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5116,8 +5146,8 @@ func (c *Client) DeleteSandbox(ctx context.Context, id openapi_types.UUID, param
 // GetSandbox Get a sandbox
 //
 // Corresponds with GET /api/v1/sandboxes/{id} (the `GetSandbox` operationId).
-func (c *Client) GetSandbox(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetSandboxRequest(c.Server, id)
+func (c *Client) GetSandbox(ctx context.Context, id openapi_types.UUID, params *GetSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSandboxRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5575,7 +5605,7 @@ func NewDeleteAgentRequest(server string, id openapi_types.UUID, params *DeleteA
 }
 
 // NewGetAgentRequest constructs an http.Request for the GetAgent method
-func NewGetAgentRequest(server string, id openapi_types.UUID) (*http.Request, error) {
+func NewGetAgentRequest(server string, id openapi_types.UUID, params *GetAgentParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5603,6 +5633,21 @@ func NewGetAgentRequest(server string, id openapi_types.UUID) (*http.Request, er
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5758,7 +5803,7 @@ func NewUnbindSandboxRequest(server string, id openapi_types.UUID, params *Unbin
 }
 
 // NewGetBindingRequest constructs an http.Request for the GetBinding method
-func NewGetBindingRequest(server string, id openapi_types.UUID) (*http.Request, error) {
+func NewGetBindingRequest(server string, id openapi_types.UUID, params *GetBindingParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5786,6 +5831,21 @@ func NewGetBindingRequest(server string, id openapi_types.UUID) (*http.Request, 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5983,7 +6043,7 @@ func NewDeleteThreadRequest(server string, id openapi_types.UUID, threadId strin
 }
 
 // NewGetThreadRequest constructs an http.Request for the GetThread method
-func NewGetThreadRequest(server string, id openapi_types.UUID, threadId string) (*http.Request, error) {
+func NewGetThreadRequest(server string, id openapi_types.UUID, threadId string, params *GetThreadParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6018,6 +6078,21 @@ func NewGetThreadRequest(server string, id openapi_types.UUID, threadId string) 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6391,7 +6466,7 @@ func NewListProvidersRequest(server string) (*http.Request, error) {
 }
 
 // NewGetRunRequest constructs an http.Request for the GetRun method
-func NewGetRunRequest(server string, runId openapi_types.UUID) (*http.Request, error) {
+func NewGetRunRequest(server string, runId openapi_types.UUID, params *GetRunParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6419,6 +6494,21 @@ func NewGetRunRequest(server string, runId openapi_types.UUID) (*http.Request, e
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -7522,7 +7612,7 @@ func NewDeleteSandboxRequest(server string, id openapi_types.UUID, params *Delet
 }
 
 // NewGetSandboxRequest constructs an http.Request for the GetSandbox method
-func NewGetSandboxRequest(server string, id openapi_types.UUID) (*http.Request, error) {
+func NewGetSandboxRequest(server string, id openapi_types.UUID, params *GetSandboxParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7550,6 +7640,21 @@ func NewGetSandboxRequest(server string, id openapi_types.UUID) (*http.Request, 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -8153,7 +8258,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/agents/{id} (the `GetAgent` operationId).
-	GetAgentWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetAgentResponse, error)
+	GetAgentWithResponse(ctx context.Context, id openapi_types.UUID, params *GetAgentParams, reqEditors ...RequestEditorFn) (*GetAgentResponse, error)
 
 	// UpdateAgentWithBodyWithResponse Edit an agent
 	//
@@ -8196,7 +8301,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/agents/{id}/sandbox (the `GetBinding` operationId).
-	GetBindingWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetBindingResponse, error)
+	GetBindingWithResponse(ctx context.Context, id openapi_types.UUID, params *GetBindingParams, reqEditors ...RequestEditorFn) (*GetBindingResponse, error)
 
 	// BindSandboxWithBodyWithResponse Bind a sandbox to an agent
 	//
@@ -8237,7 +8342,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id} (the `GetThread` operationId).
-	GetThreadWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, reqEditors ...RequestEditorFn) (*GetThreadResponse, error)
+	GetThreadWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, params *GetThreadParams, reqEditors ...RequestEditorFn) (*GetThreadResponse, error)
 
 	// ListRunsWithResponse List a thread's runs
 	//
@@ -8288,7 +8393,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
-	GetRunWithResponse(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetRunResponse, error)
+	GetRunWithResponse(ctx context.Context, runId openapi_types.UUID, params *GetRunParams, reqEditors ...RequestEditorFn) (*GetRunResponse, error)
 
 	// ListApprovalsWithResponse List a run's approvals
 	//
@@ -8482,7 +8587,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/sandboxes/{id} (the `GetSandbox` operationId).
-	GetSandboxWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error)
+	GetSandboxWithResponse(ctx context.Context, id openapi_types.UUID, params *GetSandboxParams, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error)
 
 	// UpdateSandboxWithBodyWithResponse Edit a sandbox
 	//
@@ -9041,6 +9146,12 @@ type GetAgentResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetAgentResponse304Headers the declared response headers of an HTTP 304 response for GetAgent
+type GetAgentResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetAgentResponse401Headers the declared response headers of an HTTP 401 response for GetAgent
 type GetAgentResponse401Headers struct {
 	XRequestId *string
@@ -9085,6 +9196,8 @@ type GetAgentResponse struct {
 	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetAgentResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetAgentResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetAgentResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -9495,6 +9608,12 @@ type GetBindingResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetBindingResponse304Headers the declared response headers of an HTTP 304 response for GetBinding
+type GetBindingResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetBindingResponse401Headers the declared response headers of an HTTP 401 response for GetBinding
 type GetBindingResponse401Headers struct {
 	XRequestId *string
@@ -9539,6 +9658,8 @@ type GetBindingResponse struct {
 	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetBindingResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetBindingResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetBindingResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -10082,6 +10203,12 @@ type GetThreadResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetThreadResponse304Headers the declared response headers of an HTTP 304 response for GetThread
+type GetThreadResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetThreadResponse401Headers the declared response headers of an HTTP 401 response for GetThread
 type GetThreadResponse401Headers struct {
 	XRequestId *string
@@ -10126,6 +10253,8 @@ type GetThreadResponse struct {
 	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetThreadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetThreadResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetThreadResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -10760,13 +10889,13 @@ type GetOpenAPIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// YAML200 the response for an HTTP 200 `application/yaml` response
-	YAML200 *map[string]interface{}
+	YAML200 *any
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOpenAPIResponse200Headers
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
-func (r GetOpenAPIResponse) GetYAML200() *map[string]interface{} {
+func (r GetOpenAPIResponse) GetYAML200() *any {
 	return r.YAML200
 }
 
@@ -10911,6 +11040,12 @@ type GetRunResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetRunResponse304Headers the declared response headers of an HTTP 304 response for GetRun
+type GetRunResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetRunResponse401Headers the declared response headers of an HTTP 401 response for GetRun
 type GetRunResponse401Headers struct {
 	XRequestId *string
@@ -10955,6 +11090,8 @@ type GetRunResponse struct {
 	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRunResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRunResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetRunResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -13819,6 +13956,12 @@ type GetSandboxResponse200Headers struct {
 	XRequestId *string
 }
 
+// GetSandboxResponse304Headers the declared response headers of an HTTP 304 response for GetSandbox
+type GetSandboxResponse304Headers struct {
+	ETag       *string
+	XRequestId *string
+}
+
 // GetSandboxResponse401Headers the declared response headers of an HTTP 401 response for GetSandbox
 type GetSandboxResponse401Headers struct {
 	XRequestId *string
@@ -13863,6 +14006,8 @@ type GetSandboxResponse struct {
 	ApplicationproblemJSON507 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSandboxResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetSandboxResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetSandboxResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -15456,8 +15601,8 @@ func (c *ClientWithResponses) DeleteAgentWithResponse(ctx context.Context, id op
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/agents/{id} (the `GetAgent` operationId).
-func (c *ClientWithResponses) GetAgentWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetAgentResponse, error) {
-	rsp, err := c.GetAgent(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetAgentWithResponse(ctx context.Context, id openapi_types.UUID, params *GetAgentParams, reqEditors ...RequestEditorFn) (*GetAgentResponse, error) {
+	rsp, err := c.GetAgent(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15529,8 +15674,8 @@ func (c *ClientWithResponses) UnbindSandboxWithResponse(ctx context.Context, id 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/agents/{id}/sandbox (the `GetBinding` operationId).
-func (c *ClientWithResponses) GetBindingWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetBindingResponse, error) {
-	rsp, err := c.GetBinding(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetBindingWithResponse(ctx context.Context, id openapi_types.UUID, params *GetBindingParams, reqEditors ...RequestEditorFn) (*GetBindingResponse, error) {
+	rsp, err := c.GetBinding(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15600,8 +15745,8 @@ func (c *ClientWithResponses) DeleteThreadWithResponse(ctx context.Context, id o
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/agents/{id}/threads/{thread_id} (the `GetThread` operationId).
-func (c *ClientWithResponses) GetThreadWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, reqEditors ...RequestEditorFn) (*GetThreadResponse, error) {
-	rsp, err := c.GetThread(ctx, id, threadId, reqEditors...)
+func (c *ClientWithResponses) GetThreadWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, params *GetThreadParams, reqEditors ...RequestEditorFn) (*GetThreadResponse, error) {
+	rsp, err := c.GetThread(ctx, id, threadId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15693,8 +15838,8 @@ func (c *ClientWithResponses) ListProvidersWithResponse(ctx context.Context, req
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
-func (c *ClientWithResponses) GetRunWithResponse(ctx context.Context, runId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetRunResponse, error) {
-	rsp, err := c.GetRun(ctx, runId, reqEditors...)
+func (c *ClientWithResponses) GetRunWithResponse(ctx context.Context, runId openapi_types.UUID, params *GetRunParams, reqEditors ...RequestEditorFn) (*GetRunResponse, error) {
+	rsp, err := c.GetRun(ctx, runId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16019,8 +16164,8 @@ func (c *ClientWithResponses) DeleteSandboxWithResponse(ctx context.Context, id 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/sandboxes/{id} (the `GetSandbox` operationId).
-func (c *ClientWithResponses) GetSandboxWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error) {
-	rsp, err := c.GetSandbox(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetSandboxWithResponse(ctx context.Context, id openapi_types.UUID, params *GetSandboxParams, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error) {
+	rsp, err := c.GetSandbox(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16832,6 +16977,9 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16887,6 +17035,23 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetAgentResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetAgentResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17382,6 +17547,9 @@ func ParseGetBindingResponse(rsp *http.Response) (*GetBindingResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17437,6 +17605,23 @@ func ParseGetBindingResponse(rsp *http.Response) (*GetBindingResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetBindingResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetBindingResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18080,6 +18265,9 @@ func ParseGetThreadResponse(rsp *http.Response) (*GetThreadResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18135,6 +18323,23 @@ func ParseGetThreadResponse(rsp *http.Response) (*GetThreadResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetThreadResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetThreadResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18926,7 +19131,7 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "yaml") && rsp.StatusCode == 200:
-		var dest map[string]interface{}
+		var dest any
 		if err := yaml.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -19092,6 +19297,9 @@ func ParseGetRunResponse(rsp *http.Response) (*GetRunResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19147,6 +19355,23 @@ func ParseGetRunResponse(rsp *http.Response) (*GetRunResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRunResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetRunResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -22585,6 +22810,9 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22640,6 +22868,23 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetSandboxResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetSandboxResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

@@ -3155,7 +3155,10 @@ export interface operations {
     getAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Agent id */
                 id: string;
@@ -3175,6 +3178,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Agent"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The agent's version */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
@@ -3466,7 +3479,10 @@ export interface operations {
     getBinding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Agent id */
                 id: string;
@@ -3486,6 +3502,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Binding"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The agent's version (a binding is part of its agent) */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
@@ -3888,7 +3914,10 @@ export interface operations {
     getThread: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Agent id */
                 id: string;
@@ -3910,6 +3939,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Thread"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The thread as it is now */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
@@ -4178,26 +4217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example event: step
-                     *     data: {"step":"probing","detail":"Checking that Analysis (local) answers."}
-                     *
-                     *     event: step
-                     *     data: {"step":"creating","detail":"Creating an instance at local."}
-                     *
-                     *     event: step
-                     *     data: {"step":"installing","detail":"Installing pandas."}
-                     *
-                     *     event: output
-                     *     data: {"text":"Collecting pandas\n"}
-                     *
-                     *     event: step
-                     *     data: {"step":"ready","detail":"Instance loc-3f2a9c1b0d4e5f60 of Analysis is ready."}
-                     *
-                     *     event: run
-                     *     data: {"id":"…","status":"active",…}
-                     */
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["RunStartStep"] | components["schemas"]["StreamOutput"] | components["schemas"]["Run"] | components["schemas"]["Problem"];
                 };
             };
             /** @description Created */
@@ -4485,16 +4505,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The OpenAPI 3 document */
+            /** @description The OpenAPI 3 document, as YAML text */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/yaml": {
-                        [key: string]: unknown;
-                    };
+                    "application/yaml": string;
                 };
             };
         };
@@ -4567,7 +4585,10 @@ export interface operations {
     getRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Run id */
                 run_id: string;
@@ -4587,6 +4608,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The run as it is now */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
@@ -5129,14 +5160,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExecuteResult"];
-                    /**
-                     * @example event: stdout
-                     *     data: {"text":"42\n"}
-                     *
-                     *     event: exit
-                     *     data: {"exit_code":0,"duration_ms":31,"truncated":false}
-                     */
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["StreamOutput"] | components["schemas"]["StreamExit"] | components["schemas"]["Problem"];
                 };
             };
             /** @description Bad Request */
@@ -6393,7 +6417,10 @@ export interface operations {
     getSandbox: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag last read: when it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Sandbox id */
                 id: string;
@@ -6413,6 +6440,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Sandbox"];
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The sandbox's version */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
