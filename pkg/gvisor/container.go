@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +14,14 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 )
 
 // Container is one long-lived runsc sandbox: an instance. Its init waits;
-// each command is a `runsc exec` in it. Not yet used by the local provider.
+// each command is a `runsc exec` in it.
 //
 // Two containers must never share an ID, even one after the other: where
 // they did, the later one's sandbox died under its first commands (most
@@ -26,13 +31,21 @@ type Container struct {
 	ID string
 	// Runsc is the binary; Platform is one of Platforms ("" = Ptrace).
 	Runsc, Platform string
-	// State is runsc's state folder (--root), Bundle the folder of its
-	// config.json.
+	// State is runsc's state folder (--root), one per container: Delete
+	// removes it. Bundle is the folder of its config.json.
 	State, Bundle string
 }
 
 // Spec is what a container is made with.
 type Spec struct {
+	// Root is a folder of the caller's, the container's root, read-only:
+	// Start writes System's files and links into it and makes the mount
+	// points of its binds. The host's own root is never the container's:
+	// runsc mounts nothing visible over it.
+	Root string
+	// System is what the container sees of the host, as a bubblewrap jail
+	// does.
+	System bubblewrap.SystemView
 	// Workspace is the host folder mounted read-write at /workspace.
 	Workspace string
 	// UID and GID are the host user and group its processes run as.
@@ -78,26 +91,81 @@ func (s Spec) config() map[string]any {
 	if s.Cgroup != "" {
 		linux["cgroupsPath"] = s.Cgroup
 	}
+	mounts := []any{
+		map[string]any{"destination": "/proc", "type": "proc", "source": "proc"},
+		map[string]any{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs",
+			"options": []string{"nosuid", "nodev", "size=" + strconv.Itoa(tmp) + "m"}},
+		map[string]any{"destination": "/workspace", "type": "bind", "source": s.Workspace, "options": []string{"rbind", "rw"}},
+	}
+	for _, b := range s.System.Binds {
+		mode := "rw"
+		if b.ReadOnly {
+			mode = "ro"
+		}
+		mounts = append(mounts, map[string]any{"destination": b.Sandbox, "type": "bind", "source": b.Host, "options": []string{"rbind", mode}})
+	}
 	return map[string]any{
 		"ociVersion": "1.0.2",
 		"process": map[string]any{"user": map[string]any{"uid": s.UID, "gid": s.GID},
 			"args": []string{"/bin/sh", "-c", initLine}, "env": []string{execPath, "HOME=/workspace"},
 			"cwd": "/workspace", "noNewPrivileges": true, "capabilities": map[string]any{}},
-		"root":     map[string]any{"path": "/", "readonly": true},
+		"root":     map[string]any{"path": s.Root, "readonly": true},
 		"hostname": "sandbox",
-		"mounts": []any{
-			map[string]any{"destination": "/proc", "type": "proc", "source": "proc"},
-			map[string]any{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs",
-				"options": []string{"nosuid", "nodev", "size=" + strconv.Itoa(tmp) + "m"}},
-			map[string]any{"destination": "/workspace", "type": "bind", "source": s.Workspace, "options": []string{"rbind", "rw"}},
-		},
-		"linux": linux,
+		"mounts":   mounts,
+		"linux":    linux,
 	}
+}
+
+// makeRoot fills the container's root: its files, its links and the mount
+// points of what is mounted in it, every user's to read.
+func (s Spec) makeRoot() error {
+	if s.Root == "" {
+		return errors.New("gvisor: the container has no root folder")
+	}
+	dirs := []string{"/proc", "/tmp", "/dev", "/workspace"}
+	var files []string
+	for _, b := range s.System.Binds {
+		if info, err := os.Stat(b.Host); err == nil && !info.IsDir() {
+			files = append(files, b.Sandbox)
+		} else {
+			dirs = append(dirs, b.Sandbox)
+		}
+	}
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(s.Root, d), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(s.Root, f)), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(s.Root, f), nil, 0o644); err != nil {
+			return err
+		}
+	}
+	for name, text := range s.System.Files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(s.Root, name)), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(s.Root, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	for name, target := range s.System.Links {
+		if err := os.Symlink(target, filepath.Join(s.Root, name)); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return os.Chmod(s.Root, 0o755)
 }
 
 // Start writes the bundle and starts the container, its network none.
 func (c Container) Start(ctx context.Context, s Spec) error {
 	if err := os.MkdirAll(c.Bundle, 0o700); err != nil {
+		return err
+	}
+	if err := s.makeRoot(); err != nil {
 		return err
 	}
 	data, err := json.Marshal(s.config())
@@ -193,7 +261,28 @@ func (c Container) Delete(ctx context.Context) error {
 	if err != nil && !c.gone(ctx) {
 		return fmt.Errorf("%w: %s", err, out)
 	}
+	// runsc keeps the network namespace of --network=none mounted in its
+	// state folder.
+	if err := unix.Unmount(filepath.Join(c.State, "null-netns"), unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("gvisor: unmount the container's network namespace: %w", err)
+	}
+	if err := os.RemoveAll(c.State); err != nil {
+		return err
+	}
 	return os.RemoveAll(c.Bundle)
+}
+
+// Running reports whether runsc runs the container (paused counts).
+func (c Container) Running(ctx context.Context) bool {
+	out, err := c.run(ctx, "state", c.ID)
+	if err != nil {
+		return false
+	}
+	var state struct{ Status string }
+	if json.Unmarshal([]byte(out), &state) != nil {
+		return false
+	}
+	return state.Status == "running" || state.Status == "paused"
 }
 
 // gone reports whether runsc no longer knows the container.

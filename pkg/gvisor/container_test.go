@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/gvisor"
 	"github.com/auxilia/sandboxes/pkg/gvisor/gvisortest"
 	"github.com/stretchr/testify/assert"
@@ -29,7 +30,8 @@ func startContainer(t *testing.T) (gvisor.Container, string) {
 	c := gvisor.Container{ID: fmt.Sprintf("auxilia-test-%d-%d", os.Getpid(), time.Now().UnixNano()), Runsc: s.Runsc, Platform: s.Platform,
 		State: filepath.Join(dir, "state"), Bundle: filepath.Join(dir, "bundle")}
 	ctx := context.Background()
-	require.NoError(t, c.Start(ctx, gvisor.Spec{Workspace: ws, UID: testUID, GID: testUID, MemoryMB: 1024, MaxProcesses: 512}))
+	require.NoError(t, c.Start(ctx, gvisor.Spec{Root: filepath.Join(dir, "root"), System: bubblewrap.HostSystem(testUID, testUID, "/workspace"),
+		Workspace: ws, UID: testUID, GID: testUID, MemoryMB: 1024, MaxProcesses: 512}))
 	t.Cleanup(func() { assert.NoError(t, c.Delete(context.Background())) })
 	return c, ws
 }
