@@ -59,6 +59,9 @@ type Spec struct {
 	TmpMB int
 	// Cgroup is the cgroup path runsc makes for it ("" = none).
 	Cgroup string
+	// Env is what its processes have in their environment besides PATH
+	// and HOME, as KEY=VALUE.
+	Env []string
 }
 
 // initLine is the container's first process: it waits for ever, reaping
@@ -107,7 +110,7 @@ func (s Spec) config() map[string]any {
 	return map[string]any{
 		"ociVersion": "1.0.2",
 		"process": map[string]any{"user": map[string]any{"uid": s.UID, "gid": s.GID},
-			"args": []string{"/bin/sh", "-c", initLine}, "env": []string{execPath, "HOME=/workspace"},
+			"args": []string{"/bin/sh", "-c", initLine}, "env": append([]string{execPath, "HOME=/workspace"}, s.Env...),
 			"cwd": "/workspace", "noNewPrivileges": true, "capabilities": map[string]any{}},
 		"root":     map[string]any{"path": s.Root, "readonly": true},
 		"hostname": "sandbox",
@@ -185,9 +188,10 @@ type Result struct {
 	TimedOut bool
 }
 
-// Exec runs line with sh -c in the container as its user, streaming its
-// output; past timeout (0: none) or when ctx ends, the command and every
-// process it started are killed.
+// Exec runs line with sh -c in the container as its user, with the
+// container's environment, streaming its output. What it started and left
+// in its process group ends with it; past timeout (0: none) or when ctx
+// ends, the command and every process it started are killed.
 func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout time.Duration, stdout, stderr io.Writer) (Result, error) {
 	run, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
@@ -204,7 +208,7 @@ func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout 
 	pidFile := filepath.Join(pids, "pid")
 	user := fmt.Sprintf("%d:%d", uid, gid)
 	cmd := exec.Command(c.Runsc, c.flags("exec", "--cwd", "/workspace", "--user", user, "--internal-pid-file", pidFile,
-		c.ID, "/bin/sh", "-c", line)...)
+		c.ID, "/bin/sh", "-c", execLine, "sh", line)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -234,13 +238,21 @@ func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout 
 	return Result{ExitCode: -1, TimedOut: true}, nil
 }
 
-// killGroup kills every process of the group $1, one by one: runsc 20221219
-// answers a kill of the whole group (kill -- -PGID) and delivers nothing.
-const killGroup = `for s in /proc/[0-9]*/stat; do
-  r=$(cat "$s" 2>/dev/null) || continue
-  set -- "$1" ${r##*) }
-  if [ "$4" = "$1" ]; then p=${s%/stat}; kill -KILL "${p#/proc/}" 2>/dev/null; fi
+// killGroup kills every process of the group $1 but the shell running it,
+// one by one: runsc 20221219 answers a kill of the whole group
+// (kill -- -PGID) and delivers nothing.
+const killGroup = `g=$1; for s in /proc/[0-9]*/stat; do
+  read -r r < "$s" 2>/dev/null || continue
+  set -- ${r##*) }
+  p=${s%/stat}; p=${p#/proc/}
+  if [ "$3" = "$g" ] && [ "$p" != "$$" ]; then kill -KILL "$p" 2>/dev/null; fi
 done`
+
+// execLine runs $1 (runsc exec makes it lead a process group of its own),
+// then ends what it left in its group, as a jail's command does; it exits
+// with $1's code.
+const execLine = `sh -c "$1"; c=$?; set -- $$; ` + killGroup + `
+exit $c`
 
 // Pause freezes every process of the container; Resume thaws them.
 func (c Container) Pause(ctx context.Context) error {
