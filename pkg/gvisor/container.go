@@ -68,8 +68,24 @@ type Spec struct {
 // the orphans of the commands (dash's wait reaps any child).
 const initLine = "while :; do sleep 3600 & wait; done"
 
-// execPath is the PATH its commands get.
+// execPath is the PATH its commands get, unless told another.
 const execPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// environment is env with PATH and HOME where env has none.
+func environment(env []string) []string {
+	has := map[string]bool{}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		has[k] = true
+	}
+	var out []string
+	for _, kv := range []string{execPath, "HOME=/workspace"} {
+		if k, _, _ := strings.Cut(kv, "="); !has[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, env...)
+}
 
 // config is the OCI runtime config of spec: the host's system read-only,
 // the workspace read-write, a private /tmp, no network of its own.
@@ -110,7 +126,7 @@ func (s Spec) config() map[string]any {
 	return map[string]any{
 		"ociVersion": "1.0.2",
 		"process": map[string]any{"user": map[string]any{"uid": s.UID, "gid": s.GID},
-			"args": []string{"/bin/sh", "-c", initLine}, "env": append([]string{execPath, "HOME=/workspace"}, s.Env...),
+			"args": []string{"/bin/sh", "-c", initLine}, "env": environment(s.Env),
 			"cwd": "/workspace", "noNewPrivileges": true, "capabilities": map[string]any{}},
 		"root":     map[string]any{"path": s.Root, "readonly": true},
 		"hostname": "sandbox",
@@ -284,17 +300,24 @@ func (c Container) Delete(ctx context.Context) error {
 	return os.RemoveAll(c.Bundle)
 }
 
-// Running reports whether runsc runs the container (paused counts).
-func (c Container) Running(ctx context.Context) bool {
+// The statuses of a container runsc knows.
+const (
+	Running = "running"
+	Paused  = "paused"
+)
+
+// Status is the container's status as runsc says it (Running, Paused,
+// "stopped"…), "" where runsc does not know it.
+func (c Container) Status(ctx context.Context) string {
 	out, err := c.run(ctx, "state", c.ID)
 	if err != nil {
-		return false
+		return ""
 	}
 	var state struct{ Status string }
 	if json.Unmarshal([]byte(out), &state) != nil {
-		return false
+		return ""
 	}
-	return state.Status == "running" || state.Status == "paused"
+	return state.Status
 }
 
 // gone reports whether runsc no longer knows the container.

@@ -37,7 +37,7 @@ type Shell struct {
 // "terminal": true, and with no console socket runsc uses its own stdin.
 func (c Container) Terminal(uid, gid int, args, env []string, tty *os.File) (*Shell, error) {
 	process := map[string]any{"terminal": true, "user": map[string]any{"uid": uid, "gid": gid},
-		"args": args, "env": append([]string{execPath, "HOME=/workspace"}, env...), "cwd": "/workspace",
+		"args": args, "env": environment(env), "cwd": "/workspace",
 		"noNewPrivileges": true, "capabilities": map[string]any{}}
 	data, err := json.Marshal(process)
 	if err != nil {

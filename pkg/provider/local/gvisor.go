@@ -17,29 +17,14 @@ const (
 	isolationAny = "any"
 )
 
-// gvisorRuns says whether this version runs local instances under gVisor.
-// Until it does, nothing shows gVisor: the catalogue has neither the
-// isolation setting nor the operator's settings of gVisor, the server does
-// not look for runsc, and a sandbox asking for gvisor is refused.
-var gvisorRuns = false
-
 // isolationSettings are the operator's settings of isolation the catalogue
-// lists: none until this version runs gVisor.
+// lists.
 func isolationSettings() []provider.OperatorSetting {
-	if !gvisorRuns {
-		return nil
-	}
 	return []provider.OperatorSetting{isolationSetting, gvisorPlatformSetting}
 }
 
-// defaultIsolation is a new sandbox's: none (the setting left out of its
-// config) until this version runs gVisor.
-func defaultIsolation() string {
-	if !gvisorRuns {
-		return ""
-	}
-	return isolationBubblewrap
-}
+// defaultIsolation is a new sandbox's.
+func defaultIsolation() string { return isolationBubblewrap }
 
 // The operator's settings of gVisor, as the catalogue and the configuration
 // tables show them.
@@ -73,14 +58,10 @@ type Isolation struct {
 }
 
 // ReadIsolation reads the operator's settings (already checked by
-// ReadOperatorSettings) and tries runsc unless gVisor is never offered (as
-// until this version runs it).
+// ReadOperatorSettings) and tries runsc unless gVisor is never offered.
 // Where gVisor is the only choice and cannot run, it fails, saying why.
 func ReadIsolation(ctx context.Context, values provider.OperatorValues) (Isolation, error) {
 	var i Isolation
-	if !gvisorRuns {
-		return i, nil
-	}
 	if choice := values.Value(isolationSetting); choice != isolationAny {
 		i.Only = choice
 	}
@@ -105,31 +86,16 @@ func (i Isolation) offers(isolation string) (bool, string) {
 		return false, "this server offers bubblewrap alone (" + isolationSetting.Env + ")"
 	case !i.GVisor.Available():
 		return false, "gVisor cannot run on this server: " + i.GVisor.Reason()
-	case !gvisorRuns:
-		return false, "this version of the server does not run local instances under gVisor yet"
 	}
 	return true, ""
 }
 
 // TuneSchema narrows isolation's choices to those this server offers, and
-// says why the others are not; until this version runs gVisor, the setting
-// is left out.
+// says why the others are not.
 func (c *Config) TuneSchema(schema map[string]any) {
 	props, _ := schema["properties"].(map[string]any)
 	p, ok := props["isolation"].(map[string]any)
 	if !ok {
-		return
-	}
-	if !gvisorRuns {
-		delete(props, "isolation")
-		order, _ := schema["x-order"].([]string)
-		kept := []string{}
-		for _, name := range order {
-			if name != "isolation" {
-				kept = append(kept, name)
-			}
-		}
-		schema["x-order"] = kept
 		return
 	}
 	enum := []string{}
