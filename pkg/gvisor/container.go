@@ -1,6 +1,7 @@
 package gvisor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -241,13 +242,22 @@ func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout 
 		return Result{}, err
 	case <-run.Done():
 	}
-	// End the command's group in the sandbox, as its own user.
-	if pid, err := os.ReadFile(pidFile); err == nil {
-		_, _ = c.run(context.Background(), "exec", "--user", user, c.ID, "/bin/sh", "-c", killGroup, "kill", strings.TrimSpace(string(pid)))
+	// End the command's group in the sandbox, as its own user, once runsc
+	// has said which it is (a command cancelled as it starts may be
+	// running before its pid is written). runsc exec ends with its
+	// command; killing it instead would take the whole sandbox down.
+	for ended := false; !ended; {
+		if pid, rerr := os.ReadFile(pidFile); rerr == nil && len(bytes.TrimSpace(pid)) > 0 {
+			_, _ = c.run(context.Background(), "exec", "--user", user, c.ID, "/bin/sh", "-c", killGroup, "kill", strings.TrimSpace(string(pid)))
+			<-done
+			break
+		}
+		select {
+		case <-done:
+			ended = true
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	// runsc exec ends with its command; killing it instead would take the
-	// whole sandbox down.
-	<-done
 	if ctx.Err() != nil {
 		return Result{}, ctx.Err()
 	}
@@ -309,15 +319,40 @@ const (
 // Status is the container's status as runsc says it (Running, Paused,
 // "stopped"…), "" where runsc does not know it.
 func (c Container) Status(ctx context.Context) string {
+	status, _ := c.Look(ctx)
+	return status
+}
+
+// Look is Status and the pid of the container's sandbox process (0 where
+// runsc does not say), which Alive checks in a moment, without runsc.
+func (c Container) Look(ctx context.Context) (status string, pid int) {
 	out, err := c.run(ctx, "state", c.ID)
 	if err != nil {
-		return ""
+		return "", 0
 	}
-	var state struct{ Status string }
+	var state struct {
+		Status string
+		Pid    int
+	}
 	if json.Unmarshal([]byte(out), &state) != nil {
-		return ""
+		return "", 0
 	}
-	return state.Status
+	// runsc takes a sandbox whose process is a zombie (the host ended it,
+	// and nothing reaped it yet) for a running one.
+	if state.Pid > 0 && (state.Status == Running || state.Status == Paused) && !Alive(state.Pid) {
+		return "stopped", state.Pid
+	}
+	return state.Status, state.Pid
+}
+
+// Alive reports whether process pid exists and is no zombie.
+func Alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	return ok && !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
 }
 
 // gone reports whether runsc no longer knows the container.

@@ -45,12 +45,16 @@ func (c *Config) Upgrade(values map[string]json.RawMessage) {
 }
 
 // Validate adds to the common block's rules (Kind.Describe) the isolation
-// this server offers.
+// this server offers, and what an instance under gVisor has not.
 func (c *Config) Validate(provider.Policy) []provider.FieldError {
+	var errs []provider.FieldError
 	if fe := c.isolationError(); fe != nil {
-		return []provider.FieldError{*fe}
+		errs = append(errs, *fe)
 	}
-	return nil
+	if fe := c.networkError(); fe != nil {
+		errs = append(errs, *fe)
+	}
+	return errs
 }
 
 // memoryMB and diskMB are the resources of each instance.

@@ -121,6 +121,18 @@ func (c *Config) isolationError() *provider.FieldError {
 	return nil
 }
 
+// gvisorOffline says why an instance under gVisor has no network.
+const gvisorOffline = "an instance isolated by gVisor has no network in this version: its network must be deny with no allow rules (or its isolation bubblewrap)"
+
+// networkError is why the sandbox's network is refused with its
+// isolation, or nil.
+func (c *Config) networkError() *provider.FieldError {
+	if c.Isolation == isolationGVisor && !c.Network.Offline() {
+		return &provider.FieldError{Field: "network", Message: gvisorOffline}
+	}
+	return nil
+}
+
 // refused refuses op for a sandbox this server cannot run as it was saved:
 // above a ceiling lowered since, or isolated in a way no longer offered.
 func (c *Config) refused(op string) error {
@@ -129,6 +141,9 @@ func (c *Config) refused(op string) error {
 	}
 	if fe := c.isolationError(); fe != nil {
 		return provider.Errorf(provider.ErrInvalidConfig, providerName, op, "isolation %s: %s", c.Isolation, fe.Message)
+	}
+	if fe := c.networkError(); fe != nil {
+		return provider.Errorf(provider.ErrInvalidConfig, providerName, op, "network: %s", fe.Message)
 	}
 	return nil
 }

@@ -103,3 +103,16 @@ func TestASandboxSavedWithAnIsolationNoLongerOfferedGetsNoInstance(t *testing.T)
 	cfg.Isolation = isolationBubblewrap
 	assert.NoError(t, cfg.refused("create"))
 }
+
+func TestAGVisorSandboxWithANetworkIsRefusedOnTheField(t *testing.T) {
+	k := Kind{Isolation: gvisorWorks}
+	cfg := k.NewConfig().(*Config)
+	cfg.Isolation = isolationGVisor
+	assert.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}), "offline, as a new sandbox is")
+	cfg.Network = provider.AllowNetwork()
+	assert.Equal(t, []provider.FieldError{{Field: "network", Message: gvisorOffline}}, provider.ValidateConfig(k, cfg, provider.Policy{}))
+	err := cfg.refused("create")
+	assert.True(t, errors.Is(err, provider.ErrInvalidConfig), err)
+	cfg.Isolation = isolationBubblewrap
+	assert.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}), "bubblewrap's instances may have one")
+}

@@ -42,6 +42,7 @@ type gvisorIsolation struct{ c *client }
 type gvisorInstance struct {
 	mu      sync.Mutex
 	known   *gvisor.Container // nil: not yet seen running by this process
+	pid     int               // known's sandbox process
 	release func()            // ends the use of its disk the container holds
 }
 
@@ -77,17 +78,18 @@ func (g gvisorIsolation) recorded(id string) (gvisor.Container, bool) {
 // running is the instance's container where it runs (or is paused); i.mu
 // held.
 func (g gvisorIsolation) running(ctx context.Context, id string, i *gvisorInstance) (gvisor.Container, bool) {
-	if i.known != nil {
+	if i.known != nil && gvisor.Alive(i.pid) {
 		return *i.known, true
 	}
 	c, ok := g.recorded(id)
 	if !ok {
 		return gvisor.Container{}, false
 	}
-	if status := c.Status(ctx); status != gvisor.Running && status != gvisor.Paused {
+	status, pid := c.Look(ctx)
+	if status != gvisor.Running && status != gvisor.Paused {
 		return gvisor.Container{}, false
 	}
-	i.known = &c
+	i.known, i.pid = &c, pid
 	return c, true
 }
 
@@ -130,7 +132,8 @@ func (g gvisorIsolation) start(ctx context.Context, inst provider.Instance, user
 		_ = c.Delete(context.WithoutCancel(ctx))
 		return gvisor.Container{}, err
 	}
-	i.known, i.release = &c, release
+	_, pid := c.Look(ctx)
+	i.known, i.pid, i.release = &c, pid, release
 	return c, nil
 }
 
@@ -146,7 +149,27 @@ func (g gvisorIsolation) runner(op string, inst provider.Instance, user jailfs.U
 			return nil, nil, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: cannot start its gVisor container: %v", inst.ID, bare(err))
 		}
 	}
-	return gvisorRunner{c: c, user: user}, func() {}, nil
+	return gvisorRunner{c: c, user: user, lost: func() bool { return g.lost(inst.ID, c) }}, func() {}, nil
+}
+
+// lost checks, after a command failed, whether the container still runs:
+// where runsc no longer runs it (the host ended gVisor's kernel, as it does
+// one past the instance's memory), it is forgotten, and the next command
+// starts another. It says whether it was lost.
+func (g gvisorIsolation) lost(id string, c gvisor.Container) bool {
+	i := g.instance(id)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if status := c.Status(context.Background()); status == gvisor.Running || status == gvisor.Paused {
+		return false
+	}
+	if i.known != nil && i.known.ID == c.ID {
+		if i.release != nil {
+			i.release()
+		}
+		i.known, i.release = nil, nil
+	}
+	return true
 }
 
 // freeze pauses or resumes the container where it runs: one not running
@@ -193,7 +216,13 @@ func (g gvisorIsolation) destroy(ctx context.Context, id string) error {
 type gvisorRunner struct {
 	c    gvisor.Container
 	user jailfs.User
+	// lost says whether the container is gone, forgetting it if so.
+	lost func() bool
 }
+
+// errKernelEnded is why a command whose container ended fails.
+var errKernelEnded = errors.New("gVisor's kernel of the instance ended under the command, with every process of the instance " +
+	"(most likely its processes together used more memory than resources.memory_mb allows); the next command starts it again")
 
 func (r gvisorRunner) Run(ctx context.Context, command string, timeout time.Duration, stdout, stderr io.Writer) (bubblewrap.Result, error) {
 	began := time.Now()
@@ -206,6 +235,8 @@ func (r gvisorRunner) Run(ctx context.Context, command string, timeout time.Dura
 		return bubblewrap.Result{}, err
 	case res.TimedOut:
 		return bubblewrap.Result{ExitCode: bubblewrap.TimeoutExitCode, TimedOut: true, Duration: took}, nil
+	case res.ExitCode != 0 && r.lost():
+		return bubblewrap.Result{}, errKernelEnded
 	}
 	return bubblewrap.Result{ExitCode: res.ExitCode, Duration: took}, nil
 }
