@@ -67,31 +67,28 @@ func TestAGVisorInstancePastItsMemoryStartsAgain(t *testing.T) {
 }
 
 func TestTheInstanceCPUIsBoundedAsAWhole(t *testing.T) {
-	eachIsolation(t, func(t *testing.T, isolation string) {
-		c := newIsolatedClient(t, isolation, func(cfg *Config) { cfg.Resources.CPU = 0.1 })
-		inst := c.create(t)
-		res := c.exec(t, inst, "cat /proc/self/cgroup")
-		assert.Regexp(t, `(?m)^\d+:(cpu|cpu,cpuacct|):.*/`+inst.ID+`$`, res.Output, "its commands are in the instance's cgroup")
+	c := newClient(t, func(cfg *Config) { cfg.Resources.CPU = 0.1 })
+	inst := c.create(t)
+	res := c.exec(t, inst, "cat /proc/self/cgroup")
+	assert.Regexp(t, `(?m)^\d+:(cpu|cpu,cpuacct|):.*/`+inst.ID+`$`, res.Output, "its commands are in the instance's cgroup")
 
-		// Two commands of three busy loops each: a tenth of a CPU between them.
-		start := time.Now()
-		used := 0.0
-		for _, out := range c.execAll(t, inst, proctest.BusyLoops(3), proctest.BusyLoops(3)) {
-			seconds, err := proctest.CPUSeconds(out)
-			require.NoError(t, err)
-			used += seconds
-		}
-		assert.Greater(t, used, 0.05, "the loops ran")
-		assert.Less(t, used, 0.1*time.Since(start).Seconds()+0.2, "the instance's commands shared a tenth of a CPU")
-	})
+	// Two commands of three busy loops each: a tenth of a CPU between them.
+	start := time.Now()
+	used := 0.0
+	for _, out := range c.execAll(t, inst, proctest.BusyLoops(3), proctest.BusyLoops(3)) {
+		seconds, err := proctest.CPUSeconds(out)
+		require.NoError(t, err)
+		used += seconds
+	}
+	assert.Greater(t, used, 0.05, "the loops ran")
+	assert.Less(t, used, 0.1*time.Since(start).Seconds()+0.2, "the instance's commands shared a tenth of a CPU")
 }
 
 func TestConcurrentCommandsShareTheProcessLimit(t *testing.T) {
-	eachIsolation(t, func(t *testing.T, isolation string) {
-		c := newIsolatedClient(t, isolation, func(cfg *Config) { cfg.MaxProcesses = 16 })
-		inst := c.create(t)
-		// Each forks until refused, then holds its children while the other forks.
-		forkAndHold := `python3 -c '
+	c := newClient(t, func(cfg *Config) { cfg.MaxProcesses = 16 })
+	inst := c.create(t)
+	// Each forks until refused, then holds its children while the other forks.
+	forkAndHold := `python3 -c '
 import os, time  # ` + marker + `
 n = 0
 try:
@@ -104,21 +101,20 @@ except OSError:
     print("made", n)
     time.sleep(2)
 '`
-		made, reported := 0, 0
-		for _, out := range c.execAll(t, inst, forkAndHold, forkAndHold) {
-			// A command may find no room left even to start.
-			var n int
-			if _, err := fmt.Sscanf(out, "made %d", &n); err == nil {
-				made += n
-				reported++
-			}
+	made, reported := 0, 0
+	for _, out := range c.execAll(t, inst, forkAndHold, forkAndHold) {
+		// A command may find no room left even to start.
+		var n int
+		if _, err := fmt.Sscanf(out, "made %d", &n); err == nil {
+			made += n
+			reported++
 		}
-		require.Positive(t, reported)
-		// Each command that ran holds at least two more: its jail's first
-		// process and python. A command that found no room never ran.
-		assert.LessOrEqual(t, made, 16-2*reported, "the commands of one instance share max_processes (%d of them ran)", reported)
-		assert.Empty(t, leftovers())
-	})
+	}
+	require.Positive(t, reported)
+	// Each command that ran holds at least two more: its jail's first
+	// process and python. A command that found no room never ran.
+	assert.LessOrEqual(t, made, 16-2*reported, "the commands of one instance share max_processes (%d of them ran)", reported)
+	assert.Empty(t, leftovers())
 }
 
 // hostUsage is how much of the host's disk the data folder takes, mounted

@@ -31,7 +31,8 @@ func defaultIsolation() string { return isolationBubblewrap }
 var (
 	isolationSetting = provider.OperatorSetting{Env: "AUXILIA_LOCAL_ISOLATION", Default: isolationAny,
 		Description: "how local sandboxes may be isolated: `any` offers both `bubblewrap` (the default) and `gvisor` where the server found a working runsc at start, " +
-			"`gvisor` makes gVisor the only choice (the server refuses to start where runsc does not work), `bubblewrap` never offers gVisor (nor looks for runsc)",
+			"`gvisor` makes gVisor the only choice (the server refuses to start where runsc does not work), `bubblewrap` never offers gVisor (nor looks for runsc). " +
+			"An instance under gVisor has no network in this version (its sandbox's network must be `deny`)",
 		Check: func(value string) error {
 			switch value {
 			case isolationAny, isolationBubblewrap, isolationGVisor:
@@ -91,11 +92,12 @@ func (i Isolation) offers(isolation string) (bool, string) {
 }
 
 // TuneSchema narrows isolation's choices to those this server offers, and
-// says why the others are not.
+// says why the others are not. A schema of no server (its isolation not
+// looked for, as the API's reference is made) keeps them all.
 func (c *Config) TuneSchema(schema map[string]any) {
 	props, _ := schema["properties"].(map[string]any)
 	p, ok := props["isolation"].(map[string]any)
-	if !ok {
+	if !ok || c.isolation == (Isolation{}) {
 		return
 	}
 	enum := []string{}

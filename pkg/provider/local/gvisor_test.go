@@ -56,6 +56,10 @@ func TestTheCatalogueOffersOnlyWhatRunsHereAndSaysWhy(t *testing.T) {
 	isolation := func(i Isolation) map[string]any {
 		return provider.Schema(Kind{Isolation: i})["properties"].(map[string]any)["isolation"].(map[string]any)
 	}
+	reference := isolation(Isolation{})
+	assert.Equal(t, []string{"bubblewrap", "gvisor"}, reference["enum"], "the API's reference, of no server, lists both")
+	assert.NotContains(t, reference["description"], "On this server")
+
 	works := isolation(gvisorWorks)
 	assert.Equal(t, []string{"bubblewrap", "gvisor"}, works["enum"])
 	assert.Equal(t, "bubblewrap", works["default"])
