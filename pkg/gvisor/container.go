@@ -51,8 +51,11 @@ type Spec struct {
 	Workspace string
 	// UID and GID are the host user and group its processes run as.
 	UID, GID int
-	// MemoryMB, CPU (a number of CPUs) and MaxProcesses bound the whole
-	// container through runsc's cgroup; 0 leaves one unbounded.
+	// MemoryMB bounds each process, and the whole container with
+	// KernelMemoryMB more for gVisor's kernel through runsc's cgroup; CPU
+	// (a number of CPUs) bounds the whole container through it; MaxProcesses
+	// bounds its processes together (they are one user's). 0 leaves one
+	// unbounded.
 	MemoryMB     int
 	CPU          float64
 	MaxProcesses int
@@ -64,6 +67,10 @@ type Spec struct {
 	// and HOME, as KEY=VALUE.
 	Env []string
 }
+
+// KernelMemoryMB is what gVisor's kernel may use besides its processes'
+// MemoryMB: past both together, the host ends the container whole.
+const KernelMemoryMB = 256
 
 // initLine is the container's first process: it waits for ever, reaping
 // the orphans of the commands (dash's wait reaps any child).
@@ -96,11 +103,19 @@ func (s Spec) config() map[string]any {
 		tmp = 64
 	}
 	resources := map[string]any{}
+	var rlimits []any
 	if s.MemoryMB > 0 {
-		resources["memory"] = map[string]any{"limit": int64(s.MemoryMB) << 20}
+		// The host's cgroup holds gVisor's kernel too, which it ends
+		// whole when they pass it: each process gets MemoryMB at most,
+		// and the kernel an allowance of its own above.
+		resources["memory"] = map[string]any{"limit": int64(s.MemoryMB+KernelMemoryMB) << 20}
+		rlimits = append(rlimits, map[string]any{"type": "RLIMIT_AS", "hard": int64(s.MemoryMB) << 20, "soft": int64(s.MemoryMB) << 20})
 	}
+	// Every process of the container runs as its one user, in a kernel of
+	// its own: that user's process limit bounds them together. (The host's
+	// pids cgroup would count gVisor's own threads too.)
 	if s.MaxProcesses > 0 {
-		resources["pids"] = map[string]any{"limit": s.MaxProcesses}
+		rlimits = append(rlimits, map[string]any{"type": "RLIMIT_NPROC", "hard": s.MaxProcesses, "soft": s.MaxProcesses})
 	}
 	if s.CPU > 0 {
 		resources["cpu"] = map[string]any{"quota": int64(s.CPU * 100000), "period": 100000}
@@ -128,7 +143,7 @@ func (s Spec) config() map[string]any {
 		"ociVersion": "1.0.2",
 		"process": map[string]any{"user": map[string]any{"uid": s.UID, "gid": s.GID},
 			"args": []string{"/bin/sh", "-c", initLine}, "env": environment(s.Env),
-			"cwd": "/workspace", "noNewPrivileges": true, "capabilities": map[string]any{}},
+			"cwd": "/workspace", "noNewPrivileges": true, "capabilities": map[string]any{}, "rlimits": rlimits},
 		"root":     map[string]any{"path": s.Root, "readonly": true},
 		"hostname": "sandbox",
 		"mounts":   mounts,
@@ -248,7 +263,7 @@ func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout 
 	// command; killing it instead would take the whole sandbox down.
 	for ended := false; !ended; {
 		if pid, rerr := os.ReadFile(pidFile); rerr == nil && len(bytes.TrimSpace(pid)) > 0 {
-			_, _ = c.run(context.Background(), "exec", "--user", user, c.ID, "/bin/sh", "-c", killGroup, "kill", strings.TrimSpace(string(pid)))
+			c.killGroup(context.Background(), strings.TrimSpace(string(pid)))
 			<-done
 			break
 		}
@@ -262,6 +277,14 @@ func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout 
 		return Result{}, ctx.Err()
 	}
 	return Result{ExitCode: -1, TimedOut: true}, nil
+}
+
+// killGroup ends process group pgid in the container. It runs as the
+// container's root with the one capability to kill any user's process: as
+// the command's user, it could not start where the command used up the
+// user's processes (a fork bomb does).
+func (c Container) killGroup(ctx context.Context, pgid string) {
+	_, _ = c.run(ctx, "exec", "--user", "0:0", "--cap", "CAP_KILL", c.ID, "/bin/sh", "-c", killGroup, "kill", pgid)
 }
 
 // killGroup kills every process of the group $1 but the shell running it,

@@ -87,7 +87,7 @@ func (s *Shell) Kill(ctx context.Context) {
 	// shell has already said something.
 	for i := 0; i < 50; i++ {
 		if pid, err := os.ReadFile(s.pidFile); err == nil && len(bytes.TrimSpace(pid)) > 0 {
-			_, _ = s.c.run(ctx, "exec", "--user", s.user, s.c.ID, "/bin/sh", "-c", killGroup, "kill", strings.TrimSpace(string(pid)))
+			s.c.killGroup(ctx, strings.TrimSpace(string(pid)))
 			return
 		}
 		select {
