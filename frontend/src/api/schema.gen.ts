@@ -1560,6 +1560,13 @@ export interface components {
              */
             idle_minutes: number;
             /**
+             * Isolation
+             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+             * @default bubblewrap
+             * @enum {string}
+             */
+            isolation: "bubblewrap" | "gvisor";
+            /**
              * Keep files
              * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
              * @default until_expiry
@@ -1683,6 +1690,13 @@ export interface components {
              * @default 0
              */
             idle_minutes?: number;
+            /**
+             * Isolation
+             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs a second or less more to start an instance, slower system calls (several times on the ptrace platform: file-heavy work such as pip install suffers most) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+             * @default bubblewrap
+             * @enum {string}
+             */
+            isolation?: "bubblewrap" | "gvisor";
             /**
              * Keep files
              * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
