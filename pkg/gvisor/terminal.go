@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 // Shell is a process with a terminal in a container (see Terminal).
 type Shell struct {
 	c        Container
-	user     string
 	cmd      *exec.Cmd
 	dir      string
 	pidFile  string
@@ -52,7 +50,7 @@ func (c Container) Terminal(uid, gid int, args, env []string, tty *os.File) (*Sh
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Shell{c: c, user: fmt.Sprintf("%d:%d", uid, gid), dir: dir, pidFile: filepath.Join(dir, "pid")}
+	s := &Shell{c: c, dir: dir, pidFile: filepath.Join(dir, "pid")}
 	s.cmd = exec.Command(c.Runsc, c.flags("exec", "--internal-pid-file", s.pidFile, "--process", file, c.ID)...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = tty, tty, tty
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL}
