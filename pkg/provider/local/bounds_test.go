@@ -85,10 +85,11 @@ func TestTheInstanceCPUIsBoundedAsAWhole(t *testing.T) {
 }
 
 func TestConcurrentCommandsShareTheProcessLimit(t *testing.T) {
-	c := newClient(t, func(cfg *Config) { cfg.MaxProcesses = 16 })
-	inst := c.create(t)
-	// Each forks until refused, then holds its children while the other forks.
-	forkAndHold := `python3 -c '
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation, func(cfg *Config) { cfg.MaxProcesses = 16 })
+		inst := c.create(t)
+		// Each forks until refused, then holds its children while the other forks.
+		forkAndHold := `python3 -c '
 import os, time  # ` + marker + `
 n = 0
 try:
@@ -101,20 +102,21 @@ except OSError:
     print("made", n)
     time.sleep(2)
 '`
-	made, reported := 0, 0
-	for _, out := range c.execAll(t, inst, forkAndHold, forkAndHold) {
-		// A command may find no room left even to start.
-		var n int
-		if _, err := fmt.Sscanf(out, "made %d", &n); err == nil {
-			made += n
-			reported++
+		made, reported := 0, 0
+		for _, out := range c.execAll(t, inst, forkAndHold, forkAndHold) {
+			// A command may find no room left even to start.
+			var n int
+			if _, err := fmt.Sscanf(out, "made %d", &n); err == nil {
+				made += n
+				reported++
+			}
 		}
-	}
-	require.Positive(t, reported)
-	// Each command that ran holds at least two more: its jail's first
-	// process and python. A command that found no room never ran.
-	assert.LessOrEqual(t, made, 16-2*reported, "the commands of one instance share max_processes (%d of them ran)", reported)
-	assert.Empty(t, leftovers())
+		require.Positive(t, reported)
+		// Each command that ran holds at least two more: its jail's first
+		// process and python. A command that found no room never ran.
+		assert.LessOrEqual(t, made, 16-2*reported, "the commands of one instance share max_processes (%d of them ran)", reported)
+		assert.Empty(t, leftovers())
+	})
 }
 
 // hostUsage is how much of the host's disk the data folder takes, mounted
