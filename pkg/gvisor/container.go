@@ -287,15 +287,16 @@ func (c Container) killGroup(ctx context.Context, pgid string) {
 	_, _ = c.run(ctx, "exec", "--user", "0:0", "--cap", "CAP_KILL", c.ID, "/bin/sh", "-c", killGroup, "kill", pgid)
 }
 
-// killGroup kills every process of the group $1 but the shell running it,
-// one by one: runsc 20221219 answers a kill of the whole group
-// (kill -- -PGID) and delivers nothing.
-const killGroup = `g=$1; for s in /proc/[0-9]*/stat; do
-  read -r r < "$s" 2>/dev/null || continue
+// killGroup kills every process of the group $1 but the shell running it
+// (and zombies), one by one, again until none is left, as what forks
+// meanwhile joins the group: runsc 20221219 answers a kill of the whole
+// group (kill -- -PGID) and delivers nothing.
+const killGroup = `g=$1; n=1; while [ "$n" != 0 ]; do n=0; for s in /proc/[0-9]*/stat; do
+  { read -r r < "$s"; } 2>/dev/null || continue
   set -- ${r##*) }
   p=${s%/stat}; p=${p#/proc/}
-  if [ "$3" = "$g" ] && [ "$p" != "$$" ]; then kill -KILL "$p" 2>/dev/null; fi
-done`
+  if [ "$3" = "$g" ] && [ "$p" != "$$" ] && [ "$1" != Z ]; then kill -KILL "$p" 2>/dev/null; n=1; fi
+done; done`
 
 // execLine runs $1 (runsc exec makes it lead a process group of its own),
 // then ends what it left in its group, as a jail's command does; it exits
