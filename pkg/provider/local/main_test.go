@@ -51,7 +51,7 @@ func newClient(t *testing.T, configure ...func(*Config)) testClient {
 // newIsolatedClient is newClient for sandboxes of the isolation: one
 // needing gVisor fails where it cannot run in CI, and is skipped, saying
 // why, elsewhere.
-func newIsolatedClient(t *testing.T, isolation string, configure ...func(*Config)) testClient {
+func newIsolatedClient(t testing.TB, isolation string, configure ...func(*Config)) testClient {
 	t.Helper()
 	kind := Kind{}
 	if isolation == isolationGVisor {
@@ -77,7 +77,7 @@ func eachIsolation(t *testing.T, test func(t *testing.T, isolation string)) {
 
 // newOwnClient opens a client of kind (its data folder set here) that
 // makes its own Python template when it first needs it.
-func newOwnClient(t *testing.T, kind Kind, configure ...func(*Config)) testClient {
+func newOwnClient(t testing.TB, kind Kind, configure ...func(*Config)) testClient {
 	t.Helper()
 	cfg := DefaultConfig()
 	for _, f := range configure {
