@@ -27,11 +27,21 @@ spa: frontend/node_modules/.package-lock.json
 frontend/node_modules/.package-lock.json: frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 
+# The runsc (gVisor) the tests run local instances under, built from source:
+# Debian 12's runsc (2022) cannot stat files with the host's coreutils, so the
+# server does not offer it. Any runsc on PATH built from another version (or
+# not built by go install, as Debian's) is replaced by this one.
+RUNSC_MODULE = gvisor.dev/gvisor
+RUNSC_VERSION = v0.0.0-20260905035102-160fafc42237
+
 # Everything the tests need, started or installed when missing.
 test-deps:
 	@command -v bwrap >/dev/null && command -v slirp4netns >/dev/null && test -x /usr/sbin/nft && command -v ip >/dev/null && \
-		test -x /sbin/mkfs.ext4 && test -x /usr/bin/chromium && command -v runsc >/dev/null && dpkg -s python3-venv >/dev/null 2>&1 || { apt-get update -qq && \
-		apt-get install -y -qq --no-install-recommends bubblewrap chromium e2fsprogs iproute2 nftables python3-venv runsc slirp4netns >/dev/null; }
+		test -x /sbin/mkfs.ext4 && test -x /usr/bin/chromium && dpkg -s python3-venv >/dev/null 2>&1 || { apt-get update -qq && \
+		apt-get install -y -qq --no-install-recommends bubblewrap chromium e2fsprogs iproute2 nftables python3-venv slirp4netns >/dev/null; }
+	@$(GO) version -m "$$(command -v runsc)" 2>/dev/null | grep -q "$(RUNSC_MODULE)[[:space:]]*$(RUNSC_VERSION)" || { \
+		echo "installing runsc $(RUNSC_VERSION) into /usr/local/bin (a few minutes)" >&2; \
+		CGO_ENABLED=0 GOBIN=/usr/local/bin $(GO) install gvisor.dev/gvisor/runsc@$(RUNSC_VERSION); }
 	@pg_isready -q -h 127.0.0.1 -p 5432 || \
 		pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@for i in $$(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && exit 0; sleep 1; done; \

@@ -41,9 +41,12 @@ func writeReport(path string, r results) error {
 // Sections measured by other means are kept as they were when the report
 // is rewritten: fuzzing comes from `make fuzz-long`, the warm pools' figures
 // from their Go benchmarks in pkg/run (`go test -bench 'RunStart|PoolBurst'`),
-// whose ratios and counts the hot-path table does not show.
+// whose ratios and counts the hot-path table does not show, and the local
+// isolations' from pkg/provider/local's (`go test -bench Isolation`), which
+// need root and runsc.
 var keptSections = [][2]string{
 	{"<!-- pools -->", "<!-- /pools -->"},
+	{"<!-- isolation -->", "<!-- /isolation -->"},
 	{"<!-- fuzzing -->", "<!-- /fuzzing -->"},
 }
 

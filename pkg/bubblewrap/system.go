@@ -54,3 +54,41 @@ func accounts(uid, gid int, home string) (passwd, group string) {
 // jailHosts is the jail's /etc/hosts: only the jail itself. The host's
 // would tell the jail the names of machines it must not reach.
 const jailHosts = "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+
+// SystemView is what a jail shows of the host besides its folder, for
+// another isolation (gVisor) to show its commands the same: the host's
+// system read-only, merged /usr's links, and the jail's own /etc files.
+type SystemView struct {
+	// Binds are the host's folders and files, read-only, that exist here.
+	Binds []Bind
+	// Links are symlinks, by their path inside, to their target.
+	Links map[string]string
+	// Files are the jail's own files, by their path inside, to their text.
+	Files map[string]string
+}
+
+// HostSystem is the SystemView of a jail whose commands run as uid:gid
+// with home as $HOME.
+func HostSystem(uid, gid int, home string) SystemView {
+	v := SystemView{Links: map[string]string{}}
+	for _, dir := range systemDirs {
+		info, err := os.Lstat(dir)
+		switch {
+		case err != nil:
+		case info.Mode()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(dir); err == nil {
+				v.Links[dir] = target
+			}
+		case info.IsDir():
+			v.Binds = append(v.Binds, Bind{Host: dir, Sandbox: dir, ReadOnly: true})
+		}
+	}
+	for _, f := range etcFiles {
+		if _, err := os.Stat(f); err == nil {
+			v.Binds = append(v.Binds, Bind{Host: f, Sandbox: f, ReadOnly: true})
+		}
+	}
+	passwd, group := accounts(uid, gid, home)
+	v.Files = map[string]string{"/etc/passwd": passwd, "/etc/group": group, "/etc/hosts": jailHosts}
+	return v
+}

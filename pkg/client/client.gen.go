@@ -543,6 +543,24 @@ func (e FileEntryType) Valid() bool {
 	}
 }
 
+// Defines values for LocalConfigIsolation.
+const (
+	LocalConfigIsolationBubblewrap LocalConfigIsolation = "bubblewrap"
+	LocalConfigIsolationGvisor     LocalConfigIsolation = "gvisor"
+)
+
+// Valid indicates whether the value is a known member of the LocalConfigIsolation enum.
+func (e LocalConfigIsolation) Valid() bool {
+	switch e {
+	case LocalConfigIsolationBubblewrap:
+		return true
+	case LocalConfigIsolationGvisor:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LocalConfigKeepFiles.
 const (
 	LocalConfigKeepFilesAlways      LocalConfigKeepFiles = "always"
@@ -573,6 +591,24 @@ func (e LocalConfigNetworkDefault) Valid() bool {
 	case LocalConfigNetworkDefaultAllow:
 		return true
 	case LocalConfigNetworkDefaultDeny:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LocalConfigInputIsolation.
+const (
+	LocalConfigInputIsolationBubblewrap LocalConfigInputIsolation = "bubblewrap"
+	LocalConfigInputIsolationGvisor     LocalConfigInputIsolation = "gvisor"
+)
+
+// Valid indicates whether the value is a known member of the LocalConfigInputIsolation enum.
+func (e LocalConfigInputIsolation) Valid() bool {
+	switch e {
+	case LocalConfigInputIsolationBubblewrap:
+		return true
+	case LocalConfigInputIsolationGvisor:
 		return true
 	default:
 		return false
@@ -2327,6 +2363,9 @@ type LocalConfig struct {
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
 	IdleMinutes int `json:"idle_minutes"`
 
+	// Isolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+	Isolation LocalConfigIsolation `json:"isolation"`
+
 	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
 	KeepFiles LocalConfigKeepFiles `json:"keep_files"`
 
@@ -2373,6 +2412,9 @@ type LocalConfig struct {
 	Timeout int `json:"timeout"`
 }
 
+// LocalConfigIsolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+type LocalConfigIsolation string
+
 // LocalConfigKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
 type LocalConfigKeepFiles string
 
@@ -2386,6 +2428,9 @@ type LocalConfigInput struct {
 
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
 	IdleMinutes *int `json:"idle_minutes,omitempty"`
+
+	// Isolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+	Isolation *LocalConfigInputIsolation `json:"isolation,omitempty"`
 
 	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
 	KeepFiles *LocalConfigInputKeepFiles `json:"keep_files,omitempty"`
@@ -2432,6 +2477,9 @@ type LocalConfigInput struct {
 	// Timeout Longest a command may run.
 	Timeout *int `json:"timeout,omitempty"`
 }
+
+// LocalConfigInputIsolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+type LocalConfigInputIsolation string
 
 // LocalConfigInputKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
 type LocalConfigInputKeepFiles string

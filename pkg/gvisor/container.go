@@ -1,11 +1,13 @@
 package gvisor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +15,14 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 )
 
 // Container is one long-lived runsc sandbox: an instance. Its init waits;
-// each command is a `runsc exec` in it. Not yet used by the local provider.
+// each command is a `runsc exec` in it.
 //
 // Two containers must never share an ID, even one after the other: where
 // they did, the later one's sandbox died under its first commands (most
@@ -26,19 +32,30 @@ type Container struct {
 	ID string
 	// Runsc is the binary; Platform is one of Platforms ("" = Ptrace).
 	Runsc, Platform string
-	// State is runsc's state folder (--root), Bundle the folder of its
-	// config.json.
+	// State is runsc's state folder (--root), one per container: Delete
+	// removes it. Bundle is the folder of its config.json.
 	State, Bundle string
 }
 
 // Spec is what a container is made with.
 type Spec struct {
+	// Root is a folder of the caller's, the container's root, read-only:
+	// Start writes System's files and links into it and makes the mount
+	// points of its binds. The host's own root is never the container's:
+	// runsc mounts nothing visible over it.
+	Root string
+	// System is what the container sees of the host, as a bubblewrap jail
+	// does.
+	System bubblewrap.SystemView
 	// Workspace is the host folder mounted read-write at /workspace.
 	Workspace string
 	// UID and GID are the host user and group its processes run as.
 	UID, GID int
-	// MemoryMB, CPU (a number of CPUs) and MaxProcesses bound the whole
-	// container through runsc's cgroup; 0 leaves one unbounded.
+	// MemoryMB bounds each process, and the whole container with
+	// KernelMemoryMB more for gVisor's kernel through runsc's cgroup; CPU
+	// (a number of CPUs) bounds the whole container through it; MaxProcesses
+	// bounds its processes together (they are one user's). 0 leaves one
+	// unbounded.
 	MemoryMB     int
 	CPU          float64
 	MaxProcesses int
@@ -46,14 +63,37 @@ type Spec struct {
 	TmpMB int
 	// Cgroup is the cgroup path runsc makes for it ("" = none).
 	Cgroup string
+	// Env is what its processes have in their environment besides PATH
+	// and HOME, as KEY=VALUE.
+	Env []string
 }
+
+// KernelMemoryMB is what gVisor's kernel may use besides its processes'
+// MemoryMB: past both together, the host ends the container whole.
+const KernelMemoryMB = 256
 
 // initLine is the container's first process: it waits for ever, reaping
 // the orphans of the commands (dash's wait reaps any child).
 const initLine = "while :; do sleep 3600 & wait; done"
 
-// execPath is the PATH its commands get.
+// execPath is the PATH its commands get, unless told another.
 const execPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// environment is env with PATH and HOME where env has none.
+func environment(env []string) []string {
+	has := map[string]bool{}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		has[k] = true
+	}
+	var out []string
+	for _, kv := range []string{execPath, "HOME=/workspace"} {
+		if k, _, _ := strings.Cut(kv, "="); !has[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, env...)
+}
 
 // config is the OCI runtime config of spec: the host's system read-only,
 // the workspace read-write, a private /tmp, no network of its own.
@@ -63,11 +103,19 @@ func (s Spec) config() map[string]any {
 		tmp = 64
 	}
 	resources := map[string]any{}
+	var rlimits []any
 	if s.MemoryMB > 0 {
-		resources["memory"] = map[string]any{"limit": int64(s.MemoryMB) << 20}
+		// The host's cgroup holds gVisor's kernel too, which it ends
+		// whole when they pass it: each process gets MemoryMB at most,
+		// and the kernel an allowance of its own above.
+		resources["memory"] = map[string]any{"limit": int64(s.MemoryMB+KernelMemoryMB) << 20}
+		rlimits = append(rlimits, map[string]any{"type": "RLIMIT_AS", "hard": int64(s.MemoryMB) << 20, "soft": int64(s.MemoryMB) << 20})
 	}
+	// Every process of the container runs as its one user, in a kernel of
+	// its own: that user's process limit bounds them together. (The host's
+	// pids cgroup would count gVisor's own threads too.)
 	if s.MaxProcesses > 0 {
-		resources["pids"] = map[string]any{"limit": s.MaxProcesses}
+		rlimits = append(rlimits, map[string]any{"type": "RLIMIT_NPROC", "hard": s.MaxProcesses, "soft": s.MaxProcesses})
 	}
 	if s.CPU > 0 {
 		resources["cpu"] = map[string]any{"quota": int64(s.CPU * 100000), "period": 100000}
@@ -78,26 +126,81 @@ func (s Spec) config() map[string]any {
 	if s.Cgroup != "" {
 		linux["cgroupsPath"] = s.Cgroup
 	}
+	mounts := []any{
+		map[string]any{"destination": "/proc", "type": "proc", "source": "proc"},
+		map[string]any{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs",
+			"options": []string{"nosuid", "nodev", "size=" + strconv.Itoa(tmp) + "m"}},
+		map[string]any{"destination": "/workspace", "type": "bind", "source": s.Workspace, "options": []string{"rbind", "rw"}},
+	}
+	for _, b := range s.System.Binds {
+		mode := "rw"
+		if b.ReadOnly {
+			mode = "ro"
+		}
+		mounts = append(mounts, map[string]any{"destination": b.Sandbox, "type": "bind", "source": b.Host, "options": []string{"rbind", mode}})
+	}
 	return map[string]any{
 		"ociVersion": "1.0.2",
 		"process": map[string]any{"user": map[string]any{"uid": s.UID, "gid": s.GID},
-			"args": []string{"/bin/sh", "-c", initLine}, "env": []string{execPath, "HOME=/workspace"},
-			"cwd": "/workspace", "noNewPrivileges": true, "capabilities": map[string]any{}},
-		"root":     map[string]any{"path": "/", "readonly": true},
+			"args": []string{"/bin/sh", "-c", initLine}, "env": environment(s.Env),
+			"cwd": "/workspace", "noNewPrivileges": true, "capabilities": map[string]any{}, "rlimits": rlimits},
+		"root":     map[string]any{"path": s.Root, "readonly": true},
 		"hostname": "sandbox",
-		"mounts": []any{
-			map[string]any{"destination": "/proc", "type": "proc", "source": "proc"},
-			map[string]any{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs",
-				"options": []string{"nosuid", "nodev", "size=" + strconv.Itoa(tmp) + "m"}},
-			map[string]any{"destination": "/workspace", "type": "bind", "source": s.Workspace, "options": []string{"rbind", "rw"}},
-		},
-		"linux": linux,
+		"mounts":   mounts,
+		"linux":    linux,
 	}
+}
+
+// makeRoot fills the container's root: its files, its links and the mount
+// points of what is mounted in it, every user's to read.
+func (s Spec) makeRoot() error {
+	if s.Root == "" {
+		return errors.New("gvisor: the container has no root folder")
+	}
+	dirs := []string{"/proc", "/tmp", "/dev", "/workspace"}
+	var files []string
+	for _, b := range s.System.Binds {
+		if info, err := os.Stat(b.Host); err == nil && !info.IsDir() {
+			files = append(files, b.Sandbox)
+		} else {
+			dirs = append(dirs, b.Sandbox)
+		}
+	}
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(s.Root, d), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(s.Root, f)), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(s.Root, f), nil, 0o644); err != nil {
+			return err
+		}
+	}
+	for name, text := range s.System.Files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(s.Root, name)), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(s.Root, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	for name, target := range s.System.Links {
+		if err := os.Symlink(target, filepath.Join(s.Root, name)); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return os.Chmod(s.Root, 0o755)
 }
 
 // Start writes the bundle and starts the container, its network none.
 func (c Container) Start(ctx context.Context, s Spec) error {
 	if err := os.MkdirAll(c.Bundle, 0o700); err != nil {
+		return err
+	}
+	if err := s.makeRoot(); err != nil {
 		return err
 	}
 	data, err := json.Marshal(s.config())
@@ -117,9 +220,10 @@ type Result struct {
 	TimedOut bool
 }
 
-// Exec runs line with sh -c in the container as its user, streaming its
-// output; past timeout (0: none) or when ctx ends, the command and every
-// process it started are killed.
+// Exec runs line with sh -c in the container as its user, with the
+// container's environment, streaming its output. What it started and left
+// in its process group ends with it; past timeout (0: none) or when ctx
+// ends, the command and every process it started are killed.
 func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout time.Duration, stdout, stderr io.Writer) (Result, error) {
 	run, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
@@ -136,7 +240,7 @@ func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout 
 	pidFile := filepath.Join(pids, "pid")
 	user := fmt.Sprintf("%d:%d", uid, gid)
 	cmd := exec.Command(c.Runsc, c.flags("exec", "--cwd", "/workspace", "--user", user, "--internal-pid-file", pidFile,
-		c.ID, "/bin/sh", "-c", line)...)
+		c.ID, "/bin/sh", "-c", execLine, "sh", line)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -153,26 +257,52 @@ func (c Container) Exec(ctx context.Context, uid, gid int, line string, timeout 
 		return Result{}, err
 	case <-run.Done():
 	}
-	// End the command's group in the sandbox, as its own user.
-	if pid, err := os.ReadFile(pidFile); err == nil {
-		_, _ = c.run(context.Background(), "exec", "--user", user, c.ID, "/bin/sh", "-c", killGroup, "kill", strings.TrimSpace(string(pid)))
+	// End the command's group in the sandbox, as its own user, once runsc
+	// has said which it is (a command cancelled as it starts may be
+	// running before its pid is written). runsc exec ends with its
+	// command; killing it instead would take the whole sandbox down.
+	for ended := false; !ended; {
+		if pid, rerr := os.ReadFile(pidFile); rerr == nil && len(bytes.TrimSpace(pid)) > 0 {
+			c.killGroup(context.Background(), strings.TrimSpace(string(pid)))
+			<-done
+			break
+		}
+		select {
+		case <-done:
+			ended = true
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	// runsc exec ends with its command; killing it instead would take the
-	// whole sandbox down.
-	<-done
 	if ctx.Err() != nil {
 		return Result{}, ctx.Err()
 	}
 	return Result{ExitCode: -1, TimedOut: true}, nil
 }
 
-// killGroup kills every process of the group $1, one by one: runsc 20221219
-// answers a kill of the whole group (kill -- -PGID) and delivers nothing.
-const killGroup = `for s in /proc/[0-9]*/stat; do
-  r=$(cat "$s" 2>/dev/null) || continue
-  set -- "$1" ${r##*) }
-  if [ "$4" = "$1" ]; then p=${s%/stat}; kill -KILL "${p#/proc/}" 2>/dev/null; fi
-done`
+// killGroup ends process group pgid in the container. It runs as the
+// container's root with the one capability to kill any user's process: as
+// the command's user, it could not start where the command used up the
+// user's processes (a fork bomb does).
+func (c Container) killGroup(ctx context.Context, pgid string) {
+	_, _ = c.run(ctx, "exec", "--user", "0:0", "--cap", "CAP_KILL", c.ID, "/bin/sh", "-c", killGroup, "kill", pgid)
+}
+
+// killGroup kills every process of the group $1 but the shell running it
+// (and zombies), one by one, again until none is left, as what forks
+// meanwhile joins the group: runsc 20221219 answers a kill of the whole
+// group (kill -- -PGID) and delivers nothing.
+const killGroup = `g=$1; n=1; while [ "$n" != 0 ]; do n=0; for s in /proc/[0-9]*/stat; do
+  { read -r r < "$s"; } 2>/dev/null || continue
+  set -- ${r##*) }
+  p=${s%/stat}; p=${p#/proc/}
+  if [ "$3" = "$g" ] && [ "$p" != "$$" ] && [ "$1" != Z ]; then kill -KILL "$p" 2>/dev/null; n=1; fi
+done; done`
+
+// execLine runs $1 (runsc exec makes it lead a process group of its own),
+// then ends what it left in its group, as a jail's command does; it exits
+// with $1's code.
+const execLine = `sh -c "$1"; c=$?; set -- $$; ` + killGroup + `
+exit $c`
 
 // Pause freezes every process of the container; Resume thaws them.
 func (c Container) Pause(ctx context.Context) error {
@@ -193,7 +323,60 @@ func (c Container) Delete(ctx context.Context) error {
 	if err != nil && !c.gone(ctx) {
 		return fmt.Errorf("%w: %s", err, out)
 	}
+	// runsc keeps the network namespace of --network=none mounted in its
+	// state folder.
+	if err := unix.Unmount(filepath.Join(c.State, "null-netns"), unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("gvisor: unmount the container's network namespace: %w", err)
+	}
+	if err := os.RemoveAll(c.State); err != nil {
+		return err
+	}
 	return os.RemoveAll(c.Bundle)
+}
+
+// The statuses of a container runsc knows.
+const (
+	Running = "running"
+	Paused  = "paused"
+)
+
+// Status is the container's status as runsc says it (Running, Paused,
+// "stopped"…), "" where runsc does not know it.
+func (c Container) Status(ctx context.Context) string {
+	status, _ := c.Look(ctx)
+	return status
+}
+
+// Look is Status and the pid of the container's sandbox process (0 where
+// runsc does not say), which Alive checks in a moment, without runsc.
+func (c Container) Look(ctx context.Context) (status string, pid int) {
+	out, err := c.run(ctx, "state", c.ID)
+	if err != nil {
+		return "", 0
+	}
+	var state struct {
+		Status string
+		Pid    int
+	}
+	if json.Unmarshal([]byte(out), &state) != nil {
+		return "", 0
+	}
+	// runsc takes a sandbox whose process is a zombie (the host ended it,
+	// and nothing reaped it yet) for a running one.
+	if state.Pid > 0 && (state.Status == Running || state.Status == Paused) && !Alive(state.Pid) {
+		return "stopped", state.Pid
+	}
+	return state.Status, state.Pid
+}
+
+// Alive reports whether process pid exists and is no zombie.
+func Alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	return ok && !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
 }
 
 // gone reports whether runsc no longer knows the container.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/gvisor"
 	"github.com/auxilia/sandboxes/pkg/gvisor/gvisortest"
 	"github.com/stretchr/testify/assert"
@@ -29,7 +30,8 @@ func startContainer(t *testing.T) (gvisor.Container, string) {
 	c := gvisor.Container{ID: fmt.Sprintf("auxilia-test-%d-%d", os.Getpid(), time.Now().UnixNano()), Runsc: s.Runsc, Platform: s.Platform,
 		State: filepath.Join(dir, "state"), Bundle: filepath.Join(dir, "bundle")}
 	ctx := context.Background()
-	require.NoError(t, c.Start(ctx, gvisor.Spec{Workspace: ws, UID: testUID, GID: testUID, MemoryMB: 1024, MaxProcesses: 512}))
+	require.NoError(t, c.Start(ctx, gvisor.Spec{Root: filepath.Join(dir, "root"), System: bubblewrap.HostSystem(testUID, testUID, "/workspace"),
+		Workspace: ws, UID: testUID, GID: testUID, MemoryMB: 1024, MaxProcesses: 512, Env: []string{"MARK=set"}}))
 	t.Cleanup(func() { assert.NoError(t, c.Delete(context.Background())) })
 	return c, ws
 }
@@ -106,4 +108,19 @@ func TestLsAndStatWorkInTheWorkspace(t *testing.T) {
 	assert.Equal(t, 0, res.ExitCode, out.String())
 	assert.Contains(t, out.String(), " f\n")
 	assert.Contains(t, out.String(), "3 600123\n")
+}
+
+func TestWhatACommandLeftRunningEndsWithItAndItsEnvironmentIsTheContainers(t *testing.T) {
+	c, _ := startContainer(t)
+	start := time.Now()
+	var out bytes.Buffer
+	res, err := c.Exec(context.Background(), testUID, testUID, `sleep 300 & echo $! > bg; echo "$MARK"; exit 5`, 0, &out, &out)
+	require.NoError(t, err)
+	assert.Equal(t, gvisor.Result{ExitCode: 5}, res)
+	assert.Equal(t, "set\n", out.String())
+	assert.Less(t, time.Since(start), 10*time.Second, "not held by what it left")
+	out.Reset()
+	_, err = c.Exec(context.Background(), testUID, testUID, `[ -e /proc/$(cat bg) ] && echo left || echo gone`, 0, &out, &out)
+	require.NoError(t, err)
+	assert.Equal(t, "gone\n", out.String())
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 // Shell is a process with a terminal in a container (see Terminal).
 type Shell struct {
 	c        Container
-	user     string
 	cmd      *exec.Cmd
 	dir      string
 	pidFile  string
@@ -37,7 +35,7 @@ type Shell struct {
 // "terminal": true, and with no console socket runsc uses its own stdin.
 func (c Container) Terminal(uid, gid int, args, env []string, tty *os.File) (*Shell, error) {
 	process := map[string]any{"terminal": true, "user": map[string]any{"uid": uid, "gid": gid},
-		"args": args, "env": append([]string{execPath, "HOME=/workspace"}, env...), "cwd": "/workspace",
+		"args": args, "env": environment(env), "cwd": "/workspace",
 		"noNewPrivileges": true, "capabilities": map[string]any{}}
 	data, err := json.Marshal(process)
 	if err != nil {
@@ -52,7 +50,7 @@ func (c Container) Terminal(uid, gid int, args, env []string, tty *os.File) (*Sh
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Shell{c: c, user: fmt.Sprintf("%d:%d", uid, gid), dir: dir, pidFile: filepath.Join(dir, "pid")}
+	s := &Shell{c: c, dir: dir, pidFile: filepath.Join(dir, "pid")}
 	s.cmd = exec.Command(c.Runsc, c.flags("exec", "--internal-pid-file", s.pidFile, "--process", file, c.ID)...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = tty, tty, tty
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL}
@@ -87,7 +85,7 @@ func (s *Shell) Kill(ctx context.Context) {
 	// shell has already said something.
 	for i := 0; i < 50; i++ {
 		if pid, err := os.ReadFile(s.pidFile); err == nil && len(bytes.TrimSpace(pid)) > 0 {
-			_, _ = s.c.run(ctx, "exec", "--user", s.user, s.c.ID, "/bin/sh", "-c", killGroup, "kill", strings.TrimSpace(string(pid)))
+			s.c.killGroup(ctx, strings.TrimSpace(string(pid)))
 			return
 		}
 		select {

@@ -1951,6 +1951,13 @@ export interface components {
              */
             idle_minutes: number;
             /**
+             * Isolation
+             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+             * @default bubblewrap
+             * @enum {string}
+             */
+            isolation: "bubblewrap" | "gvisor";
+            /**
              * Keep files
              * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
              * @default until_expiry
@@ -2074,6 +2081,13 @@ export interface components {
              * @default 0
              */
             idle_minutes?: number;
+            /**
+             * Isolation
+             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+             * @default bubblewrap
+             * @enum {string}
+             */
+            isolation?: "bubblewrap" | "gvisor";
             /**
              * Keep files
              * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.

@@ -48,6 +48,24 @@ func TestTheInstanceMemoryIsBoundedAsAWhole(t *testing.T) {
 	assert.Contains(t, res.Output, "exit 137", "the kernel killed what did not fit")
 }
 
+// Under gVisor the host's kernel ends gVisor's, with every process of the
+// instance, when they together pass its memory; the next command starts it
+// again.
+func TestAGVisorInstancePastItsMemoryStartsAgain(t *testing.T) {
+	c := newIsolatedClient(t, isolationGVisor, func(cfg *Config) { cfg.Resources.MemoryMB = 512 })
+	inst := c.create(t)
+	res, err := c.Execute(context.Background(), inst, provider.ExecRequest{Timeout: time.Minute, Command: `for i in 1 2 3 4; do
+		python3 -c 'import time; b = b"x" * (200 << 20); time.sleep(3); print("held")' &
+	done; wait`})
+	if err == nil {
+		assert.LessOrEqual(t, strings.Count(res.Output, "held"), 2, "what did not fit was killed: %s", res.Output)
+	} else {
+		assert.ErrorIs(t, err, provider.ErrFailed)
+		assert.Contains(t, err.Error(), "resources.memory_mb")
+	}
+	assert.Equal(t, "alive\n", c.exec(t, inst, "echo alive").Output, "the instance works again")
+}
+
 func TestTheInstanceCPUIsBoundedAsAWhole(t *testing.T) {
 	c := newClient(t, func(cfg *Config) { cfg.Resources.CPU = 0.1 })
 	inst := c.create(t)
@@ -67,10 +85,11 @@ func TestTheInstanceCPUIsBoundedAsAWhole(t *testing.T) {
 }
 
 func TestConcurrentCommandsShareTheProcessLimit(t *testing.T) {
-	c := newClient(t, func(cfg *Config) { cfg.MaxProcesses = 16 })
-	inst := c.create(t)
-	// Each forks until refused, then holds its children while the other forks.
-	forkAndHold := `python3 -c '
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation, func(cfg *Config) { cfg.MaxProcesses = 16 })
+		inst := c.create(t)
+		// Each forks until refused, then holds its children while the other forks.
+		forkAndHold := `python3 -c '
 import os, time  # ` + marker + `
 n = 0
 try:
@@ -83,20 +102,21 @@ except OSError:
     print("made", n)
     time.sleep(2)
 '`
-	made, reported := 0, 0
-	for _, out := range c.execAll(t, inst, forkAndHold, forkAndHold) {
-		// A command may find no room left even to start.
-		var n int
-		if _, err := fmt.Sscanf(out, "made %d", &n); err == nil {
-			made += n
-			reported++
+		made, reported := 0, 0
+		for _, out := range c.execAll(t, inst, forkAndHold, forkAndHold) {
+			// A command may find no room left even to start.
+			var n int
+			if _, err := fmt.Sscanf(out, "made %d", &n); err == nil {
+				made += n
+				reported++
+			}
 		}
-	}
-	require.Positive(t, reported)
-	// Each command that ran holds at least two more: its jail's first
-	// process and python. A command that found no room never ran.
-	assert.LessOrEqual(t, made, 16-2*reported, "the commands of one instance share max_processes (%d of them ran)", reported)
-	assert.Empty(t, leftovers())
+		require.Positive(t, reported)
+		// Each command that ran holds at least two more: its jail's first
+		// process and python. A command that found no room never ran.
+		assert.LessOrEqual(t, made, 16-2*reported, "the commands of one instance share max_processes (%d of them ran)", reported)
+		assert.Empty(t, leftovers())
+	})
 }
 
 // hostUsage is how much of the host's disk the data folder takes, mounted
@@ -124,24 +144,28 @@ func hostUsage(t *testing.T, dir string) int64 {
 }
 
 func TestWritesPastTheDiskFailInTheJail(t *testing.T) {
-	c := newClient(t, func(cfg *Config) { cfg.Resources.DiskMB = 64 })
-	inst := c.create(t)
-	res := c.exec(t, inst, "head -c 100M /dev/zero > big")
-	assert.NotEqual(t, 0, res.ExitCode)
-	assert.Contains(t, res.Output, "No space left on device")
-	assert.LessOrEqual(t, hostUsage(t, c.dataDir), int64(64<<20), "the host gave the instance no more than disk_mb")
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation, func(cfg *Config) { cfg.Resources.DiskMB = 64 })
+		inst := c.create(t)
+		res := c.exec(t, inst, "head -c 100M /dev/zero > big")
+		assert.NotEqual(t, 0, res.ExitCode)
+		assert.Contains(t, res.Output, "No space left on device")
+		assert.LessOrEqual(t, hostUsage(t, c.dataDir), int64(64<<20), "the host gave the instance no more than disk_mb")
 
-	err := c.WriteFile(context.Background(), inst, "more", make([]byte, 1<<20))
-	assert.ErrorContains(t, err, "no space left on device", "the file tools meet the same bound")
-	res = c.exec(t, inst, "rm big && echo room > small && cat small")
-	assert.Equal(t, "room\n", res.Output, "removing files makes room again")
+		err := c.WriteFile(context.Background(), inst, "more", make([]byte, 1<<20))
+		assert.ErrorContains(t, err, "no space left on device", "the file tools meet the same bound")
+		res = c.exec(t, inst, "rm big && echo room > small && cat small")
+		assert.Equal(t, "room\n", res.Output, "removing files makes room again")
+	})
 }
 
 func TestCommandsDoNotSeeTheDataFolderInTheirMounts(t *testing.T) {
-	c := newClient(t)
-	res := c.exec(t, c.create(t), "cat /proc/self/mountinfo")
-	assert.Contains(t, res.Output, " /workspace ")
-	assert.NotContains(t, res.Output, c.dataDir, "the workspace is the root of its own filesystem")
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		res := c.exec(t, c.create(t), "cat /proc/self/mountinfo")
+		assert.Contains(t, res.Output, " /workspace ")
+		assert.NotContains(t, res.Output, c.dataDir, "the workspace is the root of its own filesystem")
+	})
 }
 
 func TestConcurrentCommandsAreCapped(t *testing.T) {

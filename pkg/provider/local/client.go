@@ -33,9 +33,11 @@ type client struct {
 	bwrap     string
 	python    string // makes the instances' Python environment ("" = python3)
 	config    Config
-	// cgroups bound the commands of each instance together; nil where the
-	// host has none the server may write.
+	// cgroups bound the commands of each bubblewrap instance together; nil
+	// where the host has none the server may write.
 	cgroups *bubblewrap.Cgroups
+	// iso is how instances are isolated (the sandbox's isolation).
+	iso isolator
 	// disks is set where the server can give each instance a disk of its
 	// own (it runs as root); elsewhere an instance is a plain folder.
 	disks bool
@@ -164,6 +166,9 @@ func (c *client) Destroy(ctx context.Context, inst provider.Instance) error {
 	defer finish()
 	f := c.filesOf(inst.ID)
 	err := func() error {
+		if err := c.iso.destroy(ctx, inst.ID); err != nil {
+			return err
+		}
 		if _, err := os.Lstat(f.image); err == nil {
 			if err := f.disk().Remove(); err != nil {
 				return err

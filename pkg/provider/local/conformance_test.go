@@ -12,21 +12,38 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// The provider's suites run on each isolation.
+
 func TestConformance(t *testing.T) {
-	providertest.Run(t, newClient(t).client)
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		providertest.Run(t, newIsolatedClient(t, isolation).client)
+	})
 }
 
 func TestConformanceStates(t *testing.T) {
-	c := newClient(t)
-	providertest.RunStates(t, Kind{}.Describe(), c.client, hostStates{c.client})
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		providertest.RunStates(t, Kind{}.Describe(), c.client, hostStates{c.client})
+	})
 }
 
 // hostStates puts local instances in the states a host leaves them in.
 type hostStates struct{ c *client }
 
-// Pause is the host restarting: nothing of the instance runs, and its disk
-// is no longer mounted; its folder and disk image stay.
-func (h hostStates) Pause(t *testing.T, _ string) {
+// Pause is the host restarting: nothing of the instance runs (its gVisor
+// container is gone), and its disk is no longer mounted; its folder and
+// disk image stay.
+func (h hostStates) Pause(t *testing.T, id string) {
+	if g, ok := h.c.iso.(gvisorIsolation); ok {
+		c, recorded := g.recorded(id)
+		if recorded {
+			require.NoError(t, c.Delete(context.Background()))
+		}
+		if i := g.instance(id); i.release != nil {
+			i.release()
+		}
+		gvisorInstances.Delete(g.folder(id))
+	}
 	require.NoError(t, bubblewrap.UnmountUnder(h.c.instances))
 }
 
@@ -49,13 +66,17 @@ func (h hostStates) RefuseCreates(t *testing.T) providertest.Refusal {
 }
 
 func TestLifecycleConformance(t *testing.T) {
-	providertest.RunLifecycle(t, newClient(t).client)
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		providertest.RunLifecycle(t, newIsolatedClient(t, isolation).client)
+	})
 }
 
 func TestTerminalConformance(t *testing.T) {
-	c := newClient(t)
-	inst, err := c.Create(context.Background(), provider.Labels{Workspace: "ws-1", Sandbox: "sb-1", Thread: "th-term"})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
-	providertest.RunTerminal(t, c.client, inst)
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		inst, err := c.Create(context.Background(), provider.Labels{Workspace: "ws-1", Sandbox: "sb-1", Thread: "th-term"})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Destroy(context.Background(), inst) })
+		providertest.RunTerminal(t, c.client, inst)
+	})
 }

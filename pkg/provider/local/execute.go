@@ -42,16 +42,16 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 }
 
 // instanceJail is where a command of inst runs: on its folder (its disk
-// mounted), as its user and in its cgroup, with every other command of the
-// instance, until done is called. It waits while the instance is held
-// still (see still).
-func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewrap.Jail, done func(), err error) {
+// mounted), as its user, bounded with every other command of the instance
+// (see isolator), until done is called. It waits while the instance is
+// held still (see still).
+func (c *client) instanceJail(op string, inst provider.Instance) (jail runner, done func(), err error) {
 	if err := c.config.refused(op); err != nil {
-		return bubblewrap.Jail{}, nil, err
+		return nil, nil, err
 	}
 	user, dir, unmount, err := c.door(op, inst)
 	if err != nil {
-		return bubblewrap.Jail{}, nil, err
+		return nil, nil, err
 	}
 	hold := c.stillness(inst.ID)
 	hold.RLock()
@@ -59,18 +59,14 @@ func (c *client) instanceJail(op string, inst provider.Instance) (jail bubblewra
 	// A command never joins a frozen group: it resumes a paused instance.
 	if err := c.resume(op, inst.ID); err != nil {
 		unmount()
-		return bubblewrap.Jail{}, nil, err
+		return nil, nil, err
 	}
-	if c.cgroups == nil {
-		return c.jail(user, dir, nil), unmount, nil
-	}
-	limits := bubblewrap.CgroupLimits{MemoryMB: c.config.memoryMB(), MaxProcesses: c.config.MaxProcesses, CPU: c.config.cpu()}
-	group, leave, err := c.cgroups.Join(inst.ID, limits)
+	jail, leave, err := c.iso.runner(op, inst, user, dir)
 	if err != nil {
 		unmount()
-		return bubblewrap.Jail{}, nil, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", inst.ID, err)
+		return nil, nil, err
 	}
-	return c.jail(user, dir, group), func() { leave(); unmount() }, nil
+	return jail, func() { leave(); unmount() }, nil
 }
 
 // timeout is the request's timeout, within the sandbox's longest.

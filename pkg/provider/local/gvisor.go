@@ -17,36 +17,22 @@ const (
 	isolationAny = "any"
 )
 
-// gvisorRuns says whether this version runs local instances under gVisor.
-// Until it does, nothing shows gVisor: the catalogue has neither the
-// isolation setting nor the operator's settings of gVisor, the server does
-// not look for runsc, and a sandbox asking for gvisor is refused.
-var gvisorRuns = false
-
 // isolationSettings are the operator's settings of isolation the catalogue
-// lists: none until this version runs gVisor.
+// lists.
 func isolationSettings() []provider.OperatorSetting {
-	if !gvisorRuns {
-		return nil
-	}
 	return []provider.OperatorSetting{isolationSetting, gvisorPlatformSetting}
 }
 
-// defaultIsolation is a new sandbox's: none (the setting left out of its
-// config) until this version runs gVisor.
-func defaultIsolation() string {
-	if !gvisorRuns {
-		return ""
-	}
-	return isolationBubblewrap
-}
+// defaultIsolation is a new sandbox's.
+func defaultIsolation() string { return isolationBubblewrap }
 
 // The operator's settings of gVisor, as the catalogue and the configuration
 // tables show them.
 var (
 	isolationSetting = provider.OperatorSetting{Env: "AUXILIA_LOCAL_ISOLATION", Default: isolationAny,
 		Description: "how local sandboxes may be isolated: `any` offers both `bubblewrap` (the default) and `gvisor` where the server found a working runsc at start, " +
-			"`gvisor` makes gVisor the only choice (the server refuses to start where runsc does not work), `bubblewrap` never offers gVisor (nor looks for runsc)",
+			"`gvisor` makes gVisor the only choice (the server refuses to start where runsc does not work), `bubblewrap` never offers gVisor (nor looks for runsc). " +
+			"An instance under gVisor has no network in this version (its sandbox's network must be `deny`)",
 		Check: func(value string) error {
 			switch value {
 			case isolationAny, isolationBubblewrap, isolationGVisor:
@@ -73,14 +59,10 @@ type Isolation struct {
 }
 
 // ReadIsolation reads the operator's settings (already checked by
-// ReadOperatorSettings) and tries runsc unless gVisor is never offered (as
-// until this version runs it).
+// ReadOperatorSettings) and tries runsc unless gVisor is never offered.
 // Where gVisor is the only choice and cannot run, it fails, saying why.
 func ReadIsolation(ctx context.Context, values provider.OperatorValues) (Isolation, error) {
 	var i Isolation
-	if !gvisorRuns {
-		return i, nil
-	}
 	if choice := values.Value(isolationSetting); choice != isolationAny {
 		i.Only = choice
 	}
@@ -105,31 +87,17 @@ func (i Isolation) offers(isolation string) (bool, string) {
 		return false, "this server offers bubblewrap alone (" + isolationSetting.Env + ")"
 	case !i.GVisor.Available():
 		return false, "gVisor cannot run on this server: " + i.GVisor.Reason()
-	case !gvisorRuns:
-		return false, "this version of the server does not run local instances under gVisor yet"
 	}
 	return true, ""
 }
 
 // TuneSchema narrows isolation's choices to those this server offers, and
-// says why the others are not; until this version runs gVisor, the setting
-// is left out.
+// says why the others are not. A schema of no server (its isolation not
+// looked for, as the API's reference is made) keeps them all.
 func (c *Config) TuneSchema(schema map[string]any) {
 	props, _ := schema["properties"].(map[string]any)
 	p, ok := props["isolation"].(map[string]any)
-	if !ok {
-		return
-	}
-	if !gvisorRuns {
-		delete(props, "isolation")
-		order, _ := schema["x-order"].([]string)
-		kept := []string{}
-		for _, name := range order {
-			if name != "isolation" {
-				kept = append(kept, name)
-			}
-		}
-		schema["x-order"] = kept
+	if !ok || c.isolation == (Isolation{}) {
 		return
 	}
 	enum := []string{}
@@ -155,6 +123,18 @@ func (c *Config) isolationError() *provider.FieldError {
 	return nil
 }
 
+// gvisorOffline says why an instance under gVisor has no network.
+const gvisorOffline = "an instance isolated by gVisor has no network in this version: its network must be deny with no allow rules (or its isolation bubblewrap)"
+
+// networkError is why the sandbox's network is refused with its
+// isolation, or nil.
+func (c *Config) networkError() *provider.FieldError {
+	if c.Isolation == isolationGVisor && !c.Network.Offline() {
+		return &provider.FieldError{Field: "network", Message: gvisorOffline}
+	}
+	return nil
+}
+
 // refused refuses op for a sandbox this server cannot run as it was saved:
 // above a ceiling lowered since, or isolated in a way no longer offered.
 func (c *Config) refused(op string) error {
@@ -163,6 +143,9 @@ func (c *Config) refused(op string) error {
 	}
 	if fe := c.isolationError(); fe != nil {
 		return provider.Errorf(provider.ErrInvalidConfig, providerName, op, "isolation %s: %s", c.Isolation, fe.Message)
+	}
+	if fe := c.networkError(); fe != nil {
+		return provider.Errorf(provider.ErrInvalidConfig, providerName, op, "network: %s", fe.Message)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package local
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
@@ -18,15 +17,7 @@ var (
 	gvisorMissing = Isolation{GVisor: gvisor.Status{Platform: gvisor.Ptrace, Err: errors.New("runsc is not installed (runsc not found)")}}
 )
 
-// withGVisorRunning makes this version run gVisor instances for one test.
-func withGVisorRunning(t *testing.T) {
-	was := gvisorRuns
-	gvisorRuns = true
-	t.Cleanup(func() { gvisorRuns = was })
-}
-
 func TestTheIsolationSettingsAreChecked(t *testing.T) {
-	withGVisorRunning(t)
 	env := map[string]string{"AUXILIA_LOCAL_ISOLATION": "vm", "AUXILIA_LOCAL_GVISOR_PLATFORM": "qemu"}
 	_, err := provider.ReadOperatorSettings(func(k string) string { return env[k] }, Kind{})
 	require.Error(t, err)
@@ -40,7 +31,6 @@ func TestTheIsolationSettingsAreChecked(t *testing.T) {
 }
 
 func TestBubblewrapAloneNeverLooksForRunsc(t *testing.T) {
-	withGVisorRunning(t)
 	i, err := ReadIsolation(context.Background(), provider.OperatorValues{"AUXILIA_LOCAL_ISOLATION": "bubblewrap"})
 	require.NoError(t, err)
 	assert.Equal(t, Isolation{Only: isolationBubblewrap}, i)
@@ -50,7 +40,6 @@ func TestBubblewrapAloneNeverLooksForRunsc(t *testing.T) {
 }
 
 func TestGVisorAloneWhereItCannotRunStopsTheServer(t *testing.T) {
-	withGVisorRunning(t)
 	// kvm, where the host has no /dev/kvm, or runsc missing, or not root:
 	// whichever, the server says why it does not start.
 	values := provider.OperatorValues{"AUXILIA_LOCAL_ISOLATION": "gvisor", "AUXILIA_LOCAL_GVISOR_PLATFORM": "kvm"}
@@ -64,10 +53,13 @@ func TestGVisorAloneWhereItCannotRunStopsTheServer(t *testing.T) {
 }
 
 func TestTheCatalogueOffersOnlyWhatRunsHereAndSaysWhy(t *testing.T) {
-	withGVisorRunning(t)
 	isolation := func(i Isolation) map[string]any {
 		return provider.Schema(Kind{Isolation: i})["properties"].(map[string]any)["isolation"].(map[string]any)
 	}
+	reference := isolation(Isolation{})
+	assert.Equal(t, []string{"bubblewrap", "gvisor"}, reference["enum"], "the API's reference, of no server, lists both")
+	assert.NotContains(t, reference["description"], "On this server")
+
 	works := isolation(gvisorWorks)
 	assert.Equal(t, []string{"bubblewrap", "gvisor"}, works["enum"])
 	assert.Equal(t, "bubblewrap", works["default"])
@@ -85,40 +77,7 @@ func TestTheCatalogueOffersOnlyWhatRunsHereAndSaysWhy(t *testing.T) {
 	assert.Equal(t, "gvisor", alone["default"], "a new sandbox gets the only choice")
 }
 
-func TestUntilGVisorInstancesRunNothingShowsIt(t *testing.T) {
-	was := gvisorRuns
-	gvisorRuns = false
-	t.Cleanup(func() { gvisorRuns = was })
-	ok, why := gvisorWorks.offers(isolationGVisor)
-	assert.False(t, ok)
-	assert.Equal(t, "this version of the server does not run local instances under gVisor yet", why)
-
-	for _, s := range (Kind{}).Describe().Settings {
-		assert.NotContains(t, s.Env, "ISOLATION", "no operator setting of it")
-		assert.NotContains(t, s.Env, "GVISOR", "no operator setting of it")
-	}
-	schema := provider.Schema(Kind{Isolation: gvisorWorks})
-	assert.NotContains(t, schema["properties"], "isolation", "no sandbox setting either")
-	assert.NotContains(t, schema["x-order"], "isolation")
-	data, err := json.Marshal((Kind{}).NewConfig())
-	require.NoError(t, err)
-	assert.NotContains(t, string(data), "isolation", "nor in a new sandbox's config")
-
-	i, err := ReadIsolation(context.Background(), provider.OperatorValues{"AUXILIA_LOCAL_ISOLATION": "gvisor"})
-	require.NoError(t, err, "the server starts; runsc is not even looked for")
-	assert.Equal(t, Isolation{}, i)
-
-	k := Kind{Isolation: gvisorWorks}
-	cfg := k.NewConfig().(*Config)
-	cfg.Isolation = isolationGVisor
-	assert.Equal(t, []provider.FieldError{{Field: "isolation", Message: "this version of the server does not run local instances under gVisor yet"}},
-		provider.ValidateConfig(k, cfg, provider.Policy{}), "a sandbox asking for it anyway is refused on the field")
-	cfg.Isolation = isolationBubblewrap
-	assert.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}))
-}
-
 func TestASaveAskingForWhatIsNotOfferedIsRefusedOnTheField(t *testing.T) {
-	withGVisorRunning(t)
 	save := func(i Isolation, isolation string) []provider.FieldError {
 		k := Kind{Isolation: i}
 		cfg := k.NewConfig().(*Config)
@@ -147,4 +106,17 @@ func TestASandboxSavedWithAnIsolationNoLongerOfferedGetsNoInstance(t *testing.T)
 	assert.Contains(t, err.Error(), "isolation gvisor: gVisor cannot run on this server: runsc is not installed")
 	cfg.Isolation = isolationBubblewrap
 	assert.NoError(t, cfg.refused("create"))
+}
+
+func TestAGVisorSandboxWithANetworkIsRefusedOnTheField(t *testing.T) {
+	k := Kind{Isolation: gvisorWorks}
+	cfg := k.NewConfig().(*Config)
+	cfg.Isolation = isolationGVisor
+	assert.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}), "offline, as a new sandbox is")
+	cfg.Network = provider.AllowNetwork()
+	assert.Equal(t, []provider.FieldError{{Field: "network", Message: gvisorOffline}}, provider.ValidateConfig(k, cfg, provider.Policy{}))
+	err := cfg.refused("create")
+	assert.True(t, errors.Is(err, provider.ErrInvalidConfig), err)
+	cfg.Isolation = isolationBubblewrap
+	assert.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}), "bubblewrap's instances may have one")
 }

@@ -16,40 +16,44 @@ import (
 )
 
 func TestCommandsCannotWriteOutsideTheWorkspace(t *testing.T) {
-	c := newClient(t)
-	inst := c.create(t)
-	for _, p := range []string{"/outside.txt", "/usr/outside.txt", "/etc/outside.txt", "/workspace/../outside.txt"} {
-		res := c.exec(t, inst, "echo x > "+p)
-		assert.NotEqual(t, 0, res.ExitCode, "%s cannot be written: %s", p, res.Output)
-	}
-	res := c.exec(t, inst, "echo x > /workspace/inside.txt && echo x > /tmp/scratch && echo ok")
-	assert.Equal(t, "ok\n", res.Output)
-	data, err := providertest.ReadAll(t.Context(), c, inst, "inside.txt")
-	require.NoError(t, err, "the workspace is the instance's folder")
-	assert.Equal(t, "x\n", string(data))
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		inst := c.create(t)
+		for _, p := range []string{"/outside.txt", "/usr/outside.txt", "/etc/outside.txt", "/workspace/../outside.txt"} {
+			res := c.exec(t, inst, "echo x > "+p)
+			assert.NotEqual(t, 0, res.ExitCode, "%s cannot be written: %s", p, res.Output)
+		}
+		res := c.exec(t, inst, "echo x > /workspace/inside.txt && echo x > /tmp/scratch && echo ok")
+		assert.Equal(t, "ok\n", res.Output)
+		data, err := providertest.ReadAll(t.Context(), c, inst, "inside.txt")
+		require.NoError(t, err, "the workspace is the instance's folder")
+		assert.Equal(t, "x\n", string(data))
+	})
 }
 
 func TestCommandsCannotSeeTheServerOrOtherInstances(t *testing.T) {
-	c := newClient(t)
-	require.NoError(t, os.WriteFile(filepath.Join(c.dataDir, "server-secret.key"), []byte("secret"), 0o600))
-	mine, theirs := c.create(t), c.create(t)
-	require.NoError(t, c.WriteFile(t.Context(), theirs, "/workspace/their-private.txt", []byte("theirs")))
-	require.NoError(t, c.WriteFile(t.Context(), mine, "/workspace/sub/my-own.txt", []byte("mine")))
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		require.NoError(t, os.WriteFile(filepath.Join(c.dataDir, "server-secret.key"), []byte("secret"), 0o600))
+		mine, theirs := c.create(t), c.create(t)
+		require.NoError(t, c.WriteFile(t.Context(), theirs, "/workspace/their-private.txt", []byte("theirs")))
+		require.NoError(t, c.WriteFile(t.Context(), mine, "/workspace/sub/my-own.txt", []byte("mine")))
 
-	// Names are split so that the command line, visible in /proc, holds none.
-	res := c.exec(t, mine, `a=server-; b=secret.key; c=their-; d=private.txt; e=`+theirs.ID[:6]+`; f=`+theirs.ID[6:]+`; g=my-; h=own.txt
+		// Names are split so that the command line, visible in /proc, holds none.
+		res := c.exec(t, mine, `a=server-; b=secret.key; c=their-; d=private.txt; e=`+theirs.ID[:6]+`; f=`+theirs.ID[6:]+`; g=my-; h=own.txt
 		ls -A / /workspace/..
 		find / \( -path /proc -o -path /usr \) -prune -o \( -name "$a$b" -o -name "$c$d" -o -name "$e$f" -o -name "$g$h" \) -print 2>/dev/null
 		true`)
-	assert.Equal(t, 0, res.ExitCode)
-	assert.Contains(t, res.Output, "/workspace/sub/my-own.txt", "the search finds what is there")
-	assert.NotContains(t, res.Output, "server-secret", "the server's data folder is out of sight")
-	assert.NotContains(t, res.Output, "their-private", "so are other instances")
-	assert.NotContains(t, res.Output, theirs.ID)
-	assert.NotContains(t, res.Output, c.dataDir, "not even the data folder's path")
+		assert.Equal(t, 0, res.ExitCode)
+		assert.Contains(t, res.Output, "/workspace/sub/my-own.txt", "the search finds what is there")
+		assert.NotContains(t, res.Output, "server-secret", "the server's data folder is out of sight")
+		assert.NotContains(t, res.Output, "their-private", "so are other instances")
+		assert.NotContains(t, res.Output, theirs.ID)
+		assert.NotContains(t, res.Output, c.dataDir, "not even the data folder's path")
 
-	res = c.exec(t, mine, "ls /root; cat /root/.profile")
-	assert.NotEqual(t, 0, res.ExitCode, "/root cannot be read: %s", res.Output)
+		res = c.exec(t, mine, "ls /root; cat /root/.profile")
+		assert.NotEqual(t, 0, res.ExitCode, "/root cannot be read: %s", res.Output)
+	})
 }
 
 // listen opens a TCP listener on 127.0.0.1 and returns its port and what
@@ -80,16 +84,18 @@ func sendHi(port string) string {
 }
 
 func TestNoNetworkByDefault(t *testing.T) {
-	port, got := listen(t)
-	c := newClient(t)
-	res := c.exec(t, c.create(t), sendHi(port))
-	assert.NotEqual(t, 0, res.ExitCode)
-	assert.Contains(t, res.Output, "Connection refused")
-	select {
-	case data := <-got:
-		t.Fatalf("the listener heard %q", data)
-	case <-time.After(200 * time.Millisecond):
-	}
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		port, got := listen(t)
+		c := newIsolatedClient(t, isolation)
+		res := c.exec(t, c.create(t), sendHi(port))
+		assert.NotEqual(t, 0, res.ExitCode)
+		assert.Contains(t, res.Output, "Connection refused")
+		select {
+		case data := <-got:
+			t.Fatalf("the listener heard %q", data)
+		case <-time.After(200 * time.Millisecond):
+		}
+	})
 }
 
 func TestNetworkWhenAsked(t *testing.T) {

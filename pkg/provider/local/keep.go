@@ -17,7 +17,8 @@ import (
 )
 
 // A local instance is paused by stopping its processes (its cgroup's
-// freezer where the server has cgroups, else SIGSTOP) and marking it so:
+// freezer where the server has cgroups; runsc pause under gVisor) and
+// marking it so:
 // its folder stays as it is. Its files are kept as an archive under kept/
 // beside the instances, which the door (jailfs) writes as the instance's
 // user, never following a link, while its processes are stopped; an
@@ -47,10 +48,8 @@ func (c *client) Pause(ctx context.Context, inst provider.Instance) error {
 	if err := os.WriteFile(c.filesOf(inst.ID).paused(), nil, 0o600); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, "pause", "instance %s: %v", inst.ID, bare(err))
 	}
-	if c.cgroups != nil {
-		if err := c.cgroups.Freeze(inst.ID, true); err != nil {
-			return provider.Errorf(provider.ErrFailed, providerName, "pause", "instance %s: %v", inst.ID, err)
-		}
+	if err := c.iso.freeze(inst.ID, true); err != nil {
+		return provider.Errorf(provider.ErrFailed, providerName, "pause", "instance %s: %v", inst.ID, err)
 	}
 	return nil
 }
@@ -61,10 +60,8 @@ func (c *client) resume(op, id string) error {
 	if _, err := os.Lstat(marker); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if c.cgroups != nil {
-		if err := c.cgroups.Freeze(id, false); err != nil {
-			return provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", id, err)
-		}
+	if err := c.iso.freeze(id, false); err != nil {
+		return provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", id, err)
 	}
 	if err := os.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", id, bare(err))
@@ -220,14 +217,14 @@ func (c *client) still(op, id string, fn func() error) error {
 	hold := c.stillness(id)
 	hold.Lock()
 	defer hold.Unlock()
-	if c.cgroups == nil {
+	if !c.iso.canFreeze() {
 		return fn()
 	}
-	if err := c.cgroups.Freeze(id, true); err != nil {
+	if err := c.iso.freeze(id, true); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", id, err)
 	}
 	if _, err := os.Lstat(c.filesOf(id).paused()); errors.Is(err, fs.ErrNotExist) {
-		defer func() { _ = c.cgroups.Freeze(id, false) }()
+		defer func() { _ = c.iso.freeze(id, false) }()
 	}
 	return fn()
 }

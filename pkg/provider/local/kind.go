@@ -103,6 +103,7 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 	c.config.ceilings = k.Ceilings
 	c.config.isolation = k.Isolation
 	c.cgroups, _ = bubblewrap.OpenCgroups(cgroupScope(instances))
+	c.iso = c.isolator()
 	c.disks = bubblewrap.DisksSupported() == nil
 	c.sweepOnce()
 	return c, nil

@@ -17,59 +17,65 @@ import (
 )
 
 func TestCreateMakesAFolderPerInstance(t *testing.T) {
-	c := newClient(t)
-	a, b := c.create(t), c.create(t)
-	assert.Regexp(t, regexp.MustCompile(`^loc-[0-9a-f]{16}$`), a.ID)
-	assert.NotEqual(t, a.ID, b.ID)
-	assert.Equal(t, "/workspace", a.WorkDir)
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		a, b := c.create(t), c.create(t)
+		assert.Regexp(t, regexp.MustCompile(`^loc-[0-9a-f]{16}$`), a.ID)
+		assert.NotEqual(t, a.ID, b.ID)
+		assert.Equal(t, "/workspace", a.WorkDir)
 
-	info, err := os.Stat(filepath.Join(c.dataDir, "instances", a.ID))
-	require.NoError(t, err)
-	assert.True(t, info.IsDir())
-	user := c.user(t, a)
-	res := c.exec(t, a, "stat -c %u:%g . .venv; ls -A")
-	assert.Equal(t, fmt.Sprintf("%d:%d\n%[1]d:%d\n.venv\n", user.UID, user.GID), res.Output,
-		"a folder with only its Python environment, both of which belong to the user commands run as")
+		info, err := os.Stat(filepath.Join(c.dataDir, "instances", a.ID))
+		require.NoError(t, err)
+		assert.True(t, info.IsDir())
+		user := c.user(t, a)
+		res := c.exec(t, a, "stat -c %u:%g . .venv; ls -A")
+		assert.Equal(t, fmt.Sprintf("%d:%d\n%[1]d:%d\n.venv\n", user.UID, user.GID), res.Output,
+			"a folder with only its Python environment, both of which belong to the user commands run as")
+	})
 }
 
 func TestReconnect(t *testing.T) {
-	c := newClient(t)
-	inst := c.create(t)
-	again, err := c.Reconnect(context.Background(), inst)
-	require.NoError(t, err)
-	assert.Equal(t, inst, again)
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		inst := c.create(t)
+		again, err := c.Reconnect(context.Background(), inst)
+		require.NoError(t, err)
+		assert.Equal(t, inst, again)
 
-	for _, id := range []string{"loc-0123456789abcdef", "../../etc", "", "loc-../../x"} {
-		_, err := c.Reconnect(context.Background(), provider.Instance{ID: id, WorkDir: "/workspace"})
-		var perr *provider.Error
-		require.ErrorAs(t, err, &perr, "id %q", id)
-		assert.ErrorIs(t, err, provider.ErrGone, "id %q", id)
-	}
+		for _, id := range []string{"loc-0123456789abcdef", "../../etc", "", "loc-../../x"} {
+			_, err := c.Reconnect(context.Background(), provider.Instance{ID: id, WorkDir: "/workspace"})
+			var perr *provider.Error
+			require.ErrorAs(t, err, &perr, "id %q", id)
+			assert.ErrorIs(t, err, provider.ErrGone, "id %q", id)
+		}
+	})
 }
 
 func TestDestroyEndsRunningCommands(t *testing.T) {
-	c := newClient(t)
-	inst := c.create(t)
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Execute(context.Background(), inst, provider.ExecRequest{Command: "sleep " + marker, Timeout: time.Minute})
-		done <- err
-	}()
-	require.Eventually(t, func() bool { return len(leftovers()) > 0 }, 10*time.Second, 10*time.Millisecond)
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		inst := c.create(t)
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Execute(context.Background(), inst, provider.ExecRequest{Command: "sleep " + marker, Timeout: time.Minute})
+			done <- err
+		}()
+		require.Eventually(t, func() bool { return len(leftovers()) > 0 }, 10*time.Second, 10*time.Millisecond)
 
-	require.NoError(t, c.Destroy(context.Background(), inst))
-	select {
-	case err := <-done:
-		assert.ErrorIs(t, err, provider.ErrGone, "the command ended with its instance")
-	case <-time.After(10 * time.Second):
-		t.Fatal("the command still runs")
-	}
-	assert.Empty(t, leftovers())
-	_, err := os.Stat(filepath.Join(c.instances, inst.ID))
-	assert.ErrorIs(t, err, os.ErrNotExist)
-	require.NoError(t, c.Destroy(context.Background(), inst), "destroying twice is fine")
-	_, err = c.Reconnect(context.Background(), inst)
-	assert.ErrorIs(t, err, provider.ErrGone)
+		require.NoError(t, c.Destroy(context.Background(), inst))
+		select {
+		case err := <-done:
+			assert.ErrorIs(t, err, provider.ErrGone, "the command ended with its instance")
+		case <-time.After(10 * time.Second):
+			t.Fatal("the command still runs")
+		}
+		assert.Empty(t, leftovers())
+		_, err := os.Stat(filepath.Join(c.instances, inst.ID))
+		assert.ErrorIs(t, err, os.ErrNotExist)
+		require.NoError(t, c.Destroy(context.Background(), inst), "destroying twice is fine")
+		_, err = c.Reconnect(context.Background(), inst)
+		assert.ErrorIs(t, err, provider.ErrGone)
+	})
 }
 
 func TestDestroyRemovesWhatCommandsLocked(t *testing.T) {
@@ -120,17 +126,19 @@ func TestOpenTakesOnlyLocalConfigs(t *testing.T) {
 }
 
 func TestStreamedOutputKeepsCharactersWhole(t *testing.T) {
-	c := newClient(t)
-	inst := c.create(t)
-	var chunks []string
-	res, err := c.Execute(context.Background(), inst, provider.ExecRequest{
-		Command: `printf 'caf\303'; sleep 0.3; printf '\251\n'`, Timeout: time.Minute,
-		OnOutput: func(stream, text string) { chunks = append(chunks, text) },
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		inst := c.create(t)
+		var chunks []string
+		res, err := c.Execute(context.Background(), inst, provider.ExecRequest{
+			Command: `printf 'caf\303'; sleep 0.3; printf '\251\n'`, Timeout: time.Minute,
+			OnOutput: func(stream, text string) { chunks = append(chunks, text) },
+		})
+		require.NoError(t, err)
+		assert.Equal(t, "café\n", res.Output)
+		assert.Equal(t, "café\n", strings.Join(chunks, ""))
+		for _, chunk := range chunks {
+			assert.True(t, utf8.ValidString(chunk), "chunk %q is whole characters", chunk)
+		}
 	})
-	require.NoError(t, err)
-	assert.Equal(t, "café\n", res.Output)
-	assert.Equal(t, "café\n", strings.Join(chunks, ""))
-	for _, chunk := range chunks {
-		assert.True(t, utf8.ValidString(chunk), "chunk %q is whole characters", chunk)
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap/proctest"
+	"github.com/auxilia/sandboxes/pkg/gvisor/gvisortest"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/stretchr/testify/require"
 )
@@ -44,16 +45,39 @@ type testClient struct {
 // folder would cost each test seconds. newOwnClient makes its own.
 func newClient(t *testing.T, configure ...func(*Config)) testClient {
 	t.Helper()
+	return newIsolatedClient(t, isolationBubblewrap, configure...)
+}
+
+// newIsolatedClient is newClient for sandboxes of the isolation: one
+// needing gVisor fails where it cannot run in CI, and is skipped, saying
+// why, elsewhere.
+func newIsolatedClient(t testing.TB, isolation string, configure ...func(*Config)) testClient {
+	t.Helper()
+	kind := Kind{}
+	if isolation == isolationGVisor {
+		kind.Isolation.GVisor = gvisortest.Require(t)
+	}
 	venv, err := sharedVenv()
 	require.NoError(t, err, "the shared Python template")
-	c := newOwnClient(t, Kind{}, configure...)
+	isolate := func(cfg *Config) { cfg.Isolation = isolation }
+	c := newOwnClient(t, kind, append([]func(*Config){isolate}, configure...)...)
 	templates.Store(c.instances, &venvTemplate{dir: venv, ok: true})
 	return c
 }
 
+// isolations are the isolations every suite runs on.
+var isolations = []string{isolationBubblewrap, isolationGVisor}
+
+// eachIsolation runs test once per isolation, as a subtest named after it.
+func eachIsolation(t *testing.T, test func(t *testing.T, isolation string)) {
+	for _, isolation := range isolations {
+		t.Run(isolation, func(t *testing.T) { test(t, isolation) })
+	}
+}
+
 // newOwnClient opens a client of kind (its data folder set here) that
 // makes its own Python template when it first needs it.
-func newOwnClient(t *testing.T, kind Kind, configure ...func(*Config)) testClient {
+func newOwnClient(t testing.TB, kind Kind, configure ...func(*Config)) testClient {
 	t.Helper()
 	cfg := DefaultConfig()
 	for _, f := range configure {

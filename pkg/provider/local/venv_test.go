@@ -19,29 +19,31 @@ import (
 // A new instance has a Python environment of its own, first on PATH, into
 // which pip installs: Debian's system Python refuses (PEP 668).
 func TestInstancesHaveTheirOwnPython(t *testing.T) {
-	c := newClient(t)
-	inst := c.create(t)
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation)
+		inst := c.create(t)
 
-	res := c.exec(t, inst, "command -v python3; command -v pip; pip --version")
-	require.Equal(t, 0, res.ExitCode, res.Output)
-	assert.Contains(t, res.Output, "/workspace/.venv/bin/python3\n/workspace/.venv/bin/pip\n")
-	assert.Contains(t, res.Output, " from /workspace/.venv/lib/", "pip runs from the instance's environment")
+		res := c.exec(t, inst, "command -v python3; command -v pip; pip --version")
+		require.Equal(t, 0, res.ExitCode, res.Output)
+		assert.Contains(t, res.Output, "/workspace/.venv/bin/python3\n/workspace/.venv/bin/pip\n")
+		assert.Contains(t, res.Output, " from /workspace/.venv/lib/", "pip runs from the instance's environment")
 
-	res = c.exec(t, inst, "python3 -c 'import sys; print(sys.prefix)'")
-	assert.Equal(t, "/workspace/.venv\n", res.Output)
+		res = c.exec(t, inst, "python3 -c 'import sys; print(sys.prefix)'")
+		assert.Equal(t, "/workspace/.venv\n", res.Output)
 
-	wheel := tinyWheel(t)
-	require.NoError(t, c.WriteFile(context.Background(), inst, "tiny-0.1-py3-none-any.whl", wheel))
-	res = c.execFor(t, inst, "python3 -m pip install --no-index --no-input --disable-pip-version-check ./tiny-0.1-py3-none-any.whl", 3*time.Minute)
-	require.Equal(t, 0, res.ExitCode, res.Output)
+		wheel := tinyWheel(t)
+		require.NoError(t, c.WriteFile(context.Background(), inst, "tiny-0.1-py3-none-any.whl", wheel))
+		res = c.execFor(t, inst, "python3 -m pip install --no-index --no-input --disable-pip-version-check ./tiny-0.1-py3-none-any.whl", 3*time.Minute)
+		require.Equal(t, 0, res.ExitCode, res.Output)
 
-	res = c.exec(t, inst, "python3 -c 'import tiny; print(tiny.__file__, tiny.VALUE)'")
-	assert.Equal(t, "/workspace/.venv/lib/python3."+pythonMinor(t, c, inst)+"/site-packages/tiny/__init__.py 42\n", res.Output,
-		"a later command finds the package in the instance's environment")
+		res = c.exec(t, inst, "python3 -c 'import tiny; print(tiny.__file__, tiny.VALUE)'")
+		assert.Equal(t, "/workspace/.venv/lib/python3."+pythonMinor(t, c, inst)+"/site-packages/tiny/__init__.py 42\n", res.Output,
+			"a later command finds the package in the instance's environment")
 
-	other := c.create(t)
-	res = c.exec(t, other, "python3 -c 'import tiny'")
-	assert.NotEqual(t, 0, res.ExitCode, "another instance has an environment of its own")
+		other := c.create(t)
+		res = c.exec(t, other, "python3 -c 'import tiny'")
+		assert.NotEqual(t, 0, res.ExitCode, "another instance has an environment of its own")
+	})
 }
 
 // The template is kept in the instances folder: a client opened later on it

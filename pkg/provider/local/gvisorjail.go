@@ -1,0 +1,264 @@
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
+	"github.com/auxilia/sandboxes/pkg/gvisor"
+	"github.com/auxilia/sandboxes/pkg/jailfs"
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// An instance isolated by gVisor runs its commands in one container of its
+// own (runsc), started by its first command and kept until it is
+// destroyed: its folder at /workspace, the host's system read-only as a
+// bubblewrap jail sees it, its resources bounded by runsc's cgroup. What
+// runsc keeps of it is in the data folder's runsc/ folder, under the
+// instance's id: its container's id (never used twice, as runsc needs),
+// runsc's state and the container's bundle. A server that restarts finds
+// the container there, still running, or starts another.
+
+const (
+	runscFolder = "runsc"
+	// containerIDFile holds the id of an instance's container.
+	containerIDFile = "container"
+)
+
+// gvisorIsolation runs an instance's commands in its gVisor container.
+type gvisorIsolation struct{ c *client }
+
+// gvisorInstance is what this process knows of an instance's container.
+type gvisorInstance struct {
+	mu      sync.Mutex
+	known   *gvisor.Container // nil: not yet seen running by this process
+	pid     int               // known's sandbox process
+	release func()            // ends the use of its disk the container holds
+}
+
+// gvisorInstances are those of this process, by their runsc folder.
+var gvisorInstances sync.Map // folder → *gvisorInstance
+
+func (g gvisorIsolation) folder(id string) string {
+	return filepath.Join(filepath.Dir(g.c.instances), runscFolder, id)
+}
+
+func (g gvisorIsolation) instance(id string) *gvisorInstance {
+	v, _ := gvisorInstances.LoadOrStore(g.folder(id), &gvisorInstance{})
+	return v.(*gvisorInstance)
+}
+
+// containerOf is the container runsc knows by the id in folder.
+func (g gvisorIsolation) containerOf(folder, id string) gvisor.Container {
+	s := g.c.config.isolation.GVisor
+	return gvisor.Container{ID: id, Runsc: s.Runsc, Platform: s.Platform,
+		State: filepath.Join(folder, "state"), Bundle: filepath.Join(folder, "bundle")}
+}
+
+// recorded is the container an earlier start recorded, if any; i.mu held.
+func (g gvisorIsolation) recorded(id string) (gvisor.Container, bool) {
+	folder := g.folder(id)
+	data, err := os.ReadFile(filepath.Join(folder, containerIDFile))
+	if err != nil {
+		return gvisor.Container{}, false
+	}
+	return g.containerOf(folder, strings.TrimSpace(string(data))), true
+}
+
+// running is the instance's container where it runs (or is paused); i.mu
+// held.
+func (g gvisorIsolation) running(ctx context.Context, id string, i *gvisorInstance) (gvisor.Container, bool) {
+	if i.known != nil && gvisor.Alive(i.pid) {
+		return *i.known, true
+	}
+	c, ok := g.recorded(id)
+	if !ok {
+		return gvisor.Container{}, false
+	}
+	status, pid := c.Look(ctx)
+	if status != gvisor.Running && status != gvisor.Paused {
+		return gvisor.Container{}, false
+	}
+	i.known, i.pid = &c, pid
+	return c, true
+}
+
+// start starts the instance's container on its folder dir, once what an
+// earlier one left is removed; i.mu held.
+func (g gvisorIsolation) start(ctx context.Context, inst provider.Instance, user jailfs.User, dir string, i *gvisorInstance) (gvisor.Container, error) {
+	if old, ok := g.recorded(inst.ID); ok {
+		if err := old.Delete(ctx); err != nil {
+			return gvisor.Container{}, err
+		}
+	}
+	folder := g.folder(inst.ID)
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		return gvisor.Container{}, err
+	}
+	suffix := make([]byte, 4)
+	if _, err := rand.Read(suffix); err != nil {
+		return gvisor.Container{}, err
+	}
+	c := g.containerOf(folder, inst.ID+"-"+hex.EncodeToString(suffix))
+	if err := os.WriteFile(filepath.Join(folder, containerIDFile), []byte(c.ID), 0o600); err != nil {
+		return gvisor.Container{}, err
+	}
+	// The container holds the folder's disk for as long as it runs.
+	release := func() {}
+	if f := g.c.filesOf(inst.ID); exists(f.image) {
+		done, err := f.disk().Use()
+		if err != nil {
+			return gvisor.Container{}, err
+		}
+		release = done
+	}
+	cfg := &g.c.config
+	spec := gvisor.Spec{Root: filepath.Join(c.Bundle, "root"), System: bubblewrap.HostSystem(user.UID, user.GID, workDir),
+		Workspace: dir, UID: user.UID, GID: user.GID,
+		MemoryMB: cfg.memoryMB(), CPU: cfg.cpu(), MaxProcesses: cfg.MaxProcesses, TmpMB: cfg.memoryMB(),
+		Env: append([]string{"LANG=C.UTF-8", "TERM=dumb"}, venvEnv...)}
+	if err := c.Start(ctx, spec); err != nil {
+		release()
+		_ = c.Delete(context.WithoutCancel(ctx))
+		return gvisor.Container{}, err
+	}
+	_, pid := c.Look(ctx)
+	i.known, i.pid, i.release = &c, pid, release
+	return c, nil
+}
+
+func (g gvisorIsolation) runner(op string, inst provider.Instance, user jailfs.User, dir string) (runner, func(), error) {
+	i := g.instance(inst.ID)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	ctx := context.Background()
+	c, ok := g.running(ctx, inst.ID, i)
+	if !ok {
+		var err error
+		if c, err = g.start(ctx, inst, user, dir, i); err != nil {
+			return nil, nil, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: cannot start its gVisor container: %v", inst.ID, bare(err))
+		}
+	}
+	return gvisorRunner{c: c, user: user, lost: func() bool { return g.lost(inst.ID, c) }}, func() {}, nil
+}
+
+// lost checks, after a command failed, whether the container still runs:
+// where runsc no longer runs it (the host ended gVisor's kernel, as it does
+// one past the instance's memory), it is forgotten, and the next command
+// starts another. It says whether it was lost.
+func (g gvisorIsolation) lost(id string, c gvisor.Container) bool {
+	i := g.instance(id)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if status := c.Status(context.Background()); status == gvisor.Running || status == gvisor.Paused {
+		return false
+	}
+	if i.known != nil && i.known.ID == c.ID {
+		if i.release != nil {
+			i.release()
+		}
+		i.known, i.release = nil, nil
+	}
+	return true
+}
+
+// freeze pauses or resumes the container where it runs: one not running
+// has nothing to stop.
+func (g gvisorIsolation) freeze(id string, frozen bool) error {
+	i := g.instance(id)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	ctx := context.Background()
+	c, ok := g.running(ctx, id, i)
+	if !ok {
+		return nil
+	}
+	switch status := c.Status(ctx); {
+	case frozen && status == gvisor.Running:
+		return c.Pause(ctx)
+	case !frozen && status == gvisor.Paused:
+		return c.Resume(ctx)
+	}
+	return nil
+}
+
+func (g gvisorIsolation) canFreeze() bool { return true }
+
+// destroy deletes the container and what runsc kept of it.
+func (g gvisorIsolation) destroy(ctx context.Context, id string) error {
+	i := g.instance(id)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if c, ok := g.recorded(id); ok {
+		if err := c.Delete(ctx); err != nil {
+			return err
+		}
+	}
+	if i.release != nil {
+		i.release()
+	}
+	i.known, i.release = nil, nil
+	gvisorInstances.Delete(g.folder(id))
+	return os.RemoveAll(g.folder(id))
+}
+
+// gvisorRunner runs commands in an instance's container as its user.
+type gvisorRunner struct {
+	c    gvisor.Container
+	user jailfs.User
+	// lost says whether the container is gone, forgetting it if so.
+	lost func() bool
+}
+
+// errKernelEnded is why a command whose container ended fails.
+var errKernelEnded = errors.New("gVisor's kernel of the instance ended under the command, with every process of the instance " +
+	"(most likely its processes together used more memory than resources.memory_mb allows); the next command starts it again")
+
+func (r gvisorRunner) Run(ctx context.Context, command string, timeout time.Duration, stdout, stderr io.Writer) (bubblewrap.Result, error) {
+	began := time.Now()
+	res, err := r.c.Exec(ctx, r.user.UID, r.user.GID, command, timeout, stdout, stderr)
+	took := time.Since(began)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return bubblewrap.Result{ExitCode: -1, Duration: took}, fmt.Errorf("gvisor: command ended: %w", context.Cause(ctx))
+	case err != nil:
+		return bubblewrap.Result{}, err
+	case res.TimedOut:
+		return bubblewrap.Result{ExitCode: bubblewrap.TimeoutExitCode, TimedOut: true, Duration: took}, nil
+	case res.ExitCode != 0 && r.lost():
+		return bubblewrap.Result{}, errKernelEnded
+	}
+	return bubblewrap.Result{ExitCode: res.ExitCode, Duration: took}, nil
+}
+
+func (r gvisorRunner) RunTerminal(ctx context.Context, command string, tty *os.File) (bubblewrap.Result, error) {
+	began := time.Now()
+	env := append([]string{"LANG=C.UTF-8", bubblewrap.TerminalEnv}, venvEnv...)
+	sh, err := r.c.Terminal(r.user.UID, r.user.GID, []string{"/bin/sh", "-c", command}, env, tty)
+	if err != nil {
+		return bubblewrap.Result{}, err
+	}
+	stop := context.AfterFunc(ctx, func() { sh.Kill(context.Background()) })
+	code, err := sh.Wait()
+	took := time.Since(began)
+	if !stop() {
+		return bubblewrap.Result{ExitCode: -1, Duration: took}, fmt.Errorf("gvisor: terminal ended: %w", context.Cause(ctx))
+	}
+	return bubblewrap.Result{ExitCode: code, Duration: took}, err
+}
+
+// exists reports whether name is there (a link counts as itself).
+func exists(name string) bool {
+	_, err := os.Lstat(name)
+	return !errors.Is(err, fs.ErrNotExist)
+}
