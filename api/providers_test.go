@@ -45,12 +45,18 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 		assert.Equal(t, map[string]any{"env": "AUXILIA_LOCAL_PROVIDER", "default": "on",
 			"description": "`off` switches the local (bubblewrap) provider off"}, local[0])
 		var fromTheHost []any
-		for _, s := range local[1:] {
+		for _, s := range local[1:6] {
 			assert.Equal(t, "", s.(map[string]any)["default"], "worked out from the host")
 			fromTheHost = append(fromTheHost, s.(map[string]any)["env"])
 		}
 		assert.Equal(t, []any{"AUXILIA_LOCAL_MAX_MEMORY_MB", "AUXILIA_LOCAL_MAX_DISK_MB", "AUXILIA_LOCAL_MAX_CPU",
 			"AUXILIA_LOCAL_MAX_PROCESSES", "AUXILIA_LOCAL_JAIL_IDS"}, fromTheHost, "and the ceilings of its instances, and their users")
+		var isolation []any
+		for _, s := range local[6:] {
+			isolation = append(isolation, []any{s.(map[string]any)["env"], s.(map[string]any)["default"]})
+		}
+		assert.Equal(t, []any{[]any{"AUXILIA_LOCAL_ISOLATION", "any"}, []any{"AUXILIA_LOCAL_GVISOR_PLATFORM", "ptrace"}}, isolation,
+			"and how its instances may be isolated")
 	})
 }
 
