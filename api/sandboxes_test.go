@@ -66,7 +66,7 @@ func TestRegisterEachProviderWithDefaults(t *testing.T) {
 		lo := e.createSandbox(validSandboxes["local"])
 		assert.Equal(t, "", lo["url"])
 		assert.Equal(t, false, lo["has_secret"])
-		assert.Equal(t, withDefaultLifecycle(map[string]any{"max_processes": float64(256),
+		assert.Equal(t, withDefaultLifecycle(map[string]any{"max_processes": float64(256), "isolation": "bubblewrap",
 			"default_packages": []any{}, "timeout": float64(1800), "network": map[string]any{"default": "deny", "allow": []any{}, "deny": []any{}}, "resources": map[string]any{"cpu": float64(0), "memory_mb": float64(1024), "disk_mb": float64(1024)}}), lo["config"])
 
 		got := e.call("GET", "/api/v1/sandboxes/"+os["id"].(string), e.member, nil)

@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/client/sse"
 	"github.com/auxilia/sandboxes/pkg/gateway/wire"
 	"github.com/auxilia/sandboxes/pkg/provider"
-	"github.com/auxilia/sandboxes/pkg/client/sse"
 )
 
 // The gateway's bounds on a command.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/client/sse"
+	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // The event types of execd's command stream that the client acts on.
