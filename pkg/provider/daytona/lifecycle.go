@@ -126,6 +126,7 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 	if err != nil {
 		return provider.Instance{}, err
 	}
+	pausedWith := keptBy(sb.State)
 	if sb, err = c.bringUp(ctx, op, sb); err != nil {
 		if errors.Is(err, provider.ErrGone) && failed(sb.State) {
 			c.abandon(sb.ID) // Daytona destroys it in the background; nobody waits for it
@@ -136,6 +137,9 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 		sb.ToolboxProxyURL = stateOf(inst).ToolboxProxyURL
 	}
 	again := instanceOf(sb, inst.WorkDir)
+	if pausedWith != "" {
+		again.State = instanceState{ToolboxProxyURL: sb.ToolboxProxyURL, PausedWith: pausedWith}.raw()
+	}
 	if again.WorkDir == "" {
 		if again.WorkDir, err = c.workDir(ctx, op, again); err != nil {
 			return provider.Instance{}, err
