@@ -74,6 +74,9 @@ func (c *Client) createSandbox(ctx context.Context, op string, body []byte, crea
 		return decodeSandbox(op, ans)
 	case overQuota(ans):
 		return sandbox{}, c.controlPlaneError(op, ans)
+	case networkRestricted(ans):
+		return sandbox{}, failure(provider.ErrInvalidConfig, op,
+			"network: this Daytona organisation may not set a sandbox's network (its tier limits egress for all its sandboxes); remove the sandbox's network settings: %s", describe(ans))
 	case ans.Status == http.StatusBadRequest || ans.Status == http.StatusNotFound || ans.Status == http.StatusUnprocessableEntity:
 		// A snapshot or target Daytona does not know, resources beside a snapshot, …
 		return sandbox{}, failure(provider.ErrInvalidConfig, op, "%s", describe(ans))
