@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -24,6 +25,9 @@ type Client struct {
 	caller *provider.Caller
 	// withoutSessions holds the instances whose daemon has no sessions.
 	withoutSessions sync.Map
+	// withoutPause is set once the control plane has answered that it has
+	// no POST /sandbox/{id}/pause (before Daytona v0.190): Pause stops.
+	withoutPause atomic.Bool
 }
 
 var _ provider.Client = (*Client)(nil)

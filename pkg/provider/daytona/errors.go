@@ -135,3 +135,13 @@ func overQuota(ans answer) bool {
 	msg := strings.ToLower(messageOf(ans))
 	return strings.Contains(msg, "limit exceeded") || strings.Contains(msg, "quota exceeded")
 }
+
+// networkRestricted reports whether Daytona refused a sandbox's own network
+// settings because the organisation's tier limits its egress (tiers 1 and 2
+// of its cloud): "Network access is restricted and cannot be overridden at
+// the sandbox level" (updateNetworkSettings in Daytona's
+// apps/api/src/sandbox/controllers/sandbox.controller.ts; its cloud refuses
+// them at create as well).
+func networkRestricted(ans answer) bool {
+	return ans.Status == http.StatusBadRequest && strings.HasPrefix(messageOf(ans), "Network access is restricted")
+}

@@ -74,6 +74,9 @@ func (c *Client) createSandbox(ctx context.Context, op string, body []byte, crea
 		return decodeSandbox(op, ans)
 	case overQuota(ans):
 		return sandbox{}, c.controlPlaneError(op, ans)
+	case networkRestricted(ans):
+		return sandbox{}, failure(provider.ErrInvalidConfig, op,
+			"network: this Daytona organisation may not set a sandbox's network (its tier limits egress for all its sandboxes); remove the sandbox's network settings: %s", describe(ans))
 	case ans.Status == http.StatusBadRequest || ans.Status == http.StatusNotFound || ans.Status == http.StatusUnprocessableEntity:
 		// A snapshot or target Daytona does not know, resources beside a snapshot, …
 		return sandbox{}, failure(provider.ErrInvalidConfig, op, "%s", describe(ans))
@@ -126,6 +129,7 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 	if err != nil {
 		return provider.Instance{}, err
 	}
+	pausedWith := keptBy(sb.State)
 	if sb, err = c.bringUp(ctx, op, sb); err != nil {
 		if errors.Is(err, provider.ErrGone) && failed(sb.State) {
 			c.abandon(sb.ID) // Daytona destroys it in the background; nobody waits for it
@@ -136,6 +140,9 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 		sb.ToolboxProxyURL = stateOf(inst).ToolboxProxyURL
 	}
 	again := instanceOf(sb, inst.WorkDir)
+	if pausedWith != "" {
+		again.State = instanceState{ToolboxProxyURL: sb.ToolboxProxyURL, PausedWith: pausedWith}.raw()
+	}
 	if again.WorkDir == "" {
 		if again.WorkDir, err = c.workDir(ctx, op, again); err != nil {
 			return provider.Instance{}, err

@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Pausing costs a look and a stop; pausing a stopped sandbox, the look;
+// Pausing a container costs a look, the pause Daytona refuses for its
+// class, and a stop; pausing a stopped sandbox, the look;
 // the resume in Reconnect, a look and a start; the files are still there.
 func TestPauseAndResumeCostTheirCalls(t *testing.T) {
 	ctx := context.Background()
@@ -19,7 +20,7 @@ func TestPauseAndResumeCostTheirCalls(t *testing.T) {
 
 	fake.ResetCalls()
 	require.NoError(t, client.Pause(ctx, inst))
-	assert.Equal(t, map[string]int{daytonatest.OpGetSandbox: 1, daytonatest.OpStopSandbox: 1}, fake.AllCalls())
+	assert.Equal(t, map[string]int{daytonatest.OpGetSandbox: 1, daytonatest.OpPauseSandbox: 1, daytonatest.OpStopSandbox: 1}, fake.AllCalls())
 	state, _ := fake.State(inst.ID)
 	assert.Equal(t, "stopped", state)
 

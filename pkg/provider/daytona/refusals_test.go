@@ -2,6 +2,7 @@ package daytona_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +85,26 @@ func TestProbeRefusesAKeyWithoutSandboxPermissions(t *testing.T) {
 
 	fake.AddScopedKey("dtn_full", daytonatest.PermWriteSandboxes, daytonatest.PermDeleteSandboxes)
 	require.NoError(t, openClient(t, fake, "dtn_full").Probe(context.Background()))
+}
+
+// Daytona's cloud refuses a sandbox's own network settings in an
+// organisation whose tier limits egress (tiers 1 and 2): the refusal is the
+// sandbox's configuration, named on its network setting, not a failure of
+// Daytona; without network settings the same organisation gets sandboxes.
+func TestNetworkRestrictedByTheTierIsRefusedOnNetwork(t *testing.T) {
+	ctx := context.Background()
+	fake := daytonatest.Start(t, daytonatest.Options{LimitedNetworkEgress: true})
+	client := openClient(t, fake, daytonatest.DefaultKey, func(c *daytona.Config) { c.Network = provider.DenyNetwork() })
+	_, err := client.Create(ctx, provider.Labels{})
+	require.ErrorIs(t, err, provider.ErrInvalidConfig)
+	assert.Equal(t, "config", provider.Reason(err))
+	var pe *provider.Error
+	require.ErrorAs(t, err, &pe)
+	assert.True(t, strings.HasPrefix(pe.Message, "network: "), "names the setting: %q", pe.Message)
+	assert.Contains(t, pe.Message, "Network access is restricted and cannot be overridden at the sandbox level")
+	assert.Equal(t, 1, fake.Calls(daytonatest.OpCreateSandbox), "a refusal is not asked again")
+	assert.Empty(t, fake.Sandboxes())
+
+	_, err = openClient(t, fake, daytonatest.DefaultKey).Create(ctx, provider.Labels{})
+	require.NoError(t, err, "a sandbox without network settings is made")
 }

@@ -83,12 +83,16 @@ func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneR
 		actions := map[string]controlPlaneRoute{
 			"POST start":            {OpStartSandbox, s.startSandbox},
 			"POST stop":             {OpStopSandbox, s.stopSandbox},
+			"POST pause":            {OpPauseSandbox, s.pauseSandbox},
 			"POST archive":          {OpArchiveSandbox, s.archiveSandbox},
 			"POST snapshot":         {OpCreateSandboxSnapshot, s.createSandboxSnapshot},
 			"POST recover":          {OpRecoverSandbox, s.recoverSandbox},
 			"POST last-activity":    {OpUpdateLastActivity, s.updateLastActivity},
 			"GET toolbox-proxy-url": {OpGetToolboxProxyURL, s.getToolboxProxyURL},
 			"PUT labels":            {OpReplaceLabels, s.replaceLabels},
+		}
+		if s.opts.NoPause {
+			delete(actions, "POST pause")
 		}
 		if route, ok := actions[method+" "+parts[2]]; ok {
 			return route, parts[1]
@@ -150,6 +154,9 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 	switch {
 	case req.CPU != nil || req.GPU != nil || req.Memory != nil || req.Disk != nil:
 		apiError(w, r, http.StatusBadRequest, "Cannot specify Sandbox resources when using a snapshot")
+		return
+	case s.opts.LimitedNetworkEgress && (req.NetworkBlockAll != nil || req.NetworkAllowList != nil || req.DomainAllowList != nil):
+		apiError(w, r, http.StatusBadRequest, networkRestricted)
 		return
 	case networkAllowListError(req.NetworkAllowList) != "":
 		apiError(w, r, http.StatusBadRequest, networkAllowListError(req.NetworkAllowList))

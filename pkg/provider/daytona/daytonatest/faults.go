@@ -15,6 +15,7 @@ const (
 	OpListSandboxes      = "listSandboxes"
 	OpStartSandbox       = "startSandbox"
 	OpStopSandbox        = "stopSandbox"
+	OpPauseSandbox       = "pauseSandbox"
 	OpArchiveSandbox     = "archiveSandbox"
 	OpDeleteSandbox      = "deleteSandbox"
 	OpRecoverSandbox     = "recoverSandbox"

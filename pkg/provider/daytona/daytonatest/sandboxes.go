@@ -243,7 +243,7 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 		"autoArchiveInterval": sb.autoArchive,
 		"autoDeleteInterval":  sb.autoDelete,
 		"volumes":             []any{},
-		"sandboxClass":        "container",
+		"sandboxClass":        s.sandboxClass(),
 		"createdAt":           isoTime(sb.createdAt),
 		"updatedAt":           isoTime(sb.updatedAt),
 		"lastActivityAt":      isoTime(sb.lastActivity),

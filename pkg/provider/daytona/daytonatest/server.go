@@ -89,6 +89,19 @@ type Options struct {
 	// NoSnapshotRegistry refuses snapshots of sandboxes, as Daytona does
 	// where no internal registry serves the sandbox's region.
 	NoSnapshotRegistry bool
+	// SandboxClass is the class sandboxes are made in: "container" (the
+	// default) or "linux-vm", "windows", "android". Daytona pauses with
+	// memory only "linux-vm" and "windows" sandboxes (pause in its
+	// apps/api/src/sandbox/services/sandbox.service.ts) and refuses the
+	// others with a 422.
+	SandboxClass string
+	// NoPause makes the API one from before POST /sandbox/{id}/pause: the
+	// route is NestJS's 404 "Cannot POST …".
+	NoPause bool
+	// LimitedNetworkEgress makes the organisation one of Daytona's cloud
+	// tiers 1 and 2, whose sandboxes may not set their own network: create
+	// refuses networkBlockAll and networkAllowList with a 400.
+	LimitedNetworkEgress bool
 	// Latency is added to every call, control plane and toolbox alike,
 	// before it is handled: a provider's round trip, for benchmarks.
 	Latency time.Duration
