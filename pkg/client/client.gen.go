@@ -2589,7 +2589,7 @@ type OpenSandboxConfig struct {
 		Deny []string `json:"deny"`
 	} `json:"network"`
 
-	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (OpenSandbox cannot change an instance's metadata: a claimed instance keeps the pool's labels, without its thread's).
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance takes its thread's labels through the server's metadata patch; a server from before that route leaves it the pool's labels, without its thread's).
 	Pool struct {
 		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
 		MaxIdleMinutes int `json:"max_idle_minutes"`
@@ -2661,7 +2661,7 @@ type OpenSandboxConfigInput struct {
 		Deny *[]string `json:"deny,omitempty"`
 	} `json:"network,omitempty"`
 
-	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (OpenSandbox cannot change an instance's metadata: a claimed instance keeps the pool's labels, without its thread's).
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance takes its thread's labels through the server's metadata patch; a server from before that route leaves it the pool's labels, without its thread's).
 	Pool *struct {
 		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
 		MaxIdleMinutes *int `json:"max_idle_minutes,omitempty"`

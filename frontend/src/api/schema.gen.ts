@@ -2335,7 +2335,7 @@ export interface components {
             };
             /**
              * Warm pool
-             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (OpenSandbox cannot change an instance's metadata: a claimed instance keeps the pool's labels, without its thread's).
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance takes its thread's labels through the server's metadata patch; a server from before that route leaves it the pool's labels, without its thread's).
              * @default {
              *       "max_idle_minutes": 60,
              *       "size": 0
@@ -2484,7 +2484,7 @@ export interface components {
             };
             /**
              * Warm pool
-             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (OpenSandbox cannot change an instance's metadata: a claimed instance keeps the pool's labels, without its thread's).
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance takes its thread's labels through the server's metadata patch; a server from before that route leaves it the pool's labels, without its thread's).
              * @default {
              *       "max_idle_minutes": 60,
              *       "size": 0

@@ -34,6 +34,8 @@ func statusError(s surface, op string, status int, body []byte) error {
 		return failure(provider.ErrGone, op, "%s", msg)
 	case status == http.StatusNotFound && s == lifecycleAPI && routeMissing(body) && snapshotOps[op]:
 		return failure(provider.ErrUnsupported, op, "%s: this OpenSandbox server has no snapshot API (it predates snapshots)", msg)
+	case status == http.StatusNotFound && s == lifecycleAPI && routeMissing(body) && op == relabelOp:
+		return failure(provider.ErrUnsupported, op, "%s: this OpenSandbox server cannot change a sandbox's metadata (it predates PATCH /sandboxes/{id}/metadata)", msg)
 	case status == http.StatusNotImplemented && s == lifecycleAPI:
 		return failure(provider.ErrUnsupported, op, "%s", msg)
 	case status == http.StatusNotFound && s == lifecycleAPI && routeMissing(body):

@@ -37,7 +37,7 @@ func (Kind) Describe() provider.Descriptor {
 			provider.Terminal,
 		Shell: provider.ShellBashOrSh,
 		Common: provider.CommonRules{PackagesNote: "needs the sandbox to reach PyPI",
-			PoolNote: "OpenSandbox cannot change an instance's metadata: a claimed instance keeps the pool's labels, without its thread's",
+			PoolNote: "a claimed instance takes its thread's labels through the server's metadata patch; a server from before that route leaves it the pool's labels, without its thread's",
 			Egress: provider.EgressLimits{Domains: true, Wildcards: true, Deny: true,
 				Note: "enforced by the controller's egress sidecar, which must be configured (egress.image); rules name domains only"},
 			Resources: provider.ResourceLimits{

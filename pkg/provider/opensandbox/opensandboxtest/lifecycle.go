@@ -36,6 +36,9 @@ func (s *Server) lifecycleRoutes() http.Handler {
 		mux.Handle("POST "+prefix+"/sandboxes/{id}/pause", s.api(OpPause, s.pause))
 		mux.Handle("POST "+prefix+"/sandboxes/{id}/resume", s.api(OpResume, s.resume))
 		mux.Handle("GET "+prefix+"/sandboxes/{id}/endpoints/{port}", s.api(OpEndpoint, s.endpoint))
+		if !s.opts.NoMetadataPatch {
+			mux.Handle("PATCH "+prefix+"/sandboxes/{id}/metadata", s.api(OpPatchMetadata, s.patchMetadata))
+		}
 		s.snapshotRoutes(mux, prefix)
 		// The proxy route is exempt from the API key, as in the server's auth middleware.
 		mux.HandleFunc(prefix+"/sandboxes/{id}/proxy/{port}", s.proxyTo)
@@ -140,7 +143,7 @@ func (s *Server) describe(sb *sandbox, now time.Time) apiSandbox {
 		ID:         sb.id,
 		Image:      sb.request.Image,
 		Status:     sb.state(now),
-		Metadata:   sb.request.Metadata,
+		Metadata:   sb.labels(),
 		Entrypoint: sb.request.Entrypoint,
 		ExpiresAt:  apiTime(sb.expiry()),
 		CreatedAt:  apiTime(sb.createdAt),

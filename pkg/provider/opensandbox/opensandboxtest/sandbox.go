@@ -2,6 +2,7 @@ package opensandboxtest
 
 import (
 	"context"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path"
@@ -29,9 +30,10 @@ type sandbox struct {
 	stopOnce   sync.Once
 
 	mu          sync.Mutex
-	expiresAt   time.Time     // zero: it never expires
-	phase       phase         // set by a test; zero: Pending, then Running
-	resumed     chan struct{} // closed when a paused container resumes
+	metadata    map[string]string // the create's, then as patched
+	expiresAt   time.Time         // zero: it never expires
+	phase       phase             // set by a test; zero: Pending, then Running
+	resumed     chan struct{}     // closed when a paused container resumes
 	running     map[string]context.CancelFunc
 	interrupted map[string]bool
 	ptys        map[string]*ptySession // execd's terminal sessions, by id
@@ -51,6 +53,7 @@ func newSandbox(s *Server, id string, req CreateRequest, now time.Time, neverRea
 		gid:        gid,
 		id:         id,
 		request:    req,
+		metadata:   maps.Clone(req.Metadata),
 		createdAt:  now,
 		runningAt:  now.Add(s.opts.PendingFor),
 		neverReady: neverReady,

@@ -63,6 +63,9 @@ type Options struct {
 	// NoSnapshots answers snapshot creation with 501, as a server whose
 	// runtime has no snapshot support does (NoopSnapshotRuntime).
 	NoSnapshots bool
+	// NoMetadataPatch is a server from before PATCH /sandboxes/{id}/metadata:
+	// its router answers 404 there.
+	NoMetadataPatch bool
 	// SnapshotFor keeps new snapshots Creating this long, as a runtime
 	// committing a large container does; zero makes them Ready at once
 	// (the create's answer still says Creating, as the server's does).
@@ -85,6 +88,8 @@ const (
 	OpEndpoint Op = "endpoint"
 	OpPause    Op = "pause"
 	OpResume   Op = "resume"
+	// OpPatchMetadata is PATCH /sandboxes/{id}/metadata.
+	OpPatchMetadata Op = "patch metadata"
 )
 
 // The execd operations.
@@ -225,6 +230,8 @@ type Sandbox struct {
 	ID        string
 	Request   CreateRequest // what create was asked
 	ExpiresAt time.Time     // zero when it never expires
+	// Metadata is its metadata now: the create's, as patched since.
+	Metadata map[string]string
 	// Root is the host folder that holds the sandbox's files: its
 	// /workspace is Root/workspace.
 	Root string
@@ -236,7 +243,7 @@ func (s *Server) Sandbox(id string) (Sandbox, bool) {
 	if !ok {
 		return Sandbox{}, false
 	}
-	return Sandbox{ID: sb.id, Request: sb.request, ExpiresAt: sb.expiry(), Root: sb.root}, true
+	return Sandbox{ID: sb.id, Request: sb.request, Metadata: sb.labels(), ExpiresAt: sb.expiry(), Root: sb.root}, true
 }
 
 // Sandboxes lists the ids of the live sandboxes.
