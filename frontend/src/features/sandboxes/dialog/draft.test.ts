@@ -36,6 +36,7 @@ describe("sandbox form model", () => {
       provider: "local",
       config: {
         max_processes: 256,
+        isolation: "bubblewrap",
         default_packages: [],
         timeout: 1800,
         network: { default: "deny", allow: [], deny: [] },
