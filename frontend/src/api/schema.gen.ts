@@ -1276,22 +1276,22 @@ export interface components {
             resources: {
                 /**
                  * CPU (cores)
-                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (4 unless raised); 0: the snapshot's).
                  * @default 0
                  */
-                readonly cpu: number;
+                cpu: number;
                 /**
                  * Disk (MiB)
-                 * @description Disk each instance may fill; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description Disk each instance may fill; 0 for the provider's default (the snapshot sets it: Daytona says "Disk resize can only be performed on a stopped sandbox", and a new sandbox is resized while it runs).
                  * @default 0
                  */
                 readonly disk_mb: number;
                 /**
                  * Memory (MiB)
-                 * @description Memory each instance may use; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description Memory each instance may use; 0 for the provider's default (whole GiB; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (8 GiB unless raised); 0: the snapshot's).
                  * @default 0
                  */
-                readonly memory_mb: number;
+                memory_mb: number;
             };
             /**
              * Snapshot
@@ -1428,22 +1428,22 @@ export interface components {
             resources?: {
                 /**
                  * CPU (cores)
-                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (4 unless raised); 0: the snapshot's).
                  * @default 0
                  */
-                readonly cpu?: number;
+                cpu?: number;
                 /**
                  * Disk (MiB)
-                 * @description Disk each instance may fill; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description Disk each instance may fill; 0 for the provider's default (the snapshot sets it: Daytona says "Disk resize can only be performed on a stopped sandbox", and a new sandbox is resized while it runs).
                  * @default 0
                  */
                 readonly disk_mb?: number;
                 /**
                  * Memory (MiB)
-                 * @description Memory each instance may use; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description Memory each instance may use; 0 for the provider's default (whole GiB; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (8 GiB unless raised); 0: the snapshot's).
                  * @default 0
                  */
-                readonly memory_mb?: number;
+                memory_mb?: number;
             };
             /**
              * Snapshot
