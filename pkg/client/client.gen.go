@@ -1908,13 +1908,13 @@ type DaytonaConfig struct {
 
 	// Resources What each instance may use.
 	Resources struct {
-		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (4 unless raised); 0: the snapshot's).
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores, from the snapshot's up to the organisation's limit per sandbox, 4 unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
 		Cpu float32 `json:"cpu"`
 
 		// DiskMb Disk each instance may fill; 0 for the provider's default (the snapshot sets it: Daytona says "Disk resize can only be performed on a stopped sandbox", and a new sandbox is resized while it runs).
 		DiskMb *int `json:"disk_mb,omitempty"`
 
-		// MemoryMb Memory each instance may use; 0 for the provider's default (whole GiB; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (8 GiB unless raised); 0: the snapshot's).
+		// MemoryMb Memory each instance may use; 0 for the provider's default (whole GiB (multiples of 1024), from the snapshot's up to the organisation's limit per sandbox, 8 GiB unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
 		MemoryMb int `json:"memory_mb"`
 	} `json:"resources"`
 
@@ -1980,13 +1980,13 @@ type DaytonaConfigInput struct {
 
 	// Resources What each instance may use.
 	Resources *struct {
-		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (4 unless raised); 0: the snapshot's).
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores, from the snapshot's up to the organisation's limit per sandbox, 4 unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
 		Cpu *float32 `json:"cpu,omitempty"`
 
 		// DiskMb Disk each instance may fill; 0 for the provider's default (the snapshot sets it: Daytona says "Disk resize can only be performed on a stopped sandbox", and a new sandbox is resized while it runs).
 		DiskMb *int `json:"disk_mb,omitempty"`
 
-		// MemoryMb Memory each instance may use; 0 for the provider's default (whole GiB; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (8 GiB unless raised); 0: the snapshot's).
+		// MemoryMb Memory each instance may use; 0 for the provider's default (whole GiB (multiples of 1024), from the snapshot's up to the organisation's limit per sandbox, 8 GiB unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
 		MemoryMb *int `json:"memory_mb,omitempty"`
 	} `json:"resources,omitempty"`
 

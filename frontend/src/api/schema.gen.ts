@@ -1276,7 +1276,7 @@ export interface components {
             resources: {
                 /**
                  * CPU (cores)
-                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (4 unless raised); 0: the snapshot's).
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores, from the snapshot's up to the organisation's limit per sandbox, 4 unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
                  * @default 0
                  */
                 cpu: number;
@@ -1288,7 +1288,7 @@ export interface components {
                 readonly disk_mb: number;
                 /**
                  * Memory (MiB)
-                 * @description Memory each instance may use; 0 for the provider's default (whole GiB; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (8 GiB unless raised); 0: the snapshot's).
+                 * @description Memory each instance may use; 0 for the provider's default (whole GiB (multiples of 1024), from the snapshot's up to the organisation's limit per sandbox, 8 GiB unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
                  * @default 0
                  */
                 memory_mb: number;
@@ -1428,7 +1428,7 @@ export interface components {
             resources?: {
                 /**
                  * CPU (cores)
-                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (4 unless raised); 0: the snapshot's).
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores, from the snapshot's up to the organisation's limit per sandbox, 4 unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
                  * @default 0
                  */
                 cpu?: number;
@@ -1440,7 +1440,7 @@ export interface components {
                 readonly disk_mb?: number;
                 /**
                  * Memory (MiB)
-                 * @description Memory each instance may use; 0 for the provider's default (whole GiB; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (8 GiB unless raised); 0: the snapshot's).
+                 * @description Memory each instance may use; 0 for the provider's default (whole GiB (multiples of 1024), from the snapshot's up to the organisation's limit per sandbox, 8 GiB unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
                  * @default 0
                  */
                 memory_mb?: number;

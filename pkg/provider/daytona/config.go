@@ -59,9 +59,9 @@ var rules = provider.CommonRules{
 		Note: "the allow list holds at most 10 IPv4 addresses or networks; Daytona's runner enforces no domains and no deny list"},
 	Resources: provider.ResourceLimits{
 		CPU: provider.Range{Min: 1, Max: maxCPU, Step: 1,
-			Note: "whole cores; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (4 unless raised); 0: the snapshot's"},
+			Note: "whole cores, from the snapshot's up to the organisation's limit per sandbox, 4 unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's"},
 		MemoryMB: provider.Range{Min: 1024, Max: maxMemoryGiB * 1024, Step: 1024,
-			Note: "whole GiB; Daytona resizes each new sandbox to it before its first command, up only from the snapshot's, and up to the organisation's limit per sandbox (8 GiB unless raised); 0: the snapshot's"},
+			Note: "whole GiB (multiples of 1024), from the snapshot's up to the organisation's limit per sandbox, 8 GiB unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's"},
 		DiskMB: provider.Range{Note: "the snapshot sets it: Daytona says \"Disk resize can only be performed on a stopped sandbox\", and a new sandbox is resized while it runs"},
 	},
 }
