@@ -73,6 +73,21 @@ func TestWhatDaytonasResizeRefusesFailsTheCreateWithItsWords(t *testing.T) {
 	assert.Equal(t, 8, got.Resources.CPU)
 }
 
+func TestLessThanTheSnapshotGivesIsRefusedWithDaytonasWords(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{SnapshotResources: daytonatest.Resources{CPU: 2, Memory: 4, Disk: 10}})
+	_, err := createSized(t, fake, 1, 0)
+	require.ErrorIs(t, err, provider.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "Sandbox must be in stopped state to decrease the number of CPU cores")
+	_, err = createSized(t, fake, 0, 2048)
+	require.ErrorIs(t, err, provider.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "Sandbox must be in stopped state to decrease memory")
+
+	inst, err := createSized(t, fake, 2, 8192)
+	require.NoError(t, err, "the snapshot's CPU is not asked for again; memory grows")
+	got, _ := fake.Settings(inst.ID)
+	assert.Equal(t, daytonatest.Resources{CPU: 2, Memory: 8, Disk: 10}, got.Resources)
+}
+
 func TestAResizeOverTheQuotaIsAQuotaRefusal(t *testing.T) {
 	fake := daytonatest.Start(t, daytonatest.Options{})
 	fake.SetQuota(daytonatest.Quota{CPU: 2})

@@ -190,7 +190,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 		network:     Network{BlockAll: req.NetworkBlockAll != nil && *req.NetworkBlockAll, AllowList: strOr(req.NetworkAllowList), DomainAllowList: strOr(req.DomainAllowList)},
 		autoDelete:  intOr(req.AutoDeleteInterval, -1),
 		createdAt:   s.now(),
-		resources:   Resources{CPU: sandboxCPU, Memory: sandboxMemory, Disk: sandboxDisk},
+		resources:   s.snapshotResources(),
 	}
 	if sb.snapshot == "" {
 		sb.snapshot = "daytonaio/sandbox:0.5.0"

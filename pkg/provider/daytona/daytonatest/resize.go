@@ -11,6 +11,14 @@ type Resources struct {
 	CPU, Memory, Disk int
 }
 
+// snapshotResources are what a new sandbox is given by its snapshot.
+func (s *Server) snapshotResources() Resources {
+	if s.opts.SnapshotResources == (Resources{}) {
+		return Resources{CPU: sandboxCPU, Memory: sandboxMemory, Disk: sandboxDisk}
+	}
+	return s.opts.SnapshotResources
+}
+
 // perSandboxLimit is the advice Daytona adds to a per-sandbox limit's
 // refusal (PER_SANDBOX_LIMIT_MESSAGE in
 // apps/api/src/common/constants/error-messages.ts).
