@@ -1918,7 +1918,7 @@ type DaytonaConfig struct {
 		MemoryMb int `json:"memory_mb"`
 	} `json:"resources"`
 
-	// Snapshot Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
+	// Snapshot Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's disk and class, and its CPU and memory where resources leave them at 0.
 	Snapshot string `json:"snapshot"`
 
 	// Target Daytona target (region) to create sandboxes in: us, eu, or your organisation's own.
@@ -1990,7 +1990,7 @@ type DaytonaConfigInput struct {
 		MemoryMb *int `json:"memory_mb,omitempty"`
 	} `json:"resources,omitempty"`
 
-	// Snapshot Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
+	// Snapshot Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's disk and class, and its CPU and memory where resources leave them at 0.
 	Snapshot *string `json:"snapshot,omitempty"`
 
 	// Target Daytona target (region) to create sandboxes in: us, eu, or your organisation's own.

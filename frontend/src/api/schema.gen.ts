@@ -1296,7 +1296,7 @@ export interface components {
             /**
              * Snapshot
              * Format: snapshot-name
-             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
+             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's disk and class, and its CPU and memory where resources leave them at 0.
              * @default
              */
             snapshot: string;
@@ -1448,7 +1448,7 @@ export interface components {
             /**
              * Snapshot
              * Format: snapshot-name
-             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
+             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's disk and class, and its CPU and memory where resources leave them at 0.
              * @default
              */
             snapshot?: string;

@@ -14,7 +14,7 @@ import (
 // disk is not a setting, as Daytona resizes a disk only while stopped.
 type Config struct {
 	Target              string            `json:"target" validate:"required,region" title:"Region" doc:"Daytona target (region) to create sandboxes in: us, eu, or your organisation's own."`
-	Snapshot            string            `json:"snapshot" validate:"omitempty,snapshot_name" title:"Snapshot" doc:"Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class."`
+	Snapshot            string            `json:"snapshot" validate:"omitempty,snapshot_name" title:"Snapshot" doc:"Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's disk and class, and its CPU and memory where resources leave them at 0."`
 	AutoStopInterval    int               `json:"auto_stop_interval" validate:"min=0,max=43200" title:"Auto-stop (minutes)" doc:"Idle minutes before Daytona stops a sandbox (0 = never); a stopped sandbox starts again on the thread's next run, files intact."`
 	AutoArchiveInterval int               `json:"auto_archive_interval" validate:"min=0,max=43200" title:"Auto-archive (minutes)" doc:"Minutes a sandbox stays stopped before Daytona archives it to cheaper storage (0 = the longest Daytona allows, 30 days unless its operator says otherwise); an archived sandbox takes longer to start, files intact."`
 	Env                 map[string]string `json:"env" validate:"max=50,dive,keys,env_name,endkeys,max=4096" title:"Environment" doc:"Variables every sandbox starts with, as NAME=value. Not for secrets: they are stored and shown in plain text to whoever may read this sandbox, and Daytona shows them too."`
