@@ -36,7 +36,7 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 		}
 		assert.Equal(t, []any{"keep_alive", "find_created", "volume_mounts", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "resources", "terminal", "interrupt"}, byName["opensandbox"]["capabilities"])
 		assert.Equal(t, []any{"keep_alive", "persist", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "resources", "terminal", "interrupt"}, byName["cloudrun"]["capabilities"])
-		assert.Equal(t, []any{"keep_alive", "find_created", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "terminal", "interrupt"}, byName["daytona"]["capabilities"])
+		assert.Equal(t, []any{"keep_alive", "find_created", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "resources", "terminal", "interrupt"}, byName["daytona"]["capabilities"])
 		assert.Equal(t, []any{"find_created", "network_switch", "pause_resume", "snapshot_restore", "egress_rules", "resources", "terminal", "interrupt"}, byName["local"]["capabilities"])
 		assert.Equal(t, "bash, or sh where the image has no bash", byName["opensandbox"]["shell"])
 		assert.Equal(t, "bash, or sh where the image has no bash", byName["daytona"]["shell"])

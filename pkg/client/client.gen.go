@@ -1908,17 +1908,17 @@ type DaytonaConfig struct {
 
 	// Resources What each instance may use.
 	Resources struct {
-		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Daytona takes it from the snapshot).
-		Cpu *float32 `json:"cpu,omitempty"`
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores, from the snapshot's up to the organisation's limit per sandbox, 4 unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
+		Cpu float32 `json:"cpu"`
 
-		// DiskMb Disk each instance may fill; 0 for the provider's default (Daytona takes it from the snapshot).
+		// DiskMb Disk each instance may fill; 0 for the provider's default (the snapshot sets it: Daytona says "Disk resize can only be performed on a stopped sandbox", and a new sandbox is resized while it runs).
 		DiskMb *int `json:"disk_mb,omitempty"`
 
-		// MemoryMb Memory each instance may use; 0 for the provider's default (Daytona takes it from the snapshot).
-		MemoryMb *int `json:"memory_mb,omitempty"`
+		// MemoryMb Memory each instance may use; 0 for the provider's default (whole GiB (multiples of 1024), from the snapshot's up to the organisation's limit per sandbox, 8 GiB unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
+		MemoryMb int `json:"memory_mb"`
 	} `json:"resources"`
 
-	// Snapshot Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
+	// Snapshot Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's disk and class, and its CPU and memory where resources leave them at 0.
 	Snapshot string `json:"snapshot"`
 
 	// Target Daytona target (region) to create sandboxes in: us, eu, or your organisation's own.
@@ -1980,17 +1980,17 @@ type DaytonaConfigInput struct {
 
 	// Resources What each instance may use.
 	Resources *struct {
-		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Daytona takes it from the snapshot).
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores, from the snapshot's up to the organisation's limit per sandbox, 4 unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
 		Cpu *float32 `json:"cpu,omitempty"`
 
-		// DiskMb Disk each instance may fill; 0 for the provider's default (Daytona takes it from the snapshot).
+		// DiskMb Disk each instance may fill; 0 for the provider's default (the snapshot sets it: Daytona says "Disk resize can only be performed on a stopped sandbox", and a new sandbox is resized while it runs).
 		DiskMb *int `json:"disk_mb,omitempty"`
 
-		// MemoryMb Memory each instance may use; 0 for the provider's default (Daytona takes it from the snapshot).
+		// MemoryMb Memory each instance may use; 0 for the provider's default (whole GiB (multiples of 1024), from the snapshot's up to the organisation's limit per sandbox, 8 GiB unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
 		MemoryMb *int `json:"memory_mb,omitempty"`
 	} `json:"resources,omitempty"`
 
-	// Snapshot Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
+	// Snapshot Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's disk and class, and its CPU and memory where resources leave them at 0.
 	Snapshot *string `json:"snapshot,omitempty"`
 
 	// Target Daytona target (region) to create sandboxes in: us, eu, or your organisation's own.

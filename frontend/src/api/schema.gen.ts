@@ -1276,27 +1276,27 @@ export interface components {
             resources: {
                 /**
                  * CPU (cores)
-                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores, from the snapshot's up to the organisation's limit per sandbox, 4 unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
                  * @default 0
                  */
-                readonly cpu: number;
+                cpu: number;
                 /**
                  * Disk (MiB)
-                 * @description Disk each instance may fill; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description Disk each instance may fill; 0 for the provider's default (the snapshot sets it: Daytona says "Disk resize can only be performed on a stopped sandbox", and a new sandbox is resized while it runs).
                  * @default 0
                  */
                 readonly disk_mb: number;
                 /**
                  * Memory (MiB)
-                 * @description Memory each instance may use; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description Memory each instance may use; 0 for the provider's default (whole GiB (multiples of 1024), from the snapshot's up to the organisation's limit per sandbox, 8 GiB unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
                  * @default 0
                  */
-                readonly memory_mb: number;
+                memory_mb: number;
             };
             /**
              * Snapshot
              * Format: snapshot-name
-             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
+             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's disk and class, and its CPU and memory where resources leave them at 0.
              * @default
              */
             snapshot: string;
@@ -1428,27 +1428,27 @@ export interface components {
             resources?: {
                 /**
                  * CPU (cores)
-                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (whole cores, from the snapshot's up to the organisation's limit per sandbox, 4 unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
                  * @default 0
                  */
-                readonly cpu?: number;
+                cpu?: number;
                 /**
                  * Disk (MiB)
-                 * @description Disk each instance may fill; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description Disk each instance may fill; 0 for the provider's default (the snapshot sets it: Daytona says "Disk resize can only be performed on a stopped sandbox", and a new sandbox is resized while it runs).
                  * @default 0
                  */
                 readonly disk_mb?: number;
                 /**
                  * Memory (MiB)
-                 * @description Memory each instance may use; 0 for the provider's default (Daytona takes it from the snapshot).
+                 * @description Memory each instance may use; 0 for the provider's default (whole GiB (multiples of 1024), from the snapshot's up to the organisation's limit per sandbox, 8 GiB unless raised: Daytona resizes each new sandbox to it before its first command; 0: the snapshot's).
                  * @default 0
                  */
-                readonly memory_mb?: number;
+                memory_mb?: number;
             };
             /**
              * Snapshot
              * Format: snapshot-name
-             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's CPU, memory and disk, and its class.
+             * @description Snapshot (pre-built image) to create sandboxes from; empty for Daytona's default image. It sets each sandbox's disk and class, and its CPU and memory where resources leave them at 0.
              * @default
              */
             snapshot?: string;

@@ -46,18 +46,20 @@ func TestEnvAndAutoArchiveGoToTheCreate(t *testing.T) {
 func TestWhatDaytonaCannotEnforceIsRefusedAtSave(t *testing.T) {
 	cfg, errs := provider.DecodeConfig(daytona.Kind{}, []byte(`{"network":{"default":"deny",
 		"allow":["pypi.org","2001:db8::/32","198.51.100.0/24"],"deny":["203.0.113.7"]},
-		"resources":{"cpu":2},"env":{"1BAD":"x","GOOD":"y"}}`))
+		"resources":{"cpu":1.5,"memory_mb":1000,"disk_mb":4096},"env":{"1BAD":"x","GOOD":"y"}}`))
 	require.Empty(t, errs)
 	got := map[string]string{}
 	for _, fe := range provider.ValidateConfig(daytona.Kind{}, cfg, provider.Policy{}) {
 		got[fe.Field] = fe.Message
 	}
 	assert.Equal(t, map[string]string{
-		"network.allow.0": "Daytona sandboxes cannot filter by domain; give an IP address or network",
-		"network.allow.1": "Daytona sandboxes cannot filter IPv6 addresses; give an IPv4 address or network",
-		"network.deny":    "must be empty: Daytona sandboxes cannot deny chosen hosts (set the default to deny and list what is allowed)",
-		"resources.cpu":   "must be 0: Daytona sandboxes cannot set it (Daytona takes it from the snapshot)",
-		"env.1BAD":        "must be a variable name: letters, digits and underscores, not starting with a digit (at most 256 characters)",
+		"network.allow.0":     "Daytona sandboxes cannot filter by domain; give an IP address or network",
+		"network.allow.1":     "Daytona sandboxes cannot filter IPv6 addresses; give an IPv4 address or network",
+		"network.deny":        "must be empty: Daytona sandboxes cannot deny chosen hosts (set the default to deny and list what is allowed)",
+		"resources.cpu":       "must be a multiple of 1 on Daytona sandboxes",
+		"resources.memory_mb": "must be 0 or from 1024 to 262144 on Daytona sandboxes",
+		"resources.disk_mb":   `must be 0: Daytona sandboxes cannot set it (the snapshot sets it: Daytona says "Disk resize can only be performed on a stopped sandbox", and a new sandbox is resized while it runs)`,
+		"env.1BAD":            "must be a variable name: letters, digits and underscores, not starting with a digit (at most 256 characters)",
 	}, got)
 
 	eleven := `{"network":{"default":"deny","allow":["198.51.100.0/32","198.51.100.1/32","198.51.100.2/32","198.51.100.3/32","198.51.100.4/32",

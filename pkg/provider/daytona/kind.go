@@ -31,7 +31,7 @@ func (Kind) Describe() provider.Descriptor {
 		URL:         provider.Field{Accepted: true, Required: true, Default: DefaultURL, Label: "API URL"},
 		Secret:      provider.Field{Accepted: true, Required: true, Label: "API key"},
 		Capabilities: provider.KeepAlive | provider.FindCreated | provider.NetworkSwitch | provider.EgressRules |
-			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.Terminal,
+			provider.PauseResume | provider.SnapshotRestore | provider.Interrupt | provider.Terminal | provider.Resources,
 		Shell:  provider.ShellBashOrSh,
 		Common: rules,
 	}

@@ -78,14 +78,15 @@ func (c *Client) createSandbox(ctx context.Context, op string, body []byte, crea
 		return sandbox{}, failure(provider.ErrInvalidConfig, op,
 			"network: this Daytona organisation may not set a sandbox's network (its tier limits egress for all its sandboxes); remove the sandbox's network settings: %s", describe(ans))
 	case ans.Status == http.StatusBadRequest || ans.Status == http.StatusNotFound || ans.Status == http.StatusUnprocessableEntity:
-		// A snapshot or target Daytona does not know, resources beside a snapshot, …
+		// A snapshot or target Daytona does not know, …
 		return sandbox{}, failure(provider.ErrInvalidConfig, op, "%s", describe(ans))
 	default:
 		return sandbox{}, c.controlPlaneError(op, ans)
 	}
 }
 
-// makeReady waits for a new sandbox to start and reads its work dir.
+// makeReady waits for a new sandbox to start, gives it the configured
+// resources and reads its work dir.
 func (c *Client) makeReady(ctx context.Context, op string, sb sandbox) (provider.Instance, error) {
 	sb, err := c.bringUp(ctx, op, sb)
 	if err != nil {
@@ -100,6 +101,9 @@ func (c *Client) makeReady(ctx context.Context, op string, sb sandbox) (provider
 				return provider.Instance{}, failure(kind, op, "%s", pe.Message)
 			}
 		}
+		return provider.Instance{}, err
+	}
+	if sb, err = c.resize(ctx, op, sb); err != nil {
 		return provider.Instance{}, err
 	}
 	inst := instanceOf(sb, "")

@@ -13,6 +13,8 @@ type sandbox struct {
 	Recoverable     bool              `json:"recoverable"` // an error Daytona's recover can mend
 	ToolboxProxyURL string            `json:"toolboxProxyUrl"`
 	Labels          map[string]string `json:"labels"`
+	CPU             int               `json:"cpu"`    // vCPUs
+	Memory          int               `json:"memory"` // GiB
 }
 
 // createSandbox is the body of POST /sandbox.

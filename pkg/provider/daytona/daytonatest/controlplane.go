@@ -84,6 +84,7 @@ func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneR
 			"POST start":            {OpStartSandbox, s.startSandbox},
 			"POST stop":             {OpStopSandbox, s.stopSandbox},
 			"POST pause":            {OpPauseSandbox, s.pauseSandbox},
+			"POST resize":           {OpResizeSandbox, s.resizeSandbox},
 			"POST archive":          {OpArchiveSandbox, s.archiveSandbox},
 			"POST snapshot":         {OpCreateSandboxSnapshot, s.createSandboxSnapshot},
 			"POST recover":          {OpRecoverSandbox, s.recoverSandbox},
@@ -93,6 +94,9 @@ func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneR
 		}
 		if s.opts.NoPause {
 			delete(actions, "POST pause")
+		}
+		if s.opts.NoResize {
+			delete(actions, "POST resize")
 		}
 		if route, ok := actions[method+" "+parts[2]]; ok {
 			return route, parts[1]
@@ -186,6 +190,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request, _ *apiKey
 		network:     Network{BlockAll: req.NetworkBlockAll != nil && *req.NetworkBlockAll, AllowList: strOr(req.NetworkAllowList), DomainAllowList: strOr(req.DomainAllowList)},
 		autoDelete:  intOr(req.AutoDeleteInterval, -1),
 		createdAt:   s.now(),
+		resources:   s.snapshotResources(),
 	}
 	if sb.snapshot == "" {
 		sb.snapshot = "daytonaio/sandbox:0.5.0"

@@ -16,6 +16,7 @@ const (
 	OpStartSandbox       = "startSandbox"
 	OpStopSandbox        = "stopSandbox"
 	OpPauseSandbox       = "pauseSandbox"
+	OpResizeSandbox      = "resizeSandbox"
 	OpArchiveSandbox     = "archiveSandbox"
 	OpDeleteSandbox      = "deleteSandbox"
 	OpRecoverSandbox     = "recoverSandbox"

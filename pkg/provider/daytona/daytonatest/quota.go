@@ -2,7 +2,8 @@ package daytonatest
 
 import "fmt"
 
-// Each fake sandbox has Daytona's default resources, as its dto shows them.
+// Each fake sandbox is created with Daytona's default resources, as its
+// dto shows them; a resize changes them.
 const (
 	sandboxCPU    = 1 // vCPUs
 	sandboxMemory = 1 // GiB
@@ -34,17 +35,23 @@ func (s *Server) SetQuota(q Quota) {
 // apps/api/src/sandbox/services/sandbox.service.ts, which answers 400.
 // Caller holds s.mu.
 func (s *Server) quotaRefusal(sb *sandbox) string {
-	cpu, memory, disk := sandboxCPU, sandboxMemory, sandboxDisk
+	return s.quotaRefusalWith(sb, sb.resources)
+}
+
+// quotaRefusalWith is quotaRefusal for sb given resources r (a resize's).
+// Caller holds s.mu.
+func (s *Server) quotaRefusalWith(sb *sandbox, r Resources) string {
+	cpu, memory, disk := r.CPU, r.Memory, r.Disk
 	for _, other := range s.sandboxes {
 		if other == sb || other.destroyed {
 			continue
 		}
 		if other.desired == "started" {
-			cpu += sandboxCPU
-			memory += sandboxMemory
+			cpu += other.resources.CPU
+			memory += other.resources.Memory
 		}
 		if other.State != "archived" && other.desired != "archived" {
-			disk += sandboxDisk
+			disk += other.resources.Disk
 		}
 	}
 	q := s.quota

@@ -36,6 +36,7 @@ type sandbox struct {
 	home, tmp    string // host folders seen as WorkDir and /tmp inside
 	destroyed    bool
 	snapshotting *snapshot // being made from it
+	resources    Resources
 }
 
 // move sets the sandbox on its way through states, ending in the last one,
@@ -232,10 +233,10 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 		"public":              false,
 		"networkBlockAll":     sb.network.BlockAll,
 		"target":              sb.target,
-		"cpu":                 sandboxCPU,
+		"cpu":                 sb.resources.CPU,
 		"gpu":                 0,
-		"memory":              sandboxMemory,
-		"disk":                sandboxDisk,
+		"memory":              sb.resources.Memory,
+		"disk":                sb.resources.Disk,
 		"state":               sb.State,
 		"desiredState":        sb.desired,
 		"backupState":         "None",
@@ -274,6 +275,8 @@ type Created struct {
 	Env                 map[string]string
 	Network             Network
 	AutoArchiveInterval int
+	// Resources are the sandbox's now, after any resize.
+	Resources Resources
 }
 
 // Settings are what sandbox id was created with.
@@ -284,7 +287,7 @@ func (s *Server) Settings(id string) (Created, bool) {
 	if sb == nil {
 		return Created{}, false
 	}
-	return Created{Env: sb.env, Network: sb.network, AutoArchiveInterval: sb.autoArchive}, true
+	return Created{Env: sb.env, Network: sb.network, AutoArchiveInterval: sb.autoArchive, Resources: sb.resources}, true
 }
 
 // envOf is a sandbox's env as the API shows it: {} when none was given

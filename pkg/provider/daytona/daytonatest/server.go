@@ -98,6 +98,17 @@ type Options struct {
 	// NoPause makes the API one from before POST /sandbox/{id}/pause: the
 	// route is NestJS's 404 "Cannot POST …".
 	NoPause bool
+	// NoResize makes the API one without POST /sandbox/{id}/resize: from
+	// before it, or with its sandbox_resize feature flag off, which answers
+	// as a missing route does (404 "Cannot POST …").
+	NoResize bool
+	// MaxCPUPerSandbox and MaxMemoryPerSandbox (GiB) are the organisation's
+	// limits on one sandbox, which a resize may not pass; 0 is Daytona's
+	// default of 4 and 8 (organization.entity.ts).
+	MaxCPUPerSandbox, MaxMemoryPerSandbox int
+	// SnapshotResources are what the snapshot gives each new sandbox; the
+	// zero value is Daytona's default of 1 vCPU, 1 GiB and 3 GiB of disk.
+	SnapshotResources Resources
 	// LimitedNetworkEgress makes the organisation one of Daytona's cloud
 	// tiers 1 and 2, whose sandboxes may not set their own network: create
 	// refuses networkBlockAll and networkAllowList with a 400.

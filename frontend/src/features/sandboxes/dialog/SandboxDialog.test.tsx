@@ -178,7 +178,7 @@ describe("Add sandbox dialog", typingTest, () => {
       if (cpuIsReadOnly(p)) expect(cpu).toBeDisabled();
       else expect(cpu).toBeEnabled();
     }
-    expect(providers.filter(cpuIsReadOnly).map((p) => p.name)).toEqual(["e2b", "daytona", "cloudrun"]);
+    expect(providers.filter(cpuIsReadOnly).map((p) => p.name)).toEqual(["e2b", "cloudrun"]);
   });
 
   it("says beside each provider's description which shell runs its commands", async () => {
