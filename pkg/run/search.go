@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"path"
 	"sort"
 	"strconv"
@@ -63,15 +64,37 @@ func (s *Service) Glob(ctx context.Context, workspaceID, runID string, in GlobIn
 	if err != nil {
 		return GlobResult{}, err
 	}
-	cmd := "find " + shell.Quote(root) + " -mindepth 1 -name " + skippedDir + " -type d -prune -o -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned+1)
-	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
+	paths, truncated, err := s.globCandidates(ctx, c, root)
 	if err != nil {
 		return GlobResult{}, s.providerError(c, err)
 	}
-	paths, truncated := searchLines(res, maxGlobScanned)
 	out := matchPaths(ctx, newGlob(strings.TrimPrefix(pattern, "/")), paths, root, path.IsAbs(pattern))
 	out.Truncated = out.Truncated || truncated
 	return out, nil
+}
+
+// globCandidates returns the paths under root that glob matches against
+// its pattern, at most maxGlobScanned of them, and whether some were left
+// out. A provider that lists a tree in one call lists it; any other, or one
+// whose listing fails short of the instance being gone, is walked with find.
+// Both leave skippedDir's folders out and list symbolic links unfollowed, so
+// the pattern matches the same paths either way.
+func (s *Service) globCandidates(ctx context.Context, c *call, root string) ([]string, bool, error) {
+	if lister, ok := c.client.(provider.TreeLister); ok {
+		listCtx, cancel := context.WithTimeout(ctx, searchTimeout)
+		paths, truncated, err := lister.ListTree(listCtx, c.instance, root, skippedDir, maxGlobScanned)
+		cancel()
+		if err == nil || errors.Is(err, provider.ErrGone) || ctx.Err() != nil {
+			return paths, truncated, err
+		}
+	}
+	cmd := "find " + shell.Quote(root) + " -mindepth 1 -name " + skippedDir + " -type d -prune -o -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned+1)
+	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
+	if err != nil {
+		return nil, false, err
+	}
+	paths, truncated := searchLines(res, maxGlobScanned)
+	return paths, truncated, nil
 }
 
 // matchPaths keeps the paths under root that g matches, up to
