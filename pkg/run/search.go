@@ -79,6 +79,13 @@ func (s *Service) Glob(ctx context.Context, workspaceID, runID string, in GlobIn
 // whose listing fails short of the instance being gone, is walked with find.
 // Both leave skippedDir's folders out and list symbolic links unfollowed, so
 // the pattern matches the same paths either way.
+//
+// OpenSandbox's execd also has GET /files/search, but its answer cannot be
+// glob's: it lists files only, never a folder the pattern names, and
+// matches the pattern against each file's name, not its path below root.
+// Its one-call tree listing (/directories/list) is used instead. Either
+// way at most maxGlobScanned paths are looked at; which ones, in a larger
+// tree, is the listing's order (find's, or execd's name order).
 func (s *Service) globCandidates(ctx context.Context, c *call, root string) ([]string, bool, error) {
 	if lister, ok := c.client.(provider.TreeLister); ok {
 		listCtx, cancel := context.WithTimeout(ctx, searchTimeout)
@@ -144,6 +151,9 @@ type GrepResult struct {
 
 // Grep returns the lines of the text files under in.Path (or the file
 // in.Path) that contain in.Pattern, taken literally.
+//
+// It runs grep on every provider: OpenSandbox's execd has no search of
+// files' contents (its GET /files/search matches names only).
 func (s *Service) Grep(ctx context.Context, workspaceID, runID string, in GrepInput, approved bool) (GrepResult, error) {
 	pattern, dir := in.Pattern, in.Path
 	if err := checkPattern(pattern); err != nil {
