@@ -138,18 +138,6 @@ func (i instrumented) Relabel(ctx context.Context, inst Instance, l Labels) erro
 	return err
 }
 
-// ListTree lists every path under a folder in one call, where the provider can.
-func (i instrumented) ListTree(ctx context.Context, inst Instance, root, skip string, limit int) ([]string, bool, error) {
-	l, ok := i.c.(TreeLister)
-	if !ok {
-		return nil, false, Errorf(ErrUnsupported, i.provider, "list tree", "folders cannot be listed in one call")
-	}
-	start := time.Now()
-	paths, truncated, err := l.ListTree(ctx, inst, root, skip, limit)
-	i.observe("list_tree", start, &err)
-	return paths, truncated, err
-}
-
 func (i instrumented) Probe(ctx context.Context) error {
 	start := time.Now()
 	err := i.c.Probe(ctx)

@@ -97,16 +97,6 @@ type Finder interface {
 	FindCreated(ctx context.Context, labels Labels) (Instance, bool, error)
 }
 
-// TreeLister is implemented by clients whose sandboxes can list every path
-// under a folder in one call, where a walk would run a command.
-type TreeLister interface {
-	// ListTree returns the paths under root, root itself left out, in any
-	// order: at most limit of them, and whether some were left out. A folder
-	// named skip below root is left out with everything in it. ErrUnsupported
-	// when the instance cannot list so.
-	ListTree(ctx context.Context, inst Instance, root, skip string, limit int) ([]string, bool, error)
-}
-
 // Instance is a live sandbox at the provider.
 type Instance struct {
 	// ID is the provider's id for it.

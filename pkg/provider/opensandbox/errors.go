@@ -42,8 +42,6 @@ func statusError(s surface, op string, status int, body []byte) error {
 		return failure(provider.ErrInvalidConfig, op, "%s: the url does not lead to an OpenSandbox lifecycle API", msg)
 	case status == http.StatusNotFound && s == execdAPI && op == openTerminalOp && ginRouteMissing(body):
 		return failure(provider.ErrUnsupported, op, "%s: this sandbox's execd has no terminal (it predates execd's /pty API, added in March 2026)", msg)
-	case status == http.StatusNotFound && s == execdAPI && op == listTreeOp && ginRouteMissing(body):
-		return failure(provider.ErrUnsupported, op, "%s: this sandbox's execd cannot list a folder's tree", msg)
 	case status == http.StatusNotFound && s == lifecycleAPI:
 		// Not the sandbox: KUBERNETES::POD_IP_NOT_AVAILABLE while a pod starts, …
 		return failure(provider.ErrFailed, op, "%s", msg)

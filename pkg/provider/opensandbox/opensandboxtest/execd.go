@@ -50,9 +50,6 @@ func (s *Server) execdRoutes(sb *sandbox) http.Handler {
 		if s.opts.NoPTY && strings.HasPrefix(path, "/pty") {
 			known = false
 		}
-		if s.opts.NoDirectoryListing && path == "/directories/list" {
-			known = false
-		}
 		var fault Fault
 		var faulty bool
 		if known {

@@ -60,9 +60,6 @@ type Options struct {
 	// NoPTY is an execd from before its terminal API (components/execd
 	// gained /pty in March 2026): its router answers 404 there.
 	NoPTY bool
-	// NoDirectoryListing is an execd from before /directories/list
-	// (components/execd gained it in June 2026): its router answers 404 there.
-	NoDirectoryListing bool
 	// NoSnapshots answers snapshot creation with 501, as a server whose
 	// runtime has no snapshot support does (NoopSnapshotRuntime).
 	NoSnapshots bool
