@@ -43,10 +43,12 @@ func writeReport(path string, r results) error {
 // from their Go benchmarks in pkg/run (`go test -bench 'RunStart|PoolBurst'`),
 // whose ratios and counts the hot-path table does not show, and the local
 // isolations' from pkg/provider/local's (`go test -bench Isolation`), which
-// need root and runsc.
+// need root and runsc, and OpenSandbox's glob from pkg/run's (`go test -bench
+// OpenSandboxGlob`), a comparison the hot-path table does not draw.
 var keptSections = [][2]string{
 	{"<!-- pools -->", "<!-- /pools -->"},
 	{"<!-- isolation -->", "<!-- /isolation -->"},
+	{"<!-- search -->", "<!-- /search -->"},
 	{"<!-- fuzzing -->", "<!-- /fuzzing -->"},
 }
 

@@ -187,6 +187,13 @@ func (s *Service) write(ctx context.Context, workspaceID, runID string, in Write
 
 // Edit replaces in.OldString with in.NewString in a text file: exactly
 // once unless in.ReplaceAll is set.
+//
+// It reads the file and writes it back on every provider, OpenSandbox
+// included: execd's POST /files/replace replaces every occurrence, with no
+// bound on the file's size, no check that it is text, and a count only
+// after the change, so it cannot refuse an old_string found twice, or none,
+// before it writes; and used after our own read, it would replace in a file
+// that may have changed since.
 func (s *Service) Edit(ctx context.Context, workspaceID, runID string, in EditInput, approved bool) (int, error) {
 	file, old, replacement, all := in.Path, in.OldString, in.NewString, in.ReplaceAll
 	var fe auxilia.FieldErrors
