@@ -220,3 +220,13 @@ func boolQuery(c echo.Context, name string) (bool, error) {
 	fe.Add(name, "must be true or false")
 	return false, fe.Err()
 }
+
+// dryRunOr is preview where the request asks for a dry run (dry_run=true),
+// else real: the one way a write handler picks what it calls.
+func dryRunOr[F any](c echo.Context, real, preview F) (F, error) {
+	dryRun, err := boolQuery(c, "dry_run")
+	if err != nil || !dryRun {
+		return real, err
+	}
+	return preview, nil
+}

@@ -287,13 +287,9 @@ func (h sandboxesHandler) patch(c echo.Context) error {
 	if err := decodeJSON(body, new(json.RawMessage)); err != nil {
 		return err
 	}
-	dryRun, err := boolQuery(c, "dry_run")
+	patch, err := dryRunOr(c, h.svc.Patch, h.svc.PreviewPatch)
 	if err != nil {
 		return err
-	}
-	patch := h.svc.Patch
-	if dryRun {
-		patch = h.svc.PreviewPatch
 	}
 	sb, err := patch(c.Request().Context(), actor(c).Workspace.ID, id, body, ifMatch(c))
 	if err != nil {

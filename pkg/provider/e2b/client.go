@@ -62,35 +62,25 @@ func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 
 // Probe looks the template up: a call that needs a valid key, and one
 // that tells a template the key cannot create sandboxes from, which every
-// run would otherwise fail on.
+// run would otherwise fail on. It is looked up by alias, then by id
+// (GET /templates/{templateID}): an alias unknown may still be a
+// template's id.
 func (c *Client) Probe(ctx context.Context) error {
 	const op = "probe"
-	a, err := c.caller.Do(ctx, provider.Call{Op: op, Method: http.MethodGet, URL: c.api + "/templates/aliases/" + url.PathEscape(c.cfg.Template)})
-	switch {
-	case err != nil:
-		return err
-	case a.OK():
-		return nil
-	case a.Status == http.StatusNotFound || a.Status == http.StatusForbidden && !badKey(a.Body):
-		// An alias unknown may still be a template's id: its builds say.
-		return c.probeTemplateID(ctx)
+	var unknown provider.Answer
+	for _, path := range []string{"/templates/aliases/", "/templates/"} {
+		a, err := c.caller.Do(ctx, provider.Call{Op: op, Method: http.MethodGet, URL: c.api + path + url.PathEscape(c.cfg.Template)})
+		switch {
+		case err != nil:
+			return err
+		case a.OK():
+			return nil
+		case a.Status != http.StatusNotFound && (a.Status != http.StatusForbidden || badKey(a.Body)):
+			return c.caller.Refusal(op, a)
+		}
+		unknown = a
 	}
-	return c.caller.Refusal(op, a)
-}
-
-// probeTemplateID looks the template up by id (GET /templates/{templateID}).
-func (c *Client) probeTemplateID(ctx context.Context) error {
-	const op = "probe"
-	a, err := c.caller.Do(ctx, provider.Call{Op: op, Method: http.MethodGet, URL: c.api + "/templates/" + url.PathEscape(c.cfg.Template)})
-	switch {
-	case err != nil:
-		return err
-	case a.OK():
-		return nil
-	case a.Status == http.StatusNotFound || a.Status == http.StatusForbidden && !badKey(a.Body):
-		return failure(provider.ErrInvalidConfig, op, "template %q: %s", c.cfg.Template, words(a))
-	}
-	return c.caller.Refusal(op, a)
+	return failure(provider.ErrInvalidConfig, op, "template %q: %s", c.cfg.Template, words(unknown))
 }
 
 // Persist does nothing: an E2B sandbox keeps its files while paused.
