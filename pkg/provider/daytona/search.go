@@ -2,7 +2,6 @@ package daytona
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,8 +14,8 @@ import (
 // daemon walks the folder with Go's filepath.Walk (symlinks not followed,
 // a folder it cannot read skipped) and answers each path it visits, root
 // first (SearchFiles in Daytona's apps/daemon/pkg/toolbox/fs/search_files.go).
-// It takes no limit: the whole tree is walked, and the first limit paths
-// after root are kept. A daemon without the route (gin's bare 404) is
+// It takes no limit: the daemon walks the whole tree; of its answer, no
+// more than the first limit paths after root are read. A daemon without the route (gin's bare 404) is
 // ErrUnsupported. Measured against the walk in docs/benchmarks.md.
 //
 // grep and edit keep their commands: the daemon's GET /files/find reads a
@@ -29,7 +28,7 @@ import (
 func (c *Client) ListTree(ctx context.Context, inst provider.Instance, root string, limit int) ([]string, bool, error) {
 	const op = "list tree"
 	ans, err := c.toolbox(ctx, inst, toolboxCall{op: op, method: http.MethodGet, path: "/files/search",
-		query: url.Values{"path": {root}, "pattern": {"*"}}})
+		query: url.Values{"path": {root}, "pattern": {"*"}}, stream: true})
 	switch {
 	case err != nil:
 		return nil, false, err
@@ -38,15 +37,16 @@ func (c *Client) ListTree(ctx context.Context, inst provider.Instance, root stri
 	case ans.Status != http.StatusOK:
 		return nil, false, toolboxError(op, ans)
 	}
-	var found struct {
-		Files []string `json:"files"`
-	}
-	if err := json.Unmarshal(ans.Body, &found); err != nil {
-		return nil, false, failure(provider.ErrFailed, op, "the answer is not a list of files: %.200s", string(ans.Body))
+	defer ans.Stream.Close()
+	// root first, then at most limit paths and one to tell there were more:
+	// no more of the answer is read.
+	found, err := provider.DecodeArray[string](ans.Stream, "files", limit+2)
+	if err != nil {
+		return nil, false, failure(provider.ErrFailed, op, "%s: reading the list: %s", root, err)
 	}
 	prefix := strings.TrimSuffix(root, "/") + "/"
-	paths := make([]string, 0, min(len(found.Files), limit))
-	for _, p := range found.Files {
+	paths := make([]string, 0, min(len(found), limit))
+	for _, p := range found {
 		if !strings.HasPrefix(p, prefix) {
 			continue // root itself
 		}
