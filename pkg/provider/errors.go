@@ -45,6 +45,10 @@ type Error struct {
 	Provider string // "opensandbox", …
 	Op       string // what we asked: "create", "execute", …
 	Message  string // what the provider said (its code and message), safe to show
+	// Field is the setting of the sandbox's config the provider refused, by
+	// its JSON key ("network"), when the refusal is of one setting
+	// (ErrInvalidConfig); "" otherwise.
+	Field string
 	// RetryAfter is how long to wait before trying again (ErrBusy,
 	// ErrRateLimited).
 	RetryAfter time.Duration
@@ -62,6 +66,16 @@ func (e *Error) Unwrap() error { return e.Kind }
 // Errorf returns an *Error of the given kind.
 func Errorf(kind error, provider, op, format string, args ...any) *Error {
 	return &Error{Kind: kind, Provider: provider, Op: op, Message: fmt.Sprintf(format, args...)}
+}
+
+// RefusedField returns the config setting err refuses, by its JSON key,
+// when err is a provider's refusal of one setting; "" otherwise.
+func RefusedField(err error) string {
+	var pe *Error
+	if errors.As(err, &pe) && errors.Is(pe.Kind, ErrInvalidConfig) {
+		return pe.Field
+	}
+	return ""
 }
 
 // Reason sorts an error for people: "network", "auth", "config", "quota" or "provider".

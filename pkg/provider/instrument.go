@@ -138,6 +138,19 @@ func (i instrumented) Relabel(ctx context.Context, inst Instance, l Labels) erro
 	return err
 }
 
+// ListTree lists a tree in one call, where the provider can
+// (TreeLister); ErrUnsupported where it cannot, for the caller to walk.
+func (i instrumented) ListTree(ctx context.Context, inst Instance, root string, limit int) ([]string, bool, error) {
+	l, ok := i.c.(TreeLister)
+	if !ok {
+		return nil, false, Errorf(ErrUnsupported, i.provider, "list tree", "trees are walked")
+	}
+	start := time.Now()
+	paths, truncated, err := l.ListTree(ctx, inst, root, limit)
+	i.observe("list tree", start, &err)
+	return paths, truncated, err
+}
+
 func (i instrumented) Probe(ctx context.Context) error {
 	start := time.Now()
 	err := i.c.Probe(ctx)

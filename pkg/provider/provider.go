@@ -179,6 +179,17 @@ type FileInfo struct {
 	ModifiedAt time.Time
 }
 
+// TreeLister is a client whose provider lists every path under a folder
+// in one call, cheaper than a command that walks it (glob's walk), with
+// the same answer: folders, files and hidden ones, symlinks not followed,
+// a folder it cannot read left out.
+type TreeLister interface {
+	// ListTree returns the paths under root, root itself not among them,
+	// in any order, at most limit of them, and whether any were left out.
+	// ErrUnsupported: this instance's provider cannot, walk instead.
+	ListTree(ctx context.Context, inst Instance, root string, limit int) (paths []string, truncated bool, err error)
+}
+
 // SaveChecker is a client that can tell, when a sandbox is saved, what
 // only its provider knows of the sandbox's config: a template or image it
 // does not have, say.

@@ -16,6 +16,9 @@ func unavailable(sb auxilia.Sandbox, err error) error {
 	if errors.As(err, &pe) && errors.Is(err, provider.ErrRateLimited) {
 		return rateLimited(sb, pe)
 	}
+	if field := provider.RefusedField(err); field != "" {
+		return refusedSetting(sb, field, pe)
+	}
 	return unavailableBecause(sb, provider.Reason(err), reasonText(err))
 }
 
@@ -27,6 +30,18 @@ func unusable(sb auxilia.Sandbox, err error) error {
 		return unavailableBecause(sb, provider.Reason(err), pe.Message)
 	}
 	return err
+}
+
+// refusedSetting is the problem a run start answers when the provider
+// refused one setting of its sandbox's config: a field error on that
+// setting (config.<key>), in the provider's words, since only changing the
+// sandbox's settings helps.
+func refusedSetting(sb auxilia.Sandbox, field string, pe *provider.Error) error {
+	var fe auxilia.FieldErrors
+	fe.Add("config."+field, "%s", pe.Message)
+	e := fe.Err().(*auxilia.Error)
+	e.Message = fmt.Sprintf("Sandbox '%s' cannot be used as configured: %s refused its setting config.%s; change it in the sandbox's settings.", sb.Name, pe.Provider, field)
+	return e.With("sandbox_id", sb.ID).With("sandbox_name", sb.Name)
 }
 
 // busy is the problem a tool call answers when the provider refused it for

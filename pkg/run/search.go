@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"path"
 	"sort"
 	"strconv"
@@ -63,24 +64,70 @@ func (s *Service) Glob(ctx context.Context, workspaceID, runID string, in GlobIn
 	if err != nil {
 		return GlobResult{}, err
 	}
-	// The walk runs on every provider. OpenSandbox's execd has two routes
-	// that could stand in for it, and neither keeps glob's answer and bounds:
-	// GET /files/search answers files only, never a folder the pattern
-	// names, matching the pattern against each file's name rather than its
-	// path; GET /directories/list with a depth answers every path, but
-	// describes each (a stat and an owner lookup) and walks the whole tree
-	// before it answers, with no limit and after the caller has left, where
-	// find stops at maxGlobScanned. Measured on its fake, the listing is far
-	// faster on 200 files and slower on 10,000 (docs/benchmarks.md).
-	cmd := "find " + shell.Quote(root) + " -mindepth 1 -name " + skippedDir + " -type d -prune -o -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned+1)
-	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
+	paths, truncated, err := s.listTree(ctx, c, root)
 	if err != nil {
 		return GlobResult{}, s.providerError(c, err)
 	}
-	paths, truncated := searchLines(res, maxGlobScanned)
 	out := matchPaths(ctx, newGlob(strings.TrimPrefix(pattern, "/")), paths, root, path.IsAbs(pattern))
 	out.Truncated = out.Truncated || truncated
 	return out, nil
+}
+
+// listTree returns every path under root that glob looks at, at most
+// maxGlobScanned, and whether some were left out: in one call where the
+// provider lists a tree (provider.TreeLister: Daytona's /files/search),
+// else with a walk, find through a command. OpenSandbox's execd has two
+// routes that could stand in for the walk, and neither keeps glob's answer
+// and bounds: GET /files/search answers files only, never a folder the
+// pattern names, matching the pattern against each file's name rather
+// than its path; GET /directories/list with a depth answers every path,
+// but describes each (a stat and an owner lookup) and walks the whole tree
+// before it answers, with no limit and after the caller has left, where
+// find stops at maxGlobScanned. Measured on its fake, the listing is far
+// faster on 200 files and slower on 10,000 (docs/benchmarks.md).
+// Daytona's listing walks the whole tree too, but describes nothing and
+// was faster than the walk at both sizes.
+func (s *Service) listTree(ctx context.Context, c *call, root string) ([]string, bool, error) {
+	if lister, ok := c.client.(provider.TreeLister); ok {
+		paths, truncated, err := lister.ListTree(ctx, c.instance, root, maxGlobListed)
+		if !errors.Is(err, provider.ErrUnsupported) {
+			if err != nil {
+				return nil, false, err
+			}
+			kept, cut := withoutSkipped(paths, root, maxGlobScanned)
+			return kept, truncated || cut, nil
+		}
+	}
+	cmd := "find " + shell.Quote(root) + " -mindepth 1 -name " + skippedDir + " -type d -prune -o -print 2>/dev/null | head -n " + strconv.Itoa(maxGlobScanned+1)
+	res, err := c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: cmd, Timeout: searchTimeout, OutputLimit: maxSearchOutput})
+	if err != nil {
+		return nil, false, err
+	}
+	paths, truncated := searchLines(res, maxGlobScanned)
+	return paths, truncated, nil
+}
+
+// maxGlobListed bounds what a provider's listing hands on: the paths glob
+// looks at and the skippedDir contents a listing does not leave out.
+const maxGlobListed = 4 * maxGlobScanned
+
+// withoutSkipped drops from a listing what find's prune leaves out: the
+// skippedDir folders below root and what they hold (a file of that name
+// too: a listing does not tell folders apart), keeping at most most paths.
+func withoutSkipped(paths []string, root string, most int) ([]string, bool) {
+	prefix := strings.TrimSuffix(root, "/") + "/"
+	kept := make([]string, 0, min(len(paths), most))
+	for _, p := range paths {
+		rel := strings.TrimPrefix(p, prefix)
+		if rel == skippedDir || strings.HasPrefix(rel, skippedDir+"/") || strings.Contains(rel, "/"+skippedDir+"/") || strings.HasSuffix(rel, "/"+skippedDir) {
+			continue
+		}
+		if len(kept) == most {
+			return kept, true
+		}
+		kept = append(kept, p)
+	}
+	return kept, false
 }
 
 // matchPaths keeps the paths under root that g matches, up to
@@ -132,7 +179,9 @@ type GrepResult struct {
 // in.Path) that contain in.Pattern, taken literally.
 //
 // It runs grep on every provider: OpenSandbox's execd has no search of
-// files' contents (its GET /files/search matches names only).
+// files' contents (its GET /files/search matches names only), and
+// Daytona's GET /files/find answers otherwise than grep (see the Daytona
+// client's ListTree).
 func (s *Service) Grep(ctx context.Context, workspaceID, runID string, in GrepInput, approved bool) (GrepResult, error) {
 	pattern, dir := in.Pattern, in.Path
 	if err := checkPattern(pattern); err != nil {

@@ -23,7 +23,11 @@ type capture struct {
 	open, close string // around each line of stderr in the output file
 	end         string // written after the shell's own stderr: the marking may stop
 	fin         string // ends a streamed output, before the command's exit code
-	send        int    // bytes of the output file sent back at most
+	// marker is the variable the command's shell starts with, and so all
+	// it starts (unless they clear their environment): by it, an
+	// interrupt finds what left the command's process group.
+	marker string
+	send   int // bytes of the output file sent back at most
 }
 
 func newCapture(outputLimit int) capture {
@@ -38,6 +42,7 @@ func newCapture(outputLimit int) capture {
 		end:   "<<end:" + tag + ">>",
 		fin:   "<<fin:" + tag + ">>",
 	}
+	cp.marker = markerVar + "=" + randomID()
 	// A byte of output takes at most this much of the file (a one-byte line
 	// of stderr with its markers), so sending this much is always enough to
 	// fill the limit and tell that it was passed.
@@ -68,7 +73,7 @@ func (cp capture) script(command string) string {
 	b.WriteString(cp.pickShell())
 	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && mkfifo \"$d/done\" \"$d/stop\"; then\n", q)
 	fmt.Fprintf(&b, "{ read -r _ <\"$d/stop\" && kill -9 0; } </dev/null >/dev/null 2>&1 &\nw=$!\n")
-	fmt.Fprintf(&b, "{ { \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; echo >\"$d/done\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n", cp.end, mark)
+	fmt.Fprintf(&b, "{ { %s \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; echo >\"$d/done\"; cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n", cp.marker, cp.end, mark)
 	fmt.Fprintf(&b, "read -r _ <\"$d/done\"\nkill \"$w\" 2>/dev/null\n")
 	fmt.Fprintf(&b, "s=$(cat \"$d/status\" 2>/dev/null)\nhead -c %d \"$d/out\"\nrm -rf \"$d\"\nexit \"${s:-125}\"\nfi\n", cp.send)
 	fmt.Fprintf(&b, "rm -rf \"$d\" 2>/dev/null\n\"$x\" -c %s </dev/null 2>&1\n", q)
@@ -92,13 +97,30 @@ func (cp capture) collectScript() string {
 	return fmt.Sprintf("head -c %d %s 2>/dev/null; rm -rf %s\n", cp.send, shell.Quote(cp.outputFile()), shell.Quote(cp.dir))
 }
 
-// stopScript interrupts the command: it writes a line to the stop pipe,
-// opened for reading and writing so as never to block (when the command
-// has ended, nobody reads it), then removes the folder.
+// stopScript interrupts the command: it kills the process group the
+// command's shell was started in with setsid, whose leader wrote its pid
+// to the folder (a streamed command's; the daemon's delete does not reach
+// it once its parents are gone), writes a line to the stop pipe, opened
+// for reading and writing so as never to block (when the command has
+// ended, nobody reads it), kills what still carries the command's marker
+// (jobs that made sessions or groups of their own), and removes the
+// folder. The marked are stopped before they are killed, and looked for
+// again, so that none forks away in between.
 func (cp capture) stopScript() string {
 	d := shell.Quote(cp.dir)
-	return fmt.Sprintf("[ -p %[1]s/stop ] && { echo >&3; } 3<>%[1]s/stop\nrm -rf %[1]s\n", d)
+	var b strings.Builder
+	fmt.Fprintf(&b, "g=$(cat %[1]s/pgid 2>/dev/null) && [ -n \"$g\" ] && kill -KILL -- \"-$g\" 2>/dev/null\n", d)
+	fmt.Fprintf(&b, "[ -p %[1]s/stop ] && { echo >&3; } 3<>%[1]s/stop\n", d)
+	fmt.Fprintf(&b, "m=%s\ni=0\nwhile [ \"$i\" -lt 10 ]; do\ni=$((i + 1)) f=\n", shell.Quote(cp.marker))
+	b.WriteString("for e in /proc/[0-9]*/environ; do\np=${e#/proc/} p=${p%/environ}\n[ \"$p\" = \"$$\" ] && continue\n")
+	b.WriteString("tr '\\000' '\\n' <\"$e\" 2>/dev/null | grep -qxF \"$m\" && kill -STOP \"$p\" 2>/dev/null && f=\"$f $p\"\ndone\n")
+	b.WriteString("[ -z \"$f\" ] && break\nkill -KILL $f 2>/dev/null\ndone\n")
+	fmt.Fprintf(&b, "rm -rf %s\n", d)
+	return b.String()
 }
+
+// markerVar names the variable that marks a command's processes.
+const markerVar = "AUXILIA_COMMAND"
 
 // segment is a run of output from one stream.
 type segment struct {

@@ -75,8 +75,10 @@ func (c *Client) createSandbox(ctx context.Context, op string, body []byte, crea
 	case overQuota(ans):
 		return sandbox{}, c.controlPlaneError(op, ans)
 	case networkRestricted(ans):
-		return sandbox{}, failure(provider.ErrInvalidConfig, op,
+		refusal := failure(provider.ErrInvalidConfig, op,
 			"network: this Daytona organisation may not set a sandbox's network (its tier limits egress for all its sandboxes); remove the sandbox's network settings: %s", describe(ans))
+		refusal.Field = "network"
+		return sandbox{}, refusal
 	case ans.Status == http.StatusBadRequest || ans.Status == http.StatusNotFound || ans.Status == http.StatusUnprocessableEntity:
 		// A snapshot or target Daytona does not know, …
 		return sandbox{}, failure(provider.ErrInvalidConfig, op, "%s", describe(ans))

@@ -101,6 +101,8 @@ func TestNetworkRestrictedByTheTierIsRefusedOnNetwork(t *testing.T) {
 	var pe *provider.Error
 	require.ErrorAs(t, err, &pe)
 	assert.True(t, strings.HasPrefix(pe.Message, "network: "), "names the setting: %q", pe.Message)
+	assert.Equal(t, "network", pe.Field, "carries the setting for a field error")
+	assert.Equal(t, "network", provider.RefusedField(err))
 	assert.Contains(t, pe.Message, "Network access is restricted and cannot be overridden at the sandbox level")
 	assert.Equal(t, 1, fake.Calls(daytonatest.OpCreateSandbox), "a refusal is not asked again")
 	assert.Empty(t, fake.Sandboxes())

@@ -29,8 +29,10 @@ var errNoSessions = errors.New("the daemon has no sessions")
 // streamScript), so it needs no call of its own, and the follow is left as
 // soon as it has come, without the second the daemon waits before it
 // closes the stream. The output reaches req.OnOutput as the daemon streams
-// it. At the timeout, or when the caller gives up, the session is deleted,
-// which kills the command.
+// it. At the timeout, or when the caller gives up, the command is
+// interrupted (its group and all it marked are killed) and the session
+// deleted: the delete alone does not reach a command in a session of its
+// own.
 func (c *Client) executeInSession(ctx context.Context, inst provider.Instance, req provider.ExecRequest, timeout time.Duration) (provider.ExecResult, error) {
 	const op = "execute"
 	session := "auxilia-" + randomID()
@@ -51,10 +53,10 @@ func (c *Client) executeInSession(ctx context.Context, inst provider.Instance, r
 	}
 	finished := false
 	defer func() {
-		c.deleteSession(base, inst, session)
-		if !finished { // killed mid-way, if it started: its folder is left behind
+		if !finished { // killed mid-way, if it started: the session's delete does not reach it
 			c.interrupt(inst, cp)
 		}
+		c.deleteSession(base, inst, session)
 	}()
 
 	began := time.Now()

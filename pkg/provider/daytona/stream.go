@@ -28,9 +28,11 @@ const relayPause = "0.05"
 // jobs it leaves, run in sessions of their own where setsid exists, so that
 // such jobs outlive the daemon's session, which is deleted once the command
 // is over (the daemon kills the session's process group and its shell's
-// descendants, which they no longer are); a command interrupted while
-// running is killed with all it started, which the daemon reaches through
-// their parents. A sandbox where the folder cannot be made runs the command
+// descendants, which they no longer are). So a command interrupted while
+// running is not the daemon's to kill: its shell writes the pid of its
+// group (its own, made by setsid) to the folder, carries a marker in its
+// environment that all it starts inherits, and stopScript kills the group
+// and the marked. A sandbox where the folder cannot be made runs the command
 // plainly, stderr with stdout, and ends the same way. A session has no
 // working folder of its own: the script goes to dir first.
 func (cp capture) streamScript(command, dir string) string {
@@ -40,8 +42,8 @@ func (cp capture) streamScript(command, dir string) string {
 	b.WriteString(cp.pickShell())
 	b.WriteString("j=\ncommand -v setsid >/dev/null 2>&1 && j=setsid\n")
 	fmt.Fprintf(&b, "if mkdir -m 700 \"$d\" 2>/dev/null && printf '%%s' %s >\"$d/cmd\" && : >\"$d/out\"; then\n", q)
-	fmt.Fprintf(&b, "{ { $j \"$x\" \"$d/cmd\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; f=%s$(cat \"$d/status\" 2>/dev/null); printf '%%s\\n' \"$f\"; printf '%%s\\n' \"$f\" >\"$d/fin\"; $j cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n",
-		cp.end, cp.markStderr(), shell.Quote(cp.fin))
+	fmt.Fprintf(&b, "{ { %s $j \"$x\" -c 'echo \"$$\" >\"$1/pgid\"; exec \"$0\" \"$1/cmd\"' \"$x\" \"$d\" </dev/null 2>&1 >&3 3>&-; echo \"$?\" >\"$d/status\"; echo '%s'; } | { %s; f=%s$(cat \"$d/status\" 2>/dev/null); printf '%%s\\n' \"$f\"; printf '%%s\\n' \"$f\" >\"$d/fin\"; $j cat >/dev/null; } >&3 3>&-; } 3>>\"$d/out\" </dev/null >/dev/null 2>&1 &\n",
+		cp.marker, cp.end, cp.markStderr(), shell.Quote(cp.fin))
 	fmt.Fprintf(&b, "n=0 p=\nwhile :; do\nif IFS= read -r l; then\nl=$p$l p=\ncase $l in *'%s'*) printf '%%s\\n' \"$l\"; break;; esac\n", cp.fin)
 	b.WriteString("printf '%s\\n' \"$l\"\nn=$((n + ${#l} + 1))\n")
 	fmt.Fprintf(&b, "[ \"$n\" -gt %d ] && { until [ -s \"$d/fin\" ]; do sleep %s; done; cat \"$d/fin\"; break; }\n", cp.send, relayPause)

@@ -1,10 +1,11 @@
 package daytonatest
 
 import (
-	"github.com/auxilia/sandboxes/pkg/shell"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // argvDaemonVersion is the version the fake reports with Options.ArgvCommands.

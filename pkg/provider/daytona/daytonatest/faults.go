@@ -34,6 +34,9 @@ const (
 	OpUploadFile     = "UploadFile"
 	OpCreateFolder   = "CreateFolder"
 	OpDeleteFile     = "DeleteFile"
+	OpSearchFiles    = "SearchFiles"
+	OpFindInFiles    = "FindInFiles"
+	OpReplaceInFiles = "ReplaceInFiles"
 
 	OpCreateSession         = "CreateSession"
 	OpSessionExecuteCommand = "SessionExecuteCommand"

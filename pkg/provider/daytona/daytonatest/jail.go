@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/shell"
@@ -82,22 +88,6 @@ func (b sandboxBox) isDir(p string) bool {
 	return false
 }
 
-// drainOutput holds a command's end until no other process in the jail
-// holds its output. The daemon answers only when its shell's output is
-// drained, so a job left in the background with the output open holds the
-// command to its timeout (cmd.Wait in Daytona's
-// apps/daemon/pkg/toolbox/process/execute.go); the jail ends with its
-// shell, so the shell waits for those holders itself. The jail's own init
-// (pid 1) is not one.
-const drainOutput = `p=$(readlink /proc/$$/fd/1)
-exec >/dev/null 2>&1
-case $p in pipe:*)
-	n=${p#pipe:?}; n=${n%?}
-	while find /proc/[0-9]*/fd -maxdepth 1 -lname "pipe:?$n?" ! -path "/proc/1/*" ! -path "/proc/$$/*" | grep -q .; do
-		sleep 0.05
-	done
-esac`
-
 // ran is how a command ended, as the daemon reports it.
 type ran struct {
 	exitCode int
@@ -105,7 +95,14 @@ type ran struct {
 	timedOut bool
 }
 
-// run runs a command in the sandbox's jail, in cwd, with its timeout.
+// run runs a command in the sandbox's jail, in cwd, with its timeout, as
+// the daemon's /process/execute does (ExecuteCommand in Daytona's
+// apps/daemon/pkg/toolbox/process/execute.go): a shell in a process group
+// of its own, stdout and stderr into one buffer, the group killed at the
+// timeout, and the answer once the shell has ended and nothing holds its
+// output any more (cmd.Wait), so that a job left in the background with
+// the output open holds the command, past its timeout when it left the
+// group.
 func (s *Server) run(ctx context.Context, box sandboxBox, req executeRequest) ran {
 	cwd := WorkDir
 	if req.Cwd != nil && *req.Cwd != "" {
@@ -125,6 +122,10 @@ func (s *Server) run(ctx context.Context, box sandboxBox, req executeRequest) ra
 		}
 		text = argvScript(args)
 	}
+	j, err := s.sandboxJail(box)
+	if err != nil {
+		return ran{exitCode: -1, output: err.Error()}
+	}
 	script, err := os.CreateTemp(scriptsHost(box), "cmd-*.sh")
 	if err != nil {
 		return ran{exitCode: -1, output: err.Error()}
@@ -136,28 +137,81 @@ func (s *Server) run(ctx context.Context, box sandboxBox, req executeRequest) ra
 	}
 	_ = os.Chmod(script.Name(), 0o644)
 
-	var env []string
+	var start strings.Builder
+	fmt.Fprintf(&start, "cd %s || exit 1\n", shell.Quote(cwd))
 	for k, v := range req.Envs {
-		env = append(env, k+"="+v)
+		fmt.Fprintf(&start, "export %s=%s\n", k, shell.Quote(v))
 	}
-	jail := s.jail(box)
-	jail.Env = env
-	var timeout time.Duration
-	if req.Timeout != nil {
-		timeout = time.Duration(*req.Timeout) * time.Second
+	fmt.Fprintf(&start, "exec %s %s\n", jailShell, shell.Quote(path.Join(scriptsDir, filepath.Base(script.Name()))))
+	id := "x-" + uuid.NewString()
+	files := filepath.Join(j.ctl, id)
+	defer func() {
+		for _, ext := range []string{".sh", ".out", ".pid", ".code"} {
+			_ = os.Remove(files + ext)
+		}
+	}()
+	if err := os.WriteFile(files+".sh", []byte(start.String()), 0o644); err != nil {
+		return ran{exitCode: -1, output: err.Error()}
 	}
-	var out lockedBuffer
-	// One stream for stdout and stderr, in the order written, as the daemon's.
-	command := fmt.Sprintf("exec 2>&1\ncd %s || exit 1\n%s %s\ns=$?\n%s\nexit \"$s\"\n",
-		shell.Quote(cwd), jailShell, shell.Quote(path.Join(scriptsDir, filepath.Base(script.Name()))), drainOutput)
-	res, err := jail.Run(ctx, command, timeout, &out, &out)
-	switch {
-	case res.TimedOut:
+	if err := mkfifo(files + ".out"); err != nil {
+		return ran{exitCode: -1, output: err.Error()}
+	}
+	output := j.drain(files + ".out")
+	pgid, err := j.start("exec", id)
+	if err != nil {
+		return ran{exitCode: -1, output: err.Error()}
+	}
+	var timedOut atomic.Bool
+	if req.Timeout != nil && *req.Timeout > 0 {
+		timer := time.AfterFunc(time.Duration(*req.Timeout)*time.Second, func() {
+			timedOut.Store(true)
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		})
+		defer timer.Stop()
+	}
+	var out string
+	select {
+	case out = <-output:
+	case <-ctx.Done():
+		return ran{exitCode: -1, output: "the fake closed"}
+	}
+	if timedOut.Load() {
 		return ran{timedOut: true}
-	case err != nil:
-		return ran{exitCode: -1, output: out.String() + err.Error()}
 	}
-	return ran{exitCode: res.ExitCode, output: out.String()}
+	raw, err := j.await(files+".code", 5*time.Second)
+	code, cerr := strconv.Atoi(raw)
+	if err != nil || cerr != nil {
+		return ran{exitCode: -1, output: out}
+	}
+	return ran{exitCode: code, output: out}
+}
+
+// drain reads a command's output pipe to its end: until nothing holds it
+// open for writing any more. The jail's end ends it too.
+func (j *sandboxJail) drain(fifo string) <-chan string {
+	result := make(chan string, 1)
+	opened := make(chan struct{})
+	go func() {
+		select {
+		case <-opened:
+		case <-j.ctx.Done(): // nobody will write: let the open below return
+			if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
+		}
+	}()
+	go func() {
+		f, err := os.Open(fifo)
+		close(opened)
+		if err != nil {
+			result <- err.Error()
+			return
+		}
+		defer f.Close()
+		raw, _ := io.ReadAll(f)
+		result <- string(raw)
+	}()
+	return result
 }
 
 // lockedBuffer takes stdout and stderr together, from two goroutines.

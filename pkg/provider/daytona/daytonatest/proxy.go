@@ -110,6 +110,9 @@ func toolboxOp(method, sub string) string {
 		"POST /files/folder":    OpCreateFolder,
 		"DELETE /files":         OpDeleteFile,
 		"DELETE /files/":        OpDeleteFile,
+		"GET /files/search":     OpSearchFiles,
+		"GET /files/find":       OpFindInFiles,
+		"POST /files/replace":   OpReplaceInFiles,
 	}
 	if op, ok := routes[method+" "+sub]; ok {
 		return op

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 )
 
 func TestQuotaRefusesCreateAndStart(t *testing.T) {

@@ -4,9 +4,10 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 )
 
 func TestResizeRefusesWhatDaytonaRefuses(t *testing.T) {

@@ -12,13 +12,16 @@
 // Where the fake's own toolbox knowingly differs from Daytona's daemon:
 // commands run with /bin/sh (the daemon prefers zsh or bash when the image
 // has them), a command whose top-level shell is killed by signal n
-// reports 128+n (the daemon reports -1), jobs a command leaves running end
-// with it once nothing of theirs holds its output (in a container they go
-// on), and a sandbox has files only in WorkDir and /tmp. A session's
-// commands run one after the other, each in a jail of its own: what one
-// sets in the shell (its folder, its variables) is not there for the next,
-// and deleting the session kills the jail, background jobs included. A
-// PTY session's shell is bash on a real pseudo-terminal on the host, as
+// reports 128+n (the daemon reports -1), and a sandbox has files only in
+// WorkDir and /tmp. A started sandbox's processes all run in one jail, as
+// a container's do: jobs a command leaves running go on until the sandbox
+// stops, a session's shell is one shell in a process group of its own fed
+// its commands one after the other, and deleting a session does what the
+// daemon's delete does and no more (SIGTERM to the shell's group and the
+// tree below the shell, SIGKILL after a grace period, then the shell
+// itself), so that a job in a session of its own whose parent died runs
+// on. Processes lists what runs in a sandbox. A PTY session's shell is
+// bash on a real pseudo-terminal on the host, as
 // the fake's own user, started in the sandbox's folder there, with PATH,
 // HOME (the sandbox's home folder) and the session's variables alone: it
 // prints host paths, and it is not in a jail.
@@ -153,6 +156,9 @@ type Server struct {
 	// sessionRuns are the commands of sessions and the shells of PTY
 	// sessions still running, waited for by Close.
 	sessionRuns sync.WaitGroup
+	// jails are the started sandboxes' jails, by sandbox id.
+	jails   map[string]*sandboxJail
+	jailsMu sync.Mutex
 }
 
 // New starts a fake Daytona; Close stops it.
@@ -164,6 +170,7 @@ func New(opts Options) (*Server, error) {
 		snapshots: map[string]*snapshot{},
 		sessions:  map[sessionKey]*shellSession{},
 		ptys:      map[sessionKey]*ptySession{},
+		jails:     map[string]*sandboxJail{},
 	}
 	if opts.ToolboxURL != "" {
 		u, err := url.Parse(opts.ToolboxURL)

@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 )
 
 func TestMain(m *testing.M) {

@@ -3,7 +3,6 @@ package daytonatest
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -69,21 +68,21 @@ func octal(b []byte) string {
 	return out
 }
 
-// startSessionCommand writes the command's file and empty log, and has the
-// session's shell run it in the sandbox's jail once the commands before it
-// are done. done closes when it has ended or been killed.
-func (s *Server) startSessionCommand(ss *shellSession, cmdID, command string, async bool) (<-chan struct{}, error) {
+// startSessionCommand writes the command's file and empty log, and the
+// daemon's wrapper of it to the session's shell, which runs it once the
+// commands before it are done (Execute in apps/daemon/pkg/session/execute.go).
+func (s *Server) startSessionCommand(ss *shellSession, cmdID, command string, async bool) error {
 	dir := ss.commandDir(cmdID)
 	if err := makeOwnedDir(dir); err != nil {
-		return nil, fmt.Errorf("failed to create log directory: %w", err)
+		return fmt.Errorf("failed to create log directory: %w", err)
 	}
 	for name, content := range map[string]string{"output.log": "", "cmd.sh": command} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			return nil, fmt.Errorf("failed to write %s: %w", name, err)
+			return fmt.Errorf("failed to write %s: %w", name, err)
 		}
 		if err := ownByJailUser(p); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	in := path.Join(WorkDir, ".daytona", "sessions", ss.id, cmdID)
@@ -98,22 +97,12 @@ func (s *Server) startSessionCommand(ss *shellSession, cmdID, command string, as
 	s.mu.Lock()
 	ss.commands[cmdID] = command
 	s.mu.Unlock()
-	done := make(chan struct{})
-	ss.running.Add(1)
-	s.sessionRuns.Add(1)
-	go func() {
-		defer s.sessionRuns.Done()
-		defer ss.running.Done()
-		defer close(done)
-		ss.shell.Lock()
-		defer ss.shell.Unlock()
-		if ss.ctx.Err() != nil {
-			return
-		}
-		// The session's shell starts in the daemon's folder; the fake's in WorkDir.
-		_, _ = s.jail(ss.box).Run(ss.ctx, script, 0, io.Discard, io.Discard)
-	}()
-	return done, nil
+	ss.stdinMu.Lock()
+	defer ss.stdinMu.Unlock()
+	if _, err := ss.stdin.WriteString(script + "\n"); err != nil {
+		return fmt.Errorf("failed to write command: %w", err)
+	}
+	return nil
 }
 
 // stripPrefixes takes the stream prefixes out of a log, as the daemon does

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,11 +33,13 @@ type shellSession struct {
 	// ctx ends when the session is deleted or the fake closed: its commands are killed.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// shell is held by the command the session's shell runs: it reads the
-	// next only when one is done.
-	shell sync.Mutex
-	// running counts the commands started and not yet over.
-	running  sync.WaitGroup
+	// pid is the host pid of the session's shell, the leader of its
+	// process group, in the sandbox's jail.
+	pid int
+	// stdin is the shell's input, which the session's commands are written
+	// to, one at a time; the shell reads the next when one is done.
+	stdin    *os.File
+	stdinMu  sync.Mutex
 	commands map[string]string // command id → command, guarded by Server.mu
 }
 
@@ -116,6 +119,10 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, box sandb
 	}
 	ss := &shellSession{id: req.SessionID, box: box, commands: map[string]string{},
 		dir: filepath.Join(box.home, ".daytona", "sessions", req.SessionID)}
+	if err := s.startShell(ss); err != nil {
+		toolboxError(w, r, r.URL.Path, http.StatusInternalServerError, err.Error())
+		return
+	}
 	if err := makeOwnedDir(ss.dir); err != nil {
 		toolboxError(w, r, r.URL.Path, http.StatusInternalServerError, err.Error())
 		return
@@ -123,6 +130,30 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, box sandb
 	ss.ctx, ss.cancel = context.WithCancel(s.life)
 	s.sessions[key] = ss
 	w.WriteHeader(http.StatusCreated)
+}
+
+// startShell starts the session's shell in the sandbox's jail, in a
+// process group of its own, reading its commands from a pipe the fake
+// holds (Create in Daytona's apps/daemon/pkg/session/create.go).
+func (s *Server) startShell(ss *shellSession) error {
+	j, err := s.sandboxJail(ss.box)
+	if err != nil {
+		return err
+	}
+	id := "s-" + uuid.NewString()
+	fifo := filepath.Join(j.ctl, id+".in")
+	if err := mkfifo(fifo); err != nil {
+		return err
+	}
+	// Read and write, so that the open waits for no reader.
+	if ss.stdin, err = os.OpenFile(fifo, os.O_RDWR, 0); err != nil {
+		return err
+	}
+	if ss.pid, err = j.start("session", id); err != nil {
+		ss.stdin.Close()
+		return err
+	}
+	return nil
 }
 
 // session returns a sandbox's session, or nil.
@@ -161,7 +192,7 @@ func (s *Server) sessionExecute(w http.ResponseWriter, r *http.Request, box sand
 		return
 	}
 	cmdID := uuid.NewString()
-	done, err := s.startSessionCommand(ss, cmdID, req.Command, req.RunAsync || req.Async)
+	err := s.startSessionCommand(ss, cmdID, req.Command, req.RunAsync || req.Async)
 	if err != nil {
 		toolboxError(w, r, r.URL.Path, http.StatusBadRequest, "bad request: "+err.Error())
 		return
@@ -171,8 +202,12 @@ func (s *Server) sessionExecute(w http.ResponseWriter, r *http.Request, box sand
 		writeJSON(w, http.StatusAccepted, sessionExecuteAnswer{CommandID: cmdID})
 		return
 	}
-	<-done
+	// The daemon looks for the exit code every 50ms until the session ends.
 	code := ss.exitCode(cmdID)
+	for code == nil && ss.ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+		code = ss.exitCode(cmdID)
+	}
 	if code == nil {
 		defaultError(w, "failed to execute command: bad request: session cancelled")
 		return
@@ -240,9 +275,9 @@ func (ss *shellSession) exitCode(cmdID string) *int {
 	return &code
 }
 
-// deleteSession kills the session's shell and all it runs (SIGTERM, then
-// SIGKILL, to its process group and every descendant), waits for them to
-// end, removes its folder and answers 204 (Delete in
+// deleteSession ends the session's shell as the daemon does (see
+// terminateSession), and then the shell itself: what ran in a group of its own and lost its parent
+// runs on. Then it removes the session's folder and answers 204 (Delete in
 // apps/daemon/pkg/session/delete.go).
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, box sandboxBox, sessionID string) {
 	if sessionID == entrypointSession {
@@ -258,8 +293,13 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, box sandb
 		toolboxError(w, r, r.URL.Path, http.StatusNotFound, "not found: session not found")
 		return
 	}
+	terminateSession(ss.pid)
+	// The daemon's shell is an exec.CommandContext of the session's
+	// context, which it cancels next: Go kills the shell, itself alone.
 	ss.cancel()
-	ss.running.Wait()
+	_ = syscall.Kill(ss.pid, syscall.SIGKILL)
+	awaitExit(ss.pid, time.Second)
+	ss.stdin.Close()
 	_ = os.RemoveAll(ss.dir)
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -274,9 +314,11 @@ func (s *Server) endSessions(sandboxID string) {
 	for key, ss := range s.sessions {
 		if key.sandbox == sandboxID {
 			ss.cancel()
+			ss.stdin.Close()
 			delete(s.sessions, key)
 		}
 	}
+	s.endJail(sandboxID)
 }
 
 // defaultError is the daemon's answer to an error no handler sorted: a

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -111,8 +112,8 @@ func TestSessionExecuteSync(t *testing.T) {
 	assert.EqualValues(t, 4, res["exitCode"])
 }
 
-// Deleting a session kills the command it runs, and the call returns once
-// it is dead: the lock the command held is free.
+// Deleting a session kills the command it runs, which ran in the session's
+// shell itself: the lock the command held is free.
 func TestSessionDeleteKillsItsCommand(t *testing.T) {
 	fake := daytonatest.Start(t, daytonatest.Options{})
 	id := create(t, fake)["id"].(string)
@@ -127,7 +128,9 @@ func TestSessionDeleteKillsItsCommand(t *testing.T) {
 
 	status, _, _ = call(t, "DELETE", base+"/s", daytonatest.DefaultKey, "")
 	require.Equal(t, http.StatusNoContent, status)
-	assert.True(t, lockFree(t, filepath.Join(home, "lock")), "the command is dead")
+	// The shell traps TERM (the wrapper's cleanup) and is killed after; a
+	// sleep it had just started goes with the SIGTERM it got, or its 50ms.
+	require.Eventually(t, func() bool { return lockFree(t, filepath.Join(home, "lock")) }, 2*time.Second, 10*time.Millisecond, "the command is dead")
 	require.NoError(t, os.WriteFile(filepath.Join(home, "go"), nil, 0o644))
 	assert.NoFileExists(t, filepath.Join(home, "later"))
 }
@@ -182,4 +185,29 @@ func TestSessionsEndWithTheSandbox(t *testing.T) {
 	status, _, body := call(t, "POST", base+"/s/exec", daytonatest.DefaultKey, `{"command":"true"}`)
 	assert.Equal(t, http.StatusInternalServerError, status)
 	assert.Equal(t, "failed to execute command: not found: session not found", decode(t, body)["message"])
+}
+
+// Deleting a session does what the daemon's delete does and no more: the
+// shell's process group and the tree below the shell get SIGTERM. A job in
+// the group dies; one that made a session of its own and whose parent died
+// first is in neither, belongs to the sandbox's init, and runs on.
+func TestSessionDeleteLeavesWhatLeftTheShellsTree(t *testing.T) {
+	fake := daytonatest.Start(t, daytonatest.Options{})
+	id := create(t, fake)["id"].(string)
+	base := fake.ToolboxProxyURL() + "/" + id + "/process/session"
+	status, _, _ := call(t, "POST", base, daytonatest.DefaultKey, `{"sessionId":"s"}`)
+	require.Equal(t, http.StatusCreated, status)
+	status, _, body := call(t, "POST", base+"/s/exec", daytonatest.DefaultKey,
+		`{"command":"sleep 1717 & sh -c 'setsid sleep 1718 &'; touch started; sleep 1719","runAsync":true}`)
+	require.Equal(t, http.StatusAccepted, status, "%s", body)
+	waitForFile(t, filepath.Join(fake.HomeDir(id), "started"))
+	running := func(cmd string) bool { return slices.Contains(fake.Processes(id), cmd) }
+	require.Eventually(t, func() bool { return running("sleep 1717") && running("sleep 1718") && running("sleep 1719") },
+		5*time.Second, 10*time.Millisecond, "%q", fake.Processes(id))
+
+	status, _, _ = call(t, "DELETE", base+"/s", daytonatest.DefaultKey, "")
+	require.Equal(t, http.StatusNoContent, status)
+	require.Eventually(t, func() bool { return !running("sleep 1717") && !running("sleep 1719") },
+		5*time.Second, 10*time.Millisecond, "the group and the tree die: %q", fake.Processes(id))
+	assert.True(t, running("sleep 1718"), "the orphan in a session of its own runs on: %q", fake.Processes(id))
 }

@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 )
 
 // A snapshot of a sandbox: answered with the sandbox snapshotting, found

@@ -34,6 +34,12 @@ func (s *Server) serveToolbox(w http.ResponseWriter, r *http.Request, op, sub st
 		createFolder(w, r, box)
 	case OpDeleteFile:
 		deleteFile(w, r, box)
+	case OpSearchFiles:
+		searchFiles(w, r, box)
+	case OpFindInFiles:
+		findInFiles(w, r, box)
+	case OpReplaceInFiles:
+		replaceInFiles(w, r, box)
 	case OpCreateSession, OpSessionExecuteCommand, OpGetSessionCommand, OpGetSessionCommandLogs, OpDeleteSession:
 		s.serveSession(w, r, sub, box)
 	case OpCreatePtySession, OpListPtySessions, OpGetPtySession, OpDeletePtySession, OpConnectPtySession, OpResizePtySession:
