@@ -1,0 +1,108 @@
+package api_test
+
+import (
+	"context"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
+	"github.com/auxilia/sandboxes/pkg/run"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// networkProvider is one provider with its fake, for the tests of edited
+// network rules reaching live instances.
+type networkProvider struct {
+	// sandbox is the registration, without name or network.
+	sandbox func() map[string]any
+	// first is the network the sandbox starts with, second its edit.
+	first, second map[string]any
+	// enforced is what the fake's instance ref enforces now.
+	enforced func(t *testing.T, ref string) any
+	// wantFirst and wantSecond are enforced's answer under each network.
+	wantFirst, wantSecond any
+}
+
+// networkUpdates runs the common story: two threads, one running and one
+// paused; a dry run applies nothing; the edit reaches the running instance
+// at once, and the paused one when it resumes.
+func networkUpdates(t *testing.T, e *env, clock *movedClock, p networkProvider) {
+	ctx := context.Background()
+	fields := p.sandbox()
+	config := map[string]any{"idle_minutes": 1, "network": p.first}
+	if own, ok := fields["config"].(map[string]any); ok {
+		maps.Copy(config, own)
+	}
+	fields["name"], fields["config"] = "Filtered", config
+	r := e.send("POST", "/api/v1/sandboxes", e.admin, fields)
+	require.Equal(t, 201, r.StatusCode, "%s", r.body)
+	sandboxID := r.json(t)["id"].(string)
+	agent := e.createAgent("Filtered")["id"].(string)
+	r = e.send("PUT", "/api/v1/agents/"+agent+"/sandbox", e.member, map[string]any{"sandbox_id": sandboxID, "tools": allAllowed})
+	require.Equal(t, 200, r.StatusCode, "%s", r.body)
+	start := func(thread string) string {
+		r := e.send("POST", "/api/v1/agents/"+agent+"/threads/"+thread+"/runs", e.member, nil)
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		return r.json(t)["sandbox"].(map[string]any)["instance_id"].(string)
+	}
+
+	sleeper := start("sleeper")
+	clock.moveOn(2 * time.Minute)
+	_, err := e.app.Runs.Idle(ctx)
+	require.NoError(t, err)
+	th := e.call("GET", "/api/v1/agents/"+agent+"/threads/sleeper", e.member, nil).json(t)
+	require.Equal(t, "paused", th["state"])
+	awake := start("awake")
+	assert.Equal(t, p.wantFirst, p.enforced(t, awake))
+
+	edit := map[string]any{"config": map[string]any{"network": p.second}}
+	dry := e.call("PATCH", "/api/v1/sandboxes/"+sandboxID+"?dry_run=true", e.admin, edit)
+	require.Equal(t, 200, dry.StatusCode, "%s", dry.body)
+	assert.NotContains(t, dry.json(t), "network_update", "a dry run applies nothing")
+	assert.Equal(t, p.wantFirst, p.enforced(t, awake))
+
+	saved := e.call("PATCH", "/api/v1/sandboxes/"+sandboxID, e.admin, edit)
+	require.Equal(t, 200, saved.StatusCode, "%s", saved.body)
+	got := map[string]map[string]any{}
+	for _, i := range saved.json(t)["network_update"].(map[string]any)["instances"].([]any) {
+		got[i.(map[string]any)["instance_id"].(string)] = i.(map[string]any)
+	}
+	require.Len(t, got, 2)
+	assert.Equal(t, run.NetworkApplied, got[awake]["outcome"], "%v", got[awake])
+	assert.Equal(t, run.NetworkNextStart, got[sleeper]["outcome"])
+	assert.Contains(t, got[sleeper]["reason"], "paused")
+	assert.Equal(t, p.wantSecond, p.enforced(t, awake), "the running instance enforces the edit")
+
+	audit := e.call("GET", "/api/v1/audit?action=sandbox.network", e.admin, nil).json(t)["items"].([]any)
+	require.Len(t, audit, 1)
+	assert.Contains(t, audit[0].(map[string]any)["detail"], "1 instances applied, 1 on next start, 0 failed")
+
+	again := e.call("PATCH", "/api/v1/sandboxes/"+sandboxID, e.admin, map[string]any{"description": "same rules"})
+	require.Equal(t, 200, again.StatusCode, "%s", again.body)
+	assert.NotContains(t, again.json(t), "network_update", "an edit that leaves the rules applies nothing")
+
+	assert.Equal(t, sleeper, start("sleeper"), "resumed, not replaced")
+	assert.Equal(t, p.wantSecond, p.enforced(t, sleeper), "the paused instance takes the edit as it resumes")
+}
+
+func TestNetworkEditsReachLiveInstancesOnOpenSandbox(t *testing.T) {
+	clock := &movedClock{}
+	eachDB(t, func(t *testing.T, e *env) {
+		fake := opensandboxtest.New(t, opensandboxtest.Options{})
+		networkUpdates(t, e, clock, networkProvider{
+			sandbox: func() map[string]any { return map[string]any{"provider": "opensandbox", "url": fake.URL} },
+			first:   map[string]any{"default": "deny", "allow": []string{"pypi.org"}, "deny": []string{}},
+			second:  map[string]any{"default": "deny", "allow": []string{"example.com"}, "deny": []string{"bad.example.com"}},
+			enforced: func(t *testing.T, ref string) any {
+				pol, ok := fake.Policy(ref)
+				require.True(t, ok, "instance %s has an egress sidecar", ref)
+				return pol
+			},
+			wantFirst: opensandboxtest.NetworkPolicy{DefaultAction: "deny", Egress: []opensandboxtest.NetworkRule{{Action: "allow", Target: "pypi.org"}}},
+			wantSecond: opensandboxtest.NetworkPolicy{DefaultAction: "deny", Egress: []opensandboxtest.NetworkRule{
+				{Action: "deny", Target: "bad.example.com"}, {Action: "allow", Target: "example.com"}}},
+		})
+	}, func(o *options) { o.run.Clock = clock.now })
+}
