@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/stretchr/testify/assert"
@@ -103,6 +104,29 @@ func TestNetworkEditsReachLiveInstancesOnOpenSandbox(t *testing.T) {
 			wantFirst: opensandboxtest.NetworkPolicy{DefaultAction: "deny", Egress: []opensandboxtest.NetworkRule{{Action: "allow", Target: "pypi.org"}}},
 			wantSecond: opensandboxtest.NetworkPolicy{DefaultAction: "deny", Egress: []opensandboxtest.NetworkRule{
 				{Action: "deny", Target: "bad.example.com"}, {Action: "allow", Target: "example.com"}}},
+		})
+	}, func(o *options) { o.run.Clock = clock.now })
+}
+
+func TestNetworkEditsReachLiveInstancesOnDaytona(t *testing.T) {
+	clock := &movedClock{}
+	eachDB(t, func(t *testing.T, e *env) {
+		fake, err := daytonatest.New(daytonatest.Options{})
+		require.NoError(t, err)
+		t.Cleanup(fake.Close)
+		networkUpdates(t, e, clock, networkProvider{
+			sandbox: func() map[string]any {
+				return map[string]any{"provider": "daytona", "url": fake.URL(), "secret": daytonatest.DefaultKey}
+			},
+			first:  map[string]any{"default": "deny", "allow": []string{"198.51.100.0/24"}, "deny": []string{}},
+			second: map[string]any{"default": "deny", "allow": []string{"203.0.113.7", "192.0.2.0/28"}, "deny": []string{}},
+			enforced: func(t *testing.T, ref string) any {
+				got, ok := fake.Settings(ref)
+				require.True(t, ok)
+				return got.Network
+			},
+			wantFirst:  daytonatest.Network{AllowList: "198.51.100.0/24"},
+			wantSecond: daytonatest.Network{AllowList: "203.0.113.7/32,192.0.2.0/28"},
 		})
 	}, func(o *options) { o.run.Clock = clock.now })
 }
