@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
+	"github.com/auxilia/sandboxes/pkg/provider/e2b/e2btest"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/stretchr/testify/assert"
@@ -127,6 +128,29 @@ func TestNetworkEditsReachLiveInstancesOnDaytona(t *testing.T) {
 			},
 			wantFirst:  daytonatest.Network{AllowList: "198.51.100.0/24"},
 			wantSecond: daytonatest.Network{AllowList: "203.0.113.7/32,192.0.2.0/28"},
+		})
+	}, func(o *options) { o.run.Clock = clock.now })
+}
+
+func TestNetworkEditsReachLiveInstancesOnE2B(t *testing.T) {
+	clock := &movedClock{}
+	eachDB(t, func(t *testing.T, e *env) {
+		fake := e2btest.Start(t, e2btest.Options{})
+		yes := true
+		networkUpdates(t, e, clock, networkProvider{
+			sandbox: func() map[string]any {
+				return map[string]any{"provider": "e2b", "url": fake.URL(), "secret": e2btest.DefaultKey,
+					"config": map[string]any{"envd_url": fake.EnvdURL()}}
+			},
+			first:  map[string]any{"default": "deny", "allow": []string{"pypi.org"}, "deny": []string{}},
+			second: map[string]any{"default": "allow", "allow": []string{}, "deny": []string{"198.51.100.0/24"}},
+			enforced: func(t *testing.T, ref string) any {
+				got, ok := fake.Network(ref)
+				require.True(t, ok)
+				return got
+			},
+			wantFirst:  e2btest.Network{AllowOut: []string{"pypi.org"}, DenyOut: []string{"0.0.0.0/0"}},
+			wantSecond: e2btest.Network{DenyOut: []string{"198.51.100.0/24"}, AllowInternet: &yes},
 		})
 	}, func(o *options) { o.run.Clock = clock.now })
 }

@@ -67,6 +67,9 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 		s.kill(w, parts[1])
 	case len(parts) == 3 && parts[0] == "sandboxes" && r.Method == http.MethodPost:
 		s.sandboxAction(w, r, parts[1], parts[2])
+	case len(parts) == 3 && parts[0] == "sandboxes" && parts[2] == "network" && r.Method == http.MethodPut:
+		s.Count(OpNetwork)
+		s.updateNetwork(w, r, parts[1])
 	case len(parts) == 3 && parts[0] == "templates" && parts[1] == "aliases" && r.Method == http.MethodGet,
 		len(parts) == 2 && parts[0] == "templates" && r.Method == http.MethodGet:
 		s.Count(OpTemplate)
@@ -148,6 +151,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		if err := os.RemoveAll(b.home()); err == nil {
 			err = fakekit.CopyTree(from, b.home())
 		}
+	}
+	b.network.AllowInternet, b.metadata = body.AllowInternet, body.Metadata
+	if body.Network != nil {
+		b.network.AllowOut, b.network.DenyOut = body.Network.AllowOut, body.Network.DenyOut
 	}
 	s.mu.Lock()
 	s.sandboxes[id] = b

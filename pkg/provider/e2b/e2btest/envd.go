@@ -21,6 +21,8 @@ type sandbox struct {
 	env                 map[string]string // envVars: every process's defaults
 	endAt               time.Time
 	dir                 string // its folder on this host; its home is inside
+	network             Network
+	metadata            map[string]string
 
 	procMu sync.Mutex
 	procs  map[uint32]*process

@@ -38,6 +38,7 @@ const (
 	OpSnapshot = "snapshot"
 	OpTemplate = "template"
 	OpEnvd     = "envd"
+	OpNetwork  = "network"
 )
 
 // Options shape a fake.
