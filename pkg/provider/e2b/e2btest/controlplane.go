@@ -59,6 +59,9 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 	case len(parts) == 1 && parts[0] == "sandboxes" && r.Method == http.MethodPost:
 		s.Count(OpCreate)
 		s.create(w, r)
+	case len(parts) == 2 && parts[0] == "v2" && parts[1] == "sandboxes" && r.Method == http.MethodGet:
+		s.Count(OpList)
+		s.list(w, r)
 	case len(parts) == 2 && parts[0] == "sandboxes" && r.Method == http.MethodGet:
 		s.Count(OpGet)
 		s.get(w, parts[1])
@@ -152,7 +155,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			err = fakekit.CopyTree(from, b.home())
 		}
 	}
-	b.network.AllowInternet, b.metadata = body.AllowInternet, body.Metadata
+	b.network.AllowInternet, b.metadata, b.startedAt = body.AllowInternet, body.Metadata, time.Now()
 	if body.Network != nil {
 		b.network.AllowOut, b.network.DenyOut = body.Network.AllowOut, body.Network.DenyOut
 	}

@@ -23,6 +23,7 @@ type sandbox struct {
 	dir                 string // its folder on this host; its home is inside
 	network             Network
 	metadata            map[string]string
+	startedAt           time.Time
 
 	procMu sync.Mutex
 	procs  map[uint32]*process
