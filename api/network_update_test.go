@@ -154,3 +154,38 @@ func TestNetworkEditsReachLiveInstancesOnE2B(t *testing.T) {
 		})
 	}, func(o *options) { o.run.Clock = clock.now })
 }
+
+// A provider that refuses the change fails that instance's outcome, never
+// the save: the rules are saved, the instance says why it kept its own.
+func TestARefusedNetworkUpdateDoesNotFailTheSave(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		fake, err := daytonatest.New(daytonatest.Options{})
+		require.NoError(t, err)
+		t.Cleanup(fake.Close)
+		r := e.send("POST", "/api/v1/sandboxes", e.admin, map[string]any{"name": "Refusing", "provider": "daytona",
+			"url": fake.URL(), "secret": daytonatest.DefaultKey})
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		sandboxID := r.json(t)["id"].(string)
+		agent := e.createAgent("Refusing")["id"].(string)
+		r = e.send("PUT", "/api/v1/agents/"+agent+"/sandbox", e.member, map[string]any{"sandbox_id": sandboxID, "tools": allAllowed})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		r = e.send("POST", "/api/v1/agents/"+agent+"/threads/t1/runs", e.member, nil)
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		ref := r.json(t)["sandbox"].(map[string]any)["instance_id"].(string)
+
+		fake.Inject(daytonatest.OpUpdateNetworkSettings, daytonatest.Fault{Status: 500, Message: "runner unreachable"})
+		saved := e.call("PATCH", "/api/v1/sandboxes/"+sandboxID, e.admin,
+			map[string]any{"config": map[string]any{"network": map[string]any{"default": "deny", "allow": []string{}, "deny": []string{}}}})
+		require.Equal(t, 200, saved.StatusCode, "%s", saved.body)
+		body := saved.json(t)
+		assert.Equal(t, "deny", body["config"].(map[string]any)["network"].(map[string]any)["default"], "saved")
+		got := body["network_update"].(map[string]any)["instances"].([]any)
+		require.Len(t, got, 1)
+		one := got[0].(map[string]any)
+		assert.Equal(t, ref, one["instance_id"])
+		assert.Equal(t, run.NetworkFailed, one["outcome"])
+		assert.Contains(t, one["reason"], "runner unreachable")
+		settings, _ := fake.Settings(ref)
+		assert.False(t, settings.Network.BlockAll, "the instance kept its rules")
+	})
+}
