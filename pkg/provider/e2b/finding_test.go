@@ -45,3 +45,23 @@ func TestFindCreatedByInstanceLabel(t *testing.T) {
 	assert.False(t, ok)
 	assert.ErrorIs(t, err, provider.ErrRateLimited)
 }
+
+// A create whose answer is lost is found by its label and used: one
+// sandbox, made once; without a label to look for, the loss is the error.
+func TestACreateWhoseAnswerIsLostIsFoundAndUsed(t *testing.T) {
+	ctx := context.Background()
+	fake := e2btest.Start(t, e2btest.Options{})
+	client := openClient(t, fake, e2btest.DefaultKey)
+	fake.LoseCreates(1)
+	inst, err := client.Create(ctx, provider.Labels{Workspace: "ws", Sandbox: "sb", Thread: "th", Instance: "lost-1"})
+	require.NoError(t, err)
+	assert.Equal(t, 1, fake.Calls(e2btest.OpCreate), "made once")
+	assert.Equal(t, "running", fake.State(inst.ID))
+	res, err := client.Execute(ctx, inst, provider.ExecRequest{Command: "echo found"})
+	require.NoError(t, err)
+	assert.Equal(t, "found\n", res.Output)
+
+	fake.LoseCreates(1)
+	_, err = client.Create(ctx, provider.Labels{Workspace: "ws", Sandbox: "sb", Thread: "th"})
+	require.Error(t, err)
+}

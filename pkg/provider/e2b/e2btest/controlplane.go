@@ -161,7 +161,16 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.sandboxes[id] = b
+	lose := s.loseCreates > 0
+	if lose {
+		s.loseCreates--
+	}
 	s.mu.Unlock()
+	if lose {
+		// A gateway that gave up on the call the control plane carried out.
+		http.Error(w, "upstream request timeout", http.StatusGatewayTimeout)
+		return
+	}
 	writeJSON(w, http.StatusCreated, b.answer())
 }
 
