@@ -101,7 +101,9 @@ func (c *Client) createSandbox(ctx context.Context, op string, body newSandbox, 
 	case creation == "":
 		return sandbox{}, err
 	}
-	kill := func(ctx context.Context, found listedSandbox) { _ = c.Destroy(ctx, provider.Instance{ID: found.SandboxID}) }
+	kill := func(ctx context.Context, found listedSandbox) {
+		_ = c.Destroy(ctx, provider.Instance{ID: found.SandboxID})
+	}
 	found, ok := c.createdBy(creation).Salvage(ctx, requestTimeout, kill)
 	if !ok {
 		return sandbox{}, err
