@@ -189,3 +189,32 @@ func TestARefusedNetworkUpdateDoesNotFailTheSave(t *testing.T) {
 		assert.False(t, settings.Network.BlockAll, "the instance kept its rules")
 	})
 }
+
+// An OpenSandbox instance created with an open network has no egress
+// sidecar: it cannot take rules while it runs, and the answer says so.
+func TestAnOpenSandboxInstanceWithoutASidecarTakesRulesInTheNextInstance(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		fake := opensandboxtest.New(t, opensandboxtest.Options{})
+		r := e.send("POST", "/api/v1/sandboxes", e.admin, map[string]any{"name": "Open", "provider": "opensandbox", "url": fake.URL,
+			"config": map[string]any{"network": map[string]any{"default": "allow", "allow": []string{}, "deny": []string{}}}})
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		sandboxID := r.json(t)["id"].(string)
+		agent := e.createAgent("Open")["id"].(string)
+		r = e.send("PUT", "/api/v1/agents/"+agent+"/sandbox", e.member, map[string]any{"sandbox_id": sandboxID, "tools": allAllowed})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		r = e.send("POST", "/api/v1/agents/"+agent+"/threads/t1/runs", e.member, nil)
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		ref := r.json(t)["sandbox"].(map[string]any)["instance_id"].(string)
+
+		saved := e.call("PATCH", "/api/v1/sandboxes/"+sandboxID, e.admin,
+			map[string]any{"config": map[string]any{"network": map[string]any{"default": "deny", "allow": []string{"pypi.org"}, "deny": []string{}}}})
+		require.Equal(t, 200, saved.StatusCode, "%s", saved.body)
+		got := saved.json(t)["network_update"].(map[string]any)["instances"].([]any)
+		require.Len(t, got, 1)
+		one := got[0].(map[string]any)
+		assert.Equal(t, ref, one["instance_id"])
+		assert.Equal(t, run.NetworkNextStart, one["outcome"])
+		assert.Contains(t, one["reason"], "no egress sidecar")
+		assert.Contains(t, one["reason"], "the thread's next instance takes the rules")
+	})
+}

@@ -106,7 +106,12 @@ func (s *Service) updateInstanceNetwork(ctx context.Context, sb auxilia.Sandbox,
 	case err == nil:
 		u.Outcome = NetworkApplied
 	case errors.Is(err, provider.ErrUnsupported):
-		u.Outcome, u.Reason = NetworkNextStart, fmt.Sprintf("%s cannot change a running instance's network: the thread's next instance takes the rules", sb.Provider)
+		why := fmt.Sprintf("%s cannot change a running instance's network", sb.Provider)
+		var pe *provider.Error
+		if errors.As(err, &pe) && pe.Message != "" {
+			why = pe.Message
+		}
+		u.Outcome, u.Reason = NetworkNextStart, why+"; the thread's next instance takes the rules"
 	case errors.Is(err, provider.ErrGone):
 		u.Outcome, u.Reason = NetworkNextStart, "the provider no longer has it: the thread's next instance takes the rules"
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, provider.ErrTimeout):

@@ -40,7 +40,7 @@ func (c *client) UpdateNetwork(ctx context.Context, inst provider.Instance) erro
 	}
 	if !t.Egress {
 		return failure(provider.ErrUnsupported, "update network",
-			"instance %s was created with an open network, so no egress sidecar runs beside it to take rules", inst.ID)
+			"instance %s has no egress sidecar to take rules: it was created with an open network (or before this server recorded its sidecar)", inst.ID)
 	}
 	sidecar, err := c.endpointOf(ctx, inst.ID, egressPort)
 	if err != nil {
