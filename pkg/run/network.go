@@ -113,7 +113,7 @@ func (s *Service) updateInstanceNetwork(ctx context.Context, sb auxilia.Sandbox,
 		}
 		u.Outcome, u.Reason = NetworkNextStart, why+"; the thread's next instance takes the rules"
 	case errors.Is(err, provider.ErrGone):
-		u.Outcome, u.Reason = NetworkNextStart, "the provider no longer has it: the thread's next instance takes the rules"
+		u.Outcome, u.Reason = NetworkNextStart, "the provider does not have it running: it takes the rules when it next starts, where the provider keeps it, or the thread's next instance does"
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, provider.ErrTimeout):
 		u.Outcome, u.Reason = NetworkFailed, fmt.Sprintf("the provider did not answer within %s", networkDeadline)
 	default:

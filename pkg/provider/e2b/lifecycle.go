@@ -119,14 +119,35 @@ func (c *Client) createSandbox(ctx context.Context, op string, body newSandbox, 
 // Reconnect connects to the sandbox (POST /sandboxes/{id}/connect), which
 // resumes a paused one and renews its lifetime in the same call: one call
 // on a warm run.
+//
+// A sandbox E2B paused by itself (its lifetime ended, with autoPause)
+// resumes with the network it was paused with, and a paused sandbox takes
+// no network update (404: it is not in the running store): so the one the
+// connect resumed (201, where a running one answers 200) is given the
+// config's network before it is used.
 func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
-	var sb sandbox
-	err := c.controlPlane(ctx, "reconnect", http.MethodPost, sandboxPath(inst.ID, "/connect"),
-		map[string]int{"timeout": c.cfg.lifetimeSeconds()}, &sb)
-	if err != nil {
+	const op = "reconnect"
+	a, err := c.send(ctx, op, http.MethodPost, sandboxPath(inst.ID, "/connect"), map[string]int{"timeout": c.cfg.lifetimeSeconds()})
+	switch {
+	case err != nil:
 		return provider.Instance{}, err
+	case !a.OK():
+		return provider.Instance{}, c.caller.Refusal(op, a)
+	}
+	var sb sandbox
+	if err := json.Unmarshal(a.Body, &sb); err != nil {
+		return provider.Instance{}, failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(a.Body), 120))
 	}
 	inst.State = sb.state().raw()
+	if a.Status == http.StatusCreated {
+		if err := c.UpdateNetwork(ctx, inst); err != nil {
+			// Paused again, it is resumed, and given the rules, by the next connect.
+			pause, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+			defer cancel()
+			_ = c.Pause(pause, inst)
+			return provider.Instance{}, err
+		}
+	}
 	return inst, nil
 }
 

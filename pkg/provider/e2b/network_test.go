@@ -42,3 +42,28 @@ func TestUpdateNetworkLeavesExactlyTheConfiguredRules(t *testing.T) {
 	client := openClient(t, fake, e2btest.DefaultKey)
 	assert.ErrorIs(t, client.UpdateNetwork(ctx, inst), provider.ErrGone)
 }
+
+// A sandbox E2B paused by itself resumes with the rules it was paused
+// with: the connect that resumes it gives it the config's; when E2B
+// refuses them, it is paused again for the next connect to try.
+func TestAResumedSandboxTakesTheConfiguredRules(t *testing.T) {
+	ctx := context.Background()
+	fake, _, inst := started(t)
+	require.NoError(t, fake.Expire(inst.ID)) // autoPause
+	require.Equal(t, "paused", fake.State(inst.ID))
+
+	denied := openClient(t, fake, e2btest.DefaultKey, func(c *e2b.Config) { c.Network = provider.DenyNetwork() })
+	_, err := denied.Reconnect(ctx, inst)
+	require.NoError(t, err)
+	got, _ := fake.Network(inst.ID)
+	no := false
+	assert.Equal(t, e2btest.Network{AllowInternet: &no}, got)
+
+	require.NoError(t, fake.Expire(inst.ID))
+	bad := openClient(t, fake, e2btest.DefaultKey, func(c *e2b.Config) {
+		c.Network = provider.Network{Default: "allow", Allow: []string{}, Deny: []string{"not-an-address"}}
+	})
+	_, err = bad.Reconnect(ctx, inst)
+	require.ErrorIs(t, err, provider.ErrInvalidConfig)
+	assert.Equal(t, "paused", fake.State(inst.ID), "paused again")
+}
