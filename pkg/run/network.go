@@ -35,9 +35,12 @@ type NetworkUpdate struct {
 }
 
 // How many instances take new rules at once, and how long each may take.
+// All of them together take at most networkBudget: the edit's answer waits
+// for them.
 const (
 	networkWorkers  = 8
 	networkDeadline = 20 * time.Second
+	networkBudget   = time.Minute
 )
 
 // UpdateNetwork applies the network rules of the sandbox, as now saved, to
@@ -57,9 +60,10 @@ func (s *Service) UpdateNetwork(ctx context.Context, sb auxilia.Sandbox) ([]Netw
 			out[i] = NetworkUpdate{InstanceID: inst.ID, InstanceRef: inst.ProviderRef, ThreadID: inst.ThreadID, Outcome: NetworkFailed,
 				Reason: "the provider's client could not be made: " + reasonText(unusable(sb, err))}
 		}
-		return out, nil
+		return out, s.auditNetwork(ctx, sb, out)
 	}
-	work := context.WithoutCancel(ctx)
+	work, cancel := context.WithTimeout(context.WithoutCancel(ctx), networkBudget)
+	defer cancel()
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(networkWorkers, len(insts)) {
@@ -76,10 +80,13 @@ func (s *Service) UpdateNetwork(ctx context.Context, sb auxilia.Sandbox) ([]Netw
 	}
 	close(jobs)
 	wg.Wait()
-	// The rules are saved whatever became of them: the record of what
-	// each instance took must not be lost with a client that left.
-	err = auxilia.Audit(work, s.Audit, sb.WorkspaceID, "sandbox.network", "sandbox", sb.ID, DescribeNetworkUpdates(out))
-	return out, err
+	return out, s.auditNetwork(ctx, sb, out)
+}
+
+// auditNetwork records what became of the rules. They are saved whatever
+// became of them: the record must not be lost with a client that left.
+func (s *Service) auditNetwork(ctx context.Context, sb auxilia.Sandbox, out []NetworkUpdate) error {
+	return auxilia.Audit(context.WithoutCancel(ctx), s.Audit, sb.WorkspaceID, "sandbox.network", "sandbox", sb.ID, DescribeNetworkUpdates(out))
 }
 
 // updateInstanceNetwork applies the rules to one instance.
@@ -88,6 +95,10 @@ func (s *Service) updateInstanceNetwork(ctx context.Context, sb auxilia.Sandbox,
 	updater, ok := client.(provider.NetworkUpdater)
 	if inst.PausedAt != nil {
 		u.Outcome, u.Reason = NetworkNextStart, "it is paused: it takes the rules when it resumes"
+		return u
+	}
+	if ctx.Err() != nil {
+		u.Outcome, u.Reason = NetworkFailed, fmt.Sprintf("not tried: the %s the edit gives all its instances ran out", networkBudget)
 		return u
 	}
 	pinst, err := s.providerInstance(inst)
