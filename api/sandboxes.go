@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/sandbox"
 	"github.com/labstack/echo/v4"
 )
@@ -33,9 +34,16 @@ type PoolService interface {
 	PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.PoolStatus, error)
 }
 
+// NetworkService applies a sandbox's edited network rules to the live
+// instances its threads work in.
+type NetworkService interface {
+	UpdateNetwork(ctx context.Context, sb auxilia.Sandbox) ([]run.NetworkUpdate, error)
+}
+
 type sandboxesHandler struct {
-	svc   SandboxService
-	pools PoolService // nil: no sandbox shows a pool
+	svc      SandboxService
+	pools    PoolService    // nil: no sandbox shows a pool
+	networks NetworkService // nil: an edit applies its network rules to no instance
 }
 
 func (h sandboxesHandler) routes(g routes, idem echo.MiddlewareFunc) {
@@ -63,9 +71,11 @@ type sandboxView struct {
 	// The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
 	ManagedBy string `json:"managed_by" example:"auxilia-apply"`
 	// Pool is shown when one sandbox is read, not in lists.
-	Pool      *poolView `json:"pool,omitempty" binding:"optional"`
-	CreatedAt time.Time `json:"created_at" format:"date-time"`
-	UpdatedAt time.Time `json:"updated_at" format:"date-time"`
+	Pool *poolView `json:"pool,omitempty" binding:"optional"`
+	// NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in.
+	NetworkUpdate *networkUpdateView `json:"network_update,omitempty" binding:"optional"`
+	CreatedAt     time.Time          `json:"created_at" format:"date-time"`
+	UpdatedAt     time.Time          `json:"updated_at" format:"date-time"`
 } //@name Sandbox
 
 // poolView is how the sandbox's warm pool is doing: off (size 0), ready,
@@ -119,6 +129,24 @@ type sandboxPatch struct {
 	Secret      string          `json:"secret" binding:"optional" extensions:"x-nullable"`
 	Config      json.RawMessage `json:"config" swaggertype:"object" binding:"optional" extensions:"x-nullable"`
 } //@name SandboxPatch
+
+// networkUpdateView says, per live instance of the sandbox's threads
+// (paused ones included), whether it took the edited network rules.
+type networkUpdateView struct {
+	Instances []instanceNetworkView `json:"instances"`
+} //@name NetworkUpdate
+
+// instanceNetworkView is what became of the rules in one instance: applied
+// (it enforces them now), next_start (it takes them when it resumes, or the
+// thread's next instance does: reason says which) or failed (the provider
+// refused or did not answer, reason says which; it keeps its rules until
+// it is paused and resumed, or replaced).
+type instanceNetworkView struct {
+	// The provider's id of the instance, as a thread shows it.
+	InstanceID string `json:"instance_id" example:"loc-3f2a9c1b0d4e5f60"`
+	Outcome    string `json:"outcome" enums:"applied,next_start,failed"`
+	Reason     string `json:"reason,omitempty" binding:"optional" example:"it is paused: it takes the rules when it resumes"`
+} //@name InstanceNetworkUpdate
 
 type secretHintView struct {
 	IsSet  bool    `json:"is_set"`
@@ -261,7 +289,7 @@ func (h sandboxesHandler) get(c echo.Context) error {
 // patch edits a sandbox with a JSON merge patch.
 //
 //	@Summary		Edit a sandbox
-//	@Description	A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+//	@Description	A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 //	@Tags			sandboxes
 //	@Accept			json
 //	@Produce		json
@@ -287,15 +315,48 @@ func (h sandboxesHandler) patch(c echo.Context) error {
 	if err := decodeJSON(body, new(json.RawMessage)); err != nil {
 		return err
 	}
-	patch, err := dryRunOr(c, h.svc.Patch, h.svc.PreviewPatch)
+	dryRun, err := boolQuery(c, "dry_run")
 	if err != nil {
 		return err
 	}
-	sb, err := patch(c.Request().Context(), actor(c).Workspace.ID, id, body, ifMatch(c))
+	ctx, ws := c.Request().Context(), actor(c).Workspace.ID
+	if dryRun || h.networks == nil {
+		patch := h.svc.Patch
+		if dryRun {
+			patch = h.svc.PreviewPatch
+		}
+		sb, err := patch(ctx, ws, id, body, ifMatch(c))
+		if err != nil {
+			return err
+		}
+		return writeSandbox(c, http.StatusOK, sb)
+	}
+	before, err := h.svc.Get(ctx, ws, id)
 	if err != nil {
 		return err
 	}
-	return writeSandbox(c, http.StatusOK, sb)
+	sb, err := h.svc.Patch(ctx, ws, id, body, ifMatch(c))
+	if err != nil {
+		return err
+	}
+	view := viewSandbox(sb)
+	if run.NetworkChanged(before, sb) {
+		updates, err := h.networks.UpdateNetwork(ctx, sb)
+		if err != nil {
+			return err
+		}
+		view.NetworkUpdate = viewNetworkUpdate(updates)
+	}
+	setETag(c, sb.Version)
+	return c.JSON(http.StatusOK, view)
+}
+
+func viewNetworkUpdate(updates []run.NetworkUpdate) *networkUpdateView {
+	v := &networkUpdateView{Instances: make([]instanceNetworkView, len(updates))}
+	for i, u := range updates {
+		v.Instances[i] = instanceNetworkView{InstanceID: u.InstanceRef, Outcome: u.Outcome, Reason: u.Reason}
+	}
+	return v
 }
 
 // delete removes a sandbox.

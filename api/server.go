@@ -27,7 +27,10 @@ type Config struct {
 	Agents    AgentService
 	Runs      RunService
 	// Pools shows each sandbox's warm pool in its view (nil: none shown).
-	Pools       PoolService
+	Pools PoolService
+	// Networks applies a sandbox's edited network rules to its live
+	// instances (nil: an edit applies them to none).
+	Networks    NetworkService
 	Audit       AuditLog
 	Idempotency IdempotencyStore
 	// Keys seal the answers kept for Idempotency-Key replays.
@@ -121,7 +124,7 @@ func New(cfg Config) *echo.Echo {
 	idem := idempotent(cfg.Idempotency, cfg.Keys, unfinishedCreate, cfg.Log)
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
-	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools}.routes(v1, idem)
+	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools, networks: cfg.Networks}.routes(v1, idem)
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
 	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
 	approvalsHandler{svc: cfg.Runs}.routes(v1)

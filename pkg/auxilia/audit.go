@@ -25,7 +25,7 @@ var AuditResourceTypes = []string{"sandbox", "agent", "binding", "token", "threa
 // AuditActions are the actions an audit entry can record.
 var AuditActions = []string{
 	"agent.create", "agent.update", "agent.delete", "binding.put", "binding.delete", "key.rotate", "mcp.call",
-	"run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe",
+	"run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
 	"terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
 	"thread.delete", "token.create", "token.revoke", "tool.approve",
 }

@@ -543,6 +543,27 @@ func (e FileEntryType) Valid() bool {
 	}
 }
 
+// Defines values for InstanceNetworkUpdateOutcome.
+const (
+	InstanceNetworkUpdateOutcomeApplied   InstanceNetworkUpdateOutcome = "applied"
+	InstanceNetworkUpdateOutcomeFailed    InstanceNetworkUpdateOutcome = "failed"
+	InstanceNetworkUpdateOutcomeNextStart InstanceNetworkUpdateOutcome = "next_start"
+)
+
+// Valid indicates whether the value is a known member of the InstanceNetworkUpdateOutcome enum.
+func (e InstanceNetworkUpdateOutcome) Valid() bool {
+	switch e {
+	case InstanceNetworkUpdateOutcomeApplied:
+		return true
+	case InstanceNetworkUpdateOutcomeFailed:
+		return true
+	case InstanceNetworkUpdateOutcomeNextStart:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LocalConfigIsolation.
 const (
 	LocalConfigIsolationBubblewrap LocalConfigIsolation = "bubblewrap"
@@ -1231,6 +1252,7 @@ const (
 	ListAuditEntriesParamsActionRunStart           ListAuditEntriesParamsAction = "run.start"
 	ListAuditEntriesParamsActionSandboxCreate      ListAuditEntriesParamsAction = "sandbox.create"
 	ListAuditEntriesParamsActionSandboxDelete      ListAuditEntriesParamsAction = "sandbox.delete"
+	ListAuditEntriesParamsActionSandboxNetwork     ListAuditEntriesParamsAction = "sandbox.network"
 	ListAuditEntriesParamsActionSandboxProbe       ListAuditEntriesParamsAction = "sandbox.probe"
 	ListAuditEntriesParamsActionSandboxUpdate      ListAuditEntriesParamsAction = "sandbox.update"
 	ListAuditEntriesParamsActionTerminalClosed     ListAuditEntriesParamsAction = "terminal.closed"
@@ -1267,6 +1289,8 @@ func (e ListAuditEntriesParamsAction) Valid() bool {
 	case ListAuditEntriesParamsActionSandboxCreate:
 		return true
 	case ListAuditEntriesParamsActionSandboxDelete:
+		return true
+	case ListAuditEntriesParamsActionSandboxNetwork:
 		return true
 	case ListAuditEntriesParamsActionSandboxProbe:
 		return true
@@ -1811,6 +1835,9 @@ type CloudRunSandbox struct {
 	// Name Example: Team OpenSandbox
 	Name string `json:"name"`
 
+	// NetworkUpdate NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in.
+	NetworkUpdate *NetworkUpdate `json:"network_update,omitempty"`
+
 	// Pool Pool is shown when one sandbox is read, not in lists.
 	Pool      *SandboxPool            `json:"pool,omitempty"`
 	Provider  CloudRunSandboxProvider `json:"provider"`
@@ -2026,6 +2053,9 @@ type DaytonaSandbox struct {
 	// Name Example: Team OpenSandbox
 	Name string `json:"name"`
 
+	// NetworkUpdate NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in.
+	NetworkUpdate *NetworkUpdate `json:"network_update,omitempty"`
+
 	// Pool Pool is shown when one sandbox is read, not in lists.
 	Pool      *SandboxPool           `json:"pool,omitempty"`
 	Provider  DaytonaSandboxProvider `json:"provider"`
@@ -2225,6 +2255,9 @@ type E2BSandbox struct {
 	// Name Example: Team OpenSandbox
 	Name string `json:"name"`
 
+	// NetworkUpdate NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in.
+	NetworkUpdate *NetworkUpdate `json:"network_update,omitempty"`
+
 	// Pool Pool is shown when one sandbox is read, not in lists.
 	Pool      *SandboxPool       `json:"pool,omitempty"`
 	Provider  E2BSandboxProvider `json:"provider"`
@@ -2346,6 +2379,21 @@ type GrepResult struct {
 	// Truncated Some lines were left out (past 1000, or for want of time or room), or a line's text was cut at 16 KiB.
 	Truncated bool `json:"truncated"`
 }
+
+// InstanceNetworkUpdate defines model for InstanceNetworkUpdate.
+type InstanceNetworkUpdate struct {
+	// InstanceId The provider's id of the instance, as a thread shows it.
+	//
+	// Example: loc-3f2a9c1b0d4e5f60
+	InstanceId string                       `json:"instance_id"`
+	Outcome    InstanceNetworkUpdateOutcome `json:"outcome"`
+
+	// Reason Example: it is paused: it takes the rules when it resumes
+	Reason *string `json:"reason,omitempty"`
+}
+
+// InstanceNetworkUpdateOutcome defines model for InstanceNetworkUpdate.Outcome.
+type InstanceNetworkUpdateOutcome string
 
 // ListResult defines model for ListResult.
 type ListResult struct {
@@ -2507,6 +2555,9 @@ type LocalSandbox struct {
 	// Name Example: Team OpenSandbox
 	Name string `json:"name"`
 
+	// NetworkUpdate NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in.
+	NetworkUpdate *NetworkUpdate `json:"network_update,omitempty"`
+
 	// Pool Pool is shown when one sandbox is read, not in lists.
 	Pool      *SandboxPool         `json:"pool,omitempty"`
 	Provider  LocalSandboxProvider `json:"provider"`
@@ -2553,6 +2604,11 @@ type Me struct {
 
 // MeRole defines model for Me.Role.
 type MeRole string
+
+// NetworkUpdate defines model for NetworkUpdate.
+type NetworkUpdate struct {
+	Instances []InstanceNetworkUpdate `json:"instances"`
+}
 
 // OpenSandboxConfig OpenSandbox: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
 type OpenSandboxConfig struct {
@@ -2717,6 +2773,9 @@ type OpenSandboxSandbox struct {
 
 	// Name Example: Team OpenSandbox
 	Name string `json:"name"`
+
+	// NetworkUpdate NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in.
+	NetworkUpdate *NetworkUpdate `json:"network_update,omitempty"`
 
 	// Pool Pool is shown when one sandbox is read, not in lists.
 	Pool      *SandboxPool               `json:"pool,omitempty"`
@@ -4352,7 +4411,7 @@ type ClientInterface interface {
 
 	// UpdateSandboxWithBody Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4361,7 +4420,7 @@ type ClientInterface interface {
 
 	// UpdateSandbox Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4370,7 +4429,7 @@ type ClientInterface interface {
 
 	// UpdateSandboxWithApplicationMergePatchPlusJSONBody Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -5208,7 +5267,7 @@ func (c *Client) GetSandbox(ctx context.Context, id openapi_types.UUID, params *
 
 // UpdateSandboxWithBody Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 //
 // Takes any type of body and a specified content type.
 //
@@ -5227,7 +5286,7 @@ func (c *Client) UpdateSandboxWithBody(ctx context.Context, id openapi_types.UUI
 
 // UpdateSandbox Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5246,7 +5305,7 @@ func (c *Client) UpdateSandbox(ctx context.Context, id openapi_types.UUID, param
 
 // UpdateSandboxWithApplicationMergePatchPlusJSONBody Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -8639,7 +8698,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSandboxWithBodyWithResponse Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8648,7 +8707,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSandboxWithResponse Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8657,7 +8716,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSandboxWithApplicationMergePatchPlusJSONBodyWithResponse Edit a sandbox
 	//
-	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+	// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 	//
 	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -16222,7 +16281,7 @@ func (c *ClientWithResponses) GetSandboxWithResponse(ctx context.Context, id ope
 
 // UpdateSandboxWithBodyWithResponse Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16237,7 +16296,7 @@ func (c *ClientWithResponses) UpdateSandboxWithBodyWithResponse(ctx context.Cont
 
 // UpdateSandboxWithResponse Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16252,7 +16311,7 @@ func (c *ClientWithResponses) UpdateSandboxWithResponse(ctx context.Context, id 
 
 // UpdateSandboxWithApplicationMergePatchPlusJSONBodyWithResponse Edit a sandbox
 //
-// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+// A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
 //
 // Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 //

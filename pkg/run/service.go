@@ -51,6 +51,8 @@ type Instances interface {
 	Release(ctx context.Context, id string) error
 	MarkDestroyed(ctx context.Context, id string) error
 	SetProviderRef(ctx context.Context, id, providerRef string) error
+	// ThreadInstances are the live instances threads work in on a sandbox.
+	ThreadInstances(ctx context.Context, sandboxID string) ([]auxilia.Instance, error)
 }
 
 // Kept keeps what threads' instances kept of their files.

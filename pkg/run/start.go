@@ -135,6 +135,12 @@ func (s *Service) reconnect(ctx context.Context, sb auxilia.Sandbox, client prov
 		return inst, unavailable(sb, err)
 	}
 	if inst.PausedAt != nil {
+		// Rules edited while it was paused are taken now, before it runs
+		// anything: until they are, it stays paused in the store, so that
+		// the next run tries again.
+		if err := s.resumeNetwork(callCtx, got, client); err != nil {
+			return inst, unavailable(sb, err)
+		}
 		if err := s.Instances(inst.WorkspaceID).MarkResumed(ctx, inst.ID); err != nil {
 			return inst, err
 		}

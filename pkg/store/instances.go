@@ -204,3 +204,21 @@ func (s instanceTable) ResealStates(ctx context.Context, fn func(id string, seal
 	}
 	return changed, nil
 }
+
+// maxThreadInstances bounds how many of a sandbox's thread instances one
+// read returns.
+const maxThreadInstances = 1000
+
+// ThreadInstances returns the live instances (paused ones included) that
+// threads of the workspace work in on the sandbox, oldest first, at most
+// maxThreadInstances of them.
+func (s instanceTable) ThreadInstances(ctx context.Context, workspaceID, sandboxID string) ([]auxilia.Instance, error) {
+	var rows []instanceRow
+	err := s.db.conn(ctx).Where("workspace_id = ? AND sandbox_id = ? AND status = ? AND thread_id IS NOT NULL",
+		workspaceID, sandboxID, auxilia.InstanceLive).Order("created_at, id").Limit(maxThreadInstances).Find(&rows).Error
+	out := make([]auxilia.Instance, len(rows))
+	for i, r := range rows {
+		out[i] = r.domain()
+	}
+	return out, err
+}

@@ -60,6 +60,11 @@ func (s TenantInstances) MarkDestroyed(ctx context.Context, id string) error {
 	return s.t.db.instances().MarkDestroyed(ctx, id)
 }
 
+// ThreadInstances returns the live instances threads work in on the sandbox.
+func (s TenantInstances) ThreadInstances(ctx context.Context, sandboxID string) ([]auxilia.Instance, error) {
+	return s.t.db.instances().ThreadInstances(ctx, s.t.ws, sandboxID)
+}
+
 // ReleaseForSandbox releases every instance the sandbox made.
 func (s TenantInstances) ReleaseForSandbox(ctx context.Context, sandboxID string) (int64, error) {
 	return s.t.db.instances().ReleaseForSandbox(ctx, sandboxID)

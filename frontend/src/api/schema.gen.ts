@@ -481,7 +481,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a sandbox
-         * @description A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved or audited.
+         * @description A JSON merge patch (RFC 7396): members left out stay as they are; null resets one to its default. `secret` left out or "" keeps the stored one and null clears it (where the provider allows none); a `url` on another origin (scheme, host or port) than the stored one needs the secret given again in the same patch, else 422 on `secret`, since a stored secret only goes where it was entered for. `provider` cannot change. The result is validated as a whole. With dry_run=true the answer is the one the patch would get (200 with the sandbox as it would be, or the same 409, 412 or 422), and nothing is saved, applied or audited. An edit that changes `config.network` is applied to the live instances the sandbox's threads work in, where the provider can change a running instance's rules (eight at a time, each within 20 s, all within a minute), and `network_update` says per instance whether it took them (applied), takes them when it resumes or in the thread's next instance (next_start), or failed; the edit is saved whatever the instances answer, and the outcomes are audited (sandbox.network).
          */
         patch: operations["updateSandbox"];
         trace?: never;
@@ -1118,6 +1118,8 @@ export interface components {
             managed_by: string;
             /** @example Team OpenSandbox */
             name: string;
+            /** @description NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in. */
+            network_update?: components["schemas"]["NetworkUpdate"];
             /** @description Pool is shown when one sandbox is read, not in lists. */
             pool?: components["schemas"]["SandboxPool"];
             /**
@@ -1484,6 +1486,8 @@ export interface components {
             managed_by: string;
             /** @example Team OpenSandbox */
             name: string;
+            /** @description NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in. */
+            network_update?: components["schemas"]["NetworkUpdate"];
             /** @description Pool is shown when one sandbox is read, not in lists. */
             pool?: components["schemas"]["SandboxPool"];
             /**
@@ -1836,6 +1840,8 @@ export interface components {
             managed_by: string;
             /** @example Team OpenSandbox */
             name: string;
+            /** @description NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in. */
+            network_update?: components["schemas"]["NetworkUpdate"];
             /** @description Pool is shown when one sandbox is read, not in lists. */
             pool?: components["schemas"]["SandboxPool"];
             /**
@@ -1927,6 +1933,17 @@ export interface components {
             matches: components["schemas"]["GrepMatch"][];
             /** @description Some lines were left out (past 1000, or for want of time or room), or a line's text was cut at 16 KiB. */
             truncated: boolean;
+        };
+        InstanceNetworkUpdate: {
+            /**
+             * @description The provider's id of the instance, as a thread shows it.
+             * @example loc-3f2a9c1b0d4e5f60
+             */
+            instance_id: string;
+            /** @enum {string} */
+            outcome: "applied" | "next_start" | "failed";
+            /** @example it is paused: it takes the rules when it resumes */
+            reason?: string;
         };
         ListResult: {
             entries: components["schemas"]["FileEntry"][];
@@ -2213,6 +2230,8 @@ export interface components {
             managed_by: string;
             /** @example Team OpenSandbox */
             name: string;
+            /** @description NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in. */
+            network_update?: components["schemas"]["NetworkUpdate"];
             /** @description Pool is shown when one sandbox is read, not in lists. */
             pool?: components["schemas"]["SandboxPool"];
             /**
@@ -2253,6 +2272,9 @@ export interface components {
             /** Format: uuid */
             token_id: string;
             workspace: components["schemas"]["Workspace"];
+        };
+        NetworkUpdate: {
+            instances: components["schemas"]["InstanceNetworkUpdate"][];
         };
         /**
          * OpenSandbox settings
@@ -2570,6 +2592,8 @@ export interface components {
             managed_by: string;
             /** @example Team OpenSandbox */
             name: string;
+            /** @description NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in. */
+            network_update?: components["schemas"]["NetworkUpdate"];
             /** @description Pool is shown when one sandbox is read, not in lists. */
             pool?: components["schemas"]["SandboxPool"];
             /**
@@ -4351,7 +4375,7 @@ export interface operations {
                 /** @description Only entries by this token id */
                 actor?: string;
                 /** @description Only entries of this action */
-                action?: "agent.create" | "agent.update" | "agent.delete" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
+                action?: "agent.create" | "agent.update" | "agent.delete" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "sandbox.network" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
                 /** @description Only entries with this outcome */
                 outcome?: "success" | "denied" | "invalid" | "conflict" | "error";
                 /** @description Only entries at or after this time (RFC 3339) */

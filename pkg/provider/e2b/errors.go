@@ -35,7 +35,7 @@ func badKey(body []byte) bool {
 }
 
 // sandboxOps are the calls about one sandbox, whose 404 is the sandbox gone.
-var sandboxOps = map[string]bool{"reconnect": true, "keep alive": true, "pause": true, "destroy": true, "keep": true}
+var sandboxOps = map[string]bool{"reconnect": true, "keep alive": true, "pause": true, "destroy": true, "keep": true, "update network": true}
 
 // controlPlaneRefusal sorts the control plane's error answers: the limit
 // on concurrent sandboxes (429, create_instance.go) is the account's

@@ -30,7 +30,7 @@ func (Kind) Describe() provider.Descriptor {
 		Order:       15,
 		URL:         provider.Field{Accepted: true, Required: true, Default: DefaultURL, Label: "API URL"},
 		Secret:      provider.Field{Accepted: true, Required: true, Label: "API key"},
-		Capabilities: provider.KeepAlive | provider.NetworkSwitch | provider.EgressRules | provider.PauseResume |
+		Capabilities: provider.KeepAlive | provider.FindCreated | provider.NetworkSwitch | provider.EgressRules | provider.PauseResume |
 			provider.SnapshotRestore | provider.Interrupt | provider.Terminal,
 		Shell:  provider.ShellBash,
 		Common: rules,

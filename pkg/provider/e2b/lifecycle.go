@@ -61,8 +61,8 @@ func (c *Client) create(ctx context.Context, op, template string, labels provide
 	allow, net := c.cfg.egress()
 	body := newSandbox{TemplateID: template, Timeout: c.cfg.lifetimeSeconds(), AutoPause: c.cfg.AutoPause,
 		Metadata: metadata(labels), EnvVars: c.cfg.Env, AllowInternet: allow, Network: net}
-	var sb sandbox
-	if err := c.controlPlane(ctx, op, http.MethodPost, "/sandboxes", body, &sb); err != nil {
+	sb, err := c.createSandbox(ctx, op, body, labels.Instance)
+	if err != nil {
 		return provider.Instance{}, err
 	}
 	if sb.SandboxID == "" {
@@ -79,17 +79,75 @@ func (c *Client) create(ctx context.Context, op, template string, labels provide
 	return inst, nil
 }
 
+// createSandbox asks for a sandbox. When the answer is lost (no answer, a
+// timeout, a server error) the sandbox may exist all the same: it is
+// looked for by its creation label and, when the caller is still there,
+// connected to for its envd token; when the caller has left, it is killed,
+// so that nothing is left behind.
+func (c *Client) createSandbox(ctx context.Context, op string, body newSandbox, creation string) (sandbox, error) {
+	var sb sandbox
+	a, err := c.send(ctx, op, http.MethodPost, "/sandboxes", body)
+	switch {
+	case err == nil && a.OK():
+		if err := json.Unmarshal(a.Body, &sb); err != nil {
+			return sandbox{}, failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(a.Body), 120))
+		}
+		return sb, nil
+	case err == nil:
+		err = c.caller.Refusal(op, a)
+		if a.Status < http.StatusInternalServerError || creation == "" {
+			return sandbox{}, err
+		}
+	case creation == "":
+		return sandbox{}, err
+	}
+	kill := func(ctx context.Context, found listedSandbox) {
+		_ = c.Destroy(ctx, provider.Instance{ID: found.SandboxID})
+	}
+	found, ok := c.createdBy(creation).Salvage(ctx, requestTimeout, kill)
+	if !ok {
+		return sandbox{}, err
+	}
+	if cerr := c.controlPlane(ctx, op, http.MethodPost, sandboxPath(found.SandboxID, "/connect"),
+		map[string]int{"timeout": c.cfg.lifetimeSeconds()}, &sb); cerr != nil {
+		_ = c.Destroy(context.WithoutCancel(ctx), provider.Instance{ID: found.SandboxID})
+		return sandbox{}, err
+	}
+	return sb, nil
+}
+
 // Reconnect connects to the sandbox (POST /sandboxes/{id}/connect), which
 // resumes a paused one and renews its lifetime in the same call: one call
 // on a warm run.
+//
+// A sandbox E2B paused by itself (its lifetime ended, with autoPause)
+// resumes with the network it was paused with, and a paused sandbox takes
+// no network update (404: it is not in the running store): so the one the
+// connect resumed (201, where a running one answers 200) is given the
+// config's network before it is used.
 func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provider.Instance, error) {
-	var sb sandbox
-	err := c.controlPlane(ctx, "reconnect", http.MethodPost, sandboxPath(inst.ID, "/connect"),
-		map[string]int{"timeout": c.cfg.lifetimeSeconds()}, &sb)
-	if err != nil {
+	const op = "reconnect"
+	a, err := c.send(ctx, op, http.MethodPost, sandboxPath(inst.ID, "/connect"), map[string]int{"timeout": c.cfg.lifetimeSeconds()})
+	switch {
+	case err != nil:
 		return provider.Instance{}, err
+	case !a.OK():
+		return provider.Instance{}, c.caller.Refusal(op, a)
+	}
+	var sb sandbox
+	if err := json.Unmarshal(a.Body, &sb); err != nil {
+		return provider.Instance{}, failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(a.Body), 120))
 	}
 	inst.State = sb.state().raw()
+	if a.Status == http.StatusCreated {
+		if err := c.UpdateNetwork(ctx, inst); err != nil {
+			// Paused again, it is resumed, and given the rules, by the next connect.
+			pause, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+			defer cancel()
+			_ = c.Pause(pause, inst)
+			return provider.Instance{}, err
+		}
+	}
 	return inst, nil
 }
 

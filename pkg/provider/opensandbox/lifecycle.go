@@ -204,13 +204,24 @@ func (c *client) notReady(ctx context.Context, id string, err error) error {
 
 // endpoint asks where the instance's execd is.
 func (c *client) endpoint(ctx context.Context, id string) (execdTarget, error) {
-	proxied := c.cfg.UseServerProxy
-	path := fmt.Sprintf("/sandboxes/%s/endpoints/%d?use_server_proxy=%s", url.PathEscape(id), execdPort, strconv.FormatBool(proxied))
+	t, err := c.endpointOf(ctx, id, execdPort)
+	t.Egress = c.cfg.networkPolicy() != nil
+	return t, err
+}
+
+// endpointOf asks where the instance's port is reached, and with what
+// headers, through the server's proxy where the settings say so.
+func (c *client) endpointOf(ctx context.Context, id string, port int) (execdTarget, error) {
+	return c.endpointVia(ctx, id, port, c.cfg.UseServerProxy)
+}
+
+func (c *client) endpointVia(ctx context.Context, id string, port int, proxied bool) (execdTarget, error) {
+	path := fmt.Sprintf("/sandboxes/%s/endpoints/%d?use_server_proxy=%s", url.PathEscape(id), port, strconv.FormatBool(proxied))
 	var ep endpointAnswer
 	if err := c.do(ctx, c.lifecycle("endpoint", "GET", path, nil), &ep); err != nil {
 		return execdTarget{}, err
 	}
-	t, err := newExecdTarget(ep, id, proxied, c.controller)
+	t, err := newTarget(ep, id, port, proxied, c.controller)
 	if err != nil {
 		return execdTarget{}, failure(provider.ErrFailed, "endpoint", "%s", err)
 	}

@@ -145,6 +145,7 @@ func (c *client) checkExecd(ctx context.Context, id string, t execdTarget) (exec
 	}
 	if !t.Proxied {
 		if moved, err := c.endpoint(ctx, id); err == nil && moved.BaseURL != t.BaseURL && c.ping(ctx, moved) == nil {
+			moved.Egress = t.Egress // what it was made with, not what the config now says
 			return moved, nil
 		}
 	}

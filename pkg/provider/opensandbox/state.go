@@ -22,6 +22,9 @@ type execdTarget struct {
 	// Proxied: the controller's server proxy forwards the calls, so they
 	// carry the API key too (the proxy strips it before execd).
 	Proxied bool `json:"proxied,omitempty"`
+	// Egress: the instance was created with a network policy, so an egress
+	// sidecar runs beside it whose policy can change (egress.go).
+	Egress bool `json:"egress,omitempty"`
 }
 
 // newExecdTarget reads the endpoint answer for instance id. Through the
@@ -32,8 +35,14 @@ type execdTarget struct {
 // need not be how this server reaches it. Only the answer's headers count.
 // A container's own endpoint has no scheme and speaks plain HTTP.
 func newExecdTarget(ep endpointAnswer, id string, proxied bool, controller string) (execdTarget, error) {
+	return newTarget(ep, id, execdPort, proxied, controller)
+}
+
+// newTarget reads the endpoint answer for port of instance id, as
+// newExecdTarget does for execd's.
+func newTarget(ep endpointAnswer, id string, port int, proxied bool, controller string) (execdTarget, error) {
 	if proxied {
-		base := fmt.Sprintf("%s/sandboxes/%s/proxy/%d", controller, url.PathEscape(id), execdPort)
+		base := fmt.Sprintf("%s/sandboxes/%s/proxy/%d", controller, url.PathEscape(id), port)
 		return execdTarget{BaseURL: base, Headers: ep.Headers, Proxied: true}, nil
 	}
 	raw := strings.TrimSpace(ep.Endpoint)

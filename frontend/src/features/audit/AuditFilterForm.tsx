@@ -12,7 +12,7 @@ const resourceTypes: AuditEntry["resource_type"][] = ["sandbox", "agent", "bindi
 const outcomes: AuditEntry["outcome"][] = ["success", "denied", "invalid", "conflict", "error"];
 export const auditActions = [
   "agent.create", "agent.update", "agent.delete", "binding.put", "binding.delete", "key.rotate", "mcp.call",
-  "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe",
+  "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
   "terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
   "thread.delete", "token.create", "token.revoke", "tool.approve",
 ] as const;

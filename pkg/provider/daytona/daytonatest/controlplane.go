@@ -91,6 +91,7 @@ func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneR
 			"POST last-activity":    {OpUpdateLastActivity, s.updateLastActivity},
 			"GET toolbox-proxy-url": {OpGetToolboxProxyURL, s.getToolboxProxyURL},
 			"PUT labels":            {OpReplaceLabels, s.replaceLabels},
+			"POST network-settings": {OpUpdateNetworkSettings, s.updateNetworkSettings},
 		}
 		if s.opts.NoPause {
 			delete(actions, "POST pause")

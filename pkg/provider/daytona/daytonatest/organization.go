@@ -18,10 +18,12 @@ const (
 // the controller's RequiredOrganizationResourcePermissions do
 // (apps/api/src/sandbox/controllers/sandbox.controller.ts).
 var permissionNeeded = map[string]string{
-	OpCreateSandbox:  PermWriteSandboxes,
-	OpStartSandbox:   PermWriteSandboxes,
-	OpStopSandbox:    PermWriteSandboxes,
-	OpArchiveSandbox: PermWriteSandboxes,
+	OpCreateSandbox: PermWriteSandboxes,
+	OpStartSandbox:  PermWriteSandboxes,
+	OpStopSandbox:   PermWriteSandboxes,
+	// sandbox.controller.ts: updateNetworkSettings needs WRITE_SANDBOXES.
+	OpUpdateNetworkSettings: PermWriteSandboxes,
+	OpArchiveSandbox:        PermWriteSandboxes,
 	// apps/api/src/sandbox/controllers/snapshot.controller.ts
 	OpCreateSandboxSnapshot: PermWriteSandboxes,
 	OpRemoveSnapshot:        PermDeleteSnapshots,

@@ -264,7 +264,7 @@ func (s *Server) dto(sb *sandbox) map[string]any {
 
 func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// Network is what a sandbox was created with of Daytona's network settings.
+// Network is a sandbox's network settings: its create's, as updated since.
 type Network struct {
 	BlockAll                   bool
 	AllowList, DomainAllowList string

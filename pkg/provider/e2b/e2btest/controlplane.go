@@ -59,6 +59,9 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 	case len(parts) == 1 && parts[0] == "sandboxes" && r.Method == http.MethodPost:
 		s.Count(OpCreate)
 		s.create(w, r)
+	case len(parts) == 2 && parts[0] == "v2" && parts[1] == "sandboxes" && r.Method == http.MethodGet:
+		s.Count(OpList)
+		s.list(w, r)
 	case len(parts) == 2 && parts[0] == "sandboxes" && r.Method == http.MethodGet:
 		s.Count(OpGet)
 		s.get(w, parts[1])
@@ -67,6 +70,9 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 		s.kill(w, parts[1])
 	case len(parts) == 3 && parts[0] == "sandboxes" && r.Method == http.MethodPost:
 		s.sandboxAction(w, r, parts[1], parts[2])
+	case len(parts) == 3 && parts[0] == "sandboxes" && parts[2] == "network" && r.Method == http.MethodPut:
+		s.Count(OpNetwork)
+		s.updateNetwork(w, r, parts[1])
 	case len(parts) == 3 && parts[0] == "templates" && parts[1] == "aliases" && r.Method == http.MethodGet,
 		len(parts) == 2 && parts[0] == "templates" && r.Method == http.MethodGet:
 		s.Count(OpTemplate)
@@ -149,9 +155,22 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			err = fakekit.CopyTree(from, b.home())
 		}
 	}
+	b.network.AllowInternet, b.metadata, b.startedAt = body.AllowInternet, body.Metadata, time.Now()
+	if body.Network != nil {
+		b.network.AllowOut, b.network.DenyOut = body.Network.AllowOut, body.Network.DenyOut
+	}
 	s.mu.Lock()
 	s.sandboxes[id] = b
+	lose := s.loseCreates > 0
+	if lose {
+		s.loseCreates--
+	}
 	s.mu.Unlock()
+	if lose {
+		// A gateway that gave up on the call the control plane carried out.
+		http.Error(w, "upstream request timeout", http.StatusGatewayTimeout)
+		return
+	}
 	writeJSON(w, http.StatusCreated, b.answer())
 }
 

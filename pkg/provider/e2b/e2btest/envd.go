@@ -21,6 +21,9 @@ type sandbox struct {
 	env                 map[string]string // envVars: every process's defaults
 	endAt               time.Time
 	dir                 string // its folder on this host; its home is inside
+	network             Network
+	metadata            map[string]string
+	startedAt           time.Time
 
 	procMu sync.Mutex
 	procs  map[uint32]*process

@@ -38,6 +38,7 @@ const (
 	OpSnapshot = "snapshot"
 	OpTemplate = "template"
 	OpEnvd     = "envd"
+	OpNetwork  = "network"
 )
 
 // Options shape a fake.
@@ -63,6 +64,9 @@ type Server struct {
 	concurrency int
 	// rateLimited answers every control-plane call with the rate limiter's 429.
 	rateLimited bool
+	// loseCreates is how many creates to come are carried out with their
+	// answer lost.
+	loseCreates int
 	// created is every create's body, in order.
 	created []NewSandbox
 }
@@ -204,3 +208,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) boxDir(id string) string { return filepath.Join(s.root, id) }
+
+// LoseCreates carries out the next n creates but answers each with a
+// gateway's 504, as when the answer is lost on its way back.
+func (s *Server) LoseCreates(n int) {
+	s.mu.Lock()
+	s.loseCreates = n
+	s.mu.Unlock()
+}

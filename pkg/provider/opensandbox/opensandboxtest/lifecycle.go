@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -357,6 +358,8 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request, _ Fault) {
 			base = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(s.opts.EIP, "/"), "https://"), "http://")
 		}
 		endpoint = fmt.Sprintf("%s/sandboxes/%s/proxy/%d", base, id, port)
+	case port == egressPort && sb.sidecar != nil:
+		endpoint = strings.TrimPrefix(sb.sidecar.server.URL, "http://")
 	case port != execdPort:
 		endpoint = fmt.Sprintf("127.0.0.1:%d", port) // nothing else listens in a fake sandbox
 	case s.opts.BridgeNetwork:
@@ -365,8 +368,18 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request, _ Fault) {
 		endpoint = strings.TrimPrefix(sb.execd.URL, "http://")
 	}
 	answer := map[string]any{"endpoint": endpoint}
-	if len(s.opts.EndpointHeaders) > 0 {
-		answer["headers"] = s.opts.EndpointHeaders
+	headers := maps.Clone(s.opts.EndpointHeaders)
+	if port == egressPort && sb.sidecar != nil && !useProxy {
+		// services/docker/networking.py, _attach_egress_auth_headers: the
+		// direct endpoint of port 18080 names the sidecar's token; the
+		// proxied one does not.
+		if headers == nil {
+			headers = map[string]string{}
+		}
+		headers[egressAuthHeader] = sb.sidecar.token
+	}
+	if len(headers) > 0 {
+		answer["headers"] = headers
 	}
 	writeJSON(w, http.StatusOK, answer)
 }

@@ -52,7 +52,10 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	backend, _ := url.Parse(sb.execd.URL)
-	if port != execdPort {
+	switch {
+	case port == egressPort && sb.sidecar != nil:
+		backend, _ = url.Parse(sb.sidecar.server.URL)
+	case port != execdPort:
 		backend.Host = fmt.Sprintf("127.0.0.1:%d", port) // nothing listens there in a fake sandbox
 	}
 	if isWebSocket(r) {

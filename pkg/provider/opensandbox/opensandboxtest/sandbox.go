@@ -25,6 +25,7 @@ type sandbox struct {
 	root       string    // the host folder that is its "/"
 	uid, gid   int       // who its commands run as, and so who owns its files
 	execd      *httptest.Server
+	sidecar    *sidecar        // nil: created without a networkPolicy
 	ctx        context.Context // ends with the sandbox, killing its commands
 	cancel     context.CancelFunc
 	stopOnce   sync.Once
@@ -65,6 +66,7 @@ func newSandbox(s *Server, id string, req CreateRequest, now time.Time, neverRea
 	}
 	sb.ctx, sb.cancel = context.WithCancel(context.Background())
 	sb.execd = httptest.NewServer(s.execdRoutes(sb))
+	sb.sidecar = newSidecar(req.NetworkPolicy)
 	return sb, nil
 }
 
@@ -109,6 +111,7 @@ func (sb *sandbox) stop() {
 		sb.cancel()
 		sb.execd.CloseClientConnections()
 		sb.execd.Close()
+		sb.sidecar.close()
 		// The container's end kills its shells; the fake's run on the host.
 		sb.mu.Lock()
 		ptys := sb.ptys
