@@ -122,7 +122,7 @@ func routerRules(hostAddrs []netip.Addr, lists egressLists) string {
 	egressVerdicts(&b, hostAddrs, lists)
 	fmt.Fprintf(&b, "\t\toifname %q accept\n", slirpLink)
 	b.WriteString("\t}\n\tchain input {\n\t\ttype filter hook input priority filter; policy accept;\n")
-	fmt.Fprintf(&b, "\t\tiifname %q drop\n", routerLink)
+	fmt.Fprintf(&b, "\t\tiifname %q reject with icmpx admin-prohibited\n", routerLink)
 	b.WriteString("\t}\n\tchain nat {\n\t\ttype nat hook postrouting priority srcnat; policy accept;\n")
 	fmt.Fprintf(&b, "\t\toifname %q masquerade\n", slirpLink)
 	b.WriteString("\t}\n}\n")

@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
-// ipTool links an instance's network namespace to its router.
-var ipTool = hostTool{"ip", "iproute2", "it links a gVisor instance's network to the router that filters it"}
+// ipTool links an instance's network namespace to its router, and
+// shTool lets the router route.
+var (
+	ipTool = hostTool{"ip", "iproute2", "it links a gVisor instance's network to the router that filters it"}
+	shTool = hostTool{"sh", "dash", "it lets a gVisor instance's router route"}
+)
 
 // Router is the way out of a network namespace whose packets the host's
 // kernel does not filter as they leave it: runsc's own network stack
@@ -55,6 +56,9 @@ func StartRouter(uid, gid int, egress Egress) (r *Router, err error) {
 		return nil, err
 	}
 	ip, err := ipTool.path()
+	if err == nil {
+		t.sh, err = shTool.path()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bubblewrap: %w", err)
 	}
@@ -66,15 +70,17 @@ func StartRouter(uid, gid int, egress Egress) (r *Router, err error) {
 		}
 	}()
 	// The router's namespaces are held by its open descriptors once the
-	// helpers that made them end. Its user namespace is the instance's
-	// user's, as a jail's is: slirp4netns, as that user, may join it.
+	// helpers that made them end. Its user namespace is as a jail's is
+	// (see newUserNamespace): slirp4netns, as the instance's user, joins
+	// it, where root is mapped to open the TUN device.
 	user := jailUser(true, uid, gid)
-	ns, err := helperNamespaces(hostCommand(user, nil, t.unshare, "--user", "--map-root-user", "--net", "--", t.cat), "user", "net")
+	ns, err := helperNamespaces(hostCommand(user, nil, t.unshare, "--user", "--net", "--", t.cat),
+		func(pid int) error { return writeIDMaps(pid, uid, gid) }, "user", "net")
 	if err != nil {
 		return r, fmt.Errorf("make the router: %w", err)
 	}
 	r.owner, r.router = ns[0], ns[1]
-	if ns, err = helperNamespaces(hostCommand(nil, nil, t.unshare, "--net", "--", t.cat), "net"); err != nil {
+	if ns, err = helperNamespaces(hostCommand(nil, nil, t.unshare, "--net", "--", t.cat), nil, "net"); err != nil {
 		return r, fmt.Errorf("make the instance's network: %w", err)
 	}
 	r.instance = ns[0]
@@ -91,7 +97,7 @@ func StartRouter(uid, gid int, egress Egress) (r *Router, err error) {
 	if err != nil {
 		return r, err
 	}
-	if err := enableForwarding(r.router); err != nil {
+	if err := enableForwarding(t, r.router); err != nil {
 		return r, fmt.Errorf("make the router: %w", err)
 	}
 	// The link is made in the router and its far end moved at once into
@@ -125,14 +131,19 @@ func (r *Router) Close() {
 	}
 }
 
-// helperNamespaces runs cmd, a helper, opens its namespaces of the kinds
-// given, then ends it.
-func helperNamespaces(cmd *exec.Cmd, kinds ...string) ([]*os.File, error) {
+// helperNamespaces runs cmd, a helper, then prepare (if set) on its pid,
+// opens its namespaces of the kinds given, and ends it.
+func helperNamespaces(cmd *exec.Cmd, prepare func(pid int) error, kinds ...string) ([]*os.File, error) {
 	h, err := startHelper(cmd)
 	if err != nil {
 		return nil, err
 	}
 	defer h.stop()
+	if prepare != nil {
+		if err := prepare(h.pid()); err != nil {
+			return nil, err
+		}
+	}
 	var opened []*os.File
 	for _, kind := range kinds {
 		f, err := h.namespace(kind)
@@ -165,18 +176,14 @@ func ipBatch(t tools, ip string, netns *os.File, files []*os.File, commands ...s
 }
 
 // enableForwarding lets the kernel route between the links of the network
-// namespace netns. A thread of its own joins it to write the setting,
-// which is the namespace's: it ends with its goroutine, never back in the
-// host's namespace.
-func enableForwarding(netns *os.File) error {
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked
-		if err := unix.Setns(int(netns.Fd()), unix.CLONE_NEWNET); err != nil {
-			done <- err
-			return
-		}
-		done <- os.WriteFile("/proc/sys/net/ipv4/ip_forward", []byte("1\n"), 0)
-	}()
-	return <-done
+// namespace netns: a shell there writes the setting, which is the
+// namespace's. (A thread of the server's own that joined the namespace
+// could not go back to the server's safely, and one that ended would take
+// with it the processes it started, slirp4netns among them.)
+func enableForwarding(t tools, netns *os.File) error {
+	cmd := hostCommand(nil, []*os.File{netns}, t.nsenter, "--net=/proc/self/fd/3", "--", t.sh, "-c", "echo 1 > /proc/sys/net/ipv4/ip_forward")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("let it route: %s %w", strings.TrimSpace(string(out)), err)
+	}
+	return nil
 }
