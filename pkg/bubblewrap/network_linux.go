@@ -76,7 +76,7 @@ func connect(t tools, first *firstProcess, pid int, user *syscall.Credential, eg
 	if err != nil {
 		return nil, err
 	}
-	n, err := startSlirp(t, owner, netns, user)
+	n, err := startSlirp(t, owner, netns, user, false)
 	if ferr := filtered(); ferr != nil {
 		if n != nil {
 			n.close()
@@ -137,7 +137,10 @@ func filterEgress(t tools, owner, netns *os.File, egress Egress, rules func([]ne
 // (--enable-sandbox, --enable-seccomp) in a user namespace where it is
 // root: a helper makes one inside the jail's, in which root is user, and
 // holds it until slirp4netns has joined it.
-func startSlirp(t tools, owner, netns *os.File, user *syscall.Credential) (*network, error) {
+//
+// A lasting one outlives the thread that starts it: it ends only when
+// exit is closed, by close or with the server.
+func startSlirp(t tools, owner, netns *os.File, user *syscall.Credential, lasting bool) (*network, error) {
 	h, err := startHelper(hostCommand(user, []*os.File{owner, netns}, t.nsenter,
 		slices.Concat(enterJail, []string{t.unshare, "--user", "--map-root-user", "--", t.cat})...))
 	if err != nil {
@@ -161,6 +164,9 @@ func startSlirp(t tools, owner, netns *os.File, user *syscall.Credential) (*netw
 		"--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp",
 		"--exit-fd=3", "--ready-fd=4", "--userns-path=/proc/self/fd/5", itoa(h.pid()), slirpLink)
 	n.slirp.Stderr = n.stderr
+	if lasting {
+		n.slirp.SysProcAttr.Pdeathsig = 0
+	}
 	err = n.slirp.Start()
 	readyW.Close()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 )
 
@@ -62,6 +63,10 @@ func StartRouter(uid, gid int, egress Egress) (r *Router, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("bubblewrap: %w", err)
 	}
+	// The helpers die with the thread that starts them (Pdeathsig): one
+	// thread starts them all, which nothing else takes meanwhile.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	r = &Router{ResolvConf: "nameserver " + slirpDNS + "\n"}
 	defer func() {
 		if err != nil {
@@ -90,7 +95,7 @@ func StartRouter(uid, gid int, egress Egress) (r *Router, err error) {
 	if err != nil {
 		return r, err
 	}
-	r.slirp, err = startSlirp(t, r.owner, r.router, user)
+	r.slirp, err = startSlirp(t, r.owner, r.router, user, true)
 	if ferr := filtered(); err == nil {
 		err = ferr
 	}

@@ -44,6 +44,22 @@ type gvisorInstance struct {
 	known   *gvisor.Container // nil: not yet seen running by this process
 	pid     int               // known's sandbox process
 	release func()            // ends the use of its disk the container holds
+	// router is known's way out where it has network: it lives no longer
+	// than this process, so a networked container this process did not
+	// start is started again.
+	router *bubblewrap.Router
+}
+
+// forget lets go of what the instance's container held, once it is gone;
+// i.mu held.
+func (i *gvisorInstance) forget() {
+	if i.release != nil {
+		i.release()
+	}
+	if i.router != nil {
+		i.router.Close()
+	}
+	i.known, i.release, i.router = nil, nil, nil
 }
 
 // gvisorInstances are those of this process, by their runsc folder.
@@ -62,7 +78,7 @@ func (g gvisorIsolation) instance(id string) *gvisorInstance {
 func (g gvisorIsolation) containerOf(folder, id string) gvisor.Container {
 	s := g.c.config.isolation.GVisor
 	return gvisor.Container{ID: id, Runsc: s.Runsc, Platform: s.Platform,
-		State: filepath.Join(folder, "state"), Bundle: filepath.Join(folder, "bundle")}
+		State: filepath.Join(folder, "state"), Bundle: filepath.Join(folder, "bundle"), Network: !g.c.config.Network.Offline()}
 }
 
 // recorded is the container an earlier start recorded, if any; i.mu held.
@@ -75,8 +91,9 @@ func (g gvisorIsolation) recorded(id string) (gvisor.Container, bool) {
 	return g.containerOf(folder, strings.TrimSpace(string(data))), true
 }
 
-// running is the instance's container where it runs (or is paused); i.mu
-// held.
+// running is the instance's container where it runs (or is paused) and,
+// if it has network, this process started it (its router ends with the
+// process that started it); i.mu held.
 func (g gvisorIsolation) running(ctx context.Context, id string, i *gvisorInstance) (gvisor.Container, bool) {
 	if i.known != nil && gvisor.Alive(i.pid) {
 		return *i.known, true
@@ -86,7 +103,7 @@ func (g gvisorIsolation) running(ctx context.Context, id string, i *gvisorInstan
 		return gvisor.Container{}, false
 	}
 	status, pid := c.Look(ctx)
-	if status != gvisor.Running && status != gvisor.Paused {
+	if status != gvisor.Running && status != gvisor.Paused || c.Network && i.router == nil {
 		return gvisor.Container{}, false
 	}
 	i.known, i.pid = &c, pid
@@ -101,6 +118,7 @@ func (g gvisorIsolation) start(ctx context.Context, inst provider.Instance, user
 			return gvisor.Container{}, err
 		}
 	}
+	i.forget()
 	folder := g.folder(inst.ID)
 	if err := os.MkdirAll(folder, 0o700); err != nil {
 		return gvisor.Container{}, err
@@ -127,13 +145,27 @@ func (g gvisorIsolation) start(ctx context.Context, inst provider.Instance, user
 		Workspace: dir, UID: user.UID, GID: user.GID,
 		MemoryMB: cfg.memoryMB(), CPU: cfg.cpu(), MaxProcesses: cfg.MaxProcesses, TmpMB: cfg.memoryMB(),
 		Env: append([]string{"LANG=C.UTF-8", "TERM=dumb"}, venvEnv...)}
+	// runsc's own network stack bypasses the netfilter of the namespace
+	// it runs in: the router beyond it filters what it sends.
+	var router *bubblewrap.Router
+	if c.Network {
+		var err error
+		if router, err = bubblewrap.StartRouter(user.UID, user.GID, cfg.egress()); err != nil {
+			release()
+			return gvisor.Container{}, err
+		}
+		spec.NetNS, spec.System.Files["/etc/resolv.conf"] = router.NetNS, router.ResolvConf
+	}
 	if err := c.Start(ctx, spec); err != nil {
 		release()
+		if router != nil {
+			router.Close()
+		}
 		_ = c.Delete(context.WithoutCancel(ctx))
 		return gvisor.Container{}, err
 	}
 	_, pid := c.Look(ctx)
-	i.known, i.pid, i.release = &c, pid, release
+	i.known, i.pid, i.release, i.router = &c, pid, release, router
 	return c, nil
 }
 
@@ -164,10 +196,7 @@ func (g gvisorIsolation) lost(id string, c gvisor.Container) bool {
 		return false
 	}
 	if i.known != nil && i.known.ID == c.ID {
-		if i.release != nil {
-			i.release()
-		}
-		i.known, i.release = nil, nil
+		i.forget()
 	}
 	return true
 }
@@ -204,10 +233,7 @@ func (g gvisorIsolation) destroy(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	if i.release != nil {
-		i.release()
-	}
-	i.known, i.release = nil, nil
+	i.forget()
 	gvisorInstances.Delete(g.folder(id))
 	return os.RemoveAll(g.folder(id))
 }
