@@ -129,6 +129,11 @@ func routerRules(hostAddrs []netip.Addr, lists egressLists) string {
 	return b.String()
 }
 
+// closedRouterRules are those of a router that lets nothing through, nor
+// answers anything of the instance's.
+var closedRouterRules = "table inet router {\n\tchain forward {\n\t\ttype filter hook forward priority filter; policy drop;\n\t}\n" +
+	"\tchain input {\n\t\ttype filter hook input priority filter; policy accept;\n\t\tiifname \"" + routerLink + "\" drop\n\t}\n}\n"
+
 // egressVerdicts are the rules every way out shares: slirp4netns's
 // resolver on port 53 is reached; never the unreachable addresses nor the
 // host's own (hostAddrs); then the lists' deny, allow and default decide.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"runtime"
@@ -40,12 +41,14 @@ type Router struct {
 
 	instance, router, owner *os.File
 	slirp                   *network
+	tools                   tools
 }
 
 // StartRouter makes an instance's network namespace and its router,
-// filtered by egress, with slirp4netns running as uid:gid. It needs the
-// server to run as root, as runsc does.
-func StartRouter(uid, gid int, egress Egress) (r *Router, err error) {
+// filtered by egress (nil: nothing goes out, not even to the resolver),
+// with slirp4netns running as uid:gid. It needs the server to run as
+// root, as runsc does.
+func StartRouter(uid, gid int, egress *Egress) (r *Router, err error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("bubblewrap: a router needs the server to run as root")
 	}
@@ -67,7 +70,7 @@ func StartRouter(uid, gid int, egress Egress) (r *Router, err error) {
 	// thread starts them all, which nothing else takes meanwhile.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	r = &Router{ResolvConf: "nameserver " + slirpDNS + "\n"}
+	r = &Router{ResolvConf: "nameserver " + slirpDNS + "\n", tools: t}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -91,7 +94,7 @@ func StartRouter(uid, gid int, egress Egress) (r *Router, err error) {
 	r.instance = ns[0]
 	r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), r.instance.Fd())
 
-	filtered, err := filterEgress(t, r.owner, r.router, egress, routerFilter)
+	filtered, err := r.filter(egress)
 	if err != nil {
 		return r, err
 	}
@@ -121,6 +124,25 @@ func StartRouter(uid, gid int, egress Egress) (r *Router, err error) {
 		return r, err
 	}
 	return r, nil
+}
+
+// Filter replaces the router's rules with egress's (nil: nothing goes
+// out), at once: nft applies a ruleset whole or not at all.
+func (r *Router) Filter(egress *Egress) error {
+	filtered, err := r.filter(egress)
+	if err != nil {
+		return err
+	}
+	return filtered()
+}
+
+func (r *Router) filter(egress *Egress) (filtered func() error, err error) {
+	if egress == nil {
+		return filterEgress(r.tools, r.owner, r.router, Egress{}, func([]netip.Addr, egressLists) string { return "flush ruleset\n" + closedRouterRules })
+	}
+	return filterEgress(r.tools, r.owner, r.router, *egress, func(hostAddrs []netip.Addr, lists egressLists) string {
+		return "flush ruleset\n" + routerFilter(hostAddrs, lists)
+	})
 }
 
 // Close ends slirp4netns and lets the namespaces go: the instance's lives

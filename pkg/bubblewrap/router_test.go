@@ -23,7 +23,7 @@ func startRouter(t *testing.T, egress Egress) *Router {
 		t.Skip("a router needs root")
 	}
 	uid, gid := Jail{}.User()
-	r, err := StartRouter(uid, gid, egress)
+	r, err := StartRouter(uid, gid, &egress)
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
 	return r

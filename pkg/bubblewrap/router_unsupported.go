@@ -8,7 +8,10 @@ type Router struct {
 }
 
 // StartRouter refuses: there are no network namespaces off Linux.
-func StartRouter(uid, gid int, egress Egress) (*Router, error) { return nil, errNotLinux }
+func StartRouter(uid, gid int, egress *Egress) (*Router, error) { return nil, errNotLinux }
+
+// Filter has nothing to filter.
+func (r *Router) Filter(egress *Egress) error { return errNotLinux }
 
 // Close has nothing to end.
 func (r *Router) Close() {}

@@ -26,7 +26,7 @@ func startNetworked(t *testing.T, egress bubblewrap.Egress) gvisor.Container {
 	if os.Geteuid() != 0 {
 		t.Skip("a router needs root")
 	}
-	r, err := bubblewrap.StartRouter(testUID, testUID, egress)
+	r, err := bubblewrap.StartRouter(testUID, testUID, &egress)
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
 	dir := t.TempDir()

@@ -79,6 +79,22 @@ func orDefault(v, def int) int {
 }
 
 // egress is what the jails' network lets through, within their wall.
+// gvisorNetwork says whether a gVisor container has network: where its
+// rules let anything out, or its default packages must reach the index.
+func (c *Config) gvisorNetwork() bool {
+	return !c.Network.Offline() || len(c.DefaultPackages) > 0
+}
+
+// routerEgress is the rules of a gVisor container's router: nil where
+// nothing goes out.
+func (c *Config) routerEgress() *bubblewrap.Egress {
+	if c.Network.Offline() {
+		return nil
+	}
+	e := c.egress()
+	return &e
+}
+
 func (c *Config) egress() bubblewrap.Egress {
 	return bubblewrap.Egress{DenyByDefault: c.Network.Default == provider.EgressDeny, Allow: c.Network.Allow, Deny: c.Network.Deny}
 }

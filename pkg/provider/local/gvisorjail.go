@@ -18,6 +18,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/gvisor"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // An instance isolated by gVisor runs its commands in one container of its
@@ -78,7 +79,7 @@ func (g gvisorIsolation) instance(id string) *gvisorInstance {
 func (g gvisorIsolation) containerOf(folder, id string) gvisor.Container {
 	s := g.c.config.isolation.GVisor
 	return gvisor.Container{ID: id, Runsc: s.Runsc, Platform: s.Platform,
-		State: filepath.Join(folder, "state"), Bundle: filepath.Join(folder, "bundle"), Network: !g.c.config.Network.Offline()}
+		State: filepath.Join(folder, "state"), Bundle: filepath.Join(folder, "bundle"), Network: g.c.config.gvisorNetwork()}
 }
 
 // recorded is the container an earlier start recorded, if any; i.mu held.
@@ -150,7 +151,7 @@ func (g gvisorIsolation) start(ctx context.Context, inst provider.Instance, user
 	var router *bubblewrap.Router
 	if c.Network {
 		var err error
-		if router, err = bubblewrap.StartRouter(user.UID, user.GID, cfg.egress()); err != nil {
+		if router, err = bubblewrap.StartRouter(user.UID, user.GID, cfg.routerEgress()); err != nil {
 			release()
 			return gvisor.Container{}, err
 		}
@@ -181,7 +182,7 @@ func (g gvisorIsolation) runner(op string, inst provider.Instance, user jailfs.U
 			return nil, nil, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: cannot start its gVisor container: %v", inst.ID, bare(err))
 		}
 	}
-	return gvisorRunner{c: c, user: user, lost: func() bool { return g.lost(inst.ID, c) }}, func() {}, nil
+	return gvisorRunner{c: c, user: user, lost: func() bool { return g.lost(inst.ID, c) }, router: i.router, egress: g.c.config.routerEgress()}, func() {}, nil
 }
 
 // lost checks, after a command failed, whether the container still runs:
@@ -244,13 +245,61 @@ type gvisorRunner struct {
 	user jailfs.User
 	// lost says whether the container is gone, forgetting it if so.
 	lost func() bool
+	// router is the container's way out (nil: none), and egress its
+	// rules; install, when set, makes the command the default packages'
+	// install (see forInstall).
+	router  *bubblewrap.Router
+	egress  *bubblewrap.Egress
+	install *packageIndex
+}
+
+// installing lets the container reach the index alone until done, which
+// puts the sandbox's rules back; where it cannot, it cuts the container
+// off.
+func (r gvisorRunner) installing() (done func() error, err error) {
+	if r.router == nil {
+		return func() error { return nil }, nil
+	}
+	egress := r.install.egress()
+	if err := r.router.Filter(&egress); err != nil {
+		return nil, err
+	}
+	return func() error {
+		if err := r.router.Filter(r.egress); err != nil {
+			r.router.Close()
+			return fmt.Errorf("gvisor: the sandbox's network rules could not be put back after the install, so the instance is cut off: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // errKernelEnded is why a command whose container ended fails.
 var errKernelEnded = errors.New("gVisor's kernel of the instance ended under the command, with every process of the instance " +
 	"(most likely its processes together used more memory than resources.memory_mb allows); the next command starts it again")
 
-func (r gvisorRunner) Run(ctx context.Context, command string, timeout time.Duration, stdout, stderr io.Writer) (bubblewrap.Result, error) {
+func (r gvisorRunner) Run(ctx context.Context, command string, timeout time.Duration, stdout, stderr io.Writer) (res bubblewrap.Result, err error) {
+	if r.install != nil {
+		done, err := r.installing()
+		if err != nil {
+			return bubblewrap.Result{}, err
+		}
+		defer func() {
+			if derr := done(); err == nil {
+				err = derr
+			}
+		}()
+		var env strings.Builder
+		for _, kv := range r.install.env() {
+			env.WriteString("export " + shell.Quote(kv) + "; ")
+		}
+		command = env.String() + command
+	}
+	return r.run(ctx, command, timeout, stdout, stderr)
+}
+
+// run runs command in the container, telling its kernel's end from the
+// command's.
+func (r gvisorRunner) run(ctx context.Context, command string, timeout time.Duration, stdout, stderr io.Writer) (bubblewrap.Result, error) {
 	began := time.Now()
 	res, err := r.c.Exec(ctx, r.user.UID, r.user.GID, command, timeout, stdout, stderr)
 	took := time.Since(began)

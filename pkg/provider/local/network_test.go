@@ -53,3 +53,31 @@ func TestANetworkedInstanceInstallsFromAnIndex(t *testing.T) {
 		own.AssertHeardNothing(t)
 	})
 }
+
+// The install of the default packages reaches the operator's index
+// whatever the sandbox's rules, and nothing else; then the rules apply.
+func TestTheDefaultPackagesInstallReachesTheIndexAlone(t *testing.T) {
+	far := nettest.NewInternet(t)
+	index := testIndex(t, far)
+	other := far.ServeOn(t, far.Another(t), nettest.Text("elsewhere"))
+	eachIsolation(t, func(t *testing.T, isolation string) {
+		c := newIsolatedClient(t, isolation, func(cfg *Config) { cfg.DefaultPackages = []string{"tiny"} })
+		require.True(t, c.config.Network.Offline(), "the local default: nothing goes out")
+		c.index = packageIndex{index}
+		inst := c.create(t)
+
+		// pkg/run's install, and a try elsewhere in the same command.
+		res, err := c.Execute(t.Context(), inst, provider.ExecRequest{Install: true, Timeout: 3 * time.Minute,
+			Command: "python3 -m pip install --no-input --disable-pip-version-check --progress-bar off tiny && " + nettest.SendHi(other)})
+		require.NoError(t, err)
+		assert.Contains(t, res.Output, "Successfully installed tiny-0.1", "pip reached the index")
+		assert.NotEqual(t, 0, res.ExitCode, "and nothing else: %s", res.Output)
+
+		res = c.exec(t, inst, "python3 -c 'import tiny; print(tiny.VALUE)'")
+		assert.Equal(t, "42\n", res.Output)
+		res = c.exec(t, inst, nettest.Fetch(index[len("http://"):len(index)-len("simple/")]+"simple/tiny/"))
+		assert.NotEqual(t, 0, res.ExitCode, "after the install, the sandbox's rules: %s", res.Output)
+		res = c.exec(t, inst, "pip download --retries 0 --timeout 3 --no-deps -d /tmp tiny")
+		assert.NotEqual(t, 0, res.ExitCode, "pip is not pointed at the index after it either: %s", res.Output)
+	})
+}
