@@ -2357,7 +2357,7 @@ type ListResult struct {
 
 // LocalConfig Local: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
 type LocalConfig struct {
-	// DefaultPackages pip requirements installed into every new sandbox (needs network access).
+	// DefaultPackages pip requirements installed into every new sandbox (installed from AUXILIA_LOCAL_PACKAGE_INDEX's index (PyPI unless the server says otherwise), which the install alone reaches whatever network says).
 	DefaultPackages []string `json:"default_packages"`
 
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
@@ -2423,7 +2423,7 @@ type LocalConfigNetworkDefault string
 
 // LocalConfigInput Local: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
 type LocalConfigInput struct {
-	// DefaultPackages pip requirements installed into every new sandbox (needs network access).
+	// DefaultPackages pip requirements installed into every new sandbox (installed from AUXILIA_LOCAL_PACKAGE_INDEX's index (PyPI unless the server says otherwise), which the install alone reaches whatever network says).
 	DefaultPackages *[]string `json:"default_packages,omitempty"`
 
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.

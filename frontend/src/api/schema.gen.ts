@@ -1940,7 +1940,7 @@ export interface components {
         LocalConfig: {
             /**
              * Default packages
-             * @description pip requirements installed into every new sandbox (needs network access).
+             * @description pip requirements installed into every new sandbox (installed from AUXILIA_LOCAL_PACKAGE_INDEX's index (PyPI unless the server says otherwise), which the install alone reaches whatever network says).
              * @default []
              */
             default_packages: string[];
@@ -2071,7 +2071,7 @@ export interface components {
         LocalConfigInput: {
             /**
              * Default packages
-             * @description pip requirements installed into every new sandbox (needs network access).
+             * @description pip requirements installed into every new sandbox (installed from AUXILIA_LOCAL_PACKAGE_INDEX's index (PyPI unless the server says otherwise), which the install alone reaches whatever network says).
              * @default []
              */
             default_packages?: string[];
