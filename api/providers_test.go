@@ -51,8 +51,10 @@ func TestTheCatalogueSaysWhatEachProviderIs(t *testing.T) {
 		}
 		assert.Equal(t, []any{"AUXILIA_LOCAL_MAX_MEMORY_MB", "AUXILIA_LOCAL_MAX_DISK_MB", "AUXILIA_LOCAL_MAX_CPU",
 			"AUXILIA_LOCAL_MAX_PROCESSES", "AUXILIA_LOCAL_JAIL_IDS"}, fromTheHost, "and the ceilings of its instances, and their users")
+		assert.Equal(t, "AUXILIA_LOCAL_PACKAGE_INDEX", local[6].(map[string]any)["env"])
+		assert.Equal(t, "https://pypi.org/simple/", local[6].(map[string]any)["default"], "and the index of their default packages")
 		var isolation []any
-		for _, s := range local[6:] {
+		for _, s := range local[7:] {
 			isolation = append(isolation, []any{s.(map[string]any)["env"], s.(map[string]any)["default"]})
 		}
 		assert.Equal(t, []any{[]any{"AUXILIA_LOCAL_ISOLATION", "any"}, []any{"AUXILIA_LOCAL_GVISOR_PLATFORM", "ptrace"}}, isolation,

@@ -32,7 +32,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, m auxilia.Metrics
 	}
 	o := app.Options{Metrics: m, DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: run.Options{IdleTimeout: cfg.RunIdleTimeout, CreateLease: cfg.CreateTimeout},
 		Policy:   provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs},
-		Operator: cfg.Providers, LocalCeilings: cfg.LocalCeilings, LocalJailIDs: cfg.LocalJailIDs, LocalIsolation: isolation}
+		Operator: cfg.Providers, LocalCeilings: cfg.LocalCeilings, LocalJailIDs: cfg.LocalJailIDs, LocalIsolation: isolation, LocalPackageIndex: cfg.LocalIndex}
 	return app.New(db, keys, o), nil
 }
 

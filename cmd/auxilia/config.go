@@ -36,6 +36,7 @@ type config struct {
 	Providers        provider.OperatorValues // the settings the providers declare, such as AUXILIA_LOCAL_PROVIDER
 	LocalCeilings    local.Ceilings          // the most one local instance may ask for: its AUXILIA_LOCAL_MAX_* settings, or what the host has
 	LocalJailIDs     bubblewrap.IDs          // the host users local instances' jails run as: AUXILIA_LOCAL_JAIL_IDS, or the host's
+	LocalIndex       string                  // the index local instances install default packages from: AUXILIA_LOCAL_PACKAGE_INDEX
 	ProbeTimeout     time.Duration           // AUXILIA_PROBE_TIMEOUT
 	RunIdleTimeout   time.Duration           // AUXILIA_RUN_IDLE_TIMEOUT
 	ReaperInterval   time.Duration           // AUXILIA_REAPER_INTERVAL
@@ -83,6 +84,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		errs = append(errs, err)
 	}
 	cfg.LocalJailIDs = local.ReadJailIDs(providers)
+	cfg.LocalIndex = local.ReadPackageIndex(providers)
 	cfg.ProbeTimeout = duration(getenv, "AUXILIA_PROBE_TIMEOUT", 10*time.Second, &errs)
 	cfg.RunIdleTimeout = duration(getenv, "AUXILIA_RUN_IDLE_TIMEOUT", time.Hour, &errs)
 	cfg.ReaperInterval = duration(getenv, "AUXILIA_REAPER_INTERVAL", time.Minute, &errs)

@@ -37,6 +37,9 @@ type Options struct {
 	LocalJailIDs bubblewrap.IDs
 	// LocalIsolation is how local instances may be isolated.
 	LocalIsolation local.Isolation
+	// LocalPackageIndex is the index local instances install their
+	// default packages from ("": PyPI's).
+	LocalPackageIndex string
 }
 
 // App is the server's services on one database.
@@ -58,7 +61,7 @@ type App struct {
 func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 	kinds := o.Kinds
 	if kinds == nil {
-		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings, LocalJailIDs: o.LocalJailIDs, LocalIsolation: o.LocalIsolation})
+		kinds = builtin.Kinds(builtin.Options{DataDir: o.DataDir, LocalCeilings: o.LocalCeilings, LocalJailIDs: o.LocalJailIDs, LocalIsolation: o.LocalIsolation, LocalPackageIndex: o.LocalPackageIndex})
 	}
 	providers := provider.NewRegistry(o.Policy, o.Operator, kinds...)
 	audit := db.System("audit").Audit()

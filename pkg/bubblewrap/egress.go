@@ -13,6 +13,19 @@ import (
 // queries on to the host's. 10.0.2.2 on that network is the host itself.
 const slirpDNS = "10.0.2.3"
 
+// The links of a Router's namespace: slirpLink to slirp4netns, routerLink
+// to the instance's namespace, whose end of it is instanceLink. The two
+// ends of the instance's link have routerAddress and instanceAddress, on
+// a network of their own (linkNetwork), inside the wall (10.0.0.0/8).
+const (
+	slirpLink       = "tap0"
+	routerLink      = "r0"
+	instanceLink    = "eth0"
+	routerAddress   = "10.0.3.1"
+	instanceAddress = "10.0.3.2"
+	linkNetwork     = "/30"
+)
+
 // unreachable are the destinations a jail with network never reaches,
 // besides the host's own addresses: the host's loopback and slirp4netns's
 // way to it, private, shared and link-local ranges (cloud metadata at
@@ -85,11 +98,47 @@ func lookupHost(ctx context.Context, domain string) ([]netip.Addr, error) {
 }
 
 // egressRules is the nftables ruleset of a jail's network namespace: the
-// jail may reach its own loopback and slirp4netns's resolver on port 53;
-// never the unreachable addresses nor the host's own (hostAddrs); then the
-// lists' deny, allow and default decide. A refused packet fails at once,
-// as an unreachable host.
+// jail may reach its own loopback, then egressVerdicts decide.
 func egressRules(hostAddrs []netip.Addr, lists egressLists) string {
+	var b strings.Builder
+	b.WriteString("table inet jail {\n\tchain egress {\n\t\ttype filter hook output priority filter; policy accept;\n")
+	b.WriteString("\t\toifname \"lo\" accept\n")
+	egressVerdicts(&b, hostAddrs, lists)
+	b.WriteString("\t}\n}\n")
+	return b.String()
+}
+
+// routerRules is the nftables ruleset of a router's network namespace
+// (see Router): what the instance's side (routerLink) sends on is
+// decided as a jail's output is, by egressVerdicts; from slirp4netns's
+// side come only the answers to it; the router itself answers nothing
+// of the instance's; and what leaves for slirp4netns leaves from the
+// router's address, the one slirp4netns knows.
+func routerRules(hostAddrs []netip.Addr, lists egressLists) string {
+	var b strings.Builder
+	b.WriteString("table inet router {\n\tchain forward {\n\t\ttype filter hook forward priority filter; policy drop;\n")
+	fmt.Fprintf(&b, "\t\tiifname %q oifname %q ct state established,related accept\n", slirpLink, routerLink)
+	fmt.Fprintf(&b, "\t\tiifname != %q drop\n", routerLink)
+	egressVerdicts(&b, hostAddrs, lists)
+	fmt.Fprintf(&b, "\t\toifname %q accept\n", slirpLink)
+	b.WriteString("\t}\n\tchain input {\n\t\ttype filter hook input priority filter; policy accept;\n")
+	fmt.Fprintf(&b, "\t\tiifname %q reject with icmpx admin-prohibited\n", routerLink)
+	b.WriteString("\t}\n\tchain nat {\n\t\ttype nat hook postrouting priority srcnat; policy accept;\n")
+	fmt.Fprintf(&b, "\t\toifname %q masquerade\n", slirpLink)
+	b.WriteString("\t}\n}\n")
+	return b.String()
+}
+
+// closedRouterRules are those of a router that lets nothing through, nor
+// answers anything of the instance's.
+var closedRouterRules = "table inet router {\n\tchain forward {\n\t\ttype filter hook forward priority filter; policy drop;\n\t}\n" +
+	"\tchain input {\n\t\ttype filter hook input priority filter; policy accept;\n\t\tiifname \"" + routerLink + "\" drop\n\t}\n}\n"
+
+// egressVerdicts are the rules every way out shares: slirp4netns's
+// resolver on port 53 is reached; never the unreachable addresses nor the
+// host's own (hostAddrs); then the lists' deny, allow and default decide.
+// A refused packet fails at once, as an unreachable host.
+func egressVerdicts(b *strings.Builder, hostAddrs []netip.Addr, lists egressLists) {
 	var own []netip.Prefix
 	for _, a := range hostAddrs {
 		a = a.Unmap().WithZone("")
@@ -100,18 +149,13 @@ func egressRules(hostAddrs []netip.Addr, lists egressLists) string {
 	}
 	slices.SortFunc(own, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
 
-	var b strings.Builder
-	b.WriteString("table inet jail {\n\tchain egress {\n\t\ttype filter hook output priority filter; policy accept;\n")
-	b.WriteString("\t\toifname \"lo\" accept\n")
-	fmt.Fprintf(&b, "\t\tip daddr %s meta l4proto { tcp, udp } th dport 53 accept\n", slirpDNS)
-	verdict(&b, slices.Concat(unreachable, own), "reject with icmpx admin-prohibited")
-	verdict(&b, lists.deny, "reject with icmpx admin-prohibited")
+	fmt.Fprintf(b, "\t\tip daddr %s meta l4proto { tcp, udp } th dport 53 accept\n", slirpDNS)
+	verdict(b, slices.Concat(unreachable, own), "reject with icmpx admin-prohibited")
+	verdict(b, lists.deny, "reject with icmpx admin-prohibited")
 	if lists.denyByDefault {
-		verdict(&b, lists.allow, "accept")
+		verdict(b, lists.allow, "accept")
 		b.WriteString("\t\treject with icmpx admin-prohibited\n")
 	}
-	b.WriteString("\t}\n}\n")
-	return b.String()
 }
 
 // verdict writes one rule per address family for the networks in list.

@@ -66,3 +66,32 @@ func TestWalledSaysWhatNoJailReaches(t *testing.T) {
 	assert.False(t, Walled(netip.MustParsePrefix("198.51.100.0/24")))
 	assert.False(t, Walled(netip.MustParsePrefix("2001:db8::/32")))
 }
+
+func TestRouterRules(t *testing.T) {
+	lists := egressLists{denyByDefault: true, allow: []netip.Prefix{netip.MustParsePrefix("198.51.100.0/24")}}
+	assert.Equal(t, []string{
+		"table inet router {",
+		"\tchain forward {",
+		"\t\ttype filter hook forward priority filter; policy drop;",
+		"\t\tiifname \"tap0\" oifname \"r0\" ct state established,related accept",
+		"\t\tiifname != \"r0\" drop",
+		"\t\tip daddr 10.0.2.3 meta l4proto { tcp, udp } th dport 53 accept",
+		"\t\tip daddr { 0.0.0.0/8, 10.0.0.0/8, 100.64.0.0/10, 127.0.0.0/8, 169.254.0.0/16, 172.16.0.0/12, 192.168.0.0/16, 224.0.0.0/4, 240.0.0.0/4, " +
+			"203.0.113.7/32 } reject with icmpx admin-prohibited",
+		"\t\tip6 daddr { ::/128, ::1/128, fc00::/7, fe80::/10, ff00::/8 } reject with icmpx admin-prohibited",
+		"\t\tip daddr { 198.51.100.0/24 } accept",
+		"\t\treject with icmpx admin-prohibited",
+		"\t\toifname \"tap0\" accept",
+		"\t}",
+		"\tchain input {",
+		"\t\ttype filter hook input priority filter; policy accept;",
+		"\t\tiifname \"r0\" reject with icmpx admin-prohibited",
+		"\t}",
+		"\tchain nat {",
+		"\t\ttype nat hook postrouting priority srcnat; policy accept;",
+		"\t\toifname \"tap0\" masquerade",
+		"\t}",
+		"}", "",
+	}, strings.Split(routerRules([]netip.Addr{netip.MustParseAddr("203.0.113.7")}, lists), "\n"),
+		"what the instance sends on is decided as a jail's output; only answers come back; the router answers nothing")
+}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/bubblewrap/nettest"
 )
 
 func TestOnlyRootIsWritable(t *testing.T) {
@@ -84,16 +86,16 @@ func TestBinds(t *testing.T) {
 }
 
 func TestNoNetworkUnlessAsked(t *testing.T) {
-	host := listen(t, "127.0.0.1")
+	host := nettest.Listen(t, "127.0.0.1")
 	j := newJail(t)
-	_, stderr, res := run(t, j, sendHi("127.0.0.1:"+host.port))
+	_, stderr, res := run(t, j, nettest.SendHi("127.0.0.1:"+host.Port))
 	assert.NotEqual(t, 0, res.ExitCode, "no network: the host's loopback is out of reach")
 	assert.Contains(t, stderr, "Connection refused")
 	stdout, _, _ := run(t, j, "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '")
 	assert.Equal(t, "lo\n", stdout, "only a loopback of its own")
 	stdout, _, _ = run(t, j, "cat /etc/resolv.conf /etc/hosts")
 	assert.Equal(t, jailHosts, stdout, "no resolver, and only itself in /etc/hosts")
-	host.assertHeardNothing(t)
+	host.AssertHeardNothing(t)
 }
 
 func TestNoPrivileges(t *testing.T) {

@@ -72,11 +72,11 @@ func connect(t tools, first *firstProcess, pid int, user *syscall.Credential, eg
 
 	// nft and slirp4netns start side by side: nothing in the jail sends a
 	// packet before its command starts.
-	filtered, err := filterEgress(t, owner, netns, egress)
+	filtered, err := filterEgress(t, owner, netns, egress, egressFilter)
 	if err != nil {
 		return nil, err
 	}
-	n, err := startSlirp(t, owner, netns, user)
+	n, err := startSlirp(t, owner, netns, user, false)
 	if ferr := filtered(); ferr != nil {
 		if n != nil {
 			n.close()
@@ -90,15 +90,19 @@ func connect(t tools, first *firstProcess, pid int, user *syscall.Credential, eg
 // network namespaces, given as descriptors 3 and 4, as the same user.
 var enterJail = []string{"--user=/proc/self/fd/3", "--net=/proc/self/fd/4", "--preserve-credentials", "--"}
 
-// egressFilter makes the rules filterEgress installs: tests swap it to show
-// what a jail reaches without them.
-var egressFilter = egressRules
+// egressFilter makes the rules filterEgress installs in a jail, and
+// routerFilter those in a router: tests swap them to show what a jail or
+// an instance behind a router reaches without them.
+var (
+	egressFilter = egressRules
+	routerFilter = routerRules
+)
 
-// filterEgress starts installing the egress rules in the jail's network
-// namespace; filtered waits until they are in. nft runs as the server's own
+// filterEgress starts installing the egress rules that rules makes in the
+// jail's (or router's) network namespace; filtered waits until they are in. nft runs as the server's own
 // user, which is root in the namespace's owner and so may change its rules;
 // nothing in the jail is, nor can become it.
-func filterEgress(t tools, owner, netns *os.File, egress Egress) (filtered func() error, err error) {
+func filterEgress(t tools, owner, netns *os.File, egress Egress, rules func([]netip.Addr, egressLists) string) (filtered func() error, err error) {
 	hostAddrs, err := hostAddresses()
 	if err != nil {
 		return nil, fmt.Errorf("read the host's addresses: %w", err)
@@ -107,7 +111,7 @@ func filterEgress(t tools, owner, netns *os.File, egress Egress) (filtered func(
 	lists := egress.resolve(ctx, lookupHost)
 	cancel()
 	cmd := hostCommand(nil, []*os.File{owner, netns}, t.nsenter, slices.Concat(enterJail, []string{t.nft, "-f", "-"})...)
-	cmd.Stdin = strings.NewReader(egressFilter(hostAddrs, lists))
+	cmd.Stdin = strings.NewReader(rules(hostAddrs, lists))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -133,7 +137,10 @@ func filterEgress(t tools, owner, netns *os.File, egress Egress) (filtered func(
 // (--enable-sandbox, --enable-seccomp) in a user namespace where it is
 // root: a helper makes one inside the jail's, in which root is user, and
 // holds it until slirp4netns has joined it.
-func startSlirp(t tools, owner, netns *os.File, user *syscall.Credential) (*network, error) {
+//
+// A lasting one outlives the thread that starts it: it ends only when
+// exit is closed, by close or with the server.
+func startSlirp(t tools, owner, netns *os.File, user *syscall.Credential, lasting bool) (*network, error) {
 	h, err := startHelper(hostCommand(user, []*os.File{owner, netns}, t.nsenter,
 		slices.Concat(enterJail, []string{t.unshare, "--user", "--map-root-user", "--", t.cat})...))
 	if err != nil {
@@ -155,8 +162,11 @@ func startSlirp(t tools, owner, netns *os.File, user *syscall.Credential) (*netw
 	n := &network{exit: exitW, stderr: &headWriter{w: io.Discard}}
 	n.slirp = hostCommand(user, []*os.File{exitR, readyW, owner}, t.slirp,
 		"--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp",
-		"--exit-fd=3", "--ready-fd=4", "--userns-path=/proc/self/fd/5", itoa(h.pid()), "tap0")
+		"--exit-fd=3", "--ready-fd=4", "--userns-path=/proc/self/fd/5", itoa(h.pid()), slirpLink)
 	n.slirp.Stderr = n.stderr
+	if lasting {
+		n.slirp.SysProcAttr.Pdeathsig = 0
+	}
 	err = n.slirp.Start()
 	readyW.Close()
 	if err != nil {

@@ -40,6 +40,8 @@ func (t hostTool) path() (string, error) {
 // tools are the paths of the host programs a jail needs besides bwrap.
 type tools struct {
 	unshare, nsenter, cat, slirp, nft string
+	// sh is found for a router only.
+	sh string
 }
 
 // toolsFor finds the host programs a jail needs: to hold its user namespace

@@ -2405,13 +2405,13 @@ type ListResult struct {
 
 // LocalConfig Local: The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
 type LocalConfig struct {
-	// DefaultPackages pip requirements installed into every new sandbox (needs network access).
+	// DefaultPackages pip requirements installed into every new sandbox (installed from AUXILIA_LOCAL_PACKAGE_INDEX's index (PyPI unless the server says otherwise), which the install alone reaches whatever network says).
 	DefaultPackages []string `json:"default_packages"`
 
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
 	IdleMinutes int `json:"idle_minutes"`
 
-	// Isolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+	// Isolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its network goes through a router of its own that applies the same egress rules, and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
 	Isolation LocalConfigIsolation `json:"isolation"`
 
 	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
@@ -2460,7 +2460,7 @@ type LocalConfig struct {
 	Timeout int `json:"timeout"`
 }
 
-// LocalConfigIsolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+// LocalConfigIsolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its network goes through a router of its own that applies the same egress rules, and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
 type LocalConfigIsolation string
 
 // LocalConfigKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
@@ -2471,13 +2471,13 @@ type LocalConfigNetworkDefault string
 
 // LocalConfigInput Local: The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
 type LocalConfigInput struct {
-	// DefaultPackages pip requirements installed into every new sandbox (needs network access).
+	// DefaultPackages pip requirements installed into every new sandbox (installed from AUXILIA_LOCAL_PACKAGE_INDEX's index (PyPI unless the server says otherwise), which the install alone reaches whatever network says).
 	DefaultPackages *[]string `json:"default_packages,omitempty"`
 
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
 	IdleMinutes *int `json:"idle_minutes,omitempty"`
 
-	// Isolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+	// Isolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its network goes through a router of its own that applies the same egress rules, and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
 	Isolation *LocalConfigInputIsolation `json:"isolation,omitempty"`
 
 	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
@@ -2526,7 +2526,7 @@ type LocalConfigInput struct {
 	Timeout *int `json:"timeout,omitempty"`
 }
 
-// LocalConfigInputIsolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+// LocalConfigInputIsolation What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its network goes through a router of its own that applies the same egress rules, and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
 type LocalConfigInputIsolation string
 
 // LocalConfigInputKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.

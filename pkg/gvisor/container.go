@@ -35,6 +35,10 @@ type Container struct {
 	// State is runsc's state folder (--root), one per container: Delete
 	// removes it. Bundle is the folder of its config.json.
 	State, Bundle string
+	// Network, when set, gives the container gVisor's own network stack
+	// (runsc --network=sandbox) on the interfaces of Spec.NetNS; unset,
+	// it has none.
+	Network bool
 }
 
 // Spec is what a container is made with.
@@ -66,6 +70,11 @@ type Spec struct {
 	// Env is what its processes have in their environment besides PATH
 	// and HOME, as KEY=VALUE.
 	Env []string
+	// NetNS is the path of the network namespace a container with Network
+	// joins, whose interfaces and routes gVisor's stack takes: packets it
+	// sends bypass that namespace's netfilter (bubblewrap.Router filters
+	// them beyond it).
+	NetNS string
 }
 
 // KernelMemoryMB is what gVisor's kernel may use besides its processes'
@@ -96,7 +105,8 @@ func environment(env []string) []string {
 }
 
 // config is the OCI runtime config of spec: the host's system read-only,
-// the workspace read-write, a private /tmp, no network of its own.
+// the workspace read-write, a private /tmp, the network namespace NetNS
+// or one of its own.
 func (s Spec) config() map[string]any {
 	tmp := s.TmpMB
 	if tmp == 0 {
@@ -120,9 +130,13 @@ func (s Spec) config() map[string]any {
 	if s.CPU > 0 {
 		resources["cpu"] = map[string]any{"quota": int64(s.CPU * 100000), "period": 100000}
 	}
+	network := map[string]any{"type": "network"}
+	if s.NetNS != "" {
+		network["path"] = s.NetNS
+	}
 	linux := map[string]any{"resources": resources, "namespaces": []any{
 		map[string]any{"type": "pid"}, map[string]any{"type": "ipc"}, map[string]any{"type": "uts"},
-		map[string]any{"type": "mount"}, map[string]any{"type": "network"}}}
+		map[string]any{"type": "mount"}, network}}
 	if s.Cgroup != "" {
 		linux["cgroupsPath"] = s.Cgroup
 	}
@@ -195,7 +209,8 @@ func (s Spec) makeRoot() error {
 	return os.Chmod(s.Root, 0o755)
 }
 
-// Start writes the bundle and starts the container, its network none.
+// Start writes the bundle and starts the container, with network where
+// c.Network is set (on s.NetNS), none otherwise.
 func (c Container) Start(ctx context.Context, s Spec) error {
 	if err := os.MkdirAll(c.Bundle, 0o700); err != nil {
 		return err
@@ -390,7 +405,11 @@ func (c Container) flags(args ...string) []string {
 	if platform == "" {
 		platform = Ptrace
 	}
-	return append([]string{"--root=" + c.State, "--platform=" + platform, "--network=none"}, args...)
+	network := "--network=none"
+	if c.Network {
+		network = "--network=sandbox"
+	}
+	return append([]string{"--root=" + c.State, "--platform=" + platform, network}, args...)
 }
 
 // run runs one runsc subcommand, its error in runsc's words.

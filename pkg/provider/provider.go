@@ -159,6 +159,11 @@ type ExecRequest struct {
 	// OnOutput, when set, receives output as it arrives ("stdout" or
 	// "stderr"), up to the limit. Calls are sequential.
 	OnOutput func(stream, text string)
+	// Install marks the pip install of a new instance's default packages:
+	// a provider whose sandboxes' rules would keep pip from the package
+	// index may let this command alone reach the index, and only it (the
+	// local provider does).
+	Install bool
 }
 
 // ExecResult is how a command ended.

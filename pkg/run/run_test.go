@@ -188,6 +188,7 @@ func TestAFailedPackageInstallLeavesNothingBehind(t *testing.T) {
 		require.True(t, auxilia.IsCode(err, auxilia.CodeSandboxUnavailable), "%v", err)
 		assert.Contains(t, err.Error(), "No matching distribution found for pandas", "the installer's output is the reason")
 		assert.Contains(t, installed, `'pandas==2.2.*' 'numpy'`, "packages are quoted")
+		assert.Equal(t, []string{installed}, w.fake.Installs(), "marked as the install, which a provider may let reach the index")
 		assert.Empty(t, w.fake.Live(), "the half-made instance was destroyed")
 		thread, err := w.app.Runs.Thread(ctx, w.ws.ID, w.agent.ID, "t1")
 		require.NoError(t, err)

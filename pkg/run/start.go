@@ -258,7 +258,7 @@ func (s *Service) build(ctx context.Context, sb auxilia.Sandbox, client provider
 func (s *Service) install(ctx context.Context, client provider.Client, inst provider.Instance, pkgs []string, onOutput func(string)) error {
 	// Without --quiet: pip's lines (collecting, downloading, installed) are the install's progress.
 	cmd := "python3 -m pip install --no-input --disable-pip-version-check --progress-bar off " + shell.Join(pkgs)
-	req := provider.ExecRequest{Command: cmd, Timeout: s.opt.InstallTimeout, OutputLimit: s.opt.OutputLimit}
+	req := provider.ExecRequest{Command: cmd, Timeout: s.opt.InstallTimeout, OutputLimit: s.opt.OutputLimit, Install: true}
 	if onOutput != nil {
 		req.OnOutput = func(_, text string) { onOutput(text) }
 	}

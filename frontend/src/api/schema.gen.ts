@@ -1957,7 +1957,7 @@ export interface components {
         LocalConfig: {
             /**
              * Default packages
-             * @description pip requirements installed into every new sandbox (needs network access).
+             * @description pip requirements installed into every new sandbox (installed from AUXILIA_LOCAL_PACKAGE_INDEX's index (PyPI unless the server says otherwise), which the install alone reaches whatever network says).
              * @default []
              */
             default_packages: string[];
@@ -1969,7 +1969,7 @@ export interface components {
             idle_minutes: number;
             /**
              * Isolation
-             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its network goes through a router of its own that applies the same egress rules, and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
              * @default bubblewrap
              * @enum {string}
              */
@@ -2088,7 +2088,7 @@ export interface components {
         LocalConfigInput: {
             /**
              * Default packages
-             * @description pip requirements installed into every new sandbox (needs network access).
+             * @description pip requirements installed into every new sandbox (installed from AUXILIA_LOCAL_PACKAGE_INDEX's index (PyPI unless the server says otherwise), which the install alone reaches whatever network says).
              * @default []
              */
             default_packages?: string[];
@@ -2100,7 +2100,7 @@ export interface components {
             idle_minutes?: number;
             /**
              * Isolation
-             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
+             * @description What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its network goes through a router of its own that applies the same egress rules, and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start.
              * @default bubblewrap
              * @enum {string}
              */

@@ -25,6 +25,9 @@ type Options struct {
 	// LocalIsolation is how local instances may be isolated (zero:
 	// bubblewrap only).
 	LocalIsolation local.Isolation
+	// LocalPackageIndex is the index local instances install their
+	// default packages from ("": PyPI's).
+	LocalPackageIndex string
 }
 
 // Kinds returns every provider, in catalogue order.
@@ -34,6 +37,6 @@ func Kinds(o Options) []provider.Kind {
 		e2b.Kind{},
 		daytona.Kind{},
 		cloudrun.Kind{},
-		local.Kind{DataDir: o.DataDir, Ceilings: o.LocalCeilings, JailIDs: o.LocalJailIDs, Isolation: o.LocalIsolation},
+		local.Kind{DataDir: o.DataDir, Ceilings: o.LocalCeilings, JailIDs: o.LocalJailIDs, Isolation: o.LocalIsolation, PackageIndex: o.LocalPackageIndex},
 	}
 }

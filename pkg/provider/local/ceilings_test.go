@@ -86,7 +86,7 @@ func TestTheCatalogueShowsTheCeilingsAsMaxima(t *testing.T) {
 		envs = append(envs, s.Env)
 	}
 	assert.Equal(t, []string{"AUXILIA_LOCAL_PROVIDER", "AUXILIA_LOCAL_MAX_MEMORY_MB", "AUXILIA_LOCAL_MAX_DISK_MB",
-		"AUXILIA_LOCAL_MAX_CPU", "AUXILIA_LOCAL_MAX_PROCESSES", "AUXILIA_LOCAL_JAIL_IDS", "AUXILIA_LOCAL_ISOLATION", "AUXILIA_LOCAL_GVISOR_PLATFORM"}, envs, "the catalogue lists the variables that set them")
+		"AUXILIA_LOCAL_MAX_CPU", "AUXILIA_LOCAL_MAX_PROCESSES", "AUXILIA_LOCAL_JAIL_IDS", "AUXILIA_LOCAL_PACKAGE_INDEX", "AUXILIA_LOCAL_ISOLATION", "AUXILIA_LOCAL_GVISOR_PLATFORM"}, envs, "the catalogue lists the variables that set them")
 }
 
 func TestCeilingsAreHalfOfWhatTheHostHasUnlessSet(t *testing.T) {

@@ -45,6 +45,8 @@ type client struct {
 	// users.go); users holds each instance's, by id, once known.
 	ids   bubblewrap.IDs
 	users sync.Map
+	// index is where default packages are installed from.
+	index packageIndex
 	// holds keeps commands from starting while an instance is still (see
 	// still), by instance id.
 	holds sync.Map

@@ -14,7 +14,7 @@ import (
 // CPU not at all.
 type Config struct {
 	MaxProcesses int    `json:"max_processes" validate:"min=8,max=4096" title:"Max processes" doc:"Most processes (threads count too) an instance's commands may run at once, together. Where the server cannot make cgroups, each command may run this many instead. At most this server's ceiling, AUXILIA_LOCAL_MAX_PROCESSES (the maximum its catalogue gives)."`
-	Isolation    string `json:"isolation,omitempty" validate:"omitempty,oneof=bubblewrap gvisor" title:"Isolation" doc:"What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its instances have no network in this version (network must be deny), and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start."`
+	Isolation    string `json:"isolation,omitempty" validate:"omitempty,oneof=bubblewrap gvisor" title:"Isolation" doc:"What stands between an instance's commands and this server's kernel. bubblewrap: the host's own kernel, behind namespaces and a seccomp filter; the fastest, but a kernel bug a command reaches is the host's. gvisor: gVisor's kernel in user space (runsc), a second wall, so that a kernel bug a command reaches is gVisor's, not the host's; it costs about a second more to start an instance, slower system calls (on the ptrace platform a 100 MB write takes about 5 times as long, a pip install 2.4 times, an echo 1.4 times: see the benchmarks) and a few uncommon system calls missing; its network goes through a router of its own that applies the same egress rules, and past resources.memory_mb the whole instance's kernel is ended, not only its largest process. Offered where the server found a working runsc at start."`
 	provider.Common
 	// isolation is what the server offers (Kind.Isolation).
 	isolation Isolation
@@ -45,13 +45,10 @@ func (c *Config) Upgrade(values map[string]json.RawMessage) {
 }
 
 // Validate adds to the common block's rules (Kind.Describe) the isolation
-// this server offers, and what an instance under gVisor has not.
+// this server offers.
 func (c *Config) Validate(provider.Policy) []provider.FieldError {
 	var errs []provider.FieldError
 	if fe := c.isolationError(); fe != nil {
-		errs = append(errs, *fe)
-	}
-	if fe := c.networkError(); fe != nil {
 		errs = append(errs, *fe)
 	}
 	return errs
@@ -82,6 +79,22 @@ func orDefault(v, def int) int {
 }
 
 // egress is what the jails' network lets through, within their wall.
+// gvisorNetwork says whether a gVisor container has network: where its
+// rules let anything out, or its default packages must reach the index.
+func (c *Config) gvisorNetwork() bool {
+	return !c.Network.Offline() || len(c.DefaultPackages) > 0
+}
+
+// routerEgress is the rules of a gVisor container's router: nil where
+// nothing goes out.
+func (c *Config) routerEgress() *bubblewrap.Egress {
+	if c.Network.Offline() {
+		return nil
+	}
+	e := c.egress()
+	return &e
+}
+
 func (c *Config) egress() bubblewrap.Egress {
 	return bubblewrap.Egress{DenyByDefault: c.Network.Default == provider.EgressDeny, Allow: c.Network.Allow, Deny: c.Network.Deny}
 }

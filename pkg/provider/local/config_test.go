@@ -51,8 +51,35 @@ func TestRulesALocalJailCannotKeepAreRefused(t *testing.T) {
 		"resources.memory_mb": "must be 0 or from 64 to 65536 on Local sandboxes",
 	}, got, "packages may come through an allow list")
 
-	cfg, _ = provider.DecodeConfig(Kind{}, json.RawMessage(`{"default_packages":["rich"]}`))
-	assert.Equal(t, []provider.FieldError{{Field: "default_packages",
-		Message: "need network access (set network.default to allow, or allow pypi.org and files.pythonhosted.org) so pip can download them"}},
-		provider.ValidateConfig(Kind{}, cfg, provider.Policy{}))
+	cfg, _ = provider.DecodeConfig(Kind{}, json.RawMessage(`{"default_packages":["pandas==2.2.*","matplotlib"]}`))
+	assert.Empty(t, provider.ValidateConfig(Kind{}, cfg, provider.Policy{}),
+		"offline, as the local default is: the install alone reaches the package index")
+}
+
+func TestThePackageIndexSettingIsChecked(t *testing.T) {
+	for value, want := range map[string]string{
+		"ftp://example.com/simple/":    `AUXILIA_LOCAL_PACKAGE_INDEX must be an http:// or https:// URL, not "ftp://example.com/simple/"`,
+		"https:///simple/":             `AUXILIA_LOCAL_PACKAGE_INDEX must be an http:// or https:// URL, not "https:///simple/"`,
+		"http://127.0.0.1:3141/simple": "AUXILIA_LOCAL_PACKAGE_INDEX http://127.0.0.1:3141/simple is on a private, loopback or link-local address, which local instances never reach",
+		"http://10.1.2.3/simple":       "AUXILIA_LOCAL_PACKAGE_INDEX http://10.1.2.3/simple is on a private, loopback or link-local address, which local instances never reach",
+	} {
+		_, err := provider.ReadOperatorSettings(func(k string) string {
+			if k == "AUXILIA_LOCAL_PACKAGE_INDEX" {
+				return value
+			}
+			return ""
+		}, Kind{})
+		require.Error(t, err, value)
+		assert.Contains(t, err.Error(), want)
+	}
+	values, err := provider.ReadOperatorSettings(func(string) string { return "" }, Kind{})
+	require.NoError(t, err)
+	assert.Equal(t, "https://pypi.org/simple/", ReadPackageIndex(values))
+
+	pypi := packageIndex{}
+	assert.Equal(t, bubblewrap.Egress{DenyByDefault: true, Allow: []string{"pypi.org", "files.pythonhosted.org"}}, pypi.egress())
+	assert.Equal(t, []string{"PIP_INDEX_URL=https://pypi.org/simple/"}, pypi.env())
+	own := packageIndex{"http://203.0.113.5:3141/root/pypi/+simple/"}
+	assert.Equal(t, bubblewrap.Egress{DenyByDefault: true, Allow: []string{"203.0.113.5"}}, own.egress(), "the operator's index alone")
+	assert.Equal(t, []string{"PIP_INDEX_URL=http://203.0.113.5:3141/root/pypi/+simple/", "PIP_TRUSTED_HOST=203.0.113.5"}, own.env())
 }

@@ -28,6 +28,9 @@ func (c *client) Execute(ctx context.Context, inst provider.Instance, req provid
 		return provider.ExecResult{}, err
 	}
 	defer done()
+	if req.Install {
+		jail = forInstall(jail, c.index)
+	}
 
 	timeout := c.timeout(req.Timeout)
 	out := provider.NewOutput(req)

@@ -32,7 +32,7 @@ var (
 	isolationSetting = provider.OperatorSetting{Env: "AUXILIA_LOCAL_ISOLATION", Default: isolationAny,
 		Description: "how local sandboxes may be isolated: `any` offers both `bubblewrap` (the default) and `gvisor` where the server found a working runsc at start, " +
 			"`gvisor` makes gVisor the only choice (the server refuses to start where runsc does not work), `bubblewrap` never offers gVisor (nor looks for runsc). " +
-			"An instance under gVisor has no network in this version (its sandbox's network must be `deny`)",
+			"An instance under gVisor with network goes out through a router of its own that applies the same egress rules as a jail's (it needs the ip tool, from iproute2)",
 		Check: func(value string) error {
 			switch value {
 			case isolationAny, isolationBubblewrap, isolationGVisor:
@@ -123,18 +123,6 @@ func (c *Config) isolationError() *provider.FieldError {
 	return nil
 }
 
-// gvisorOffline says why an instance under gVisor has no network.
-const gvisorOffline = "an instance isolated by gVisor has no network in this version: its network must be deny with no allow rules (or its isolation bubblewrap)"
-
-// networkError is why the sandbox's network is refused with its
-// isolation, or nil.
-func (c *Config) networkError() *provider.FieldError {
-	if c.Isolation == isolationGVisor && !c.Network.Offline() {
-		return &provider.FieldError{Field: "network", Message: gvisorOffline}
-	}
-	return nil
-}
-
 // refused refuses op for a sandbox this server cannot run as it was saved:
 // above a ceiling lowered since, or isolated in a way no longer offered.
 func (c *Config) refused(op string) error {
@@ -143,9 +131,6 @@ func (c *Config) refused(op string) error {
 	}
 	if fe := c.isolationError(); fe != nil {
 		return provider.Errorf(provider.ErrInvalidConfig, providerName, op, "isolation %s: %s", c.Isolation, fe.Message)
-	}
-	if fe := c.networkError(); fe != nil {
-		return provider.Errorf(provider.ErrInvalidConfig, providerName, op, "network: %s", fe.Message)
 	}
 	return nil
 }

@@ -108,15 +108,14 @@ func TestASandboxSavedWithAnIsolationNoLongerOfferedGetsNoInstance(t *testing.T)
 	assert.NoError(t, cfg.refused("create"))
 }
 
-func TestAGVisorSandboxWithANetworkIsRefusedOnTheField(t *testing.T) {
+func TestAGVisorSandboxMayHaveANetworkAndDefaultPackages(t *testing.T) {
 	k := Kind{Isolation: gvisorWorks}
 	cfg := k.NewConfig().(*Config)
 	cfg.Isolation = isolationGVisor
 	assert.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}), "offline, as a new sandbox is")
 	cfg.Network = provider.AllowNetwork()
-	assert.Equal(t, []provider.FieldError{{Field: "network", Message: gvisorOffline}}, provider.ValidateConfig(k, cfg, provider.Policy{}))
-	err := cfg.refused("create")
-	assert.True(t, errors.Is(err, provider.ErrInvalidConfig), err)
-	cfg.Isolation = isolationBubblewrap
-	assert.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}), "bubblewrap's instances may have one")
+	cfg.Network.Deny = []string{"198.51.100.7"}
+	cfg.DefaultPackages = []string{"tiny"}
+	assert.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}), "with network, rules and packages")
+	assert.NoError(t, cfg.refused("create"))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/gvisor"
 	"github.com/auxilia/sandboxes/pkg/jailfs"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/shell"
 )
 
 // An instance isolated by gVisor runs its commands in one container of its
@@ -44,6 +45,22 @@ type gvisorInstance struct {
 	known   *gvisor.Container // nil: not yet seen running by this process
 	pid     int               // known's sandbox process
 	release func()            // ends the use of its disk the container holds
+	// router is known's way out where it has network: it lives no longer
+	// than this process, so a networked container this process did not
+	// start is started again.
+	router *bubblewrap.Router
+}
+
+// forget lets go of what the instance's container held, once it is gone;
+// i.mu held.
+func (i *gvisorInstance) forget() {
+	if i.release != nil {
+		i.release()
+	}
+	if i.router != nil {
+		i.router.Close()
+	}
+	i.known, i.release, i.router = nil, nil, nil
 }
 
 // gvisorInstances are those of this process, by their runsc folder.
@@ -58,11 +75,29 @@ func (g gvisorIsolation) instance(id string) *gvisorInstance {
 	return v.(*gvisorInstance)
 }
 
+// updateNetwork refilters the router of the instance's running container
+// by the client's rules (none out, where the sandbox is now offline). A
+// container without a router (offline, or not started by this process)
+// takes rules only as it starts: the next command that needs a network
+// starts it again with one.
+func (g gvisorIsolation) updateNetwork(op, id string) error {
+	i := g.instance(id)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.router == nil {
+		if g.c.config.gvisorNetwork() {
+			return provider.Errorf(provider.ErrUnsupported, providerName, op, "its gVisor container runs without a network: its next start gives it one")
+		}
+		return nil // offline it is, and offline it stays
+	}
+	return i.router.Filter(g.c.config.routerEgress())
+}
+
 // containerOf is the container runsc knows by the id in folder.
 func (g gvisorIsolation) containerOf(folder, id string) gvisor.Container {
 	s := g.c.config.isolation.GVisor
 	return gvisor.Container{ID: id, Runsc: s.Runsc, Platform: s.Platform,
-		State: filepath.Join(folder, "state"), Bundle: filepath.Join(folder, "bundle")}
+		State: filepath.Join(folder, "state"), Bundle: filepath.Join(folder, "bundle"), Network: g.c.config.gvisorNetwork()}
 }
 
 // recorded is the container an earlier start recorded, if any; i.mu held.
@@ -75,8 +110,9 @@ func (g gvisorIsolation) recorded(id string) (gvisor.Container, bool) {
 	return g.containerOf(folder, strings.TrimSpace(string(data))), true
 }
 
-// running is the instance's container where it runs (or is paused); i.mu
-// held.
+// running is the instance's container where it runs (or is paused) and,
+// if it has network, this process started it (its router ends with the
+// process that started it); i.mu held.
 func (g gvisorIsolation) running(ctx context.Context, id string, i *gvisorInstance) (gvisor.Container, bool) {
 	if i.known != nil && gvisor.Alive(i.pid) {
 		return *i.known, true
@@ -86,7 +122,7 @@ func (g gvisorIsolation) running(ctx context.Context, id string, i *gvisorInstan
 		return gvisor.Container{}, false
 	}
 	status, pid := c.Look(ctx)
-	if status != gvisor.Running && status != gvisor.Paused {
+	if status != gvisor.Running && status != gvisor.Paused || c.Network && i.router == nil {
 		return gvisor.Container{}, false
 	}
 	i.known, i.pid = &c, pid
@@ -101,6 +137,7 @@ func (g gvisorIsolation) start(ctx context.Context, inst provider.Instance, user
 			return gvisor.Container{}, err
 		}
 	}
+	i.forget()
 	folder := g.folder(inst.ID)
 	if err := os.MkdirAll(folder, 0o700); err != nil {
 		return gvisor.Container{}, err
@@ -127,13 +164,27 @@ func (g gvisorIsolation) start(ctx context.Context, inst provider.Instance, user
 		Workspace: dir, UID: user.UID, GID: user.GID,
 		MemoryMB: cfg.memoryMB(), CPU: cfg.cpu(), MaxProcesses: cfg.MaxProcesses, TmpMB: cfg.memoryMB(),
 		Env: append([]string{"LANG=C.UTF-8", "TERM=dumb"}, venvEnv...)}
+	// runsc's own network stack bypasses the netfilter of the namespace
+	// it runs in: the router beyond it filters what it sends.
+	var router *bubblewrap.Router
+	if c.Network {
+		var err error
+		if router, err = bubblewrap.StartRouter(user.UID, user.GID, cfg.routerEgress()); err != nil {
+			release()
+			return gvisor.Container{}, err
+		}
+		spec.NetNS, spec.System.Files["/etc/resolv.conf"] = router.NetNS, router.ResolvConf
+	}
 	if err := c.Start(ctx, spec); err != nil {
 		release()
+		if router != nil {
+			router.Close()
+		}
 		_ = c.Delete(context.WithoutCancel(ctx))
 		return gvisor.Container{}, err
 	}
 	_, pid := c.Look(ctx)
-	i.known, i.pid, i.release = &c, pid, release
+	i.known, i.pid, i.release, i.router = &c, pid, release, router
 	return c, nil
 }
 
@@ -149,7 +200,7 @@ func (g gvisorIsolation) runner(op string, inst provider.Instance, user jailfs.U
 			return nil, nil, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: cannot start its gVisor container: %v", inst.ID, bare(err))
 		}
 	}
-	return gvisorRunner{c: c, user: user, lost: func() bool { return g.lost(inst.ID, c) }}, func() {}, nil
+	return gvisorRunner{c: c, user: user, lost: func() bool { return g.lost(inst.ID, c) }, router: i.router, egress: g.c.config.routerEgress()}, func() {}, nil
 }
 
 // lost checks, after a command failed, whether the container still runs:
@@ -164,10 +215,7 @@ func (g gvisorIsolation) lost(id string, c gvisor.Container) bool {
 		return false
 	}
 	if i.known != nil && i.known.ID == c.ID {
-		if i.release != nil {
-			i.release()
-		}
-		i.known, i.release = nil, nil
+		i.forget()
 	}
 	return true
 }
@@ -204,10 +252,7 @@ func (g gvisorIsolation) destroy(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	if i.release != nil {
-		i.release()
-	}
-	i.known, i.release = nil, nil
+	i.forget()
 	gvisorInstances.Delete(g.folder(id))
 	return os.RemoveAll(g.folder(id))
 }
@@ -218,13 +263,61 @@ type gvisorRunner struct {
 	user jailfs.User
 	// lost says whether the container is gone, forgetting it if so.
 	lost func() bool
+	// router is the container's way out (nil: none), and egress its
+	// rules; install, when set, makes the command the default packages'
+	// install (see forInstall).
+	router  *bubblewrap.Router
+	egress  *bubblewrap.Egress
+	install *packageIndex
+}
+
+// installing lets the container reach the index alone until done, which
+// puts the sandbox's rules back; where it cannot, it cuts the container
+// off.
+func (r gvisorRunner) installing() (done func() error, err error) {
+	if r.router == nil {
+		return func() error { return nil }, nil
+	}
+	egress := r.install.egress()
+	if err := r.router.Filter(&egress); err != nil {
+		return nil, err
+	}
+	return func() error {
+		if err := r.router.Filter(r.egress); err != nil {
+			r.router.Close()
+			return fmt.Errorf("gvisor: the sandbox's network rules could not be put back after the install, so the instance is cut off: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // errKernelEnded is why a command whose container ended fails.
 var errKernelEnded = errors.New("gVisor's kernel of the instance ended under the command, with every process of the instance " +
 	"(most likely its processes together used more memory than resources.memory_mb allows); the next command starts it again")
 
-func (r gvisorRunner) Run(ctx context.Context, command string, timeout time.Duration, stdout, stderr io.Writer) (bubblewrap.Result, error) {
+func (r gvisorRunner) Run(ctx context.Context, command string, timeout time.Duration, stdout, stderr io.Writer) (res bubblewrap.Result, err error) {
+	if r.install != nil {
+		done, err := r.installing()
+		if err != nil {
+			return bubblewrap.Result{}, err
+		}
+		defer func() {
+			if derr := done(); err == nil {
+				err = derr
+			}
+		}()
+		var env strings.Builder
+		for _, kv := range r.install.env() {
+			env.WriteString("export " + shell.Quote(kv) + "; ")
+		}
+		command = env.String() + command
+	}
+	return r.run(ctx, command, timeout, stdout, stderr)
+}
+
+// run runs command in the container, telling its kernel's end from the
+// command's.
+func (r gvisorRunner) run(ctx context.Context, command string, timeout time.Duration, stdout, stderr io.Writer) (bubblewrap.Result, error) {
 	began := time.Now()
 	res, err := r.c.Exec(ctx, r.user.UID, r.user.GID, command, timeout, stdout, stderr)
 	took := time.Since(began)

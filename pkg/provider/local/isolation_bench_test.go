@@ -15,7 +15,7 @@ import (
 //	go test ./pkg/provider/local -run '^$' -bench Isolation -benchtime 5x
 //
 // The package install is of the setuptools wheel the host ships (Debian's
-// python3-venv), from its file: instances under gVisor have no network.
+// python3-venv), from its file, so that no index's speed is measured.
 func BenchmarkIsolation(b *testing.B) {
 	ctx := context.Background()
 	for _, isolation := range isolations {
@@ -68,5 +68,50 @@ func BenchmarkIsolation(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkNetworkedIsolation measures what network adds to an instance on
+// each isolation (slirp4netns and the rules for a jail, a router besides
+// for gVisor), for docs/benchmarks.md:
+//
+//	go test ./pkg/provider/local -run '^$' -bench NetworkedIsolation -benchtime 3x
+func BenchmarkNetworkedIsolation(b *testing.B) {
+	ctx := context.Background()
+	for _, isolation := range isolations {
+		for _, network := range []string{"deny", "allow"} {
+			b.Run(isolation+"/"+network, func(b *testing.B) {
+				c := newIsolatedClient(b, isolation, func(cfg *Config) {
+					if network == "allow" {
+						cfg.Network = provider.AllowNetwork()
+					}
+				})
+				labels := provider.Labels{Workspace: "ws", Sandbox: "sb", Thread: "th"}
+				exec := func(b *testing.B, inst provider.Instance, command string) {
+					res, err := c.Execute(ctx, inst, provider.ExecRequest{Command: command, Timeout: 5 * time.Minute})
+					require.NoError(b, err)
+					require.Equal(b, 0, res.ExitCode, res.Output)
+				}
+				b.Run("start", func(b *testing.B) {
+					for b.Loop() {
+						inst, err := c.Create(ctx, labels)
+						require.NoError(b, err)
+						exec(b, inst, "true")
+						b.StopTimer()
+						require.NoError(b, c.Destroy(ctx, inst))
+						b.StartTimer()
+					}
+				})
+				inst, err := c.Create(ctx, labels)
+				require.NoError(b, err)
+				b.Cleanup(func() { _ = c.Destroy(ctx, inst) })
+				exec(b, inst, "true")
+				b.Run("echo_hi", func(b *testing.B) {
+					for b.Loop() {
+						exec(b, inst, "echo hi")
+					}
+				})
+			})
+		}
 	}
 }

@@ -34,6 +34,9 @@ type Kind struct {
 	// Isolation is how instances may be isolated here (see ReadIsolation);
 	// zero: bubblewrap only, as runsc was not looked for.
 	Isolation Isolation
+	// PackageIndex is the index URL default packages are installed from
+	// (see ReadPackageIndex; "": PyPI's).
+	PackageIndex string
 }
 
 //go:embed icon.svg
@@ -54,9 +57,9 @@ func (k Kind) Describe() provider.Descriptor {
 		Shell:          provider.ShellBashOrSh,
 		FilesInWorkDir: true,
 		Settings: append([]provider.OperatorSetting{{Env: "AUXILIA_LOCAL_PROVIDER", Default: "on", Switch: true,
-			Description: "`off` switches the local (bubblewrap) provider off"}}, append(append(ceilingSettings(), jailIDsSetting), isolationSettings()...)...),
+			Description: "`off` switches the local (bubblewrap) provider off"}}, append(append(ceilingSettings(), jailIDsSetting, packageIndexSetting), isolationSettings()...)...),
 		Ceilings: k.Ceilings.list(),
-		Common: provider.CommonRules{PackagesNeedNetwork: true,
+		Common: provider.CommonRules{PackagesNote: "installed from " + packageIndexSetting.Env + "'s index (PyPI unless the server says otherwise), which the install alone reaches whatever network says",
 			Egress: provider.EgressLimits{Domains: true, Addresses: true, IPv6: true, Deny: true, Walled: bubblewrap.Walled,
 				Note: "offline by default; private, loopback and link-local addresses and the server's own are never reached; a domain stands for the addresses the server resolves it to when an instance's command starts"},
 			Resources: provider.ResourceLimits{
@@ -96,7 +99,7 @@ func (k Kind) Open(s provider.Settings) (provider.Client, error) {
 		return nil, fmt.Errorf("local: %w", err)
 	}
 	c := &client{instances: instances, pythons: filepath.Join(filepath.Dir(instances), pythonFolder), bwrap: k.Bwrap, python: k.Python,
-		config: *cfg, ids: k.JailIDs, running: map[string]*commands{}}
+		config: *cfg, ids: k.JailIDs, index: packageIndex{k.PackageIndex}, running: map[string]*commands{}}
 	if c.ids.Count == 0 {
 		c.ids = bubblewrap.HostIDs()
 	}

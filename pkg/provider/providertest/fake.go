@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ type Fake struct {
 	fail      map[string]error
 	flaky     map[string]flake
 	onExecute func(command string) (provider.ExecResult, bool)
+	installs  []string
 	onCreate  func(ctx context.Context)
 	stalled   map[string]bool // sandbox ids whose creates never answer
 }
@@ -94,6 +96,14 @@ func (f *Fake) OnExecute(fn func(command string) (provider.ExecResult, bool)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.onExecute = fn
+}
+
+// Installs are the commands run as default packages' installs
+// (ExecRequest.Install), in order.
+func (f *Fake) Installs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.installs)
 }
 
 // OnCreate runs fn at the start of every create (a test may block there).
@@ -243,6 +253,9 @@ func (f *Fake) Execute(ctx context.Context, inst provider.Instance, req provider
 	}
 	f.mu.Lock()
 	hook := f.onExecute
+	if req.Install {
+		f.installs = append(f.installs, req.Command)
+	}
 	f.mu.Unlock()
 	if hook != nil {
 		if res, ok := hook(req.Command); ok {
