@@ -16,6 +16,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider/local"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/token"
+	metering "github.com/auxilia/sandboxes/pkg/usage"
 )
 
 // config is the server's configuration, read from the environment.
@@ -45,6 +46,8 @@ type config struct {
 	RateLimit        int                     // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
 	DBMaxConnections int                     // AUXILIA_DB_MAX_CONNECTIONS
 	HealthInterval   time.Duration           // AUXILIA_HEALTH_INTERVAL
+	CostRates        metering.Rates          // AUXILIA_COST_<PROVIDER>: running=…,paused=… per instance-hour
+	CostCurrency     string                  // AUXILIA_COST_CURRENCY: the rates' ISO 4217 currency
 
 	HTTP httpLimits
 }
@@ -105,6 +108,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.HTTP.MaxConnections == 0 {
 		cfg.HTTP.MaxConnections = defaultMaxConnections
 	}
+	var kinds []string
+	for _, k := range builtin.Kinds(builtin.Options{}) {
+		kinds = append(kinds, k.Describe().Name)
+	}
+	var costErrs []error
+	cfg.CostRates, cfg.CostCurrency, costErrs = metering.ReadRates(getenv, kinds)
+	errs = append(errs, costErrs...)
 	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
 	cfg.AllowedOrigins = origins(getenv, "AUXILIA_ALLOWED_ORIGINS", &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)
