@@ -45,3 +45,13 @@ type UsageEvent struct {
 	Kind        string // UsageCreated, UsageFailed or UsageReplaced
 	At          time.Time
 }
+
+// WorkspaceUsage is one workspace's usage at a moment, for the operator's
+// metrics: instances in each state now, instance-seconds in each state
+// since the start of the UTC month, and events counted ever.
+type WorkspaceUsage struct {
+	Workspace    string             // its name
+	Instances    map[string]int     // by metered state, now
+	MonthSeconds map[string]float64 // by metered state, this UTC month
+	Events       map[string]int64   // by kind, ever
+}

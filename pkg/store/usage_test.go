@@ -155,3 +155,25 @@ func TestUsageCountsFailedAndReplacedInstances(t *testing.T) {
 		assert.Equal(t, []string{auxilia.UsageFailed, auxilia.UsageCreated, auxilia.UsageReplaced}, kinds)
 	})
 }
+
+// The metrics' snapshot counts each workspace's open instances by state,
+// its seconds since the month's start, and its events.
+func TestUsageSnapshotIsPerWorkspace(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newUsageFixture(t, db)
+		inst, err := db.Instances().Claim(ctx, f.thread, f.sb.ID, auxilia.NewID(), time.Now().Add(time.Minute))
+		require.NoError(t, err)
+		_, err = db.Instances().MarkLive(ctx, inst.ID, "ref-1", "/workspace", auxilia.SealedSecret{})
+		require.NoError(t, err)
+		now := inst.CreatedAt.Add(90 * time.Second)
+
+		got, err := db.System("test").UsageSnapshot(ctx, inst.CreatedAt.Add(30*time.Second), now)
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		assert.Equal(t, "acme", got[0].Workspace)
+		assert.Equal(t, 1, got[0].Instances[auxilia.UsageRunning])
+		assert.InDelta(t, 60.0, got[0].MonthSeconds[auxilia.UsageRunning], 1e-6, "from the month's start until now")
+		assert.Equal(t, int64(1), got[0].Events[auxilia.UsageCreated])
+	})
+}
