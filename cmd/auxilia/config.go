@@ -46,7 +46,7 @@ type config struct {
 	RateLimit        int                     // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
 	DBMaxConnections int                     // AUXILIA_DB_MAX_CONNECTIONS
 	HealthInterval   time.Duration           // AUXILIA_HEALTH_INTERVAL
-	CostRates        metering.Rates          // AUXILIA_COST_<PROVIDER>: running=…,paused=… per instance-hour
+	CostRates        metering.Rates          // AUXILIA_COST_RATES: provider:running=…,paused=… per instance-hour, ;-separated
 	CostCurrency     string                  // AUXILIA_COST_CURRENCY: the rates' ISO 4217 currency
 
 	HTTP httpLimits
@@ -108,13 +108,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.HTTP.MaxConnections == 0 {
 		cfg.HTTP.MaxConnections = defaultMaxConnections
 	}
-	var kinds []string
-	for _, k := range builtin.Kinds(builtin.Options{}) {
-		kinds = append(kinds, k.Describe().Name)
-	}
-	var costErrs []error
-	cfg.CostRates, cfg.CostCurrency, costErrs = metering.ReadRates(getenv, kinds)
-	errs = append(errs, costErrs...)
+	cfg.CostRates, cfg.CostCurrency = costRates(getenv, &errs)
 	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
 	cfg.AllowedOrigins = origins(getenv, "AUXILIA_ALLOWED_ORIGINS", &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)
@@ -230,4 +224,21 @@ func folders(getenv func(string) string, name string, errs *[]error) []string {
 		out = append(out, f)
 	}
 	return out
+}
+
+// costRates reads the operator's rates per provider and their currency.
+func costRates(getenv func(string) string, errs *[]error) (metering.Rates, string) {
+	var kinds []string
+	for _, k := range builtin.Kinds(builtin.Options{}) {
+		kinds = append(kinds, k.Describe().Name)
+	}
+	rates, bad := metering.ParseRates(getenv("AUXILIA_COST_RATES"), kinds)
+	for _, err := range bad {
+		*errs = append(*errs, fmt.Errorf("AUXILIA_COST_RATES: %w", err))
+	}
+	currency := orDefault(strings.TrimSpace(getenv("AUXILIA_COST_CURRENCY")), metering.DefaultCurrency)
+	if err := metering.CheckCurrency(currency); err != nil {
+		*errs = append(*errs, fmt.Errorf("AUXILIA_COST_CURRENCY %w", err))
+	}
+	return rates, currency
 }

@@ -2,6 +2,7 @@ package usage
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -48,35 +49,45 @@ func ParseRate(s string) (Rate, error) {
 	return r, nil
 }
 
-// ReadRates reads AUXILIA_COST_<PROVIDER> (the provider's name in capitals,
-// - as _) for each provider, and AUXILIA_COST_CURRENCY, reporting every bad
-// variable.
-func ReadRates(getenv func(string) string, providers []string) (Rates, string, []error) {
+// ParseRates reads the operator's rates, one provider's after another
+// (separated by ;), each as provider:running=0.10,paused=0.01, for the
+// providers named in known. It names every bad part.
+func ParseRates(s string, known []string) (Rates, []error) {
 	rates := Rates{}
 	var errs []error
-	for _, p := range providers {
-		name := EnvName(p)
-		v := getenv(name)
-		if strings.TrimSpace(v) == "" {
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
 			continue
 		}
-		r, err := ParseRate(v)
+		name, rate, ok := strings.Cut(part, ":")
+		name = strings.TrimSpace(name)
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("%q must be provider:running=…,paused=…", part))
+			continue
+		case !slices.Contains(known, name):
+			errs = append(errs, fmt.Errorf("%q is not a provider: %s are", name, strings.Join(known, ", ")))
+			continue
+		}
+		if _, dup := rates[name]; dup {
+			errs = append(errs, fmt.Errorf("%s has two rates", name))
+			continue
+		}
+		r, err := ParseRate(rate)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
-		rates[p] = r
+		rates[name] = r
 	}
-	currency := strings.TrimSpace(getenv("AUXILIA_COST_CURRENCY"))
-	if currency == "" {
-		currency = DefaultCurrency
-	} else if len(currency) != 3 || strings.ToUpper(currency) != currency || strings.Trim(currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
-		errs = append(errs, fmt.Errorf("AUXILIA_COST_CURRENCY must be an ISO 4217 code such as USD or EUR, not %q", currency))
-	}
-	return rates, currency, errs
+	return rates, errs
 }
 
-// EnvName is the variable that holds a provider's rate.
-func EnvName(provider string) string {
-	return "AUXILIA_COST_" + strings.ToUpper(strings.ReplaceAll(provider, "-", "_"))
+// CheckCurrency tells whether code is written as an ISO 4217 code is.
+func CheckCurrency(code string) error {
+	if len(code) != 3 || strings.Trim(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		return fmt.Errorf("must be an ISO 4217 code such as USD or EUR, not %q", code)
+	}
+	return nil
 }

@@ -82,11 +82,14 @@ func TestParseRate(t *testing.T) {
 	}
 }
 
-func TestReadRatesNamesEachBadVariable(t *testing.T) {
-	env := map[string]string{"AUXILIA_COST_E2B": "running=0.1", "AUXILIA_COST_DAYTONA": "running=x", "AUXILIA_COST_CURRENCY": "euro"}
-	rates, _, errs := usage.ReadRates(func(k string) string { return env[k] }, []string{"e2b", "daytona", "opensandbox"})
-	assert.Equal(t, usage.Rates{"e2b": {RunningHour: 0.1}}, rates)
-	require.Len(t, errs, 2)
-	assert.Contains(t, errs[0].Error(), "AUXILIA_COST_DAYTONA")
-	assert.Contains(t, errs[1].Error(), "AUXILIA_COST_CURRENCY")
+func TestParseRatesNamesEachBadProvider(t *testing.T) {
+	known := []string{"e2b", "daytona", "opensandbox"}
+	rates, errs := usage.ParseRates("e2b:running=0.1,paused=0.02; daytona:running=x; modal:running=1; opensandbox", known)
+	assert.Equal(t, usage.Rates{"e2b": {RunningHour: 0.1, PausedHour: 0.02}}, rates)
+	require.Len(t, errs, 3)
+	assert.Contains(t, errs[0].Error(), "daytona")
+	assert.Contains(t, errs[1].Error(), `"modal" is not a provider`)
+	assert.Contains(t, errs[2].Error(), "opensandbox")
+	assert.NoError(t, usage.CheckCurrency("EUR"))
+	assert.Error(t, usage.CheckCurrency("euro"))
 }
