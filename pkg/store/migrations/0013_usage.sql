@@ -43,6 +43,19 @@ CREATE TABLE usage_events (
 );
 
 CREATE INDEX usage_events_workspace ON usage_events (workspace_id, at);
+
+-- Instances that exist at the upgrade are metered from the start of their
+-- state as the row knows it: a paused one from paused_at, a running one from
+-- its last change (which may come after its state began: never more than it
+-- used).
+INSERT INTO usage_intervals (instance_id, workspace_id, sandbox_id, provider, agent_id, thread_id, state, started_at)
+SELECT i.id, i.workspace_id, i.sandbox_id, s.provider, t.agent_id, i.thread_id,
+       CASE WHEN i.paused_at IS NOT NULL THEN 'paused' ELSE 'running' END,
+       CASE WHEN i.paused_at IS NOT NULL THEN i.paused_at ELSE i.updated_at END
+FROM instances i
+JOIN sandboxes s ON s.id = i.sandbox_id
+LEFT JOIN threads t ON t.id = i.thread_id
+WHERE i.status <> 'destroyed';
 {{if .Postgres}}
 CREATE FUNCTION usage_meter() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
