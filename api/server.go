@@ -30,8 +30,10 @@ type Config struct {
 	Pools PoolService
 	// Networks applies a sandbox's edited network rules to its live
 	// instances (nil: an edit applies them to none).
-	Networks    NetworkService
-	Audit       AuditLog
+	Networks NetworkService
+	Audit    AuditLog
+	// Usage reports what each workspace's instances used (nil: /usage answers 404).
+	Usage       UsageReporter
 	Idempotency IdempotencyStore
 	// Keys seal the answers kept for Idempotency-Key replays.
 	Keys *secret.Keyring
@@ -129,6 +131,9 @@ func New(cfg Config) *echo.Echo {
 	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
 	approvalsHandler{svc: cfg.Runs}.routes(v1)
 	auditHandler{log: cfg.Audit}.routes(v1)
+	if cfg.Usage != nil {
+		usageHandler{svc: cfg.Usage, now: time.Now}.routes(v1)
+	}
 	// The terminal's WebSocket takes a ticket instead of a token.
 	terminal := newRoutes(e.Group("/api/v1"), authenticateTerminal(cfg.Tokens))
 	terminal.mw = append(terminal.mw, v1.mw[1:]...)

@@ -13,6 +13,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
+	metering "github.com/auxilia/sandboxes/pkg/usage"
 )
 
 // newApp opens and migrates the database, loads the keys and wires the services.
@@ -32,7 +33,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, m auxilia.Metrics
 	}
 	o := app.Options{Metrics: m, DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: run.Options{IdleTimeout: cfg.RunIdleTimeout, CreateLease: cfg.CreateTimeout},
 		Policy:   provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs},
-		Operator: cfg.Providers, LocalCeilings: cfg.LocalCeilings, LocalJailIDs: cfg.LocalJailIDs, LocalIsolation: isolation, LocalPackageIndex: cfg.LocalIndex}
+		Operator: cfg.Providers, LocalCeilings: cfg.LocalCeilings, LocalJailIDs: cfg.LocalJailIDs, LocalIsolation: isolation,
+		LocalPackageIndex: cfg.LocalIndex, Cost: metering.Options{Rates: cfg.CostRates, Currency: cfg.CostCurrency}}
 	return app.New(db, keys, o), nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider/local"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/token"
+	metering "github.com/auxilia/sandboxes/pkg/usage"
 )
 
 // config is the server's configuration, read from the environment.
@@ -46,6 +47,8 @@ type config struct {
 	RateLimit        int                     // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
 	DBMaxConnections int                     // AUXILIA_DB_MAX_CONNECTIONS
 	HealthInterval   time.Duration           // AUXILIA_HEALTH_INTERVAL
+	CostRates        metering.Rates          // AUXILIA_COST_RATES: provider:running=…,paused=… per instance-hour, ;-separated
+	CostCurrency     string                  // AUXILIA_COST_CURRENCY: the rates' ISO 4217 currency
 
 	HTTP httpLimits
 }
@@ -107,6 +110,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.HTTP.MaxConnections == 0 {
 		cfg.HTTP.MaxConnections = defaultMaxConnections
 	}
+	cfg.CostRates, cfg.CostCurrency = costRates(getenv, &errs)
 	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
 	cfg.AllowedOrigins = origins(getenv, "AUXILIA_ALLOWED_ORIGINS", &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)
@@ -222,4 +226,21 @@ func folders(getenv func(string) string, name string, errs *[]error) []string {
 		out = append(out, f)
 	}
 	return out
+}
+
+// costRates reads the operator's rates per provider and their currency.
+func costRates(getenv func(string) string, errs *[]error) (metering.Rates, string) {
+	var kinds []string
+	for _, k := range builtin.Kinds(builtin.Options{}) {
+		kinds = append(kinds, k.Describe().Name)
+	}
+	rates, bad := metering.ParseRates(getenv("AUXILIA_COST_RATES"), kinds)
+	for _, err := range bad {
+		*errs = append(*errs, fmt.Errorf("AUXILIA_COST_RATES: %w", err))
+	}
+	currency := orDefault(strings.TrimSpace(getenv("AUXILIA_COST_CURRENCY")), metering.DefaultCurrency)
+	if err := metering.CheckCurrency(currency); err != nil {
+		*errs = append(*errs, fmt.Errorf("AUXILIA_COST_CURRENCY %w", err))
+	}
+	return rates, currency
 }

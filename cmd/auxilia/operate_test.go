@@ -69,6 +69,9 @@ func TestMetricsAndLogs(t *testing.T) {
 		`auxilia_provider_call_duration_seconds_count{operation="probe",provider="local"} `, // the run's, and maybe a health check's
 		`auxilia_runs_started_total{provider="local"} 1`,
 		`auxilia_instances_total{event="created",provider="local"} 1`,
+		`auxilia_workspace_usage_up 1`,
+		`auxilia_workspace_instances{state="running",workspace="default"} 1`,
+		`auxilia_workspace_instance_events_total{kind="created",workspace="default"} 1`,
 		`go_sql_open_connections{db_name="auxilia"}`,
 		`go_goroutines`,
 	} {

@@ -30,6 +30,7 @@ func refineContract(doc *openapi3.T) error {
 		return err
 	}
 	answerConditionalGets(doc)
+	typeCSVAnswers(doc)
 	readDocumentInGo(doc)
 	documentHeaders(doc)
 	closeRequestBodies(doc)
@@ -46,6 +47,21 @@ func readDocumentInGo(doc *openapi3.T) {
 			schema.Extensions = map[string]any{"x-go-type": "any"}
 		}
 	}
+}
+
+// typeCSVAnswers describes each text/csv answer as the text it is: the
+// annotations give it the JSON answer's schema.
+func typeCSVAnswers(doc *openapi3.T) {
+	operations(doc, func(_, _ string, op *openapi3.Operation) {
+		for _, resp := range op.Responses.Map() {
+			if resp.Value == nil || resp.Value.Content.Get("text/csv") == nil {
+				continue
+			}
+			text := openapi3.NewStringSchema()
+			text.Description = "A header line naming the columns (the JSON rows' fields), then one line a row"
+			resp.Value.Content["text/csv"] = &openapi3.MediaType{Schema: text.NewRef()}
+		}
+	})
 }
 
 // answerConditionalGets declares, on every GET whose answer carries an

@@ -20,6 +20,7 @@ func (a *App) API(settings api.Config) api.Config {
 	c.Pools = a.Runs
 	c.Networks = a.Runs
 	c.Audit = a.Audit
+	c.Usage = a.Usage
 	c.Idempotency = a.Requests
 	c.Keys = a.Keys
 	c.Rates = a.Requests

@@ -17,6 +17,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/token"
+	"github.com/auxilia/sandboxes/pkg/usage"
 )
 
 // Options are the parts of the server's configuration the services need.
@@ -40,6 +41,8 @@ type Options struct {
 	// LocalPackageIndex is the index local instances install their
 	// default packages from ("": PyPI's).
 	LocalPackageIndex string
+	// Cost is the operator's rates per provider, to estimate usage's cost.
+	Cost usage.Options
 }
 
 // App is the server's services on one database.
@@ -55,6 +58,8 @@ type App struct {
 	Audit AuditLog
 	// Requests keep each token's Idempotency-Key answers and rate windows.
 	Requests store.SystemRequests
+	// Usage reports what each workspace's instances used.
+	Usage *usage.Service
 }
 
 // New wires the services on db, sealing secrets with keys.
@@ -83,6 +88,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Tokens:    NewTokens(db),
 		Audit:     AuditLog{db},
 		Requests:  db.System("requests").Requests(),
+		Usage:     usage.New(func(ws string) usage.Store { return db.In(ws).Usage() }, o.Cost),
 		Sandboxes: sandboxes,
 		Agents:    agents,
 		Runs: run.New(run.Deps{

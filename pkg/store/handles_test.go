@@ -18,9 +18,9 @@ import (
 )
 
 // dbMethods are the exported methods of *DB that reach no table: the
-// connection, transactions and locks, migrations, whether its disk is
-// full, and the two handles.
-var dbMethods = set("Dialect", "Ping", "Close", "LimitConnections", "InTx", "Lock", "SQL", "WithTryLock",
+// connection (and the count of statements sent on it), transactions and
+// locks, migrations, whether its disk is full, and the two handles.
+var dbMethods = set("Dialect", "Ping", "Close", "LimitConnections", "InTx", "Lock", "SQL", "CountStatements", "WithTryLock",
 	"Migrate", "SchemaVersion", "CheckSandboxesWith", "DiskFull", "In", "System")
 
 // TestTablesAreReachedThroughTheHandles fails when a store method can be

@@ -18,7 +18,9 @@ import (
 var migrationFiles embed.FS
 
 // migration is one versioned step of the schema. Its SQL is written once for
-// both engines; {{.ID}} and {{.Time}} stand for the column types that differ.
+// both engines; {{.ID}}, {{.Time}} and {{.Serial}} stand for the column types
+// that differ, and {{if .Postgres}} sets apart what only one engine can say
+// (a trigger's body).
 type migration struct {
 	version int
 	name    string
@@ -27,9 +29,12 @@ type migration struct {
 
 // columnTypes fill the migration templates for each engine. SQLite's driver
 // reads times back only from columns declared exactly TIMESTAMP.
-var columnTypes = map[Dialect]struct{ ID, Time string }{
-	Postgres: {ID: "UUID", Time: "TIMESTAMPTZ"},
-	SQLite:   {ID: "TEXT", Time: "TIMESTAMP"},
+var columnTypes = map[Dialect]struct {
+	ID, Time, Serial string
+	Postgres         bool
+}{
+	Postgres: {ID: "UUID", Time: "TIMESTAMPTZ", Serial: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", Postgres: true},
+	SQLite:   {ID: "TEXT", Time: "TIMESTAMP", Serial: "INTEGER PRIMARY KEY AUTOINCREMENT"},
 }
 
 func loadMigrations(dialect Dialect) ([]migration, error) {
@@ -130,19 +135,38 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	return *v, nil
 }
 
-// splitStatements cuts a migration at semicolons that end a line.
+// splitStatements cuts a migration at semicolons that end a line, except
+// inside a body: a $$-quoted function's, or a trigger's from its BEGIN line
+// to its END; line.
 func splitStatements(sql string) []string {
-	var out []string
-	for _, part := range strings.Split(sql, ";\n") {
-		var lines []string
-		for _, line := range strings.Split(part, "\n") {
-			if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "--") {
-				lines = append(lines, line)
-			}
+	var out, lines []string
+	inQuote, inTrigger := false, false
+	for _, line := range strings.Split(sql, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "--") {
+			continue
+		}
+		lines = append(lines, line)
+		switch {
+		case strings.Count(t, "$$")%2 == 1:
+			inQuote = !inQuote
+		case inQuote:
+		case strings.EqualFold(t, "BEGIN"):
+			inTrigger = true
+		case strings.EqualFold(t, "END;"):
+			inTrigger = false
+		}
+		inBody := inQuote || inTrigger
+		if inBody || !strings.HasSuffix(t, ";") {
+			continue
 		}
 		if stmt := strings.TrimSuffix(strings.TrimSpace(strings.Join(lines, "\n")), ";"); stmt != "" {
 			out = append(out, stmt)
 		}
+		lines = nil
+	}
+	if stmt := strings.TrimSuffix(strings.TrimSpace(strings.Join(lines, "\n")), ";"); stmt != "" {
+		out = append(out, stmt)
 	}
 	return out
 }

@@ -612,6 +612,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's usage
+         * @description Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspace": {
         parameters: {
             query?: never;
@@ -2946,6 +2966,38 @@ export interface components {
             ls?: components["schemas"]["ToolPolicy"];
             read_file?: components["schemas"]["ToolPolicy"];
             write_file?: components["schemas"]["ToolPolicy"];
+        };
+        Usage: {
+            cost_note: string;
+            /** @example USD */
+            currency: string;
+            /** Format: date-time */
+            from: string;
+            /** @enum {string} */
+            granularity: "hour" | "day";
+            /** @enum {string} */
+            group_by: "" | "sandbox" | "agent" | "thread" | "provider";
+            rows: components["schemas"]["UsageRow"][];
+            /** Format: date-time */
+            to: string;
+        };
+        UsageRow: {
+            estimated_cost: number | null;
+            instances_created: number;
+            instances_failed: number;
+            instances_replaced: number;
+            /** @example 0b9f6c2e-5d1a-4c6e-9c1f-3f5c2a7d9e10 */
+            key: string;
+            /** @example Python */
+            name: string;
+            /** @example 600 */
+            paused_seconds: number;
+            /** Format: date-time */
+            period_end: string;
+            /** Format: date-time */
+            period_start: string;
+            /** @example 3600 */
+            running_seconds: number;
         };
         Workspace: {
             /** Format: uuid */
@@ -7604,6 +7656,101 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient Storage (insufficient_storage): the embedded database's disk is full; nothing can be saved until space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Start (RFC 3339); default: the start of the current UTC month (hour: 24 hours before to) */
+                from?: string;
+                /** @description End, excluded (RFC 3339); default: now */
+                to?: string;
+                /** @description Split the rows by this (admins only) */
+                group_by?: "sandbox" | "agent" | "thread" | "provider";
+                /** @description Length of each row's period */
+                granularity?: "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

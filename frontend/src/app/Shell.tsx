@@ -1,4 +1,4 @@
-import { Bot, KeyRound, LogOut, ScrollText, Server, SquareTerminal } from "lucide-react";
+import { BarChart3, Bot, KeyRound, LogOut, ScrollText, Server, SquareTerminal } from "lucide-react";
 import type { ReactNode } from "react";
 import { NavLink, Outlet } from "react-router-dom";
 import { useSession } from "../session/SessionContext";
@@ -43,6 +43,9 @@ export function Shell() {
         <ul className="rail__links" aria-labelledby="rail-settings">
           <RailLink to="/settings/sandboxes" icon={<Server size={16} aria-hidden="true" />}>
             Sandboxes
+          </RailLink>
+          <RailLink to="/settings/usage" icon={<BarChart3 size={16} aria-hidden="true" />}>
+            Usage
           </RailLink>
           {isAdmin && (
             <RailLink to="/settings/tokens" icon={<KeyRound size={16} aria-hidden="true" />}>

@@ -19,6 +19,8 @@ const screens: { path: string; screen: LazyScreen; adminOnly?: boolean }[] = [
   { path: "settings/tokens", screen: lazyScreen(() => import("../features/tokens/TokensPage")), adminOnly: true },
   // Not only for admins: a member who follows a link is told the API's answer.
   { path: "settings/audit", screen: lazyScreen(() => import("../features/audit/AuditPage")) },
+  // Members see their workspace's totals; admins, by sandbox, agent and thread.
+  { path: "settings/usage", screen: lazyScreen(() => import("../features/usage/UsagePage")) },
 ];
 
 /**

@@ -1,0 +1,57 @@
+package auxilia
+
+import "time"
+
+// Metered instance states.
+const (
+	UsageRunning = "running"
+	UsagePaused  = "paused"
+)
+
+// Counted instance events.
+const (
+	UsageCreated  = "created"  // an instance went live
+	UsageFailed   = "failed"   // an instance was let go before it was ever live
+	UsageReplaced = "replaced" // a live instance was found gone at its provider
+)
+
+// UsageInterval is a stretch of one instance in one metered state, as the
+// database recorded it with the lifecycle's transitions. End is zero while
+// it lasts. AgentID and ThreadID are empty for a pool's unclaimed instance.
+type UsageInterval struct {
+	InstanceID  string
+	SandboxID   string
+	SandboxName string
+	Provider    string
+	AgentID     string
+	AgentName   string
+	ThreadID    string
+	ThreadKey   string
+	State       string // UsageRunning or UsagePaused
+	Start       time.Time
+	End         time.Time
+}
+
+// UsageEvent is one counted instance event.
+type UsageEvent struct {
+	InstanceID  string
+	SandboxID   string
+	SandboxName string
+	Provider    string
+	AgentID     string
+	AgentName   string
+	ThreadID    string
+	ThreadKey   string
+	Kind        string // UsageCreated, UsageFailed or UsageReplaced
+	At          time.Time
+}
+
+// WorkspaceUsage is one workspace's usage at a moment, for the operator's
+// metrics: instances in each state now, instance-seconds in each state
+// since the start of the UTC month, and events counted ever.
+type WorkspaceUsage struct {
+	Workspace    string             // its name
+	Instances    map[string]int     // by metered state, now
+	MonthSeconds map[string]float64 // by metered state, this UTC month
+	Events       map[string]int64   // by kind, ever
+}

@@ -1,0 +1,156 @@
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/app"
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/echotest"
+	"github.com/auxilia/sandboxes/pkg/run"
+	"github.com/auxilia/sandboxes/pkg/sandbox"
+	"github.com/auxilia/sandboxes/pkg/secret"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
+	"github.com/stretchr/testify/require"
+)
+
+// meteringBench is a thread's run start on the echo fake, with the
+// statements it sends to the database counted.
+type meteringBench struct {
+	db         *store.DB
+	ws         string
+	statements *atomic.Int64
+	start      func(tb testing.TB, thread string)
+	idle       func(tb testing.TB)
+}
+
+func newMeteringBench(tb testing.TB, dialect store.Dialect) meteringBench {
+	ctx := context.Background()
+	db := storetest.Open(tb, dialect)
+	keys, err := secret.ParseKeys(secret.NewKey())
+	require.NoError(tb, err)
+	srv := echotest.NewServer(tb)
+	var ahead atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	a := app.New(db, keys, app.Options{DataDir: tb.TempDir(), Kinds: []provider.Kind{echotest.Kind{}}, Run: run.Options{Clock: clock}})
+	ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
+	require.NoError(tb, err)
+	config, _ := json.Marshal(map[string]any{"idle_minutes": 1})
+	sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Echo", Provider: "echo", URL: srv.URL, Secret: &srv.Token, Config: config})
+	require.NoError(tb, err)
+	agent, err := a.Agents.Create(ctx, ws.ID, auxilia.AgentSpec{Name: "Analyst"})
+	require.NoError(tb, err)
+	_, err = a.Agents.Bind(ctx, ws.ID, agent.ID, sb.ID, nil, nil, nil)
+	require.NoError(tb, err)
+	return meteringBench{db: db, ws: ws.ID, statements: db.CountStatements(),
+		start: func(tb testing.TB, thread string) {
+			_, err := a.Runs.Start(ctx, ws.ID, agent.ID, thread)
+			require.NoError(tb, err)
+		},
+		idle: func(tb testing.TB) {
+			ahead.Add(int64(2 * time.Minute))
+			_, err := a.Runs.Idle(ctx)
+			require.NoError(tb, err)
+		}}
+}
+
+// unmeter drops the metering triggers of migration 0013.
+func (m meteringBench) unmeter(tb testing.TB) {
+	sqlDB, err := m.db.SQL()
+	require.NoError(tb, err)
+	drops := []string{"DROP TRIGGER usage_instance_made", "DROP TRIGGER usage_instance_changed", "DROP TRIGGER usage_instance_event"}
+	if m.db.Dialect() == store.Postgres {
+		drops = []string{"DROP TRIGGER usage_meter ON instances"}
+	}
+	for _, d := range drops {
+		_, err := sqlDB.Exec(d)
+		require.NoError(tb, err)
+	}
+}
+
+// statementsOf counts what one warm start and one start that resumes a
+// paused instance send to the database.
+func (m meteringBench) statementsOf(tb testing.TB) (warm, resume int64) {
+	m.start(tb, "warm")
+	before := m.statements.Load()
+	m.start(tb, "warm")
+	warm = m.statements.Load() - before
+	m.start(tb, "paused")
+	m.idle(tb)
+	before = m.statements.Load()
+	m.start(tb, "paused")
+	resume = m.statements.Load() - before
+	return warm, resume
+}
+
+// Metering runs in the database, in the statement of each transition it
+// meters: a run start sends exactly as many statements with it as without.
+func TestMeteringAddsNoStatementToARunStart(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		metered := newMeteringBench(t, db.Dialect())
+		warm, resume := metered.statementsOf(t)
+		bare := newMeteringBench(t, db.Dialect())
+		bare.unmeter(t)
+		bareWarm, bareResume := bare.statementsOf(t)
+		require.Equal(t, bareWarm, warm, "a warm start")
+		require.Equal(t, bareResume, resume, "a start that resumes a paused instance")
+		require.Positive(t, warm)
+		intervals, err := metered.db.In(metered.ws).Usage().Intervals(context.Background(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+		require.NoError(t, err)
+		paused := 0
+		for _, iv := range intervals {
+			if iv.State == auxilia.UsagePaused {
+				paused++
+			}
+		}
+		require.Equal(t, 2, paused, "the idle job paused both threads' instances, one of which the last start resumed")
+	})
+}
+
+// BenchmarkMeteredRunStart times a warm run start and one that resumes a
+// paused instance, metered and with the metering triggers dropped, and
+// reports the statements (round trips) each sends to the database.
+func BenchmarkMeteredRunStart(b *testing.B) {
+	for _, dialect := range []store.Dialect{store.SQLite, store.Postgres} {
+		for _, metered := range []bool{true, false} {
+			name := string(dialect) + "/metered"
+			if !metered {
+				name = string(dialect) + "/unmetered"
+			}
+			b.Run(name+"/warm", func(b *testing.B) {
+				m := newMeteringBench(b, dialect)
+				if !metered {
+					m.unmeter(b)
+				}
+				m.start(b, "warm")
+				before := m.statements.Load()
+				for b.Loop() {
+					m.start(b, "warm")
+				}
+				b.ReportMetric(float64(m.statements.Load()-before)/float64(b.N), "statements/op")
+			})
+			b.Run(name+"/resume_paused", func(b *testing.B) {
+				m := newMeteringBench(b, dialect)
+				if !metered {
+					m.unmeter(b)
+				}
+				m.start(b, "paused")
+				var sent int64
+				for b.Loop() {
+					b.StopTimer()
+					m.idle(b)
+					before := m.statements.Load()
+					b.StartTimer()
+					m.start(b, "paused")
+					sent += m.statements.Load() - before
+				}
+				b.ReportMetric(float64(sent)/float64(b.N), "statements/op")
+			})
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// TenantUsage reads what the workspace's instances used. The rows are
+// written by the database's own triggers on instances (migration 0013), in
+// the statement of each lifecycle transition; nothing here writes them.
+type TenantUsage struct{ t Tenant }
+
+// Usage returns the workspace's metered usage.
+func (t Tenant) Usage() TenantUsage { return TenantUsage{t} }
+
+// usageNames joins the names a report shows beside each id; a deleted
+// agent or thread leaves its id with no name.
+const usageNames = `COALESCE(s.name, '') AS sandbox_name, COALESCE(a.name, '') AS agent_name, COALESCE(th.thread_key, '') AS thread_key
+	FROM %s u
+	LEFT JOIN sandboxes s ON s.id = u.sandbox_id
+	LEFT JOIN agents a ON a.id = u.agent_id
+	LEFT JOIN threads th ON th.id = u.thread_id`
+
+type usageRow struct {
+	InstanceID  string
+	SandboxID   string
+	SandboxName string
+	Provider    string
+	AgentID     *string
+	AgentName   string
+	ThreadID    *string
+	ThreadKey   string
+	State       string
+	StartedAt   time.Time
+	EndedAt     *time.Time
+	Kind        string
+	At          time.Time
+}
+
+func (r usageRow) ids() (agent, thread string) {
+	if r.AgentID != nil {
+		agent = *r.AgentID
+	}
+	if r.ThreadID != nil {
+		thread = *r.ThreadID
+	}
+	return agent, thread
+}
+
+// Intervals returns the workspace's intervals that overlap [from, to),
+// open ones included, in the order they started.
+func (s TenantUsage) Intervals(ctx context.Context, from, to time.Time) ([]auxilia.UsageInterval, error) {
+	var rows []usageRow
+	err := s.t.db.conn(ctx).Raw(`SELECT u.instance_id, u.sandbox_id, u.provider, u.agent_id, u.thread_id, u.state, u.started_at, u.ended_at, `+
+		sprintfNames("usage_intervals")+`
+		WHERE u.workspace_id = ? AND u.started_at < ? AND (u.ended_at IS NULL OR u.ended_at > ?)
+		ORDER BY u.started_at, u.id`, s.t.ws, to, from).Scan(&rows).Error
+	out := make([]auxilia.UsageInterval, len(rows))
+	for i, r := range rows {
+		agent, thread := r.ids()
+		out[i] = auxilia.UsageInterval{InstanceID: r.InstanceID, SandboxID: r.SandboxID, SandboxName: r.SandboxName,
+			Provider: r.Provider, AgentID: agent, AgentName: r.AgentName, ThreadID: thread, ThreadKey: r.ThreadKey,
+			State: r.State, Start: r.StartedAt.UTC()}
+		if r.EndedAt != nil {
+			out[i].End = r.EndedAt.UTC()
+		}
+	}
+	return out, err
+}
+
+// Events returns the workspace's counted events in [from, to), oldest first.
+func (s TenantUsage) Events(ctx context.Context, from, to time.Time) ([]auxilia.UsageEvent, error) {
+	var rows []usageRow
+	err := s.t.db.conn(ctx).Raw(`SELECT u.instance_id, u.sandbox_id, u.provider, u.agent_id, u.thread_id, u.kind, u.at, `+
+		sprintfNames("usage_events")+`
+		WHERE u.workspace_id = ? AND u.at >= ? AND u.at < ?
+		ORDER BY u.at, u.id`, s.t.ws, from, to).Scan(&rows).Error
+	out := make([]auxilia.UsageEvent, len(rows))
+	for i, r := range rows {
+		agent, thread := r.ids()
+		out[i] = auxilia.UsageEvent{InstanceID: r.InstanceID, SandboxID: r.SandboxID, SandboxName: r.SandboxName,
+			Provider: r.Provider, AgentID: agent, AgentName: r.AgentName, ThreadID: thread, ThreadKey: r.ThreadKey,
+			Kind: r.Kind, At: r.At.UTC()}
+	}
+	return out, err
+}
+
+func sprintfNames(table string) string { return fmt.Sprintf(usageNames, table) }

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+)
+
+// UsageSnapshot returns every workspace's usage at now, for the metrics: its
+// instances open in each state, its instance-seconds since monthStart, and
+// its events counted ever. Three queries, each one pass over an index.
+func (s System) UsageSnapshot(ctx context.Context, monthStart, now time.Time) ([]auxilia.WorkspaceUsage, error) {
+	conn := s.db.conn(ctx)
+	byName := map[string]*auxilia.WorkspaceUsage{}
+	var order []string
+	of := func(name string) *auxilia.WorkspaceUsage {
+		u := byName[name]
+		if u == nil {
+			u = &auxilia.WorkspaceUsage{Workspace: name, Instances: map[string]int{}, MonthSeconds: map[string]float64{}, Events: map[string]int64{}}
+			byName[name] = u
+			order = append(order, name)
+		}
+		return u
+	}
+	var open []struct {
+		Name  string
+		State string
+		N     int
+	}
+	if err := conn.Raw(`SELECT w.name, u.state, COUNT(*) AS n FROM usage_intervals u JOIN workspaces w ON w.id = u.workspace_id
+		WHERE u.ended_at IS NULL GROUP BY w.name, u.state`).Scan(&open).Error; err != nil {
+		return nil, err
+	}
+	for _, o := range open {
+		of(o.Name).Instances[o.State] = o.N
+	}
+	var month []struct {
+		Name      string
+		State     string
+		StartedAt time.Time
+		EndedAt   *time.Time
+	}
+	if err := conn.Raw(`SELECT w.name, u.state, u.started_at, u.ended_at FROM usage_intervals u JOIN workspaces w ON w.id = u.workspace_id
+		WHERE u.started_at < ? AND (u.ended_at IS NULL OR u.ended_at > ?)`, now, monthStart).Scan(&month).Error; err != nil {
+		return nil, err
+	}
+	for _, m := range month {
+		start, end := m.StartedAt, now
+		if m.EndedAt != nil && m.EndedAt.Before(now) {
+			end = *m.EndedAt
+		}
+		if start.Before(monthStart) {
+			start = monthStart
+		}
+		if end.After(start) {
+			of(m.Name).MonthSeconds[m.State] += end.Sub(start).Seconds()
+		}
+	}
+	var events []struct {
+		Name string
+		Kind string
+		N    int64
+	}
+	if err := conn.Raw(`SELECT w.name, u.kind, COUNT(*) AS n FROM usage_events u JOIN workspaces w ON w.id = u.workspace_id
+		GROUP BY w.name, u.kind`).Scan(&events).Error; err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		of(e.Name).Events[e.Kind] = e.N
+	}
+	out := make([]auxilia.WorkspaceUsage, len(order))
+	for i, name := range order {
+		out[i] = *byName[name]
+	}
+	return out, nil
+}
