@@ -30,6 +30,8 @@ type Config struct {
 	Pools       PoolService
 	Audit       AuditLog
 	Idempotency IdempotencyStore
+	// Quotas shows a workspace the limits the operator set on it, with their use.
+	Quotas QuotaService
 	// Keys seal the answers kept for Idempotency-Key replays.
 	Keys *secret.Keyring
 	// RunStartTimeout is the longest a run start may take (it may make an
@@ -119,7 +121,7 @@ func New(cfg Config) *echo.Echo {
 	}
 	v1.mw = append(v1.mw, refuseUnstorableQuery())
 	idem := idempotent(cfg.Idempotency, cfg.Keys, unfinishedCreate, cfg.Log)
-	workspaceHandler{}.routes(v1)
+	workspaceHandler{quotas: cfg.Quotas}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools}.routes(v1, idem)
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
@@ -45,6 +46,10 @@ type config struct {
 	RateLimit        int                     // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
 	DBMaxConnections int                     // AUXILIA_DB_MAX_CONNECTIONS
 	HealthInterval   time.Duration           // AUXILIA_HEALTH_INTERVAL
+	// Quotas are every workspace's limits where the operator set none of
+	// its own: AUXILIA_QUOTA_INSTANCES, AUXILIA_QUOTA_INSTANCE_HOURS and
+	// AUXILIA_QUOTA_THREADS (0: no limit).
+	Quotas auxilia.Quotas
 
 	HTTP httpLimits
 }
@@ -92,6 +97,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.CreateTimeout = duration(getenv, "AUXILIA_CREATE_TIMEOUT", 15*time.Minute, &errs)
 	cfg.RateLimit = count(getenv, "AUXILIA_RATE_LIMIT", &errs)
 	cfg.DBMaxConnections = count(getenv, "AUXILIA_DB_MAX_CONNECTIONS", &errs)
+	cfg.Quotas = auxilia.Quotas{
+		Instances:       count(getenv, "AUXILIA_QUOTA_INSTANCES", &errs),
+		InstanceHours:   count(getenv, "AUXILIA_QUOTA_INSTANCE_HOURS", &errs),
+		ThreadsPerAgent: count(getenv, "AUXILIA_QUOTA_THREADS", &errs),
+	}
 	if cfg.DBMaxConnections == 0 {
 		cfg.DBMaxConnections = store.DefaultMaxConnections
 	}

@@ -19,6 +19,7 @@ func (a *App) API(settings api.Config) api.Config {
 	c.Runs = a.Runs
 	c.Pools = a.Runs
 	c.Audit = a.Audit
+	c.Quotas = a.Quotas
 	c.Idempotency = a.Requests
 	c.Keys = a.Keys
 	c.Rates = a.Requests

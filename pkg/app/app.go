@@ -52,6 +52,8 @@ type App struct {
 	Audit AuditLog
 	// Requests keep each token's Idempotency-Key answers and rate windows.
 	Requests store.SystemRequests
+	// Quotas are the limits the operator set on each workspace.
+	Quotas Quotas
 }
 
 // New wires the services on db, sealing secrets with keys.
@@ -79,6 +81,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		DB: db, Keys: keys, Providers: providers,
 		Tokens:    NewTokens(db),
 		Audit:     AuditLog{db},
+		Quotas:    NewQuotas(db),
 		Requests:  db.System("requests").Requests(),
 		Sandboxes: sandboxes,
 		Agents:    agents,
