@@ -130,10 +130,3 @@ func QuotaExceeded(name QuotaName, limit, used int, retryAfter time.Duration) *E
 	e.RetryAfter = retryAfter
 	return e.With("quota", string(name)).With("limit", limit).With("used", used)
 }
-
-// NextMonth is the start of the calendar month (UTC) after t's: when a
-// monthly quota starts again.
-func NextMonth(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-}
