@@ -95,6 +95,10 @@ func (u QuotaUse) Percent() int {
 	return *u.Used * 100 / u.Limit
 }
 
+// QuotaActor is the actor name of the audit entries that announce a quota's
+// alert level: no token made them.
+const QuotaActor = "auxilia quotas"
+
 // QuotaAlertLevels are the shares of a quota whose crossing is announced:
 // an audit entry once per crossing, and a banner in the console.
 var QuotaAlertLevels = []int{80, 100}

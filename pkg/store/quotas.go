@@ -124,6 +124,12 @@ func (s quotaTable) admit(ctx context.Context, workspaceID, agentID string, newI
 	if err := s.db.Lock(ctx, "quota:"+workspaceID); err != nil {
 		return err
 	}
+	// Read again under the lock: the alert level another admission just
+	// recorded, so that a crossing is announced once.
+	if row, err = s.row(ctx, workspaceID); err != nil {
+		return err
+	}
+	limits = row.settings().Over(s.db.quotaDefaults)
 	if checkThreads {
 		var n int64
 		if err := s.db.conn(ctx).Raw(`SELECT COUNT(*) FROM threads t JOIN instances i ON i.id = t.instance_id
@@ -163,7 +169,7 @@ func (s quotaTable) alert(ctx context.Context, row quotaRow, name auxilia.QuotaN
 	if level < row.AlertedInstances {
 		return nil
 	}
-	return s.db.audit().Append(ctx, auxilia.AuditEntry{WorkspaceID: row.WorkspaceID, TokenName: "quota", Action: "quota.alert",
+	return s.db.audit().Append(ctx, auxilia.AuditEntry{WorkspaceID: row.WorkspaceID, TokenName: auxilia.QuotaActor, Action: "quota.alert",
 		ResourceType: "quota", ResourceID: string(name), Outcome: auxilia.OutcomeSuccess,
 		Detail: fmt.Sprintf("%s quota %d%% used: %d of %d", name, level, used, limit)})
 }

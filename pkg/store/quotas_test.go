@@ -105,6 +105,10 @@ func TestClaimsAtOnceStopAtTheInstancesQuota(t *testing.T) {
 		assert.Equal(t, 3, use.Limit)
 		assert.False(t, use.Default)
 		assert.Equal(t, 3, *use.Used)
+		alerts, err := db.Audit().List(context.Background(), f.ws.ID, auxilia.AuditFilter{Action: "quota.alert"}, auxilia.PageRequest{Size: 50})
+		require.NoError(t, err)
+		require.Len(t, alerts.Items, 1, "the crossing is announced once, however many raced past it")
+		assert.Equal(t, "instances quota 100% used: 3 of 3", alerts.Items[0].Detail)
 	})
 }
 
