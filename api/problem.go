@@ -42,6 +42,7 @@ var statusOf = map[auxilia.Code]int{
 	auxilia.CodeRateLimited:        http.StatusTooManyRequests,
 	auxilia.CodeSandboxBusy:        http.StatusTooManyRequests,
 	auxilia.CodeProviderLimited:    http.StatusTooManyRequests,
+	auxilia.CodeQuotaExceeded:      http.StatusTooManyRequests,
 	auxilia.CodeUnavailable:        http.StatusServiceUnavailable,
 	auxilia.CodeDiskFull:           http.StatusInsufficientStorage,
 	auxilia.CodeInternal:           http.StatusInternalServerError,

@@ -35,6 +35,8 @@ type Config struct {
 	// Usage reports what each workspace's instances used (nil: /usage answers 404).
 	Usage       UsageReporter
 	Idempotency IdempotencyStore
+	// Quotas shows a workspace the limits the operator set on it, with their use.
+	Quotas QuotaService
 	// Keys seal the answers kept for Idempotency-Key replays.
 	Keys *secret.Keyring
 	// RunStartTimeout is the longest a run start may take (it may make an
@@ -124,7 +126,7 @@ func New(cfg Config) *echo.Echo {
 	}
 	v1.mw = append(v1.mw, refuseUnstorableQuery())
 	idem := idempotent(cfg.Idempotency, cfg.Keys, unfinishedCreate, cfg.Log)
-	workspaceHandler{}.routes(v1)
+	workspaceHandler{quotas: cfg.Quotas}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools, networks: cfg.Networks}.routes(v1, idem)
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)

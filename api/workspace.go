@@ -1,12 +1,19 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/labstack/echo/v4"
 )
 
-type workspaceHandler struct{}
+// QuotaService tells a workspace's quotas and its use of each.
+type QuotaService interface {
+	Use(ctx context.Context, workspaceID string) ([]auxilia.QuotaUse, error)
+}
+
+type workspaceHandler struct{ quotas QuotaService }
 
 func (h workspaceHandler) routes(g routes) {
 	g.GET("/workspace", h.workspace)
@@ -18,6 +25,42 @@ type workspaceView struct {
 	Name string `json:"name" example:"default"`
 } //@name Workspace
 
+// workspaceDetail is the workspace with the quotas the operator set on it.
+type workspaceDetail struct {
+	workspaceView
+	Quotas []quotaView `json:"quotas"`
+} //@name WorkspaceDetail
+
+// quotaView is one quota and its use. Only the server's operator sets
+// quotas (AUXILIA_QUOTA_*, auxilia quotas set).
+type quotaView struct {
+	// Name is the quota: live instances at once (pooled ones included),
+	// instance-hours this calendar month (UTC), or threads with a live
+	// instance per agent.
+	Name string `json:"name" enums:"instances,instance_hours,threads_per_agent"`
+	// Limit is the quota in force; 0 is no limit.
+	Limit int `json:"limit" example:"20"`
+	// Default tells that the limit is the server's default, not one set on this workspace.
+	Default bool `json:"default"`
+	// Used is the current use (for threads_per_agent, the busiest agent's);
+	// null while it is not measured.
+	Used *int `json:"used" example:"17" extensions:"x-nullable"`
+	// Alert is the highest alert level the use reached: 80 or 100 (percent of the limit), 0 for none.
+	Alert int `json:"alert" enums:"0,80,100"`
+} //@name Quota
+
+func quotaViews(in []auxilia.QuotaUse) []quotaView {
+	out := make([]quotaView, 0, len(in))
+	for _, u := range in {
+		v := quotaView{Name: string(u.Name), Limit: u.Limit, Default: u.Default, Used: u.Used}
+		if u.Used != nil {
+			v.Alert = auxilia.AlertLevel(*u.Used, u.Limit)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 type me struct {
 	TokenID   string        `json:"token_id" format:"uuid"`
 	Name      string        `json:"name" example:"ci"`
@@ -27,17 +70,26 @@ type me struct {
 
 // workspace describes the caller's workspace.
 //
-//	@Summary	The caller's workspace
-//	@Tags		workspace
-//	@Produce	json
-//	@Security	BearerAuth
-//	@Success	200	{object}	workspaceView
-//	@Failure	401	{object}	Problem
-//	@ID			getWorkspace
-//	@Router		/api/v1/workspace [get]
+//	@Summary		The caller's workspace, with its quotas
+//	@Description	The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
+//	@Tags			workspace
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Success		200	{object}	workspaceDetail
+//	@Failure		401	{object}	Problem
+//	@ID				getWorkspace
+//	@Router			/api/v1/workspace [get]
 func (h workspaceHandler) workspace(c echo.Context) error {
 	a := actor(c)
-	return c.JSON(http.StatusOK, workspaceView{ID: a.Workspace.ID, Name: a.Workspace.Name})
+	out := workspaceDetail{workspaceView: workspaceView{ID: a.Workspace.ID, Name: a.Workspace.Name}, Quotas: []quotaView{}}
+	if h.quotas != nil {
+		use, err := h.quotas.Use(c.Request().Context(), a.Workspace.ID)
+		if err != nil {
+			return err
+		}
+		out.Quotas = quotaViews(use)
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // me describes the caller's token.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/api"
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
@@ -49,6 +50,10 @@ type config struct {
 	HealthInterval   time.Duration           // AUXILIA_HEALTH_INTERVAL
 	CostRates        metering.Rates          // AUXILIA_COST_RATES: provider:running=…,paused=… per instance-hour, ;-separated
 	CostCurrency     string                  // AUXILIA_COST_CURRENCY: the rates' ISO 4217 currency
+	// Quotas are every workspace's limits where the operator set none of
+	// its own: AUXILIA_QUOTA_INSTANCES, AUXILIA_QUOTA_INSTANCE_HOURS and
+	// AUXILIA_QUOTA_THREADS (0: no limit).
+	Quotas auxilia.Quotas
 
 	HTTP httpLimits
 }
@@ -97,6 +102,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.CreateTimeout = duration(getenv, "AUXILIA_CREATE_TIMEOUT", 15*time.Minute, &errs)
 	cfg.RateLimit = count(getenv, "AUXILIA_RATE_LIMIT", &errs)
 	cfg.DBMaxConnections = count(getenv, "AUXILIA_DB_MAX_CONNECTIONS", &errs)
+	cfg.Quotas = auxilia.Quotas{
+		Instances:       count(getenv, "AUXILIA_QUOTA_INSTANCES", &errs),
+		InstanceHours:   count(getenv, "AUXILIA_QUOTA_INSTANCE_HOURS", &errs),
+		ThreadsPerAgent: count(getenv, "AUXILIA_QUOTA_THREADS", &errs),
+	}
 	if cfg.DBMaxConnections == 0 {
 		cfg.DBMaxConnections = store.DefaultMaxConnections
 	}

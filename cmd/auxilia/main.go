@@ -16,6 +16,9 @@ commands:
   serve                  run the server (configured by environment variables; see the README)
   migrate                bring the database schema up to date and exit
   tokens create          create an API token: --workspace NAME --role admin|member [--name NAME]
+  quotas set             set a workspace's quotas (0: no limit): --workspace NAME [--instances N]
+                         [--instance-hours N] [--threads-per-agent N]; unset ones keep the AUXILIA_QUOTA_* default
+  quotas show            show a workspace's quotas and their use: --workspace NAME
   keys generate          print a new secret key for AUXILIA_SECRET_KEYS
   keys rotate            re-encrypt every stored secret under the first key of AUXILIA_SECRET_KEYS
   apply -f FILE          create or update the file's sandboxes and agents on the server at AUXILIA_URL
@@ -78,6 +81,8 @@ func dispatch(ctx context.Context, args []string) error {
 		return migrate(ctx, cfg)
 	case "tokens":
 		return tokens(ctx, cfg, rest)
+	case "quotas":
+		return quotas(ctx, cfg, rest, os.Stdout)
 	case "keys":
 		return keys(ctx, cfg, rest)
 	default:

@@ -147,6 +147,7 @@ func openDB(ctx context.Context, cfg config, log *slog.Logger) (*store.DB, error
 		return nil, err
 	}
 	db.LimitConnections(cfg.DBMaxConnections)
+	db.SetQuotaDefaults(cfg.Quotas)
 	applied, err := db.Migrate(ctx)
 	if err != nil {
 		db.Close()

@@ -100,7 +100,8 @@ func refine(doc *openapi3.T) {
 	}
 	limited := answer("Too Many Requests: this token's requests per minute are used up "+
 		"(rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's "+
-		"provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one)", true)
+		"provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or "+
+		"a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use)", true)
 	unavailable := answer("Service Unavailable (service_unavailable): the database cannot be used for now "+
 		"(stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After", true)
 	full := answer("Insufficient Storage (insufficient_storage): the embedded database's disk is full; "+

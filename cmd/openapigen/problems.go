@@ -21,6 +21,9 @@ var problemMembers = map[string]*openapi3.SchemaRef{
 	"run_status":   enumSchema("run_not_active: the run's status", "active", "completed", "expired"),
 	"path":         stringSchema("file_exists, not_found: the file's absolute path in the sandbox"),
 	"provider":     stringSchema("terminal_unsupported: the provider whose instances have no terminal"),
+	"quota":        enumSchema("quota_exceeded: the quota the start would pass", "instances", "instance_hours", "threads_per_agent"),
+	"limit":        intSchema("quota_exceeded: the quota's limit"),
+	"used":         intSchema("quota_exceeded: its current use"),
 
 	// What a call that needs approval waits for, and who may grant it.
 	"approval_id":     stringSchema("approval_required: the pending approval the call waits for; approval_denied: the decision it used"),
@@ -83,6 +86,10 @@ func typeToolPolicies(doc *openapi3.T) error {
 
 func boolSchema(description string) *openapi3.SchemaRef {
 	return &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeBoolean}, Description: description}}
+}
+
+func intSchema(description string) *openapi3.SchemaRef {
+	return &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeInteger}, Description: description}}
 }
 
 func stringSchema(description string) *openapi3.SchemaRef {

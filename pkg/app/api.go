@@ -21,6 +21,7 @@ func (a *App) API(settings api.Config) api.Config {
 	c.Networks = a.Runs
 	c.Audit = a.Audit
 	c.Usage = a.Usage
+	c.Quotas = a.Quotas
 	c.Idempotency = a.Requests
 	c.Keys = a.Keys
 	c.Rates = a.Requests

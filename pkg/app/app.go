@@ -60,6 +60,8 @@ type App struct {
 	Requests store.SystemRequests
 	// Usage reports what each workspace's instances used.
 	Usage *usage.Service
+	// Quotas are the limits the operator set on each workspace.
+	Quotas Quotas
 }
 
 // New wires the services on db, sealing secrets with keys.
@@ -87,6 +89,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		DB: db, Keys: keys, Providers: providers,
 		Tokens:    NewTokens(db),
 		Audit:     AuditLog{db},
+		Quotas:    NewQuotas(db),
 		Requests:  db.System("requests").Requests(),
 		Usage:     usage.New(func(ws string) usage.Store { return db.In(ws).Usage() }, o.Cost),
 		Sandboxes: sandboxes,
@@ -101,6 +104,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 			Jobs:      db.System("run jobs").Runs(),
 			Pools:     db.System("pools").Pools(),
 			WarmPools: func(ws string) run.WarmPools { return db.In(ws).Pools() },
+			Quotas:    func(ws string) run.Quotas { return db.In(ws).Quotas() },
 			Sandboxes: sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics}),
 	}
 }

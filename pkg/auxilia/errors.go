@@ -27,6 +27,7 @@ const (
 	CodeSandboxUnavailable Code = "sandbox_unavailable"
 	CodeSandboxBusy        Code = "sandbox_busy"
 	CodeProviderLimited    Code = "provider_rate_limited"
+	CodeQuotaExceeded      Code = "quota_exceeded"
 	CodePrecondition       Code = "precondition_failed"
 	CodeUnauthorized       Code = "unauthorized"
 	CodeForbidden          Code = "forbidden"
@@ -53,7 +54,7 @@ func Codes() []Code {
 		CodePrecondition, CodeUnauthorized, CodeForbidden, CodeToolDisabled, CodeApprovalRequired,
 		CodeApprovalDenied, CodeGrantNotAllowed, CodeFileExists, CodeRunNotActive, CodeNoTerminal,
 		CodeTerminalLimit, CodeTooLarge, CodeUnsupportedMedia, CodeRateLimited, CodeProviderLimited,
-		CodeUnavailable, CodeDiskFull, CodeInternal}
+		CodeQuotaExceeded, CodeUnavailable, CodeDiskFull, CodeInternal}
 }
 
 // Error is an error the user may read: its Message is safe to show, and its
@@ -67,7 +68,7 @@ type Error struct {
 	// id of the existing resource on a conflict.
 	Extra map[string]any
 	// RetryAfter is how long to wait before trying again (CodeSandboxBusy,
-	// CodeProviderLimited, CodeUnavailable).
+	// CodeProviderLimited, CodeQuotaExceeded, CodeUnavailable).
 	RetryAfter time.Duration
 }
 

@@ -7,7 +7,8 @@ type PoolState string
 
 // Pool states: off (size 0), ready (every instance made), creating (some on
 // their way), waiting (short of its size with none on the way: the next
-// pass of the pool job makes them), failing (creates fail; the pool backs off) and stopped (too
+// pass of the pool job makes them, unless the workspace's instances quota
+// is used up, which its detail then says), failing (creates fail; the pool backs off) and stopped (too
 // many failures in a row: nothing is made until the sandbox is edited or
 // probed healthy).
 const (
@@ -36,6 +37,6 @@ type PoolStatus struct {
 	Ready    int
 	Creating int
 	Failures int
-	Detail   string     // why it fails or stopped
+	Detail   string     // why it fails, stopped, or waits on the quota
 	RetryAt  *time.Time // when a failing pool tries again
 }

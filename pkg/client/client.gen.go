@@ -173,6 +173,7 @@ const (
 	AuditEntryResourceTypeAgent   AuditEntryResourceType = "agent"
 	AuditEntryResourceTypeBinding AuditEntryResourceType = "binding"
 	AuditEntryResourceTypeKey     AuditEntryResourceType = "key"
+	AuditEntryResourceTypeQuota   AuditEntryResourceType = "quota"
 	AuditEntryResourceTypeRun     AuditEntryResourceType = "run"
 	AuditEntryResourceTypeSandbox AuditEntryResourceType = "sandbox"
 	AuditEntryResourceTypeThread  AuditEntryResourceType = "thread"
@@ -187,6 +188,8 @@ func (e AuditEntryResourceType) Valid() bool {
 	case AuditEntryResourceTypeBinding:
 		return true
 	case AuditEntryResourceTypeKey:
+		return true
+	case AuditEntryResourceTypeQuota:
 		return true
 	case AuditEntryResourceTypeRun:
 		return true
@@ -897,6 +900,27 @@ func (e ProblemProbeReason) Valid() bool {
 	}
 }
 
+// Defines values for ProblemQuota.
+const (
+	ProblemQuotaInstanceHours   ProblemQuota = "instance_hours"
+	ProblemQuotaInstances       ProblemQuota = "instances"
+	ProblemQuotaThreadsPerAgent ProblemQuota = "threads_per_agent"
+)
+
+// Valid indicates whether the value is a known member of the ProblemQuota enum.
+func (e ProblemQuota) Valid() bool {
+	switch e {
+	case ProblemQuotaInstanceHours:
+		return true
+	case ProblemQuotaInstances:
+		return true
+	case ProblemQuotaThreadsPerAgent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProblemRunStatus.
 const (
 	ProblemRunStatusActive    ProblemRunStatus = "active"
@@ -984,6 +1008,48 @@ func (e ProviderInfoCapabilities) Valid() bool {
 	case ProviderInfoCapabilitiesTerminal:
 		return true
 	case ProviderInfoCapabilitiesVolumeMounts:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuotaAlert.
+const (
+	QuotaAlertN0   QuotaAlert = 0
+	QuotaAlertN100 QuotaAlert = 100
+	QuotaAlertN80  QuotaAlert = 80
+)
+
+// Valid indicates whether the value is a known member of the QuotaAlert enum.
+func (e QuotaAlert) Valid() bool {
+	switch e {
+	case QuotaAlertN0:
+		return true
+	case QuotaAlertN100:
+		return true
+	case QuotaAlertN80:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuotaName.
+const (
+	QuotaNameInstanceHours   QuotaName = "instance_hours"
+	QuotaNameInstances       QuotaName = "instances"
+	QuotaNameThreadsPerAgent QuotaName = "threads_per_agent"
+)
+
+// Valid indicates whether the value is a known member of the QuotaName enum.
+func (e QuotaName) Valid() bool {
+	switch e {
+	case QuotaNameInstanceHours:
+		return true
+	case QuotaNameInstances:
+		return true
+	case QuotaNameThreadsPerAgent:
 		return true
 	default:
 		return false
@@ -1256,6 +1322,7 @@ const (
 	ListAuditEntriesParamsResourceTypeAgent   ListAuditEntriesParamsResourceType = "agent"
 	ListAuditEntriesParamsResourceTypeBinding ListAuditEntriesParamsResourceType = "binding"
 	ListAuditEntriesParamsResourceTypeKey     ListAuditEntriesParamsResourceType = "key"
+	ListAuditEntriesParamsResourceTypeQuota   ListAuditEntriesParamsResourceType = "quota"
 	ListAuditEntriesParamsResourceTypeRun     ListAuditEntriesParamsResourceType = "run"
 	ListAuditEntriesParamsResourceTypeSandbox ListAuditEntriesParamsResourceType = "sandbox"
 	ListAuditEntriesParamsResourceTypeThread  ListAuditEntriesParamsResourceType = "thread"
@@ -1270,6 +1337,8 @@ func (e ListAuditEntriesParamsResourceType) Valid() bool {
 	case ListAuditEntriesParamsResourceTypeBinding:
 		return true
 	case ListAuditEntriesParamsResourceTypeKey:
+		return true
+	case ListAuditEntriesParamsResourceTypeQuota:
 		return true
 	case ListAuditEntriesParamsResourceTypeRun:
 		return true
@@ -1293,6 +1362,8 @@ const (
 	ListAuditEntriesParamsActionBindingPut         ListAuditEntriesParamsAction = "binding.put"
 	ListAuditEntriesParamsActionKeyRotate          ListAuditEntriesParamsAction = "key.rotate"
 	ListAuditEntriesParamsActionMcpCall            ListAuditEntriesParamsAction = "mcp.call"
+	ListAuditEntriesParamsActionQuotaAlert         ListAuditEntriesParamsAction = "quota.alert"
+	ListAuditEntriesParamsActionQuotaSet           ListAuditEntriesParamsAction = "quota.set"
 	ListAuditEntriesParamsActionRunComplete        ListAuditEntriesParamsAction = "run.complete"
 	ListAuditEntriesParamsActionRunStart           ListAuditEntriesParamsAction = "run.start"
 	ListAuditEntriesParamsActionSandboxCreate      ListAuditEntriesParamsAction = "sandbox.create"
@@ -1326,6 +1397,10 @@ func (e ListAuditEntriesParamsAction) Valid() bool {
 	case ListAuditEntriesParamsActionKeyRotate:
 		return true
 	case ListAuditEntriesParamsActionMcpCall:
+		return true
+	case ListAuditEntriesParamsActionQuotaAlert:
+		return true
+	case ListAuditEntriesParamsActionQuotaSet:
 		return true
 	case ListAuditEntriesParamsActionRunComplete:
 		return true
@@ -2944,6 +3019,9 @@ type Problem struct {
 	// Instance Example: /api/v1/sandboxes
 	Instance *string `json:"instance,omitempty"`
 
+	// Limit quota_exceeded: the quota's limit
+	Limit *int `json:"limit,omitempty"`
+
 	// Path file_exists, not_found: the file's absolute path in the sandbox
 	Path *string `json:"path,omitempty"`
 
@@ -2952,6 +3030,9 @@ type Problem struct {
 
 	// Provider terminal_unsupported: the provider whose instances have no terminal
 	Provider *string `json:"provider,omitempty"`
+
+	// Quota quota_exceeded: the quota the start would pass
+	Quota *ProblemQuota `json:"quota,omitempty"`
 
 	// Reason Example: validation_failed
 	Reason string `json:"reason"`
@@ -2976,6 +3057,9 @@ type Problem struct {
 
 	// Type Example: https://auxilia.dev/problems/validation_failed
 	Type string `json:"type"`
+
+	// Used quota_exceeded: its current use
+	Used *int `json:"used,omitempty"`
 }
 
 // ProblemGrantedBy approval_required, grant_not_allowed: who may grant the approval, by the agent's approval rule
@@ -2983,6 +3067,9 @@ type ProblemGrantedBy string
 
 // ProblemProbeReason sandbox_unavailable: what failed
 type ProblemProbeReason string
+
+// ProblemQuota quota_exceeded: the quota the start would pass
+type ProblemQuota string
 
 // ProblemRunStatus run_not_active: the run's status
 type ProblemRunStatus string
@@ -3059,6 +3146,39 @@ type ProviderOperatorSetting struct {
 	// Env Example: AUXILIA_LOCAL_PROVIDER
 	Env string `json:"env"`
 }
+
+// Quota defines model for Quota.
+type Quota struct {
+	// Alert Alert is the highest alert level the use reached: 80 or 100 (percent of the limit), 0 for none.
+	Alert QuotaAlert `json:"alert"`
+
+	// Default Default tells that the limit is the server's default, not one set on this workspace.
+	Default bool `json:"default"`
+
+	// Limit Limit is the quota in force; 0 is no limit.
+	//
+	// Example: 20
+	Limit int `json:"limit"`
+
+	// Name Name is the quota: live instances at once (pooled ones included),
+	// instance-hours this calendar month (UTC), or threads with a live
+	// instance per agent.
+	Name QuotaName `json:"name"`
+
+	// Used Used is the current use (for threads_per_agent, the busiest agent's);
+	// null while it is not measured.
+	//
+	// Example: 17
+	Used *int `json:"used"`
+}
+
+// QuotaAlert Alert is the highest alert level the use reached: 80 or 100 (percent of the limit), 0 for none.
+type QuotaAlert int
+
+// QuotaName Name is the quota: live instances at once (pooled ones included),
+// instance-hours this calendar month (UTC), or threads with a live
+// instance per agent.
+type QuotaName string
 
 // Run defines model for Run.
 type Run struct {
@@ -3356,6 +3476,15 @@ type Workspace struct {
 
 	// Name Example: default
 	Name string `json:"name"`
+}
+
+// WorkspaceDetail defines model for WorkspaceDetail.
+type WorkspaceDetail struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Name Example: default
+	Name   string  `json:"name"`
+	Quotas []Quota `json:"quotas"`
 }
 
 // WrittenFile defines model for WrittenFile.
@@ -4356,7 +4485,7 @@ type ClientInterface interface {
 
 	// StartRun Start a run of an agent on a thread
 	//
-	// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
+	// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start that would pass one of the workspace's quotas (live instances, threads with a live instance per agent), 429 quota_exceeded naming the quota, its limit and its use, with Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 	//
 	// Corresponds with POST /api/v1/agents/{id}/threads/{thread_id}/runs (the `StartRun` operationId).
 	StartRun(ctx context.Context, id openapi_types.UUID, threadId string, params *StartRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4649,7 +4778,9 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/usage (the `GetUsage` operationId).
 	GetUsage(ctx context.Context, params *GetUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetWorkspace The caller's workspace
+	// GetWorkspace The caller's workspace, with its quotas
+	//
+	// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
 	//
 	// Corresponds with GET /api/v1/workspace (the `GetWorkspace` operationId).
 	GetWorkspace(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4939,7 +5070,7 @@ func (c *Client) ListRuns(ctx context.Context, id openapi_types.UUID, threadId s
 
 // StartRun Start a run of an agent on a thread
 //
-// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
+// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start that would pass one of the workspace's quotas (live instances, threads with a live instance per agent), 429 quota_exceeded naming the quota, its limit and its use, with Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 //
 // Corresponds with POST /api/v1/agents/{id}/threads/{thread_id}/runs (the `StartRun` operationId).
 func (c *Client) StartRun(ctx context.Context, id openapi_types.UUID, threadId string, params *StartRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5642,7 +5773,9 @@ func (c *Client) GetUsage(ctx context.Context, params *GetUsageParams, reqEditor
 	return c.Client.Do(req)
 }
 
-// GetWorkspace The caller's workspace
+// GetWorkspace The caller's workspace, with its quotas
+//
+// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
 //
 // Corresponds with GET /api/v1/workspace (the `GetWorkspace` operationId).
 func (c *Client) GetWorkspace(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8723,7 +8856,7 @@ type ClientWithResponsesInterface interface {
 
 	// StartRunWithResponse Start a run of an agent on a thread
 	//
-	// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
+	// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start that would pass one of the workspace's quotas (live instances, threads with a live instance per agent), 429 quota_exceeded naming the quota, its limit and its use, with Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9062,7 +9195,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/usage (the `GetUsage` operationId).
 	GetUsageWithResponse(ctx context.Context, params *GetUsageParams, reqEditors ...RequestEditorFn) (*GetUsageResponse, error)
 
-	// GetWorkspaceWithResponse The caller's workspace
+	// GetWorkspaceWithResponse The caller's workspace, with its quotas
+	//
+	// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15868,7 +16003,7 @@ type GetWorkspaceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Workspace
+	JSON200 *WorkspaceDetail
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -15890,7 +16025,7 @@ type GetWorkspaceResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetWorkspaceResponse) GetJSON200() *Workspace {
+func (r GetWorkspaceResponse) GetJSON200() *WorkspaceDetail {
 	return r.JSON200
 }
 
@@ -16281,7 +16416,7 @@ func (c *ClientWithResponses) ListRunsWithResponse(ctx context.Context, id opena
 
 // StartRunWithResponse Start a run of an agent on a thread
 //
-// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
+// Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start that would pass one of the workspace's quotas (live instances, threads with a live instance per agent), 429 quota_exceeded naming the quota, its limit and its use, with Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16866,7 +17001,9 @@ func (c *ClientWithResponses) GetUsageWithResponse(ctx context.Context, params *
 	return ParseGetUsageResponse(rsp)
 }
 
-// GetWorkspaceWithResponse The caller's workspace
+// GetWorkspaceWithResponse The caller's workspace, with its quotas
+//
+// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25179,7 +25316,7 @@ func ParseGetWorkspaceResponse(rsp *http.Response) (*GetWorkspaceResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Workspace
+		var dest WorkspaceDetail
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

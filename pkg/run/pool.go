@@ -138,6 +138,13 @@ func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.P
 		out.State = auxilia.PoolCreating
 	default:
 		out.State = auxilia.PoolWaiting
+		room, use, limited, err := s.instanceRoom(ctx, sb.WorkspaceID)
+		if err != nil {
+			return out, err
+		}
+		if limited && room == 0 {
+			out.Detail = quotaDetail(use)
+		}
 	}
 	return out, nil
 }

@@ -129,16 +129,24 @@ func (s *Service) keepPool(ctx context.Context, sb auxilia.Sandbox, rep *PoolRep
 	if f.StoppedAt != nil || (f.RetryAt != nil && f.RetryAt.After(time.Now())) {
 		return nil
 	}
+	if room, _, limited, err := s.instanceRoom(ctx, sb.WorkspaceID); err != nil || (limited && room == 0) {
+		return err // the quota is used up: the pool waits, and says why (PoolStatus)
+	} else if limited {
+		missing = min(missing, room)
+	}
 	client, current, err := s.Sandboxes.RetainedClient(ctx, sb.ID)
 	if err != nil || current.Version != sb.Version {
 		return err // edited meanwhile: the next pass retires and refills
 	}
 	for missing > 0 {
 		n := min(missing, poolParallel)
-		made, failure := s.fill(ctx, sb, client, cfg, n)
+		made, refused, failure := s.fill(ctx, sb, client, cfg, n)
 		rep.Created, ready, missing = rep.Created+made, ready+made, missing-n
+		if refused > 0 && failure == nil {
+			break // the quota was used up meanwhile (another sandbox's pool, a run): no failure of this pool
+		}
 		if failure != nil {
-			rep.Failed += n - made
+			rep.Failed += n - made - refused
 			return s.Pools.SetFailures(ctx, failed(f, failure, time.Now()))
 		}
 	}
@@ -148,14 +156,13 @@ func (s *Service) keepPool(ctx context.Context, sb auxilia.Sandbox, rep *PoolRep
 	return nil
 }
 
-// fill creates n pool instances at once; it returns how many it made and
-// the last failure.
-func (s *Service) fill(ctx context.Context, sb auxilia.Sandbox, client provider.Client, cfg provider.Config, n int) (int, error) {
+// fill creates n pool instances at once; it returns how many it made, how
+// many the workspace's quota refused (no failure: nothing was asked of the
+// provider), and the last failure.
+func (s *Service) fill(ctx context.Context, sb auxilia.Sandbox, client provider.Client, cfg provider.Config, n int) (made, refused int, failure error) {
 	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		made    int
-		failure error
+		wg sync.WaitGroup
+		mu sync.Mutex
 	)
 	for range n {
 		wg.Add(1)
@@ -164,6 +171,10 @@ func (s *Service) fill(ctx context.Context, sb auxilia.Sandbox, client provider.
 			err := s.createPooled(ctx, sb, client, cfg)
 			mu.Lock()
 			defer mu.Unlock()
+			if auxilia.IsCode(err, auxilia.CodeQuotaExceeded) {
+				refused++
+				return
+			}
 			if err != nil {
 				failure = err
 				s.Metrics.PoolCreateFailed(sb.Provider)
@@ -173,7 +184,7 @@ func (s *Service) fill(ctx context.Context, sb auxilia.Sandbox, client provider.
 		}()
 	}
 	wg.Wait()
-	return made, failure
+	return made, refused, failure
 }
 
 // createPooled makes one pool instance: labelled with the sandbox and our

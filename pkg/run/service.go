@@ -165,6 +165,14 @@ type Deps struct {
 	// for its runs and views (both nil: sandboxes have none).
 	Pools     Pools
 	WarmPools func(workspaceID string) WarmPools
+	// Quotas are a workspace's limits with their use (nil: none); the store
+	// enforces them where it records instances, and the pools stop at them.
+	Quotas func(workspaceID string) Quotas
+}
+
+// Quotas tells a workspace's limits and its use of each.
+type Quotas interface {
+	Use(ctx context.Context) ([]auxilia.QuotaUse, error)
 }
 
 // Service runs agents on threads.

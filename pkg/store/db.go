@@ -42,7 +42,14 @@ type DB struct {
 	localLocks   namedLocks
 	disk         *diskWatch
 	leaseTerm    time.Duration // how long a job's lease lasts unrenewed
+	// quotaDefaults are the limits of a workspace the operator set none
+	// of its own for (AUXILIA_QUOTA_*).
+	quotaDefaults auxilia.Quotas
 }
+
+// SetQuotaDefaults sets the limits of every workspace that has none of its
+// own; call it before the store is used.
+func (db *DB) SetQuotaDefaults(q auxilia.Quotas) { db.quotaDefaults = q }
 
 // Open connects to url: a postgres:// (or postgresql://) URL selects Postgres;
 // an empty url selects the embedded SQLite file in dataDir.

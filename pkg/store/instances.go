@@ -52,7 +52,21 @@ func (db *DB) instances() instanceTable { return instanceTable{db} }
 
 // Claim records that run is creating an instance of the sandbox for the
 // thread, until lease, and points the thread at it.
+// It refuses with quota_exceeded when the workspace's quotas leave no room.
 func (s instanceTable) Claim(ctx context.Context, t auxilia.Thread, sandboxID, runID string, lease time.Time) (auxilia.Instance, error) {
+	var out auxilia.Instance
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		if err := s.db.quotas().admit(ctx, t.WorkspaceID, t.AgentID, true); err != nil {
+			return err
+		}
+		var err error
+		out, err = s.claim(ctx, t, sandboxID, runID, lease)
+		return err
+	})
+	return out, err
+}
+
+func (s instanceTable) claim(ctx context.Context, t auxilia.Thread, sandboxID, runID string, lease time.Time) (auxilia.Instance, error) {
 	now := Now()
 	row := instanceRow{ID: auxilia.NewID(), WorkspaceID: t.WorkspaceID, SandboxID: sandboxID, ThreadID: &t.ID,
 		Status: string(auxilia.InstanceCreating), CreatedByRun: &runID, LeaseUntil: &lease, CreatedAt: now, UpdatedAt: now}

@@ -34,13 +34,19 @@ func (s poolTable) unclaimed(ctx context.Context, sandboxID string) *gorm.DB {
 }
 
 // Add records that the pool is creating an instance of the sandbox's
-// version, until lease: an instance of no thread yet.
+// version, until lease: an instance of no thread yet. It refuses with
+// quota_exceeded when the workspace's instances quota leaves no room.
 func (s poolTable) Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time) (auxilia.Instance, error) {
 	now := Now()
 	version := sb.Version
 	row := instanceRow{ID: auxilia.NewID(), WorkspaceID: sb.WorkspaceID, SandboxID: sb.ID, PoolVersion: &version,
 		Status: string(auxilia.InstanceCreating), LeaseUntil: &lease, CreatedAt: now, UpdatedAt: now}
-	err := s.db.conn(ctx).Create(&row).Error
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		if err := s.db.quotas().admit(ctx, sb.WorkspaceID, "", true); err != nil {
+			return err
+		}
+		return s.db.conn(ctx).Create(&row).Error
+	})
 	return row.domain(), err
 }
 
@@ -48,7 +54,24 @@ func (s poolTable) Add(ctx context.Context, sb auxilia.Sandbox, lease time.Time)
 // and live since freshAfter, if there is one, and points the thread at it.
 // Concurrent claims never take the same instance: on Postgres each skips
 // the rows others have locked; SQLite runs one transaction at a time.
+// The thread's agent must have room for one more thread with an instance.
 func (s poolTable) Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
+	var (
+		out auxilia.Instance
+		ok  bool
+	)
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		if err := s.db.quotas().admit(ctx, sb.WorkspaceID, t.AgentID, false); err != nil {
+			return err
+		}
+		var err error
+		out, ok, err = s.claim(ctx, t, sb, freshAfter)
+		return err
+	})
+	return out, ok, err
+}
+
+func (s poolTable) claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
 	pick := "SELECT id FROM instances WHERE sandbox_id = ? AND pool_version = ? AND thread_id IS NULL AND status = ? AND updated_at > ? ORDER BY updated_at LIMIT 1"
 	if s.db.dialect == Postgres {
 		pick += " FOR UPDATE SKIP LOCKED"

@@ -195,3 +195,32 @@ func (s SystemPools) Failures(ctx context.Context, sandboxID string) (auxilia.Po
 func (s SystemPools) SetFailures(ctx context.Context, f auxilia.PoolFailures) error {
 	return s.s.db.pools().SetFailures(ctx, f)
 }
+
+// TenantQuotas are the limits the operator set on the workspace, as its
+// members see them.
+type TenantQuotas struct{ t Tenant }
+
+// Quotas returns the workspace's quotas.
+func (t Tenant) Quotas() TenantQuotas { return TenantQuotas{t} }
+
+// Use returns each quota with its current use.
+func (s TenantQuotas) Use(ctx context.Context) ([]auxilia.QuotaUse, error) {
+	return s.t.db.quotas().Use(ctx, s.t.ws)
+}
+
+// SystemQuotas are the workspaces' quotas as the operator sets them (the
+// auxilia command): no workspace sets its own.
+type SystemQuotas struct{ s System }
+
+// Quotas returns the operator's quotas.
+func (s System) Quotas() SystemQuotas { return SystemQuotas{s} }
+
+// Set changes the workspace's settings that update names and returns them all.
+func (s SystemQuotas) Set(ctx context.Context, workspaceID string, update auxilia.QuotaSettings) (auxilia.QuotaSettings, error) {
+	return s.s.db.quotas().Set(ctx, workspaceID, update)
+}
+
+// Use returns each of the workspace's quotas with its current use.
+func (s SystemQuotas) Use(ctx context.Context, workspaceID string) ([]auxilia.QuotaUse, error) {
+	return s.s.db.quotas().Use(ctx, workspaceID)
+}

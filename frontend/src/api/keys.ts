@@ -25,3 +25,7 @@ export const tokenKeys = {
   all: ["tokens"] as const,
   list: () => [...tokenKeys.all, "list"] as const,
 };
+
+export const workspaceKeys = {
+  detail: ["workspace"] as const,
+};

@@ -122,7 +122,7 @@ export interface paths {
         put?: never;
         /**
          * Start a run of an agent on a thread
-         * @description Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
+         * @description Probes the agent's sandbox, then reconnects the thread's instance, or creates one (installing the default packages), or replaces one the provider no longer has (the run's notice says so). A sandbox that cannot be used answers 409 sandbox_unavailable naming it; a provider that refuses calls this often, 429 provider_rate_limited with its Retry-After; a start that would pass one of the workspace's quotas (live instances, threads with a live instance per agent), 429 quota_exceeded naming the quota, its limit and its use, with Retry-After; a start cut short by the server shutting down, 503 service_unavailable with Retry-After. An agent without a sandbox gets a run with `sandbox: null`. Starting a run completes the thread's earlier active run. With `Accept: text/event-stream` the start answers 200 and streams its steps as they begin: `step` events (data: {"step","detail"}; probing, reconnecting, waiting, creating, installing, ready), pip's output while the default packages install as `output` events (data: {"text"}), then the run as a `run` event (the JSON form's body), or the problem as an `error` event. A failure before the first event is an ordinary problem answer. A retry with the same Idempotency-Key gets the JSON form's answer (201 and the run, or the problem).
          */
         post: operations["startRun"];
         delete?: never;
@@ -639,7 +639,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's workspace */
+        /**
+         * The caller's workspace, with its quotas
+         * @description The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
+         */
         get: operations["getWorkspace"];
         put?: never;
         post?: never;
@@ -834,7 +837,7 @@ export interface components {
             outcome: "success" | "denied" | "invalid" | "conflict" | "error";
             resource_id: string;
             /** @enum {string} */
-            resource_type: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key";
+            resource_type: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota";
         };
         AuditList: {
             items: components["schemas"]["AuditEntry"][];
@@ -2682,6 +2685,8 @@ export interface components {
             granted_by?: "anyone" | "someone_else" | "admin";
             /** @example /api/v1/sandboxes */
             instance?: string;
+            /** @description quota_exceeded: the quota's limit */
+            limit?: number;
             /** @description file_exists, not_found: the file's absolute path in the sandbox */
             path?: string;
             /**
@@ -2691,6 +2696,11 @@ export interface components {
             probe_reason?: "network" | "auth" | "config" | "quota" | "provider";
             /** @description terminal_unsupported: the provider whose instances have no terminal */
             provider?: string;
+            /**
+             * @description quota_exceeded: the quota the start would pass
+             * @enum {string}
+             */
+            quota?: "instances" | "instance_hours" | "threads_per_agent";
             /** @example validation_failed */
             reason: string;
             /**
@@ -2710,6 +2720,8 @@ export interface components {
             tool?: string;
             /** @example https://auxilia.dev/problems/validation_failed */
             type: string;
+            /** @description quota_exceeded: its current use */
+            used?: number;
         };
         /** @enum {string} */
         Provider: "opensandbox" | "e2b" | "daytona" | "cloudrun" | "local";
@@ -2768,6 +2780,33 @@ export interface components {
             description: string;
             /** @example AUXILIA_LOCAL_PROVIDER */
             env: string;
+        };
+        Quota: {
+            /**
+             * @description Alert is the highest alert level the use reached: 80 or 100 (percent of the limit), 0 for none.
+             * @enum {integer}
+             */
+            alert: 0 | 80 | 100;
+            /** @description Default tells that the limit is the server's default, not one set on this workspace. */
+            default: boolean;
+            /**
+             * @description Limit is the quota in force; 0 is no limit.
+             * @example 20
+             */
+            limit: number;
+            /**
+             * @description Name is the quota: live instances at once (pooled ones included),
+             *     instance-hours this calendar month (UTC), or threads with a live
+             *     instance per agent.
+             * @enum {string}
+             */
+            name: "instances" | "instance_hours" | "threads_per_agent";
+            /**
+             * @description Used is the current use (for threads_per_agent, the busiest agent's);
+             *     null while it is not measured.
+             * @example 17
+             */
+            used: number | null;
         };
         Run: {
             /** Format: uuid */
@@ -3005,6 +3044,13 @@ export interface components {
             /** @example default */
             name: string;
         };
+        WorkspaceDetail: {
+            /** Format: uuid */
+            id: string;
+            /** @example default */
+            name: string;
+            quotas: components["schemas"]["Quota"][];
+        };
         WrittenFile: {
             path: string;
         };
@@ -3066,7 +3112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3203,7 +3249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -3299,7 +3345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3388,7 +3434,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3530,7 +3576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3623,7 +3669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3771,7 +3817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3872,7 +3918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3965,7 +4011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4060,7 +4106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4151,7 +4197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4246,7 +4292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4378,7 +4424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4421,13 +4467,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries about this kind of resource */
-                resource_type?: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key";
+                resource_type?: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota";
                 /** @description Only entries about this resource */
                 resource_id?: string;
                 /** @description Only entries by this token id */
                 actor?: string;
                 /** @description Only entries of this action */
-                action?: "agent.create" | "agent.update" | "agent.delete" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "sandbox.network" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
+                action?: "agent.create" | "agent.update" | "agent.delete" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "quota.alert" | "quota.set" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "sandbox.network" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
                 /** @description Only entries with this outcome */
                 outcome?: "success" | "denied" | "invalid" | "conflict" | "error";
                 /** @description Only entries at or after this time (RFC 3339) */
@@ -4485,7 +4531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4550,7 +4596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4636,7 +4682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4729,7 +4775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4807,7 +4853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4942,7 +4988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5030,7 +5076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5186,7 +5232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5343,7 +5389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5471,7 +5517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5612,7 +5658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5738,7 +5784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5864,7 +5910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5988,7 +6034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6124,7 +6170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6235,7 +6281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6317,7 +6363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6465,7 +6511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6561,7 +6607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6683,7 +6729,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6845,7 +6891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6938,7 +6984,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7071,7 +7117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7159,7 +7205,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7279,7 +7325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7369,7 +7415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7510,7 +7556,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7599,7 +7645,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7664,7 +7710,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7759,7 +7805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7811,7 +7857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Workspace"];
+                    "application/json": components["schemas"]["WorkspaceDetail"];
                 };
             };
             /** @description Unauthorized */
@@ -7824,7 +7870,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one) */
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */

@@ -24,6 +24,8 @@ export type Token = Schemas["Token"];
 export type CreatedToken = Schemas["CreatedToken"];
 export type TokenCreate = Schemas["TokenCreate"];
 export type Me = Schemas["Me"];
+export type WorkspaceDetail = Schemas["WorkspaceDetail"];
+export type Quota = Schemas["Quota"];
 export type FieldError = Schemas["FieldError"];
 
 /**

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { NavLink, Outlet } from "react-router-dom";
 import { useSession } from "../session/SessionContext";
 import { Pill } from "../ui/Pill";
+import { QuotaBanner } from "./QuotaBanner";
 
 function RailLink({ to, icon, children }: { to: string; icon: ReactNode; children: ReactNode }) {
   return (
@@ -75,6 +76,7 @@ export function Shell() {
         </div>
       </nav>
       <main className="shell__main" id="main" tabIndex={-1}>
+        <QuotaBanner />
         <Outlet />
       </main>
     </div>

@@ -8,11 +8,11 @@ import { filterNames, fromLocalInput, toLocalInput, type AuditFilters } from "./
 type AuditEntry = components["schemas"]["AuditEntry"];
 
 // The lists the API accepts, as the spec declares them.
-const resourceTypes: AuditEntry["resource_type"][] = ["sandbox", "agent", "binding", "token", "thread", "run", "key"];
+const resourceTypes: AuditEntry["resource_type"][] = ["sandbox", "agent", "binding", "token", "thread", "run", "key", "quota"];
 const outcomes: AuditEntry["outcome"][] = ["success", "denied", "invalid", "conflict", "error"];
 export const auditActions = [
   "agent.create", "agent.update", "agent.delete", "binding.put", "binding.delete", "key.rotate", "mcp.call",
-  "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
+  "quota.alert", "quota.set", "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
   "terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
   "thread.delete", "token.create", "token.revoke", "tool.approve",
 ] as const;
