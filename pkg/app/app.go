@@ -83,16 +83,17 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Sandboxes: sandboxes,
 		Agents:    agents,
 		Runs: run.New(run.Deps{
-			Agents:    agents,
-			Threads:   func(ws string) run.Threads { return db.In(ws).Threads() },
-			Instances: func(ws string) run.Instances { return db.In(ws).Instances() },
-			Kept:      func(ws string) run.Kept { return db.In(ws).Kept() },
-			Runs:      func(ws string) run.Runs { return db.In(ws).Runs() },
-			Approvals: func(ws string) run.Approvals { return db.In(ws).Approvals() },
-			Jobs:      db.System("run jobs").Runs(),
-			Pools:     db.System("pools").Pools(),
-			WarmPools: func(ws string) run.WarmPools { return db.In(ws).Pools() },
-			Sandboxes: sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics}),
+			Agents:        agents,
+			Threads:       func(ws string) run.Threads { return db.In(ws).Threads() },
+			Instances:     func(ws string) run.Instances { return db.In(ws).Instances() },
+			Kept:          func(ws string) run.Kept { return db.In(ws).Kept() },
+			Runs:          func(ws string) run.Runs { return db.In(ws).Runs() },
+			Approvals:     func(ws string) run.Approvals { return db.In(ws).Approvals() },
+			StartFailures: func(ws string) run.StartFailures { return db.In(ws).StartFailures() },
+			Jobs:          db.System("run jobs").Runs(),
+			Pools:         db.System("pools").Pools(),
+			WarmPools:     func(ws string) run.WarmPools { return db.In(ws).Pools() },
+			Sandboxes:     sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics}),
 	}
 }
 

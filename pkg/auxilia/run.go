@@ -112,3 +112,18 @@ type Run struct {
 	LastActivityAt time.Time
 	EndedAt        *time.Time
 }
+
+// StartFailure is a run start refused because the agent's sandbox could not
+// be used, kept with its thread: the notice its caller was shown, when, and
+// which sandbox (named as it was then: it may be deleted since).
+type StartFailure struct {
+	ID          string
+	WorkspaceID string
+	ThreadID    string // ours
+	SandboxID   string
+	SandboxName string
+	// Reason is the probe's reason code (auth, network, config, provider…).
+	Reason string
+	Notice string
+	At     time.Time
+}

@@ -145,6 +145,15 @@ func (s runTable) End(ctx context.Context, id string, status auxilia.RunStatus) 
 	return res.RowsAffected == 1, res.Error
 }
 
+// EndForSandbox ends the workspace's active runs on the sandbox
+// (completed), telling each why in its notice; it returns how many.
+func (s runTable) EndForSandbox(ctx context.Context, workspaceID, sandboxID, notice string) (int64, error) {
+	res := s.db.conn(ctx).Model(&runRow{}).
+		Where("workspace_id = ? AND sandbox_id = ? AND status = ?", workspaceID, sandboxID, auxilia.RunActive).
+		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": Now(), "notice": notice})
+	return res.RowsAffected, res.Error
+}
+
 // Idle returns up to limit active runs with no activity since `before`.
 func (s runTable) Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error) {
 	var views []runView
