@@ -143,7 +143,7 @@ export function RunStarter({ onStarting, onStarted, currentRunId }: RunStarterPr
         </Button>
       </div>
       {progress && (start.isPending || (progress.steps.length > 0 && (start.isError || progress.runId === currentRunId))) && (
-        <StartProgress progress={progress} pending={start.isPending} />
+        <StartProgress progress={progress} pending={start.isPending} failed={start.isError} />
       )}
       {unavailable ? (
         <p className="problem run-starter__problem" role="alert">
