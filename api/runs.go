@@ -61,6 +61,8 @@ type runSandboxView struct {
 	InstanceID string `json:"instance_id" example:"loc-3f2a9c1b0d4e5f60"`
 	Created    bool   `json:"created"`
 	Replaced   bool   `json:"replaced"`
+	// Deleted is set once the sandbox was deleted: the run ended with it.
+	Deleted bool `json:"deleted"`
 } //@name RunSandbox
 
 type runView struct {
@@ -105,7 +107,7 @@ func viewRun(r auxilia.Run) runView {
 		StartedAt: r.StartedAt, LastActivityAt: r.LastActivityAt, EndedAt: r.EndedAt}
 	if r.SandboxID != "" {
 		v.Sandbox = &runSandboxView{SandboxID: r.SandboxID, Name: r.SandboxName, Provider: r.Provider,
-			InstanceID: r.InstanceRef, Created: r.Created, Replaced: r.Replaced}
+			InstanceID: r.InstanceRef, Created: r.Created, Replaced: r.Replaced, Deleted: r.SandboxDeleted}
 	}
 	if r.Notice != "" {
 		v.Notice = &r.Notice

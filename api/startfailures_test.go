@@ -84,6 +84,7 @@ func TestDeletingASandboxEndsItsOpenRuns(t *testing.T) {
 		assert.NotNil(t, run["ended_at"])
 		notice, _ := run["notice"].(string)
 		assert.True(t, strings.HasPrefix(notice, "Sandbox '"+sb["name"].(string)+"' was deleted"), "notice %q", notice)
+		assert.Equal(t, true, run["sandbox"].(map[string]any)["deleted"], "the run names its sandbox as deleted")
 		e.call("POST", runPath+"/execute", e.member, map[string]any{"command": "echo hi"}).problem(t, 409, "run_not_active")
 
 		entries := e.audit("?action=sandbox.delete")

@@ -102,6 +102,7 @@ type Run struct {
 	// The sandbox it runs with; empty when the agent has none.
 	SandboxID      string
 	SandboxName    string
+	SandboxDeleted bool // the sandbox was deleted since the run started
 	Provider       string
 	InstanceID     string // ours
 	InstanceRef    string // the provider's

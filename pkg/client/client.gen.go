@@ -2942,6 +2942,9 @@ type RunList struct {
 type RunSandbox struct {
 	Created bool `json:"created"`
 
+	// Deleted Deleted is set once the sandbox was deleted: the run ended with it.
+	Deleted bool `json:"deleted"`
+
 	// InstanceId Example: loc-3f2a9c1b0d4e5f60
 	InstanceId string             `json:"instance_id"`
 	Name       string             `json:"name"`

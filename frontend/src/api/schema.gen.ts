@@ -2769,6 +2769,8 @@ export interface components {
         };
         RunSandbox: {
             created: boolean;
+            /** @description Deleted is set once the sandbox was deleted: the run ended with it. */
+            deleted: boolean;
             /** @example loc-3f2a9c1b0d4e5f60 */
             instance_id: string;
             name: string;

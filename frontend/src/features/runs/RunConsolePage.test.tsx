@@ -33,7 +33,7 @@ function run(id: string, notice: string | null) {
     agent_id: "a1",
     thread_id: "t-1",
     status: "active",
-    sandbox: { sandbox_id: "s1", name: "Team box", provider: "local", instance_id: "loc-1", created: true, replaced: notice !== null },
+    sandbox: { sandbox_id: "s1", name: "Team box", provider: "local", instance_id: "loc-1", created: true, replaced: notice !== null, deleted: false },
     notice,
     started_at: "2026-01-01T00:00:00Z",
     last_activity_at: "2026-01-01T00:00:00Z",
@@ -258,7 +258,7 @@ describe("Run console", () => {
       ...run("r1", deletedNotice),
       status: "completed",
       ended_at: "2026-01-01T00:10:00Z",
-      sandbox: { sandbox_id: "s1", name: "", provider: "", instance_id: "", created: true, replaced: false },
+      sandbox: { sandbox_id: "s1", name: "Team box", provider: "local", instance_id: "loc-1", created: true, replaced: false, deleted: true },
     };
     fakeApi({
       "GET /api/v1/agents": { body: { items: [agent], next_page_token: "" } },
@@ -293,7 +293,7 @@ describe("Run console", () => {
     expect(within(notice).getByRole("link", { name: "check its Tools" })).toHaveAttribute("href", "/agents/a1");
     expect(within(current).getByText("completed")).toBeInTheDocument();
     expect(within(current).queryByText("active")).toBeNull();
-    expect(within(current).getByText("on a sandbox deleted since")).toBeInTheDocument();
+    expect(within(current).getByText("on Team box, deleted since")).toBeInTheDocument();
     // Nothing offers what cannot work: no live thread state, no Retry, no command line.
     expect(within(current).queryByLabelText("Thread's sandbox")).toBeNull();
     expect(within(current).queryByRole("button", { name: "Retry" })).toBeNull();

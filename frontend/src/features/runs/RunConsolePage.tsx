@@ -75,7 +75,7 @@ export default function RunConsolePage() {
             {run.sandbox && (
               <span className="muted">
                 {sandboxDeleted(run) ? (
-                  "on a sandbox deleted since"
+                  `on ${run.sandbox.name}, deleted since`
                 ) : (
                   <>
                     on {run.sandbox.name}

@@ -2,9 +2,9 @@ import { Link } from "react-router-dom";
 import { formatDate } from "../../ui/time";
 import type { Run } from "./api/types";
 
-/** A run whose sandbox was deleted keeps its id, but the sandbox has no name any more. */
+/** The run's sandbox was deleted since it started (which ended the run). */
 export function sandboxDeleted(run: Run) {
-  return run.sandbox !== null && run.sandbox.name === "";
+  return run.sandbox?.deleted === true;
 }
 
 function why(run: Run, gone: string | null): string {
