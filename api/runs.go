@@ -20,6 +20,7 @@ type RunService interface {
 	Thread(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
 	ListThreads(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
 	ListRuns(ctx context.Context, workspaceID, agentID, key string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
+	ListStartFailures(ctx context.Context, workspaceID, agentID, key string, req auxilia.PageRequest) (auxilia.Page[auxilia.StartFailure], error)
 	DeleteThread(ctx context.Context, workspaceID, agentID, key string, check func(auxilia.Thread) error) error
 
 	Execute(ctx context.Context, workspaceID, runID string, in run.ExecInput) (provider.ExecResult, error)
@@ -47,6 +48,7 @@ func (h runsHandler) routes(g routes, idem echo.MiddlewareFunc) {
 	g.GET("/agents/:id/threads/:thread_id", h.thread)
 	g.DELETE("/agents/:id/threads/:thread_id", h.deleteThread)
 	g.GET("/agents/:id/threads/:thread_id/runs", h.runs)
+	g.GET("/agents/:id/threads/:thread_id/start-failures", h.startFailures)
 	g.GET("/runs/:run_id", h.get)
 	g.POST("/runs/:run_id/complete", h.complete)
 	h.toolRoutes(g)
@@ -59,6 +61,8 @@ type runSandboxView struct {
 	InstanceID string `json:"instance_id" example:"loc-3f2a9c1b0d4e5f60"`
 	Created    bool   `json:"created"`
 	Replaced   bool   `json:"replaced"`
+	// Deleted is set once the sandbox was deleted: the run ended with it.
+	Deleted bool `json:"deleted"`
 } //@name RunSandbox
 
 type runView struct {
@@ -103,7 +107,7 @@ func viewRun(r auxilia.Run) runView {
 		StartedAt: r.StartedAt, LastActivityAt: r.LastActivityAt, EndedAt: r.EndedAt}
 	if r.SandboxID != "" {
 		v.Sandbox = &runSandboxView{SandboxID: r.SandboxID, Name: r.SandboxName, Provider: r.Provider,
-			InstanceID: r.InstanceRef, Created: r.Created, Replaced: r.Replaced}
+			InstanceID: r.InstanceRef, Created: r.Created, Replaced: r.Replaced, Deleted: r.SandboxDeleted}
 	}
 	if r.Notice != "" {
 		v.Notice = &r.Notice

@@ -362,7 +362,7 @@ func viewNetworkUpdate(updates []run.NetworkUpdate) *networkUpdateView {
 // delete removes a sandbox.
 //
 //	@Summary		Delete a sandbox
-//	@Description	While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released and the sandbox deleted, in one transaction.
+//	@Description	While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released, the runs open on it end (`completed`, their `notice` saying the sandbox was deleted) and the sandbox is deleted, in one transaction.
 //	@Tags			sandboxes
 //	@Security		BearerAuth
 //	@Param			id				path	string	true	"Sandbox id"	format(uuid)

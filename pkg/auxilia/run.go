@@ -102,6 +102,7 @@ type Run struct {
 	// The sandbox it runs with; empty when the agent has none.
 	SandboxID      string
 	SandboxName    string
+	SandboxDeleted bool // the sandbox was deleted since the run started
 	Provider       string
 	InstanceID     string // ours
 	InstanceRef    string // the provider's
@@ -111,4 +112,19 @@ type Run struct {
 	StartedAt      time.Time
 	LastActivityAt time.Time
 	EndedAt        *time.Time
+}
+
+// StartFailure is a run start refused because the agent's sandbox could not
+// be used, kept with its thread: the notice its caller was shown, when, and
+// which sandbox (named as it was then: it may be deleted since).
+type StartFailure struct {
+	ID          string
+	WorkspaceID string
+	ThreadID    string // ours
+	SandboxID   string
+	SandboxName string
+	// Reason is the probe's reason code (auth, network, config, provider…).
+	Reason string
+	Notice string
+	At     time.Time
 }

@@ -3208,6 +3208,9 @@ type RunList struct {
 type RunSandbox struct {
 	Created bool `json:"created"`
 
+	// Deleted Deleted is set once the sandbox was deleted: the run ended with it.
+	Deleted bool `json:"deleted"`
+
 	// InstanceId Example: loc-3f2a9c1b0d4e5f60
 	InstanceId string             `json:"instance_id"`
 	Name       string             `json:"name"`
@@ -3287,6 +3290,36 @@ type SecretHint struct {
 
 	// Length Example: 40
 	Length *int `json:"length"`
+}
+
+// StartFailure defines model for StartFailure.
+type StartFailure struct {
+	FailedAt time.Time          `json:"failed_at"`
+	Id       openapi_types.UUID `json:"id"`
+
+	// Notice Notice is what the start's caller was told: the problem's detail.
+	//
+	// Example: Sandbox 'Analysis' is not available: network (connection refused)
+	Notice string `json:"notice"`
+
+	// Reason Reason is the probe's reason, as a sandbox_unavailable problem's probe_reason.
+	//
+	// Example: network
+	Reason string `json:"reason"`
+
+	// SandboxId SandboxID is the sandbox that could not be used; it may be deleted since.
+	SandboxId *openapi_types.UUID `json:"sandbox_id"`
+
+	// SandboxName SandboxName is its name when the start failed.
+	//
+	// Example: Analysis
+	SandboxName string `json:"sandbox_name"`
+}
+
+// StartFailureList defines model for StartFailureList.
+type StartFailureList struct {
+	Items         []StartFailure `json:"items"`
+	NextPageToken string         `json:"next_page_token"`
 }
 
 // Status defines model for Status.
@@ -3583,6 +3616,15 @@ type ListRunsParams struct {
 type StartRunParams struct {
 	// IdempotencyKey Makes the request safe to retry
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ListStartFailuresParams defines parameters for ListStartFailures.
+type ListStartFailuresParams struct {
+	// PageSize Items per page
+	PageSize *int `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// PageToken next_page_token of the previous page
+	PageToken *string `form:"page_token,omitempty" json:"page_token,omitempty"`
 }
 
 // ListAuditEntriesParams defines parameters for ListAuditEntries.
@@ -4490,6 +4532,13 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/agents/{id}/threads/{thread_id}/runs (the `StartRun` operationId).
 	StartRun(ctx context.Context, id openapi_types.UUID, threadId string, params *StartRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListStartFailures List a thread's refused run starts
+	//
+	// The run starts of the thread refused with 409 sandbox_unavailable, oldest first, each with the notice its caller was shown, when, and the sandbox it named (by the name it had then; `sandbox_id` may name a sandbox deleted since). A thread keeps its newest 50. A start refused on a thread that did not exist yet makes the thread.
+	//
+	// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id}/start-failures (the `ListStartFailures` operationId).
+	ListStartFailures(ctx context.Context, id openapi_types.UUID, threadId string, params *ListStartFailuresParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListAuditEntries The audit log
 	//
 	// Corresponds with GET /api/v1/audit (the `ListAuditEntries` operationId).
@@ -4677,7 +4726,7 @@ type ClientInterface interface {
 
 	// DeleteSandbox Delete a sandbox
 	//
-	// While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released and the sandbox deleted, in one transaction.
+	// While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released, the runs open on it end (`completed`, their `notice` saying the sandbox was deleted) and the sandbox is deleted, in one transaction.
 	//
 	// Corresponds with DELETE /api/v1/sandboxes/{id} (the `DeleteSandbox` operationId).
 	DeleteSandbox(ctx context.Context, id openapi_types.UUID, params *DeleteSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5075,6 +5124,23 @@ func (c *Client) ListRuns(ctx context.Context, id openapi_types.UUID, threadId s
 // Corresponds with POST /api/v1/agents/{id}/threads/{thread_id}/runs (the `StartRun` operationId).
 func (c *Client) StartRun(ctx context.Context, id openapi_types.UUID, threadId string, params *StartRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewStartRunRequest(c.Server, id, threadId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListStartFailures List a thread's refused run starts
+//
+// The run starts of the thread refused with 409 sandbox_unavailable, oldest first, each with the notice its caller was shown, when, and the sandbox it named (by the name it had then; `sandbox_id` may name a sandbox deleted since). A thread keeps its newest 50. A start refused on a thread that did not exist yet makes the thread.
+//
+// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id}/start-failures (the `ListStartFailures` operationId).
+func (c *Client) ListStartFailures(ctx context.Context, id openapi_types.UUID, threadId string, params *ListStartFailuresParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListStartFailuresRequest(c.Server, id, threadId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5522,7 +5588,7 @@ func (c *Client) ProbeConfig(ctx context.Context, body ProbeConfigJSONRequestBod
 
 // DeleteSandbox Delete a sandbox
 //
-// While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released and the sandbox deleted, in one transaction.
+// While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released, the runs open on it end (`completed`, their `notice` saying the sandbox was deleted) and the sandbox is deleted, in one transaction.
 //
 // Corresponds with DELETE /api/v1/sandboxes/{id} (the `DeleteSandbox` operationId).
 func (c *Client) DeleteSandbox(ctx context.Context, id openapi_types.UUID, params *DeleteSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6642,6 +6708,86 @@ func NewStartRunRequest(server string, id openapi_types.UUID, threadId string, p
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewListStartFailuresRequest constructs an http.Request for the ListStartFailures method
+func NewListStartFailuresRequest(server string, id openapi_types.UUID, threadId string, params *ListStartFailuresParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "thread_id", threadId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/agents/%s/threads/%s/start-failures", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_token", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -8863,6 +9009,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/agents/{id}/threads/{thread_id}/runs (the `StartRun` operationId).
 	StartRunWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, params *StartRunParams, reqEditors ...RequestEditorFn) (*StartRunResponse, error)
 
+	// ListStartFailuresWithResponse List a thread's refused run starts
+	//
+	// The run starts of the thread refused with 409 sandbox_unavailable, oldest first, each with the notice its caller was shown, when, and the sandbox it named (by the name it had then; `sandbox_id` may name a sandbox deleted since). A thread keeps its newest 50. A start refused on a thread that did not exist yet makes the thread.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id}/start-failures (the `ListStartFailures` operationId).
+	ListStartFailuresWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, params *ListStartFailuresParams, reqEditors ...RequestEditorFn) (*ListStartFailuresResponse, error)
+
 	// ListAuditEntriesWithResponse The audit log
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9078,7 +9233,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteSandboxWithResponse Delete a sandbox
 	//
-	// While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released and the sandbox deleted, in one transaction.
+	// While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released, the runs open on it end (`completed`, their `notice` saying the sandbox was deleted) and the sandbox is deleted, in one transaction.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11148,6 +11303,140 @@ func (r StartRunResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r StartRunResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListStartFailuresResponse200Headers the declared response headers of an HTTP 200 response for ListStartFailures
+type ListStartFailuresResponse200Headers struct {
+	XRequestId *string
+}
+
+// ListStartFailuresResponse401Headers the declared response headers of an HTTP 401 response for ListStartFailures
+type ListStartFailuresResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListStartFailuresResponse404Headers the declared response headers of an HTTP 404 response for ListStartFailures
+type ListStartFailuresResponse404Headers struct {
+	XRequestId *string
+}
+
+// ListStartFailuresResponse422Headers the declared response headers of an HTTP 422 response for ListStartFailures
+type ListStartFailuresResponse422Headers struct {
+	XRequestId *string
+}
+
+// ListStartFailuresResponse429Headers the declared response headers of an HTTP 429 response for ListStartFailures
+type ListStartFailuresResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListStartFailuresResponse503Headers the declared response headers of an HTTP 503 response for ListStartFailures
+type ListStartFailuresResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListStartFailuresResponse507Headers the declared response headers of an HTTP 507 response for ListStartFailures
+type ListStartFailuresResponse507Headers struct {
+	XRequestId *string
+}
+
+type ListStartFailuresResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StartFailureList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListStartFailuresResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListStartFailuresResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListStartFailuresResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListStartFailuresResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListStartFailuresResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListStartFailuresResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListStartFailuresResponse507Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListStartFailuresResponse) GetJSON200() *StartFailureList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListStartFailuresResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListStartFailuresResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListStartFailuresResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListStartFailuresResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListStartFailuresResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListStartFailuresResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r ListStartFailuresResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListStartFailuresResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListStartFailuresResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListStartFailuresResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16429,6 +16718,21 @@ func (c *ClientWithResponses) StartRunWithResponse(ctx context.Context, id opena
 	return ParseStartRunResponse(rsp)
 }
 
+// ListStartFailuresWithResponse List a thread's refused run starts
+//
+// The run starts of the thread refused with 409 sandbox_unavailable, oldest first, each with the notice its caller was shown, when, and the sandbox it named (by the name it had then; `sandbox_id` may name a sandbox deleted since). A thread keeps its newest 50. A start refused on a thread that did not exist yet makes the thread.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id}/start-failures (the `ListStartFailures` operationId).
+func (c *ClientWithResponses) ListStartFailuresWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, params *ListStartFailuresParams, reqEditors ...RequestEditorFn) (*ListStartFailuresResponse, error) {
+	rsp, err := c.ListStartFailures(ctx, id, threadId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListStartFailuresResponse(rsp)
+}
+
 // ListAuditEntriesWithResponse The audit log
 //
 // Returns a wrapper object for the known response body format(s).
@@ -16794,7 +17098,7 @@ func (c *ClientWithResponses) ProbeConfigWithResponse(ctx context.Context, body 
 
 // DeleteSandboxWithResponse Delete a sandbox
 //
-// While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released and the sandbox deleted, in one transaction.
+// While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released, the runs open on it end (`completed`, their `notice` saying the sandbox was deleted) and the sandbox is deleted, in one transaction.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -19492,6 +19796,161 @@ func ParseStartRunResponse(rsp *http.Response) (*StartRunResponse, error) {
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListStartFailuresResponse parses an HTTP response from a ListStartFailuresWithResponse call
+func ParseListStartFailuresResponse(rsp *http.Response) (*ListStartFailuresResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListStartFailuresResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StartFailureList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListStartFailuresResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListStartFailuresResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListStartFailuresResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListStartFailuresResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListStartFailuresResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListStartFailuresResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListStartFailuresResponse507Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -70,6 +70,12 @@ type Runs interface {
 	End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error)
 }
 
+// StartFailures keeps a workspace's refused run starts with their threads.
+type StartFailures interface {
+	Add(ctx context.Context, f auxilia.StartFailure) (auxilia.StartFailure, error)
+	List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.StartFailure], error)
+}
+
 // Sandboxes opens provider clients for sandboxes and keeps their health.
 type Sandboxes interface {
 	Client(ctx context.Context, workspaceID, id string) (provider.Client, auxilia.Sandbox, error)
@@ -152,6 +158,8 @@ type Deps struct {
 	Kept      func(workspaceID string) Kept
 	Runs      func(workspaceID string) Runs
 	Approvals func(workspaceID string) Approvals
+	// StartFailures keeps refused starts (nil: they are not kept).
+	StartFailures func(workspaceID string) StartFailures
 	// Jobs is the store the background jobs search across workspaces.
 	Jobs      Jobs
 	Sandboxes Sandboxes

@@ -47,11 +47,11 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	if agent.Binding != nil {
 		client, sb, err := s.Sandboxes.Client(ctx, workspaceID, agent.Binding.SandboxID)
 		if err != nil {
-			return auxilia.Run{}, unusable(sb, err)
+			return auxilia.Run{}, s.keepFailure(ctx, agent, key, unusable(sb, err))
 		}
 		got, err := s.allocate(ctx, agent, key, run.ID, sb, client, progress)
 		if err != nil {
-			return auxilia.Run{}, err
+			return auxilia.Run{}, s.keepFailure(ctx, agent, key, err)
 		}
 		progress.step(StepReady, fmt.Sprintf("Instance %s of %s is ready.", got.instance.ProviderRef, sb.Name))
 		run.SandboxID, run.InstanceID, run.Created, run.Replaced = sb.ID, got.instance.ID, got.created, got.replaced

@@ -13,8 +13,8 @@ const maxListedAgents = 200
 // Delete removes a sandbox. While agents are bound to it, it refuses with
 // sandbox_in_use naming them, unless detach is set: then it unbinds them,
 // releases every instance the sandbox made (the reaper destroys them with
-// the sandbox's retained credentials) and deletes it, all in one
-// transaction. expect, when set, is the version the caller last read.
+// the sandbox's retained credentials), ends the runs open on it (their
+// notice says why) and deletes it, all in one transaction. expect, when set, is the version the caller last read.
 func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect auxilia.Expect, detach bool) error {
 	return r.Tx.InTx(ctx, func(ctx context.Context) error {
 		// The lock orders this delete with concurrent binds to the sandbox.
@@ -32,7 +32,7 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect au
 		if err != nil {
 			return err
 		}
-		var detached, released int64
+		var detached, released, ended int64
 		if len(users.Items) > 0 {
 			if !detach {
 				return inUse(users)
@@ -47,12 +47,21 @@ func (r *Registry) Delete(ctx context.Context, workspaceID, id string, expect au
 		if released, err = r.Instances(workspaceID).ReleaseForSandbox(ctx, id); err != nil {
 			return err
 		}
+		if ended, err = r.Instances(workspaceID).EndRunsForSandbox(ctx, id, DeletedNotice(sb.Name)); err != nil {
+			return err
+		}
 		if err := r.Store(workspaceID).Delete(ctx, id, sb.Version); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, r.Audit, workspaceID, "sandbox.delete", "sandbox", id,
-			fmt.Sprintf("deleted sandbox %q; detached %d agent(s); released %d instance(s)", sb.Name, detached, released))
+			fmt.Sprintf("deleted sandbox %q; detached %d agent(s); released %d instance(s); ended %d run(s)", sb.Name, detached, released, ended))
 	})
+}
+
+// DeletedNotice is the notice of a run its sandbox's delete ended.
+func DeletedNotice(name string) string {
+	return fmt.Sprintf("Sandbox '%s' was deleted, which ended this run and destroyed its instance. "+
+		"Give the agent a sandbox in its Tools, then start a new run.", name)
 }
 
 // lockAgents takes the lock of every agent bound to the sandbox, in order:

@@ -38,9 +38,11 @@ type Bindings interface {
 	DeleteForSandbox(ctx context.Context, sandboxID string) (int64, error)
 }
 
-// Instances releases the provider instances a sandbox made.
+// Instances releases the provider instances a sandbox made, and ends the
+// runs that worked in them.
 type Instances interface {
 	ReleaseForSandbox(ctx context.Context, sandboxID string) (int64, error)
+	EndRunsForSandbox(ctx context.Context, sandboxID, notice string) (int64, error)
 }
 
 // Transactor runs work atomically under named locks.

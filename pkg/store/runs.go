@@ -28,23 +28,24 @@ func (runRow) TableName() string { return "runs" }
 
 // runView is a run with what its answer shows of its thread, sandbox and instance.
 type runView struct {
-	ID              string
-	WorkspaceID     string
-	AgentID         string
-	ThreadID        string
-	Status          string
-	SandboxID       *string
-	InstanceID      *string
-	CreatedInstance bool
-	Replaced        bool
-	Notice          string
-	StartedAt       time.Time
-	LastActivityAt  time.Time
-	EndedAt         *time.Time
-	ThreadKey       string
-	SandboxName     *string
-	Provider        *string
-	InstanceRef     *string
+	ID               string
+	WorkspaceID      string
+	AgentID          string
+	ThreadID         string
+	Status           string
+	SandboxID        *string
+	InstanceID       *string
+	CreatedInstance  bool
+	Replaced         bool
+	Notice           string
+	StartedAt        time.Time
+	LastActivityAt   time.Time
+	EndedAt          *time.Time
+	ThreadKey        string
+	SandboxName      *string
+	SandboxDeletedAt *time.Time
+	Provider         *string
+	InstanceRef      *string
 }
 
 func (r runView) domain() auxilia.Run {
@@ -53,6 +54,7 @@ func (r runView) domain() auxilia.Run {
 		StartedAt: r.StartedAt, LastActivityAt: r.LastActivityAt, EndedAt: r.EndedAt}
 	run.SandboxID, run.InstanceID = deref(r.SandboxID), deref(r.InstanceID)
 	run.SandboxName, run.Provider, run.InstanceRef = deref(r.SandboxName), deref(r.Provider), deref(r.InstanceRef)
+	run.SandboxDeleted = r.SandboxDeletedAt != nil
 	return run
 }
 
@@ -97,7 +99,8 @@ func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error)
 
 func (s runTable) joined(ctx context.Context) *gorm.DB {
 	return s.db.conn(ctx).Table("runs").
-		Select("runs.*, threads.thread_key, sandboxes.name AS sandbox_name, sandboxes.provider, instances.provider_ref AS instance_ref").
+		Select("runs.*, threads.thread_key, sandboxes.name AS sandbox_name, sandboxes.deleted_at AS sandbox_deleted_at, " +
+			"sandboxes.provider, instances.provider_ref AS instance_ref").
 		Joins("JOIN threads ON threads.id = runs.thread_id").
 		Joins("LEFT JOIN sandboxes ON sandboxes.id = runs.sandbox_id").
 		Joins("LEFT JOIN instances ON instances.id = runs.instance_id")
@@ -143,6 +146,15 @@ func (s runTable) End(ctx context.Context, id string, status auxilia.RunStatus) 
 	res := s.db.conn(ctx).Model(&runRow{}).Where("id = ? AND status = ?", id, auxilia.RunActive).
 		UpdateColumns(map[string]any{"status": status, "ended_at": Now()})
 	return res.RowsAffected == 1, res.Error
+}
+
+// EndForSandbox ends the workspace's active runs on the sandbox
+// (completed), telling each why in its notice; it returns how many.
+func (s runTable) EndForSandbox(ctx context.Context, workspaceID, sandboxID, notice string) (int64, error) {
+	res := s.db.conn(ctx).Model(&runRow{}).
+		Where("workspace_id = ? AND sandbox_id = ? AND status = ?", workspaceID, sandboxID, auxilia.RunActive).
+		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": Now(), "notice": notice})
+	return res.RowsAffected, res.Error
 }
 
 // Idle returns up to limit active runs with no activity since `before`.

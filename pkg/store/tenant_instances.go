@@ -65,6 +65,12 @@ func (s TenantInstances) ThreadInstances(ctx context.Context, sandboxID string) 
 	return s.t.db.instances().ThreadInstances(ctx, s.t.ws, sandboxID)
 }
 
+// EndRunsForSandbox ends the open runs on the sandbox, whose instances it
+// releases, with notice saying why.
+func (s TenantInstances) EndRunsForSandbox(ctx context.Context, sandboxID, notice string) (int64, error) {
+	return s.t.db.runs().EndForSandbox(ctx, s.t.ws, sandboxID, notice)
+}
+
 // ReleaseForSandbox releases every instance the sandbox made.
 func (s TenantInstances) ReleaseForSandbox(ctx context.Context, sandboxID string) (int64, error) {
 	return s.t.db.instances().ReleaseForSandbox(ctx, sandboxID)

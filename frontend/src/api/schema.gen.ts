@@ -131,6 +131,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/{id}/threads/{thread_id}/start-failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a thread's refused run starts
+         * @description The run starts of the thread refused with 409 sandbox_unavailable, oldest first, each with the notice its caller was shown, when, and the sandbox it named (by the name it had then; `sandbox_id` may name a sandbox deleted since). A thread keeps its newest 50. A start refused on a thread that did not exist yet makes the thread.
+         */
+        get: operations["listStartFailures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit": {
         parameters: {
             query?: never;
@@ -474,7 +494,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a sandbox
-         * @description While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released and the sandbox deleted, in one transaction.
+         * @description While agents are bound to the sandbox this answers 409 sandbox_in_use with their list in `agents`, unless detach_agents=true: then the agents are unbound (they run on without code execution), the sandbox's instances are released, the runs open on it end (`completed`, their `notice` saying the sandbox was deleted) and the sandbox is deleted, in one transaction.
          */
         delete: operations["deleteSandbox"];
         options?: never;
@@ -2832,6 +2852,8 @@ export interface components {
         };
         RunSandbox: {
             created: boolean;
+            /** @description Deleted is set once the sandbox was deleted: the run ended with it. */
+            deleted: boolean;
             /** @example loc-3f2a9c1b0d4e5f60 */
             instance_id: string;
             name: string;
@@ -2888,6 +2910,36 @@ export interface components {
             last4: string | null;
             /** @example 40 */
             length: number | null;
+        };
+        StartFailure: {
+            /** Format: date-time */
+            failed_at: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description Notice is what the start's caller was told: the problem's detail.
+             * @example Sandbox 'Analysis' is not available: network (connection refused)
+             */
+            notice: string;
+            /**
+             * @description Reason is the probe's reason, as a sandbox_unavailable problem's probe_reason.
+             * @example network
+             */
+            reason: string;
+            /**
+             * Format: uuid
+             * @description SandboxID is the sandbox that could not be used; it may be deleted since.
+             */
+            sandbox_id: string | null;
+            /**
+             * @description SandboxName is its name when the start failed.
+             * @example Analysis
+             */
+            sandbox_name: string;
+        };
+        StartFailureList: {
+            items: components["schemas"]["StartFailure"][];
+            next_page_token: string;
         };
         Status: {
             /** @example ok */
@@ -4454,6 +4506,101 @@ export interface operations {
             507: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStartFailures: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Agent id */
+                id: string;
+                /** @description The caller's thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartFailureList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient Storage (insufficient_storage): the embedded database's disk is full; nothing can be saved until space is freed */
+            507: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { BrowserRouter } from "react-router-dom";
+import { useState } from "react";
+import { createBrowserRouter, RouterProvider } from "react-router-dom";
 import { isApiError } from "../api/problem";
 import { SessionProvider } from "../session/SessionProvider";
 import { AppRoutes } from "./routes";
@@ -29,14 +30,28 @@ export function createQueryClient() {
   });
 }
 
-export function App({ queryClient }: { queryClient: QueryClient }) {
-  return (
-    <QueryClientProvider client={queryClient}>
-      <BrowserRouter>
+/**
+ * A data router around the app's routes: its navigation blocker keeps a
+ * form with unsaved changes from being left unasked (useUnsavedChanges).
+ */
+function createRouter() {
+  return createBrowserRouter([
+    {
+      path: "*",
+      element: (
         <SessionProvider>
           <AppRoutes />
         </SessionProvider>
-      </BrowserRouter>
+      ),
+    },
+  ]);
+}
+
+export function App({ queryClient }: { queryClient: QueryClient }) {
+  const [router] = useState(createRouter);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
     </QueryClientProvider>
   );
 }

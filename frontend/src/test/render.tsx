@@ -1,7 +1,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { render } from "@testing-library/react";
 import type { ReactElement } from "react";
-import { MemoryRouter } from "react-router-dom";
+import { createMemoryRouter, RouterProvider } from "react-router-dom";
 import type { Me } from "../api/types";
 import { SessionContext } from "../session/SessionContext";
 import providersFixture from "./providers.fixture.json";
@@ -22,11 +22,21 @@ export const adminMe: Me = {
 export function renderSignedIn(ui: ReactElement, { me = adminMe, route = "/" }: { me?: Me; route?: string } = {}) {
   sessionStorage.setItem("auxilia.token", "aux_test_token");
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
+  // A data router, as the app has: a form's navigation blocker works under it.
+  const router = createMemoryRouter(
+    [
+      {
+        path: "*",
+        element: (
+          <SessionContext.Provider value={{ me, isAdmin: me.role === "admin", signOut: () => {} }}>{ui}</SessionContext.Provider>
+        ),
+      },
+    ],
+    { initialEntries: [route] },
+  );
   return render(
     <QueryClientProvider client={queryClient}>
-      <MemoryRouter initialEntries={[route]}>
-        <SessionContext.Provider value={{ me, isAdmin: me.role === "admin", signOut: () => {} }}>{ui}</SessionContext.Provider>
-      </MemoryRouter>
+      <RouterProvider router={router} />
     </QueryClientProvider>,
   );
 }

@@ -16,7 +16,37 @@ function Opener() {
   );
 }
 
+function DirtyOpener() {
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState("");
+  return (
+    <>
+      <button onClick={() => setOpen(true)}>Open it</button>
+      <Dialog open={open} onOpenChange={setOpen} title="A form" dirty={text !== ""}>
+        <input aria-label="Name" value={text} onChange={(e) => setText(e.target.value)} />
+      </Dialog>
+    </>
+  );
+}
+
 describe("Dialog", () => {
+  it("asks before Escape loses what was typed in it, and keeps it on Keep editing", async () => {
+    const user = userEvent.setup();
+    render(<DirtyOpener />);
+    await user.click(screen.getByRole("button", { name: "Open it" }));
+    await user.type(await screen.findByRole("textbox", { name: "Name" }), "half typed");
+    await user.keyboard("{Escape}");
+    const dialog = screen.getByRole("dialog", { name: "A form" });
+    expect(screen.getByRole("alert")).toHaveTextContent("Close and lose the changes made here?");
+    await user.click(screen.getByRole("button", { name: "Keep editing" }));
+    expect(screen.getByRole("textbox", { name: "Name" })).toHaveValue("half typed");
+    expect(dialog).toBeInTheDocument();
+
+    await user.keyboard("{Escape}");
+    await user.click(screen.getByRole("button", { name: "Discard changes" }));
+    expect(screen.queryByRole("dialog")).toBeNull();
+  });
+
   it("closes on Escape and gives focus back to what opened it", async () => {
     const user = userEvent.setup();
     render(<Opener />);

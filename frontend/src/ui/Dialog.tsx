@@ -1,6 +1,7 @@
 import * as RadixDialog from "@radix-ui/react-dialog";
 import { X } from "lucide-react";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
+import { Button } from "./Button";
 import { useReturnFocus } from "./useReturnFocus";
 
 interface DialogProps {
@@ -9,14 +10,28 @@ interface DialogProps {
   title: ReactNode;
   description?: ReactNode;
   size?: "sm" | "md" | "lg";
+  /** The dialog holds changes not saved: Escape, Close or a click outside asks before discarding them. */
+  dirty?: boolean;
   children: ReactNode;
 }
 
-/** A modal dialog: traps focus, closes on Escape, returns focus to its opener. */
-export function Dialog({ open, onOpenChange, title, description, size = "md", children }: DialogProps) {
+/**
+ * A modal dialog: traps focus, closes on Escape, returns focus to its
+ * opener. A dirty one asks before it closes and loses what was typed.
+ */
+export function Dialog({ open, onOpenChange, title, description, size = "md", dirty = false, children }: DialogProps) {
   const returnFocus = useReturnFocus();
+  const [asking, setAsking] = useState(false);
+  const change = (next: boolean) => {
+    if (!next && dirty && !asking) {
+      setAsking(true);
+      return;
+    }
+    setAsking(false);
+    onOpenChange(next);
+  };
   return (
-    <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
+    <RadixDialog.Root open={open} onOpenChange={change}>
       <RadixDialog.Portal>
         <RadixDialog.Overlay className="dialog-overlay" />
         <RadixDialog.Content
@@ -31,6 +46,19 @@ export function Dialog({ open, onOpenChange, title, description, size = "md", ch
             </RadixDialog.Close>
           </header>
           {description && <RadixDialog.Description className="dialog__description">{description}</RadixDialog.Description>}
+          {asking && dirty && (
+            <div className="notice dialog__discard" role="alert">
+              <p>Close and lose the changes made here?</p>
+              <div className="dialog__discard-actions">
+                <Button size="sm" variant="primary" autoFocus onClick={() => setAsking(false)}>
+                  Keep editing
+                </Button>
+                <Button size="sm" variant="danger" onClick={() => change(false)}>
+                  Discard changes
+                </Button>
+              </div>
+            </div>
+          )}
           {children}
         </RadixDialog.Content>
       </RadixDialog.Portal>

@@ -9,6 +9,8 @@ export interface ControlProps {
 }
 
 interface FieldProps {
+  /** The control's id, for a link to it (an error summary's); made up when not given. */
+  id?: string;
   label: ReactNode;
   help?: ReactNode;
   error?: string | string[];
@@ -18,8 +20,9 @@ interface FieldProps {
   children: (control: ControlProps) => ReactNode;
 }
 
-export function Field({ label, help, error, required, action, children }: FieldProps) {
-  const id = useId();
+export function Field({ id: givenId, label, help, error, required, action, children }: FieldProps) {
+  const madeId = useId();
+  const id = givenId ?? madeId;
   const helpId = `${id}-help`;
   const errorId = `${id}-error`;
   const errors = error === undefined ? [] : Array.isArray(error) ? error : [error];

@@ -22,6 +22,68 @@ function agent(name: string, description: string) {
 }
 
 describe("Agent editor", () => {
+  it("asks before leaving with unsaved changes, and stays with them on Cancel", async () => {
+    fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "GET /api/v1/tools": { body: { items: tools } },
+      "GET /api/v1/agents/a1": { body: agent("Analyst", ""), headers: { ETag: '"3"' } },
+    });
+    const user = userEvent.setup();
+    renderSignedIn(
+      <Routes>
+        <Route path="/agents/:agentId" element={<AgentEditorPage />} />
+        <Route path="/agents" element={<p>The agents list</p>} />
+      </Routes>,
+      { route: "/agents/a1" },
+    );
+    const description = await screen.findByRole("textbox", { name: "Description" });
+    // Nothing typed: leaving does not ask.
+    expect(screen.queryByText("Unsaved changes")).toBeNull();
+    await user.type(description, "Numbers");
+    expect(screen.getByText("Unsaved changes")).toBeInTheDocument();
+
+    await user.click(screen.getByRole("link", { name: "Agents" }));
+    const ask = await screen.findByRole("alertdialog", { name: "Leave without saving?" });
+    await user.click(within(ask).getByRole("button", { name: "Cancel" }));
+    expect(screen.queryByText("The agents list")).toBeNull();
+    expect(screen.getByRole("textbox", { name: "Description" })).toHaveValue("Numbers");
+
+    await user.click(screen.getByRole("link", { name: "Agents" }));
+    await user.click(await screen.findByRole("button", { name: "Leave and lose changes" }));
+    expect(await screen.findByText("The agents list")).toBeInTheDocument();
+  }, 20_000);
+
+  it("after a refused save, lists each bad field beside Save and takes the cursor to it", async () => {
+    fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "GET /api/v1/tools": { body: { items: tools } },
+      "PATCH /api/v1/agents/a1": problem(422, "validation_failed", "The request has invalid fields.", {
+        errors: [
+          { field: "name", message: "must be at most 255 characters" },
+          { field: "color", message: "must be a colour such as #1f6feb" },
+        ],
+      }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<AgentEditor saved={{ agent: agent("Analyst", ""), etag: '"3"' }} />);
+    const colour = screen.getByRole("textbox", { name: "Colour" });
+    await user.clear(colour);
+    await user.type(colour, "blue-ish");
+    await user.click(screen.getByRole("button", { name: "Save changes" }));
+
+    const summary = await screen.findByRole("alert", { name: "2 fields need a change before saving:" });
+    expect(summary).toHaveFocus();
+    const links = within(summary).getAllByRole("link");
+    expect(links.map((a) => a.textContent)).toEqual([
+      "Name: must be at most 255 characters",
+      "Colour: must be a colour such as #1f6feb",
+    ]);
+    // The summary sits with the Save button, in the footer that stays in view.
+    expect(summary.closest(".editor__actions")).toContainElement(screen.getByRole("button", { name: "Save changes" }));
+    await user.click(links[1]!);
+    expect(colour).toHaveFocus();
+  });
+
   it("after a 412, loads the other writer's changes under the person's own edits", async () => {
     const api = fakeApi({
       "GET /api/v1/providers": { body: { items: providers } },

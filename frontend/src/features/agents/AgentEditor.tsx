@@ -1,12 +1,14 @@
 import { ArrowLeft, Plus } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import { useMemo, useState, type FormEvent } from "react";
 import { Link, useNavigate } from "react-router-dom";
 import { placeFieldErrors, type PlacedErrors } from "../../api/fieldErrors";
 import { useQueryClient } from "@tanstack/react-query";
 import { ApiError, isApiError } from "../../api/problem";
 import { Button } from "../../ui/Button";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
+import { ErrorSummary, type FieldProblem } from "../../ui/ErrorSummary";
 import { Field } from "../../ui/Field";
+import { UnsavedChangesPrompt, useUnsavedChanges } from "../../ui/useUnsavedChanges";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useSession } from "../../session/SessionContext";
 import { useProviders } from "../../api/listProviders";
@@ -23,6 +25,22 @@ import { defaultApprovalRule, defaultToolPolicies, isGuarded, sameBinding } from
 import { useSaveAgent } from "./useSaveAgent";
 
 const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
+
+/** The identity fields in the order they show, with the ids an error summary links to. */
+const identityFields = [
+  { key: "name", id: "agent-name", label: "Name" },
+  { key: "emoji", id: "agent-emoji", label: "Emoji" },
+  { key: "description", id: "agent-description", label: "Description" },
+  { key: "color", id: "agent-colour", label: "Colour" },
+] as const;
+
+function fieldProblems(errors: PlacedErrors): FieldProblem[] {
+  return identityFields.flatMap(({ key, id, label }) => {
+    const found = errors.byField[key];
+    const messages = found === undefined ? [] : Array.isArray(found) ? found : [found];
+    return messages.length > 0 ? [{ id, label, messages }] : [];
+  });
+}
 
 export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
   const navigate = useNavigate();
@@ -47,7 +65,10 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
 
   const identityChanged = identityKeys.some((k) => draft[k].trim() !== baseline[k]);
   const bindingChanged = !sameBinding(draft.binding, baseline.binding);
-  const dirty = base === undefined || identityChanged || bindingChanged;
+  // What the person changed and has not saved: leaving asks first.
+  const unsaved = identityChanged || bindingChanged;
+  const dirty = base === undefined || unsaved;
+  const { blocker, allowNextNavigation } = useUnsavedChanges(unsaved);
   const providerTitle = (name: string) => providers.data?.find((p) => p.name === name)?.title ?? name;
 
   const edit = (changes: Partial<AgentDraft>) => {
@@ -71,6 +92,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
         },
       });
       if (!saved) {
+        allowNextNavigation();
         navigate(`/agents/${fresh.agent.id}`, { replace: true });
         return;
       }
@@ -106,6 +128,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
     }
   };
 
+  const problems = useMemo(() => fieldProblems(errors), [errors]);
   const title = base ? base.agent.name : "New agent";
   return (
     <div className="page">
@@ -122,18 +145,18 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
 
       <form className="editor" onSubmit={save} noValidate aria-label={base ? `Edit ${title}` : "New agent"}>
         <div className="editor__identity">
-          <Field label="Name" required error={errors.byField.name}>
+          <Field id="agent-name" label="Name" required error={errors.byField.name}>
             {(control) => (
               <input {...control} className="input" value={draft.name} maxLength={255} onChange={(e) => edit({ name: e.target.value })} />
             )}
           </Field>
-          <Field label="Emoji" error={errors.byField.emoji}>
+          <Field id="agent-emoji" label="Emoji" error={errors.byField.emoji}>
             {(control) => (
               <input {...control} className="input" value={draft.emoji} placeholder="🤖" onChange={(e) => edit({ emoji: e.target.value })} />
             )}
           </Field>
           <div className="field--wide">
-            <Field label="Description" error={errors.byField.description}>
+            <Field id="agent-description" label="Description" error={errors.byField.description}>
               {(control) => (
                 <textarea
                   {...control}
@@ -146,7 +169,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
               )}
             </Field>
           </div>
-          <Field label="Colour" error={errors.byField.color} help={base ? undefined : "Leave empty for the default."}>
+          <Field id="agent-colour" label="Colour" error={errors.byField.color} help={base ? undefined : "Leave empty for the default."}>
             {(control) => (
               <div className="editor__colour">
                 <input
@@ -212,11 +235,12 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
         )}
 
         <div className="editor__actions">
+          <ErrorSummary problems={problems} />
           <Button type="submit" variant="primary" busy={saving} disabled={saving || reloading || draft.name.trim() === "" || !dirty}>
             {base ? "Save changes" : "Create agent"}
           </Button>
-          <span role="status" className="muted">
-            {savedNote ? "Saved." : base && dirty ? "Unsaved changes" : ""}
+          <span role="status" className={!savedNote && unsaved ? "editor__dirty" : "muted"}>
+            {savedNote ? "Saved." : unsaved ? "Unsaved changes" : ""}
           </span>
           <span className="spacer" />
           {base && (
@@ -244,6 +268,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
           })
         }
       />
+      <UnsavedChangesPrompt blocker={blocker} />
       {base && (
         <ConfirmDialog
           open={confirmDelete}
@@ -252,7 +277,14 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
           confirmLabel="Delete agent"
           busy={remove.isPending}
           error={remove.error ?? undefined}
-          onConfirm={() => remove.mutate(base.agent.id, { onSuccess: () => navigate("/agents", { replace: true }) })}
+          onConfirm={() =>
+            remove.mutate(base.agent.id, {
+              onSuccess: () => {
+                allowNextNavigation();
+                navigate("/agents", { replace: true });
+              },
+            })
+          }
         >
           <p>
             Delete <strong>{base.agent.name}</strong> with its sandbox binding and threads? This cannot be undone.

@@ -30,6 +30,8 @@ interface ConsoleTabsProps {
   /** The run's sandbox's provider, whose capabilities say whether it has a terminal. */
   provider: string;
   disabled?: boolean;
+  /** A command's call failed: the console learns from it whether the run ended. */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -37,7 +39,7 @@ interface ConsoleTabsProps {
  * when the sandbox's provider has one. The terminal opens the first time its
  * tab is chosen and stays open while the other tab is shown.
  */
-export function ConsoleTabs({ runId, provider, disabled }: ConsoleTabsProps) {
+export function ConsoleTabs({ runId, provider, disabled, onError }: ConsoleTabsProps) {
   const [tab, setTab] = useState<Tab>("commands");
   const [terminalOpened, setTerminalOpened] = useState(false);
   const buttons = useRef<Partial<Record<Tab, HTMLButtonElement | null>>>({});
@@ -83,7 +85,7 @@ export function ConsoleTabs({ runId, provider, disabled }: ConsoleTabsProps) {
         ))}
       </div>
       <div role="tabpanel" id="console-panel-commands" aria-labelledby="console-tab-commands" hidden={tab !== "commands"}>
-        <Terminal runId={runId} disabled={disabled} />
+        <Terminal runId={runId} disabled={disabled} onError={onError} />
       </div>
       <div role="tabpanel" id="console-panel-terminal" aria-labelledby="console-tab-terminal" hidden={tab !== "terminal"}>
         {terminalOpened &&

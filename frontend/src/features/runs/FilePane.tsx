@@ -133,7 +133,7 @@ export function FilePane({ runId }: { runId: string }) {
         <ProblemMessage
           error={approvedListing.error ?? listing.error}
           action={
-            needsApproval(listing.error) ? (
+            isApiError(listing.error, "run_not_active") ? undefined : needsApproval(listing.error) ? (
               <Button
                 size="sm"
                 busy={approvedListing.isPending}

@@ -33,7 +33,7 @@ function run(id: string, notice: string | null) {
     agent_id: "a1",
     thread_id: "t-1",
     status: "active",
-    sandbox: { sandbox_id: "s1", name: "Team box", provider: "local", instance_id: "loc-1", created: true, replaced: notice !== null },
+    sandbox: { sandbox_id: "s1", name: "Team box", provider: "local", instance_id: "loc-1", created: true, replaced: notice !== null, deleted: false },
     notice,
     started_at: "2026-01-01T00:00:00Z",
     last_activity_at: "2026-01-01T00:00:00Z",
@@ -250,6 +250,54 @@ describe("Run console", () => {
     await user.click(within(files).getByRole("button", { name: "Refresh files" }));
     expect(await within(files).findByText("The tool ls needs a person's approval.")).toBeInTheDocument();
     expect(within(files).queryByText("The sandbox's provider failed.")).toBeNull();
+  });
+  it("learns from a command's 409 that its run ended with its deleted sandbox, and says what to do next", async () => {
+    const deletedNotice =
+      "Sandbox 'Team box' was deleted, which ended this run and destroyed its instance. Give the agent a sandbox in its Tools, then start a new run.";
+    const ended = {
+      ...run("r1", deletedNotice),
+      status: "completed",
+      ended_at: "2026-01-01T00:10:00Z",
+      sandbox: { sandbox_id: "s1", name: "Team box", provider: "local", instance_id: "loc-1", created: true, replaced: false, deleted: true },
+    };
+    fakeApi({
+      "GET /api/v1/agents": { body: { items: [agent], next_page_token: "" } },
+      "GET /api/v1/agents/a1/threads": { body: { items: [], next_page_token: "" } },
+      "POST /api/v1/agents/a1/threads/t-new/runs": { status: 201, body: run("r1", null) },
+      "GET /api/v1/agents/a1/threads/t-new": {
+        body: { thread_id: "t-new", sandbox_id: null, instance_id: null, last_run_at: null, state: "none",
+          last_activity_at: null, pauses_at: null, paused_at: null, kept: null },
+      },
+      "GET /api/v1/runs/r1": { body: ended },
+      "GET /api/v1/runs/r1/approvals": { body: { items: [] } },
+      "GET /api/v1/runs/r1/ls": { body: { entries: [] } },
+      "POST /api/v1/runs/r1/execute": problem(409, "run_not_active", "Run r1 is not active: it is completed; start a new run", {
+        run_status: "completed",
+      }),
+    });
+    const user = userEvent.setup();
+    renderConsole();
+    const threadId = await screen.findByRole("textbox", { name: "New thread id" });
+    await user.clear(threadId);
+    await user.type(threadId, "t-new");
+    await user.click(screen.getByRole("button", { name: "Start run" }));
+    const current = await screen.findByRole("region", { name: "Current run" });
+    expect(within(current).getByText("active")).toBeInTheDocument();
+
+    await user.type(within(current).getByRole("textbox", { name: "Command" }), "echo hi");
+    await user.keyboard("{Control>}{Enter}{/Control}");
+
+    const notice = await within(current).findByRole("status", { name: "Run ended" });
+    expect(notice).toHaveTextContent("This run has ended");
+    expect(notice).toHaveTextContent(deletedNotice);
+    expect(within(notice).getByRole("link", { name: "check its Tools" })).toHaveAttribute("href", "/agents/a1");
+    expect(within(current).getByText("completed")).toBeInTheDocument();
+    expect(within(current).queryByText("active")).toBeNull();
+    expect(within(current).getByText("on Team box, deleted since")).toBeInTheDocument();
+    // Nothing offers what cannot work: no live thread state, no Retry, no command line.
+    expect(within(current).queryByLabelText("Thread's sandbox")).toBeNull();
+    expect(within(current).queryByRole("button", { name: "Retry" })).toBeNull();
+    expect(within(current).getByRole("textbox", { name: "Command" })).toBeDisabled();
   });
 });
 

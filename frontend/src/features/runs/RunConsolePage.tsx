@@ -13,8 +13,10 @@ import type { Run } from "./api/types";
 import { ConsoleTabs } from "./ConsoleTabs";
 import { FilePane } from "./FilePane";
 import { RunAgentName } from "./RunAgentName";
+import { RunEnded, sandboxDeleted } from "./RunEnded";
 import { RunStarter } from "./RunStarter";
 import { ThreadState } from "./ThreadState";
+import { useRunGone } from "./useRunGone";
 import "./runs.css";
 
 export default function RunConsolePage() {
@@ -42,7 +44,11 @@ export default function RunConsolePage() {
     setNotice(null);
     if (runId) navigate("/runs");
   };
-  const ended = run?.status !== "active";
+  // The run ends under the console when its sandbox is deleted, it expires,
+  // or another run on its thread starts: its calls then answer
+  // run_not_active, and the run read again says how it ended.
+  const { gone, report } = useRunGone(runId);
+  const ended = run?.status !== "active" || gone !== null;
 
   return (
     <div className="page page--wide">
@@ -58,7 +64,7 @@ export default function RunConsolePage() {
       {run && (
         <section className="run" aria-label="Current run">
           <header className="run__header">
-            <Pill tone={ended ? "neutral" : "ok"}>{run.status}</Pill>
+            <Pill tone={ended ? "neutral" : "ok"}>{run.status === "active" && ended ? "ended" : run.status}</Pill>
             <RunAgentName agentId={run.agent_id} linkToThreads />
             <span>
               Thread{" "}
@@ -68,8 +74,14 @@ export default function RunConsolePage() {
             </span>
             {run.sandbox && (
               <span className="muted">
-                on {run.sandbox.name}
-                {run.sandbox.created && " (new instance)"}
+                {sandboxDeleted(run) ? (
+                  `on ${run.sandbox.name}, deleted since`
+                ) : (
+                  <>
+                    on {run.sandbox.name}
+                    {run.sandbox.created && " (new instance)"}
+                  </>
+                )}
               </span>
             )}
             <span className="spacer" />
@@ -83,7 +95,8 @@ export default function RunConsolePage() {
               </Button>
             )}
           </header>
-          {notice && (
+          {ended && <RunEnded run={run} gone={gone} />}
+          {notice && !ended && (
             <div className="notice run__notice" role="status">
               <p>{notice}</p>
               <Button size="sm" variant="ghost" onClick={() => setNotice(null)}>
@@ -92,12 +105,18 @@ export default function RunConsolePage() {
             </div>
           )}
           {complete.isError && <ProblemMessage error={complete.error} />}
-          {run.sandbox && <ThreadState agentId={run.agent_id} threadId={run.thread_id} runId={run.id} />}
-          {run.sandbox && <ApprovalsCard runId={run.id} />}
+          {run.sandbox && !ended && <ThreadState agentId={run.agent_id} threadId={run.thread_id} runId={run.id} />}
+          {run.sandbox && !ended && <ApprovalsCard runId={run.id} />}
           {run.sandbox ? (
             <div className="run__panes">
-              <ConsoleTabs key={run.id} runId={run.id} provider={run.sandbox.provider} disabled={ended} />
-              <FilePane key={`files-${run.id}`} runId={run.id} />
+              <ConsoleTabs key={run.id} runId={run.id} provider={run.sandbox.provider} disabled={ended} onError={report} />
+              {ended ? (
+                <section className="files" aria-label="Files">
+                  <p className="muted">The files of a run can be seen while it is active.</p>
+                </section>
+              ) : (
+                <FilePane key={`files-${run.id}`} runId={run.id} />
+              )}
             </div>
           ) : (
             <p className="muted">This agent has no sandbox: the run has no code execution. Add one in the agent's Tools.</p>

@@ -83,8 +83,8 @@ export function RunStarter({ onStarting, onStarted, currentRunId }: RunStarterPr
     );
   };
 
-  // A failed probe shows the server's one line and nothing else.
-  const unavailable = isApiError(start.error, "sandbox_unavailable") ? start.error.problem.detail : undefined;
+  // A failed probe shows the server's one line, and where it is kept: the thread's page, the sandbox's.
+  const unavailable = isApiError(start.error, "sandbox_unavailable") ? start.error.problem : undefined;
 
   return (
     <form className="run-starter" onSubmit={submit} noValidate aria-label="Start a run">
@@ -143,12 +143,25 @@ export function RunStarter({ onStarting, onStarted, currentRunId }: RunStarterPr
         </Button>
       </div>
       {progress && (start.isPending || (progress.steps.length > 0 && (start.isError || progress.runId === currentRunId))) && (
-        <StartProgress progress={progress} pending={start.isPending} />
+        <StartProgress progress={progress} pending={start.isPending} failed={start.isError} />
       )}
       {unavailable ? (
-        <p className="problem run-starter__problem" role="alert">
-          {unavailable}
-        </p>
+        <div className="problem run-starter__problem">
+          <p role="alert">{unavailable.detail}</p>
+          <p>
+            {typeof unavailable.sandbox_id === "string" && (
+              <>
+                <Link to={`/sandboxes/${unavailable.sandbox_id}`}>Open the sandbox</Link>
+                {" · "}
+              </>
+            )}
+            {start.variables && (
+              <Link to={`/agents/${start.variables.agentId}/threads/${encodeURIComponent(start.variables.threadId)}`}>
+                The thread keeps this notice
+              </Link>
+            )}
+          </p>
+        </div>
       ) : (
         start.isError && (
           <div className="run-starter__problem">

@@ -23,8 +23,11 @@ function seconds(ms: number) {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** The steps of a run start as they arrive, with the time each began and the time gone by. */
-export function StartProgress({ progress, pending }: { progress: StartSteps; pending: boolean }) {
+/**
+ * The steps of a run start as they arrive, with the time each began and the
+ * time gone by; a start that failed says so rather than "Started".
+ */
+export function StartProgress({ progress, pending, failed = false }: { progress: StartSteps; pending: boolean; failed?: boolean }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!pending) return;
@@ -36,7 +39,7 @@ export function StartProgress({ progress, pending }: { progress: StartSteps; pen
   return (
     <section className="start-progress" aria-label="Start progress">
       <p className="start-progress__elapsed muted" role="timer" aria-live="off">
-        {pending ? "Starting…" : "Started in"} <span className="mono">{seconds(Math.max(0, elapsed))}</span>
+        {pending ? "Starting…" : failed ? "Failed after" : "Started in"} <span className="mono">{seconds(Math.max(0, elapsed))}</span>
       </p>
       <ol className="start-progress__steps" aria-live="polite">
         {progress.steps.map(({ step, at }, i) => (

@@ -25,7 +25,16 @@ interface CommandRun {
 }
 
 /** A command line and the output of the commands run so far, streamed as it comes. */
-export function Terminal({ runId, disabled }: { runId: string; disabled?: boolean }) {
+export function Terminal({
+  runId,
+  disabled,
+  onError,
+}: {
+  runId: string;
+  disabled?: boolean;
+  /** A command's call failed (told so the console can learn the run ended). */
+  onError?: (error: unknown) => void;
+}) {
   const queryClient = useQueryClient();
   const [command, setCommand] = useState("");
   const [runs, setRuns] = useState<CommandRun[]>([]);
@@ -65,6 +74,7 @@ export function Terminal({ runId, disabled }: { runId: string; disabled?: boolea
     } catch (error) {
       const message = controller.signal.aborted ? "Stopped waiting for output." : describeError(error);
       update(id, (r) => ({ ...r, error: message, needsApproval: needsApproval(error) }));
+      if (!controller.signal.aborted) onError?.(error);
     } finally {
       setRunning(false);
       abort.current = null;

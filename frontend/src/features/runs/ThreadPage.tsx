@@ -10,6 +10,7 @@ import { ProblemMessage } from "../../ui/ProblemMessage";
 import { formatDate } from "../../ui/time";
 import { useDeleteThread } from "./api/deleteThread";
 import { useRuns } from "./api/listRuns";
+import { StartFailures } from "./StartFailures";
 import { RunAgentName } from "./RunAgentName";
 import { ThreadState } from "./ThreadState";
 import "./runs.css";
@@ -65,6 +66,7 @@ export default function ThreadPage() {
           ))}
         </ol>
       )}
+      <StartFailures agentId={agentId} threadId={threadId} />
       <ConfirmDialog
         open={confirming}
         onOpenChange={setConfirming}

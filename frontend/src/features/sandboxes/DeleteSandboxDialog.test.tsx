@@ -61,7 +61,8 @@ describe("Delete sandbox", () => {
     const dialog = await screen.findByRole("alertdialog", { name: "Sandbox in use" });
     const agents = within(dialog).getByRole("list", { name: "Agents using this sandbox" });
     expect(within(agents).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["📊 Analyst", "✍️ Writer"]);
-    expect(dialog).toHaveTextContent("They lose code execution; their threads are unaffected.");
+    expect(dialog).toHaveTextContent("They lose code execution; their threads are kept.");
+    expect(dialog).toHaveTextContent("live instances are destroyed, with the files in them, and the runs open on it end");
 
     await user.click(within(dialog).getByRole("button", { name: "Detach from 2 agents & delete" }));
     await waitFor(() => expect(onOpenChange).toHaveBeenCalledWith(false));
@@ -76,6 +77,9 @@ describe("Delete sandbox", () => {
     const dialog = await screen.findByRole("alertdialog", { name: "Sandbox in use" });
     expect(within(dialog).getByRole("button", { name: "Detach from 1 agent & delete" })).toBeEnabled();
     // One agent is spoken of as one.
-    expect(dialog).toHaveTextContent("It loses code execution; its threads are unaffected.");
+    expect(dialog).toHaveTextContent("It loses code execution; its threads are kept.");
+    // What a bound sandbox's delete ends is said as it is for an unbound one.
+    expect(dialog).toHaveTextContent("live instances are destroyed, with the files in them, and the runs open on it end");
+    expect(dialog).toHaveTextContent("This cannot be undone.");
   });
 });

@@ -59,13 +59,16 @@ export function DeleteSandboxDialog({ sandbox, open, onOpenChange }: DeleteSandb
           </ul>
           <p>
             {n === 1
-              ? "It loses code execution; its threads are unaffected."
-              : "They lose code execution; their threads are unaffected."}
+              ? "It loses code execution; its threads are kept."
+              : "They lose code execution; their threads are kept."}{" "}
+            The sandbox's live instances are destroyed, with the files in them, and the runs open on it end. This cannot be
+            undone.
           </p>
         </>
       ) : (
         <p>
-          Delete <strong>{sandbox.name}</strong>? Its live instances are destroyed. This cannot be undone.
+          Delete <strong>{sandbox.name}</strong>? Its live instances are destroyed and the runs open on it end. This cannot
+          be undone.
         </p>
       )}
     </ConfirmDialog>

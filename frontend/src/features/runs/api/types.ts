@@ -10,3 +10,4 @@ export type FileContent = Schemas["FileContent"];
 export type ExecuteResult = Schemas["ExecuteResult"];
 export type ExecuteExit = Omit<ExecuteResult, "output">;
 export type RunStartStep = Schemas["RunStartStep"];
+export type StartFailure = Schemas["StartFailure"];
