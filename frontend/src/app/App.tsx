@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { BrowserRouter } from "react-router-dom";
 import { isApiError } from "../api/problem";
 import { SessionProvider } from "../session/SessionProvider";
+import { ToastProvider } from "../ui/Toasts";
 import { AppRoutes } from "./routes";
 
 /** The longest a query waits before asking again, as Retry-After says. */
@@ -33,9 +34,11 @@ export function App({ queryClient }: { queryClient: QueryClient }) {
   return (
     <QueryClientProvider client={queryClient}>
       <BrowserRouter>
-        <SessionProvider>
-          <AppRoutes />
-        </SessionProvider>
+        <ToastProvider>
+          <SessionProvider>
+            <AppRoutes />
+          </SessionProvider>
+        </ToastProvider>
       </BrowserRouter>
     </QueryClientProvider>
   );
