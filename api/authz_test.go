@@ -64,6 +64,7 @@ var authorization = map[string]access{
 	"POST /api/v1/runs/:run_id/execute":                        anyRole,
 	"GET /api/v1/runs/:run_id/ls":                              anyRole,
 	"GET /api/v1/runs/:run_id/files":                           anyRole,
+	"GET /api/v1/runs/:run_id/files/raw":                       anyRole,
 	"PUT /api/v1/runs/:run_id/files":                           anyRole,
 	"POST /api/v1/runs/:run_id/edit":                           anyRole,
 	"GET /api/v1/runs/:run_id/glob":                            anyRole,
@@ -94,7 +95,7 @@ func (f fixture) request(key string) (query string, body any) {
 		return "", map[string]any{"sandbox_id": f.sandbox}
 	case "PUT /api/v1/runs/:run_id/files":
 		return "?path=new.txt", "content"
-	case "GET /api/v1/runs/:run_id/files":
+	case "GET /api/v1/runs/:run_id/files", "GET /api/v1/runs/:run_id/files/raw":
 		return "?path=a.txt", nil
 	case "GET /api/v1/runs/:run_id/glob":
 		return "?pattern=*", nil

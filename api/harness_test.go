@@ -69,6 +69,8 @@ type options struct {
 	spa fs.FS
 	// localCeilings are the built-in local provider's (zero: its own bounds).
 	localCeilings local.Ceilings
+	// uploadLimit bounds uploads and downloads (0: the server's default).
+	uploadLimit int64
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -94,6 +96,7 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	e := api.New(a.API(api.Config{
 		Log:             slog.New(slog.NewJSONHandler(logs, nil)),
 		JSONLimit:       64 << 10,
+		UploadLimit:     o.uploadLimit,
 		RateLimit:       o.rateLimit,
 		RunStartTimeout: o.runStartTimeout,
 		TerminalGrace:   o.terminalGrace,

@@ -26,6 +26,7 @@ type RunService interface {
 	Execute(ctx context.Context, workspaceID, runID string, in run.ExecInput) (provider.ExecResult, error)
 	List(ctx context.Context, workspaceID, runID string, in run.ListInput, approved bool) (run.Listing, error)
 	Read(ctx context.Context, workspaceID, runID string, in run.ReadInput, approved bool) (run.Text, error)
+	Download(ctx context.Context, workspaceID, runID, file string, limit int64, approved bool) (run.Download, error)
 	Write(ctx context.Context, workspaceID, runID string, in run.WriteInput, approved bool) (string, error)
 	Overwrite(ctx context.Context, workspaceID, runID string, in run.WriteInput, approved bool) (string, error)
 	Edit(ctx context.Context, workspaceID, runID string, in run.EditInput, approved bool) (int, error)
@@ -51,6 +52,7 @@ func (h runsHandler) routes(g routes, idem echo.MiddlewareFunc) {
 	g.GET("/agents/:id/threads/:thread_id/start-failures", h.startFailures)
 	g.GET("/runs/:run_id", h.get)
 	g.POST("/runs/:run_id/complete", h.complete)
+	g.GET("/runs/:run_id/files/raw", h.download)
 	h.toolRoutes(g)
 }
 

@@ -118,9 +118,12 @@ func refine(doc *openapi3.T) {
 				if resp == nil {
 					continue
 				}
-				media := resp.Content.Get("application/json")
-				if media != nil && media.Schema != nil && media.Schema.Ref == "#/components/schemas/Problem" {
-					resp.Content = openapi3.NewContentWithSchemaRef(media.Schema, []string{"application/problem+json"})
+				// Under whichever type the operation produces (octet-stream for a download).
+				for _, media := range resp.Content {
+					if media != nil && media.Schema != nil && media.Schema.Ref == "#/components/schemas/Problem" {
+						resp.Content = openapi3.NewContentWithSchemaRef(media.Schema, []string{"application/problem+json"})
+						break
+					}
 				}
 			}
 		}

@@ -20,6 +20,20 @@ describe("Agents and sandbox bindings", () => {
     await browser?.close();
   });
 
+  it("shows an agent whose emoji has no glyph here by its first letter, never as a box", async () => {
+    const { page } = browser;
+    const name = uniqueName("zebra");
+    const agent = await apiCall<Created>("POST", "/api/v1/agents", { name, emoji: "\u{10FFFC}" }); // in no font
+    await page.goto(baseUrl() + "/agents");
+    const row = page.getByRole("listitem").filter({ hasText: name });
+    const avatar = row.locator(".agent-avatar");
+    await avatar.waitFor();
+    expect(await avatar.getAttribute("data-glyph")).toBe("initial");
+    expect(await avatar.innerText()).toBe("Z");
+    await page.goto(`${baseUrl()}/agents/${agent.id}`);
+    expect(await page.locator(".agent-avatar").innerText()).toBe("Z");
+  });
+
   it("creates an agent and binds a sandbox through Add tool", async () => {
     const { page } = browser;
     const sandboxName = uniqueName("Agent box");

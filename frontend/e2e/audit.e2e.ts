@@ -74,7 +74,7 @@ describe("Settings → Audit log", () => {
     await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(1);
     expect(await form.getByRole("combobox", { name: "Outcome" }).inputValue()).toBe("invalid");
     await entries.first().getByText("agent.create").click();
-    await entries.first().getByText(/Invalid: name\./).waitFor();
+    await entries.first().getByRole("paragraph").getByText(/Invalid: name\./).waitFor();
     await expectAccessible(page, "audit entry open");
   });
 
@@ -94,6 +94,19 @@ describe("Settings → Audit log", () => {
     await screenshot(page, "20-audit-entry-gone");
   });
 
+  it("says what changed and when, to the second, without opening an entry", async () => {
+    const { page } = browser;
+    const renamed = uniqueName("renamed");
+    expect((await callAs(actor.token, "PATCH", `/api/v1/agents/${agentIds[1]}`, { name: renamed })).status).toBe(200);
+    await page.goto(`${baseUrl()}/settings/audit?action=agent.update&resource_id=${agentIds[1]}`);
+    const entries = page.getByRole("list", { name: "Audit entries" }).getByRole("listitem");
+    await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(1);
+    const summary = entries.first().locator("summary");
+    expect(await entries.first().locator("details").getAttribute("open")).toBeNull();
+    await summary.getByText(`changed agent "${renamed}": name`).waitFor();
+    expect(await summary.locator("time").innerText()).toMatch(/\d:\d\d:\d\d/);
+  });
+
   it("shows a time range with nothing in it as empty, and names a bad filter from the URL", async () => {
     const { page } = browser;
     await page.goto(`${baseUrl()}/settings/audit?since=2999-01-01T00:00:00.000Z`);
@@ -109,12 +122,26 @@ describe("Settings → Audit log", () => {
       await signIn(narrow.page, undefined, `/settings/audit?actor=${actor.id}`);
       const entries = narrow.page.getByRole("list", { name: "Audit entries" }).getByRole("listitem");
       await expect.poll(() => entries.count(), { timeout: 15_000 }).toBe(25);
+      // The navigation folds behind Menu, and closes again on the page it leads to.
+      const menu = narrow.page.getByRole("button", { name: "Menu" });
+      expect(await menu.getAttribute("aria-expanded")).toBe("false");
+      expect(await narrow.page.getByRole("link", { name: "Agents" }).count()).toBe(0);
+      // The filters fold too, counting those in force; opened, a linked view shows them.
       const who = narrow.page.getByRole("combobox", { name: "Who" });
-      await expect.poll(() => who.inputValue(), { timeout: 15_000 }).toBe(actor.id); // a linked view shows its filters
-      await entries.first().getByText("agent.delete").click();
+      expect(await who.count()).toBe(0);
+      await narrow.page.getByRole("button", { name: "Filters (1 in force)" }).click();
+      await expect.poll(() => who.inputValue(), { timeout: 15_000 }).toBe(actor.id);
+      await entries.first().locator("summary").click();
       await expectNoHorizontalScroll(narrow.page);
       await expectAccessible(narrow.page, "audit log at 360 px, dark");
       await screenshot(narrow.page, "20-audit-narrow-dark");
+      await menu.click();
+      await screenshot(narrow.page, "20-menu-narrow-dark");
+      await expectAccessible(narrow.page, "menu open at 360 px, dark");
+      await narrow.page.getByRole("link", { name: "Agents" }).click();
+      await narrow.page.waitForURL(/\/agents$/);
+      await expect.poll(() => menu.getAttribute("aria-expanded")).toBe("false");
+      expect(await narrow.page.getByRole("link", { name: "Audit log" }).count()).toBe(0);
     } finally {
       await narrow.close();
     }

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCall, baseUrl, expectAccessible, openBrowser, signIn, uniqueName, type Browser } from "./browser";
 
 interface Created {
@@ -21,7 +22,7 @@ describe("File pane search", () => {
     await browser?.close();
   });
 
-  it("finds files by name and by the text they hold, and opens a hit", async () => {
+  it("finds files by name and by the text they hold, and opens a hit", { timeout: 150_000 }, async () => {
     const { page } = browser;
     const sandbox = await apiCall<Created>("POST", "/api/v1/sandboxes", { name: uniqueName("Search box"), provider: "local" });
     const agent = await apiCall<Created>("POST", "/api/v1/agents", { name: uniqueName("Seeker") });
@@ -75,5 +76,17 @@ describe("File pane search", () => {
     await files.getByRole("status").getByText("Uploaded readme.txt.").waitFor({ timeout: 30_000 });
     const after = await apiCall<{ content: string }>("GET", `/api/v1/runs/${await currentRunId(page)}/files?path=readme.txt`);
     if (after.content !== "replaced by upload\n") throw new Error(`readme.txt holds ${JSON.stringify(after.content)}`);
+
+    // A binary file cannot be shown, but it can be downloaded as it is.
+    const zipped = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0xff, 0x0a]);
+    await files.getByLabel("File to upload").setInputFiles({ name: "archive.zip", mimeType: "application/zip", buffer: zipped });
+    await files.getByRole("button", { name: /archive\.zip/ }).click();
+    const binary = files.getByRole("region", { name: "File archive.zip" });
+    await binary.getByRole("alert").waitFor({ timeout: 30_000 }); // refused as text
+    const [saved] = await Promise.all([page.waitForEvent("download"), binary.getByRole("button", { name: "Download" }).click()]);
+    expect(saved.suggestedFilename()).toBe("archive.zip");
+    const body = readFileSync((await saved.path())!);
+    expect(Buffer.compare(body, zipped)).toBe(0);
+    await expectAccessible(page, "a binary file, offered for download");
   });
 });

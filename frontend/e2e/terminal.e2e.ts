@@ -72,7 +72,13 @@ describe("Run console terminal", { timeout: 240_000 }, () => {
   it("types into a real shell on the local provider: cd lasts, arithmetic, Ctrl-C, resize, exit", async () => {
     const { page } = browser;
     const run = await agentOnLocal(page);
+    const files = page.getByRole("region", { name: "Files" });
+    await files.getByRole("list", { name: "Folder contents" }).or(files.getByText("This folder is empty.")).first().waitFor();
     await openShell(run);
+
+    // A command typed in the shell that makes a file: the file pane shows it without a refresh.
+    await type(page, "echo made > made-in-shell.txt");
+    await files.getByRole("button", { name: /made-in-shell\.txt/ }).waitFor({ timeout: 15_000 });
 
     await type(page, "cd /tmp && pwd");
     await waitForLine(run, (l) => l === "/tmp", "/tmp");

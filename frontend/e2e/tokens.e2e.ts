@@ -51,5 +51,10 @@ describe("Settings → API tokens", () => {
     const confirm = page.getByRole("alertdialog", { name: "Revoke token" });
     await confirm.getByRole("button", { name: "Revoke token" }).click();
     await page.getByRole("list", { name: "API tokens" }).getByText(name).waitFor({ state: "detached" });
+    // A note says so, read out politely, and goes by itself.
+    const note = page.getByRole("status", { name: "Notifications" }).getByText("Token revoked: it no longer works.");
+    await note.waitFor();
+    await expectAccessible(page, "token revoked, with its note");
+    await note.waitFor({ state: "detached", timeout: 15_000 });
   });
 });

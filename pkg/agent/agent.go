@@ -147,7 +147,7 @@ func (s *Service) Patch(ctx context.Context, workspaceID, id string, patch json.
 		if err != nil {
 			return err
 		}
-		return auxilia.Audit(ctx, s.audit, workspaceID, "agent.update", "agent", id, "changed "+changed)
+		return auxilia.Audit(ctx, s.audit, workspaceID, "agent.update", "agent", id, fmt.Sprintf("changed agent %q: %s", out.Name, changed))
 	})
 	return out, err
 }

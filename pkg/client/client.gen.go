@@ -1524,6 +1524,21 @@ func (e WriteFileParamsAuxiliaApproval) Valid() bool {
 	}
 }
 
+// Defines values for DownloadFileParamsAuxiliaApproval.
+const (
+	DownloadFileParamsAuxiliaApprovalGranted DownloadFileParamsAuxiliaApproval = "granted"
+)
+
+// Valid indicates whether the value is a known member of the DownloadFileParamsAuxiliaApproval enum.
+func (e DownloadFileParamsAuxiliaApproval) Valid() bool {
+	switch e {
+	case DownloadFileParamsAuxiliaApprovalGranted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GlobParamsAuxiliaApproval.
 const (
 	GlobParamsAuxiliaApprovalGranted GlobParamsAuxiliaApproval = "granted"
@@ -3723,6 +3738,18 @@ type WriteFileParams struct {
 // WriteFileParamsAuxiliaApproval defines parameters for WriteFile.
 type WriteFileParamsAuxiliaApproval string
 
+// DownloadFileParams defines parameters for DownloadFile.
+type DownloadFileParams struct {
+	// Path File; relative paths resolve against the working directory
+	Path string `form:"path" json:"path"`
+
+	// AuxiliaApproval granted: a person approved this call; it counts only where the binding's approval rule lets the caller grant it (else the call waits in the console, as without it)
+	AuxiliaApproval *DownloadFileParamsAuxiliaApproval `json:"Auxilia-Approval,omitempty"`
+}
+
+// DownloadFileParamsAuxiliaApproval defines parameters for DownloadFile.
+type DownloadFileParamsAuxiliaApproval string
+
 // GlobParams defines parameters for Glob.
 type GlobParams struct {
 	// Pattern * and ? within a name, [abc] a class, {py,ts} a set, ** across directories, e.g. **/*.{py,ts}
@@ -4648,6 +4675,13 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v1/runs/{run_id}/files (the `WriteFile` operationId).
 	WriteFileWithBody(ctx context.Context, runId openapi_types.UUID, params *WriteFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DownloadFile Download a file
+	//
+	// The file's bytes, any content, as an attachment named after the file. It counts as a read: the `read_file` tool's policy applies, approvals included. A file larger than the server's upload limit (`AUXILIA_UPLOAD_BODY_LIMIT`) or a directory is refused with 422 before a byte is sent; the body has exactly `Content-Length` bytes unless the file changed while it was read.
+	//
+	// Corresponds with GET /api/v1/runs/{run_id}/files/raw (the `DownloadFile` operationId).
+	DownloadFile(ctx context.Context, runId openapi_types.UUID, params *DownloadFileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Glob Find files by pattern (the glob tool)
 	//
 	// Up to 1000 paths, sorted, among the first 50000 under `path`: `truncated` says some were left out.
@@ -5400,6 +5434,23 @@ func (c *Client) ReadFile(ctx context.Context, runId openapi_types.UUID, params 
 // Corresponds with PUT /api/v1/runs/{run_id}/files (the `WriteFile` operationId).
 func (c *Client) WriteFileWithBody(ctx context.Context, runId openapi_types.UUID, params *WriteFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewWriteFileRequestWithBody(c.Server, runId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadFile Download a file
+//
+// The file's bytes, any content, as an attachment named after the file. It counts as a read: the `read_file` tool's policy applies, approvals included. A file larger than the server's upload limit (`AUXILIA_UPLOAD_BODY_LIMIT`) or a directory is refused with 422 before a byte is sent; the body has exactly `Content-Length` bytes unless the file changed while it was read.
+//
+// Corresponds with GET /api/v1/runs/{run_id}/files/raw (the `DownloadFile` operationId).
+func (c *Client) DownloadFile(ctx context.Context, runId openapi_types.UUID, params *DownloadFileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadFileRequest(c.Server, runId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7501,6 +7552,78 @@ func NewWriteFileRequestWithBody(server string, runId openapi_types.UUID, params
 	return req, nil
 }
 
+// NewDownloadFileRequest constructs an http.Request for the DownloadFile method
+func NewDownloadFileRequest(server string, runId openapi_types.UUID, params *DownloadFileParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "run_id", runId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/runs/%s/files/raw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "path", params.Path, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.AuxiliaApproval != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Auxilia-Approval", *params.AuxiliaApproval, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Auxilia-Approval", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGlobRequest constructs an http.Request for the Glob method
 func NewGlobRequest(server string, runId openapi_types.UUID, params *GlobParams) (*http.Request, error) {
 	var err error
@@ -9142,6 +9265,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/v1/runs/{run_id}/files (the `WriteFile` operationId).
 	WriteFileWithBodyWithResponse(ctx context.Context, runId openapi_types.UUID, params *WriteFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WriteFileResponse, error)
+
+	// DownloadFileWithResponse Download a file
+	//
+	// The file's bytes, any content, as an attachment named after the file. It counts as a read: the `read_file` tool's policy applies, approvals included. A file larger than the server's upload limit (`AUXILIA_UPLOAD_BODY_LIMIT`) or a directory is refused with 422 before a byte is sent; the body has exactly `Content-Length` bytes unless the file changed while it was read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/runs/{run_id}/files/raw (the `DownloadFile` operationId).
+	DownloadFileWithResponse(ctx context.Context, runId openapi_types.UUID, params *DownloadFileParams, reqEditors ...RequestEditorFn) (*DownloadFileResponse, error)
 
 	// GlobWithResponse Find files by pattern (the glob tool)
 	//
@@ -13212,6 +13344,175 @@ func (r WriteFileResponse) ContentType() string {
 	return ""
 }
 
+// DownloadFileResponse200Headers the declared response headers of an HTTP 200 response for DownloadFile
+type DownloadFileResponse200Headers struct {
+	XRequestId *string
+}
+
+// DownloadFileResponse401Headers the declared response headers of an HTTP 401 response for DownloadFile
+type DownloadFileResponse401Headers struct {
+	XRequestId *string
+}
+
+// DownloadFileResponse403Headers the declared response headers of an HTTP 403 response for DownloadFile
+type DownloadFileResponse403Headers struct {
+	XRequestId *string
+}
+
+// DownloadFileResponse404Headers the declared response headers of an HTTP 404 response for DownloadFile
+type DownloadFileResponse404Headers struct {
+	XRequestId *string
+}
+
+// DownloadFileResponse409Headers the declared response headers of an HTTP 409 response for DownloadFile
+type DownloadFileResponse409Headers struct {
+	XRequestId *string
+}
+
+// DownloadFileResponse422Headers the declared response headers of an HTTP 422 response for DownloadFile
+type DownloadFileResponse422Headers struct {
+	XRequestId *string
+}
+
+// DownloadFileResponse428Headers the declared response headers of an HTTP 428 response for DownloadFile
+type DownloadFileResponse428Headers struct {
+	XRequestId *string
+}
+
+// DownloadFileResponse429Headers the declared response headers of an HTTP 429 response for DownloadFile
+type DownloadFileResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DownloadFileResponse503Headers the declared response headers of an HTTP 503 response for DownloadFile
+type DownloadFileResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DownloadFileResponse507Headers the declared response headers of an HTTP 507 response for DownloadFile
+type DownloadFileResponse507Headers struct {
+	XRequestId *string
+}
+
+type DownloadFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON428 the response for an HTTP 428 `application/problem+json` response
+	ApplicationproblemJSON428 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DownloadFileResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DownloadFileResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DownloadFileResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DownloadFileResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DownloadFileResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DownloadFileResponse422Headers
+	// Headers428 the parsed response headers for an HTTP 428 response
+	Headers428 *DownloadFileResponse428Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DownloadFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DownloadFileResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *DownloadFileResponse507Headers
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DownloadFileResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DownloadFileResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DownloadFileResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DownloadFileResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DownloadFileResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON428 returns the response for an HTTP 428 `application/problem+json` response
+func (r DownloadFileResponse) GetApplicationproblemJSON428() *Problem {
+	return r.ApplicationproblemJSON428
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DownloadFileResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DownloadFileResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r DownloadFileResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GlobResponse200Headers the declared response headers of an HTTP 200 response for Glob
 type GlobResponse200Headers struct {
 	XRequestId *string
@@ -16946,6 +17247,21 @@ func (c *ClientWithResponses) WriteFileWithBodyWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseWriteFileResponse(rsp)
+}
+
+// DownloadFileWithResponse Download a file
+//
+// The file's bytes, any content, as an attachment named after the file. It counts as a read: the `read_file` tool's policy applies, approvals included. A file larger than the server's upload limit (`AUXILIA_UPLOAD_BODY_LIMIT`) or a directory is refused with 422 before a byte is sent; the body has exactly `Content-Length` bytes unless the file changed while it was read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/runs/{run_id}/files/raw (the `DownloadFile` operationId).
+func (c *ClientWithResponses) DownloadFileWithResponse(ctx context.Context, runId openapi_types.UUID, params *DownloadFileParams, reqEditors ...RequestEditorFn) (*DownloadFileResponse, error) {
+	rsp, err := c.DownloadFile(ctx, runId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadFileResponse(rsp)
 }
 
 // GlobWithResponse Find files by pattern (the glob tool)
@@ -22014,6 +22330,205 @@ func ParseWriteFileResponse(rsp *http.Response) (*WriteFileResponse, error) {
 		response.Headers503 = &headers
 	case rsp.StatusCode == 507:
 		var headers WriteFileResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDownloadFileResponse parses an HTTP response from a DownloadFileWithResponse call
+func ParseDownloadFileResponse(rsp *http.Response) (*DownloadFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 428:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON428 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DownloadFileResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers DownloadFileResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DownloadFileResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DownloadFileResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers DownloadFileResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers DownloadFileResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 428:
+		var headers DownloadFileResponse428Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers428 = &headers
+	case rsp.StatusCode == 429:
+		var headers DownloadFileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DownloadFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers DownloadFileResponse507Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { createBrowserRouter, RouterProvider } from "react-router-dom";
 import { isApiError } from "../api/problem";
 import { SessionProvider } from "../session/SessionProvider";
+import { ToastProvider } from "../ui/Toasts";
 import { AppRoutes } from "./routes";
 
 /** The longest a query waits before asking again, as Retry-After says. */
@@ -39,9 +40,11 @@ function createRouter() {
     {
       path: "*",
       element: (
-        <SessionProvider>
-          <AppRoutes />
-        </SessionProvider>
+        <ToastProvider>
+          <SessionProvider>
+            <AppRoutes />
+          </SessionProvider>
+        </ToastProvider>
       ),
     },
   ]);

@@ -2,7 +2,7 @@ import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { fakeApi } from "../../test/fakeApi";
-import { providers, renderSignedIn } from "../../test/render";
+import { adminMe, providers, renderSignedIn } from "../../test/render";
 import { AddToolDialog } from "./AddToolDialog";
 
 function sandbox(id: string, name: string, provider: string) {
@@ -54,6 +54,19 @@ describe("Add tool dialog", () => {
     const dialog = await screen.findByRole("dialog", { name: "Add tool" });
     expect(await within(dialog).findByText(/No sandboxes are registered/)).toBeInTheDocument();
     expect(within(dialog).queryByRole("group", { name: "Sandboxes" })).toBeNull();
+    // An admin is taken to where sandboxes are added.
+    expect(within(dialog).getByRole("link", { name: /Settings → Sandboxes/ })).toHaveAttribute("href", "/settings/sandboxes");
+  });
+
+  it("tells a member, who cannot add sandboxes, who can", async () => {
+    fakeApi({
+      "GET /api/v1/sandboxes": { body: { items: [], next_page_token: "" } },
+      "GET /api/v1/providers": { body: { items: providers } },
+    });
+    renderSignedIn(<AddToolDialog open onOpenChange={() => {}} hasSandbox={false} onAdd={() => {}} />, { me: { ...adminMe, role: "member" } });
+    const dialog = await screen.findByRole("dialog", { name: "Add tool" });
+    expect(await within(dialog).findByText(/An admin adds them/)).toBeInTheDocument();
+    expect(within(dialog).queryByRole("link")).toBeNull();
   });
 
   it("hides the Sandboxes section when the agent already has one", async () => {

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { Link } from "react-router-dom";
 import type { Sandbox } from "../../api/types";
 import { Button } from "../../ui/Button";
 import { Dialog, DialogFooter } from "../../ui/Dialog";
@@ -8,6 +9,7 @@ import { ProblemMessage } from "../../ui/ProblemMessage";
 import { useProviders } from "../../api/listProviders";
 import { useSandboxes } from "../../api/listSandboxes";
 import { ProviderIcon } from "../../ui/ProviderIcon";
+import { useSession } from "../../session/SessionContext";
 
 interface AddToolDialogProps {
   open: boolean;
@@ -21,6 +23,7 @@ interface AddToolDialogProps {
 export function AddToolDialog({ open, onOpenChange, hasSandbox, onAdd }: AddToolDialogProps) {
   const sandboxes = useSandboxes();
   const providers = useProviders();
+  const { isAdmin } = useSession();
   const [picked, setPicked] = useState<string>();
 
   const close = (next: boolean) => {
@@ -45,7 +48,14 @@ export function AddToolDialog({ open, onOpenChange, hasSandbox, onAdd }: AddTool
   else if (hasSandbox)
     body = <p className="muted">This agent already has a sandbox. Remove it first to pick another.</p>;
   else if (list.length === 0)
-    body = <p className="muted">No sandboxes are registered in this workspace. An admin adds them under Settings → Sandboxes.</p>;
+    body = isAdmin ? (
+      <p className="muted">
+        No sandboxes are registered in this workspace yet. <Link to="/settings/sandboxes">Add one in Settings → Sandboxes</Link>,
+        then come back to bind it.
+      </p>
+    ) : (
+      <p className="muted">No sandboxes are registered in this workspace. An admin adds them under Settings → Sandboxes.</p>
+    );
 
   return (
     <Dialog open={open} onOpenChange={close} title="Add tool" description="Give the agent a capability.">

@@ -137,7 +137,7 @@ export function AgentEditor({ saved }: { saved?: VersionedAgent }) {
       </Link>
       <header className="page-header">
         <h1>
-          <AgentAvatar emoji={draft.emoji} color={draft.color} size={28} />
+          <AgentAvatar emoji={draft.emoji} name={draft.name} color={draft.color} size={28} />
           {title}
         </h1>
         {base?.agent.sandbox && <RunAgentLink agentId={base.agent.id} />}

@@ -35,7 +35,7 @@ export default function AgentsPage() {
       <ul className="list" aria-label="Agents">
         {agents.data.map((agent) => (
           <li key={agent.id} className="list-row agent-row">
-            <AgentAvatar emoji={agent.emoji} color={agent.color} />
+            <AgentAvatar emoji={agent.emoji} name={agent.name} color={agent.color} />
             <div className="list-row__main">
               <Link to={`/agents/${agent.id}`} className="list-row__title agent-row__link">
                 <span className="truncate">{agent.name}</span>

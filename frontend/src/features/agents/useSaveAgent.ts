@@ -7,6 +7,7 @@ import { agentKeys } from "../../api/keys";
 import { patchAgent } from "./api/patchAgent";
 import { putBinding } from "./api/putBinding";
 import { sameBinding } from "./tools";
+import { useToast } from "../../ui/Toasts";
 
 export interface SaveAgentInput {
   /** The agent as last saved; none for a new one. */
@@ -28,6 +29,7 @@ export interface SaveAgentInput {
  */
 export function useSaveAgent() {
   const queryClient = useQueryClient();
+  const notify = useToast();
 
   const save = async ({ base, baseline, draft, onSaved }: SaveAgentInput): Promise<VersionedAgent> => {
     let current = base;
@@ -78,6 +80,9 @@ export function useSaveAgent() {
     }
   };
 
-  const saving = useMutation({ mutationFn: save });
+  const saving = useMutation({
+    mutationFn: save,
+    onSuccess: ({ agent }, { base }) => notify(base ? `Saved ${agent.name}.` : `Created agent ${agent.name}.`),
+  });
   return { save: saving.mutateAsync, saving: saving.isPending };
 }

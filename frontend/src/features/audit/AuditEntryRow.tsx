@@ -1,6 +1,6 @@
 import type { components } from "../../api/schema.gen";
 import { Pill } from "../../ui/Pill";
-import { formatDate } from "../../ui/time";
+import { formatDateSeconds } from "../../ui/time";
 import { ResourceLink } from "./ResourceLink";
 
 type AuditEntry = components["schemas"]["AuditEntry"];
@@ -15,11 +15,16 @@ export function AuditEntryRow({ entry }: { entry: AuditEntry }) {
       <details>
         <summary className="audit-entry__summary">
           <time dateTime={entry.at} className="audit-entry__time">
-            {formatDate(entry.at)}
+            {formatDateSeconds(entry.at)}
           </time>
           <span className="audit-entry__action">{entry.action}</span>
           <Pill tone={outcomeTone[entry.outcome]}>{entry.outcome}</Pill>
           <span className="audit-entry__who truncate">by {who}</span>
+          {entry.detail && (
+            <span className="audit-entry__what truncate" title={entry.detail}>
+              {entry.detail}
+            </span>
+          )}
         </summary>
         <div className="audit-entry__detail">
           <p className="audit-entry__text">{entry.detail || "No detail recorded."}</p>

@@ -1,4 +1,4 @@
-import { ArrowUp, File, Folder, RefreshCw, Upload, X } from "lucide-react";
+import { ArrowUp, Download, File, Folder, RefreshCw, Upload, X } from "lucide-react";
 import { type RefObject, useRef, useState } from "react";
 import { Button } from "../../ui/Button";
 import { IconButton } from "../../ui/IconButton";
@@ -6,6 +6,7 @@ import { Loading } from "../../ui/Loading";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { isApiError } from "../../api/problem";
 import { needsApproval } from "./api/approval";
+import { useDownloadFile } from "./api/downloadFile";
 import { useApprovedListing, useDirectory } from "./api/listDirectory";
 import { useApprovedRead, useFileContent } from "./api/readFile";
 import { useUploadFile } from "./api/uploadFile";
@@ -28,6 +29,7 @@ export function FilePane({ runId }: { runId: string }) {
   const approvedListing = useApprovedListing(runId);
   const approvedRead = useApprovedRead(runId);
   const upload = useUploadFile();
+  const download = useDownloadFile();
   const picker = useRef<HTMLInputElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const viewerHeading = useRef<HTMLHeadingElement>(null);
@@ -45,6 +47,7 @@ export function FilePane({ runId }: { runId: string }) {
   };
   const showFile = (next: string | null) => {
     approvedRead.reset();
+    download.reset();
     setEditing(false);
     setOpenFile(next);
   };
@@ -182,8 +185,28 @@ export function FilePane({ runId }: { runId: string }) {
                 Edit
               </Button>
             )}
+            <Button
+              size="sm"
+              busy={download.isPending}
+              disabled={download.isPending}
+              onClick={() => download.mutate({ runId, path: openFile })}
+            >
+              <Download size={13} aria-hidden="true" /> Download
+            </Button>
             <IconButton label="Close file" icon={<X size={15} aria-hidden="true" />} onClick={() => showFile(null)} />
           </header>
+          {download.isError && (
+            <ProblemMessage
+              error={download.error}
+              action={
+                needsApproval(download.error) && (
+                  <Button size="sm" onClick={() => download.mutate({ ...download.variables, approved: true })}>
+                    Approve and download
+                  </Button>
+                )
+              }
+            />
+          )}
           {file.isPending && <Loading label="Reading…" />}
           {file.isError && (
             <ProblemMessage

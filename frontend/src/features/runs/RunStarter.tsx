@@ -3,6 +3,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { isApiError } from "../../api/problem";
 import { Button } from "../../ui/Button";
+import { emojiPrefix } from "../../ui/emojiGlyph";
 import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { ProblemMessage } from "../../ui/ProblemMessage";
@@ -93,7 +94,7 @@ export function RunStarter({ onStarting, onStarted, currentRunId }: RunStarterPr
           <select {...control} className="input" value={agentId} onChange={(e) => setAgentId(e.target.value)}>
             {agents.data.map((a) => (
               <option key={a.id} value={a.id}>
-                {a.emoji ? `${a.emoji} ` : ""}
+                {emojiPrefix(a.emoji)}
                 {a.name}
                 {a.sandbox ? ` — ${a.sandbox.name}` : " — no sandbox"}
               </option>

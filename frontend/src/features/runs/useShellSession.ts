@@ -1,3 +1,4 @@
+import { useQueryClient } from "@tanstack/react-query";
 import type { IDisposable, Terminal } from "@xterm/xterm";
 import { useCallback, useEffect, useState } from "react";
 import { describeError } from "../../api/problem";
@@ -18,6 +19,35 @@ interface Attempt {
 }
 
 const encoder = new TextEncoder();
+
+/** How long the shell's output stays quiet after Enter before its command is taken as done. */
+export const settleMs = 800;
+
+/**
+ * Calls done once the output has been quiet for settleMs after a line was
+ * entered: a command typed in the shell may have changed the files shown
+ * beside it.
+ */
+function afterEachCommand(done: () => void) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let entered = false;
+  const wait = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      entered = false;
+      done();
+    }, settleMs);
+  };
+  return {
+    typed: (data: string) => {
+      if (!data.includes("\r")) return;
+      entered = true;
+      wait();
+    },
+    output: () => entered && wait(),
+    stop: () => clearTimeout(timer),
+  };
+}
 
 /** Bytes for xterm's binary strings (mouse reports), one byte a character. */
 function latin1(data: string): Uint8Array {
@@ -41,12 +71,14 @@ function lostMessage(opened: boolean, event: CloseEvent): string {
 export function useShellSession(runId: string, term: Terminal | null, disabled: boolean) {
   const [state, setState] = useState<ShellState>({ phase: "opening" });
   const [attempt, setAttempt] = useState<Attempt>({ n: 0, approved: false });
+  const queryClient = useQueryClient();
 
   useEffect(() => {
     if (!term || disabled) return;
     let cancelled = false;
     let socket: WebSocket | null = null;
     const listeners: IDisposable[] = [];
+    const commands = afterEachCommand(() => void queryClient.invalidateQueries({ queryKey: ["runs", runId] }));
     setState({ phase: "opening" });
 
     const connect = (ticket: string) => {
@@ -66,6 +98,7 @@ export function useShellSession(runId: string, term: Terminal | null, disabled: 
       ws.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
         if (typeof event.data !== "string") {
           term.write(new Uint8Array(event.data));
+          commands.output();
           return;
         }
         const control = parseControl(event.data);
@@ -77,7 +110,10 @@ export function useShellSession(runId: string, term: Terminal | null, disabled: 
         if (!ended && !cancelled) setState({ phase: "failed", message: lostMessage(opened, event) });
       };
       listeners.push(
-        term.onData((data) => send(encoder.encode(data))),
+        term.onData((data) => {
+          commands.typed(data);
+          send(encoder.encode(data));
+        }),
         term.onBinary((data) => send(latin1(data))),
         term.onResize((size) => send(resizeFrame(size))),
       );
@@ -95,10 +131,11 @@ export function useShellSession(runId: string, term: Terminal | null, disabled: 
 
     return () => {
       cancelled = true;
+      commands.stop();
       for (const listener of listeners) listener.dispose();
       socket?.close(1000);
     };
-  }, [runId, term, disabled, attempt]);
+  }, [runId, term, disabled, attempt, queryClient]);
 
   /** A person approves the terminal for this run: ask again with the approval. */
   const approve = useCallback(() => setAttempt((a) => ({ n: a.n + 1, approved: true })), []);

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import { agentKeys } from "../../../api/keys";
+import { useToast } from "../../../ui/Toasts";
 
 /** DELETE /api/v1/agents/{id}. */
 export async function deleteAgent(id: string): Promise<void> {
@@ -9,8 +10,12 @@ export async function deleteAgent(id: string): Promise<void> {
 
 export function useDeleteAgent() {
   const queryClient = useQueryClient();
+  const notify = useToast();
   return useMutation({
     mutationFn: deleteAgent,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: agentKeys.all }),
+    onSuccess: () => {
+      notify("Agent deleted.");
+      return queryClient.invalidateQueries({ queryKey: agentKeys.all });
+    },
   });
 }

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { Sandbox, SandboxCreate } from "../../../api/types";
 import { sandboxKeys } from "../../../api/keys";
+import { useToast } from "../../../ui/Toasts";
 import { refreshHealth } from "./probeSandbox";
 
 /** POST /api/v1/sandboxes. */
@@ -11,9 +12,11 @@ export function createSandbox(body: SandboxCreate): Promise<Sandbox> {
 
 export function useCreateSandbox() {
   const queryClient = useQueryClient();
+  const notify = useToast();
   return useMutation({
     mutationFn: createSandbox,
     onSuccess: (sandbox) => {
+      notify(`Added sandbox ${sandbox.name}.`);
       refreshHealth(queryClient, sandbox.id);
       return queryClient.invalidateQueries({ queryKey: sandboxKeys.list() });
     },

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import { sandboxKeys } from "../../../api/keys";
+import { useToast } from "../../../ui/Toasts";
 
 export interface SandboxDeleteRequest {
   id: string;
@@ -19,9 +20,11 @@ export async function deleteSandbox({ id, detachAgents }: SandboxDeleteRequest):
 
 export function useDeleteSandbox() {
   const queryClient = useQueryClient();
+  const notify = useToast();
   return useMutation({
     mutationFn: deleteSandbox,
     onSuccess: () => {
+      notify("Sandbox deleted.");
       void queryClient.invalidateQueries({ queryKey: sandboxKeys.all });
       // Detached agents changed too.
       void queryClient.invalidateQueries({ queryKey: ["agents"] });

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { Sandbox, SandboxPatch } from "../../../api/types";
 import { sandboxKeys } from "../../../api/keys";
+import { useToast } from "../../../ui/Toasts";
 import { refreshHealth } from "./probeSandbox";
 
 export interface SandboxPatchRequest {
@@ -24,9 +25,11 @@ export function patchSandbox({ id, patch, etag }: SandboxPatchRequest): Promise<
 
 export function usePatchSandbox() {
   const queryClient = useQueryClient();
+  const notify = useToast();
   return useMutation({
     mutationFn: patchSandbox,
-    onSuccess: (_sandbox, { id, patch }) => {
+    onSuccess: (sandbox, { id, patch }) => {
+      notify(`Saved ${sandbox.name}.`);
       // A new url, secret or config may reach the provider differently: the old health no longer says.
       if ("url" in patch || "secret" in patch || "config" in patch) refreshHealth(queryClient, id);
       return queryClient.invalidateQueries({ queryKey: sandboxKeys.all });
