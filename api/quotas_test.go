@@ -39,7 +39,7 @@ func TestARunStartPastTheQuotaAnswers429(t *testing.T) {
 		ws := e.call("GET", "/api/v1/workspace", e.member, nil).json(t)
 		assert.Equal(t, []any{
 			map[string]any{"name": "instances", "limit": float64(1), "default": true, "used": float64(1), "alert": float64(100)},
-			map[string]any{"name": "instance_hours", "limit": float64(100), "default": true, "used": nil, "alert": float64(0)},
+			map[string]any{"name": "instance_hours", "limit": float64(100), "default": true, "used": float64(0), "alert": float64(0)},
 			map[string]any{"name": "threads_per_agent", "limit": float64(0), "default": true, "used": float64(1), "alert": float64(0)},
 		}, ws["quotas"])
 		other := e.call("GET", "/api/v1/workspace", e.foreign, nil).json(t)["quotas"].([]any)

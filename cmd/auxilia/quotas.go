@@ -79,7 +79,7 @@ func printQuotas(out io.Writer, use []auxilia.QuotaUse) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "QUOTA\tLIMIT\tFROM\tUSED")
 	for _, u := range use {
-		limit, from, used := strconv.Itoa(u.Limit), "workspace", "not metered yet"
+		limit, from, used := strconv.Itoa(u.Limit), "workspace", "not measured"
 		if u.Limit == 0 {
 			limit = "none"
 		}

@@ -81,14 +81,14 @@ func TestQuotasSetAndShow(t *testing.T) {
 	out := cli(t, env, "quotas", "show", "--workspace", "acme")
 	assert.Equal(t, "QUOTA              LIMIT  FROM            USED\n"+
 		"instances          none   server default  0\n"+
-		"instance_hours     none   server default  not metered yet\n"+
+		"instance_hours     none   server default  0\n"+
 		"threads_per_agent  5      server default  0 (0%)\n", out)
 
 	cli(t, env, "quotas", "set", "--workspace", "acme", "--instances", "10", "--instance-hours", "200")
 	out = cli(t, env, "quotas", "set", "--workspace", "acme", "--threads-per-agent", "0")
 	assert.Equal(t, "QUOTA              LIMIT  FROM       USED\n"+
 		"instances          10     workspace  0 (0%)\n"+
-		"instance_hours     200    workspace  not metered yet\n"+
+		"instance_hours     200    workspace  0 (0%)\n"+
 		"threads_per_agent  none   workspace  0\n", out)
 	assert.Equal(t, out, cli(t, env, "quotas", "show", "--workspace", "acme"))
 

@@ -81,8 +81,8 @@ type QuotaUse struct {
 	// the server's default rather than the workspace's own setting.
 	Limit   int
 	Default bool
-	// Used is the current use; nil while it is not measured (instance-hours
-	// await usage metering). For threads_per_agent it is the busiest agent's.
+	// Used is the current use; nil while it is not measured. For
+	// threads_per_agent it is the busiest agent's.
 	Used *int
 }
 

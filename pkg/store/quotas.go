@@ -88,7 +88,12 @@ func (s quotaTable) Use(ctx context.Context, workspaceID string) ([]auxilia.Quot
 	if len(busiest) > 0 {
 		threads = busiest[0]
 	}
-	used := map[auxilia.QuotaName]*int{auxilia.QuotaInstances: &instances, auxilia.QuotaThreadsPerAgent: &threads}
+	hours, err := s.runningHours(ctx, workspaceID, Now())
+	if err != nil {
+		return nil, err
+	}
+	used := map[auxilia.QuotaName]*int{auxilia.QuotaInstances: &instances, auxilia.QuotaInstanceHours: &hours,
+		auxilia.QuotaThreadsPerAgent: &threads}
 	var out []auxilia.QuotaUse
 	for _, name := range auxilia.QuotaNames() {
 		out = append(out, auxilia.QuotaUse{Name: name, Limit: limits.Of(name), Default: own.Of(name) == nil, Used: used[name]})
@@ -116,6 +121,11 @@ func (s quotaTable) admit(ctx context.Context, workspaceID, agentID string, newI
 		return err
 	}
 	limits := row.settings().Over(s.db.quotaDefaults)
+	if newInstance && limits.InstanceHours > 0 {
+		if err := s.admitHours(ctx, workspaceID, limits.InstanceHours); err != nil {
+			return err
+		}
+	}
 	checkInstances := newInstance && limits.Instances > 0
 	checkThreads := agentID != "" && limits.ThreadsPerAgent > 0
 	if !checkInstances && !checkThreads {

@@ -163,7 +163,7 @@ func TestThreadsPerAgentQuota(t *testing.T) {
 }
 
 // Set changes only what it names; the instance-hours quota is kept and
-// shown, its use not yet measured.
+// shown with its use.
 func TestQuotaSetChangesOnlyWhatItNames(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -176,7 +176,8 @@ func TestQuotaSetChangesOnlyWhatItNames(t *testing.T) {
 		assert.Equal(t, auxilia.QuotaSettings{Instances: intp(5), InstanceHours: intp(100), ThreadsPerAgent: intp(2)}, got)
 		hours := quotaUse(t, db, f.ws.ID, auxilia.QuotaInstanceHours)
 		assert.Equal(t, 100, hours.Limit)
-		assert.Nil(t, hours.Used)
+		require.NotNil(t, hours.Used)
+		assert.Equal(t, 0, *hours.Used, "nothing ran yet")
 	})
 }
 
@@ -220,5 +221,39 @@ func TestCrossingAQuotaAlertLevelIsAuditedOnce(t *testing.T) {
 		_, err = f.claim(db, f.agent.ID, "b") // 4 of 5: crossed again
 		require.NoError(t, err)
 		assert.Len(t, alerts(), 3)
+	})
+}
+
+// The month's instance-hours, counted from the usage the lifecycle keeps,
+// stop new instances once used up, until the next month (a thread's own
+// live instance is reconnected, never admitted again, so it goes on).
+func TestTheInstanceHoursQuotaStopsNewInstancesForTheMonth(t *testing.T) {
+	now := time.Now().UTC()
+	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if now.Sub(monthStart) < 2*time.Hour {
+		t.Skip("the month is under two hours old: no instance can have run an hour and a half of it")
+	}
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		f := newQuotaFixture(t, db)
+		db.SetQuotaDefaults(auxilia.Quotas{InstanceHours: 1})
+		first, err := f.claim(db, f.agent.ID, "a")
+		require.NoError(t, err)
+		assert.Equal(t, 0, *quotaUse(t, db, f.ws.ID, auxilia.QuotaInstanceHours).Used)
+
+		sqlDB, err := db.SQL()
+		require.NoError(t, err)
+		backdate := "UPDATE usage_intervals SET started_at = ? WHERE instance_id = ?"
+		if db.Dialect() == store.Postgres {
+			backdate = "UPDATE usage_intervals SET started_at = $1 WHERE instance_id = $2"
+		}
+		_, err = sqlDB.Exec(backdate, now.Add(-90*time.Minute), first.ID)
+		require.NoError(t, err)
+		assert.Equal(t, 1, *quotaUse(t, db, f.ws.ID, auxilia.QuotaInstanceHours).Used)
+
+		_, err = f.claim(db, f.agent.ID, "b")
+		var ae *auxilia.Error
+		require.ErrorAs(t, err, &ae)
+		assert.Equal(t, map[string]any{"quota": "instance_hours", "limit": 1, "used": 1}, ae.Extra)
+		assert.WithinDuration(t, monthStart.AddDate(0, 1, 0), time.Now().Add(ae.RetryAfter), time.Minute, "waiting helps when the month ends")
 	})
 }
