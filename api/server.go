@@ -27,7 +27,9 @@ type Config struct {
 	Agents    AgentService
 	Runs      RunService
 	// Pools shows each sandbox's warm pool in its view (nil: none shown).
-	Pools       PoolService
+	Pools PoolService
+	// Instances lists and acts on sandboxes' live instances (nil: no routes).
+	Instances   InstanceService
 	Audit       AuditLog
 	Idempotency IdempotencyStore
 	// Keys seal the answers kept for Idempotency-Key replays.
@@ -122,6 +124,9 @@ func New(cfg Config) *echo.Echo {
 	workspaceHandler{}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools}.routes(v1, idem)
+	if cfg.Instances != nil {
+		instancesHandler{svc: cfg.Instances}.routes(v1)
+	}
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
 	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
 	approvalsHandler{svc: cfg.Runs}.routes(v1)

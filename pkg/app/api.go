@@ -18,6 +18,7 @@ func (a *App) API(settings api.Config) api.Config {
 	c.Agents = a.Agents
 	c.Runs = a.Runs
 	c.Pools = a.Runs
+	c.Instances = a.Runs
 	c.Audit = a.Audit
 	c.Idempotency = a.Requests
 	c.Keys = a.Keys

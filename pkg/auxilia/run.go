@@ -112,3 +112,13 @@ type Run struct {
 	LastActivityAt time.Time
 	EndedAt        *time.Time
 }
+
+// InstanceUse is a sandbox's active instance with the thread it works for:
+// what a sandbox's page lists. A warm pool's instance has no thread yet.
+type InstanceUse struct {
+	Instance
+	ThreadKey      string     // the caller's thread id; "" for a pooled instance
+	AgentID        string     // the thread's agent; "" for a pooled instance
+	AgentName      string     // the agent's name
+	LastActivityAt *time.Time // the thread's last run start or tool call
+}

@@ -190,3 +190,8 @@ func (s SystemPools) Failures(ctx context.Context, sandboxID string) (auxilia.Po
 func (s SystemPools) SetFailures(ctx context.Context, f auxilia.PoolFailures) error {
 	return s.s.db.pools().SetFailures(ctx, f)
 }
+
+// ListForSandbox returns a page of the sandbox's active instances with their threads.
+func (s TenantInstances) ListForSandbox(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error) {
+	return s.t.db.instances().ListForSandbox(ctx, s.t.ws, sandboxID, req)
+}
