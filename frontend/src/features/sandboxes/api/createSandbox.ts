@@ -2,7 +2,6 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { Sandbox, SandboxCreate } from "../../../api/types";
 import { sandboxKeys } from "../../../api/keys";
-import { refreshHealth } from "./probeSandbox";
 
 /** POST /api/v1/sandboxes. */
 export function createSandbox(body: SandboxCreate): Promise<Sandbox> {
@@ -13,9 +12,6 @@ export function useCreateSandbox() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: createSandbox,
-    onSuccess: (sandbox) => {
-      refreshHealth(queryClient, sandbox.id);
-      return queryClient.invalidateQueries({ queryKey: sandboxKeys.list() });
-    },
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: sandboxKeys.list() }),
   });
 }

@@ -2,7 +2,6 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../../api/client";
 import type { Sandbox, SandboxPatch } from "../../../api/types";
 import { sandboxKeys } from "../../../api/keys";
-import { refreshHealth } from "./probeSandbox";
 
 export interface SandboxPatchRequest {
   id: string;
@@ -26,10 +25,6 @@ export function usePatchSandbox() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: patchSandbox,
-    onSuccess: (_sandbox, { id, patch }) => {
-      // A new url, secret or config may reach the provider differently: the old health no longer says.
-      if ("url" in patch || "secret" in patch || "config" in patch) refreshHealth(queryClient, id);
-      return queryClient.invalidateQueries({ queryKey: sandboxKeys.all });
-    },
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: sandboxKeys.all }),
   });
 }
