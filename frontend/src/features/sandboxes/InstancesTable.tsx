@@ -41,7 +41,7 @@ export function InstancesTable({ sandboxId, instances, canPause }: InstancesTabl
             <tr>
               <th scope="col">Thread</th>
               <th scope="col">State</th>
-              <th scope="col">Age</th>
+              <th scope="col">Made</th>
               <th scope="col">Last use</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
@@ -67,11 +67,13 @@ export function InstancesTable({ sandboxId, instances, canPause }: InstancesTabl
                     <Pill tone={stateTones[instance.state]}>{instance.state}</Pill>
                   </td>
                   <td className="nowrap">
+                    <span className="table__label">Made </span>
                     <time dateTime={instance.created_at} title={new Date(instance.created_at).toLocaleString()}>
-                      {timeAgo(instance.created_at).replace(" ago", "")}
+                      {timeAgo(instance.created_at)}
                     </time>
                   </td>
                   <td className="nowrap">
+                    <span className="table__label">Last used </span>
                     {instance.last_used_at ? (
                       <time dateTime={instance.last_used_at} title={new Date(instance.last_used_at).toLocaleString()}>
                         {timeAgo(instance.last_used_at)}

@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef, useState } from "react";
 import type { ProbeRecord } from "../../api/types";
 import { reasonLabels } from "./dialog/TestConnection";
 
@@ -19,7 +20,20 @@ export function probeTime(iso: string): string {
  * over time, failures as red crosses on the time axis; below it, each
  * failure with its reason and the provider's words.
  */
-export function ProbeChart({ history, width = 640, height = 200 }: ProbeChartProps) {
+export function ProbeChart({ history, width: initialWidth = 640, height = 200 }: ProbeChartProps) {
+  // Drawn at the width it is shown at, so that its labels keep their size on a phone.
+  const ref = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(initialWidth);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(([entry]) => {
+      const w = Math.round(entry?.contentRect.width ?? 0);
+      if (w > 0) setWidth(Math.max(w, 240));
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
   if (history.length === 0) {
     return <p className="muted">No probes yet: the health job or “Check health” makes the first.</p>;
   }
@@ -41,7 +55,7 @@ export function ProbeChart({ history, width = 640, height = 200 }: ProbeChartPro
   } answered${answered.length ? ` (${Math.min(...answered.map((a) => a.p.latency_ms))}–${Math.max(...answered.map((a) => a.p.latency_ms))} ms)` : ""}, ${failures.length} failed.`;
 
   return (
-    <figure className="probe-chart">
+    <figure className="probe-chart" ref={ref}>
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary} className="probe-chart__svg">
         {yTicks.map((ms) => (
           <g key={ms} className="probe-chart__grid">

@@ -75,11 +75,13 @@ export default function SandboxPage() {
       <Agents sandboxId={sb.id} />
       {isAdmin && <Instances sandbox={sb} />}
       <Health sandbox={sb} canProbe={isAdmin} />
-      {sb.pool && sb.pool.state !== "off" && (
-        <Section title="Warm pool">
+      <Section title="Warm pool">
+        {sb.pool && sb.pool.state !== "off" ? (
           <PoolStatus pool={sb.pool} />
-        </Section>
-      )}
+        ) : (
+          <p className="muted">No warm pool: each new thread waits for its instance to be made. Its size is set under Edit.</p>
+        )}
+      </Section>
       {isAdmin && <AuditEntries sandboxId={sb.id} />}
       {isAdmin && SandboxDialog && (
         <SandboxDialog open={editing} onOpenChange={(open) => !open && setEditing(false)} sandboxId={sb.id} />
@@ -124,10 +126,15 @@ function Settings({ sandbox }: { sandbox: Sandbox }) {
   );
 }
 
-function formatValue(value: unknown): string {
-  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ");
+/** A config value as words: lists joined, an object as its keys and values. */
+export function formatValue(value: unknown): string {
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map(formatValue).join(", ");
   if (value === null || value === "") return "none";
-  if (typeof value === "object") return JSON.stringify(value);
+  if (typeof value === "object") {
+    return Object.entries(value as Record<string, unknown>)
+      .map(([key, v]) => `${key}: ${formatValue(v)}`)
+      .join(" · ");
+  }
   return String(value);
 }
 

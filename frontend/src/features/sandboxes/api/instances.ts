@@ -49,6 +49,7 @@ export function useInstanceAction() {
     onSettled: (_data, _error, { sandboxId }) =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: sandboxKeys.instances(sandboxId) }),
+        queryClient.invalidateQueries({ queryKey: sandboxKeys.audit(sandboxId) }),
         queryClient.invalidateQueries({ queryKey: ["audit"] }),
       ]),
   });
