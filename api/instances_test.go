@@ -97,3 +97,48 @@ func TestProbeHistoryKeepsTheReasonOfAFailure(t *testing.T) {
 		assert.NotEmpty(t, last["detail"])
 	}, func(o *options) { o.kinds = kinds })
 }
+
+// The Runs page lists the workspace's recent runs, newest first, filtered by
+// agent, sandbox and state; a bad filter is 422 naming each.
+func TestRecentRunsAreFilteredByAgentSandboxAndState(t *testing.T) {
+	kinds := append(builtin.Kinds(builtin.Options{DataDir: t.TempDir()}), echotest.Kind{})
+	eachDB(t, func(t *testing.T, e *env) {
+		srv := echotest.NewServer(t)
+		r := e.send("POST", "/api/v1/sandboxes", e.admin, map[string]any{"name": "Echo", "provider": "echo", "url": srv.URL, "secret": srv.Token})
+		require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		sbID := r.json(t)["id"].(string)
+		bound := e.createAgent("Bound")["id"].(string)
+		plain := e.createAgent("Plain")["id"].(string)
+		r = e.send("PUT", "/api/v1/agents/"+bound+"/sandbox", e.member, map[string]any{"sandbox_id": sbID, "tools": allAllowed})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		start := func(agent, thread string) string {
+			r := e.send("POST", "/api/v1/agents/"+agent+"/threads/"+thread+"/runs", e.member, nil)
+			require.Equal(t, 201, r.StatusCode, "%s", r.body)
+			return r.json(t)["id"].(string)
+		}
+		first := start(bound, "a")
+		second := start(bound, "a") // completes the first
+		third := start(plain, "b")
+
+		ids := func(query string) []string {
+			// Sent unchecked: openapi.yaml names only the built-in providers, not echo.
+			r := e.send("GET", "/api/v1/runs"+query, e.member, nil)
+			require.Equal(t, 200, r.StatusCode, "%s", r.body)
+			var out []string
+			for _, it := range r.json(t)["items"].([]any) {
+				out = append(out, it.(map[string]any)["id"].(string))
+			}
+			return out
+		}
+		assert.Equal(t, []string{third, second, first}, ids(""), "newest first")
+		assert.Equal(t, []string{second, first}, ids("?agent_id="+bound))
+		assert.Equal(t, []string{second, first}, ids("?sandbox_id="+sbID))
+		assert.Equal(t, []string{third, second}, ids("?status=active"))
+		assert.Equal(t, []string{first}, ids("?status=completed&agent_id="+bound))
+		assert.Empty(t, ids("?status=expired"))
+		assert.Equal(t, []string{third}, ids("?page_size=1"))
+
+		p := e.call("GET", "/api/v1/runs?agent_id=nope&status=gone&page_size=0", e.member, nil).problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"agent_id", "status", "page_size"}, fields(p))
+	}, func(o *options) { o.kinds = kinds })
+}

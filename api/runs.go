@@ -20,6 +20,7 @@ type RunService interface {
 	Thread(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error)
 	ListThreads(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
 	ListRuns(ctx context.Context, workspaceID, agentID, key string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
+	ListRecentRuns(ctx context.Context, workspaceID string, f auxilia.RunFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
 	DeleteThread(ctx context.Context, workspaceID, agentID, key string, check func(auxilia.Thread) error) error
 
 	Execute(ctx context.Context, workspaceID, runID string, in run.ExecInput) (provider.ExecResult, error)
@@ -47,6 +48,7 @@ func (h runsHandler) routes(g routes, idem echo.MiddlewareFunc) {
 	g.GET("/agents/:id/threads/:thread_id", h.thread)
 	g.DELETE("/agents/:id/threads/:thread_id", h.deleteThread)
 	g.GET("/agents/:id/threads/:thread_id/runs", h.runs)
+	g.GET("/runs", h.recent)
 	g.GET("/runs/:run_id", h.get)
 	g.POST("/runs/:run_id/complete", h.complete)
 	h.toolRoutes(g)

@@ -122,3 +122,13 @@ type InstanceUse struct {
 	AgentName      string     // the agent's name
 	LastActivityAt *time.Time // the thread's last run start or tool call
 }
+
+// RunFilter picks the runs of a workspace's recent list: each set field
+// narrows it. Status expired also takes the active runs idle since before
+// IdleBefore, and status active leaves them out, as the API shows them.
+type RunFilter struct {
+	AgentID    string
+	SandboxID  string
+	Status     RunStatus
+	IdleBefore time.Time
+}

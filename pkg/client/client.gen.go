@@ -1341,6 +1341,27 @@ func (e ListAuditEntriesParamsOutcome) Valid() bool {
 	}
 }
 
+// Defines values for ListRecentRunsParamsStatus.
+const (
+	ListRecentRunsParamsStatusActive    ListRecentRunsParamsStatus = "active"
+	ListRecentRunsParamsStatusCompleted ListRecentRunsParamsStatus = "completed"
+	ListRecentRunsParamsStatusExpired   ListRecentRunsParamsStatus = "expired"
+)
+
+// Valid indicates whether the value is a known member of the ListRecentRunsParamsStatus enum.
+func (e ListRecentRunsParamsStatus) Valid() bool {
+	switch e {
+	case ListRecentRunsParamsStatusActive:
+		return true
+	case ListRecentRunsParamsStatusCompleted:
+		return true
+	case ListRecentRunsParamsStatusExpired:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EditFileParamsAuxiliaApproval.
 const (
 	EditFileParamsAuxiliaApprovalGranted EditFileParamsAuxiliaApproval = "granted"
@@ -3375,6 +3396,27 @@ type ListAuditEntriesParamsAction string
 // ListAuditEntriesParamsOutcome defines parameters for ListAuditEntries.
 type ListAuditEntriesParamsOutcome string
 
+// ListRecentRunsParams defines parameters for ListRecentRuns.
+type ListRecentRunsParams struct {
+	// AgentId Only this agent's runs
+	AgentId *openapi_types.UUID `form:"agent_id,omitempty" json:"agent_id,omitempty"`
+
+	// SandboxId Only the runs on this sandbox
+	SandboxId *openapi_types.UUID `form:"sandbox_id,omitempty" json:"sandbox_id,omitempty"`
+
+	// Status Only runs in this state
+	Status *ListRecentRunsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// PageSize Items per page
+	PageSize *int `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// PageToken next_page_token of the previous page
+	PageToken *string `form:"page_token,omitempty" json:"page_token,omitempty"`
+}
+
+// ListRecentRunsParamsStatus defines parameters for ListRecentRuns.
+type ListRecentRunsParamsStatus string
+
 // GetRunParams defines parameters for GetRun.
 type GetRunParams struct {
 	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
@@ -4249,6 +4291,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 	ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListRecentRuns Recent runs
+	//
+	// The workspace's runs across its agents and threads, newest first. Each filter narrows the list: agent_id, sandbox_id, status (a run idle past AUXILIA_RUN_IDLE_TIMEOUT is expired). A filter that is not a uuid, or a status that is not one of the three, is 422 naming it.
+	//
+	// Corresponds with GET /api/v1/runs (the `ListRecentRuns` operationId).
+	ListRecentRuns(ctx context.Context, params *ListRecentRunsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetRun Get a run
 	//
 	// Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
@@ -4893,6 +4942,23 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListProvidersRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRecentRuns Recent runs
+//
+// The workspace's runs across its agents and threads, newest first. Each filter narrows the list: agent_id, sandbox_id, status (a run idle past AUXILIA_RUN_IDLE_TIMEOUT is expired). A filter that is not a uuid, or a status that is not one of the three, is 422 naming it.
+//
+// Corresponds with GET /api/v1/runs (the `ListRecentRuns` operationId).
+func (c *Client) ListRecentRuns(ctx context.Context, params *ListRecentRunsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRecentRunsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6675,6 +6741,108 @@ func NewListProvidersRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListRecentRunsRequest constructs an http.Request for the ListRecentRuns method
+func NewListRecentRunsRequest(server string, params *ListRecentRunsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/runs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AgentId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "agent_id", *params.AgentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SandboxId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sandbox_id", *params.SandboxId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_token", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -8803,6 +8971,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 	ListProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersResponse, error)
+
+	// ListRecentRunsWithResponse Recent runs
+	//
+	// The workspace's runs across its agents and threads, newest first. Each filter narrows the list: agent_id, sandbox_id, status (a run idle past AUXILIA_RUN_IDLE_TIMEOUT is expired). A filter that is not a uuid, or a status that is not one of the three, is 422 naming it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/runs (the `ListRecentRuns` operationId).
+	ListRecentRunsWithResponse(ctx context.Context, params *ListRecentRunsParams, reqEditors ...RequestEditorFn) (*ListRecentRunsResponse, error)
 
 	// GetRunWithResponse Get a run
 	//
@@ -11480,6 +11657,126 @@ func (r ListProvidersResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListProvidersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListRecentRunsResponse200Headers the declared response headers of an HTTP 200 response for ListRecentRuns
+type ListRecentRunsResponse200Headers struct {
+	XRequestId *string
+}
+
+// ListRecentRunsResponse401Headers the declared response headers of an HTTP 401 response for ListRecentRuns
+type ListRecentRunsResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListRecentRunsResponse422Headers the declared response headers of an HTTP 422 response for ListRecentRuns
+type ListRecentRunsResponse422Headers struct {
+	XRequestId *string
+}
+
+// ListRecentRunsResponse429Headers the declared response headers of an HTTP 429 response for ListRecentRuns
+type ListRecentRunsResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListRecentRunsResponse503Headers the declared response headers of an HTTP 503 response for ListRecentRuns
+type ListRecentRunsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListRecentRunsResponse507Headers the declared response headers of an HTTP 507 response for ListRecentRuns
+type ListRecentRunsResponse507Headers struct {
+	XRequestId *string
+}
+
+type ListRecentRunsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RunList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListRecentRunsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListRecentRunsResponse401Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListRecentRunsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListRecentRunsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRecentRunsResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListRecentRunsResponse507Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRecentRunsResponse) GetJSON200() *RunList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRecentRunsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRecentRunsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRecentRunsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRecentRunsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16856,6 +17153,21 @@ func (c *ClientWithResponses) ListProvidersWithResponse(ctx context.Context, req
 	return ParseListProvidersResponse(rsp)
 }
 
+// ListRecentRunsWithResponse Recent runs
+//
+// The workspace's runs across its agents and threads, newest first. Each filter narrows the list: agent_id, sandbox_id, status (a run idle past AUXILIA_RUN_IDLE_TIMEOUT is expired). A filter that is not a uuid, or a status that is not one of the three, is 422 naming it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/runs (the `ListRecentRuns` operationId).
+func (c *ClientWithResponses) ListRecentRunsWithResponse(ctx context.Context, params *ListRecentRunsParams, reqEditors ...RequestEditorFn) (*ListRecentRunsResponse, error) {
+	rsp, err := c.ListRecentRuns(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRecentRunsResponse(rsp)
+}
+
 // GetRunWithResponse Get a run
 //
 // Returns a wrapper object for the known response body format(s).
@@ -20346,6 +20658,144 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 		response.Headers503 = &headers
 	case rsp.StatusCode == 507:
 		var headers ListProvidersResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListRecentRunsResponse parses an HTTP response from a ListRecentRunsWithResponse call
+func ParseListRecentRunsResponse(rsp *http.Response) (*ListRecentRunsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRecentRunsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RunList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListRecentRunsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListRecentRunsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListRecentRunsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListRecentRunsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRecentRunsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListRecentRunsResponse507Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
