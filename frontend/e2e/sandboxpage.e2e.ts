@@ -142,3 +142,45 @@ describe("A sandbox's own page", () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
   });
 });
+
+describe("The Runs page", () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await openBrowser();
+    await signIn(browser.page);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("lists recent runs filtered by agent and state, and keeps the starter's agent in step with the run shown", async () => {
+    const { page } = browser;
+    const { agent } = await sandboxWithARun(uniqueName("Runs box"));
+    const other = await apiCall<Created>("POST", "/api/v1/agents", { name: uniqueName("Other") });
+    const run = await apiCall<Created>("POST", `/api/v1/agents/${agent.id}/threads/conv-2/runs`);
+
+    // The starter first picks an agent of its own; the run shown is another's.
+    await page.goto(baseUrl() + "/runs");
+    const starter = page.getByRole("form", { name: "Start a run" });
+    const agentSelect = starter.getByRole("combobox", { name: "Agent" });
+    await agentSelect.selectOption(other.id);
+    await page.goto(baseUrl() + `/runs/${run.id}`);
+    await page.getByRole("region", { name: "Current run" }).waitFor();
+    await expect.poll(() => agentSelect.inputValue()).toBe(agent.id);
+
+    const recent = page.getByRole("region", { name: "Recent runs" });
+    const filters = recent.getByRole("group", { name: "Filter runs" });
+    await filters.getByRole("combobox", { name: "Agent" }).selectOption(agent.id);
+    const list = recent.getByRole("list", { name: "Recent runs" });
+    await list.getByRole("link", { name: /conv-2/ }).waitFor();
+    await list.getByRole("link", { name: /conv-1/ }).waitFor();
+    await filters.getByRole("combobox", { name: "State" }).selectOption("completed");
+    await recent.getByText("No runs match.").waitFor();
+    await filters.getByRole("combobox", { name: "State" }).selectOption("active");
+    await list.getByRole("link", { name: /conv-2/ }).waitFor();
+    await filters.getByRole("combobox", { name: "Agent" }).selectOption(other.id);
+    await recent.getByText("No runs match.").waitFor();
+    await expectAccessible(page, "runs page");
+    await shot(page, "runs-page-1280");
+  });
+});

@@ -13,6 +13,7 @@ import type { Run } from "./api/types";
 import { ConsoleTabs } from "./ConsoleTabs";
 import { FilePane } from "./FilePane";
 import { RunAgentName } from "./RunAgentName";
+import { RecentRuns } from "./RecentRuns";
 import { RunStarter } from "./RunStarter";
 import { ThreadState } from "./ThreadState";
 import "./runs.css";
@@ -51,7 +52,7 @@ export default function RunConsolePage() {
         <p className="page-header__lead">Start a run of an agent on a thread, then work in its sandbox as the agent would.</p>
       </header>
       <div className="card">
-        <RunStarter onStarting={starting} onStarted={started} currentRunId={runId} />
+        <RunStarter onStarting={starting} onStarted={started} currentRunId={runId} shownAgentId={run?.agent_id} />
       </div>
       {shown.isError && !run && <ProblemMessage error={shown.error} />}
 
@@ -104,6 +105,7 @@ export default function RunConsolePage() {
           )}
         </section>
       )}
+      <RecentRuns currentRunId={runId} />
     </div>
   );
 }
