@@ -107,7 +107,9 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else if (error instanceof ApiError && error.fieldErrors.length > 0) {
-      setErrors(placeFieldErrors(error.fieldErrors, errorKeys));
+      // A list's item is named by what was sent: its lines may hold several, comma-separated.
+      const sent = (key: string) => (key.startsWith("config.") ? draft.config[key.slice("config.".length)] : undefined);
+      setErrors(placeFieldErrors(error.fieldErrors, errorKeys, sent));
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else {
