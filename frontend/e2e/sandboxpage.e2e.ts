@@ -139,6 +139,12 @@ describe("A sandbox's own page", () => {
     await dialog.getByRole("textbox", { name: "Domain" }).fill("169.254.169.254");
     await dialog.getByRole("button", { name: "Test connection" }).click();
     await dialog.locator(".test-connection").getByText(/Not tested: 1 field to fix first \(url\)/).waitFor();
+
+    // Selects show words, and send the values the API takes.
+    const keepFiles = dialog.getByRole("combobox", { name: "Keep files" });
+    expect(await keepFiles.locator("option").allTextContents()).toEqual(["Until the instance expires", "Always"]);
+    await keepFiles.selectOption({ label: "Always" });
+    expect(await keepFiles.inputValue()).toBe("always");
     await dialog.getByRole("button", { name: "Cancel" }).click();
   });
 });
