@@ -45,7 +45,7 @@ export function SaveTestFailure({ name, result, testing, onTestAgain, onEdit, on
           Test again
         </Button>
         <span className="spacer" />
-        <Button onClick={onClose}>Close</Button>
+        <Button onClick={onClose}>Done</Button>
         <Button variant="primary" onClick={onEdit}>
           Edit settings
         </Button>
