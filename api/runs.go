@@ -21,6 +21,7 @@ type RunService interface {
 	ListThreads(ctx context.Context, workspaceID, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
 	ListRuns(ctx context.Context, workspaceID, agentID, key string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
 	ListStartFailures(ctx context.Context, workspaceID, agentID, key string, req auxilia.PageRequest) (auxilia.Page[auxilia.StartFailure], error)
+	ListRecentRuns(ctx context.Context, workspaceID string, f auxilia.RunFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
 	DeleteThread(ctx context.Context, workspaceID, agentID, key string, check func(auxilia.Thread) error) error
 
 	Execute(ctx context.Context, workspaceID, runID string, in run.ExecInput) (provider.ExecResult, error)
@@ -50,6 +51,7 @@ func (h runsHandler) routes(g routes, idem echo.MiddlewareFunc) {
 	g.DELETE("/agents/:id/threads/:thread_id", h.deleteThread)
 	g.GET("/agents/:id/threads/:thread_id/runs", h.runs)
 	g.GET("/agents/:id/threads/:thread_id/start-failures", h.startFailures)
+	g.GET("/runs", h.recent)
 	g.GET("/runs/:run_id", h.get)
 	g.POST("/runs/:run_id/complete", h.complete)
 	g.GET("/runs/:run_id/files/raw", h.download)

@@ -105,6 +105,10 @@ type probeView struct {
 	At        time.Time `json:"at" format:"date-time"`
 	OK        bool      `json:"ok"`
 	LatencyMS int       `json:"latency_ms"`
+	// Why a failed probe failed (network, auth, config or provider); "" when it succeeded.
+	Reason string `json:"reason" example:"network"`
+	// The provider's words for a failure (at most 300 bytes); "" when it succeeded.
+	Detail string `json:"detail"`
 } //@name ProbeRecord
 
 type sandboxList list[sandboxView] //@name SandboxList

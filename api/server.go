@@ -31,7 +31,9 @@ type Config struct {
 	// Networks applies a sandbox's edited network rules to its live
 	// instances (nil: an edit applies them to none).
 	Networks NetworkService
-	Audit    AuditLog
+	// Instances lists and acts on sandboxes' live instances (nil: no routes).
+	Instances InstanceService
+	Audit     AuditLog
 	// Usage reports what each workspace's instances used (nil: /usage answers 404).
 	Usage       UsageReporter
 	Idempotency IdempotencyStore
@@ -129,6 +131,9 @@ func New(cfg Config) *echo.Echo {
 	workspaceHandler{quotas: cfg.Quotas}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools, networks: cfg.Networks}.routes(v1, idem)
+	if cfg.Instances != nil {
+		instancesHandler{svc: cfg.Instances}.routes(v1)
+	}
 	agentsHandler{svc: cfg.Agents}.routes(v1, idem)
 	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
 	approvalsHandler{svc: cfg.Runs}.routes(v1)

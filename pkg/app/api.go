@@ -19,6 +19,7 @@ func (a *App) API(settings api.Config) api.Config {
 	c.Runs = a.Runs
 	c.Pools = a.Runs
 	c.Networks = a.Runs
+	c.Instances = a.Runs
 	c.Audit = a.Audit
 	c.Usage = a.Usage
 	c.Quotas = a.Quotas

@@ -128,3 +128,23 @@ type StartFailure struct {
 	Notice string
 	At     time.Time
 }
+
+// InstanceUse is a sandbox's active instance with the thread it works for:
+// what a sandbox's page lists. A warm pool's instance has no thread yet.
+type InstanceUse struct {
+	Instance
+	ThreadKey      string     // the caller's thread id; "" for a pooled instance
+	AgentID        string     // the thread's agent; "" for a pooled instance
+	AgentName      string     // the agent's name
+	LastActivityAt *time.Time // the thread's last run start or tool call
+}
+
+// RunFilter picks the runs of a workspace's recent list: each set field
+// narrows it. Status expired also takes the active runs idle since before
+// IdleBefore, and status active leaves them out, as the API shows them.
+type RunFilter struct {
+	AgentID    string
+	SandboxID  string
+	Status     RunStatus
+	IdleBefore time.Time
+}

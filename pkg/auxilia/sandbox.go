@@ -72,6 +72,9 @@ type Probe struct {
 	At        time.Time `json:"at"`
 	OK        bool      `json:"ok"`
 	LatencyMS int       `json:"latency_ms"`
+	// Reason and Detail say why a failed probe failed (network, auth, config, provider).
+	Reason string `json:"reason,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // SandboxCheck validates a spec before it is saved; the store runs it on

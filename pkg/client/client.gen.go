@@ -1128,6 +1128,27 @@ func (e SandboxHealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for SandboxInstanceState.
+const (
+	SandboxInstanceStateCreating SandboxInstanceState = "creating"
+	SandboxInstanceStateLive     SandboxInstanceState = "live"
+	SandboxInstanceStatePaused   SandboxInstanceState = "paused"
+)
+
+// Valid indicates whether the value is a known member of the SandboxInstanceState enum.
+func (e SandboxInstanceState) Valid() bool {
+	switch e {
+	case SandboxInstanceStateCreating:
+		return true
+	case SandboxInstanceStateLive:
+		return true
+	case SandboxInstanceStatePaused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SandboxPoolState.
 const (
 	SandboxPoolStateCreating SandboxPoolState = "creating"
@@ -1458,6 +1479,27 @@ func (e ListAuditEntriesParamsOutcome) Valid() bool {
 	case ListAuditEntriesParamsOutcomeInvalid:
 		return true
 	case ListAuditEntriesParamsOutcomeSuccess:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListRecentRunsParamsStatus.
+const (
+	ListRecentRunsParamsStatusActive    ListRecentRunsParamsStatus = "active"
+	ListRecentRunsParamsStatusCompleted ListRecentRunsParamsStatus = "completed"
+	ListRecentRunsParamsStatusExpired   ListRecentRunsParamsStatus = "expired"
+)
+
+// Valid indicates whether the value is a known member of the ListRecentRunsParamsStatus enum.
+func (e ListRecentRunsParamsStatus) Valid() bool {
+	switch e {
+	case ListRecentRunsParamsStatusActive:
+		return true
+	case ListRecentRunsParamsStatusCompleted:
+		return true
+	case ListRecentRunsParamsStatusExpired:
 		return true
 	default:
 		return false
@@ -2572,6 +2614,17 @@ type InstanceNetworkUpdate struct {
 // InstanceNetworkUpdateOutcome defines model for InstanceNetworkUpdate.Outcome.
 type InstanceNetworkUpdateOutcome string
 
+// InstanceThread defines model for InstanceThread.
+type InstanceThread struct {
+	AgentId openapi_types.UUID `json:"agent_id"`
+
+	// AgentName Example: Analyst
+	AgentName string `json:"agent_name"`
+
+	// ThreadId Example: conv-42
+	ThreadId string `json:"thread_id"`
+}
+
 // ListResult defines model for ListResult.
 type ListResult struct {
 	Entries []FileEntry `json:"entries"`
@@ -2991,9 +3044,17 @@ type OpenSandboxSandboxCreateProvider string
 
 // ProbeRecord defines model for ProbeRecord.
 type ProbeRecord struct {
-	At        time.Time `json:"at"`
-	LatencyMs int       `json:"latency_ms"`
-	Ok        bool      `json:"ok"`
+	At time.Time `json:"at"`
+
+	// Detail The provider's words for a failure (at most 300 bytes); "" when it succeeded.
+	Detail    string `json:"detail"`
+	LatencyMs int    `json:"latency_ms"`
+	Ok        bool   `json:"ok"`
+
+	// Reason Why a failed probe failed (network, auth, config or provider); "" when it succeeded.
+	//
+	// Example: network
+	Reason string `json:"reason"`
 }
 
 // ProbeResult defines model for ProbeResult.
@@ -3264,6 +3325,33 @@ type SandboxHealth struct {
 
 // SandboxHealthStatus defines model for SandboxHealth.Status.
 type SandboxHealthStatus string
+
+// SandboxInstance defines model for SandboxInstance.
+type SandboxInstance struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// LastUsedAt The thread's last run start or tool call; null for a pooled instance or before the first.
+	LastUsedAt *time.Time `json:"last_used_at"`
+	PausedAt   *time.Time `json:"paused_at"`
+	Pooled     bool       `json:"pooled"`
+
+	// ProviderRef The provider's own id for it; "" while it is being created.
+	//
+	// Example: sbx-4f2a
+	ProviderRef string               `json:"provider_ref"`
+	State       SandboxInstanceState `json:"state"`
+	Thread      *InstanceThread      `json:"thread"`
+}
+
+// SandboxInstanceState defines model for SandboxInstance.State.
+type SandboxInstanceState string
+
+// SandboxInstanceList defines model for SandboxInstanceList.
+type SandboxInstanceList struct {
+	Items         []SandboxInstance `json:"items"`
+	NextPageToken string            `json:"next_page_token"`
+}
 
 // SandboxList defines model for SandboxList.
 type SandboxList struct {
@@ -3681,6 +3769,27 @@ type ListAuditEntriesParamsAction string
 // ListAuditEntriesParamsOutcome defines parameters for ListAuditEntries.
 type ListAuditEntriesParamsOutcome string
 
+// ListRecentRunsParams defines parameters for ListRecentRuns.
+type ListRecentRunsParams struct {
+	// AgentId Only this agent's runs
+	AgentId *openapi_types.UUID `form:"agent_id,omitempty" json:"agent_id,omitempty"`
+
+	// SandboxId Only the runs on this sandbox
+	SandboxId *openapi_types.UUID `form:"sandbox_id,omitempty" json:"sandbox_id,omitempty"`
+
+	// Status Only runs in this state
+	Status *ListRecentRunsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// PageSize Items per page
+	PageSize *int `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// PageToken next_page_token of the previous page
+	PageToken *string `form:"page_token,omitempty" json:"page_token,omitempty"`
+}
+
+// ListRecentRunsParamsStatus defines parameters for ListRecentRuns.
+type ListRecentRunsParamsStatus string
+
 // GetRunParams defines parameters for GetRun.
 type GetRunParams struct {
 	// IfNoneMatch The ETag last read: when it is still current, the answer is 304 without a body
@@ -3866,6 +3975,15 @@ type UpdateSandboxParams struct {
 
 // ListSandboxAgentsParams defines parameters for ListSandboxAgents.
 type ListSandboxAgentsParams struct {
+	// PageSize Items per page
+	PageSize *int `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// PageToken next_page_token of the previous page
+	PageToken *string `form:"page_token,omitempty" json:"page_token,omitempty"`
+}
+
+// ListSandboxInstancesParams defines parameters for ListSandboxInstances.
+type ListSandboxInstancesParams struct {
 	// PageSize Items per page
 	PageSize *int `form:"page_size,omitempty" json:"page_size,omitempty"`
 
@@ -4586,6 +4704,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 	ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListRecentRuns Recent runs
+	//
+	// The workspace's runs across its agents and threads, newest first. Each filter narrows the list: agent_id, sandbox_id, status (a run idle past AUXILIA_RUN_IDLE_TIMEOUT is expired). A filter that is not a uuid, or a status that is not one of the three, is 422 naming it.
+	//
+	// Corresponds with GET /api/v1/runs (the `ListRecentRuns` operationId).
+	ListRecentRuns(ctx context.Context, params *ListRecentRunsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetRun Get a run
 	//
 	// Corresponds with GET /api/v1/runs/{run_id} (the `GetRun` operationId).
@@ -4801,6 +4926,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/sandboxes/{id}/agents (the `ListSandboxAgents` operationId).
 	ListSandboxAgents(ctx context.Context, id openapi_types.UUID, params *ListSandboxAgentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSandboxInstances A sandbox's live instances
+	//
+	// The instances of the sandbox that are being created, live or paused, each with the thread it works for (null for a warm pool's instance), by id.
+	//
+	// Corresponds with GET /api/v1/sandboxes/{id}/instances (the `ListSandboxInstances` operationId).
+	ListSandboxInstances(ctx context.Context, id openapi_types.UUID, params *ListSandboxInstancesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DestroySandboxInstance Destroy an instance
+	//
+	// Detaches the instance from its thread and destroys it at its provider (the reaper finishes if the provider does not answer). Its files go with it, and an open run on its thread loses them; the thread's next run makes a new instance. Audited as `instance.destroy` on the sandbox.
+	//
+	// Corresponds with DELETE /api/v1/sandboxes/{id}/instances/{instance_id} (the `DestroySandboxInstance` operationId).
+	DestroySandboxInstance(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PauseSandboxInstance Pause an instance
+	//
+	// Pauses a live instance at its provider now, keeping its files (and memory where the provider can); the thread's next run resumes it. 409 when the provider cannot pause, or the instance is being created or paused already. Audited as `instance.pause` on the sandbox.
+	//
+	// Corresponds with POST /api/v1/sandboxes/{id}/instances/{instance_id}/pause (the `PauseSandboxInstance` operationId).
+	PauseSandboxInstance(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResumeSandboxInstance Resume an instance
+	//
+	// Resumes a paused instance at its provider. 409 when it is not paused or is gone at the provider. Audited as `instance.resume` on the sandbox.
+	//
+	// Corresponds with POST /api/v1/sandboxes/{id}/instances/{instance_id}/resume (the `ResumeSandboxInstance` operationId).
+	ResumeSandboxInstance(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ProbeSandboxWithBody Test a saved sandbox
 	//
@@ -5235,6 +5388,23 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListProvidersRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRecentRuns Recent runs
+//
+// The workspace's runs across its agents and threads, newest first. Each filter narrows the list: agent_id, sandbox_id, status (a run idle past AUXILIA_RUN_IDLE_TIMEOUT is expired). A filter that is not a uuid, or a status that is not one of the three, is 422 naming it.
+//
+// Corresponds with GET /api/v1/runs (the `ListRecentRuns` operationId).
+func (c *Client) ListRecentRuns(ctx context.Context, params *ListRecentRunsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRecentRunsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5731,6 +5901,74 @@ func (c *Client) UpdateSandboxWithApplicationMergePatchPlusJSONBody(ctx context.
 // Corresponds with GET /api/v1/sandboxes/{id}/agents (the `ListSandboxAgents` operationId).
 func (c *Client) ListSandboxAgents(ctx context.Context, id openapi_types.UUID, params *ListSandboxAgentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListSandboxAgentsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSandboxInstances A sandbox's live instances
+//
+// The instances of the sandbox that are being created, live or paused, each with the thread it works for (null for a warm pool's instance), by id.
+//
+// Corresponds with GET /api/v1/sandboxes/{id}/instances (the `ListSandboxInstances` operationId).
+func (c *Client) ListSandboxInstances(ctx context.Context, id openapi_types.UUID, params *ListSandboxInstancesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSandboxInstancesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DestroySandboxInstance Destroy an instance
+//
+// Detaches the instance from its thread and destroys it at its provider (the reaper finishes if the provider does not answer). Its files go with it, and an open run on its thread loses them; the thread's next run makes a new instance. Audited as `instance.destroy` on the sandbox.
+//
+// Corresponds with DELETE /api/v1/sandboxes/{id}/instances/{instance_id} (the `DestroySandboxInstance` operationId).
+func (c *Client) DestroySandboxInstance(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDestroySandboxInstanceRequest(c.Server, id, instanceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PauseSandboxInstance Pause an instance
+//
+// Pauses a live instance at its provider now, keeping its files (and memory where the provider can); the thread's next run resumes it. 409 when the provider cannot pause, or the instance is being created or paused already. Audited as `instance.pause` on the sandbox.
+//
+// Corresponds with POST /api/v1/sandboxes/{id}/instances/{instance_id}/pause (the `PauseSandboxInstance` operationId).
+func (c *Client) PauseSandboxInstance(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPauseSandboxInstanceRequest(c.Server, id, instanceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResumeSandboxInstance Resume an instance
+//
+// Resumes a paused instance at its provider. 409 when it is not paused or is gone at the provider. Audited as `instance.resume` on the sandbox.
+//
+// Corresponds with POST /api/v1/sandboxes/{id}/instances/{instance_id}/resume (the `ResumeSandboxInstance` operationId).
+func (c *Client) ResumeSandboxInstance(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResumeSandboxInstanceRequest(c.Server, id, instanceId)
 	if err != nil {
 		return nil, err
 	}
@@ -7065,6 +7303,108 @@ func NewListProvidersRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListRecentRunsRequest constructs an http.Request for the ListRecentRuns method
+func NewListRecentRunsRequest(server string, params *ListRecentRunsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/runs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AgentId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "agent_id", *params.AgentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SandboxId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sandbox_id", *params.SandboxId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_token", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -8515,6 +8855,202 @@ func NewListSandboxAgentsRequest(server string, id openapi_types.UUID, params *L
 	return req, nil
 }
 
+// NewListSandboxInstancesRequest constructs an http.Request for the ListSandboxInstances method
+func NewListSandboxInstancesRequest(server string, id openapi_types.UUID, params *ListSandboxInstancesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sandboxes/%s/instances", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_token", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDestroySandboxInstanceRequest constructs an http.Request for the DestroySandboxInstance method
+func NewDestroySandboxInstanceRequest(server string, id openapi_types.UUID, instanceId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "instance_id", instanceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sandboxes/%s/instances/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPauseSandboxInstanceRequest constructs an http.Request for the PauseSandboxInstance method
+func NewPauseSandboxInstanceRequest(server string, id openapi_types.UUID, instanceId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "instance_id", instanceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sandboxes/%s/instances/%s/pause", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewResumeSandboxInstanceRequest constructs an http.Request for the ResumeSandboxInstance method
+func NewResumeSandboxInstanceRequest(server string, id openapi_types.UUID, instanceId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "instance_id", instanceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sandboxes/%s/instances/%s/resume", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewProbeSandboxRequest calls the generic ProbeSandbox builder with application/json body
 func NewProbeSandboxRequest(server string, id openapi_types.UUID, body ProbeSandboxJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -9169,6 +9705,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 	ListProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersResponse, error)
 
+	// ListRecentRunsWithResponse Recent runs
+	//
+	// The workspace's runs across its agents and threads, newest first. Each filter narrows the list: agent_id, sandbox_id, status (a run idle past AUXILIA_RUN_IDLE_TIMEOUT is expired). A filter that is not a uuid, or a status that is not one of the three, is 422 naming it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/runs (the `ListRecentRuns` operationId).
+	ListRecentRunsWithResponse(ctx context.Context, params *ListRecentRunsParams, reqEditors ...RequestEditorFn) (*ListRecentRunsResponse, error)
+
 	// GetRunWithResponse Get a run
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9412,6 +9957,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/sandboxes/{id}/agents (the `ListSandboxAgents` operationId).
 	ListSandboxAgentsWithResponse(ctx context.Context, id openapi_types.UUID, params *ListSandboxAgentsParams, reqEditors ...RequestEditorFn) (*ListSandboxAgentsResponse, error)
+
+	// ListSandboxInstancesWithResponse A sandbox's live instances
+	//
+	// The instances of the sandbox that are being created, live or paused, each with the thread it works for (null for a warm pool's instance), by id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/sandboxes/{id}/instances (the `ListSandboxInstances` operationId).
+	ListSandboxInstancesWithResponse(ctx context.Context, id openapi_types.UUID, params *ListSandboxInstancesParams, reqEditors ...RequestEditorFn) (*ListSandboxInstancesResponse, error)
+
+	// DestroySandboxInstanceWithResponse Destroy an instance
+	//
+	// Detaches the instance from its thread and destroys it at its provider (the reaper finishes if the provider does not answer). Its files go with it, and an open run on its thread loses them; the thread's next run makes a new instance. Audited as `instance.destroy` on the sandbox.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/sandboxes/{id}/instances/{instance_id} (the `DestroySandboxInstance` operationId).
+	DestroySandboxInstanceWithResponse(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*DestroySandboxInstanceResponse, error)
+
+	// PauseSandboxInstanceWithResponse Pause an instance
+	//
+	// Pauses a live instance at its provider now, keeping its files (and memory where the provider can); the thread's next run resumes it. 409 when the provider cannot pause, or the instance is being created or paused already. Audited as `instance.pause` on the sandbox.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/sandboxes/{id}/instances/{instance_id}/pause (the `PauseSandboxInstance` operationId).
+	PauseSandboxInstanceWithResponse(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*PauseSandboxInstanceResponse, error)
+
+	// ResumeSandboxInstanceWithResponse Resume an instance
+	//
+	// Resumes a paused instance at its provider. 409 when it is not paused or is gone at the provider. Audited as `instance.resume` on the sandbox.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/sandboxes/{id}/instances/{instance_id}/resume (the `ResumeSandboxInstance` operationId).
+	ResumeSandboxInstanceWithResponse(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*ResumeSandboxInstanceResponse, error)
 
 	// ProbeSandboxWithBodyWithResponse Test a saved sandbox
 	//
@@ -11963,6 +12544,126 @@ func (r ListProvidersResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListProvidersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListRecentRunsResponse200Headers the declared response headers of an HTTP 200 response for ListRecentRuns
+type ListRecentRunsResponse200Headers struct {
+	XRequestId *string
+}
+
+// ListRecentRunsResponse401Headers the declared response headers of an HTTP 401 response for ListRecentRuns
+type ListRecentRunsResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListRecentRunsResponse422Headers the declared response headers of an HTTP 422 response for ListRecentRuns
+type ListRecentRunsResponse422Headers struct {
+	XRequestId *string
+}
+
+// ListRecentRunsResponse429Headers the declared response headers of an HTTP 429 response for ListRecentRuns
+type ListRecentRunsResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListRecentRunsResponse503Headers the declared response headers of an HTTP 503 response for ListRecentRuns
+type ListRecentRunsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListRecentRunsResponse507Headers the declared response headers of an HTTP 507 response for ListRecentRuns
+type ListRecentRunsResponse507Headers struct {
+	XRequestId *string
+}
+
+type ListRecentRunsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RunList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListRecentRunsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListRecentRunsResponse401Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListRecentRunsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListRecentRunsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRecentRunsResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListRecentRunsResponse507Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRecentRunsResponse) GetJSON200() *RunList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListRecentRunsResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRecentRunsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRecentRunsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRecentRunsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRecentRunsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15536,6 +16237,577 @@ func (r ListSandboxAgentsResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxInstancesResponse200Headers the declared response headers of an HTTP 200 response for ListSandboxInstances
+type ListSandboxInstancesResponse200Headers struct {
+	XRequestId *string
+}
+
+// ListSandboxInstancesResponse401Headers the declared response headers of an HTTP 401 response for ListSandboxInstances
+type ListSandboxInstancesResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListSandboxInstancesResponse403Headers the declared response headers of an HTTP 403 response for ListSandboxInstances
+type ListSandboxInstancesResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListSandboxInstancesResponse404Headers the declared response headers of an HTTP 404 response for ListSandboxInstances
+type ListSandboxInstancesResponse404Headers struct {
+	XRequestId *string
+}
+
+// ListSandboxInstancesResponse422Headers the declared response headers of an HTTP 422 response for ListSandboxInstances
+type ListSandboxInstancesResponse422Headers struct {
+	XRequestId *string
+}
+
+// ListSandboxInstancesResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxInstances
+type ListSandboxInstancesResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListSandboxInstancesResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxInstances
+type ListSandboxInstancesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListSandboxInstancesResponse507Headers the declared response headers of an HTTP 507 response for ListSandboxInstances
+type ListSandboxInstancesResponse507Headers struct {
+	XRequestId *string
+}
+
+type ListSandboxInstancesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxInstanceList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListSandboxInstancesResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListSandboxInstancesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListSandboxInstancesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListSandboxInstancesResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListSandboxInstancesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxInstancesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxInstancesResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListSandboxInstancesResponse507Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSandboxInstancesResponse) GetJSON200() *SandboxInstanceList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListSandboxInstancesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListSandboxInstancesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListSandboxInstancesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListSandboxInstancesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListSandboxInstancesResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListSandboxInstancesResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListSandboxInstancesResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSandboxInstancesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSandboxInstancesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSandboxInstancesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSandboxInstancesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DestroySandboxInstanceResponse204Headers the declared response headers of an HTTP 204 response for DestroySandboxInstance
+type DestroySandboxInstanceResponse204Headers struct {
+	XRequestId *string
+}
+
+// DestroySandboxInstanceResponse401Headers the declared response headers of an HTTP 401 response for DestroySandboxInstance
+type DestroySandboxInstanceResponse401Headers struct {
+	XRequestId *string
+}
+
+// DestroySandboxInstanceResponse403Headers the declared response headers of an HTTP 403 response for DestroySandboxInstance
+type DestroySandboxInstanceResponse403Headers struct {
+	XRequestId *string
+}
+
+// DestroySandboxInstanceResponse404Headers the declared response headers of an HTTP 404 response for DestroySandboxInstance
+type DestroySandboxInstanceResponse404Headers struct {
+	XRequestId *string
+}
+
+// DestroySandboxInstanceResponse429Headers the declared response headers of an HTTP 429 response for DestroySandboxInstance
+type DestroySandboxInstanceResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DestroySandboxInstanceResponse503Headers the declared response headers of an HTTP 503 response for DestroySandboxInstance
+type DestroySandboxInstanceResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DestroySandboxInstanceResponse507Headers the declared response headers of an HTTP 507 response for DestroySandboxInstance
+type DestroySandboxInstanceResponse507Headers struct {
+	XRequestId *string
+}
+
+type DestroySandboxInstanceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DestroySandboxInstanceResponse204Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DestroySandboxInstanceResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DestroySandboxInstanceResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DestroySandboxInstanceResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DestroySandboxInstanceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DestroySandboxInstanceResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *DestroySandboxInstanceResponse507Headers
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DestroySandboxInstanceResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DestroySandboxInstanceResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DestroySandboxInstanceResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DestroySandboxInstanceResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DestroySandboxInstanceResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r DestroySandboxInstanceResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r DestroySandboxInstanceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DestroySandboxInstanceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DestroySandboxInstanceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DestroySandboxInstanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PauseSandboxInstanceResponse200Headers the declared response headers of an HTTP 200 response for PauseSandboxInstance
+type PauseSandboxInstanceResponse200Headers struct {
+	XRequestId *string
+}
+
+// PauseSandboxInstanceResponse401Headers the declared response headers of an HTTP 401 response for PauseSandboxInstance
+type PauseSandboxInstanceResponse401Headers struct {
+	XRequestId *string
+}
+
+// PauseSandboxInstanceResponse403Headers the declared response headers of an HTTP 403 response for PauseSandboxInstance
+type PauseSandboxInstanceResponse403Headers struct {
+	XRequestId *string
+}
+
+// PauseSandboxInstanceResponse404Headers the declared response headers of an HTTP 404 response for PauseSandboxInstance
+type PauseSandboxInstanceResponse404Headers struct {
+	XRequestId *string
+}
+
+// PauseSandboxInstanceResponse409Headers the declared response headers of an HTTP 409 response for PauseSandboxInstance
+type PauseSandboxInstanceResponse409Headers struct {
+	XRequestId *string
+}
+
+// PauseSandboxInstanceResponse429Headers the declared response headers of an HTTP 429 response for PauseSandboxInstance
+type PauseSandboxInstanceResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PauseSandboxInstanceResponse503Headers the declared response headers of an HTTP 503 response for PauseSandboxInstance
+type PauseSandboxInstanceResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PauseSandboxInstanceResponse507Headers the declared response headers of an HTTP 507 response for PauseSandboxInstance
+type PauseSandboxInstanceResponse507Headers struct {
+	XRequestId *string
+}
+
+type PauseSandboxInstanceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxInstance
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PauseSandboxInstanceResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PauseSandboxInstanceResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PauseSandboxInstanceResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PauseSandboxInstanceResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PauseSandboxInstanceResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PauseSandboxInstanceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PauseSandboxInstanceResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *PauseSandboxInstanceResponse507Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PauseSandboxInstanceResponse) GetJSON200() *SandboxInstance {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PauseSandboxInstanceResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PauseSandboxInstanceResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PauseSandboxInstanceResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PauseSandboxInstanceResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PauseSandboxInstanceResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PauseSandboxInstanceResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r PauseSandboxInstanceResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r PauseSandboxInstanceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PauseSandboxInstanceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PauseSandboxInstanceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PauseSandboxInstanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ResumeSandboxInstanceResponse200Headers the declared response headers of an HTTP 200 response for ResumeSandboxInstance
+type ResumeSandboxInstanceResponse200Headers struct {
+	XRequestId *string
+}
+
+// ResumeSandboxInstanceResponse401Headers the declared response headers of an HTTP 401 response for ResumeSandboxInstance
+type ResumeSandboxInstanceResponse401Headers struct {
+	XRequestId *string
+}
+
+// ResumeSandboxInstanceResponse403Headers the declared response headers of an HTTP 403 response for ResumeSandboxInstance
+type ResumeSandboxInstanceResponse403Headers struct {
+	XRequestId *string
+}
+
+// ResumeSandboxInstanceResponse404Headers the declared response headers of an HTTP 404 response for ResumeSandboxInstance
+type ResumeSandboxInstanceResponse404Headers struct {
+	XRequestId *string
+}
+
+// ResumeSandboxInstanceResponse409Headers the declared response headers of an HTTP 409 response for ResumeSandboxInstance
+type ResumeSandboxInstanceResponse409Headers struct {
+	XRequestId *string
+}
+
+// ResumeSandboxInstanceResponse429Headers the declared response headers of an HTTP 429 response for ResumeSandboxInstance
+type ResumeSandboxInstanceResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ResumeSandboxInstanceResponse503Headers the declared response headers of an HTTP 503 response for ResumeSandboxInstance
+type ResumeSandboxInstanceResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ResumeSandboxInstanceResponse507Headers the declared response headers of an HTTP 507 response for ResumeSandboxInstance
+type ResumeSandboxInstanceResponse507Headers struct {
+	XRequestId *string
+}
+
+type ResumeSandboxInstanceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxInstance
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ResumeSandboxInstanceResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ResumeSandboxInstanceResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ResumeSandboxInstanceResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ResumeSandboxInstanceResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ResumeSandboxInstanceResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResumeSandboxInstanceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResumeSandboxInstanceResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ResumeSandboxInstanceResponse507Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResumeSandboxInstanceResponse) GetJSON200() *SandboxInstance {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ResumeSandboxInstanceResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ResumeSandboxInstanceResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ResumeSandboxInstanceResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ResumeSandboxInstanceResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ResumeSandboxInstanceResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ResumeSandboxInstanceResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ResumeSandboxInstanceResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r ResumeSandboxInstanceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResumeSandboxInstanceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResumeSandboxInstanceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResumeSandboxInstanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ProbeSandboxResponse200Headers the declared response headers of an HTTP 200 response for ProbeSandbox
 type ProbeSandboxResponse200Headers struct {
 	XRequestId *string
@@ -17086,6 +18358,21 @@ func (c *ClientWithResponses) ListProvidersWithResponse(ctx context.Context, req
 	return ParseListProvidersResponse(rsp)
 }
 
+// ListRecentRunsWithResponse Recent runs
+//
+// The workspace's runs across its agents and threads, newest first. Each filter narrows the list: agent_id, sandbox_id, status (a run idle past AUXILIA_RUN_IDLE_TIMEOUT is expired). A filter that is not a uuid, or a status that is not one of the three, is 422 naming it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/runs (the `ListRecentRuns` operationId).
+func (c *ClientWithResponses) ListRecentRunsWithResponse(ctx context.Context, params *ListRecentRunsParams, reqEditors ...RequestEditorFn) (*ListRecentRunsResponse, error) {
+	rsp, err := c.ListRecentRuns(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRecentRunsResponse(rsp)
+}
+
 // GetRunWithResponse Get a run
 //
 // Returns a wrapper object for the known response body format(s).
@@ -17496,6 +18783,66 @@ func (c *ClientWithResponses) ListSandboxAgentsWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseListSandboxAgentsResponse(rsp)
+}
+
+// ListSandboxInstancesWithResponse A sandbox's live instances
+//
+// The instances of the sandbox that are being created, live or paused, each with the thread it works for (null for a warm pool's instance), by id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/sandboxes/{id}/instances (the `ListSandboxInstances` operationId).
+func (c *ClientWithResponses) ListSandboxInstancesWithResponse(ctx context.Context, id openapi_types.UUID, params *ListSandboxInstancesParams, reqEditors ...RequestEditorFn) (*ListSandboxInstancesResponse, error) {
+	rsp, err := c.ListSandboxInstances(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSandboxInstancesResponse(rsp)
+}
+
+// DestroySandboxInstanceWithResponse Destroy an instance
+//
+// Detaches the instance from its thread and destroys it at its provider (the reaper finishes if the provider does not answer). Its files go with it, and an open run on its thread loses them; the thread's next run makes a new instance. Audited as `instance.destroy` on the sandbox.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/sandboxes/{id}/instances/{instance_id} (the `DestroySandboxInstance` operationId).
+func (c *ClientWithResponses) DestroySandboxInstanceWithResponse(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*DestroySandboxInstanceResponse, error) {
+	rsp, err := c.DestroySandboxInstance(ctx, id, instanceId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDestroySandboxInstanceResponse(rsp)
+}
+
+// PauseSandboxInstanceWithResponse Pause an instance
+//
+// Pauses a live instance at its provider now, keeping its files (and memory where the provider can); the thread's next run resumes it. 409 when the provider cannot pause, or the instance is being created or paused already. Audited as `instance.pause` on the sandbox.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/sandboxes/{id}/instances/{instance_id}/pause (the `PauseSandboxInstance` operationId).
+func (c *ClientWithResponses) PauseSandboxInstanceWithResponse(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*PauseSandboxInstanceResponse, error) {
+	rsp, err := c.PauseSandboxInstance(ctx, id, instanceId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePauseSandboxInstanceResponse(rsp)
+}
+
+// ResumeSandboxInstanceWithResponse Resume an instance
+//
+// Resumes a paused instance at its provider. 409 when it is not paused or is gone at the provider. Audited as `instance.resume` on the sandbox.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/sandboxes/{id}/instances/{instance_id}/resume (the `ResumeSandboxInstance` operationId).
+func (c *ClientWithResponses) ResumeSandboxInstanceWithResponse(ctx context.Context, id openapi_types.UUID, instanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*ResumeSandboxInstanceResponse, error) {
+	rsp, err := c.ResumeSandboxInstance(ctx, id, instanceId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResumeSandboxInstanceResponse(rsp)
 }
 
 // ProbeSandboxWithBodyWithResponse Test a saved sandbox
@@ -20703,6 +22050,144 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 		response.Headers503 = &headers
 	case rsp.StatusCode == 507:
 		var headers ListProvidersResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListRecentRunsResponse parses an HTTP response from a ListRecentRunsWithResponse call
+func ParseListRecentRunsResponse(rsp *http.Response) (*ListRecentRunsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRecentRunsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RunList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListRecentRunsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListRecentRunsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListRecentRunsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListRecentRunsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRecentRunsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListRecentRunsResponse507Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24999,6 +26484,673 @@ func ParseListSandboxAgentsResponse(rsp *http.Response) (*ListSandboxAgentsRespo
 		response.Headers503 = &headers
 	case rsp.StatusCode == 507:
 		var headers ListSandboxAgentsResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListSandboxInstancesResponse parses an HTTP response from a ListSandboxInstancesWithResponse call
+func ParseListSandboxInstancesResponse(rsp *http.Response) (*ListSandboxInstancesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSandboxInstancesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxInstanceList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListSandboxInstancesResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListSandboxInstancesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListSandboxInstancesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListSandboxInstancesResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListSandboxInstancesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListSandboxInstancesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSandboxInstancesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListSandboxInstancesResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDestroySandboxInstanceResponse parses an HTTP response from a DestroySandboxInstanceWithResponse call
+func ParseDestroySandboxInstanceResponse(rsp *http.Response) (*DestroySandboxInstanceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DestroySandboxInstanceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DestroySandboxInstanceResponse204Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 401:
+		var headers DestroySandboxInstanceResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DestroySandboxInstanceResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DestroySandboxInstanceResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DestroySandboxInstanceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DestroySandboxInstanceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers DestroySandboxInstanceResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePauseSandboxInstanceResponse parses an HTTP response from a PauseSandboxInstanceWithResponse call
+func ParsePauseSandboxInstanceResponse(rsp *http.Response) (*PauseSandboxInstanceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PauseSandboxInstanceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxInstance
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PauseSandboxInstanceResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers PauseSandboxInstanceResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PauseSandboxInstanceResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PauseSandboxInstanceResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers PauseSandboxInstanceResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers PauseSandboxInstanceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PauseSandboxInstanceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers PauseSandboxInstanceResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseResumeSandboxInstanceResponse parses an HTTP response from a ResumeSandboxInstanceWithResponse call
+func ParseResumeSandboxInstanceResponse(rsp *http.Response) (*ResumeSandboxInstanceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResumeSandboxInstanceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxInstance
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ResumeSandboxInstanceResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ResumeSandboxInstanceResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ResumeSandboxInstanceResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ResumeSandboxInstanceResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ResumeSandboxInstanceResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ResumeSandboxInstanceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ResumeSandboxInstanceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ResumeSandboxInstanceResponse507Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -187,7 +188,8 @@ func (r *Registry) recordHealth(ctx context.Context, sb auxilia.Sandbox, res Pro
 	}
 	latency := res.LatencyMS
 	h.LatencyMS = &latency
-	h.History = append(sb.Health.History, auxilia.Probe{At: now, OK: res.OK, LatencyMS: latency})
+	h.History = append(sb.Health.History, auxilia.Probe{At: now, OK: res.OK, LatencyMS: latency,
+		Reason: res.Reason, Detail: clip(res.Detail, historyDetailLimit)})
 	if n := len(h.History); n > auxilia.HealthHistoryLength {
 		h.History = h.History[n-auxilia.HealthHistoryLength:]
 	}
@@ -210,4 +212,20 @@ func clientError(err error) string {
 		return "the stored secret cannot be decrypted with this server's keys (AUXILIA_SECRET_KEYS)"
 	}
 	return err.Error()
+}
+
+// historyDetailLimit bounds each past probe's detail: the history is kept
+// with the sandbox and read with it.
+const historyDetailLimit = 300
+
+// clip shortens s to at most n bytes, on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -230,3 +230,8 @@ func (s SystemQuotas) Set(ctx context.Context, workspaceID string, update auxili
 func (s SystemQuotas) Use(ctx context.Context, workspaceID string) ([]auxilia.QuotaUse, error) {
 	return s.s.db.quotas().Use(ctx, workspaceID)
 }
+
+// ListForSandbox returns a page of the sandbox's active instances with their threads.
+func (s TenantInstances) ListForSandbox(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error) {
+	return s.t.db.instances().ListForSandbox(ctx, s.t.ws, sandboxID, req)
+}

@@ -26,4 +26,19 @@ describe("placeFieldErrors", () => {
     const placed = placeFieldErrors([{ field: "config.shiny", message: "is not a known setting" }, { field: "", message: "bad" }], keys);
     expect(placed.unplaced).toEqual(["config.shiny: is not a known setting", "bad"]);
   });
+
+  it("names an item by what was sent, quoted, where it may share its line with others", () => {
+    const sent = (key: string) => (key === "config.default_packages" ? ["pandas==2.2.*", "matplotlib", "bad pkg!"] : undefined);
+    const placed = placeFieldErrors(
+      [
+        { field: "config.default_packages.2", message: "is not a pip requirement specifier" },
+        { field: "config.volume_mounts.1", message: "host path /etc may not be mounted" },
+      ],
+      [...keys, "config.default_packages"],
+      sent,
+    );
+    expect(placed.byField["config.default_packages"]).toEqual(["“bad pkg!”: is not a pip requirement specifier"]);
+    // Without the item sent, the line it stands on.
+    expect(placed.byField["config.volume_mounts"]).toEqual(["Line 2: host path /etc may not be mounted"]);
+  });
 });

@@ -8,6 +8,8 @@ export const sandboxKeys = {
   pool: (id: string) => [...sandboxKeys.all, "pool", id] as const,
   secretHint: (id: string) => [...sandboxKeys.all, "secret-hint", id] as const,
   agents: (id: string) => [...sandboxKeys.all, "agents", id] as const,
+  instances: (id: string) => [...sandboxKeys.all, "instances", id] as const,
+  audit: (id: string) => [...sandboxKeys.all, "audit", id] as const,
   providers: ["providers"] as const,
 };
 

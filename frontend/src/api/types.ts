@@ -8,6 +8,7 @@ export type SandboxPatch = Schemas["SandboxPatch"];
 export type SandboxHealth = Schemas["SandboxHealth"];
 export type SandboxPool = Schemas["SandboxPool"];
 export type ProbeRecord = Schemas["ProbeRecord"];
+export type SandboxInstance = Schemas["SandboxInstance"];
 export type ProbeResult = Schemas["ProbeResult"];
 export type SecretHint = Schemas["SecretHint"];
 export type Provider = Schemas["ProviderInfo"];

@@ -15,6 +15,7 @@ const screens: { path: string; screen: LazyScreen; adminOnly?: boolean }[] = [
   { path: "agents/:agentId/threads", screen: lazyScreen(() => import("../features/runs/ThreadsPage")) },
   { path: "agents/:agentId/threads/:threadId", screen: lazyScreen(() => import("../features/runs/ThreadPage")) },
   { path: "runs/:runId?", screen: lazyScreen(() => import("../features/runs/RunConsolePage")) },
+  { path: "sandboxes/:sandboxId", screen: lazyScreen(() => import("../features/sandboxes/SandboxPage")) },
   { path: "settings/sandboxes", screen: lazyScreen(() => import("../features/sandboxes/SandboxesPage"), prefetchSandboxes) },
   { path: "settings/tokens", screen: lazyScreen(() => import("../features/tokens/TokensPage")), adminOnly: true },
   // Not only for admins: a member who follows a link is told the API's answer.

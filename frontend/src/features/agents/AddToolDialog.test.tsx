@@ -79,4 +79,30 @@ describe("Add tool dialog", () => {
     expect(await within(dialog).findByText(/already has a sandbox/)).toBeInTheDocument();
     expect(within(dialog).queryByRole("group", { name: "Sandboxes" })).toBeNull();
   });
+
+  it("shows each sandbox's health, and warns when the one picked failed its last check", async () => {
+    const failing = {
+      ...sandbox("s3", "Broken box", "opensandbox"),
+      health: { status: "failed", checked_at: new Date().toISOString(), latency_ms: 5, detail: "network: connection refused", history: [] },
+    };
+    const healthy = {
+      ...sandbox("s4", "Good box", "local"),
+      health: { status: "ok", checked_at: new Date().toISOString(), latency_ms: 12, detail: "", history: [] },
+    };
+    fakeApi({
+      "GET /api/v1/sandboxes": { body: { items: [healthy, failing], next_page_token: "" } },
+      "GET /api/v1/providers": { body: { items: providers } },
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<AddToolDialog open onOpenChange={() => {}} hasSandbox={false} onAdd={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add tool" });
+    const section = await within(dialog).findByRole("group", { name: "Sandboxes" });
+    expect(within(section).getByRole("radio", { name: /Good box.*Health\s*ok.*12 ms/ })).toBeInTheDocument();
+    expect(within(section).getByRole("radio", { name: /Broken box.*Health\s*failed/ })).toBeInTheDocument();
+
+    await user.click(within(section).getByRole("radio", { name: /Good box/ }));
+    expect(within(dialog).queryByRole("alert")).toBeNull();
+    await user.click(within(section).getByRole("radio", { name: /Broken box/ }));
+    expect(within(dialog).getByRole("alert").textContent).toMatch(/“Broken box” failed its last health check .*connection refused/);
+  });
 });

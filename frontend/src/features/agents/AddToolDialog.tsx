@@ -10,6 +10,7 @@ import { useProviders } from "../../api/listProviders";
 import { useSandboxes } from "../../api/listSandboxes";
 import { ProviderIcon } from "../../ui/ProviderIcon";
 import { useSession } from "../../session/SessionContext";
+import { FailingSandboxWarning, HealthSummary } from "../../ui/SandboxHealthNote";
 
 interface AddToolDialogProps {
   open: boolean;
@@ -38,6 +39,7 @@ export function AddToolDialog({ open, onOpenChange, hasSandbox, onAdd }: AddTool
   };
 
   const list = sandboxes.data ?? [];
+  const pickedSandbox = list.find((s) => s.id === picked);
   const showSandboxes = !hasSandbox && list.length > 0;
   const title = (name: string) => providers.data?.find((p) => p.name === name)?.title ?? name;
 
@@ -82,10 +84,12 @@ export function AddToolDialog({ open, onOpenChange, hasSandbox, onAdd }: AddTool
                     <Pill tone="accent">{title(sandbox.provider)}</Pill>
                   </span>
                   {sandbox.description && <span className="muted truncate">{sandbox.description}</span>}
+                  <HealthSummary health={sandbox.health} />
                 </span>
               </label>
             ))}
           </div>
+          {pickedSandbox && <FailingSandboxWarning name={pickedSandbox.name} health={pickedSandbox.health} />}
         </fieldset>
       )}
       <DialogFooter>

@@ -4,6 +4,8 @@ import { Button } from "../../ui/Button";
 import { Pill } from "../../ui/Pill";
 import type { Tool } from "../../api/types";
 import { ProviderIcon } from "../../ui/ProviderIcon";
+import { FailingSandboxWarning, HealthSummary } from "../../ui/SandboxHealthNote";
+import { useSandboxes } from "../../api/listSandboxes";
 import { ApprovalRuleFields } from "./ApprovalRuleFields";
 import { ShellBypassWarning } from "./ShellBypassWarning";
 import { orderedTools, toolPolicies, type ApprovalRule, type DraftBinding } from "./tools";
@@ -26,6 +28,8 @@ interface SandboxToolCardProps {
 export function SandboxToolCard(props: SandboxToolCardProps) {
   const { binding, providerTitle, catalogue, canSetRule, locked, onPolicyChange, onApprovalChange, onRemove } = props;
   const headingId = useId();
+  // Its health, from the workspace's list (which the Add tool picker reads too).
+  const health = useSandboxes().data?.find((s) => s.id === binding.sandboxId)?.health;
   return (
     <section className="card tool-card" aria-labelledby={headingId}>
       <header className="tool-card__header">
@@ -38,11 +42,13 @@ export function SandboxToolCard(props: SandboxToolCardProps) {
           <p className="muted truncate" title={binding.url || undefined}>
             Code execution{binding.url ? <> · <span className="mono">{binding.url}</span></> : null}
           </p>
+          {health && <HealthSummary health={health} />}
         </div>
         <Button size="sm" onClick={onRemove} disabled={locked} aria-label={`Remove ${binding.name}`}>
           <Trash2 size={13} aria-hidden="true" /> Remove
         </Button>
       </header>
+      {health && <FailingSandboxWarning name={binding.name} health={health} />}
       {locked && (
         <p className="notice" role="note">
           Only an admin can change or remove this sandbox: who approves its calls is set stricter than the default.

@@ -14,6 +14,7 @@ import { ConsoleTabs } from "./ConsoleTabs";
 import { FilePane } from "./FilePane";
 import { RunAgentName } from "./RunAgentName";
 import { RunEnded, sandboxDeleted } from "./RunEnded";
+import { RecentRuns } from "./RecentRuns";
 import { RunStarter } from "./RunStarter";
 import { ThreadState } from "./ThreadState";
 import { useRunGone } from "./useRunGone";
@@ -57,7 +58,7 @@ export default function RunConsolePage() {
         <p className="page-header__lead">Start a run of an agent on a thread, then work in its sandbox as the agent would.</p>
       </header>
       <div className="card">
-        <RunStarter onStarting={starting} onStarted={started} currentRunId={runId} />
+        <RunStarter onStarting={starting} onStarted={started} currentRunId={runId} shownAgentId={run?.agent_id} />
       </div>
       {shown.isError && !run && <ProblemMessage error={shown.error} />}
 
@@ -123,6 +124,7 @@ export default function RunConsolePage() {
           )}
         </section>
       )}
+      <RecentRuns currentRunId={runId} />
     </div>
   );
 }

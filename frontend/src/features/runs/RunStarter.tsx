@@ -26,10 +26,12 @@ interface RunStarterProps {
   onStarted: (run: Run) => void;
   /** The run the console shows: a start's steps stay beside the run they started. */
   currentRunId?: string;
+  /** The agent of the run the console shows: the starter picks it, so Start run starts that agent. */
+  shownAgentId?: string;
 }
 
 /** Pick an agent and a thread, then start a run (which probes the agent's sandbox first). */
-export function RunStarter({ onStarting, onStarted, currentRunId }: RunStarterProps) {
+export function RunStarter({ onStarting, onStarted, currentRunId, shownAgentId }: RunStarterProps) {
   const agents = useAgents();
   // "Run this agent" in the agent editor opens the console with ?agent=<id>.
   const [searchParams] = useSearchParams();
@@ -41,10 +43,14 @@ export function RunStarter({ onStarting, onStarted, currentRunId }: RunStarterPr
   const start = useStartRun();
   const [progress, setProgress] = useState<(StartSteps & { runId?: string }) | null>(null);
 
+  // The run shown below is the starter's agent's: never one agent above another's run.
+  useEffect(() => {
+    if (shownAgentId) setAgentId(shownAgentId);
+  }, [shownAgentId]);
   // Preselect the first agent, so one click starts a run.
   useEffect(() => {
-    if (!agentId && agents.data?.[0]) setAgentId(agents.data[0].id);
-  }, [agentId, agents.data]);
+    if (!agentId && agents.data?.[0]) setAgentId(shownAgentId ?? agents.data[0].id);
+  }, [agentId, agents.data, shownAgentId]);
   useEffect(() => {
     setRecentThread(threads.data?.[0]?.thread_id ?? "");
   }, [threads.data]);

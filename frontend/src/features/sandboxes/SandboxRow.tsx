@@ -1,4 +1,5 @@
 import { Activity, Pencil, Trash2 } from "lucide-react";
+import { Link } from "react-router-dom";
 import type { Sandbox } from "../../api/types";
 import { Button } from "../../ui/Button";
 import { IconButton } from "../../ui/IconButton";
@@ -24,7 +25,9 @@ export function SandboxRow({ sandbox, providerTitle, canManage, onEdit, onDelete
       <ProviderIcon provider={sandbox.provider} />
       <div className="list-row__main">
         <div className="list-row__title">
-          <span className="truncate">{sandbox.name}</span>
+          <Link to={`/sandboxes/${sandbox.id}`} className="truncate sandbox-row__name">
+            {sandbox.name}
+          </Link>
           <Pill tone="accent">{providerTitle}</Pill>
         </div>
         {sandbox.description && <p className="muted truncate">{sandbox.description}</p>}

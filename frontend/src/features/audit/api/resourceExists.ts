@@ -7,7 +7,7 @@ const resources: Record<string, { href: (id: string) => string; exists: (id: str
   agent: { href: (id) => `/agents/${id}`, exists: agentExists },
   binding: { href: (id) => `/agents/${id}`, exists: agentExists }, // a binding's id is its agent's
   sandbox: {
-    href: () => "/settings/sandboxes",
+    href: (id) => `/sandboxes/${id}`,
     exists: async (id) => found(await api.GET("/api/v1/sandboxes/{id}", { params: { path: { id } } })),
   },
   token: {

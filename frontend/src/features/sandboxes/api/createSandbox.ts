@@ -3,7 +3,6 @@ import { api, unwrap } from "../../../api/client";
 import type { Sandbox, SandboxCreate } from "../../../api/types";
 import { sandboxKeys } from "../../../api/keys";
 import { useToast } from "../../../ui/Toasts";
-import { refreshHealth } from "./probeSandbox";
 
 /** POST /api/v1/sandboxes. */
 export function createSandbox(body: SandboxCreate): Promise<Sandbox> {
@@ -17,7 +16,6 @@ export function useCreateSandbox() {
     mutationFn: createSandbox,
     onSuccess: (sandbox) => {
       notify(`Added sandbox ${sandbox.name}.`);
-      refreshHealth(queryClient, sandbox.id);
       return queryClient.invalidateQueries({ queryKey: sandboxKeys.list() });
     },
   });

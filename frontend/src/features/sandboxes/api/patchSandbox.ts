@@ -3,7 +3,6 @@ import { api, unwrap } from "../../../api/client";
 import type { Sandbox, SandboxPatch } from "../../../api/types";
 import { sandboxKeys } from "../../../api/keys";
 import { useToast } from "../../../ui/Toasts";
-import { refreshHealth } from "./probeSandbox";
 
 export interface SandboxPatchRequest {
   id: string;
@@ -28,10 +27,8 @@ export function usePatchSandbox() {
   const notify = useToast();
   return useMutation({
     mutationFn: patchSandbox,
-    onSuccess: (sandbox, { id, patch }) => {
+    onSuccess: (sandbox) => {
       notify(`Saved ${sandbox.name}.`);
-      // A new url, secret or config may reach the provider differently: the old health no longer says.
-      if ("url" in patch || "secret" in patch || "config" in patch) refreshHealth(queryClient, id);
       return queryClient.invalidateQueries({ queryKey: sandboxKeys.all });
     },
   });

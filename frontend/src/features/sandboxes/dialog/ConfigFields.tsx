@@ -117,7 +117,7 @@ export function ConfigFields({ fields, values, errors, onChange, disabled, path 
                 >
                   {schema.enum!.map((option) => (
                     <option key={String(option)} value={String(option)}>
-                      {String(option)}
+                      {optionLabel(String(option))}
                     </option>
                   ))}
                 </select>
@@ -155,4 +155,21 @@ export function ConfigFields({ fields, values, errors, onChange, disabled, path 
       })}
     </>
   );
+}
+
+// The words a select shows for the schema's values; the value itself is what is sent.
+const optionLabels: Record<string, string> = {
+  until_expiry: "Until the instance expires",
+  always: "Always",
+  allow: "Allow",
+  deny: "Deny",
+  bubblewrap: "Bubblewrap",
+  gvisor: "gVisor",
+};
+
+/** A schema value as a select's label: a known one's words, else the value with spaces and a capital. */
+export function optionLabel(value: string): string {
+  if (value in optionLabels) return optionLabels[value]!;
+  const words = value.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -74,7 +74,7 @@ describe("Add sandbox dialog", typingTest, () => {
       "must not point at a cloud metadata service",
     );
     expect(within(dialog).getByRole("textbox", { name: "Volume mounts" })).toHaveAccessibleDescription(
-      /Line 2: host path \/etc may not be mounted/,
+      /“\/etc:\/x”: host path \/etc may not be mounted/,
     );
     expect(within(dialog).getByRole("alert")).toHaveTextContent("labels: is not something this form knows");
 

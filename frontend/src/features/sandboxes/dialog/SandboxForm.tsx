@@ -1,5 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type ReactNode } from "react";
-import { ApiError, isApiError } from "../../../api/problem";
+import { useQueryClient } from "@tanstack/react-query";
+import { sandboxKeys } from "../../../api/keys";
+import { ApiError, describeError, isApiError } from "../../../api/problem";
 import type { ProbeResult, Provider, SecretHint } from "../../../api/types";
 import { Button } from "../../../ui/Button";
 import { DialogFooter } from "../../../ui/Dialog";
@@ -9,7 +11,7 @@ import { useCreateSandbox } from "../api/createSandbox";
 import type { VersionedSandbox } from "../api/getSandbox";
 import { usePatchSandbox } from "../api/patchSandbox";
 import { useProbeDraft } from "../api/probeDraft";
-import { useProbeSandbox } from "../api/probeSandbox";
+import { probeSandbox, useProbeSandbox } from "../api/probeSandbox";
 import { ConfigFields } from "./ConfigFields";
 import { createBody, draftOf, mergePatch, missingRequired, newDraft, type ConfigValue, type SandboxDraft } from "./draft";
 import { placeFieldErrors, type PlacedErrors } from "../../../api/fieldErrors";
@@ -25,11 +27,13 @@ interface SandboxFormProps {
   saved?: VersionedSandbox;
   hint?: SecretHint;
   onDone: () => void;
+  /** Saved, but the connection test that followed failed: the dialog says so and stays open. */
+  onTestFailed?: (id: string, result: ProbeResult) => void;
 }
 
 const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
 
-export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps) {
+export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: SandboxFormProps) {
   const editing = saved !== undefined;
   const initialProvider = saved
     ? providers.find((p) => p.name === saved.sandbox.provider)
@@ -53,10 +57,14 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
     if (rejections > 0) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [rejections]);
 
+  const queryClient = useQueryClient();
   const create = useCreateSandbox();
   const patch = usePatchSandbox();
   const probeDraft = useProbeDraft();
   const probeSaved = useProbeSandbox();
+  // Save & test: after a save that may change how the provider is reached, the probe's answer.
+  const [testingSaved, setTestingSaved] = useState(false);
+  const [testProblem, setTestProblem] = useState<string>();
 
   const provider = providers.find((p) => p.name === draft?.provider);
   if (!draft || !provider) {
@@ -67,7 +75,7 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
   const sections = configSections(provider);
   const errorKeys = ["name", "description", "url", "secret", "provider", ...fieldKeys(fields, "config")];
   const missing = missingRequired(provider, draft, hint);
-  const saving = create.isPending || patch.isPending;
+  const saving = create.isPending || patch.isPending || testingSaved;
   const probing = probeDraft.isPending || probeSaved.isPending;
 
   const update = (changes: Partial<SandboxDraft>, fieldKey?: string) => {
@@ -99,7 +107,9 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else if (error instanceof ApiError && error.fieldErrors.length > 0) {
-      setErrors(placeFieldErrors(error.fieldErrors, errorKeys));
+      // A list's item is named by what was sent: its lines may hold several, comma-separated.
+      const sent = (key: string) => (key.startsWith("config.") ? draft.config[key.slice("config.".length)] : undefined);
+      setErrors(placeFieldErrors(error.fieldErrors, errorKeys, sent));
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else {
@@ -112,24 +122,39 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
     e.preventDefault();
     if (missing.length > 0 || saving) return;
     setProblem(undefined);
+    let id: string;
+    let reached: boolean;
     try {
       if (saved && savedDraft) {
         const changes = mergePatch(provider, savedDraft, draft);
         if (Object.keys(changes).length > 0) {
           await patch.mutateAsync({ id: saved.sandbox.id, patch: changes, etag: saved.etag });
         }
+        id = saved.sandbox.id;
+        // A new url, secret or config may reach the provider differently: test it.
+        reached = "url" in changes || "secret" in changes || "config" in changes;
       } else {
-        await create.mutateAsync(createBody(provider, draft));
+        id = (await create.mutateAsync(createBody(provider, draft))).id;
+        reached = true;
       }
-      onDone();
     } catch (error) {
       showFailure(error);
+      return;
     }
+    if (!reached) return onDone();
+    // Save & test: the probe of the sandbox as saved, recorded as its health.
+    setTestingSaved(true);
+    const result = await probeSandbox({ id }).catch(() => undefined);
+    setTestingSaved(false);
+    void queryClient.invalidateQueries({ queryKey: sandboxKeys.all });
+    if (result && !result.ok && onTestFailed) onTestFailed(id, result);
+    else onDone();
   };
 
   const test = async () => {
     setProbe(undefined);
     setProblem(undefined);
+    setTestProblem(undefined);
     try {
       const result =
         saved && savedDraft
@@ -139,6 +164,13 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
       setProbe(result);
     } catch (error) {
       showFailure(error);
+      // The fields say what is wrong; the button says why nothing was tested.
+      if (error instanceof ApiError && error.fieldErrors.length > 0) {
+        const n = error.fieldErrors.length;
+        setTestProblem(`Not tested: ${n} field${n === 1 ? "" : "s"} to fix first (${error.fieldErrors.map((f) => f.field).join(", ")}).`);
+      } else {
+        setTestProblem(`Not tested: ${describeError(error)}`);
+      }
     }
   };
 
@@ -220,12 +252,17 @@ export function SandboxForm({ providers, saved, hint, onDone }: SandboxFormProps
       )}
 
       <DialogFooter>
-        <TestConnection onTest={test} busy={probing} result={probe} disabled={saving} />
+        <TestConnection onTest={test} busy={probing} result={probe} problem={testProblem} disabled={saving} />
         <span className="spacer" />
         <Button onClick={onDone}>Cancel</Button>
         <Button type="submit" variant="primary" busy={saving} disabled={saving || missing.length > 0}>
           {editing ? "Save changes" : "Add sandbox"}
         </Button>
+        {testingSaved && (
+          <p className="field__help dialog__footer-note" role="status">
+            Saved. Testing the connection…
+          </p>
+        )}
         {missing.length > 0 && <p className="field__help dialog__footer-note">Required: {missing.join(", ")}.</p>}
       </DialogFooter>
     </form>

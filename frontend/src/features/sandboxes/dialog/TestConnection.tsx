@@ -3,7 +3,7 @@ import type { ProbeResult } from "../../../api/types";
 import { Button } from "../../../ui/Button";
 
 // The probe's reason codes, worded for a person.
-const reasonLabels: Record<string, string> = {
+export const reasonLabels: Record<string, string> = {
   network: "Network",
   auth: "Credentials",
   config: "Configuration",
@@ -15,10 +15,12 @@ interface TestConnectionProps {
   onTest: () => void;
   busy: boolean;
   result?: ProbeResult;
+  /** Why the test did not run (the form's fields were refused). */
+  problem?: string;
   disabled?: boolean;
 }
 
-export function TestConnection({ onTest, busy, result, disabled }: TestConnectionProps) {
+export function TestConnection({ onTest, busy, result, problem, disabled }: TestConnectionProps) {
   return (
     <div className="test-connection">
       <Button onClick={onTest} busy={busy} disabled={busy || disabled}>
@@ -30,6 +32,12 @@ export function TestConnection({ onTest, busy, result, disabled }: TestConnectio
         {!busy && result?.ok && (
           <span className="test-connection__ok">
             <CheckCircle2 size={14} aria-hidden="true" /> Connected in {result.latency_ms} ms
+          </span>
+        )}
+        {!busy && problem && (
+          <span className="test-connection__failed">
+            <XCircle size={14} aria-hidden="true" />
+            <span>{problem}</span>
           </span>
         )}
         {!busy && result && !result.ok && (
