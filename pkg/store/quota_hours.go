@@ -35,18 +35,25 @@ func (s quotaTable) runningHours(ctx context.Context, workspaceID string, now ti
 	}
 	var ran time.Duration
 	for _, span := range spans {
-		start, end := span.StartedAt, now
-		if span.EndedAt != nil && span.EndedAt.Before(now) {
-			end = *span.EndedAt
-		}
-		if start.Before(from) {
-			start = from
-		}
-		if end.After(start) {
-			ran += end.Sub(start)
-		}
+		ran += within(span.StartedAt, span.EndedAt, from, now)
 	}
 	return int(ran / time.Hour), nil
+}
+
+// within is how much of an interval, started and ended (nil: still open),
+// lies between from and now.
+func within(started time.Time, ended *time.Time, from, now time.Time) time.Duration {
+	end := now
+	if ended != nil && ended.Before(now) {
+		end = *ended
+	}
+	if started.Before(from) {
+		started = from
+	}
+	if end.After(started) {
+		return end.Sub(started)
+	}
+	return 0
 }
 
 // admitHours refuses a new instance once the month's instance-hours are

@@ -46,16 +46,7 @@ func (s System) UsageSnapshot(ctx context.Context, monthStart, now time.Time) ([
 		return nil, err
 	}
 	for _, m := range month {
-		start, end := m.StartedAt, now
-		if m.EndedAt != nil && m.EndedAt.Before(now) {
-			end = *m.EndedAt
-		}
-		if start.Before(monthStart) {
-			start = monthStart
-		}
-		if end.After(start) {
-			of(m.Name).MonthSeconds[m.State] += end.Sub(start).Seconds()
-		}
+		of(m.Name).MonthSeconds[m.State] += within(m.StartedAt, m.EndedAt, monthStart, now).Seconds()
 	}
 	var events []struct {
 		Name string
