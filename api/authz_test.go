@@ -43,6 +43,11 @@ var authorization = map[string]access{
 	"GET /api/v1/sandboxes/:id/secret-hint":                    adminOnly,
 	"GET /api/v1/sandboxes/:id/agents":                         anyRole,
 	"POST /api/v1/sandboxes/:id/probe":                         adminOnly,
+	"GET /api/v1/sandboxes/:id/instances":                      adminOnly,
+	"POST /api/v1/sandboxes/:id/instances/:instance_id/pause":  adminOnly,
+	"POST /api/v1/sandboxes/:id/instances/:instance_id/resume": adminOnly,
+	"DELETE /api/v1/sandboxes/:id/instances/:instance_id":      adminOnly,
+	"GET /api/v1/runs":                                         anyRole,
 	"GET /api/v1/agents":                                       anyRole,
 	"POST /api/v1/agents":                                      anyRole,
 	"GET /api/v1/agents/:id":                                   anyRole,
@@ -130,7 +135,7 @@ func (f fixture) path(route string) string {
 	case strings.HasPrefix(route, "/api/v1/tokens/"):
 		id = f.token
 	}
-	return strings.NewReplacer(":id", id, ":run_id", f.run, ":thread_id", "t").Replace(route)
+	return strings.NewReplacer(":id", id, ":run_id", f.run, ":thread_id", "t", ":instance_id", "00000000-0000-4000-8000-000000000001").Replace(route)
 }
 
 func TestAuthorizationMatrix(t *testing.T) {
