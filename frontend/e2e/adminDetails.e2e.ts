@@ -129,6 +129,8 @@ describe("Admin details", () => {
     try {
       const { page } = phone;
       await signIn(page);
+      // The navigation folds behind Menu on a phone; opened, it shows the Settings group.
+      await page.getByRole("button", { name: "Menu" }).click();
       await page.getByText("Settings", { exact: true }).waitFor({ state: "visible" });
       await page.getByRole("button", { name: "Add sandbox" }).first().click();
       const dialog = page.getByRole("dialog", { name: "Add sandbox" });
@@ -192,7 +194,10 @@ describe("Admin details", () => {
     await card.getByRole("combobox", { name: "execute" }).selectOption("needs_approval");
     await card.getByText(/a shell command can read and write files/).waitFor({ state: "detached" });
 
+    // The tools were changed and not saved: leaving asks first.
     await page.getByRole("link", { name: "Run this agent" }).click();
+    const ask = page.getByRole("alertdialog", { name: "Leave without saving?" });
+    await ask.getByRole("button", { name: "Leave and lose changes" }).click();
     await page.waitForURL(/\/runs\?agent=/);
     const picked = page.getByRole("form", { name: "Start a run" }).getByRole("combobox", { name: "Agent" });
     await picked.waitFor();

@@ -93,7 +93,8 @@ describe("Agents and sandbox bindings", () => {
     await page.getByRole("button", { name: `Delete ${sandboxName}` }).click();
     const dialog = page.getByRole("alertdialog", { name: "Sandbox in use" });
     await dialog.getByRole("list", { name: "Agents using this sandbox" }).getByText(agentName).waitFor();
-    await dialog.getByText("It loses code execution; its threads are unaffected.").waitFor();
+    await dialog.getByText("It loses code execution; its threads are kept.").waitFor();
+    await dialog.getByText(/live instances are destroyed, with the files in them, and the runs open on it end/).waitFor();
     await screenshot(page, "10-delete-in-use");
     await expectAccessible(page, "delete in-use dialog");
     await dialog.getByRole("button", { name: "Detach from 1 agent & delete" }).click();

@@ -8,6 +8,8 @@ declare module "vitest" {
     adminToken: string;
     /** An admin of a workspace no other scenario uses: what it lists is only its own. */
     quietAdminToken: string;
+    /** An admin of a workspace only the usage scenario meters: its top agents are its own. */
+    meteredAdminToken: string;
   }
 }
 
@@ -19,6 +21,7 @@ export default async function setup(project: TestProject) {
   project.provide("baseUrl", server.url);
   project.provide("adminToken", server.token);
   project.provide("quietAdminToken", server.createToken("quiet"));
+  project.provide("meteredAdminToken", server.createToken("metered"));
   return async () => {
     await server.stop();
     cleanup();

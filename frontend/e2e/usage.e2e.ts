@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { apiCall, expectAccessible, openBrowser, screenshot, signIn, uniqueName, type Browser } from "./browser";
 
 interface Created {
@@ -13,14 +13,17 @@ describe("Settings → Usage", () => {
   let agent: Created;
   const thread = uniqueName("usage-thread").replace(/[^A-Za-z0-9._:-]/g, "-");
 
+  // A workspace of its own: other scenarios' runs would crowd its top lists.
+  const token = inject("meteredAdminToken");
+
   beforeAll(async () => {
     // A run on a local sandbox makes an instance, which is metered from its creation on.
-    sandbox = await apiCall<Created>("POST", "/api/v1/sandboxes", { name: uniqueName("Metered box"), provider: "local" });
-    agent = await apiCall<Created>("POST", "/api/v1/agents", { name: uniqueName("Metered agent") });
-    await apiCall("PUT", `/api/v1/agents/${agent.id}/sandbox`, { sandbox_id: sandbox.id });
-    await apiCall("POST", `/api/v1/agents/${agent.id}/threads/${thread}/runs`);
+    sandbox = await apiCall<Created>("POST", "/api/v1/sandboxes", { name: uniqueName("Metered box"), provider: "local" }, token);
+    agent = await apiCall<Created>("POST", "/api/v1/agents", { name: uniqueName("Metered agent") }, token);
+    await apiCall("PUT", `/api/v1/agents/${agent.id}/sandbox`, { sandbox_id: sandbox.id }, token);
+    await apiCall("POST", `/api/v1/agents/${agent.id}/threads/${thread}/runs`, undefined, token);
     browser = await openBrowser();
-    await signIn(browser.page, undefined, "/settings/usage");
+    await signIn(browser.page, token, "/settings/usage");
   });
   afterAll(async () => {
     await browser?.close();
@@ -49,7 +52,7 @@ describe("Settings → Usage", () => {
   });
 
   it("shows a member the workspace's totals only", async () => {
-    const member = await apiCall<{ token: string }>("POST", "/api/v1/tokens", { name: uniqueName("member"), role: "member" });
+    const member = await apiCall<{ token: string }>("POST", "/api/v1/tokens", { name: uniqueName("member"), role: "member" }, token);
     const other = await openBrowser();
     try {
       await signIn(other.page, member.token, "/settings/usage");
