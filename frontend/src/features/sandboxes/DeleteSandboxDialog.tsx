@@ -2,6 +2,7 @@ import { isApiError } from "../../api/problem";
 import type { AgentRef, Sandbox } from "../../api/types";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Loading } from "../../ui/Loading";
+import { emojiPrefix } from "../../ui/emojiGlyph";
 import { useDeleteSandbox } from "./api/deleteSandbox";
 import { useSandboxAgents } from "./api/listSandboxAgents";
 
@@ -53,7 +54,8 @@ export function DeleteSandboxDialog({ sandbox, open, onOpenChange }: DeleteSandb
           <ul className="agent-chips" aria-label="Agents using this sandbox">
             {bound.map((agent) => (
               <li key={agent.id} className="agent-chip">
-                <span aria-hidden="true">{agent.emoji || "🤖"}</span> {agent.name}
+                <span aria-hidden="true">{emojiPrefix(agent.emoji)}</span>
+                {agent.name}
               </li>
             ))}
           </ul>

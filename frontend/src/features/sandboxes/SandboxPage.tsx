@@ -11,6 +11,7 @@ import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { ProviderIcon } from "../../ui/ProviderIcon";
 import { usePageTitle } from "../../ui/usePageTitle";
+import { emojiPrefix } from "../../ui/emojiGlyph";
 import { useSandbox } from "./api/getSandbox";
 import { useSandboxInstances } from "./api/instances";
 import { useSandboxAudit } from "./api/sandboxAudit";
@@ -150,7 +151,8 @@ function Agents({ sandboxId }: { sandboxId: string }) {
           {agents.data.map((agent) => (
             <li key={agent.id}>
               <Link className="agent-chip" to={`/agents/${agent.id}`}>
-                <span aria-hidden="true">{agent.emoji}</span> {agent.name}
+                <span aria-hidden="true">{emojiPrefix(agent.emoji)}</span>
+                {agent.name}
               </Link>
             </li>
           ))}
