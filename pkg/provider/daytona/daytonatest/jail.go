@@ -162,7 +162,7 @@ func (s *Server) run(ctx context.Context, box sandboxBox, req executeRequest) ra
 		return ran{exitCode: -1, output: err.Error()}
 	}
 	var timedOut atomic.Bool
-	if req.Timeout != nil && *req.Timeout > 0 {
+	if req.Timeout != nil && *req.Timeout > 0 && pgid > 0 {
 		timer := time.AfterFunc(time.Duration(*req.Timeout)*time.Second, func() {
 			timedOut.Store(true)
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)

@@ -1,9 +1,7 @@
 package daytonatest
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,35 +9,38 @@ import (
 	"time"
 )
 
-// hostPid finds, among the host's processes, the one that is nspid in the
-// pid namespace ns (as /proc/PID/ns/pid reads): the last field of its
-// NSpid line is its pid there.
-func hostPid(ns string, nspid int) (int, error) {
+// hostGroup finds the host's id of the process group that is nspgid in
+// the pid namespace ns (as /proc/PID/ns/pid reads), by any process of the
+// group still there: the first field of its NSpgid line is its group's id
+// on the host, the last its id in the jail. The group's first process may
+// have ended already while what it started goes on; where nothing of the
+// group is left, found is false.
+func hostGroup(ns string, nspgid int) (pgid int, found bool) {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	want := strconv.Itoa(nspid)
+	want := strconv.Itoa(nspgid)
 	for _, dir := range dirs {
 		if link, err := os.Readlink(dir + "/ns/pid"); err != nil || link != ns {
 			continue
 		}
-		f, err := os.Open(dir + "/status")
+		raw, err := os.ReadFile(dir + "/status")
 		if err != nil {
 			continue
 		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line, ok := strings.CutPrefix(sc.Text(), "NSpid:")
+		for _, line := range strings.Split(string(raw), "\n") {
+			ids, ok := strings.CutPrefix(line, "NSpgid:")
 			if !ok {
 				continue
 			}
-			fields := strings.Fields(line)
+			fields := strings.Fields(ids)
 			if len(fields) > 1 && fields[len(fields)-1] == want {
-				f.Close()
-				return strconv.Atoi(fields[0])
+				if n, err := strconv.Atoi(fields[0]); err == nil {
+					return n, true
+				}
 			}
+			break
 		}
-		f.Close()
 	}
-	return 0, fmt.Errorf("no process %d in the sandbox's jail", nspid)
+	return 0, false
 }
 
 // children lists the processes whose parent is pid, as gopsutil's

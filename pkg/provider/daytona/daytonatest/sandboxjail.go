@@ -125,7 +125,8 @@ func (s *Server) startJail(box sandboxBox) (*sandboxJail, error) {
 }
 
 // start asks the launcher to start a session's shell ("session") or a
-// command ("exec") named id, and returns the host pid of its process group.
+// command ("exec") named id, and returns the host id of its process group:
+// 0 for a command whose group has already ended, leaving nothing to kill.
 func (j *sandboxJail) start(op, id string) (int, error) {
 	if _, err := fmt.Fprintf(j.in, "%s %s\n", op, id); err != nil {
 		return 0, err
@@ -138,7 +139,13 @@ func (j *sandboxJail) start(op, id string) (int, error) {
 	if _, err := fmt.Sscan(raw, &pid); err != nil {
 		return 0, fmt.Errorf("the launcher reported pid %q", raw)
 	}
-	return hostPid(j.ns, pid)
+	if pgid, found := hostGroup(j.ns, pid); found {
+		return pgid, nil
+	}
+	if op == "exec" {
+		return 0, nil // it ran to its end already: its output and code tell
+	}
+	return 0, fmt.Errorf("the session's shell %d ended as it started", pid)
 }
 
 // await reads a file the launcher writes, once it is there.
