@@ -253,8 +253,13 @@ describe("Edit sandbox dialog", () => {
     expect(secret).toHaveAccessibleDescription("Saved: ends in x9Qz · 40 characters.");
     // OpenSandbox works without a key, so the stored one may be cleared.
     expect(within(dialog).getByRole("button", { name: "Clear" })).toBeInTheDocument();
-    // The provider is locked.
-    expect(within(dialog).getByRole("radio", { name: /Daytona/ })).toBeDisabled();
+    // The provider cannot change: only its own shows, as a line, and no other provider's card.
+    expect(within(dialog).queryAllByRole("radio")).toHaveLength(0);
+    const own = providers.find((p) => p.name === "opensandbox")!.title;
+    expect(within(dialog).getByText(own)).toBeInTheDocument();
+    for (const other of providers.filter((p) => p.name !== "opensandbox")) {
+      expect(within(dialog).queryByText(other.title)).toBeNull();
+    }
 
     await user.type(within(dialog).getByRole("textbox", { name: "Description" }), "Shared by the team");
     await user.click(within(dialog).getByRole("button", { name: "Save changes" }));
