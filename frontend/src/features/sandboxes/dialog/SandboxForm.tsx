@@ -33,6 +33,9 @@ interface SandboxFormProps {
 
 const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
 
+/** The first control a person fills in: a checked radio stands for its group. */
+const firstField = 'input:not([disabled]):not([type="radio"]), input[type="radio"]:checked:not([disabled]), select, textarea';
+
 export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: SandboxFormProps) {
   const editing = saved !== undefined;
   const initialProvider = saved
@@ -52,6 +55,12 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
   // Bumped when the server rejects fields, to bring the first of them into view.
   const [rejections, setRejections] = useState(0);
   const formRef = useRef<HTMLFormElement>(null);
+
+  // The dialog opens on the form's first field (the chosen provider, or the
+  // name when editing), not on its Close button or the provider list itself.
+  useEffect(() => {
+    formRef.current?.querySelector<HTMLElement>(firstField)?.focus();
+  }, []);
 
   useEffect(() => {
     if (rejections > 0) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
