@@ -173,8 +173,9 @@ describe("Add sandbox dialog", typingTest, () => {
       const own = within(dialog).getByRole("group", { name: `${p.title} settings` });
       expect(within(own).queryByRole("spinbutton", { name: "Timeout (seconds)" })).toBeNull();
       expect(within(own).queryByRole("textbox", { name: "Default packages" })).toBeNull();
-      // A resource the provider cannot set is shown, and takes nothing.
-      const cpu = within(common).getByRole("spinbutton", { name: "CPU (cores)" });
+      // A resource the provider cannot set is shown (in the Advanced fold), and takes nothing.
+      const advanced = within(dialog).getByRole("group", { name: "Advanced settings" });
+      const cpu = within(advanced).getByRole("spinbutton", { name: "CPU (cores)" });
       if (cpuIsReadOnly(p)) expect(cpu).toBeDisabled();
       else expect(cpu).toBeEnabled();
     }

@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeApi } from "../../../test/fakeApi";
+import { fakeApi, problem } from "../../../test/fakeApi";
 import { providers, renderSignedIn } from "../../../test/render";
 import { SandboxDialog } from "./SandboxDialog";
 
@@ -16,5 +17,41 @@ describe("Add sandbox dialog's first focus", typingTest, () => {
     const chosen = await within(dialog).findByRole("radio", { checked: true });
     await waitFor(() => expect(document.activeElement).toBe(chosen));
     expect(document.activeElement).not.toBe(within(dialog).getByRole("button", { name: "Close" }));
+  });
+});
+
+describe("Add sandbox dialog's Advanced fold", typingTest, () => {
+  it("folds pools, kept files, resources and network away, named, closed, their defaults kept", async () => {
+    fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    const fold = await within(dialog).findByRole("group", { name: "Advanced settings" });
+    expect(fold.tagName).toBe("DETAILS");
+    expect(fold).not.toHaveAttribute("open");
+    for (const name of ["Warm pool", "Resources", "Network"]) {
+      expect(within(fold).getByRole("group", { name })).toBeInTheDocument();
+    }
+    expect(within(fold).getByRole("combobox", { name: "Keep files" })).toHaveValue("until_expiry");
+    // What most sandboxes set stays outside the fold.
+    expect(within(fold).queryByRole("spinbutton", { name: "Timeout (seconds)" })).toBeNull();
+    expect(within(dialog).getByRole("spinbutton", { name: "Timeout (seconds)" })).toBeInTheDocument();
+  });
+
+  it("opens when the server refuses a field inside it", async () => {
+    fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "POST /api/v1/sandboxes": problem(422, "validation_failed", "The request has invalid fields.", {
+        errors: [{ field: "config.pool.size", message: "must be at most 200" }],
+      }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await user.click(await within(dialog).findByRole("radio", { name: /Local/ }));
+    await user.type(within(dialog).getByRole("textbox", { name: "Name" }), "Pool box");
+    await user.click(within(dialog).getByRole("button", { name: "Add sandbox" }));
+    const fold = within(dialog).getByRole("group", { name: "Advanced settings" });
+    await waitFor(() => expect(fold).toHaveAttribute("open"));
+    expect(within(fold).getByRole("spinbutton", { name: "Size" })).toHaveAccessibleDescription(/must be at most 200/);
   });
 });

@@ -16,7 +16,7 @@ import { ConfigFields } from "./ConfigFields";
 import { createBody, draftOf, mergePatch, missingRequired, newDraft, type ConfigValue, type SandboxDraft } from "./draft";
 import { placeFieldErrors, type PlacedErrors } from "../../../api/fieldErrors";
 import { ProviderPicker } from "./ProviderPicker";
-import { configFields, configSections, fieldKeys } from "./schema";
+import { configFields, configSections, fieldKeys, hitsAdvanced, isAdvancedField } from "./schema";
 import { SecretField } from "./SecretField";
 import { TestConnection } from "./TestConnection";
 import "../sandboxes.css";
@@ -54,6 +54,8 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
   const [probe, setProbe] = useState<ProbeResult>();
   // Bumped when the server rejects fields, to bring the first of them into view.
   const [rejections, setRejections] = useState(0);
+  // The Advanced fold: closed at first, opened by the person or by an error inside it.
+  const [advancedOpen, setAdvancedOpen] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
 
   // The dialog opens on the form's first field (the chosen provider, or the
@@ -82,6 +84,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
 
   const fields = configFields(provider);
   const sections = configSections(provider);
+  const advanced = [...sections.own, ...sections.common].filter((f) => isAdvancedField(f.key));
   const errorKeys = ["name", "description", "url", "secret", "provider", ...fieldKeys(fields, "config")];
   const missing = missingRequired(provider, draft, hint);
   const saving = create.isPending || patch.isPending || testingSaved;
@@ -118,7 +121,9 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
     } else if (error instanceof ApiError && error.fieldErrors.length > 0) {
       // A list's item is named by what was sent: its lines may hold several, comma-separated.
       const sent = (key: string) => (key.startsWith("config.") ? draft.config[key.slice("config.".length)] : undefined);
-      setErrors(placeFieldErrors(error.fieldErrors, errorKeys, sent));
+      const placed = placeFieldErrors(error.fieldErrors, errorKeys, sent);
+      setErrors(placed);
+      if (hitsAdvanced(Object.keys(placed.byField))) setAdvancedOpen(true);
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else {
@@ -240,8 +245,8 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
       )}
 
       {[
-        { title: schemaTitle(provider), fields: sections.own },
-        { title: "Common settings", fields: sections.common },
+        { title: schemaTitle(provider), fields: sections.own.filter((f) => !isAdvancedField(f.key)) },
+        { title: "Common settings", fields: sections.common.filter((f) => !isAdvancedField(f.key)) },
       ].map(
         (section) =>
           section.fields.length > 0 && (
@@ -249,6 +254,11 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
               <ConfigFields fields={section.fields} values={draft.config} errors={errors.byField} onChange={updateConfig} />
             </ConfigSection>
           ),
+      )}
+      {advanced.length > 0 && (
+        <AdvancedFold open={advancedOpen} onOpenChange={setAdvancedOpen}>
+          <ConfigFields fields={advanced} values={draft.config} errors={errors.byField} onChange={updateConfig} />
+        </AdvancedFold>
       )}
 
       {errors.byField.provider && <ProblemMessage error={new Error(errors.byField.provider.join(" "))} />}
@@ -288,6 +298,19 @@ function ConfigSection({ title, children }: { title: string; children: ReactNode
       </h3>
       {children}
     </div>
+  );
+}
+
+/** The settings most sandboxes leave alone, folded away; its summary names it. */
+function AdvancedFold({ open, onOpenChange, children }: { open: boolean; onOpenChange: (open: boolean) => void; children: ReactNode }) {
+  const id = useId();
+  return (
+    <details className="config-section advanced-fold" open={open} aria-labelledby={id} onToggle={(e) => onOpenChange(e.currentTarget.open)}>
+      <summary id={id} className="form-section-title advanced-fold__summary">
+        Advanced settings
+      </summary>
+      {children}
+    </details>
   );
 }
 
