@@ -76,7 +76,9 @@ describe("Add sandbox dialog", typingTest, () => {
     expect(within(dialog).getByRole("textbox", { name: "Volume mounts" })).toHaveAccessibleDescription(
       /“\/etc:\/x”: host path \/etc may not be mounted/,
     );
-    expect(within(dialog).getByRole("alert")).toHaveTextContent("labels: is not something this form knows");
+    expect(within(dialog).getByText("labels: is not something this form knows")).toBeInTheDocument();
+    // Beside Save, a summary links to each refused field that has one.
+    expect(within(dialog).getByRole("alert", { name: "3 fields need a change before saving:" })).toBeInTheDocument();
 
     // What was sent is the form as shown: lists as lists, numbers as numbers.
     const [sent] = api.callsTo("POST", "/api/v1/sandboxes");

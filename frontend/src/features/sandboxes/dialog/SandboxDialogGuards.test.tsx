@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { fakeApi, problem } from "../../../test/fakeApi";
 import { providers, renderSignedIn } from "../../../test/render";
 import { SandboxDialog } from "./SandboxDialog";
@@ -53,5 +53,62 @@ describe("Add sandbox dialog's Advanced fold", typingTest, () => {
     const fold = within(dialog).getByRole("group", { name: "Advanced settings" });
     await waitFor(() => expect(fold).toHaveAttribute("open"));
     expect(within(fold).getByRole("spinbutton", { name: "Size" })).toHaveAccessibleDescription(/must be at most 200/);
+  });
+});
+
+describe("Sandbox dialog's guard on unsaved changes", typingTest, () => {
+  it("asks before Escape discards what was typed, and closes at once when nothing was", async () => {
+    fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
+    const onOpenChange = vi.fn();
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={onOpenChange} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await user.type(await within(dialog).findByRole("textbox", { name: "Name" }), "Half typed");
+
+    await user.keyboard("{Escape}");
+    expect(within(dialog).getByRole("alert")).toHaveTextContent("Close and lose the changes made here?");
+    expect(onOpenChange).not.toHaveBeenCalled();
+    await user.click(within(dialog).getByRole("button", { name: "Discard changes" }));
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+  });
+
+  it("closes on Escape without asking when nothing changed", async () => {
+    fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
+    const onOpenChange = vi.fn();
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={onOpenChange} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await within(dialog).findByRole("textbox", { name: "Name" });
+    await user.keyboard("{Escape}");
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+  });
+});
+
+describe("Sandbox dialog's error summary", typingTest, () => {
+  it("lists each refused field beside Save after a refused save, each a link to its field", async () => {
+    fakeApi({
+      "GET /api/v1/providers": { body: { items: providers } },
+      "POST /api/v1/sandboxes": problem(422, "validation_failed", "The request has invalid fields.", {
+        errors: [
+          { field: "description", message: "must be at most 255 characters" },
+          { field: "config.pool.size", message: "must be at most 200" },
+        ],
+      }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={() => {}} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await user.click(await within(dialog).findByRole("radio", { name: /Local/ }));
+    await user.type(within(dialog).getByRole("textbox", { name: "Name" }), "Pool box");
+    await user.click(within(dialog).getByRole("button", { name: "Add sandbox" }));
+
+    const summary = await within(dialog).findByRole("alert", { name: "2 fields need a change before saving:" });
+    const links = within(summary).getAllByRole("link");
+    expect(links.map((l) => l.textContent)).toEqual([
+      "Description: must be at most 255 characters",
+      "Warm pool: Size: must be at most 200",
+    ]);
+    await user.click(links[1]!);
+    expect(document.activeElement).toBe(within(dialog).getByRole("spinbutton", { name: "Size" }));
   });
 });

@@ -5,6 +5,7 @@ import { ApiError, describeError, isApiError } from "../../../api/problem";
 import type { ProbeResult, Provider, SecretHint } from "../../../api/types";
 import { Button } from "../../../ui/Button";
 import { DialogFooter } from "../../../ui/Dialog";
+import { ErrorSummary, type FieldProblem } from "../../../ui/ErrorSummary";
 import { Field } from "../../../ui/Field";
 import { ProblemMessage } from "../../../ui/ProblemMessage";
 import { useCreateSandbox } from "../api/createSandbox";
@@ -16,7 +17,7 @@ import { ConfigFields } from "./ConfigFields";
 import { createBody, draftOf, mergePatch, missingRequired, newDraft, type ConfigValue, type SandboxDraft } from "./draft";
 import { placeFieldErrors, type PlacedErrors } from "../../../api/fieldErrors";
 import { ProviderPicker } from "./ProviderPicker";
-import { configFields, configSections, fieldKeys, hitsAdvanced, isAdvancedField } from "./schema";
+import { configFields, configSections, fieldId, fieldKeys, fieldLabels, hitsAdvanced, isAdvancedField } from "./schema";
 import { SecretField } from "./SecretField";
 import { TestConnection } from "./TestConnection";
 import "../sandboxes.css";
@@ -29,6 +30,8 @@ interface SandboxFormProps {
   onDone: () => void;
   /** Saved, but the connection test that followed failed: the dialog says so and stays open. */
   onTestFailed?: (id: string, result: ProbeResult) => void;
+  /** Whether the form differs from how it opened, for the dialog to ask before discarding it. */
+  onDirtyChange?: (dirty: boolean) => void;
 }
 
 const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
@@ -36,7 +39,7 @@ const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
 /** The first control a person fills in: a checked radio stands for its group. */
 const firstField = 'input:not([disabled]):not([type="radio"]), input[type="radio"]:checked:not([disabled]), select, textarea';
 
-export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: SandboxFormProps) {
+export function SandboxForm({ providers, saved, hint, onDone, onTestFailed, onDirtyChange }: SandboxFormProps) {
   const editing = saved !== undefined;
   const initialProvider = saved
     ? providers.find((p) => p.name === saved.sandbox.provider)
@@ -49,7 +52,13 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
   const [draft, setDraft] = useState<SandboxDraft | undefined>(() =>
     savedDraft ?? (initialProvider ? newDraft(initialProvider) : undefined),
   );
+  // The form as it opened: any other draft holds changes not saved.
+  const [opened] = useState(() => JSON.stringify(draft));
+  const dirty = JSON.stringify(draft) !== opened;
+  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
   const [errors, setErrors] = useState<PlacedErrors>(noErrors);
+  // The refused fields, for the summary beside Save; shown only after a save.
+  const [summarised, setSummarised] = useState<PlacedErrors>(noErrors);
   const [problem, setProblem] = useState<unknown>();
   const [probe, setProbe] = useState<ProbeResult>();
   // Bumped when the server rejects fields, to bring the first of them into view.
@@ -78,6 +87,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
   const [testProblem, setTestProblem] = useState<string>();
 
   const provider = providers.find((p) => p.name === draft?.provider);
+  const problems = useMemo(() => (provider ? summaryOf(provider, summarised) : []), [provider, summarised]);
   if (!draft || !provider) {
     return <ProblemMessage error={new Error("This server offers no sandbox provider for this form.")} />;
   }
@@ -112,22 +122,27 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
     setProbe(undefined);
   };
 
-  const showFailure = (error: unknown) => {
+  /** A refused save or test; a save's refused fields are listed beside Save too. */
+  const showFailure = (error: unknown, saving = false) => {
+    const place = (placed: PlacedErrors) => {
+      setErrors(placed);
+      setSummarised(saving ? placed : noErrors);
+    };
     if (isApiError(error, "conflict") && error.problem.existing_id) {
       // The only conflict on create is a name already taken: say it at the name.
-      setErrors({ byField: { name: [error.problem.detail] }, unplaced: [] });
+      place({ byField: { name: [error.problem.detail] }, unplaced: [] });
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else if (error instanceof ApiError && error.fieldErrors.length > 0) {
       // A list's item is named by what was sent: its lines may hold several, comma-separated.
       const sent = (key: string) => (key.startsWith("config.") ? draft.config[key.slice("config.".length)] : undefined);
       const placed = placeFieldErrors(error.fieldErrors, errorKeys, sent);
-      setErrors(placed);
+      place(placed);
       if (hitsAdvanced(Object.keys(placed.byField))) setAdvancedOpen(true);
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else {
-      setErrors(noErrors);
+      place(noErrors);
       setProblem(error);
     }
   };
@@ -152,7 +167,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
         reached = true;
       }
     } catch (error) {
-      showFailure(error);
+      showFailure(error, true);
       return;
     }
     if (!reached) return onDone();
@@ -194,7 +209,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
     <form ref={formRef} className="form-grid" onSubmit={submit} noValidate aria-label={editing ? "Edit sandbox" : "Add sandbox"}>
       <ProviderPicker providers={providers} value={provider.name} onChange={pickProvider} locked={editing} />
 
-      <Field label="Name" required error={errors.byField.name}>
+      <Field id={fieldId("name")} label="Name" required error={errors.byField.name}>
         {(control) => (
           <input
             {...control}
@@ -206,7 +221,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
           />
         )}
       </Field>
-      <Field label="Description" error={errors.byField.description}>
+      <Field id={fieldId("description")} label="Description" error={errors.byField.description}>
         {(control) => (
           <input
             {...control}
@@ -219,7 +234,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
         )}
       </Field>
       {provider.url.accepted && (
-        <Field label={provider.url.label} required={provider.url.required} error={errors.byField.url}>
+        <Field id={fieldId("url")} label={provider.url.label} required={provider.url.required} error={errors.byField.url}>
           {(control) => (
             <input
               {...control}
@@ -234,6 +249,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
       )}
       {provider.secret.accepted && (
         <SecretField
+          id={fieldId("secret")}
           field={provider.secret}
           value={draft.secret}
           onChange={(secret) => update({ secret }, "secret")}
@@ -273,6 +289,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
       <DialogFooter>
         <TestConnection onTest={test} busy={probing} result={probe} problem={testProblem} disabled={saving} />
         <span className="spacer" />
+        <ErrorSummary problems={problems} />
         <Button onClick={onDone}>Cancel</Button>
         <Button type="submit" variant="primary" busy={saving} disabled={saving || missing.length > 0}>
           {editing ? "Save changes" : "Add sandbox"}
@@ -286,6 +303,21 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
       </DialogFooter>
     </form>
   );
+}
+
+/** The refused fields that have a control here, in the form's order, with what each is called. */
+function summaryOf(provider: Provider, errors: PlacedErrors): FieldProblem[] {
+  const labels: Record<string, string> = {
+    name: "Name",
+    description: "Description",
+    url: provider.url.label,
+    secret: provider.secret.label,
+    ...fieldLabels(configFields(provider), "config"),
+  };
+  return Object.keys(labels).flatMap((key) => {
+    const messages = errors.byField[key];
+    return messages && messages.length > 0 ? [{ id: fieldId(key), label: labels[key]!, messages }] : [];
+  });
 }
 
 /** A titled group of config fields, laid out as the form's own rows. */

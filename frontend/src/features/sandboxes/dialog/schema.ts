@@ -110,3 +110,23 @@ export function isAdvancedField(key: string): boolean {
 export function hitsAdvanced(errorKeys: string[]): boolean {
   return errorKeys.some((k) => k.startsWith("config.") && isAdvancedField(k.slice("config.".length).split(".")[0]!));
 }
+
+/** The id of the control an error key names, for an error summary's link to it. */
+export function fieldId(errorKey: string): string {
+  return `sandbox-${errorKey.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+}
+
+/**
+ * What each error key below prefix is called on screen: a field's title,
+ * an object's own fields after the object's ("Warm pool: Size").
+ */
+export function fieldLabels(fields: ConfigField[], prefix: string, within = ""): Record<string, string> {
+  return Object.assign(
+    {},
+    ...fields.map(({ key, schema }) => {
+      const label = `${within}${schema.title ?? key}`;
+      const own = { [`${prefix}.${key}`]: label };
+      return isObjectField(schema) ? { ...own, ...fieldLabels(objectFields(schema), `${prefix}.${key}`, `${label}: `) } : own;
+    }),
+  ) as Record<string, string>;
+}
