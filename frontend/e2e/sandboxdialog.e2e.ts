@@ -59,6 +59,8 @@ describe("The sandbox dialog", () => {
     expect(await dialog.isVisible()).toBe(true);
     await dialog.getByRole("button", { name: "Discard changes" }).click();
     await dialog.waitFor({ state: "hidden" });
+    // The field that focused itself did not take the opener's place: focus goes back to Add sandbox.
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe("Add sandbox");
   });
 
   it("shows only the edited sandbox's own provider, as a line", async () => {

@@ -125,7 +125,7 @@ describe("Settings → Sandboxes", () => {
     await dialog.getByRole("button", { name: "Add sandbox" }).click();
 
     const timeout = dialog.getByRole("spinbutton", { name: "Timeout (seconds)" });
-    await dialog.getByText("must be at least 1").waitFor();
+    await dialog.getByText("must be at least 1", { exact: true }).waitFor();
     expect(await timeout.getAttribute("aria-invalid")).toBe("true");
     const mountsError = await dialog
       .getByRole("textbox", { name: "Volume mounts" })
@@ -164,7 +164,7 @@ describe("Settings → Sandboxes", () => {
     await memory.fill(String(ceiling + 1));
     await dialog.getByRole("button", { name: "Add sandbox" }).click();
     await dialog
-      .getByText(`must be at most ${ceiling.toLocaleString("en-US")} MiB on this server (AUXILIA_LOCAL_MAX_MEMORY_MB)`)
+      .getByText(`must be at most ${ceiling.toLocaleString("en-US")} MiB on this server (AUXILIA_LOCAL_MAX_MEMORY_MB)`, { exact: true })
       .waitFor();
     expect(await memory.getAttribute("aria-invalid")).toBe("true");
     // What was typed is not lost to a stray Escape: the dialog asks first.
