@@ -112,3 +112,16 @@ describe("Sandbox dialog's error summary", typingTest, () => {
     expect(document.activeElement).toBe(within(dialog).getByRole("spinbutton", { name: "Size" }));
   });
 });
+
+describe("Sandbox dialog's guard, provider choice", typingTest, () => {
+  it("closes without asking after only a provider was chosen, as nothing typed is lost", async () => {
+    fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
+    const onOpenChange = vi.fn();
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={onOpenChange} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await user.click(await within(dialog).findByRole("radio", { name: /Local/ }));
+    await user.keyboard("{Escape}");
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+  });
+});

@@ -52,10 +52,6 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed, onDi
   const [draft, setDraft] = useState<SandboxDraft | undefined>(() =>
     savedDraft ?? (initialProvider ? newDraft(initialProvider) : undefined),
   );
-  // The form as it opened: any other draft holds changes not saved.
-  const [opened] = useState(() => JSON.stringify(draft));
-  const dirty = JSON.stringify(draft) !== opened;
-  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
   const [errors, setErrors] = useState<PlacedErrors>(noErrors);
   // The refused fields, for the summary beside Save; shown only after a save.
   const [summarised, setSummarised] = useState<PlacedErrors>(noErrors);
@@ -87,6 +83,11 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed, onDi
   const [testProblem, setTestProblem] = useState<string>();
 
   const provider = providers.find((p) => p.name === draft?.provider);
+  // Changes not saved: the draft differs from the saved sandbox, or from the
+  // chosen provider's defaults (choosing a provider alone loses nothing).
+  const pristine = savedDraft ?? (provider ? newDraft(provider) : undefined);
+  const dirty = draft !== undefined && JSON.stringify(draft) !== JSON.stringify(pristine);
+  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
   const problems = useMemo(() => (provider ? summaryOf(provider, summarised) : []), [provider, summarised]);
   if (!draft || !provider) {
     return <ProblemMessage error={new Error("This server offers no sandbox provider for this form.")} />;
