@@ -88,7 +88,8 @@ describe("Settings → Sandboxes", () => {
     await secret.waitFor();
     expect(await secret.inputValue()).toBe("");
     expect(await secret.getAttribute("placeholder")).toBe("••••••x9Qz — leave blank to keep");
-    expect(await dialog.getByRole("radio", { name: /Daytona/ }).isDisabled()).toBe(true);
+    // Its provider cannot change: no other provider's card is offered.
+    expect(await dialog.getByRole("radio").count()).toBe(0);
 
     await dialog.getByRole("textbox", { name: "Description" }).fill("Edited, key kept");
     await dialog.getByRole("textbox", { name: "Volume mounts" }).fill("/srv/data:/data:ro\n/srv/models:/models:ro");
@@ -124,7 +125,7 @@ describe("Settings → Sandboxes", () => {
     await dialog.getByRole("button", { name: "Add sandbox" }).click();
 
     const timeout = dialog.getByRole("spinbutton", { name: "Timeout (seconds)" });
-    await dialog.getByText("must be at least 1").waitFor();
+    await dialog.getByText("must be at least 1", { exact: true }).waitFor();
     expect(await timeout.getAttribute("aria-invalid")).toBe("true");
     const mountsError = await dialog
       .getByRole("textbox", { name: "Volume mounts" })
@@ -134,6 +135,7 @@ describe("Settings → Sandboxes", () => {
     await screenshot(page, "05-field-errors");
     await expectAccessible(page, "dialog with field errors");
     await page.keyboard.press("Escape");
+    await dialog.getByRole("button", { name: "Discard changes" }).click();
     await dialog.waitFor({ state: "hidden" });
   });
 
@@ -150,6 +152,8 @@ describe("Settings → Sandboxes", () => {
     const dialog = page.getByRole("dialog", { name: "Add sandbox" });
     await dialog.getByRole("radio", { name: /Local/ }).check();
     await dialog.getByRole("textbox", { name: "Name" }).fill(uniqueName("Greedy"));
+    // Resources sit in the Advanced fold.
+    await dialog.getByText("Advanced settings").click();
     const memory = dialog.getByRole("spinbutton", { name: "Memory (MiB)" });
     expect(await memory.getAttribute("max")).toBe(String(ceiling));
     const help = await memory.evaluate((el) =>
@@ -160,10 +164,12 @@ describe("Settings → Sandboxes", () => {
     await memory.fill(String(ceiling + 1));
     await dialog.getByRole("button", { name: "Add sandbox" }).click();
     await dialog
-      .getByText(`must be at most ${ceiling.toLocaleString("en-US")} MiB on this server (AUXILIA_LOCAL_MAX_MEMORY_MB)`)
+      .getByText(`must be at most ${ceiling.toLocaleString("en-US")} MiB on this server (AUXILIA_LOCAL_MAX_MEMORY_MB)`, { exact: true })
       .waitFor();
     expect(await memory.getAttribute("aria-invalid")).toBe("true");
+    // What was typed is not lost to a stray Escape: the dialog asks first.
     await page.keyboard.press("Escape");
+    await dialog.getByRole("button", { name: "Discard changes" }).click();
     await dialog.waitFor({ state: "hidden" });
   });
 
@@ -180,6 +186,7 @@ describe("Settings → Sandboxes", () => {
     await dialog.getByText(/connection refused/).waitFor();
     await screenshot(page, "06-test-connection-network");
     await page.keyboard.press("Escape");
+    await dialog.getByRole("button", { name: "Discard changes" }).click();
   });
 
   it("adds a sandbox with the keyboard alone", async () => {

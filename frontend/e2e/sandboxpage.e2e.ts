@@ -140,7 +140,8 @@ describe("A sandbox's own page", () => {
     await dialog.getByRole("button", { name: "Test connection" }).click();
     await dialog.locator(".test-connection").getByText(/Not tested: 1 field to fix first \(url\)/).waitFor();
 
-    // Selects show words, and send the values the API takes.
+    // Selects show words, and send the values the API takes (Keep files is in the Advanced fold).
+    await dialog.getByText("Advanced settings").click();
     const keepFiles = dialog.getByRole("combobox", { name: "Keep files" });
     expect(await keepFiles.locator("option").allTextContents()).toEqual(["Until the instance expires", "Always"]);
     await keepFiles.selectOption({ label: "Always" });

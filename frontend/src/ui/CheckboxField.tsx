@@ -1,6 +1,8 @@
 import { useId, type ReactNode } from "react";
 
 interface CheckboxFieldProps {
+  /** The checkbox's id, for a link to it (an error summary's); made up when not given. */
+  id?: string;
   label: ReactNode;
   help?: ReactNode;
   error?: string[] | string;
@@ -10,8 +12,9 @@ interface CheckboxFieldProps {
 }
 
 /** A checkbox whose label is its field name, with help and errors beneath. */
-export function CheckboxField({ label, help, error, checked, onChange, disabled }: CheckboxFieldProps) {
-  const id = useId();
+export function CheckboxField({ id: givenId, label, help, error, checked, onChange, disabled }: CheckboxFieldProps) {
+  const madeId = useId();
+  const id = givenId ?? madeId;
   const errors = error === undefined ? [] : Array.isArray(error) ? error : [error];
   const describedBy = [errors.length > 0 && `${id}-error`, help && `${id}-help`].filter(Boolean).join(" ");
   return (

@@ -20,7 +20,7 @@ interface DialogProps {
  * opener. A dirty one asks before it closes and loses what was typed.
  */
 export function Dialog({ open, onOpenChange, title, description, size = "md", dirty = false, children }: DialogProps) {
-  const returnFocus = useReturnFocus();
+  const returnFocus = useReturnFocus(open);
   const [asking, setAsking] = useState(false);
   const change = (next: boolean) => {
     if (!next && dirty && !asking) {

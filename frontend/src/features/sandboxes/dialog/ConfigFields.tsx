@@ -3,7 +3,7 @@ import { Field } from "../../../ui/Field";
 import { LineListInput } from "../../../ui/LineListInput";
 import type { ConfigObject, ConfigValue } from "./draft";
 import { RequirementsField } from "./RequirementsField";
-import { isListField, isMapField, isNumberField, isObjectField, isRequirementsField, objectFields, type ConfigField } from "./schema";
+import { fieldId, isListField, isMapField, isNumberField, isObjectField, isRequirementsField, objectFields, type ConfigField } from "./schema";
 
 interface ConfigFieldsProps {
   fields: ConfigField[];
@@ -40,7 +40,7 @@ export function ConfigFields({ fields, values, errors, onChange, disabled, path 
         if (isObjectField(schema)) {
           const object = typeof value === "object" && !Array.isArray(value) ? value : {};
           return (
-            <fieldset key={key} className="config-fieldset">
+            <fieldset key={key} id={fieldId(fieldKey)} tabIndex={-1} className="config-fieldset">
               <legend className="field__label">{label}</legend>
               {schema.description && <p className="field__help">{schema.description}</p>}
               {error && (
@@ -64,6 +64,7 @@ export function ConfigFields({ fields, values, errors, onChange, disabled, path 
           return (
             <CheckboxField
               key={key}
+              id={fieldId(fieldKey)}
               label={label}
               help={schema.description}
               error={error}
@@ -78,6 +79,7 @@ export function ConfigFields({ fields, values, errors, onChange, disabled, path 
           return (
             <RequirementsField
               key={key}
+              id={fieldId(fieldKey)}
               label={label}
               description={schema.description}
               error={error}
@@ -91,7 +93,7 @@ export function ConfigFields({ fields, values, errors, onChange, disabled, path 
         if (isListField(schema)) {
           const perLine = isMapField(schema) ? "One NAME=value per line." : "One per line.";
           return (
-            <Field key={key} label={label} error={error} help={`${schema.description ?? ""} ${perLine}`.trim()}>
+            <Field key={key} id={fieldId(fieldKey)} label={label} error={error} help={`${schema.description ?? ""} ${perLine}`.trim()}>
               {(control) => (
                 <LineListInput
                   {...control}
@@ -106,7 +108,7 @@ export function ConfigFields({ fields, values, errors, onChange, disabled, path 
 
         if (schema.enum) {
           return (
-            <Field key={key} label={label} error={error} help={schema.description}>
+            <Field key={key} id={fieldId(fieldKey)} label={label} error={error} help={schema.description}>
               {(control) => (
                 <select
                   {...control}
@@ -130,6 +132,7 @@ export function ConfigFields({ fields, values, errors, onChange, disabled, path 
         return (
           <Field
             key={key}
+            id={fieldId(fieldKey)}
             label={label}
             error={error}
             help={[schema.description, numeric && !schema.readOnly ? bounds(schema) : ""].filter(Boolean).join(" ")}

@@ -5,16 +5,32 @@ interface ProviderPickerProps {
   providers: Provider[];
   value: string;
   onChange: (name: string) => void;
-  /** Editing: the provider of a saved sandbox cannot change. */
+  /** Editing: the provider of a saved sandbox cannot change, and is shown alone. */
   locked: boolean;
 }
 
-/** Provider cards as a radio group: arrow keys move between them. */
+/**
+ * Provider cards as a radio group: arrow keys move between them. A saved
+ * sandbox's provider cannot change, so editing shows it alone, as a line.
+ */
 export function ProviderPicker({ providers, value, onChange, locked }: ProviderPickerProps) {
+  if (locked) {
+    const own = providers.find((p) => p.name === value);
+    return (
+      <div className="field provider-line">
+        <span className="field__label">Provider</span>
+        <p className="provider-line__value">
+          <ProviderIcon provider={value} />
+          <span>{own?.title ?? value}</span>
+          <span className="muted"> (cannot change once saved)</span>
+        </p>
+      </div>
+    );
+  }
   return (
     <fieldset className="provider-picker">
       <legend className="field__label">
-        Provider{locked && <span className="muted"> (cannot change once saved)</span>}
+        Provider
       </legend>
       <div className="provider-picker__cards">
         {providers.map((p) => {
@@ -25,7 +41,7 @@ export function ProviderPicker({ providers, value, onChange, locked }: ProviderP
               className={[
                 "provider-card",
                 value === p.name && "provider-card--selected",
-                (locked || unavailable) && "provider-card--disabled",
+                unavailable && "provider-card--disabled",
               ]
                 .filter(Boolean)
                 .join(" ")}
@@ -36,7 +52,7 @@ export function ProviderPicker({ providers, value, onChange, locked }: ProviderP
                 className="card-radio"
                 value={p.name}
                 checked={value === p.name}
-                disabled={locked || unavailable}
+                disabled={unavailable}
                 onChange={() => onChange(p.name)}
               />
               <ProviderIcon provider={p.name} />

@@ -3,6 +3,7 @@ import { LineListInput } from "../../../ui/LineListInput";
 import { splitRequirements } from "./requirements";
 
 interface RequirementsFieldProps {
+  id?: string;
   label: string;
   description?: string;
   error?: string[];
@@ -12,7 +13,7 @@ interface RequirementsFieldProps {
 }
 
 /** pip requirements one per line or comma-separated, with the list as it will be saved. */
-export function RequirementsField({ label, description, error, value, disabled, onChange }: RequirementsFieldProps) {
+export function RequirementsField({ id, label, description, error, value, disabled, onChange }: RequirementsFieldProps) {
   const help = (
     <>
       {`${description ?? ""} One per line, or separated by commas.`.trim()}
@@ -27,7 +28,7 @@ export function RequirementsField({ label, description, error, value, disabled, 
     </>
   );
   return (
-    <Field label={label} error={error} help={help}>
+    <Field id={id} label={label} error={error} help={help}>
       {(control) => <LineListInput {...control} value={value} disabled={disabled} parse={splitRequirements} onChange={onChange} />}
     </Field>
   );

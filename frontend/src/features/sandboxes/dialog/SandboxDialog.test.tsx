@@ -76,7 +76,9 @@ describe("Add sandbox dialog", typingTest, () => {
     expect(within(dialog).getByRole("textbox", { name: "Volume mounts" })).toHaveAccessibleDescription(
       /“\/etc:\/x”: host path \/etc may not be mounted/,
     );
-    expect(within(dialog).getByRole("alert")).toHaveTextContent("labels: is not something this form knows");
+    expect(within(dialog).getByText("labels: is not something this form knows")).toBeInTheDocument();
+    // Beside Save, a summary links to each refused field that has one.
+    expect(within(dialog).getByRole("alert", { name: "3 fields need a change before saving:" })).toBeInTheDocument();
 
     // What was sent is the form as shown: lists as lists, numbers as numbers.
     const [sent] = api.callsTo("POST", "/api/v1/sandboxes");
@@ -173,8 +175,9 @@ describe("Add sandbox dialog", typingTest, () => {
       const own = within(dialog).getByRole("group", { name: `${p.title} settings` });
       expect(within(own).queryByRole("spinbutton", { name: "Timeout (seconds)" })).toBeNull();
       expect(within(own).queryByRole("textbox", { name: "Default packages" })).toBeNull();
-      // A resource the provider cannot set is shown, and takes nothing.
-      const cpu = within(common).getByRole("spinbutton", { name: "CPU (cores)" });
+      // A resource the provider cannot set is shown (in the Advanced fold), and takes nothing.
+      const advanced = within(dialog).getByRole("group", { name: "Advanced settings" });
+      const cpu = within(advanced).getByRole("spinbutton", { name: "CPU (cores)" });
       if (cpuIsReadOnly(p)) expect(cpu).toBeDisabled();
       else expect(cpu).toBeEnabled();
     }
@@ -253,8 +256,13 @@ describe("Edit sandbox dialog", () => {
     expect(secret).toHaveAccessibleDescription("Saved: ends in x9Qz · 40 characters.");
     // OpenSandbox works without a key, so the stored one may be cleared.
     expect(within(dialog).getByRole("button", { name: "Clear" })).toBeInTheDocument();
-    // The provider is locked.
-    expect(within(dialog).getByRole("radio", { name: /Daytona/ })).toBeDisabled();
+    // The provider cannot change: only its own shows, as a line, and no other provider's card.
+    expect(within(dialog).queryAllByRole("radio")).toHaveLength(0);
+    const own = providers.find((p) => p.name === "opensandbox")!.title;
+    expect(within(dialog).getByText(own)).toBeInTheDocument();
+    for (const other of providers.filter((p) => p.name !== "opensandbox")) {
+      expect(within(dialog).queryByText(other.title)).toBeNull();
+    }
 
     await user.type(within(dialog).getByRole("textbox", { name: "Description" }), "Shared by the team");
     await user.click(within(dialog).getByRole("button", { name: "Save changes" }));

@@ -33,6 +33,8 @@ export function SandboxDialog({ open, onOpenChange, sandboxId }: SandboxDialogPr
   const [failed, setFailed] = useState<FailedTest>();
   // A sandbox added here whose test failed is edited from then on, not added again.
   const [addedId, setAddedId] = useState<string>();
+  // The form holds changes not saved: closing asks before discarding them.
+  const [dirty, setDirty] = useState(false);
   const id = sandboxId ?? addedId;
   const editing = id !== undefined;
   const providers = useProviders();
@@ -46,6 +48,7 @@ export function SandboxDialog({ open, onOpenChange, sandboxId }: SandboxDialogPr
     if (!next) {
       setFailed(undefined);
       setAddedId(undefined);
+      setDirty(false);
       retest.reset();
     }
     onOpenChange(next);
@@ -92,6 +95,7 @@ export function SandboxDialog({ open, onOpenChange, sandboxId }: SandboxDialogPr
         saved={editing ? saved.data : undefined}
         hint={editing ? hint.data : undefined}
         onDone={() => close(false)}
+        onDirtyChange={setDirty}
         onTestFailed={(savedId, result) => {
           if (!sandboxId) setAddedId(savedId);
           setFailed({ id: savedId, result });
@@ -101,7 +105,13 @@ export function SandboxDialog({ open, onOpenChange, sandboxId }: SandboxDialogPr
   }
 
   return (
-    <Dialog open={open} onOpenChange={close} title={failed ? "Sandbox saved" : editing ? "Edit sandbox" : "Add sandbox"} size="lg">
+    <Dialog
+      open={open}
+      onOpenChange={close}
+      title={failed ? "Sandbox saved" : editing ? "Edit sandbox" : "Add sandbox"}
+      size="lg"
+      dirty={dirty && !failed}
+    >
       {body}
     </Dialog>
   );

@@ -5,6 +5,7 @@ import { ApiError, describeError, isApiError } from "../../../api/problem";
 import type { ProbeResult, Provider, SecretHint } from "../../../api/types";
 import { Button } from "../../../ui/Button";
 import { DialogFooter } from "../../../ui/Dialog";
+import { ErrorSummary, type FieldProblem } from "../../../ui/ErrorSummary";
 import { Field } from "../../../ui/Field";
 import { ProblemMessage } from "../../../ui/ProblemMessage";
 import { useCreateSandbox } from "../api/createSandbox";
@@ -16,7 +17,7 @@ import { ConfigFields } from "./ConfigFields";
 import { createBody, draftOf, mergePatch, missingRequired, newDraft, type ConfigValue, type SandboxDraft } from "./draft";
 import { placeFieldErrors, type PlacedErrors } from "../../../api/fieldErrors";
 import { ProviderPicker } from "./ProviderPicker";
-import { configFields, configSections, fieldKeys } from "./schema";
+import { configFields, configSections, fieldId, fieldKeys, fieldLabels, hitsAdvanced, isAdvancedField } from "./schema";
 import { SecretField } from "./SecretField";
 import { TestConnection } from "./TestConnection";
 import "../sandboxes.css";
@@ -29,11 +30,16 @@ interface SandboxFormProps {
   onDone: () => void;
   /** Saved, but the connection test that followed failed: the dialog says so and stays open. */
   onTestFailed?: (id: string, result: ProbeResult) => void;
+  /** Whether the form differs from how it opened, for the dialog to ask before discarding it. */
+  onDirtyChange?: (dirty: boolean) => void;
 }
 
 const noErrors: PlacedErrors = { byField: {}, unplaced: [] };
 
-export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: SandboxFormProps) {
+/** The first control a person fills in: a checked radio stands for its group. */
+const firstField = 'input:not([disabled]):not([type="radio"]), input[type="radio"]:checked:not([disabled]), select, textarea';
+
+export function SandboxForm({ providers, saved, hint, onDone, onTestFailed, onDirtyChange }: SandboxFormProps) {
   const editing = saved !== undefined;
   const initialProvider = saved
     ? providers.find((p) => p.name === saved.sandbox.provider)
@@ -47,11 +53,21 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
     savedDraft ?? (initialProvider ? newDraft(initialProvider) : undefined),
   );
   const [errors, setErrors] = useState<PlacedErrors>(noErrors);
+  // The refused fields, for the summary beside Save; shown only after a save.
+  const [summarised, setSummarised] = useState<PlacedErrors>(noErrors);
   const [problem, setProblem] = useState<unknown>();
   const [probe, setProbe] = useState<ProbeResult>();
   // Bumped when the server rejects fields, to bring the first of them into view.
   const [rejections, setRejections] = useState(0);
+  // The Advanced fold: closed at first, opened by the person or by an error inside it.
+  const [advancedOpen, setAdvancedOpen] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
+
+  // The dialog opens on the form's first field (the chosen provider, or the
+  // name when editing), not on its Close button or the provider list itself.
+  useEffect(() => {
+    formRef.current?.querySelector<HTMLElement>(firstField)?.focus();
+  }, []);
 
   useEffect(() => {
     if (rejections > 0) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
@@ -67,12 +83,19 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
   const [testProblem, setTestProblem] = useState<string>();
 
   const provider = providers.find((p) => p.name === draft?.provider);
+  // Changes not saved: the draft differs from the saved sandbox, or from the
+  // chosen provider's defaults (choosing a provider alone loses nothing).
+  const pristine = savedDraft ?? (provider ? newDraft(provider) : undefined);
+  const dirty = draft !== undefined && JSON.stringify(draft) !== JSON.stringify(pristine);
+  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
+  const problems = useMemo(() => (provider ? summaryOf(provider, summarised) : []), [provider, summarised]);
   if (!draft || !provider) {
     return <ProblemMessage error={new Error("This server offers no sandbox provider for this form.")} />;
   }
 
   const fields = configFields(provider);
   const sections = configSections(provider);
+  const advanced = [...sections.own, ...sections.common].filter((f) => isAdvancedField(f.key));
   const errorKeys = ["name", "description", "url", "secret", "provider", ...fieldKeys(fields, "config")];
   const missing = missingRequired(provider, draft, hint);
   const saving = create.isPending || patch.isPending || testingSaved;
@@ -100,20 +123,27 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
     setProbe(undefined);
   };
 
-  const showFailure = (error: unknown) => {
+  /** A refused save or test; a save's refused fields are listed beside Save too. */
+  const showFailure = (error: unknown, saving = false) => {
+    const place = (placed: PlacedErrors) => {
+      setErrors(placed);
+      setSummarised(saving ? placed : noErrors);
+    };
     if (isApiError(error, "conflict") && error.problem.existing_id) {
       // The only conflict on create is a name already taken: say it at the name.
-      setErrors({ byField: { name: [error.problem.detail] }, unplaced: [] });
+      place({ byField: { name: [error.problem.detail] }, unplaced: [] });
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else if (error instanceof ApiError && error.fieldErrors.length > 0) {
       // A list's item is named by what was sent: its lines may hold several, comma-separated.
       const sent = (key: string) => (key.startsWith("config.") ? draft.config[key.slice("config.".length)] : undefined);
-      setErrors(placeFieldErrors(error.fieldErrors, errorKeys, sent));
+      const placed = placeFieldErrors(error.fieldErrors, errorKeys, sent);
+      place(placed);
+      if (hitsAdvanced(Object.keys(placed.byField))) setAdvancedOpen(true);
       setProblem(undefined);
       setRejections((n) => n + 1);
     } else {
-      setErrors(noErrors);
+      place(noErrors);
       setProblem(error);
     }
   };
@@ -138,7 +168,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
         reached = true;
       }
     } catch (error) {
-      showFailure(error);
+      showFailure(error, true);
       return;
     }
     if (!reached) return onDone();
@@ -180,7 +210,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
     <form ref={formRef} className="form-grid" onSubmit={submit} noValidate aria-label={editing ? "Edit sandbox" : "Add sandbox"}>
       <ProviderPicker providers={providers} value={provider.name} onChange={pickProvider} locked={editing} />
 
-      <Field label="Name" required error={errors.byField.name}>
+      <Field id={fieldId("name")} label="Name" required error={errors.byField.name}>
         {(control) => (
           <input
             {...control}
@@ -192,7 +222,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
           />
         )}
       </Field>
-      <Field label="Description" error={errors.byField.description}>
+      <Field id={fieldId("description")} label="Description" error={errors.byField.description}>
         {(control) => (
           <input
             {...control}
@@ -205,7 +235,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
         )}
       </Field>
       {provider.url.accepted && (
-        <Field label={provider.url.label} required={provider.url.required} error={errors.byField.url}>
+        <Field id={fieldId("url")} label={provider.url.label} required={provider.url.required} error={errors.byField.url}>
           {(control) => (
             <input
               {...control}
@@ -220,6 +250,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
       )}
       {provider.secret.accepted && (
         <SecretField
+          id={fieldId("secret")}
           field={provider.secret}
           value={draft.secret}
           onChange={(secret) => update({ secret }, "secret")}
@@ -231,8 +262,8 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
       )}
 
       {[
-        { title: schemaTitle(provider), fields: sections.own },
-        { title: "Common settings", fields: sections.common },
+        { title: schemaTitle(provider), fields: sections.own.filter((f) => !isAdvancedField(f.key)) },
+        { title: "Common settings", fields: sections.common.filter((f) => !isAdvancedField(f.key)) },
       ].map(
         (section) =>
           section.fields.length > 0 && (
@@ -240,6 +271,11 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
               <ConfigFields fields={section.fields} values={draft.config} errors={errors.byField} onChange={updateConfig} />
             </ConfigSection>
           ),
+      )}
+      {advanced.length > 0 && (
+        <AdvancedFold open={advancedOpen} onOpenChange={setAdvancedOpen}>
+          <ConfigFields fields={advanced} values={draft.config} errors={errors.byField} onChange={updateConfig} />
+        </AdvancedFold>
       )}
 
       {errors.byField.provider && <ProblemMessage error={new Error(errors.byField.provider.join(" "))} />}
@@ -254,6 +290,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
       <DialogFooter>
         <TestConnection onTest={test} busy={probing} result={probe} problem={testProblem} disabled={saving} />
         <span className="spacer" />
+        <ErrorSummary problems={problems} />
         <Button onClick={onDone}>Cancel</Button>
         <Button type="submit" variant="primary" busy={saving} disabled={saving || missing.length > 0}>
           {editing ? "Save changes" : "Add sandbox"}
@@ -269,6 +306,21 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed }: Sa
   );
 }
 
+/** The refused fields that have a control here, in the form's order, with what each is called. */
+function summaryOf(provider: Provider, errors: PlacedErrors): FieldProblem[] {
+  const labels: Record<string, string> = {
+    name: "Name",
+    description: "Description",
+    url: provider.url.label,
+    secret: provider.secret.label,
+    ...fieldLabels(configFields(provider), "config"),
+  };
+  return Object.keys(labels).flatMap((key) => {
+    const messages = errors.byField[key];
+    return messages && messages.length > 0 ? [{ id: fieldId(key), label: labels[key]!, messages }] : [];
+  });
+}
+
 /** A titled group of config fields, laid out as the form's own rows. */
 function ConfigSection({ title, children }: { title: string; children: ReactNode }) {
   const id = useId();
@@ -279,6 +331,19 @@ function ConfigSection({ title, children }: { title: string; children: ReactNode
       </h3>
       {children}
     </div>
+  );
+}
+
+/** The settings most sandboxes leave alone, folded away; its summary names it. */
+function AdvancedFold({ open, onOpenChange, children }: { open: boolean; onOpenChange: (open: boolean) => void; children: ReactNode }) {
+  const id = useId();
+  return (
+    <details className="config-section advanced-fold" open={open} aria-labelledby={id} onToggle={(e) => onOpenChange(e.currentTarget.open)}>
+      <summary id={id} className="form-section-title advanced-fold__summary">
+        Advanced settings
+      </summary>
+      {children}
+    </details>
   );
 }
 

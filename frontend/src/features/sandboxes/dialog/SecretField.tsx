@@ -4,6 +4,7 @@ import { Field } from "../../../ui/Field";
 import { PasswordInput } from "../../../ui/PasswordInput";
 
 interface SecretFieldProps {
+  id?: string;
   field: ProviderField;
   value: string;
   onChange: (value: string) => void;
@@ -30,7 +31,7 @@ export function describeStoredSecret(hint: SecretHint | undefined): string | und
   return parts.length > 0 ? `Saved: ${parts.join(" · ")}.` : "Saved.";
 }
 
-export function SecretField({ field, value, onChange, hint, cleared, onClearedChange, error, disabled }: SecretFieldProps) {
+export function SecretField({ id, field, value, onChange, hint, cleared, onClearedChange, error, disabled }: SecretFieldProps) {
   const editing = hint !== undefined;
   // Clearing is offered only where the provider works without a secret.
   const canClear = editing && hint.is_set && !field.required;
@@ -46,7 +47,7 @@ export function SecretField({ field, value, onChange, hint, cleared, onClearedCh
   else if (!field.required) help = "Optional.";
 
   return (
-    <Field label={field.label} required={field.required && !hint?.is_set} error={error} help={help} action={action}>
+    <Field id={id} label={field.label} required={field.required && !hint?.is_set} error={error} help={help} action={action}>
       {(control) => (
         <PasswordInput
           {...control}

@@ -96,3 +96,37 @@ export function isObjectField(schema: SchemaProperty) {
 export function isMapField(schema: SchemaProperty) {
   return schema.type === "object" && schema.properties === undefined && typeof schema.additionalProperties === "object";
 }
+
+// The settings most sandboxes keep at their defaults: warm pools, keeping
+// files, resources and network, shown folded under "Advanced settings".
+const advancedCommon = new Set(["pool", "keep_files", "max_kept_days", "resources", "network"]);
+
+/** Whether a config field belongs in the Advanced fold: the settings above, and any token setting. */
+export function isAdvancedField(key: string): boolean {
+  return advancedCommon.has(key) || key.includes("token");
+}
+
+/** Whether any of these error keys ("config.network.allow") names a field in the Advanced fold. */
+export function hitsAdvanced(errorKeys: string[]): boolean {
+  return errorKeys.some((k) => k.startsWith("config.") && isAdvancedField(k.slice("config.".length).split(".")[0]!));
+}
+
+/** The id of the control an error key names, for an error summary's link to it. */
+export function fieldId(errorKey: string): string {
+  return `sandbox-${errorKey.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+}
+
+/**
+ * What each error key below prefix is called on screen: a field's title,
+ * an object's own fields after the object's ("Warm pool: Size").
+ */
+export function fieldLabels(fields: ConfigField[], prefix: string, within = ""): Record<string, string> {
+  return Object.assign(
+    {},
+    ...fields.map(({ key, schema }) => {
+      const label = `${within}${schema.title ?? key}`;
+      const own = { [`${prefix}.${key}`]: label };
+      return isObjectField(schema) ? { ...own, ...fieldLabels(objectFields(schema), `${prefix}.${key}`, `${label}: `) } : own;
+    }),
+  ) as Record<string, string>;
+}
