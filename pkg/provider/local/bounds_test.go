@@ -88,7 +88,10 @@ func TestConcurrentCommandsShareTheProcessLimit(t *testing.T) {
 	eachIsolation(t, func(t *testing.T, isolation string) {
 		c := newIsolatedClient(t, isolation, func(cfg *Config) { cfg.MaxProcesses = 16 })
 		inst := c.create(t)
-		// Each forks until refused, then holds its children while the other forks.
+		// Each forks until refused, then holds its children until the other
+		// was refused too (or a while, if the other found no room to start):
+		// on a loaded machine one could otherwise end, and free its room,
+		// before the other starts forking.
 		forkAndHold := `python3 -c '
 import os, time  # ` + marker + `
 n = 0
@@ -99,8 +102,12 @@ try:
             os._exit(0)
         n += 1
 except OSError:
+    with open("refused", "a") as f:
+        f.write("x")
+    deadline = time.time() + 20
+    while time.time() < deadline and len(open("refused").read()) < 2:
+        time.sleep(0.05)
     print("made", n)
-    time.sleep(2)
 '`
 		made, reported := 0, 0
 		for _, out := range c.execAll(t, inst, forkAndHold, forkAndHold) {
