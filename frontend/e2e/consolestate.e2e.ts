@@ -53,7 +53,10 @@ describe("The console never shows a false state", () => {
 
     const ended = run.getByRole("status", { name: "Run ended" });
     await ended.waitFor();
-    expect(await ended.textContent()).toContain(`Sandbox '${sandbox.name}' was deleted, which ended this run`);
+    // The refusal's own words come first; the run, read again, says why it ended.
+    await expect
+      .poll(() => ended.textContent(), { timeout: 15_000 })
+      .toContain(`Sandbox '${sandbox.name}' was deleted, which ended this run`);
     await ended.getByRole("link", { name: "check its Tools" }).waitFor();
     await run.getByText("completed", { exact: true }).waitFor();
     expect(await run.getByText("active", { exact: true }).count()).toBe(0);
