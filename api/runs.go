@@ -79,6 +79,11 @@ type runView struct {
 	StartedAt      time.Time       `json:"started_at" format:"date-time"`
 	LastActivityAt time.Time       `json:"last_activity_at" format:"date-time"`
 	EndedAt        *time.Time      `json:"ended_at" format:"date-time" extensions:"x-nullable"`
+	// EndedBy says what ended the run: its caller (End run, or its MCP
+	// session closing), a newer run on its thread, idleness, its sandbox's
+	// delete, or its agent losing or changing sandbox (notice then says
+	// which). Null while active, and for runs that ended before it was kept.
+	EndedBy *string `json:"ended_by" enums:"caller,newer_run,idle,sandbox_deleted,agent_unbound" extensions:"x-nullable"`
 } //@name Run
 
 type runList list[runView] //@name RunList
@@ -115,6 +120,10 @@ func viewRun(r auxilia.Run) runView {
 	}
 	if r.Notice != "" {
 		v.Notice = &r.Notice
+	}
+	if r.EndedBy != "" {
+		by := string(r.EndedBy)
+		v.EndedBy = &by
 	}
 	return v
 }

@@ -92,3 +92,38 @@ func TestDeletingASandboxEndsItsOpenRuns(t *testing.T) {
 		assert.Contains(t, entries[0]["detail"], "ended 1 run(s)")
 	})
 }
+
+// Taking an agent's sandbox away, or moving it to another, ends its open
+// runs the same way: their instances were released, so they cannot go on.
+func TestUnbindingOrMovingAnAgentEndsItsOpenRuns(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		agent, sb := e.boundAgent(nil)
+		agentPath := "/api/v1/agents/" + agent["id"].(string)
+		start := func(thread string) string {
+			r := e.call("POST", agentPath+"/threads/"+thread+"/runs", e.member, nil)
+			require.Equal(t, 201, r.StatusCode, "%s", r.body)
+			return "/api/v1/runs/" + r.json(t)["id"].(string)
+		}
+		ended := func(runPath, prefix string) {
+			run := e.call("GET", runPath, e.member, nil).json(t)
+			assert.Equal(t, "completed", run["status"])
+			assert.NotNil(t, run["ended_at"])
+			notice, _ := run["notice"].(string)
+			assert.True(t, strings.HasPrefix(notice, prefix), "notice %q", notice)
+			e.call("POST", runPath+"/execute", e.member, map[string]any{"command": "echo hi"}).problem(t, 409, "run_not_active")
+		}
+
+		other := e.createSandbox(map[string]any{"name": "Other box", "provider": "local"})
+		moved := start("moved")
+		r := e.call("PUT", agentPath+"/sandbox", e.member, map[string]any{"sandbox_id": other["id"]})
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		ended(moved, "Agent 'Runner' was moved from sandbox '"+sb["name"].(string)+"' to 'Other box'")
+
+		unbound := start("unbound")
+		require.Equal(t, 204, e.call("DELETE", agentPath+"/sandbox", e.member, nil).StatusCode)
+		ended(unbound, "Agent 'Runner' no longer has sandbox 'Other box'")
+		entries := e.audit("?action=binding.delete")
+		require.NotEmpty(t, entries)
+		assert.Contains(t, entries[0]["detail"], "ended 1 run(s)")
+	})
+}

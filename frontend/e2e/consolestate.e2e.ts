@@ -68,6 +68,26 @@ describe("The console never shows a false state", () => {
     await shots(page, "run-ended-sandbox-deleted");
   }, 150_000);
 
+  it("learns, without being asked, that its agent lost its sandbox, and says so", async () => {
+    const { page } = browser;
+    const { sandbox, agent } = await boundAgent({ name: uniqueName("Taken box"), provider: "local" });
+    await page.goto(baseUrl() + `/runs?agent=${agent.id}`);
+    const starter = page.getByRole("form", { name: "Start a run" });
+    await starter.getByRole("combobox", { name: "Agent" }).selectOption(agent.id);
+    await starter.getByRole("button", { name: "Start run" }).click();
+    const run = page.getByRole("region", { name: "Current run" });
+    await run.getByText("active", { exact: true }).waitFor({ timeout: 90_000 });
+
+    await apiCall("DELETE", `/api/v1/agents/${agent.id}/sandbox`);
+    // No command is typed: the console's own reread of its active run finds it ended.
+    const ended = run.getByRole("status", { name: "Run ended" });
+    await ended.waitFor({ timeout: 30_000 });
+    expect(await ended.textContent()).toContain(`no longer has sandbox '${sandbox.name}', which ended this run`);
+    await ended.getByRole("link", { name: "check its Tools" }).waitFor();
+    expect(await run.getByRole("textbox", { name: "Command" }).isDisabled()).toBe(true);
+    await expectAccessible(page, "run ended by its agent's unbinding");
+  }, 150_000);
+
   it("labels a start that failed its probe as failed, and keeps its notice on the thread's page", async () => {
     const { page } = browser;
     const { sandbox, agent } = await boundAgent({ name: uniqueName("Down box"), provider: "opensandbox", url: "127.0.0.1:1" });

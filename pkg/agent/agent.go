@@ -31,9 +31,11 @@ type Sandboxes interface {
 	Get(ctx context.Context, id string) (auxilia.Sandbox, error)
 }
 
-// Instances releases the provider instances of an agent's threads.
+// Instances releases the provider instances of an agent's threads, and
+// ends the runs that worked in them.
 type Instances interface {
 	ReleaseForAgent(ctx context.Context, agentID string) (int64, error)
+	EndRunsForAgent(ctx context.Context, agentID, notice string) (int64, error)
 }
 
 // Transactor runs work atomically under named locks.

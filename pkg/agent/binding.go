@@ -57,7 +57,7 @@ func (s *Service) Bind(ctx context.Context, workspaceID, agentID, sandboxID stri
 			return err
 		}
 		if a.Binding != nil && a.Binding.SandboxID != sandboxID {
-			if _, err := s.instances(workspaceID).ReleaseForAgent(ctx, agentID); err != nil {
+			if _, _, err := s.letGo(ctx, workspaceID, agentID, MovedNotice(a.Name, a.Binding.SandboxName, sb.Name)); err != nil {
 				return err
 			}
 		}
@@ -104,7 +104,7 @@ func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expec
 		if err := s.bindings(workspaceID).Delete(ctx, agentID); err != nil {
 			return err
 		}
-		released, err := s.instances(workspaceID).ReleaseForAgent(ctx, agentID)
+		released, ended, err := s.letGo(ctx, workspaceID, agentID, UnboundNotice(a.Name, a.Binding.SandboxName))
 		if err != nil {
 			return err
 		}
@@ -114,9 +114,31 @@ func (s *Service) Unbind(ctx context.Context, workspaceID, agentID string, expec
 		}
 		version = unbound.Version
 		return auxilia.Audit(ctx, s.audit, workspaceID, "binding.delete", "binding", agentID,
-			fmt.Sprintf("unbound agent %q from sandbox %q; released %d instance(s)", a.Name, a.Binding.SandboxName, released))
+			fmt.Sprintf("unbound agent %q from sandbox %q; released %d instance(s); ended %d run(s)", a.Name, a.Binding.SandboxName, released, ended))
 	})
 	return version, err
+}
+
+// letGo releases the instances of the agent's threads and ends its open
+// runs, which worked in them, with notice saying why.
+func (s *Service) letGo(ctx context.Context, workspaceID, agentID, notice string) (released, ended int64, err error) {
+	if released, err = s.instances(workspaceID).ReleaseForAgent(ctx, agentID); err != nil {
+		return 0, 0, err
+	}
+	ended, err = s.instances(workspaceID).EndRunsForAgent(ctx, agentID, notice)
+	return released, ended, err
+}
+
+// UnboundNotice is the notice of a run its agent's unbinding ended.
+func UnboundNotice(agent, sandbox string) string {
+	return fmt.Sprintf("Agent '%s' no longer has sandbox '%s', which ended this run and released its instance. "+
+		"Give the agent a sandbox in its Tools, then start a new run.", agent, sandbox)
+}
+
+// MovedNotice is the notice of a run its agent's move to another sandbox ended.
+func MovedNotice(agent, from, to string) string {
+	return fmt.Sprintf("Agent '%s' was moved from sandbox '%s' to '%s', which ended this run and released its instance. "+
+		"Start a new run to work on '%s'.", agent, from, to, to)
 }
 
 // toolPolicies checks a policy map and fills in every missing tool with its default.

@@ -91,6 +91,18 @@ const (
 	RunExpired   RunStatus = "expired"
 )
 
+// RunEnd is what ended a run.
+type RunEnd string
+
+// What ends runs.
+const (
+	EndedByCaller         RunEnd = "caller"          // End run, or its MCP session closing
+	EndedByNewerRun       RunEnd = "newer_run"       // a newer run on its thread
+	EndedByIdle           RunEnd = "idle"            // no tool call for longer than the idle timeout
+	EndedBySandboxDeleted RunEnd = "sandbox_deleted" // its sandbox's delete
+	EndedByAgentUnbound   RunEnd = "agent_unbound"   // its agent lost or changed sandbox
+)
+
 // Run is one turn of an agent on a thread.
 type Run struct {
 	ID          string
@@ -112,6 +124,7 @@ type Run struct {
 	StartedAt      time.Time
 	LastActivityAt time.Time
 	EndedAt        *time.Time
+	EndedBy        RunEnd // empty while active (and for runs ended before it was kept)
 }
 
 // StartFailure is a run start refused because the agent's sandbox could not

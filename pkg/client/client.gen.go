@@ -1056,6 +1056,33 @@ func (e QuotaName) Valid() bool {
 	}
 }
 
+// Defines values for RunEndedBy.
+const (
+	RunEndedByAgentUnbound   RunEndedBy = "agent_unbound"
+	RunEndedByCaller         RunEndedBy = "caller"
+	RunEndedByIdle           RunEndedBy = "idle"
+	RunEndedByNewerRun       RunEndedBy = "newer_run"
+	RunEndedBySandboxDeleted RunEndedBy = "sandbox_deleted"
+)
+
+// Valid indicates whether the value is a known member of the RunEndedBy enum.
+func (e RunEndedBy) Valid() bool {
+	switch e {
+	case RunEndedByAgentUnbound:
+		return true
+	case RunEndedByCaller:
+		return true
+	case RunEndedByIdle:
+		return true
+	case RunEndedByNewerRun:
+		return true
+	case RunEndedBySandboxDeleted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RunStatus.
 const (
 	RunStatusActive    RunStatus = "active"
@@ -3258,8 +3285,14 @@ type QuotaName string
 
 // Run defines model for Run.
 type Run struct {
-	AgentId        openapi_types.UUID `json:"agent_id"`
-	EndedAt        *time.Time         `json:"ended_at"`
+	AgentId openapi_types.UUID `json:"agent_id"`
+	EndedAt *time.Time         `json:"ended_at"`
+
+	// EndedBy EndedBy says what ended the run: its caller (End run, or its MCP
+	// session closing), a newer run on its thread, idleness, its sandbox's
+	// delete, or its agent losing or changing sandbox (notice then says
+	// which). Null while active, and for runs that ended before it was kept.
+	EndedBy        *RunEndedBy        `json:"ended_by"`
 	Id             openapi_types.UUID `json:"id"`
 	LastActivityAt time.Time          `json:"last_activity_at"`
 	Notice         *string            `json:"notice"`
@@ -3270,6 +3303,12 @@ type Run struct {
 	// ThreadId Example: conversation-42
 	ThreadId string `json:"thread_id"`
 }
+
+// RunEndedBy EndedBy says what ended the run: its caller (End run, or its MCP
+// session closing), a newer run on its thread, idleness, its sandbox's
+// delete, or its agent losing or changing sandbox (notice then says
+// which). Null while active, and for runs that ended before it was kept.
+type RunEndedBy string
 
 // RunStatus defines model for Run.Status.
 type RunStatus string

@@ -22,6 +22,7 @@ type runRow struct {
 	StartedAt       time.Time
 	LastActivityAt  time.Time
 	EndedAt         *time.Time
+	EndedBy         *string
 }
 
 func (runRow) TableName() string { return "runs" }
@@ -41,6 +42,7 @@ type runView struct {
 	StartedAt        time.Time
 	LastActivityAt   time.Time
 	EndedAt          *time.Time
+	EndedBy          *string
 	ThreadKey        string
 	SandboxName      *string
 	SandboxDeletedAt *time.Time
@@ -55,6 +57,7 @@ func (r runView) domain() auxilia.Run {
 	run.SandboxID, run.InstanceID = deref(r.SandboxID), deref(r.InstanceID)
 	run.SandboxName, run.Provider, run.InstanceRef = deref(r.SandboxName), deref(r.Provider), deref(r.InstanceRef)
 	run.SandboxDeleted = r.SandboxDeletedAt != nil
+	run.EndedBy = auxilia.RunEnd(deref(r.EndedBy))
 	return run
 }
 
@@ -82,7 +85,7 @@ func (db *DB) runs() runTable { return runTable{db} }
 func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error) {
 	now := Now()
 	if err := s.db.conn(ctx).Model(&runRow{}).Where("thread_id = ? AND status = ?", r.ThreadID, auxilia.RunActive).
-		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": now}).Error; err != nil {
+		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": now, "ended_by": auxilia.EndedByNewerRun}).Error; err != nil {
 		return auxilia.Run{}, err
 	}
 	row := runRow{ID: r.ID, WorkspaceID: r.WorkspaceID, AgentID: r.AgentID, ThreadID: r.ThreadID,
@@ -140,11 +143,15 @@ func (s runTable) Touch(ctx context.Context, id string, at time.Time, every time
 	return s.db.conn(ctx).Exec("UPDATE threads SET last_activity_at = ? WHERE id = (SELECT thread_id FROM runs WHERE id = ?)", at, id).Error
 }
 
-// End ends an active run with status (completed or expired); it reports
-// whether the run was still active.
+// End ends an active run with status: completed by its caller, or expired
+// for idleness; it reports whether the run was still active.
 func (s runTable) End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error) {
+	by := auxilia.EndedByCaller
+	if status == auxilia.RunExpired {
+		by = auxilia.EndedByIdle
+	}
 	res := s.db.conn(ctx).Model(&runRow{}).Where("id = ? AND status = ?", id, auxilia.RunActive).
-		UpdateColumns(map[string]any{"status": status, "ended_at": Now()})
+		UpdateColumns(map[string]any{"status": status, "ended_at": Now(), "ended_by": by})
 	return res.RowsAffected == 1, res.Error
 }
 
@@ -153,7 +160,15 @@ func (s runTable) End(ctx context.Context, id string, status auxilia.RunStatus) 
 func (s runTable) EndForSandbox(ctx context.Context, workspaceID, sandboxID, notice string) (int64, error) {
 	res := s.db.conn(ctx).Model(&runRow{}).
 		Where("workspace_id = ? AND sandbox_id = ? AND status = ?", workspaceID, sandboxID, auxilia.RunActive).
-		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": Now(), "notice": notice})
+		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": Now(), "ended_by": auxilia.EndedBySandboxDeleted, "notice": notice})
+	return res.RowsAffected, res.Error
+}
+
+// EndForAgent ends the open runs of the agent the same way.
+func (s runTable) EndForAgent(ctx context.Context, workspaceID, agentID, notice string) (int64, error) {
+	res := s.db.conn(ctx).Model(&runRow{}).
+		Where("workspace_id = ? AND agent_id = ? AND status = ?", workspaceID, agentID, auxilia.RunActive).
+		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": Now(), "ended_by": auxilia.EndedByAgentUnbound, "notice": notice})
 	return res.RowsAffected, res.Error
 }
 

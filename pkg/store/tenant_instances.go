@@ -71,6 +71,11 @@ func (s TenantInstances) EndRunsForSandbox(ctx context.Context, sandboxID, notic
 	return s.t.db.runs().EndForSandbox(ctx, s.t.ws, sandboxID, notice)
 }
 
+// EndRunsForAgent ends the agent's open runs, with notice saying why.
+func (s TenantInstances) EndRunsForAgent(ctx context.Context, agentID, notice string) (int64, error) {
+	return s.t.db.runs().EndForAgent(ctx, s.t.ws, agentID, notice)
+}
+
 // ReleaseForSandbox releases every instance the sandbox made.
 func (s TenantInstances) ReleaseForSandbox(ctx context.Context, sandboxID string) (int64, error) {
 	return s.t.db.instances().ReleaseForSandbox(ctx, sandboxID)

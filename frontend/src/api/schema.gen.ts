@@ -2968,6 +2968,14 @@ export interface components {
             agent_id: string;
             /** Format: date-time */
             ended_at: string | null;
+            /**
+             * @description EndedBy says what ended the run: its caller (End run, or its MCP
+             *     session closing), a newer run on its thread, idleness, its sandbox's
+             *     delete, or its agent losing or changing sandbox (notice then says
+             *     which). Null while active, and for runs that ended before it was kept.
+             * @enum {string|null}
+             */
+            ended_by: "caller" | "newer_run" | "idle" | "sandbox_deleted" | "agent_unbound" | null;
             /** Format: uuid */
             id: string;
             /** Format: date-time */

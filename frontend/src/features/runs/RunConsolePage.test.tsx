@@ -38,6 +38,7 @@ function run(id: string, notice: string | null) {
     started_at: "2026-01-01T00:00:00Z",
     last_activity_at: "2026-01-01T00:00:00Z",
     ended_at: null,
+    ended_by: null,
   };
 }
 
@@ -258,6 +259,7 @@ describe("Run console", () => {
       ...run("r1", deletedNotice),
       status: "completed",
       ended_at: "2026-01-01T00:10:00Z",
+      ended_by: "sandbox_deleted",
       sandbox: { sandbox_id: "s1", name: "Team box", provider: "local", instance_id: "loc-1", created: true, replaced: false, deleted: true },
     };
     fakeApi({

@@ -7,8 +7,21 @@ export function sandboxDeleted(run: Run) {
   return run.sandbox?.deleted === true;
 }
 
+/** The run ended because its sandbox was taken from it: deleted, or no longer its agent's. */
+function lostItsSandbox(run: Run) {
+  return sandboxDeleted(run) || run.ended_by === "sandbox_deleted" || run.ended_by === "agent_unbound";
+}
+
 function why(run: Run, gone: string | null): string {
-  if (sandboxDeleted(run) && run.notice) return run.notice;
+  if (lostItsSandbox(run) && run.notice) return run.notice;
+  switch (run.ended_by) {
+    case "caller":
+      return "It was ended by its caller: End run, or its MCP session closing.";
+    case "newer_run":
+      return "A newer run on its thread ended it.";
+    case "idle":
+      return "It expired: no tool was called for longer than the server's idle timeout.";
+  }
   if (gone) return gone;
   if (run.status === "expired") return "It expired: no tool was called for longer than the server's idle timeout.";
   return "It was ended: by End run, or by a newer run on its thread.";
@@ -20,7 +33,7 @@ function why(run: Run, gone: string | null): string {
  * live.
  */
 export function RunEnded({ run, gone }: { run: Run; gone: string | null }) {
-  const lostSandbox = sandboxDeleted(run) || gone !== null;
+  const lostSandbox = lostItsSandbox(run) || gone !== null;
   return (
     <div className="notice run__ended" role="status" aria-label="Run ended">
       <p>
