@@ -43,6 +43,7 @@ var authorization = map[string]access{
 	"GET /api/v1/sandboxes/:id/secret-hint":                    adminOnly,
 	"GET /api/v1/sandboxes/:id/agents":                         anyRole,
 	"POST /api/v1/sandboxes/:id/probe":                         adminOnly,
+	"GET /api/v1/instances":                                    adminOnly,
 	"GET /api/v1/sandboxes/:id/instances":                      adminOnly,
 	"POST /api/v1/sandboxes/:id/instances/:instance_id/pause":  adminOnly,
 	"POST /api/v1/sandboxes/:id/instances/:instance_id/resume": adminOnly,

@@ -3,15 +3,18 @@ package api
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/labstack/echo/v4"
 )
 
-// InstanceService lists and acts on a sandbox's live instances.
+// InstanceService lists and acts on sandboxes' live instances.
 type InstanceService interface {
-	ListInstances(ctx context.Context, workspaceID, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error)
+	ListInstances(ctx context.Context, workspaceID string, f auxilia.InstanceFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error)
+	ActiveInstanceCounts(ctx context.Context, workspaceID string, sandboxIDs []string) (map[string]int, error)
 	PauseInstance(ctx context.Context, workspaceID, sandboxID, id string) (auxilia.Instance, error)
 	ResumeInstance(ctx context.Context, workspaceID, sandboxID, id string) (auxilia.Instance, error)
 	DestroyInstance(ctx context.Context, workspaceID, sandboxID, id string) error
@@ -20,6 +23,7 @@ type InstanceService interface {
 type instancesHandler struct{ svc InstanceService }
 
 func (h instancesHandler) routes(g routes) {
+	g.GET("/instances", h.listAll, adminOnly)
 	g.GET("/sandboxes/:id/instances", h.list, adminOnly)
 	g.POST("/sandboxes/:id/instances/:instance_id/pause", h.pause, adminOnly)
 	g.POST("/sandboxes/:id/instances/:instance_id/resume", h.resume, adminOnly)
@@ -30,7 +34,9 @@ func (h instancesHandler) routes(g routes) {
 // live or paused; thread is null for a warm pool's instance, which no
 // thread has claimed yet.
 type instanceView struct {
-	ID string `json:"id" format:"uuid"`
+	ID          string `json:"id" format:"uuid"`
+	SandboxID   string `json:"sandbox_id" format:"uuid"`
+	SandboxName string `json:"sandbox_name" example:"Team box"`
 	// The provider's own id for it; "" while it is being created.
 	ProviderRef string              `json:"provider_ref" example:"sbx-4f2a"`
 	State       string              `json:"state" enums:"creating,live,paused"`
@@ -51,7 +57,7 @@ type instanceThreadView struct {
 type instanceList list[instanceView] //@name SandboxInstanceList
 
 func viewInstance(u auxilia.InstanceUse) instanceView {
-	v := instanceView{ID: u.ID, ProviderRef: u.ProviderRef, State: string(u.Status), Pooled: u.ThreadID == "",
+	v := instanceView{ID: u.ID, SandboxID: u.SandboxID, SandboxName: u.SandboxName, ProviderRef: u.ProviderRef, State: string(u.Status), Pooled: u.ThreadID == "",
 		CreatedAt: u.CreatedAt, LastUsedAt: u.LastActivityAt, PausedAt: u.PausedAt}
 	if u.Status == auxilia.InstanceLive && u.PausedAt != nil {
 		v.State = "paused"
@@ -85,7 +91,46 @@ func (h instancesHandler) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.ListInstances(c.Request().Context(), actor(c).Workspace.ID, id, req)
+	page, err := h.svc.ListInstances(c.Request().Context(), actor(c).Workspace.ID, auxilia.InstanceFilter{SandboxID: id}, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, instanceList(listOf(page, viewInstance)))
+}
+
+// listAll lists the workspace's active instances.
+//
+//	@Summary		The workspace's live instances
+//	@Description	The instances of every sandbox of the workspace that are being created, live or paused, each with its sandbox and the thread it works for (null for a warm pool's instance), by id. Each filter narrows the list; 422 names a filter that is not a uuid or a state.
+//	@Tags			sandboxes
+//	@Produce		json
+//	@Security		BearerAuth
+//	@Param			sandbox_id	query		string	false	"Only this sandbox's instances"	format(uuid)
+//	@Param			agent_id	query		string	false	"Only the instances of this agent's threads"	format(uuid)
+//	@Param			state		query		string	false	"Only instances in this state"	Enums(creating, live, paused)
+//	@Param			page_size	query		int		false	"Items per page"	minimum(1)	maximum(200)	default(50)
+//	@Param			page_token	query		string	false	"next_page_token of the previous page"
+//	@Success		200			{object}	instanceList
+//	@Failure		401,403,422	{object}	Problem
+//	@ID				listInstances
+//	@Router			/api/v1/instances [get]
+func (h instancesHandler) listAll(c echo.Context) error {
+	var fe auxilia.FieldErrors
+	var f auxilia.InstanceFilter
+	queryID(c, &fe, "sandbox_id", &f.SandboxID)
+	queryID(c, &fe, "agent_id", &f.AgentID)
+	if f.State = c.QueryParam("state"); f.State != "" && !slices.Contains(auxilia.InstanceStates, f.State) {
+		fe.Add("state", "must be one of %s", strings.Join(auxilia.InstanceStates, ", "))
+	}
+	req, err := filteredPage(c, &fe)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.ListInstances(c.Request().Context(), actor(c).Workspace.ID, f, req)
+	if auxilia.IsCode(err, auxilia.CodeNotFound) {
+		// A sandbox of another workspace, or deleted: none of its instances are this workspace's.
+		page, err = auxilia.Page[auxilia.InstanceUse]{Items: []auxilia.InstanceUse{}}, nil
+	}
 	if err != nil {
 		return err
 	}

@@ -142,3 +142,82 @@ func TestRecentRunsAreFilteredByAgentSandboxAndState(t *testing.T) {
 		assert.ElementsMatch(t, []string{"agent_id", "status", "page_size"}, fields(p))
 	}, func(o *options) { o.kinds = kinds })
 }
+
+// The Runs page lists the workspace's live instances across its sandboxes,
+// filtered by sandbox, agent and state, and the Sandboxes list counts each
+// sandbox's; a bad filter is 422 naming each.
+func TestTheWorkspacesLiveInstancesAreListedAndCounted(t *testing.T) {
+	kinds := append(builtin.Kinds(builtin.Options{DataDir: t.TempDir()}), echotest.Kind{})
+	eachDB(t, func(t *testing.T, e *env) {
+		srv := echotest.NewServer(t)
+		sandbox := func(name string) string {
+			r := e.send("POST", "/api/v1/sandboxes", e.admin, map[string]any{"name": name, "provider": "echo", "url": srv.URL, "secret": srv.Token})
+			require.Equal(t, 201, r.StatusCode, "%s", r.body)
+			return r.json(t)["id"].(string)
+		}
+		boxA, boxB, idle := sandbox("Box A"), sandbox("Box B"), sandbox("Idle box")
+		agent := func(name, sb string) string {
+			id := e.createAgent(name)["id"].(string)
+			r := e.send("PUT", "/api/v1/agents/"+id+"/sandbox", e.member, map[string]any{"sandbox_id": sb, "tools": allAllowed})
+			require.Equal(t, 200, r.StatusCode, "%s", r.body)
+			return id
+		}
+		analyst, coder := agent("Analyst", boxA), agent("Coder", boxB)
+		for _, start := range []struct{ agent, thread string }{{analyst, "a1"}, {analyst, "a2"}, {coder, "c1"}} {
+			r := e.send("POST", "/api/v1/agents/"+start.agent+"/threads/"+start.thread+"/runs", e.member, nil)
+			require.Equal(t, 201, r.StatusCode, "%s", r.body)
+		}
+
+		list := func(query string) []map[string]any {
+			r := e.send("GET", "/api/v1/instances"+query, e.admin, nil)
+			require.Equal(t, 200, r.StatusCode, "%s", r.body)
+			var out []map[string]any
+			for _, it := range r.json(t)["items"].([]any) {
+				out = append(out, it.(map[string]any))
+			}
+			return out
+		}
+		threads := func(items []map[string]any) []string {
+			var out []string
+			for _, it := range items {
+				out = append(out, it["thread"].(map[string]any)["thread_id"].(string))
+			}
+			return out
+		}
+		all := list("")
+		assert.ElementsMatch(t, []string{"a1", "a2", "c1"}, threads(all))
+		for _, it := range all {
+			want := map[string]string{analyst: "Box A", coder: "Box B"}[it["thread"].(map[string]any)["agent_id"].(string)]
+			assert.Equal(t, want, it["sandbox_name"], "each names its sandbox")
+		}
+		assert.ElementsMatch(t, []string{"a1", "a2"}, threads(list("?sandbox_id="+boxA)))
+		assert.ElementsMatch(t, []string{"c1"}, threads(list("?agent_id="+coder)))
+		assert.Empty(t, list("?sandbox_id="+idle))
+		assert.Empty(t, list("?sandbox_id="+coder), "not a sandbox: nothing, not an error")
+
+		c1 := list("?agent_id=" + coder)[0]
+		r := e.call("POST", "/api/v1/sandboxes/"+boxB+"/instances/"+c1["id"].(string)+"/pause", e.admin, nil)
+		require.Equal(t, 200, r.StatusCode, "%s", r.body)
+		assert.ElementsMatch(t, []string{"c1"}, threads(list("?state=paused")))
+		assert.ElementsMatch(t, []string{"a1", "a2"}, threads(list("?state=live")))
+		assert.Empty(t, list("?state=creating"))
+		assert.Len(t, list("?page_size=2"), 2)
+
+		p := e.call("GET", "/api/v1/instances?agent_id=nope&sandbox_id=x&state=asleep&page_size=0", e.admin, nil).problem(t, 422, "validation_failed")
+		assert.ElementsMatch(t, []string{"agent_id", "sandbox_id", "state", "page_size"}, fields(p))
+		e.call("GET", "/api/v1/instances", e.member, nil).problem(t, 403, "forbidden")
+
+		counts := func(token string) map[string]any {
+			r := e.send("GET", "/api/v1/sandboxes", token, nil)
+			require.Equal(t, 200, r.StatusCode, "%s", r.body)
+			out := map[string]any{}
+			for _, it := range r.json(t)["items"].([]any) {
+				sb := it.(map[string]any)
+				out[sb["name"].(string)] = sb["live_instances"]
+			}
+			return out
+		}
+		assert.Equal(t, map[string]any{"Box A": float64(2), "Box B": float64(1), "Idle box": float64(0)}, counts(e.admin))
+		assert.Equal(t, map[string]any{"Box A": nil, "Box B": nil, "Idle box": nil}, counts(e.member), "members see no instances")
+	}, func(o *options) { o.kinds = kinds })
+}

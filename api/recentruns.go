@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -27,32 +26,16 @@ import (
 func (h runsHandler) recent(c echo.Context) error {
 	var fe auxilia.FieldErrors
 	var f auxilia.RunFilter
-	for _, q := range []struct {
-		name string
-		into *string
-	}{{"agent_id", &f.AgentID}, {"sandbox_id", &f.SandboxID}} {
-		if s := c.QueryParam(q.name); s != "" {
-			id, ok := auxilia.ParseID(s)
-			if !ok {
-				fe.Add(q.name, "must be a uuid")
-			}
-			*q.into = id
-		}
-	}
+	queryID(c, &fe, "agent_id", &f.AgentID)
+	queryID(c, &fe, "sandbox_id", &f.SandboxID)
 	switch s := auxilia.RunStatus(c.QueryParam("status")); s {
 	case "", auxilia.RunActive, auxilia.RunCompleted, auxilia.RunExpired:
 		f.Status = s
 	default:
 		fe.Add("status", "must be one of active, completed, expired")
 	}
-	req, err := pageRequest(c)
-	var invalid *auxilia.Error
-	if errors.As(err, &invalid) && invalid.Code == auxilia.CodeInvalid {
-		fe = append(fe, invalid.Fields...)
-	} else if err != nil {
-		return err
-	}
-	if err := fe.Err(); err != nil {
+	req, err := filteredPage(c, &fe)
+	if err != nil {
 		return err
 	}
 	page, err := h.svc.ListRecentRuns(c.Request().Context(), actor(c).Workspace.ID, f, req)

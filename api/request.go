@@ -178,6 +178,31 @@ func pathID(c echo.Context, name, resource string) (string, error) {
 	return id, nil
 }
 
+// queryID reads the optional uuid query parameter name into into, naming it
+// in fe when it is not one.
+func queryID(c echo.Context, fe *auxilia.FieldErrors, name string, into *string) {
+	if s := c.QueryParam(name); s != "" {
+		id, ok := auxilia.ParseID(s)
+		if !ok {
+			fe.Add(name, "must be a uuid")
+		}
+		*into = id
+	}
+}
+
+// filteredPage reads a list's page request, naming its bad fields in fe with
+// the filters' own, so that one answer names every bad field.
+func filteredPage(c echo.Context, fe *auxilia.FieldErrors) (auxilia.PageRequest, error) {
+	req, err := pageRequest(c)
+	var invalid *auxilia.Error
+	if errors.As(err, &invalid) && invalid.Code == auxilia.CodeInvalid {
+		*fe = append(*fe, invalid.Fields...)
+	} else if err != nil {
+		return req, err
+	}
+	return req, fe.Err()
+}
+
 // actor returns who makes the request (set by the auth middleware).
 func actor(c echo.Context) auxilia.Actor {
 	a, _ := auxilia.ActorFrom(c.Request().Context())

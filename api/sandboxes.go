@@ -40,10 +40,16 @@ type NetworkService interface {
 	UpdateNetwork(ctx context.Context, sb auxilia.Sandbox) ([]run.NetworkUpdate, error)
 }
 
+// InstanceCounter counts sandboxes' live instances.
+type InstanceCounter interface {
+	ActiveInstanceCounts(ctx context.Context, workspaceID string, sandboxIDs []string) (map[string]int, error)
+}
+
 type sandboxesHandler struct {
-	svc      SandboxService
-	pools    PoolService    // nil: no sandbox shows a pool
-	networks NetworkService // nil: an edit applies its network rules to no instance
+	svc       SandboxService
+	pools     PoolService     // nil: no sandbox shows a pool
+	networks  NetworkService  // nil: an edit applies its network rules to no instance
+	instances InstanceCounter // nil: lists show no instance counts
 }
 
 func (h sandboxesHandler) routes(g routes, idem echo.MiddlewareFunc) {
@@ -72,6 +78,8 @@ type sandboxView struct {
 	ManagedBy string `json:"managed_by" example:"auxilia-apply"`
 	// Pool is shown when one sandbox is read, not in lists.
 	Pool *poolView `json:"pool,omitempty" binding:"optional"`
+	// LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them).
+	LiveInstances *int `json:"live_instances,omitempty" binding:"optional" minimum:"0"`
 	// NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in.
 	NetworkUpdate *networkUpdateView `json:"network_update,omitempty" binding:"optional"`
 	CreatedAt     time.Time          `json:"created_at" format:"date-time"`
@@ -249,11 +257,27 @@ func (h sandboxesHandler) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.List(c.Request().Context(), actor(c).Workspace.ID, c.QueryParam("name"), req)
+	ctx, a := c.Request().Context(), actor(c)
+	page, err := h.svc.List(ctx, a.Workspace.ID, c.QueryParam("name"), req)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, sandboxList(listOf(page, viewSandbox)))
+	list := sandboxList(listOf(page, viewSandbox))
+	if h.instances != nil && a.Role == auxilia.RoleAdmin && len(list.Items) > 0 {
+		ids := make([]string, len(list.Items))
+		for i, v := range list.Items {
+			ids[i] = v.ID
+		}
+		counts, err := h.instances.ActiveInstanceCounts(ctx, a.Workspace.ID, ids)
+		if err != nil {
+			return err
+		}
+		for i := range list.Items {
+			n := counts[list.Items[i].ID]
+			list.Items[i].LiveInstances = &n
+		}
+	}
+	return c.JSON(http.StatusOK, list)
 }
 
 // get reads one sandbox.

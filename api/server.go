@@ -130,7 +130,7 @@ func New(cfg Config) *echo.Echo {
 	idem := idempotent(cfg.Idempotency, cfg.Keys, unfinishedCreate, cfg.Log)
 	workspaceHandler{quotas: cfg.Quotas}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
-	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools, networks: cfg.Networks}.routes(v1, idem)
+	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools, networks: cfg.Networks, instances: cfg.Instances}.routes(v1, idem)
 	if cfg.Instances != nil {
 		instancesHandler{svc: cfg.Instances}.routes(v1)
 	}

@@ -146,11 +146,23 @@ type StartFailure struct {
 // what a sandbox's page lists. A warm pool's instance has no thread yet.
 type InstanceUse struct {
 	Instance
+	SandboxName    string     // the sandbox that made it
 	ThreadKey      string     // the caller's thread id; "" for a pooled instance
 	AgentID        string     // the thread's agent; "" for a pooled instance
 	AgentName      string     // the agent's name
 	LastActivityAt *time.Time // the thread's last run start or tool call
 }
+
+// InstanceFilter picks a workspace's active instances: each set field
+// narrows the list. State is creating, live (and not paused) or paused.
+type InstanceFilter struct {
+	SandboxID string
+	AgentID   string
+	State     string
+}
+
+// Instance states a list may be narrowed to.
+var InstanceStates = []string{"creating", "live", "paused"}
 
 // RunFilter picks the runs of a workspace's recent list: each set field
 // narrows it. Status expired also takes the active runs idle since before

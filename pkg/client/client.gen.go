@@ -1512,6 +1512,27 @@ func (e ListAuditEntriesParamsOutcome) Valid() bool {
 	}
 }
 
+// Defines values for ListInstancesParamsState.
+const (
+	ListInstancesParamsStateCreating ListInstancesParamsState = "creating"
+	ListInstancesParamsStateLive     ListInstancesParamsState = "live"
+	ListInstancesParamsStatePaused   ListInstancesParamsState = "paused"
+)
+
+// Valid indicates whether the value is a known member of the ListInstancesParamsState enum.
+func (e ListInstancesParamsState) Valid() bool {
+	switch e {
+	case ListInstancesParamsStateCreating:
+		return true
+	case ListInstancesParamsStateLive:
+		return true
+	case ListInstancesParamsStatePaused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListRecentRunsParamsStatus.
 const (
 	ListRecentRunsParamsStatusActive    ListRecentRunsParamsStatus = "active"
@@ -2073,6 +2094,9 @@ type CloudRunSandbox struct {
 	Health      SandboxHealth      `json:"health"`
 	Id          openapi_types.UUID `json:"id"`
 
+	// LiveInstances LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them).
+	LiveInstances *int `json:"live_instances,omitempty"`
+
 	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
 	//
 	// Example: auxilia-apply
@@ -2291,6 +2315,9 @@ type DaytonaSandbox struct {
 	Health      SandboxHealth      `json:"health"`
 	Id          openapi_types.UUID `json:"id"`
 
+	// LiveInstances LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them).
+	LiveInstances *int `json:"live_instances,omitempty"`
+
 	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
 	//
 	// Example: auxilia-apply
@@ -2492,6 +2519,9 @@ type E2BSandbox struct {
 	HasSecret   bool               `json:"has_secret"`
 	Health      SandboxHealth      `json:"health"`
 	Id          openapi_types.UUID `json:"id"`
+
+	// LiveInstances LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them).
+	LiveInstances *int `json:"live_instances,omitempty"`
 
 	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
 	//
@@ -2804,6 +2834,9 @@ type LocalSandbox struct {
 	Health      SandboxHealth      `json:"health"`
 	Id          openapi_types.UUID `json:"id"`
 
+	// LiveInstances LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them).
+	LiveInstances *int `json:"live_instances,omitempty"`
+
 	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
 	//
 	// Example: auxilia-apply
@@ -3022,6 +3055,9 @@ type OpenSandboxSandbox struct {
 	HasSecret   bool               `json:"has_secret"`
 	Health      SandboxHealth      `json:"health"`
 	Id          openapi_types.UUID `json:"id"`
+
+	// LiveInstances LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them).
+	LiveInstances *int `json:"live_instances,omitempty"`
 
 	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
 	//
@@ -3378,7 +3414,11 @@ type SandboxInstance struct {
 	// ProviderRef The provider's own id for it; "" while it is being created.
 	//
 	// Example: sbx-4f2a
-	ProviderRef string               `json:"provider_ref"`
+	ProviderRef string             `json:"provider_ref"`
+	SandboxId   openapi_types.UUID `json:"sandbox_id"`
+
+	// SandboxName Example: Team box
+	SandboxName string               `json:"sandbox_name"`
 	State       SandboxInstanceState `json:"state"`
 	Thread      *InstanceThread      `json:"thread"`
 }
@@ -3807,6 +3847,27 @@ type ListAuditEntriesParamsAction string
 
 // ListAuditEntriesParamsOutcome defines parameters for ListAuditEntries.
 type ListAuditEntriesParamsOutcome string
+
+// ListInstancesParams defines parameters for ListInstances.
+type ListInstancesParams struct {
+	// SandboxId Only this sandbox's instances
+	SandboxId *openapi_types.UUID `form:"sandbox_id,omitempty" json:"sandbox_id,omitempty"`
+
+	// AgentId Only the instances of this agent's threads
+	AgentId *openapi_types.UUID `form:"agent_id,omitempty" json:"agent_id,omitempty"`
+
+	// State Only instances in this state
+	State *ListInstancesParamsState `form:"state,omitempty" json:"state,omitempty"`
+
+	// PageSize Items per page
+	PageSize *int `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// PageToken next_page_token of the previous page
+	PageToken *string `form:"page_token,omitempty" json:"page_token,omitempty"`
+}
+
+// ListInstancesParamsState defines parameters for ListInstances.
+type ListInstancesParamsState string
 
 // ListRecentRunsParams defines parameters for ListRecentRuns.
 type ListRecentRunsParams struct {
@@ -4728,6 +4789,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/audit (the `ListAuditEntries` operationId).
 	ListAuditEntries(ctx context.Context, params *ListAuditEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListInstances The workspace's live instances
+	//
+	// The instances of every sandbox of the workspace that are being created, live or paused, each with its sandbox and the thread it works for (null for a warm pool's instance), by id. Each filter narrows the list; 422 names a filter that is not a uuid or a state.
+	//
+	// Corresponds with GET /api/v1/instances (the `ListInstances` operationId).
+	ListInstances(ctx context.Context, params *ListInstancesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMe The caller's token, role and workspace
 	//
 	// Corresponds with GET /api/v1/me (the `GetMe` operationId).
@@ -5382,6 +5450,23 @@ func (c *Client) ListStartFailures(ctx context.Context, id openapi_types.UUID, t
 // Corresponds with GET /api/v1/audit (the `ListAuditEntries` operationId).
 func (c *Client) ListAuditEntries(ctx context.Context, params *ListAuditEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListAuditEntriesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListInstances The workspace's live instances
+//
+// The instances of every sandbox of the workspace that are being created, live or paused, each with its sandbox and the thread it works for (null for a warm pool's instance), by id. Each filter narrows the list; 422 names a filter that is not a uuid or a state.
+//
+// Corresponds with GET /api/v1/instances (the `ListInstances` operationId).
+func (c *Client) ListInstances(ctx context.Context, params *ListInstancesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListInstancesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7224,6 +7309,108 @@ func NewListAuditEntriesRequest(server string, params *ListAuditEntriesParams) (
 		if params.Until != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_token", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListInstancesRequest constructs an http.Request for the ListInstances method
+func NewListInstancesRequest(server string, params *ListInstancesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/instances")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SandboxId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sandbox_id", *params.SandboxId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AgentId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "agent_id", *params.AgentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -9722,6 +9909,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/audit (the `ListAuditEntries` operationId).
 	ListAuditEntriesWithResponse(ctx context.Context, params *ListAuditEntriesParams, reqEditors ...RequestEditorFn) (*ListAuditEntriesResponse, error)
+
+	// ListInstancesWithResponse The workspace's live instances
+	//
+	// The instances of every sandbox of the workspace that are being created, live or paused, each with its sandbox and the thread it works for (null for a warm pool's instance), by id. Each filter narrows the list; 422 names a filter that is not a uuid or a state.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/instances (the `ListInstances` operationId).
+	ListInstancesWithResponse(ctx context.Context, params *ListInstancesParams, reqEditors ...RequestEditorFn) (*ListInstancesResponse, error)
 
 	// GetMeWithResponse The caller's token, role and workspace
 	//
@@ -12323,6 +12519,140 @@ func (r ListAuditEntriesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListAuditEntriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListInstancesResponse200Headers the declared response headers of an HTTP 200 response for ListInstances
+type ListInstancesResponse200Headers struct {
+	XRequestId *string
+}
+
+// ListInstancesResponse401Headers the declared response headers of an HTTP 401 response for ListInstances
+type ListInstancesResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListInstancesResponse403Headers the declared response headers of an HTTP 403 response for ListInstances
+type ListInstancesResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListInstancesResponse422Headers the declared response headers of an HTTP 422 response for ListInstances
+type ListInstancesResponse422Headers struct {
+	XRequestId *string
+}
+
+// ListInstancesResponse429Headers the declared response headers of an HTTP 429 response for ListInstances
+type ListInstancesResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListInstancesResponse503Headers the declared response headers of an HTTP 503 response for ListInstances
+type ListInstancesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListInstancesResponse507Headers the declared response headers of an HTTP 507 response for ListInstances
+type ListInstancesResponse507Headers struct {
+	XRequestId *string
+}
+
+type ListInstancesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxInstanceList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListInstancesResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListInstancesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListInstancesResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListInstancesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListInstancesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListInstancesResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListInstancesResponse507Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListInstancesResponse) GetJSON200() *SandboxInstanceList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListInstancesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListInstancesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListInstancesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListInstancesResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListInstancesResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListInstancesResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r ListInstancesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListInstancesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListInstancesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListInstancesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18358,6 +18688,21 @@ func (c *ClientWithResponses) ListAuditEntriesWithResponse(ctx context.Context, 
 	return ParseListAuditEntriesResponse(rsp)
 }
 
+// ListInstancesWithResponse The workspace's live instances
+//
+// The instances of every sandbox of the workspace that are being created, live or paused, each with its sandbox and the thread it works for (null for a warm pool's instance), by id. Each filter narrows the list; 422 names a filter that is not a uuid or a state.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/instances (the `ListInstances` operationId).
+func (c *ClientWithResponses) ListInstancesWithResponse(ctx context.Context, params *ListInstancesParams, reqEditors ...RequestEditorFn) (*ListInstancesResponse, error) {
+	rsp, err := c.ListInstances(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListInstancesResponse(rsp)
+}
+
 // GetMeWithResponse The caller's token, role and workspace
 //
 // Returns a wrapper object for the known response body format(s).
@@ -21808,6 +22153,161 @@ func ParseListAuditEntriesResponse(rsp *http.Response) (*ListAuditEntriesRespons
 		response.Headers503 = &headers
 	case rsp.StatusCode == 507:
 		var headers ListAuditEntriesResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListInstancesResponse parses an HTTP response from a ListInstancesWithResponse call
+func ParseListInstancesResponse(rsp *http.Response) (*ListInstancesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListInstancesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxInstanceList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListInstancesResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListInstancesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListInstancesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListInstancesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListInstancesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListInstancesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListInstancesResponse507Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

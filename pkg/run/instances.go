@@ -10,23 +10,38 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
-// SandboxInstances lists what a sandbox's instances are doing, from the
+// InstanceLister lists what a workspace's instances are doing, from the
 // store of one workspace.
-type SandboxInstances interface {
-	ListForSandbox(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error)
+type InstanceLister interface {
+	ListInstances(ctx context.Context, f auxilia.InstanceFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error)
+	ActiveCounts(ctx context.Context, sandboxIDs []string) (map[string]int, error)
 }
 
-// ListInstances returns a page of the sandbox's active instances (being
-// created, live or paused, pooled ones included) with their threads.
-func (s *Service) ListInstances(ctx context.Context, workspaceID, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error) {
-	if _, _, err := s.Sandboxes.Client(ctx, workspaceID, sandboxID); err != nil && auxilia.IsCode(err, auxilia.CodeNotFound) {
-		return auxilia.Page[auxilia.InstanceUse]{}, err
+// ListInstances returns a page of the workspace's active instances (being
+// created, live or paused, pooled ones included) that f picks, with their
+// sandboxes and threads. A sandbox named by f that is not the workspace's
+// is not found.
+func (s *Service) ListInstances(ctx context.Context, workspaceID string, f auxilia.InstanceFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error) {
+	if f.SandboxID != "" {
+		if _, _, err := s.Sandboxes.Client(ctx, workspaceID, f.SandboxID); err != nil && auxilia.IsCode(err, auxilia.CodeNotFound) {
+			return auxilia.Page[auxilia.InstanceUse]{}, err
+		}
 	}
-	lister, ok := s.Instances(workspaceID).(SandboxInstances)
+	lister, ok := s.Instances(workspaceID).(InstanceLister)
 	if !ok {
 		return auxilia.Page[auxilia.InstanceUse]{Items: []auxilia.InstanceUse{}}, nil
 	}
-	return lister.ListForSandbox(ctx, sandboxID, req)
+	return lister.ListInstances(ctx, f, req)
+}
+
+// ActiveInstanceCounts returns how many active instances (being created,
+// live or paused, pooled ones included) each of the sandboxes has.
+func (s *Service) ActiveInstanceCounts(ctx context.Context, workspaceID string, sandboxIDs []string) (map[string]int, error) {
+	lister, ok := s.Instances(workspaceID).(InstanceLister)
+	if !ok {
+		return map[string]int{}, nil
+	}
+	return lister.ActiveCounts(ctx, sandboxIDs)
 }
 
 // instanceOf returns the sandbox's active instance id with the sandbox and

@@ -236,7 +236,13 @@ func (s SystemQuotas) Use(ctx context.Context, workspaceID string) ([]auxilia.Qu
 	return s.s.db.quotas().Use(ctx, workspaceID)
 }
 
-// ListForSandbox returns a page of the sandbox's active instances with their threads.
-func (s TenantInstances) ListForSandbox(ctx context.Context, sandboxID string, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error) {
-	return s.t.db.instances().ListForSandbox(ctx, s.t.ws, sandboxID, req)
+// ListInstances returns a page of the workspace's active instances f picks,
+// with their sandboxes and threads.
+func (s TenantInstances) ListInstances(ctx context.Context, f auxilia.InstanceFilter, req auxilia.PageRequest) (auxilia.Page[auxilia.InstanceUse], error) {
+	return s.t.db.instances().ListInstances(ctx, s.t.ws, f, req)
+}
+
+// ActiveCounts returns how many active instances each of the sandboxes has.
+func (s TenantInstances) ActiveCounts(ctx context.Context, sandboxIDs []string) (map[string]int, error) {
+	return s.t.db.instances().ActiveCounts(ctx, s.t.ws, sandboxIDs)
 }

@@ -168,6 +168,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's live instances
+         * @description The instances of every sandbox of the workspace that are being created, live or paused, each with its sandbox and the thread it works for (null for a warm pool's instance), by id. Each filter narrows the list; 422 names a filter that is not a uuid or a state.
+         */
+        get: operations["listInstances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -1274,6 +1294,8 @@ export interface components {
             health: components["schemas"]["SandboxHealth"];
             /** Format: uuid */
             id: string;
+            /** @description LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them). */
+            live_instances?: number;
             /**
              * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
              * @example auxilia-apply
@@ -1642,6 +1664,8 @@ export interface components {
             health: components["schemas"]["SandboxHealth"];
             /** Format: uuid */
             id: string;
+            /** @description LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them). */
+            live_instances?: number;
             /**
              * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
              * @example auxilia-apply
@@ -1996,6 +2020,8 @@ export interface components {
             health: components["schemas"]["SandboxHealth"];
             /** Format: uuid */
             id: string;
+            /** @description LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them). */
+            live_instances?: number;
             /**
              * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
              * @example auxilia-apply
@@ -2394,6 +2420,8 @@ export interface components {
             health: components["schemas"]["SandboxHealth"];
             /** Format: uuid */
             id: string;
+            /** @description LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them). */
+            live_instances?: number;
             /**
              * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
              * @example auxilia-apply
@@ -2756,6 +2784,8 @@ export interface components {
             health: components["schemas"]["SandboxHealth"];
             /** Format: uuid */
             id: string;
+            /** @description LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them). */
+            live_instances?: number;
             /**
              * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
              * @example auxilia-apply
@@ -3039,6 +3069,10 @@ export interface components {
              * @example sbx-4f2a
              */
             provider_ref: string;
+            /** Format: uuid */
+            sandbox_id: string;
+            /** @example Team box */
+            sandbox_name: string;
             /** @enum {string} */
             state: "creating" | "live" | "paused";
             thread: components["schemas"]["InstanceThread"] | null;
@@ -4815,6 +4849,102 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient Storage (insufficient_storage): the embedded database's disk is full; nothing can be saved until space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listInstances: {
+        parameters: {
+            query?: {
+                /** @description Only this sandbox's instances */
+                sandbox_id?: string;
+                /** @description Only the instances of this agent's threads */
+                agent_id?: string;
+                /** @description Only instances in this state */
+                state?: "creating" | "live" | "paused";
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxInstanceList"];
                 };
             };
             /** @description Unauthorized */
