@@ -53,9 +53,15 @@ describe("The sandbox dialog", () => {
     await screenshot(page, "sandboxdialog-refused");
     await expectAccessible(page, "add sandbox dialog, refused");
 
-    // What was typed is not lost to Escape: the dialog asks first.
+    // What was typed is not lost to Cancel or Escape: the dialog asks first.
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    const ask = dialog.getByText("Close and lose the changes made here?");
+    await ask.waitFor();
+    await dialog.getByRole("button", { name: "Keep editing" }).click();
+    await ask.waitFor({ state: "hidden" });
+    expect(await size.inputValue()).toBe("201");
     await page.keyboard.press("Escape");
-    await dialog.getByText("Close and lose the changes made here?").waitFor();
+    await ask.waitFor();
     expect(await dialog.isVisible()).toBe(true);
     await dialog.getByRole("button", { name: "Discard changes" }).click();
     await dialog.waitFor({ state: "hidden" });

@@ -190,4 +190,40 @@ describe("The Runs page", () => {
     await expectAccessible(page, "runs page");
     await shot(page, "runs-page-1280");
   });
+
+  it("lists the workspace's live instances across sandboxes, filtered, with their actions; the Sandboxes list counts them", async () => {
+    const { page } = browser;
+    const boxName = uniqueName("Counted box");
+    const { sandbox, agent } = await sandboxWithARun(boxName);
+    await apiCall("POST", `/api/v1/agents/${agent.id}/threads/conv-2/runs`);
+    const otherName = uniqueName("Other box");
+    await sandboxWithARun(otherName);
+
+    await page.goto(baseUrl() + "/runs");
+    const live = page.getByRole("region", { name: "Live instances" });
+    const filters = live.getByRole("group", { name: "Filter instances" });
+    await filters.getByRole("combobox", { name: "Sandbox" }).selectOption(sandbox.id);
+    const rows = live.getByRole("row", { name: /^Instance of / });
+    await expect.poll(() => rows.count()).toBe(2);
+    for (const thread of ["conv-1", "conv-2"]) {
+      const row = live.getByRole("row", { name: new RegExp(`Instance of .* · ${thread}$`) });
+      expect(await row.getByRole("link", { name: boxName }).getAttribute("href")).toBe(`/sandboxes/${sandbox.id}`);
+    }
+    expect(await live.getByRole("link", { name: otherName }).count()).toBe(0);
+    await filters.getByRole("combobox", { name: "State" }).selectOption("paused");
+    await live.getByText("No live instances match.").waitFor();
+    await filters.getByRole("combobox", { name: "State" }).selectOption("live");
+    await expect.poll(() => rows.count()).toBe(2);
+    // The actions of the sandbox's page, here too: destroying one is confirmed, and the list follows.
+    await live.getByRole("row", { name: /conv-2$/ }).getByRole("button", { name: /Destroy instance/ }).click();
+    await page.getByRole("alertdialog", { name: "Destroy instance" }).getByRole("button", { name: "Destroy instance" }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    await expectAccessible(page, "runs page with live instances");
+    await shot(page, "runs-live-instances-1280");
+
+    await page.goto(baseUrl() + "/settings/sandboxes");
+    const count = page.getByRole("listitem", { name: boxName }).getByRole("link", { name: `1 live instance of ${boxName}` });
+    await count.waitFor();
+    expect(await count.getAttribute("href")).toBe(`/sandboxes/${sandbox.id}`);
+  });
 });

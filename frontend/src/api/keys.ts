@@ -9,6 +9,8 @@ export const sandboxKeys = {
   secretHint: (id: string) => [...sandboxKeys.all, "secret-hint", id] as const,
   agents: (id: string) => [...sandboxKeys.all, "agents", id] as const,
   instances: (id: string) => [...sandboxKeys.all, "instances", id] as const,
+  /** The workspace's live instances, across its sandboxes, as filtered. */
+  workspaceInstances: (filters?: object) => [...sandboxKeys.all, "workspace-instances", ...(filters ? [filters] : [])] as const,
   audit: (id: string) => [...sandboxKeys.all, "audit", id] as const,
   providers: ["providers"] as const,
 };

@@ -66,6 +66,18 @@ export function Dialog({ open, onOpenChange, title, description, size = "md", di
   );
 }
 
+/**
+ * The dialog's Cancel: it closes the dialog as Escape does, so a dirty one
+ * asks before discarding what was typed.
+ */
+export function DialogCancel({ children = "Cancel" }: { children?: ReactNode }) {
+  return (
+    <RadixDialog.Close asChild>
+      <Button>{children}</Button>
+    </RadixDialog.Close>
+  );
+}
+
 /** The row of buttons at the bottom of a dialog, with room for a problem above them. */
 export function DialogFooter({ children }: { children: ReactNode }) {
   return <div className="dialog__footer">{children}</div>;

@@ -1,12 +1,12 @@
 import { useId, useState } from "react";
 import { Link } from "react-router-dom";
 import { useAgents } from "../../api/listAgents";
-import { useSandboxes } from "../../api/listSandboxes";
 import { Loading } from "../../ui/Loading";
 import { Pill } from "../../ui/Pill";
 import { ProblemMessage } from "../../ui/ProblemMessage";
 import { timeAgo } from "../../ui/time";
 import { useRecentRuns, type RecentRunFilters } from "./api/listRecentRuns";
+import { AgentFilter, ChoiceFilter, SandboxFilter } from "./ListFilters";
 
 const statusTones = { active: "ok", completed: "neutral", expired: "warn" } as const;
 const statusLabels = { active: "Active", completed: "Completed", expired: "Expired" } as const;
@@ -16,7 +16,6 @@ export function RecentRuns({ currentRunId }: { currentRunId?: string }) {
   const [filters, setFilters] = useState<RecentRunFilters>({});
   const runs = useRecentRuns(filters);
   const agents = useAgents();
-  const sandboxes = useSandboxes();
   const id = useId();
   const agentName = (agentId: string) => agents.data?.find((a) => a.id === agentId)?.name ?? "Deleted agent";
   const set = (changes: RecentRunFilters) => setFilters({ ...filters, ...changes });
@@ -26,43 +25,15 @@ export function RecentRuns({ currentRunId }: { currentRunId?: string }) {
       <header className="recent-runs__header">
         <h2 id={`${id}-title`}>Recent runs</h2>
         <div className="recent-runs__filters" role="group" aria-label="Filter runs">
-          <label className="recent-runs__filter">
-            <span>Agent</span>
-            <select className="input" value={filters.agent_id ?? ""} onChange={(e) => set({ agent_id: e.target.value || undefined })}>
-              <option value="">All agents</option>
-              {agents.data?.map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.name}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="recent-runs__filter">
-            <span>Sandbox</span>
-            <select className="input" value={filters.sandbox_id ?? ""} onChange={(e) => set({ sandbox_id: e.target.value || undefined })}>
-              <option value="">All sandboxes</option>
-              {sandboxes.data?.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="recent-runs__filter">
-            <span>State</span>
-            <select
-              className="input"
-              value={filters.status ?? ""}
-              onChange={(e) => set({ status: (e.target.value || undefined) as RecentRunFilters["status"] })}
-            >
-              <option value="">Any state</option>
-              {(["active", "completed", "expired"] as const).map((s) => (
-                <option key={s} value={s}>
-                  {statusLabels[s]}
-                </option>
-              ))}
-            </select>
-          </label>
+          <AgentFilter value={filters.agent_id} onChange={(agent_id) => set({ agent_id })} />
+          <SandboxFilter value={filters.sandbox_id} onChange={(sandbox_id) => set({ sandbox_id })} />
+          <ChoiceFilter
+            label="State"
+            anyLabel="Any state"
+            choices={(["active", "completed", "expired"] as const).map((s) => ({ value: s, label: statusLabels[s] }))}
+            value={filters.status}
+            onChange={(status) => set({ status: status as RecentRunFilters["status"] })}
+          />
         </div>
       </header>
       {runs.isPending && <Loading />}

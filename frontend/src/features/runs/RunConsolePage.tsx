@@ -14,10 +14,12 @@ import { ConsoleTabs } from "./ConsoleTabs";
 import { FilePane } from "./FilePane";
 import { RunAgentName } from "./RunAgentName";
 import { RunEnded, sandboxDeleted } from "./RunEnded";
+import { ActiveInstances } from "./ActiveInstances";
 import { RecentRuns } from "./RecentRuns";
 import { RunStarter } from "./RunStarter";
 import { ThreadState } from "./ThreadState";
 import { useRunGone } from "./useRunGone";
+import { useSession } from "../../session/SessionContext";
 import "./runs.css";
 
 export default function RunConsolePage() {
@@ -32,6 +34,7 @@ export default function RunConsolePage() {
   // A replaced sandbox's notice is shown for the run that brought it, once.
   const [notice, setNotice] = useState<string | null>(null);
   const complete = useCompleteRun();
+  const { isAdmin } = useSession();
 
   const started = (next: Run) => {
     complete.reset();
@@ -125,6 +128,7 @@ export default function RunConsolePage() {
         </section>
       )}
       <RecentRuns currentRunId={runId} />
+      {isAdmin && <ActiveInstances />}
     </div>
   );
 }

@@ -13,12 +13,12 @@ import { ProviderIcon } from "../../ui/ProviderIcon";
 import { usePageTitle } from "../../ui/usePageTitle";
 import { emojiPrefix } from "../../ui/emojiGlyph";
 import { useSandbox } from "./api/getSandbox";
-import { useSandboxInstances } from "./api/instances";
+import { useSandboxInstances } from "../../api/instances";
 import { useSandboxAudit } from "./api/sandboxAudit";
 import { useSandboxAgents } from "./api/listSandboxAgents";
 import { useProbeSandbox } from "./api/probeSandbox";
 import { HealthBadge } from "./HealthBadge";
-import { InstancesTable } from "./InstancesTable";
+import { InstancesTable } from "../../ui/InstancesTable";
 import { PoolStatus } from "./PoolStatus";
 import { ProbeChart } from "./ProbeChart";
 import "./sandboxes.css";
@@ -170,7 +170,7 @@ function Instances({ sandbox }: { sandbox: Sandbox }) {
     <Section title="Live instances">
       {instances.isPending && <Loading />}
       {instances.isError && <ProblemMessage error={instances.error} />}
-      {instances.data && <InstancesTable sandboxId={sandbox.id} instances={instances.data} canPause={canPause} />}
+      {instances.data && <InstancesTable instances={instances.data} canPause={() => canPause} />}
     </Section>
   );
 }

@@ -18,6 +18,10 @@ interface SandboxRowProps {
   onDelete: () => void;
 }
 
+function liveInstances(n: number) {
+  return n === 1 ? "1 live instance" : `${n} live instances`;
+}
+
 export function SandboxRow({ sandbox, providerTitle, canManage, onEdit, onDelete }: SandboxRowProps) {
   const probe = useProbeSandbox();
   return (
@@ -39,6 +43,11 @@ export function SandboxRow({ sandbox, providerTitle, canManage, onEdit, onDelete
           )}
           <HealthBadge health={sandbox.health} />
           <SandboxPoolStatus sandbox={sandbox} />
+          {sandbox.live_instances !== undefined && (
+            <Link to={`/sandboxes/${sandbox.id}`} className="sandbox-row__instances" aria-label={`${liveInstances(sandbox.live_instances)} of ${sandbox.name}`}>
+              {liveInstances(sandbox.live_instances)}
+            </Link>
+          )}
         </div>
       </div>
       {canManage && (

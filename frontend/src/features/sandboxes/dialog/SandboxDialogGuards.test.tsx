@@ -72,6 +72,38 @@ describe("Sandbox dialog's guard on unsaved changes", typingTest, () => {
     expect(onOpenChange).toHaveBeenCalledWith(false);
   });
 
+  it("asks before Cancel discards what was typed, as Escape does, and Keep editing keeps it", async () => {
+    fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
+    const onOpenChange = vi.fn();
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={onOpenChange} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    const name = await within(dialog).findByRole("textbox", { name: "Name" });
+    await user.type(name, "Half typed");
+
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(within(dialog).getByRole("alert")).toHaveTextContent("Close and lose the changes made here?");
+    expect(onOpenChange).not.toHaveBeenCalled();
+    await user.click(within(dialog).getByRole("button", { name: "Keep editing" }));
+    expect(name).toHaveValue("Half typed");
+    expect(onOpenChange).not.toHaveBeenCalled();
+
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    await user.click(within(dialog).getByRole("button", { name: "Discard changes" }));
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+  });
+
+  it("closes on Cancel without asking when nothing changed", async () => {
+    fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
+    const onOpenChange = vi.fn();
+    const user = userEvent.setup();
+    renderSignedIn(<SandboxDialog open onOpenChange={onOpenChange} />);
+    const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
+    await within(dialog).findByRole("textbox", { name: "Name" });
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+  });
+
   it("closes on Escape without asking when nothing changed", async () => {
     fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
     const onOpenChange = vi.fn();

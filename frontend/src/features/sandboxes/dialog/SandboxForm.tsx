@@ -4,7 +4,7 @@ import { sandboxKeys } from "../../../api/keys";
 import { ApiError, describeError, isApiError } from "../../../api/problem";
 import type { ProbeResult, Provider, SecretHint } from "../../../api/types";
 import { Button } from "../../../ui/Button";
-import { DialogFooter } from "../../../ui/Dialog";
+import { DialogCancel, DialogFooter } from "../../../ui/Dialog";
 import { ErrorSummary, type FieldProblem } from "../../../ui/ErrorSummary";
 import { Field } from "../../../ui/Field";
 import { ProblemMessage } from "../../../ui/ProblemMessage";
@@ -291,7 +291,7 @@ export function SandboxForm({ providers, saved, hint, onDone, onTestFailed, onDi
         <TestConnection onTest={test} busy={probing} result={probe} problem={testProblem} disabled={saving} />
         <span className="spacer" />
         <ErrorSummary problems={problems} />
-        <Button onClick={onDone}>Cancel</Button>
+        <DialogCancel />
         <Button type="submit" variant="primary" busy={saving} disabled={saving || missing.length > 0}>
           {editing ? "Save changes" : "Add sandbox"}
         </Button>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, unwrap } from "../../../api/client";
-import { sandboxKeys } from "../../../api/keys";
-import type { SandboxInstance } from "../../../api/types";
+import { api, unwrap } from "./client";
+import { sandboxKeys } from "./keys";
+import type { SandboxInstance } from "./types";
 
 /** GET /api/v1/sandboxes/{id}/instances (admin): its instances being created, live or paused. */
 export async function listSandboxInstances(id: string): Promise<SandboxInstance[]> {
@@ -17,6 +17,28 @@ export function useSandboxInstances(id: string, enabled: boolean) {
     queryKey: sandboxKeys.instances(id),
     queryFn: () => listSandboxInstances(id),
     enabled,
+    refetchInterval: 15_000,
+  });
+}
+
+export interface InstanceFilters {
+  sandbox_id?: string;
+  agent_id?: string;
+  state?: SandboxInstance["state"];
+}
+
+/** GET /api/v1/instances (admin): the workspace's instances being created, live or paused, as filtered. */
+export async function listInstances(filters: InstanceFilters): Promise<SandboxInstance[]> {
+  const query = Object.fromEntries(Object.entries(filters).filter(([, v]) => v)) as InstanceFilters;
+  const { items } = await unwrap(api.GET("/api/v1/instances", { params: { query: { ...query, page_size: 200 } } }));
+  return items;
+}
+
+/** The workspace's live instances, read again every 15 s while shown. */
+export function useInstances(filters: InstanceFilters) {
+  return useQuery({
+    queryKey: sandboxKeys.workspaceInstances(filters),
+    queryFn: () => listInstances(filters),
     refetchInterval: 15_000,
   });
 }
@@ -49,6 +71,8 @@ export function useInstanceAction() {
     onSettled: (_data, _error, { sandboxId }) =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: sandboxKeys.instances(sandboxId) }),
+        queryClient.invalidateQueries({ queryKey: sandboxKeys.workspaceInstances() }),
+        queryClient.invalidateQueries({ queryKey: sandboxKeys.list() }),
         queryClient.invalidateQueries({ queryKey: sandboxKeys.audit(sandboxId) }),
         queryClient.invalidateQueries({ queryKey: ["audit"] }),
       ]),

@@ -1,32 +1,40 @@
 import { Pause, Play, Trash2 } from "lucide-react";
 import { useState } from "react";
 import { Link } from "react-router-dom";
-import type { SandboxInstance } from "../../api/types";
-import { Button } from "../../ui/Button";
-import { ConfirmDialog } from "../../ui/ConfirmDialog";
-import { Pill } from "../../ui/Pill";
-import { ProblemMessage } from "../../ui/ProblemMessage";
-import { timeAgo } from "../../ui/time";
-import { useInstanceAction, type InstanceAction } from "./api/instances";
+import type { SandboxInstance } from "../api/types";
+import { Button } from "./Button";
+import { ConfirmDialog } from "./ConfirmDialog";
+import { Pill } from "./Pill";
+import { ProblemMessage } from "./ProblemMessage";
+import { timeAgo } from "./time";
+import { useInstanceAction, type InstanceAction } from "../api/instances";
 
 const stateTones = { creating: "accent", live: "ok", paused: "neutral" } as const;
 
 interface InstancesTableProps {
-  sandboxId: string;
   instances: SandboxInstance[];
-  /** The provider can pause instances (its capabilities say pause_resume). */
-  canPause: boolean;
+  /** The instance's provider can pause it (its capabilities say pause_resume). */
+  canPause: (instance: SandboxInstance) => boolean;
+  /** A column naming each instance's sandbox, for a list across sandboxes. */
+  showSandbox?: boolean;
+  /** What an empty list says. */
+  empty?: string;
 }
 
-/** A sandbox's live instances: thread, state, age, last use; pause, resume and destroy. */
-export function InstancesTable({ sandboxId, instances, canPause }: InstancesTableProps) {
+/** Live instances: thread, state, age, last use; pause, resume and destroy. */
+export function InstancesTable({
+  instances,
+  canPause,
+  showSandbox = false,
+  empty = "No live instances: a thread's first run makes one.",
+}: InstancesTableProps) {
   const act = useInstanceAction();
   const [destroying, setDestroying] = useState<SandboxInstance | null>(null);
   const run = (instance: SandboxInstance, action: InstanceAction, onSuccess?: () => void) =>
-    act.mutate({ sandboxId, instanceId: instance.id, action }, { onSuccess });
+    act.mutate({ sandboxId: instance.sandbox_id, instanceId: instance.id, action }, { onSuccess });
 
   if (instances.length === 0) {
-    return <p className="muted">No live instances: a thread's first run makes one.</p>;
+    return <p className="muted">{empty}</p>;
   }
   const busyOn = (id: string, action: InstanceAction) =>
     act.isPending && act.variables?.instanceId === id && act.variables.action === action;
@@ -40,6 +48,7 @@ export function InstancesTable({ sandboxId, instances, canPause }: InstancesTabl
           <thead>
             <tr>
               <th scope="col">Thread</th>
+              {showSandbox && <th scope="col">Sandbox</th>}
               <th scope="col">State</th>
               <th scope="col">Made</th>
               <th scope="col">Last use</th>
@@ -63,6 +72,12 @@ export function InstancesTable({ sandboxId, instances, canPause }: InstancesTabl
                     )}
                     {instance.provider_ref && <div className="mono muted small truncate">{instance.provider_ref}</div>}
                   </td>
+                  {showSandbox && (
+                    <td>
+                      <span className="table__label">Sandbox </span>
+                      <Link to={`/sandboxes/${instance.sandbox_id}`}>{instance.sandbox_name}</Link>
+                    </td>
+                  )}
                   <td>
                     <Pill tone={stateTones[instance.state]}>{instance.state}</Pill>
                   </td>
@@ -84,7 +99,7 @@ export function InstancesTable({ sandboxId, instances, canPause }: InstancesTabl
                   </td>
                   <td>
                     <div className="table__actions">
-                      {canPause && instance.state === "live" && (
+                      {canPause(instance) && instance.state === "live" && (
                         <Button
                           size="sm"
                           variant="ghost"
