@@ -40,7 +40,7 @@ describe("A sandbox's own page", () => {
     const { sandbox } = await sandboxWithARun(name);
     await apiCall("POST", `/api/v1/sandboxes/${sandbox.id}/probe`);
     await page.goto(baseUrl() + "/settings/sandboxes");
-    await page.getByRole("listitem", { name }).getByRole("link", { name }).click();
+    await page.getByRole("listitem", { name }).getByRole("link", { name, exact: true }).click();
     await page.waitForURL(`**/sandboxes/${sandbox.id}`);
     await page.getByRole("heading", { level: 1, name }).waitFor();
 
