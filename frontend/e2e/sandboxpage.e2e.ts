@@ -220,6 +220,11 @@ describe("The Runs page", () => {
     await expect.poll(() => rows.count()).toBe(1);
     await expectAccessible(page, "runs page with live instances");
     await shot(page, "runs-live-instances-1280");
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 360, height: 780 });
+    await expectNoHorizontalScroll(page);
+    await shot(page, "runs-live-instances-360");
+    await page.setViewportSize(size);
 
     await page.goto(baseUrl() + "/settings/sandboxes");
     const count = page.getByRole("listitem", { name: boxName }).getByRole("link", { name: `1 live instance of ${boxName}` });
