@@ -8,6 +8,19 @@ const (
 	UsagePaused  = "paused"
 )
 
+// Other metered spans, kept beside the instances' intervals: a command the
+// execute tool ran, an interactive terminal, kept files.
+const (
+	UsageCommand  = "command"
+	UsageTerminal = "terminal"
+	UsageKept     = "kept"
+)
+
+// UsageTerminalStale is how long an open terminal may go unseen before it
+// is taken for one whose server died: it then counts until it was last
+// seen. An open terminal is seen every 20 seconds.
+const UsageTerminalStale = time.Minute
+
 // Counted instance events.
 const (
 	UsageCreated  = "created"  // an instance went live
@@ -16,8 +29,9 @@ const (
 )
 
 // UsageInterval is a stretch of one instance in one metered state, as the
-// database recorded it with the lifecycle's transitions. End is zero while
-// it lasts. AgentID and ThreadID are empty for a pool's unclaimed instance.
+// database recorded it with the lifecycle's transitions, or of a command,
+// a terminal or kept files (State says which). End is zero while it lasts.
+// AgentID and ThreadID are empty for a pool's unclaimed instance.
 type UsageInterval struct {
 	InstanceID  string
 	SandboxID   string
@@ -27,9 +41,10 @@ type UsageInterval struct {
 	AgentName   string
 	ThreadID    string
 	ThreadKey   string
-	State       string // UsageRunning or UsagePaused
+	State       string // UsageRunning, UsagePaused, UsageCommand, UsageTerminal or UsageKept
 	Start       time.Time
 	End         time.Time
+	Bytes       int64 // of kept files
 }
 
 // UsageEvent is one counted instance event.

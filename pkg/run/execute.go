@@ -44,6 +44,7 @@ func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in Exe
 	ctx, cancel := context.WithTimeout(ctx, timeout+time.Minute)
 	defer cancel()
 	var res provider.ExecResult
+	started := time.Now()
 	err = s.keepAlive(ctx, c, func() error {
 		var err error
 		res, err = c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: in.Command, Timeout: timeout,
@@ -52,6 +53,10 @@ func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in Exe
 	})
 	if err != nil {
 		return res, s.providerError(c, err)
+	}
+	// Metered once it answered, even if its caller has gone meanwhile.
+	if err := s.Runs(workspaceID).Command(context.WithoutCancel(ctx), c.run.ID, started, time.Now()); err != nil {
+		return res, err
 	}
 	return res, nil
 }

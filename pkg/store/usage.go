@@ -38,6 +38,7 @@ type usageRow struct {
 	EndedAt     *time.Time
 	Kind        string
 	At          time.Time
+	Bytes       int64
 }
 
 func (r usageRow) ids() (agent, thread string) {
@@ -89,3 +90,37 @@ func (s TenantUsage) Events(ctx context.Context, from, to time.Time) ([]auxilia.
 }
 
 func sprintfNames(table string) string { return fmt.Sprintf(usageNames, table) }
+
+// Spans returns the workspace's commands, terminals and kept files that
+// overlap [from, to), as intervals whose State says which, in the order
+// they started. A terminal unseen for auxilia.UsageTerminalStale at now
+// (its server died) ends when it was last seen.
+func (s TenantUsage) Spans(ctx context.Context, from, to, now time.Time) ([]auxilia.UsageInterval, error) {
+	stale := now.Add(-auxilia.UsageTerminalStale)
+	var rows []usageRow
+	err := s.t.db.conn(ctx).Raw(`SELECT u.sandbox_id, u.provider, u.agent_id, u.thread_id, u.state, u.started_at, u.ended_at, u.bytes, `+
+		sprintfNames(`(
+			SELECT workspace_id, sandbox_id, provider, agent_id, thread_id, 'command' AS state, started_at, ended_at, 0 AS bytes, id AS seq
+			FROM usage_commands WHERE workspace_id = ? AND started_at < ? AND ended_at >= ?
+			UNION ALL
+			SELECT workspace_id, sandbox_id, provider, agent_id, thread_id, 'terminal', started_at,
+			       CASE WHEN ended_at IS NULL AND seen_at < ? THEN seen_at ELSE ended_at END, 0, 0
+			FROM usage_terminals WHERE workspace_id = ? AND started_at < ? AND (ended_at IS NULL OR ended_at > ?)
+			UNION ALL
+			SELECT workspace_id, sandbox_id, provider, agent_id, thread_id, 'kept', started_at, ended_at, bytes, 0
+			FROM usage_kept WHERE workspace_id = ? AND started_at < ? AND (ended_at IS NULL OR ended_at > ?)
+		)`)+`
+		ORDER BY u.started_at, u.state, u.seq`,
+		s.t.ws, to, from, stale, s.t.ws, to, from, s.t.ws, to, from).Scan(&rows).Error
+	out := make([]auxilia.UsageInterval, len(rows))
+	for i, r := range rows {
+		agent, thread := r.ids()
+		out[i] = auxilia.UsageInterval{SandboxID: r.SandboxID, SandboxName: r.SandboxName,
+			Provider: r.Provider, AgentID: agent, AgentName: r.AgentName, ThreadID: thread, ThreadKey: r.ThreadKey,
+			State: r.State, Start: r.StartedAt.UTC(), Bytes: r.Bytes}
+		if r.EndedAt != nil {
+			out[i].End = r.EndedAt.UTC()
+		}
+	}
+	return out, err
+}
