@@ -34,6 +34,7 @@ const (
 // AgentID and ThreadID are empty for a pool's unclaimed instance.
 type UsageInterval struct {
 	InstanceID  string
+	WorkspaceID string
 	SandboxID   string
 	SandboxName string
 	Provider    string
@@ -50,6 +51,7 @@ type UsageInterval struct {
 // UsageEvent is one counted instance event.
 type UsageEvent struct {
 	InstanceID  string
+	WorkspaceID string
 	SandboxID   string
 	SandboxName string
 	Provider    string
@@ -59,6 +61,29 @@ type UsageEvent struct {
 	ThreadKey   string
 	Kind        string // UsageCreated, UsageFailed or UsageReplaced
 	At          time.Time
+}
+
+// UsageHour is one closed hour's usage by one workspace, sandbox, provider,
+// agent and thread, summed from the metered rows by the rollup.
+type UsageHour struct {
+	Hour            time.Time
+	WorkspaceID     string
+	SandboxID       string
+	SandboxName     string
+	Provider        string
+	AgentID         string
+	AgentName       string
+	ThreadID        string
+	ThreadKey       string
+	RunningSeconds  float64
+	PausedSeconds   float64
+	Created         int
+	Failed          int
+	Replaced        int
+	Commands        int
+	CommandSeconds  float64
+	TerminalSeconds float64
+	KeptByteSeconds float64
 }
 
 // WorkspaceUsage is one workspace's usage at a moment, for the operator's
