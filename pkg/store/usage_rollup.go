@@ -79,6 +79,10 @@ type usageHourRow struct {
 	CommandSeconds  float64
 	TerminalSeconds float64
 	KeptByteSeconds float64
+	// Read with the sums, never written.
+	SandboxName string `gorm:"->"`
+	AgentName   string `gorm:"->"`
+	ThreadKey   string `gorm:"->"`
 }
 
 func (usageHourRow) TableName() string { return "usage_hours" }
@@ -128,12 +132,7 @@ func (s TenantUsage) Rolled(ctx context.Context, from, to time.Time) (time.Time,
 	if until.Equal(from) {
 		return from, nil, nil
 	}
-	var rows []struct {
-		usageHourRow `gorm:"embedded"`
-		SandboxName  string
-		AgentName    string
-		ThreadKey    string
-	}
+	var rows []usageHourRow
 	err := conn.Raw(`SELECT u.*, `+sprintfNames("usage_hours")+`
 		WHERE u.workspace_id = ? AND u.hour >= ? AND u.hour < ?
 		ORDER BY u.hour`, s.t.ws, from, until).Scan(&rows).Error
