@@ -94,4 +94,12 @@ type WorkspaceUsage struct {
 	Instances    map[string]int     // by metered state, now
 	MonthSeconds map[string]float64 // by metered state, this UTC month
 	Events       map[string]int64   // by kind, ever
+	// Ever: commands run, their seconds, terminal seconds (open terminals
+	// until last seen) and kept files' byte-seconds (kept ones until now).
+	Commands        int64
+	CommandSeconds  float64
+	TerminalSeconds float64
+	KeptByteSeconds float64
+	// KeptBytes are the bytes of kept files now.
+	KeptBytes int64
 }

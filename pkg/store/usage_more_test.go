@@ -89,3 +89,48 @@ func TestUsageSpansFollowTheirOwnTimes(t *testing.T) {
 		assert.Empty(t, none)
 	})
 }
+
+// The metrics' snapshot counts each workspace's commands, their seconds,
+// its terminal seconds and kept byte-seconds, ever, and its bytes kept now.
+func TestUsageSnapshotCountsCommandsTerminalsAndKeptFiles(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newUsageFixture(t, db)
+		r := startUsageRun(t, db, f)
+		runs := db.In(f.ws.ID).Runs()
+		t0 := store.Now().Add(-time.Hour)
+		require.NoError(t, runs.Command(ctx, r.ID, t0, t0.Add(1500*time.Millisecond)))
+		require.NoError(t, runs.Command(ctx, r.ID, t0, t0.Add(2*time.Second)))
+		open, closed := auxilia.NewID(), auxilia.NewID()
+		require.NoError(t, runs.TerminalOpened(ctx, r.ID, closed, t0))
+		require.NoError(t, runs.TerminalClosed(ctx, closed, t0.Add(time.Minute)))
+		require.NoError(t, runs.TerminalOpened(ctx, r.ID, open, t0))
+		require.NoError(t, runs.TerminalSeen(ctx, open, t0.Add(20*time.Second)))
+		gone, err := db.In(f.ws.ID).Kept().Add(ctx, auxilia.KeptFiles{SandboxID: f.sb.ID, ThreadID: f.thread.ID,
+			ProviderRef: "kept-1", At: t0, ForgetAfter: t0.Add(48 * time.Hour), Bytes: 1000})
+		require.NoError(t, err)
+		require.NoError(t, db.In(f.ws.ID).Kept().Delete(ctx, gone.ID))
+		deleted, err := db.In(f.ws.ID).Usage().Spans(ctx, t0, t0.Add(2*time.Hour), t0.Add(2*time.Hour))
+		require.NoError(t, err)
+		_, err = db.In(f.ws.ID).Kept().Add(ctx, auxilia.KeptFiles{SandboxID: f.sb.ID, ThreadID: f.thread.ID,
+			ProviderRef: "kept-2", At: t0.Add(time.Minute), ForgetAfter: t0.Add(48 * time.Hour), Bytes: 10})
+		require.NoError(t, err)
+		now := t0.Add(2 * time.Hour)
+
+		got, err := db.System("test").UsageSnapshot(ctx, t0, now)
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		assert.Equal(t, int64(2), got[0].Commands)
+		assert.InDelta(t, 3.5, got[0].CommandSeconds, 1e-3)
+		assert.InDelta(t, 80.0, got[0].TerminalSeconds, 1e-3, "the closed one's minute, the open one until last seen")
+		var keptFor float64
+		for _, sp := range deleted {
+			if sp.State == auxilia.UsageKept {
+				keptFor = sp.End.Sub(t0).Seconds()
+			}
+		}
+		require.Greater(t, keptFor, 3590.0, "kept until deleted, an hour on")
+		assert.InDelta(t, 1000*keptFor+10*(7200-60), got[0].KeptByteSeconds, 1)
+		assert.Equal(t, int64(10), got[0].KeptBytes, "kept now")
+	})
+}
