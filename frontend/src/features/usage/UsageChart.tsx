@@ -89,7 +89,8 @@ export function UsageChart({ days, series, caption }: { days: DayStack[]; series
           ))}
         </ul>
       </figure>
-      <div className="usage-chart__table">
+      {/* Focusable: a keyboard scrolls the table where it is wider than its column. */}
+      <div className="usage-chart__table" tabIndex={0} role="region" aria-label={`${caption}, as a table`}>
         <table>
           <caption>{caption}</caption>
           <thead>
