@@ -113,29 +113,30 @@ func (s SystemUsage) Save(ctx context.Context, hour time.Time, sums []auxilia.Us
 	return saved && err == nil, err
 }
 
-// Rolled returns the longest run of rolled-up hours from `from` on, before
-// `to`, and the workspace's sums for them; until is from when from is not
-// rolled up.
-func (s TenantUsage) Rolled(ctx context.Context, from, to time.Time) (time.Time, []auxilia.UsageHour, error) {
+// Rolled returns the first run of rolled-up hours in [from, to), as
+// [start, end), and the workspace's sums for them; start and end are both
+// from when none is rolled up.
+func (s TenantUsage) Rolled(ctx context.Context, from, to time.Time) (start, end time.Time, sums []auxilia.UsageHour, err error) {
 	conn := s.t.db.conn(ctx)
 	var hours []time.Time
 	if err := conn.Raw("SELECT hour FROM usage_rolled_hours WHERE hour >= ? AND hour < ? ORDER BY hour", from, to).Scan(&hours).Error; err != nil {
-		return from, nil, err
+		return from, from, nil, err
 	}
-	until := from
+	if len(hours) == 0 {
+		return from, from, nil, nil
+	}
+	start = hours[0].UTC()
+	end = start
 	for _, h := range hours {
-		if !h.UTC().Equal(until) {
+		if !h.UTC().Equal(end) {
 			break
 		}
-		until = until.Add(time.Hour)
-	}
-	if until.Equal(from) {
-		return from, nil, nil
+		end = end.Add(time.Hour)
 	}
 	var rows []usageHourRow
-	err := conn.Raw(`SELECT u.*, `+sprintfNames("usage_hours")+`
+	err = conn.Raw(`SELECT u.*, `+sprintfNames("usage_hours")+`
 		WHERE u.workspace_id = ? AND u.hour >= ? AND u.hour < ?
-		ORDER BY u.hour`, s.t.ws, from, until).Scan(&rows).Error
+		ORDER BY u.hour`, s.t.ws, start, end).Scan(&rows).Error
 	out := make([]auxilia.UsageHour, len(rows))
 	for i, r := range rows {
 		out[i] = auxilia.UsageHour{Hour: r.Hour.UTC(), WorkspaceID: r.WorkspaceID, SandboxID: r.SandboxID, SandboxName: r.SandboxName,
@@ -143,5 +144,5 @@ func (s TenantUsage) Rolled(ctx context.Context, from, to time.Time) (time.Time,
 			RunningSeconds: r.RunningSeconds, PausedSeconds: r.PausedSeconds, Created: r.Created, Failed: r.Failed, Replaced: r.Replaced,
 			Commands: r.Commands, CommandSeconds: r.CommandSeconds, TerminalSeconds: r.TerminalSeconds, KeptByteSeconds: r.KeptByteSeconds}
 	}
-	return until, out, err
+	return start, end, out, err
 }

@@ -17,8 +17,8 @@ import (
 // unrolled reads a workspace's usage as if nothing were rolled up.
 type unrolled struct{ store.TenantUsage }
 
-func (unrolled) Rolled(_ context.Context, from, _ time.Time) (time.Time, []auxilia.UsageHour, error) {
-	return from, nil, nil
+func (unrolled) Rolled(_ context.Context, from, _ time.Time) (time.Time, time.Time, []auxilia.UsageHour, error) {
+	return from, from, nil, nil
 }
 
 // meterSomeUsage meters an instance, two commands, a terminal and kept
@@ -84,16 +84,17 @@ func TestUsageRollupEqualsTheRows(t *testing.T) {
 		require.NoError(t, err)
 		hours := int(now.Add(-usage.Settle).Truncate(time.Hour).Sub(t0) / time.Hour)
 		assert.Equal(t, hours, n, "every hour from the first metered one until Settle before now")
-		until, sums, err := tenant.Rolled(ctx, t0, now.Truncate(time.Hour))
+		start, end, sums, err := tenant.Rolled(ctx, t0.Add(-24*time.Hour), now.Truncate(time.Hour))
 		require.NoError(t, err)
-		assert.True(t, until.Equal(t0.Add(time.Duration(hours)*time.Hour)))
+		assert.True(t, start.Equal(t0), "from the first metered hour")
+		assert.True(t, end.Equal(t0.Add(time.Duration(hours)*time.Hour)))
 		require.NotEmpty(t, sums)
 		assert.True(t, sums[0].Hour.Equal(t0))
 		assert.Equal(t, "t1", sums[0].ThreadKey)
 		assert.Equal(t, 1, sums[0].Commands)
 
 		assertSameRows(t, raw, reportOf(t, tenant, f.ws.ID, q, now))
-		day := usage.Query{From: t0.Truncate(24 * time.Hour), To: now, GroupBy: usage.Sandbox, Granularity: usage.Day}
+		day := usage.Query{From: t0.Truncate(24*time.Hour).Add(-24 * time.Hour), To: now, GroupBy: usage.Sandbox, Granularity: usage.Day}
 		assertSameRows(t, reportOf(t, unrolled{tenant}, f.ws.ID, day, now), reportOf(t, tenant, f.ws.ID, day, now))
 
 		n, err = usage.RollUp(ctx, db.System("usage").Usage(), now, 100)

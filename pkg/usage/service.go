@@ -13,9 +13,9 @@ type Store interface {
 	Events(ctx context.Context, from, to time.Time) ([]auxilia.UsageEvent, error)
 	// Spans are its commands, terminals and kept files (seen at now).
 	Spans(ctx context.Context, from, to, now time.Time) ([]auxilia.UsageInterval, error)
-	// Rolled is the longest run of rolled-up hours from `from` on, up to
-	// `to` (both whole hours), with their sums; until == from when none is.
-	Rolled(ctx context.Context, from, to time.Time) (until time.Time, hours []auxilia.UsageHour, err error)
+	// Rolled is the first run of rolled-up hours in [from, to) (both whole
+	// hours), as [start, end), with their sums; start == end when none is.
+	Rolled(ctx context.Context, from, to time.Time) (start, end time.Time, hours []auxilia.UsageHour, err error)
 }
 
 // Longest spans a report may cover, by granularity.
@@ -67,8 +67,8 @@ type Answer struct {
 }
 
 // Report returns the workspace's usage for q (already checked): the
-// rolled-up sums for the whole hours rolled up from q's first whole hour
-// on, the metered rows for the rest.
+// rolled-up sums for the first run of whole hours rolled up in q's span,
+// the metered rows for the rest.
 func (s *Service) Report(ctx context.Context, workspaceID string, q Query) (Answer, error) {
 	st, now := s.store(workspaceID), s.now().UTC()
 	u := Usage{RolledFrom: Hour.start(q.From)}
@@ -78,7 +78,7 @@ func (s *Service) Report(ctx context.Context, workspaceID string, q Query) (Answ
 	u.RolledTo = u.RolledFrom
 	if last := Hour.start(q.To); u.RolledFrom.Before(last) {
 		var err error
-		if u.RolledTo, u.Hours, err = st.Rolled(ctx, u.RolledFrom, last); err != nil {
+		if u.RolledFrom, u.RolledTo, u.Hours, err = st.Rolled(ctx, u.RolledFrom, last); err != nil {
 			return Answer{}, err
 		}
 	}
