@@ -94,7 +94,7 @@ func TestUsageRollupEqualsTheRows(t *testing.T) {
 		assert.Equal(t, 1, sums[0].Commands)
 
 		assertSameRows(t, raw, reportOf(t, tenant, f.ws.ID, q, now))
-		day := usage.Query{From: t0.Truncate(24*time.Hour).Add(-24 * time.Hour), To: now, GroupBy: usage.Sandbox, Granularity: usage.Day}
+		day := usage.Query{From: t0.Truncate(24 * time.Hour).Add(-24 * time.Hour), To: now, GroupBy: usage.Sandbox, Granularity: usage.Day}
 		assertSameRows(t, reportOf(t, unrolled{tenant}, f.ws.ID, day, now), reportOf(t, tenant, f.ws.ID, day, now))
 
 		n, err = usage.RollUp(ctx, db.System("usage").Usage(), now, 100)
