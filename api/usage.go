@@ -38,6 +38,10 @@ type usageRowView struct {
 	InstancesCreated  int       `json:"instances_created"`
 	InstancesFailed   int       `json:"instances_failed"`
 	InstancesReplaced int       `json:"instances_replaced"`
+	Commands          int       `json:"commands" example:"42"`
+	CommandSeconds    float64   `json:"command_seconds" example:"95.5"`
+	TerminalSeconds   float64   `json:"terminal_seconds" example:"1200"`
+	KeptByteDays      float64   `json:"kept_byte_days" example:"1073741824"`
 	EstimatedCost     *float64  `json:"estimated_cost" extensions:"x-nullable"`
 } //@name UsageRow
 
@@ -54,7 +58,7 @@ type usageView struct {
 // report answers the workspace's usage.
 //
 //	@Summary		The workspace's usage
-//	@Description	Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
+//	@Description	Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Also the commands the execute tool ran (`commands`, counted in the period they began, and `command_seconds`, from sending to answer), `terminal_seconds` (interactive terminals from opening to closing; one whose server died counts until it was last seen, which an open terminal is every 20 seconds), and `kept_byte_days` (kept files' bytes, as their provider reported them, times the days from their keeping to their deletion). Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider, per instance-hour and per GiB-day kept (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
 //	@Tags			usage
 //	@Produce		json,text/csv
 //	@Security		BearerAuth
@@ -82,7 +86,8 @@ func (h usageHandler) report(c echo.Context) error {
 	for i, r := range ans.Rows {
 		rows[i] = usageRowView{PeriodStart: r.PeriodStart, PeriodEnd: r.PeriodEnd, Key: r.Key, Name: r.Name,
 			RunningSeconds: r.RunningSeconds, PausedSeconds: r.PausedSeconds, InstancesCreated: r.Created,
-			InstancesFailed: r.Failed, InstancesReplaced: r.Replaced, EstimatedCost: r.EstimatedCost}
+			InstancesFailed: r.Failed, InstancesReplaced: r.Replaced, Commands: r.Commands, CommandSeconds: r.CommandSeconds,
+			TerminalSeconds: r.TerminalSeconds, KeptByteDays: r.KeptByteDays(), EstimatedCost: r.EstimatedCost}
 	}
 	if wantsCSV(c) {
 		return writeUsageCSV(c, q, ans.Currency, rows)
@@ -158,7 +163,8 @@ func wantsCSV(c echo.Context) bool {
 // usageCSVHeader names the CSV's columns: the JSON rows' fields, with the
 // report's grouping and currency on every line.
 var usageCSVHeader = []string{"period_start", "period_end", "group_by", "key", "name", "running_seconds", "paused_seconds",
-	"instances_created", "instances_failed", "instances_replaced", "estimated_cost", "currency"}
+	"instances_created", "instances_failed", "instances_replaced", "commands", "command_seconds", "terminal_seconds", "kept_byte_days",
+	"estimated_cost", "currency"}
 
 func writeUsageCSV(c echo.Context, q usage.Query, currency string, rows []usageRowView) error {
 	h := c.Response().Header()
@@ -175,7 +181,8 @@ func writeUsageCSV(c echo.Context, q usage.Query, currency string, rows []usageR
 		}
 		_ = w.Write([]string{r.PeriodStart.Format(time.RFC3339), r.PeriodEnd.Format(time.RFC3339), string(q.GroupBy),
 			csvCell(r.Key), csvCell(r.Name), num(r.RunningSeconds), num(r.PausedSeconds), strconv.Itoa(r.InstancesCreated),
-			strconv.Itoa(r.InstancesFailed), strconv.Itoa(r.InstancesReplaced), cost, currency})
+			strconv.Itoa(r.InstancesFailed), strconv.Itoa(r.InstancesReplaced), strconv.Itoa(r.Commands), num(r.CommandSeconds),
+			num(r.TerminalSeconds), num(r.KeptByteDays), cost, currency})
 	}
 	w.Flush()
 	return w.Error()

@@ -66,11 +66,52 @@ func TestUsageReportsARunsInstance(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, lines, 2)
 		assert.Equal(t, []string{"period_start", "period_end", "group_by", "key", "name", "running_seconds", "paused_seconds",
-			"instances_created", "instances_failed", "instances_replaced", "estimated_cost", "currency"}, lines[0])
+			"instances_created", "instances_failed", "instances_replaced", "commands", "command_seconds", "terminal_seconds",
+			"kept_byte_days", "estimated_cost", "currency"}, lines[0])
 		assert.Equal(t, "thread", lines[1][2])
 		assert.Equal(t, "conv-1", lines[1][4])
 		assert.Equal(t, "1", lines[1][7])
-		assert.Equal(t, "USD", lines[1][11])
+		assert.Equal(t, "0", lines[1][10], "no command yet")
+		assert.Equal(t, "USD", lines[1][15])
+	})
+}
+
+// The run's commands and its terminal are metered: each command counted
+// with no more seconds than it took to answer, the terminal from opening
+// to closing.
+func TestUsageMetersARunsCommandsAndTerminal(t *testing.T) {
+	eachDB(t, func(t *testing.T, e *env) {
+		before := time.Now().UTC()
+		agent, _ := e.boundAgent(nil)
+		run := e.startRun(agent, "metered")
+		var took time.Duration
+		for _, cmd := range []string{"sleep 0.3", "true"} {
+			sent := time.Now()
+			r := e.call("POST", run+"/execute", e.member, map[string]any{"command": cmd})
+			require.Equal(t, 200, r.StatusCode, "%s", r.body)
+			took += time.Since(sent)
+		}
+		opened := time.Now()
+		term := e.dialTerminal(run+"/terminal", "Authorization", "Bearer "+e.member)
+		term.typeKeys("echo up\r")
+		term.expect("up")
+		term.typeKeys("exit\r")
+		term.ended()
+		open := time.Since(opened)
+		span := "&from=" + url.QueryEscape(before.Add(-time.Minute).Format(time.RFC3339Nano)) +
+			"&to=" + url.QueryEscape(time.Now().UTC().Add(time.Hour).Format(time.RFC3339Nano))
+
+		require.Eventually(t, func() bool {
+			rows := usageRows(t, e.call("GET", "/api/v1/usage?group_by=thread"+span, e.admin, nil))
+			return len(rows) == 1 && rows[0]["terminal_seconds"].(float64) > 0
+		}, 10*time.Second, 50*time.Millisecond, "the terminal's closing is metered")
+		rows := usageRows(t, e.call("GET", "/api/v1/usage?group_by=thread"+span, e.admin, nil))
+		assert.Equal(t, "metered", rows[0]["name"])
+		assert.Equal(t, 2.0, rows[0]["commands"])
+		assert.GreaterOrEqual(t, rows[0]["command_seconds"].(float64), 0.3, "the sleep at least")
+		assert.Less(t, rows[0]["command_seconds"].(float64), took.Seconds(), "no more than the calls took")
+		assert.Less(t, rows[0]["terminal_seconds"].(float64), open.Seconds()+1)
+		assert.Equal(t, 0.0, rows[0]["kept_byte_days"])
 	})
 }
 

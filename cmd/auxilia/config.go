@@ -48,7 +48,7 @@ type config struct {
 	RateLimit        int                     // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
 	DBMaxConnections int                     // AUXILIA_DB_MAX_CONNECTIONS
 	HealthInterval   time.Duration           // AUXILIA_HEALTH_INTERVAL
-	CostRates        metering.Rates          // AUXILIA_COST_RATES: provider:running=…,paused=… per instance-hour, ;-separated
+	CostRates        metering.Rates          // AUXILIA_COST_RATES: provider:running=…,paused=… per instance-hour, kept=… per GiB-day, ;-separated
 	CostCurrency     string                  // AUXILIA_COST_CURRENCY: the rates' ISO 4217 currency
 	// Quotas are every workspace's limits where the operator set none of
 	// its own: AUXILIA_QUOTA_INSTANCES, AUXILIA_QUOTA_INSTANCE_HOURS and

@@ -15,7 +15,12 @@ import (
 	"github.com/auxilia/sandboxes/pkg/jobs"
 	"github.com/auxilia/sandboxes/pkg/metrics"
 	"github.com/auxilia/sandboxes/pkg/store"
+	metering "github.com/auxilia/sandboxes/pkg/usage"
 )
+
+// usageRollupEvery is how often a replica looks for closed hours of usage
+// to roll up.
+const usageRollupEvery = 5 * time.Minute
 
 func serve(ctx context.Context, cfg config) error {
 	log := newLogger(cfg.LogLevel)
@@ -75,7 +80,8 @@ func serve(ctx context.Context, cfg config) error {
 		a.Runs.ReaperJob(cfg.ReaperInterval, db.System("purge"), log),
 		a.Runs.IdleJob(cfg.ReaperInterval, log),
 		a.Runs.PoolJob(log),
-		a.Sandboxes.HealthJob(cfg.HealthInterval, db.System("health").Sandboxes(), log))
+		a.Sandboxes.HealthJob(cfg.HealthInterval, db.System("health").Sandboxes(), log),
+		metering.RollupJob(db.System("usage").Usage(), usageRollupEvery, log))
 
 	// Requests run under their own base context: shutdown ends them only
 	// once the grace period is over, and only then do open streams end.

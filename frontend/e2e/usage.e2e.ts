@@ -21,7 +21,8 @@ describe("Settings → Usage", () => {
     sandbox = await apiCall<Created>("POST", "/api/v1/sandboxes", { name: uniqueName("Metered box"), provider: "local" }, token);
     agent = await apiCall<Created>("POST", "/api/v1/agents", { name: uniqueName("Metered agent") }, token);
     await apiCall("PUT", `/api/v1/agents/${agent.id}/sandbox`, { sandbox_id: sandbox.id }, token);
-    await apiCall("POST", `/api/v1/agents/${agent.id}/threads/${thread}/runs`, undefined, token);
+    const run = await apiCall<Created>("POST", `/api/v1/agents/${agent.id}/threads/${thread}/runs`, undefined, token);
+    await apiCall("POST", `/api/v1/runs/${run.id}/execute`, { command: "true" }, token);
     browser = await openBrowser();
     await signIn(browser.page, token, "/settings/usage");
   });
@@ -35,6 +36,13 @@ describe("Settings → Usage", () => {
     const table = page.getByRole("table", { name: "Instance-hours per day by sandbox" });
     await table.waitFor({ timeout: 15_000 });
     await table.getByRole("columnheader", { name: sandbox.name }).waitFor();
+    for (const name of ["Commands", "Command hours", "Terminal hours", "Kept GiB-days"]) {
+      await table.getByRole("columnheader", { name }).waitFor();
+    }
+    // Today's row: its command counted in the Commands column.
+    const today = table.getByRole("row", { name: new RegExp(new Date().toISOString().slice(0, 10)) });
+    const headers = await table.getByRole("columnheader").allTextContents();
+    expect((await today.getByRole("cell").nth(headers.indexOf("Commands") - 1).textContent()) ?? "").toBe("1");
     await page.getByRole("list", { name: "Legend" }).getByText(sandbox.name).waitFor();
     expect(await page.locator("svg.usage-chart__svg rect").count()).toBeGreaterThan(0);
     await page.getByRole("region", { name: "Top agents" }).getByText(agent.name).waitFor();
@@ -46,7 +54,7 @@ describe("Settings → Usage", () => {
     const csv = await readFile((await download.path())!, "utf8");
     const [header, ...lines] = csv.trim().split("\n");
     expect(header).toBe(
-      "period_start,period_end,group_by,key,name,running_seconds,paused_seconds,instances_created,instances_failed,instances_replaced,estimated_cost,currency",
+      "period_start,period_end,group_by,key,name,running_seconds,paused_seconds,instances_created,instances_failed,instances_replaced,commands,command_seconds,terminal_seconds,kept_byte_days,estimated_cost,currency",
     );
     expect(lines.some((l) => l.includes(sandbox.id) && l.includes(sandbox.name))).toBe(true);
   });

@@ -47,6 +47,7 @@ type KeptFiles struct {
 	State       SealedSecret
 	At          time.Time // when the files were kept
 	ForgetAfter time.Time // when the reaper deletes them
+	Bytes       int64     // their size as the provider reported it; 0 when it did not
 }
 
 // InstanceStatus is where an instance is in its life.

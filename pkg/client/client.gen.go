@@ -3665,10 +3665,18 @@ type UsageGroupBy string
 
 // UsageRow defines model for UsageRow.
 type UsageRow struct {
+	// CommandSeconds Example: 95.5
+	CommandSeconds float32 `json:"command_seconds"`
+
+	// Commands Example: 42
+	Commands          int      `json:"commands"`
 	EstimatedCost     *float32 `json:"estimated_cost"`
 	InstancesCreated  int      `json:"instances_created"`
 	InstancesFailed   int      `json:"instances_failed"`
 	InstancesReplaced int      `json:"instances_replaced"`
+
+	// KeptByteDays Example: 1073741824
+	KeptByteDays float32 `json:"kept_byte_days"`
 
 	// Key Example: 0b9f6c2e-5d1a-4c6e-9c1f-3f5c2a7d9e10
 	Key string `json:"key"`
@@ -3683,6 +3691,9 @@ type UsageRow struct {
 
 	// RunningSeconds Example: 3600
 	RunningSeconds float32 `json:"running_seconds"`
+
+	// TerminalSeconds Example: 1200
+	TerminalSeconds float32 `json:"terminal_seconds"`
 }
 
 // Workspace defines model for Workspace.
@@ -5116,7 +5127,7 @@ type ClientInterface interface {
 
 	// GetUsage The workspace's usage
 	//
-	// Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
+	// Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Also the commands the execute tool ran (`commands`, counted in the period they began, and `command_seconds`, from sending to answer), `terminal_seconds` (interactive terminals from opening to closing; one whose server died counts until it was last seen, which an open terminal is every 20 seconds), and `kept_byte_days` (kept files' bytes, as their provider reported them, times the days from their keeping to their deletion). Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider, per instance-hour and per GiB-day kept (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
 	//
 	// Corresponds with GET /api/v1/usage (the `GetUsage` operationId).
 	GetUsage(ctx context.Context, params *GetUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6237,7 +6248,7 @@ func (c *Client) ListTools(ctx context.Context, reqEditors ...RequestEditorFn) (
 
 // GetUsage The workspace's usage
 //
-// Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
+// Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Also the commands the execute tool ran (`commands`, counted in the period they began, and `command_seconds`, from sending to answer), `terminal_seconds` (interactive terminals from opening to closing; one whose server died counts until it was last seen, which an open terminal is every 20 seconds), and `kept_byte_days` (kept files' bytes, as their provider reported them, times the days from their keeping to their deletion). Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider, per instance-hour and per GiB-day kept (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
 //
 // Corresponds with GET /api/v1/usage (the `GetUsage` operationId).
 func (c *Client) GetUsage(ctx context.Context, params *GetUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10291,7 +10302,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetUsageWithResponse The workspace's usage
 	//
-	// Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
+	// Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Also the commands the execute tool ran (`commands`, counted in the period they began, and `command_seconds`, from sending to answer), `terminal_seconds` (interactive terminals from opening to closing; one whose server died counts until it was last seen, which an open terminal is every 20 seconds), and `kept_byte_days` (kept files' bytes, as their provider reported them, times the days from their keeping to their deletion). Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider, per instance-hour and per GiB-day kept (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19339,7 +19350,7 @@ func (c *ClientWithResponses) ListToolsWithResponse(ctx context.Context, reqEdit
 
 // GetUsageWithResponse The workspace's usage
 //
-// Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
+// Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Also the commands the execute tool ran (`commands`, counted in the period they began, and `command_seconds`, from sending to answer), `terminal_seconds` (interactive terminals from opening to closing; one whose server died counts until it was last seen, which an open terminal is every 20 seconds), and `kept_byte_days` (kept files' bytes, as their provider reported them, times the days from their keeping to their deletion). Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider, per instance-hour and per GiB-day kept (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
 //
 // Returns a wrapper object for the known response body format(s).
 //

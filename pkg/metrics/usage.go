@@ -24,6 +24,16 @@ var (
 		"Instance-seconds a workspace used since the start of the UTC month, by metered state.", []string{"workspace", "state"}, nil)
 	usageEvents = prometheus.NewDesc("auxilia_workspace_instance_events_total",
 		"Instances a workspace had created (gone live), failed (let go before live) or replaced (found gone at the provider).", []string{"workspace", "kind"}, nil)
+	usageCommands = prometheus.NewDesc("auxilia_workspace_commands_total",
+		"Commands the execute tool ran in a workspace's instances.", []string{"workspace"}, nil)
+	usageCommandSeconds = prometheus.NewDesc("auxilia_workspace_command_seconds_total",
+		"Seconds a workspace's commands took, from sending to answer.", []string{"workspace"}, nil)
+	usageTerminalSeconds = prometheus.NewDesc("auxilia_workspace_terminal_seconds_total",
+		"Seconds a workspace's interactive terminals were open (an open one until it was last seen, every 20 seconds).", []string{"workspace"}, nil)
+	usageKeptByteSeconds = prometheus.NewDesc("auxilia_workspace_kept_byte_seconds_total",
+		"A workspace's kept files' bytes times the seconds they have been kept (as their providers reported their size).", []string{"workspace"}, nil)
+	usageKeptBytes = prometheus.NewDesc("auxilia_workspace_kept_bytes",
+		"Bytes of kept files a workspace has now (as their providers reported them).", []string{"workspace"}, nil)
 	usageUp = prometheus.NewDesc("auxilia_workspace_usage_up",
 		"1 when the last scrape read the workspaces' usage from the database, 0 when it could not.", nil, nil)
 )
@@ -37,6 +47,11 @@ func (usageCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- usageInstances
 	ch <- usageMonthSeconds
 	ch <- usageEvents
+	ch <- usageCommands
+	ch <- usageCommandSeconds
+	ch <- usageTerminalSeconds
+	ch <- usageKeptByteSeconds
+	ch <- usageKeptBytes
 	ch <- usageUp
 }
 
@@ -59,5 +74,10 @@ func (c usageCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, kind := range []string{auxilia.UsageCreated, auxilia.UsageFailed, auxilia.UsageReplaced} {
 			ch <- prometheus.MustNewConstMetric(usageEvents, prometheus.CounterValue, float64(u.Events[kind]), u.Workspace, kind)
 		}
+		ch <- prometheus.MustNewConstMetric(usageCommands, prometheus.CounterValue, float64(u.Commands), u.Workspace)
+		ch <- prometheus.MustNewConstMetric(usageCommandSeconds, prometheus.CounterValue, u.CommandSeconds, u.Workspace)
+		ch <- prometheus.MustNewConstMetric(usageTerminalSeconds, prometheus.CounterValue, u.TerminalSeconds, u.Workspace)
+		ch <- prometheus.MustNewConstMetric(usageKeptByteSeconds, prometheus.CounterValue, u.KeptByteSeconds, u.Workspace)
+		ch <- prometheus.MustNewConstMetric(usageKeptBytes, prometheus.GaugeValue, float64(u.KeptBytes), u.Workspace)
 	}
 }

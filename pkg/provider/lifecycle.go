@@ -26,6 +26,9 @@ type Kept struct {
 	State json.RawMessage
 	// At is when the files were kept.
 	At time.Time
+	// Bytes is how much the provider keeps, for the usage; 0 when it does
+	// not say.
+	Bytes int64
 }
 
 // Keeper is a client that can keep an instance's files and make a new

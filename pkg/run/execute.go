@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -44,6 +45,7 @@ func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in Exe
 	ctx, cancel := context.WithTimeout(ctx, timeout+time.Minute)
 	defer cancel()
 	var res provider.ExecResult
+	started := time.Now()
 	err = s.keepAlive(ctx, c, func() error {
 		var err error
 		res, err = c.client.Execute(ctx, c.instance, provider.ExecRequest{Command: in.Command, Timeout: timeout,
@@ -52,6 +54,12 @@ func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in Exe
 	})
 	if err != nil {
 		return res, s.providerError(c, err)
+	}
+	// Metered once it answered, even if its caller has gone meanwhile. The
+	// command ran: a meter that could not be written is logged, never
+	// answered as the command's failure (the caller would run it again).
+	if err := s.Runs(workspaceID).Command(context.WithoutCancel(ctx), c.run.ID, started, time.Now()); err != nil {
+		slog.ErrorContext(ctx, "metering a command failed", "run_id", c.run.ID, "error", err)
 	}
 	return res, nil
 }

@@ -28,7 +28,7 @@ func (s *Service) keepFiles(ctx context.Context, client provider.Client, thread 
 		return err
 	}
 	row := keptFor()
-	row.ID, row.ProviderRef, row.At = auxilia.NewID(), kept.ID, kept.At.UTC()
+	row.ID, row.ProviderRef, row.At, row.Bytes = auxilia.NewID(), kept.ID, kept.At.UTC(), kept.Bytes
 	if len(kept.State) > 0 {
 		sealed, err := s.Keys.Seal(kept.State, keptAAD(row.ID))
 		if err != nil {

@@ -68,6 +68,14 @@ type Runs interface {
 	List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
 	Touch(ctx context.Context, id string, at time.Time, every time.Duration) error
 	End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error)
+	// Command meters a command of the run, from its sending to its answer.
+	Command(ctx context.Context, runID string, started, ended time.Time) error
+	// TerminalOpened, TerminalSeen and TerminalClosed meter a terminal
+	// (id) of the run: seen while open, so that one whose server died
+	// counts only until it was last seen.
+	TerminalOpened(ctx context.Context, runID, id string, at time.Time) error
+	TerminalSeen(ctx context.Context, id string, at time.Time) error
+	TerminalClosed(ctx context.Context, id string, at time.Time) error
 }
 
 // StartFailures keeps a workspace's refused run starts with their threads.

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -27,15 +28,19 @@ type Terminal struct {
 	done    chan struct{}
 	stopped chan struct{}
 	once    sync.Once
+	// closed ends the terminal's usage.
+	closed func(at time.Time) error
 }
 
-// Close ends the shell and stops keeping the run active.
+// Close ends the shell, stops keeping the run active and ends its usage.
 func (t *Terminal) Close() error {
+	var metered error
 	t.once.Do(func() {
 		close(t.done)
 		<-t.stopped
+		metered = t.closed(time.Now())
 	})
-	return t.PTY.Close()
+	return errors.Join(t.PTY.Close(), metered)
 }
 
 // OpenTerminal opens a shell of size in the run's instance, under the
@@ -58,8 +63,20 @@ func (s *Service) OpenTerminal(ctx context.Context, workspaceID, runID string, s
 	if err != nil {
 		return nil, s.providerError(c, err)
 	}
-	t := &Terminal{PTY: pty, Run: c.run, Provider: c.sandbox.Provider, done: make(chan struct{}), stopped: make(chan struct{})}
-	go s.keepTerminal(t, c)
+	// Metered from the moment the shell is open; one that cannot be
+	// metered is not kept open.
+	id, runs := auxilia.NewID(), s.Runs(workspaceID)
+	if err := runs.TerminalOpened(ctx, c.run.ID, id, time.Now()); err != nil {
+		_ = pty.Close()
+		return nil, err
+	}
+	t := &Terminal{PTY: pty, Run: c.run, Provider: c.sandbox.Provider, done: make(chan struct{}), stopped: make(chan struct{}),
+		closed: func(at time.Time) error {
+			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			defer cancel()
+			return runs.TerminalClosed(ctx, id, at)
+		}}
+	go s.keepTerminal(t, c, id)
 	return t, nil
 }
 
@@ -81,9 +98,9 @@ func terminalCall(approved bool) Call {
 	return Call{Tool: "execute", Approved: approved, Args: map[string]any{"terminal": true}}
 }
 
-// keepTerminal keeps the run active and the instance in use until the
-// terminal closes.
-func (s *Service) keepTerminal(t *Terminal, c *call) {
+// keepTerminal keeps the run active, the instance in use and the
+// terminal's usage (id) seen until the terminal closes.
+func (s *Service) keepTerminal(t *Terminal, c *call, id string) {
 	defer close(t.stopped)
 	touch := time.NewTicker(terminalTouchEvery)
 	defer touch.Stop()
@@ -96,6 +113,7 @@ func (s *Service) keepTerminal(t *Terminal, c *call) {
 		case <-touch.C:
 			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 			_ = s.Runs(c.run.WorkspaceID).Touch(ctx, c.run.ID, time.Now().UTC(), terminalTouchEvery/2)
+			_ = s.Runs(c.run.WorkspaceID).TerminalSeen(ctx, id, time.Now())
 			cancel()
 		case <-keep.C:
 			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)

@@ -27,6 +27,8 @@ type meteringBench struct {
 	statements *atomic.Int64
 	start      func(tb testing.TB, thread string)
 	idle       func(tb testing.TB)
+	// execute and read are a command and a file read in a run of thread.
+	execute, read func(tb testing.TB, thread string)
 }
 
 func newMeteringBench(tb testing.TB, dialect store.Dialect) meteringBench {
@@ -56,16 +58,29 @@ func newMeteringBench(tb testing.TB, dialect store.Dialect) meteringBench {
 			ahead.Add(int64(2 * time.Minute))
 			_, err := a.Runs.Idle(ctx)
 			require.NoError(tb, err)
+		},
+		execute: func(tb testing.TB, thread string) {
+			r, err := a.Runs.Start(ctx, ws.ID, agent.ID, thread)
+			require.NoError(tb, err)
+			_, err = a.Runs.Execute(ctx, ws.ID, r.ID, run.ExecInput{Command: "echo hi > note.txt"})
+			require.NoError(tb, err)
+		},
+		read: func(tb testing.TB, thread string) {
+			r, err := a.Runs.Start(ctx, ws.ID, agent.ID, thread)
+			require.NoError(tb, err)
+			_, err = a.Runs.Read(ctx, ws.ID, r.ID, run.ReadInput{Path: "note.txt", Limit: 10}, false)
+			require.NoError(tb, err)
 		}}
 }
 
-// unmeter drops the metering triggers of migration 0013.
+// unmeter drops the metering triggers of migrations 0013 and 0017.
 func (m meteringBench) unmeter(tb testing.TB) {
 	sqlDB, err := m.db.SQL()
 	require.NoError(tb, err)
-	drops := []string{"DROP TRIGGER usage_instance_made", "DROP TRIGGER usage_instance_changed", "DROP TRIGGER usage_instance_event"}
+	drops := []string{"DROP TRIGGER usage_instance_made", "DROP TRIGGER usage_instance_changed", "DROP TRIGGER usage_instance_event",
+		"DROP TRIGGER usage_kept_meter"}
 	if m.db.Dialect() == store.Postgres {
-		drops = []string{"DROP TRIGGER usage_meter ON instances"}
+		drops = []string{"DROP TRIGGER usage_meter ON instances", "DROP TRIGGER usage_kept_meter ON kept_files"}
 	}
 	for _, d := range drops {
 		_, err := sqlDB.Exec(d)
@@ -109,6 +124,27 @@ func TestMeteringAddsNoStatementToARunStart(t *testing.T) {
 			}
 		}
 		require.Equal(t, 2, paused, "the idle job paused both threads' instances, one of which the last start resumed")
+	})
+}
+
+// A command is metered in one statement, once it answered: it sends one
+// statement more than a file read, which goes through the same checks.
+func TestACommandIsMeteredInOneStatement(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		m := newMeteringBench(t, db.Dialect())
+		m.execute(t, "tools") // the run's activity is recorded at most every 10 s: done here
+		m.read(t, "tools")
+		count := func(call func(testing.TB, string)) int64 {
+			before := m.statements.Load()
+			call(t, "tools")
+			return m.statements.Load() - before
+		}
+		read, execute := count(m.read), count(m.execute)
+		require.Equal(t, read+1, execute)
+		spans, err := m.db.In(m.ws).Usage().Spans(context.Background(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour), time.Now())
+		require.NoError(t, err)
+		require.Len(t, spans, 2)
+		require.Equal(t, auxilia.UsageCommand, spans[1].State)
 	})
 }
 

@@ -35,3 +35,7 @@ func (db *DB) SetLeaseTerm(d time.Duration) { db.leaseTerm = d }
 func RetrySafe(err error, query string) bool { return retrySafe(err, query) }
 func PgError(code string) error              { return &pgconn.PgError{Code: code} }
 func BrokenConn() error                      { return fmt.Errorf("read: %w", io.ErrUnexpectedEOF) }
+
+// ExecForTest runs a statement on the database, for tests that must
+// change what the store never changes.
+func (db *DB) ExecForTest(ctx context.Context, sql string) error { return db.conn(ctx).Exec(sql).Error }

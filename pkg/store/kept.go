@@ -17,13 +17,14 @@ type keptRow struct {
 	StateCiphertext string
 	KeptAt          time.Time
 	ForgetAfter     time.Time
+	Bytes           int64
 }
 
 func (keptRow) TableName() string { return "kept_files" }
 
 func (r keptRow) domain() *auxilia.KeptFiles {
 	k := &auxilia.KeptFiles{ID: r.ID, WorkspaceID: r.WorkspaceID, SandboxID: r.SandboxID, ProviderRef: r.ProviderRef,
-		State: auxilia.SealedSecret{KeyID: r.StateKeyID, Ciphertext: r.StateCiphertext}, At: r.KeptAt, ForgetAfter: r.ForgetAfter}
+		State: auxilia.SealedSecret{KeyID: r.StateKeyID, Ciphertext: r.StateCiphertext}, At: r.KeptAt, ForgetAfter: r.ForgetAfter, Bytes: r.Bytes}
 	if r.ThreadID != nil {
 		k.ThreadID = *r.ThreadID
 	}
@@ -48,7 +49,7 @@ func (s keptTable) Add(ctx context.Context, k auxilia.KeptFiles) (auxilia.KeptFi
 		thread := k.ThreadID
 		return s.db.conn(ctx).Create(&keptRow{ID: k.ID, WorkspaceID: k.WorkspaceID, SandboxID: k.SandboxID, ThreadID: &thread,
 			ProviderRef: k.ProviderRef, StateKeyID: k.State.KeyID, StateCiphertext: k.State.Ciphertext,
-			KeptAt: k.At, ForgetAfter: k.ForgetAfter}).Error
+			KeptAt: k.At, ForgetAfter: k.ForgetAfter, Bytes: k.Bytes}).Error
 	})
 	return k, err
 }
@@ -71,9 +72,15 @@ func (s keptTable) Forgettable(ctx context.Context, now time.Time, limit int) ([
 	return out, err
 }
 
-// Delete forgets kept files the provider no longer holds.
+// Delete forgets kept files the provider no longer holds; their usage ends
+// in the same transaction.
 func (s keptTable) Delete(ctx context.Context, id string) error {
-	return s.db.conn(ctx).Where("id = ?", id).Delete(&keptRow{}).Error
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		if err := s.db.conn(ctx).Exec("UPDATE usage_kept SET ended_at = ? WHERE kept_id = ? AND ended_at IS NULL", Now(), id).Error; err != nil {
+			return err
+		}
+		return s.db.conn(ctx).Where("id = ?", id).Delete(&keptRow{}).Error
+	})
 }
 
 // newest returns each thread's newest kept files, by thread id.

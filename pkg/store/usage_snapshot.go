@@ -9,7 +9,8 @@ import (
 
 // UsageSnapshot returns every workspace's usage at now, for the metrics: its
 // instances open in each state, its instance-seconds since monthStart, and
-// its events counted ever. Three queries, each one pass over an index.
+// its events counted ever, and its commands, terminals and kept files
+// ever. Four queries.
 func (s System) UsageSnapshot(ctx context.Context, monthStart, now time.Time) ([]auxilia.WorkspaceUsage, error) {
 	conn := s.db.conn(ctx)
 	byName := map[string]*auxilia.WorkspaceUsage{}
@@ -59,6 +60,41 @@ func (s System) UsageSnapshot(ctx context.Context, monthStart, now time.Time) ([
 	}
 	for _, e := range events {
 		of(e.Name).Events[e.Kind] = e.N
+	}
+	seconds := func(from, to string) string {
+		if s.db.dialect == Postgres {
+			return "EXTRACT(EPOCH FROM (" + to + " - " + from + "))"
+		}
+		return "((julianday(" + to + ") - julianday(" + from + ")) * 86400.0)"
+	}
+	var spans []struct {
+		Name    string
+		Kind    string
+		N       int64
+		Seconds float64
+		Bytes   int64
+	}
+	if err := conn.Raw(`SELECT w.name, 'command' AS kind, COUNT(*) AS n, COALESCE(SUM(`+seconds("u.started_at", "u.ended_at")+`), 0) AS seconds, 0 AS bytes
+		FROM usage_commands u JOIN workspaces w ON w.id = u.workspace_id GROUP BY w.name
+		UNION ALL
+		SELECT w.name, 'terminal', COUNT(*), COALESCE(SUM(`+seconds("u.started_at", "COALESCE(u.ended_at, u.seen_at)")+`), 0), 0
+		FROM usage_terminals u JOIN workspaces w ON w.id = u.workspace_id GROUP BY w.name
+		UNION ALL
+		SELECT w.name, 'kept', COUNT(*), COALESCE(SUM(u.bytes * `+seconds("u.started_at", "COALESCE(u.ended_at, ?)")+`), 0),
+		       COALESCE(SUM(CASE WHEN u.ended_at IS NULL THEN u.bytes ELSE 0 END), 0)
+		FROM usage_kept u JOIN workspaces w ON w.id = u.workspace_id GROUP BY w.name`, now).Scan(&spans).Error; err != nil {
+		return nil, err
+	}
+	for _, sp := range spans {
+		u := of(sp.Name)
+		switch sp.Kind {
+		case auxilia.UsageCommand:
+			u.Commands, u.CommandSeconds = sp.N, sp.Seconds
+		case auxilia.UsageTerminal:
+			u.TerminalSeconds = sp.Seconds
+		case auxilia.UsageKept:
+			u.KeptByteSeconds, u.KeptBytes = sp.Seconds, sp.Bytes
+		}
 	}
 	out := make([]auxilia.WorkspaceUsage, len(order))
 	for i, name := range order {

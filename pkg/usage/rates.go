@@ -11,6 +11,7 @@ import (
 type Rate struct {
 	RunningHour float64 // per instance-hour running (or being created)
 	PausedHour  float64 // per instance-hour paused
+	KeptGiBDay  float64 // per GiB of kept files kept a day
 }
 
 // Rates are the operator's rates by provider name; a provider without one
@@ -20,7 +21,7 @@ type Rates map[string]Rate
 // DefaultCurrency is the currency of rates when the operator names none.
 const DefaultCurrency = "USD"
 
-// ParseRate reads a rate written as running=0.10,paused=0.01: each part
+// ParseRate reads a rate written as running=0.10,paused=0.01,kept=0.002: each part
 // optional (0 when left out), none negative.
 func ParseRate(s string) (Rate, error) {
 	var r Rate
@@ -42,15 +43,17 @@ func ParseRate(s string) (Rate, error) {
 			r.RunningHour = amount
 		case "paused":
 			r.PausedHour = amount
+		case "kept":
+			r.KeptGiBDay = amount
 		default:
-			return Rate{}, fmt.Errorf("%q is not a rate: running and paused are (each per instance-hour)", name)
+			return Rate{}, fmt.Errorf("%q is not a rate: running and paused are (each per instance-hour), and kept (per GiB-day)", name)
 		}
 	}
 	return r, nil
 }
 
 // ParseRates reads the operator's rates, one provider's after another
-// (separated by ;), each as provider:running=0.10,paused=0.01, for the
+// (separated by ;), each as provider:running=0.10,paused=0.01,kept=0.002, for the
 // providers named in known. It names every bad part.
 func ParseRates(s string, known []string) (Rates, []error) {
 	rates := Rates{}
@@ -64,7 +67,7 @@ func ParseRates(s string, known []string) (Rates, []error) {
 		name = strings.TrimSpace(name)
 		switch {
 		case !ok:
-			errs = append(errs, fmt.Errorf("%q must be provider:running=…,paused=…", part))
+			errs = append(errs, fmt.Errorf("%q must be provider:running=…,paused=…,kept=…", part))
 			continue
 		case !slices.Contains(known, name):
 			errs = append(errs, fmt.Errorf("%q is not a provider: %s are", name, strings.Join(known, ", ")))

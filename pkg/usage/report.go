@@ -45,6 +45,48 @@ type Query struct {
 	Granularity Granularity
 }
 
+// Measures are what was used: instance-seconds by state and counted
+// instance events, commands with their seconds, terminal seconds, and kept
+// files' bytes times the seconds they were kept.
+type Measures struct {
+	RunningSeconds  float64
+	PausedSeconds   float64
+	Created         int
+	Failed          int
+	Replaced        int
+	Commands        int
+	CommandSeconds  float64
+	TerminalSeconds float64
+	KeptByteSeconds float64
+}
+
+// bytesPerGiB and secondsPerDay turn kept byte-seconds into GiB-days.
+const (
+	bytesPerGiB   = 1 << 30
+	secondsPerDay = 24 * 3600
+)
+
+// KeptByteDays is the kept files' bytes times the days they were kept.
+func (m Measures) KeptByteDays() float64 { return m.KeptByteSeconds / secondsPerDay }
+
+func (m *Measures) add(o Measures) {
+	m.RunningSeconds += o.RunningSeconds
+	m.PausedSeconds += o.PausedSeconds
+	m.Created += o.Created
+	m.Failed += o.Failed
+	m.Replaced += o.Replaced
+	m.Commands += o.Commands
+	m.CommandSeconds += o.CommandSeconds
+	m.TerminalSeconds += o.TerminalSeconds
+	m.KeptByteSeconds += o.KeptByteSeconds
+}
+
+// cost prices m at r: it is linear, so a sum's cost is its parts' costs.
+func (m Measures) cost(r Rate) float64 {
+	return m.RunningSeconds/3600*r.RunningHour + m.PausedSeconds/3600*r.PausedHour +
+		m.KeptByteSeconds/secondsPerDay/bytesPerGiB*r.KeptGiBDay
+}
+
 // Row is the usage of one period by one group.
 type Row struct {
 	PeriodStart time.Time
@@ -53,79 +95,51 @@ type Row struct {
 	// provider's name); Name is what people call it. Both are empty in a
 	// total, and for usage that belongs to no agent or thread (a pool's
 	// unclaimed instances).
-	Key, Name      string
-	RunningSeconds float64
-	PausedSeconds  float64
-	Created        int
-	Failed         int
-	Replaced       int
+	Key, Name string
+	Measures
 	// EstimatedCost is the rates times the usage, nil unless every
 	// provider in the row has a rate.
 	EstimatedCost *float64
 }
 
-// Report sums the intervals and events into rows of q's periods and
-// groups, oldest period first, then by key. Open intervals count until now.
-// Only periods with some usage have rows.
-func Report(q Query, intervals []auxilia.UsageInterval, events []auxilia.UsageEvent, now time.Time, rates Rates) []Row {
-	type key struct {
-		period time.Time
-		group  string
-	}
+// Usage is what a report sums: the hours in [RolledFrom, RolledTo) summed
+// already (the rollup; none when both are zero), and for the rest of the
+// report's span the metered rows themselves.
+type Usage struct {
+	Hours                []auxilia.UsageHour
+	RolledFrom, RolledTo time.Time
+	Intervals            []auxilia.UsageInterval // instances' intervals, commands, terminals, kept files
+	Events               []auxilia.UsageEvent
+}
+
+// Report sums the usage into rows of q's periods and groups, oldest period
+// first, then by key. Open intervals count until now. Only periods with
+// some usage have rows.
+func Report(q Query, u Usage, now time.Time, rates Rates) []Row {
 	type acc struct {
 		row     Row
 		cost    float64
 		unrated bool
 	}
+	type key struct {
+		period time.Time
+		group  string
+	}
 	rows := map[key]*acc{}
-	get := func(period time.Time, g group) *acc {
+	sum(q, u, now, func(period time.Time, a Attribution, m Measures) {
+		g := groupOf(q.GroupBy, a)
 		k := key{period, g.key}
-		a := rows[k]
-		if a == nil {
+		r := rows[k]
+		if r == nil {
 			end := q.Granularity.next(period)
-			a = &acc{row: Row{PeriodStart: maxTime(period, q.From), PeriodEnd: minTime(end, q.To), Key: g.key, Name: g.name}}
-			rows[k] = a
+			r = &acc{row: Row{PeriodStart: maxTime(period, q.From), PeriodEnd: minTime(end, q.To), Key: g.key, Name: g.name}}
+			rows[k] = r
 		}
-		return a
-	}
-	for _, iv := range intervals {
-		start, end := maxTime(iv.Start, q.From), iv.End
-		if end.IsZero() {
-			end = now
-		}
-		end = minTime(end, q.To)
-		g := groupOf(q.GroupBy, iv.SandboxID, iv.SandboxName, iv.AgentID, iv.AgentName, iv.ThreadID, iv.ThreadKey, iv.Provider)
-		rate, rated := rates[iv.Provider]
-		for period := q.Granularity.start(start); period.Before(end); period = q.Granularity.next(period) {
-			secs := minTime(end, q.Granularity.next(period)).Sub(maxTime(start, period)).Seconds()
-			if secs <= 0 {
-				continue
-			}
-			a := get(period, g)
-			if iv.State == auxilia.UsagePaused {
-				a.row.PausedSeconds += secs
-				a.cost += secs / 3600 * rate.PausedHour
-			} else {
-				a.row.RunningSeconds += secs
-				a.cost += secs / 3600 * rate.RunningHour
-			}
-			a.unrated = a.unrated || !rated
-		}
-	}
-	for _, e := range events {
-		if e.At.Before(q.From) || !e.At.Before(q.To) {
-			continue
-		}
-		a := get(q.Granularity.start(e.At), groupOf(q.GroupBy, e.SandboxID, e.SandboxName, e.AgentID, e.AgentName, e.ThreadID, e.ThreadKey, e.Provider))
-		switch e.Kind {
-		case auxilia.UsageCreated:
-			a.row.Created++
-		case auxilia.UsageFailed:
-			a.row.Failed++
-		case auxilia.UsageReplaced:
-			a.row.Replaced++
-		}
-	}
+		r.row.add(m)
+		rate, rated := rates[a.Provider]
+		r.cost += m.cost(rate)
+		r.unrated = r.unrated || !rated
+	})
 	out := make([]Row, 0, len(rows))
 	for _, a := range rows {
 		if len(rates) > 0 && !a.unrated {
@@ -143,18 +157,112 @@ func Report(q Query, intervals []auxilia.UsageInterval, events []auxilia.UsageEv
 	return out
 }
 
+// Attribution is whose usage it is.
+type Attribution struct {
+	WorkspaceID string
+	SandboxID   string
+	SandboxName string
+	Provider    string
+	AgentID     string
+	AgentName   string
+	ThreadID    string
+	ThreadKey   string
+}
+
+// sum hands each part of u that falls in [q.From, q.To) to add, with the
+// start of the period of q's granularity it falls in: the rolled-up hours
+// in their window, the metered rows outside it.
+func sum(q Query, u Usage, now time.Time, add func(period time.Time, a Attribution, m Measures)) {
+	for _, h := range u.Hours {
+		if h.Hour.Before(u.RolledFrom) || !h.Hour.Before(u.RolledTo) {
+			continue
+		}
+		add(q.Granularity.start(h.Hour), Attribution{WorkspaceID: h.WorkspaceID, SandboxID: h.SandboxID, SandboxName: h.SandboxName,
+			Provider: h.Provider, AgentID: h.AgentID, AgentName: h.AgentName, ThreadID: h.ThreadID, ThreadKey: h.ThreadKey}, measuresOf(h))
+	}
+	raw := [][2]time.Time{{q.From, q.To}}
+	if u.RolledFrom.Before(u.RolledTo) {
+		raw = [][2]time.Time{{q.From, u.RolledFrom}, {u.RolledTo, q.To}}
+	}
+	within := func(t time.Time) bool {
+		for _, r := range raw {
+			if !t.Before(r[0]) && t.Before(r[1]) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, iv := range u.Intervals {
+		a := Attribution{WorkspaceID: iv.WorkspaceID, SandboxID: iv.SandboxID, SandboxName: iv.SandboxName, Provider: iv.Provider,
+			AgentID: iv.AgentID, AgentName: iv.AgentName, ThreadID: iv.ThreadID, ThreadKey: iv.ThreadKey}
+		if iv.State == auxilia.UsageCommand && within(iv.Start) {
+			add(q.Granularity.start(iv.Start), a, Measures{Commands: 1}) // counted where it started
+		}
+		for _, r := range raw {
+			start, end := maxTime(iv.Start, r[0]), iv.End
+			if end.IsZero() {
+				end = now
+			}
+			end = minTime(end, r[1])
+			for period := q.Granularity.start(start); period.Before(end); period = q.Granularity.next(period) {
+				secs := minTime(end, q.Granularity.next(period)).Sub(maxTime(start, period)).Seconds()
+				if secs > 0 {
+					add(period, a, measured(iv, secs))
+				}
+			}
+		}
+	}
+	for _, e := range u.Events {
+		if !within(e.At) {
+			continue
+		}
+		var m Measures
+		switch e.Kind {
+		case auxilia.UsageCreated:
+			m.Created = 1
+		case auxilia.UsageFailed:
+			m.Failed = 1
+		case auxilia.UsageReplaced:
+			m.Replaced = 1
+		}
+		add(q.Granularity.start(e.At), Attribution{WorkspaceID: e.WorkspaceID, SandboxID: e.SandboxID, SandboxName: e.SandboxName,
+			Provider: e.Provider, AgentID: e.AgentID, AgentName: e.AgentName, ThreadID: e.ThreadID, ThreadKey: e.ThreadKey}, m)
+	}
+}
+
+func measuresOf(h auxilia.UsageHour) Measures {
+	return Measures{RunningSeconds: h.RunningSeconds, PausedSeconds: h.PausedSeconds, Created: h.Created, Failed: h.Failed,
+		Replaced: h.Replaced, Commands: h.Commands, CommandSeconds: h.CommandSeconds, TerminalSeconds: h.TerminalSeconds,
+		KeptByteSeconds: h.KeptByteSeconds}
+}
+
+// measured is what secs of the interval iv used.
+func measured(iv auxilia.UsageInterval, secs float64) Measures {
+	switch iv.State {
+	case auxilia.UsagePaused:
+		return Measures{PausedSeconds: secs}
+	case auxilia.UsageCommand:
+		return Measures{CommandSeconds: secs}
+	case auxilia.UsageTerminal:
+		return Measures{TerminalSeconds: secs}
+	case auxilia.UsageKept:
+		return Measures{KeptByteSeconds: float64(iv.Bytes) * secs}
+	}
+	return Measures{RunningSeconds: secs}
+}
+
 type group struct{ key, name string }
 
-func groupOf(by GroupBy, sandboxID, sandboxName, agentID, agentName, threadID, threadKey, provider string) group {
+func groupOf(by GroupBy, a Attribution) group {
 	switch by {
 	case Sandbox:
-		return group{sandboxID, sandboxName}
+		return group{a.SandboxID, a.SandboxName}
 	case Agent:
-		return group{agentID, agentName}
+		return group{a.AgentID, a.AgentName}
 	case Thread:
-		return group{threadID, threadKey}
+		return group{a.ThreadID, a.ThreadKey}
 	case Provider:
-		return group{provider, provider}
+		return group{a.Provider, a.Provider}
 	}
 	return group{}
 }

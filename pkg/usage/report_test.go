@@ -19,7 +19,7 @@ func TestReportSplitsIntervalsAtHourBoundaries(t *testing.T) {
 		{SandboxID: "s1", SandboxName: "box", Provider: "e2b", State: auxilia.UsagePaused, Start: t0.Add(90 * time.Minute), End: t0.Add(100 * time.Minute)},
 	}
 	q := usage.Query{From: t0.Add(-time.Hour), To: t0.Add(3 * time.Hour), GroupBy: usage.Sandbox, Granularity: usage.Hour}
-	rows := usage.Report(q, ivs, nil, t0.Add(5*time.Hour), nil)
+	rows := usage.Report(q, usage.Usage{Intervals: ivs}, t0.Add(5*time.Hour), nil)
 	require.Len(t, rows, 3) // 10:30–12:00 running, 12:00–12:10 paused
 	assert.Equal(t, t0.Add(-30*time.Minute), rows[0].PeriodStart, "10:00")
 	assert.Equal(t, 1800.0, rows[0].RunningSeconds)
@@ -41,7 +41,7 @@ func TestReportClipsToTheSpanAndCountsOpenIntervalsUntilNow(t *testing.T) {
 		{ThreadID: "th", Kind: auxilia.UsageReplaced, At: t0.Add(-48 * time.Hour)}, // before from
 	}
 	q := usage.Query{From: t0.Add(10 * time.Minute), To: t0.Add(48 * time.Hour), GroupBy: usage.Thread, Granularity: usage.Day}
-	rows := usage.Report(q, ivs, events, t0.Add(40*time.Minute), nil)
+	rows := usage.Report(q, usage.Usage{Intervals: ivs, Events: events}, t0.Add(40*time.Minute), nil)
 	require.Len(t, rows, 1)
 	assert.Equal(t, 1800.0, rows[0].RunningSeconds, "from `from` until now")
 	assert.Equal(t, 0, rows[0].Created, "created before from")
@@ -59,14 +59,14 @@ func TestReportEstimatesCostFromEachProvidersRates(t *testing.T) {
 	}
 	rates := usage.Rates{"e2b": {RunningHour: 0.10, PausedHour: 0.01}}
 	q := usage.Query{From: t0.Add(-time.Hour), To: t0.Add(24 * time.Hour), GroupBy: usage.Provider, Granularity: usage.Day}
-	rows := usage.Report(q, ivs, nil, t0.Add(30*time.Hour), rates)
+	rows := usage.Report(q, usage.Usage{Intervals: ivs}, t0.Add(30*time.Hour), rates)
 	require.Len(t, rows, 2)
 	assert.Equal(t, "daytona", rows[0].Key)
 	assert.Nil(t, rows[0].EstimatedCost, "daytona has no rate")
 	require.NotNil(t, rows[1].EstimatedCost)
 	assert.InDelta(t, 2*0.10+10*0.01, *rows[1].EstimatedCost, 1e-9)
 
-	total := usage.Report(usage.Query{From: q.From, To: q.To, Granularity: usage.Day}, ivs, nil, t0.Add(30*time.Hour), rates)
+	total := usage.Report(usage.Query{From: q.From, To: q.To, Granularity: usage.Day}, usage.Usage{Intervals: ivs}, t0.Add(30*time.Hour), rates)
 	require.Len(t, total, 1)
 	assert.Nil(t, total[0].EstimatedCost, "a total with an unrated provider is not estimated")
 	assert.Equal(t, 3*3600.0, total[0].RunningSeconds)
@@ -76,7 +76,10 @@ func TestParseRate(t *testing.T) {
 	r, err := usage.ParseRate("running=0.10, paused=0.01")
 	require.NoError(t, err)
 	assert.Equal(t, usage.Rate{RunningHour: 0.10, PausedHour: 0.01}, r)
-	for _, bad := range []string{"running", "running=-1", "running=abc", "kept=1", "running=NaN"} {
+	r, err = usage.ParseRate("kept=0.002")
+	require.NoError(t, err)
+	assert.Equal(t, usage.Rate{KeptGiBDay: 0.002}, r)
+	for _, bad := range []string{"running", "running=-1", "running=abc", "kept=-1", "stored=1", "running=NaN"} {
 		_, err := usage.ParseRate(bad)
 		assert.Error(t, err, bad)
 	}

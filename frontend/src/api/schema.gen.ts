@@ -781,7 +781,7 @@ export interface paths {
         };
         /**
          * The workspace's usage
-         * @description Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
+         * @description Instance-seconds running (being created included) and paused, and the instances created, failed (let go before they were live) and replaced (found gone at their provider), per hour or day (UTC), metered as each instance's lifecycle changed. Also the commands the execute tool ran (`commands`, counted in the period they began, and `command_seconds`, from sending to answer), `terminal_seconds` (interactive terminals from opening to closing; one whose server died counts until it was last seen, which an open terminal is every 20 seconds), and `kept_byte_days` (kept files' bytes, as their provider reported them, times the days from their keeping to their deletion). Admins may split it by sandbox, agent, thread or provider; members see their workspace's totals. A pool's instance belongs to its sandbox until a thread claims it (its agent and thread are then empty). `estimated_cost` is an estimate from the operator's rates per provider, per instance-hour and per GiB-day kept (null where a provider in the row has none), in `currency`; the provider's own bill is what is owed. With `Accept: text/csv` the same rows come as CSV.
          */
         get: operations["getUsage"];
         put?: never;
@@ -3276,10 +3276,16 @@ export interface components {
             to: string;
         };
         UsageRow: {
+            /** @example 95.5 */
+            command_seconds: number;
+            /** @example 42 */
+            commands: number;
             estimated_cost: number | null;
             instances_created: number;
             instances_failed: number;
             instances_replaced: number;
+            /** @example 1073741824 */
+            kept_byte_days: number;
             /** @example 0b9f6c2e-5d1a-4c6e-9c1f-3f5c2a7d9e10 */
             key: string;
             /** @example Python */
@@ -3292,6 +3298,8 @@ export interface components {
             period_start: string;
             /** @example 3600 */
             running_seconds: number;
+            /** @example 1200 */
+            terminal_seconds: number;
         };
         Workspace: {
             /** Format: uuid */

@@ -103,6 +103,9 @@ func (c *client) Keep(ctx context.Context, inst provider.Instance) (provider.Kep
 	if err != nil {
 		return provider.Kept{}, provider.Errorf(provider.ErrFailed, providerName, op, "instance %s: %v", inst.ID, keptError(err))
 	}
+	if fi, err := os.Stat(c.keptArchive(kept.ID)); err == nil {
+		kept.Bytes = fi.Size()
+	}
 	return kept, nil
 }
 

@@ -1,4 +1,4 @@
-import { formatHours, type DayStack, type Series } from "./series";
+import { formatHours, usedAnything, type DayStack, type Series } from "./series";
 
 const palette = ["#2563eb", "#16a34a", "#d97706", "#9333ea", "#dc2626", "#0891b2", "#65a30d", "#db2777"];
 const width = 640;
@@ -89,7 +89,8 @@ export function UsageChart({ days, series, caption }: { days: DayStack[]; series
           ))}
         </ul>
       </figure>
-      <div className="usage-chart__table">
+      {/* Focusable: a keyboard scrolls the table where it is wider than its column. */}
+      <div className="usage-chart__table" tabIndex={0} role="region" aria-label={`${caption}, as a table`}>
         <table>
           <caption>{caption}</caption>
           <thead>
@@ -101,11 +102,15 @@ export function UsageChart({ days, series, caption }: { days: DayStack[]; series
                 </th>
               ))}
               <th scope="col">Total</th>
+              <th scope="col">Commands</th>
+              <th scope="col">Command hours</th>
+              <th scope="col">Terminal hours</th>
+              <th scope="col">Kept GiB-days</th>
             </tr>
           </thead>
           <tbody>
             {days
-              .filter((d) => d.total > 0)
+              .filter(usedAnything)
               .map((d) => (
                 <tr key={d.day}>
                   <th scope="row">{d.day}</th>
@@ -113,6 +118,10 @@ export function UsageChart({ days, series, caption }: { days: DayStack[]; series
                     <td key={s.key}>{formatHours(d.hours[s.key] ?? 0)}</td>
                   ))}
                   <td>{formatHours(d.total)}</td>
+                  <td>{d.commands}</td>
+                  <td>{formatHours(d.commandSeconds / 3600)}</td>
+                  <td>{formatHours(d.terminalSeconds / 3600)}</td>
+                  <td>{formatHours(d.keptGiBDays)}</td>
                 </tr>
               ))}
           </tbody>

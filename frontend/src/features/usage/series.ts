@@ -9,6 +9,17 @@ export interface DayStack {
   day: string; // YYYY-MM-DD (UTC)
   hours: Record<string, number>; // instance-hours (running + paused) by series key
   total: number;
+  commands: number;
+  commandSeconds: number;
+  terminalSeconds: number;
+  keptGiBDays: number;
+}
+
+const bytesPerGiB = 1024 ** 3;
+
+/** Whether the day used anything: instances, commands, terminals or kept files. */
+export function usedAnything(d: DayStack): boolean {
+  return d.total > 0 || d.commands > 0 || d.terminalSeconds > 0 || d.keptGiBDays > 0;
 }
 
 /** Instance-hours (running and paused) of a row. */
@@ -22,7 +33,7 @@ export function stackByDay(rows: UsageRow[], from: string, to: string): { days: 
   const index = new Map<string, DayStack>();
   for (let d = new Date(from.slice(0, 10) + "T00:00:00Z"); d < new Date(to); d.setUTCDate(d.getUTCDate() + 1)) {
     const day = d.toISOString().slice(0, 10);
-    const stack = { day, hours: {}, total: 0 };
+    const stack = { day, hours: {}, total: 0, commands: 0, commandSeconds: 0, terminalSeconds: 0, keptGiBDays: 0 };
     days.push(stack);
     index.set(day, stack);
   }
@@ -33,6 +44,10 @@ export function stackByDay(rows: UsageRow[], from: string, to: string): { days: 
     const h = hoursOf(row);
     stack.hours[row.key] = (stack.hours[row.key] ?? 0) + h;
     stack.total += h;
+    stack.commands += row.commands;
+    stack.commandSeconds += row.command_seconds;
+    stack.terminalSeconds += row.terminal_seconds;
+    stack.keptGiBDays += row.kept_byte_days / bytesPerGiB;
     const t = totals.get(row.key) ?? { series: { key: row.key, name: row.name || "Workspace" }, hours: 0 };
     t.hours += h;
     totals.set(row.key, t);
