@@ -104,3 +104,11 @@ func (q Quotas) ShowBudget(ctx context.Context, name string) (auxilia.Budget, er
 	}
 	return q.Budget(ctx, ws.ID)
 }
+
+// AlertLog lists each workspace's alerts through its handle.
+type AlertLog struct{ db *store.DB }
+
+// List returns the workspace's latest alerts, newest first.
+func (l AlertLog) List(ctx context.Context, workspaceID string, limit int) ([]auxilia.Alert, error) {
+	return l.db.In(workspaceID).Alerts().List(ctx, limit)
+}
