@@ -43,7 +43,7 @@ func TestARunStartPastTheQuotaAnswers429(t *testing.T) {
 			map[string]any{"name": "threads_per_agent", "limit": float64(0), "default": true, "used": float64(1), "alert": float64(0)},
 		}, ws["quotas"])
 		assert.Equal(t, map[string]any{"limit": float64(0), "default": true, "estimated_cost": nil, "currency": "USD", "alert": float64(0)},
-			ws["cost_budget"], "no budget, and no rates to estimate a cost with")
+			ws["cost_budget"], "no budget: no cost is measured")
 		other := e.call("GET", "/api/v1/workspace", e.foreign, nil).json(t)["quotas"].([]any)
 		assert.Equal(t, float64(0), other[0].(map[string]any)["used"], "another workspace's use is its own")
 	}, func(o *options) { o.kinds = kinds })

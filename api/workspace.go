@@ -45,7 +45,7 @@ type budgetView struct {
 	Default bool `json:"default"`
 	// EstimatedCost is this month's cost so far, an estimate from the
 	// operator's rates per provider (the provider's bill is what is owed);
-	// null where the operator set no rates.
+	// null without a budget or without rates.
 	EstimatedCost *float64 `json:"estimated_cost" example:"412.5" extensions:"x-nullable"`
 	// Currency is the rates' ISO 4217 currency.
 	Currency string `json:"currency" example:"USD"`

@@ -48,7 +48,7 @@ func quotas(ctx context.Context, cfg config, args []string, out io.Writer) error
 		return err
 	}
 	defer db.Close()
-	q := app.NewQuotas(db, app.NewUsage(db, metering.Options{Rates: cfg.CostRates, Currency: cfg.CostCurrency}))
+	q := app.NewQuotas(db, app.NewUsage(db, metering.Options{Rates: cfg.CostRates, Currency: cfg.CostCurrency}), cfg.CostCurrency)
 	var use []auxilia.QuotaUse
 	if args[0] == "set" {
 		use, err = q.Set(ctx, *workspace, update)
@@ -115,7 +115,7 @@ func printQuotas(out io.Writer, use []auxilia.QuotaUse, budget auxilia.Budget) e
 	}
 	limit, from, used := fmt.Sprintf("%.2f %s", budget.Limit, budget.Currency), "workspace", "no rates set (AUXILIA_COST_RATES)"
 	if budget.Limit == 0 {
-		limit = "none"
+		limit, used = "none", "not measured"
 	}
 	if budget.Default {
 		from = "server default"

@@ -85,7 +85,7 @@ func TestQuotasSetAndShow(t *testing.T) {
 		"instances          none   server default  0\n"+
 		"instance_hours     none   server default  0\n"+
 		"threads_per_agent  5      server default  0 (0%)\n"+
-		"cost_budget        none   server default  no rates set (AUXILIA_COST_RATES)\n"+budgetNote, out)
+		"cost_budget        none   server default  not measured\n"+budgetNote, out)
 
 	cli(t, env, "quotas", "set", "--workspace", "acme", "--instances", "10", "--instance-hours", "200")
 	out = cli(t, env, "quotas", "set", "--workspace", "acme", "--threads-per-agent", "0")
@@ -93,7 +93,7 @@ func TestQuotasSetAndShow(t *testing.T) {
 		"instances          10     workspace       0 (0%)\n"+
 		"instance_hours     200    workspace       0 (0%)\n"+
 		"threads_per_agent  none   workspace       0\n"+
-		"cost_budget        none   server default  no rates set (AUXILIA_COST_RATES)\n"+budgetNote, out)
+		"cost_budget        none   server default  not measured\n"+budgetNote, out)
 	assert.Equal(t, out, cli(t, env, "quotas", "show", "--workspace", "acme"))
 
 	out = cli(t, append(env, "AUXILIA_COST_RATES=local:running=2", "AUXILIA_COST_CURRENCY=EUR"), "quotas", "set", "--workspace", "acme", "--cost-budget", "120.5")

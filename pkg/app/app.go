@@ -90,7 +90,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		DB: db, Keys: keys, Providers: providers,
 		Tokens:    NewTokens(db),
 		Audit:     AuditLog{db},
-		Quotas:    NewQuotas(db, metered),
+		Quotas:    NewQuotas(db, metered, o.Cost.Currency),
 		Requests:  db.System("requests").Requests(),
 		Usage:     metered,
 		Sandboxes: sandboxes,

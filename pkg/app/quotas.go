@@ -15,28 +15,35 @@ import (
 // workspace its own, and only the operator sets them, with the auxilia
 // command.
 type Quotas struct {
-	db    *store.DB
-	usage *usage.Service
+	db       *store.DB
+	usage    *usage.Service
+	currency string
 }
 
 // NewQuotas returns the quotas kept in db; usage estimates the cost a
-// budget is measured against.
-func NewQuotas(db *store.DB, u *usage.Service) Quotas { return Quotas{db: db, usage: u} }
+// budget is measured against, in currency ("": the default).
+func NewQuotas(db *store.DB, u *usage.Service, currency string) Quotas {
+	if currency == "" {
+		currency = usage.DefaultCurrency
+	}
+	return Quotas{db: db, usage: u, currency: currency}
+}
 
 // Use returns each of the workspace's quotas with its current use.
 func (q Quotas) Use(ctx context.Context, workspaceID string) ([]auxilia.QuotaUse, error) {
 	return q.db.In(workspaceID).Quotas().Use(ctx)
 }
 
-// Budget returns the workspace's estimated-cost budget and the estimated
-// cost of this calendar month (UTC) so far.
+// Budget returns the workspace's estimated-cost budget and, where it has
+// one, the estimated cost of this calendar month (UTC) so far: the month's
+// usage is read only where a budget is measured against it.
 func (q Quotas) Budget(ctx context.Context, workspaceID string) (auxilia.Budget, error) {
 	own, limits, err := q.db.In(workspaceID).Quotas().Limits(ctx)
 	if err != nil {
 		return auxilia.Budget{}, err
 	}
-	b := auxilia.Budget{Limit: limits.CostBudget, Default: own.CostBudget == nil, Currency: usage.DefaultCurrency}
-	if q.usage == nil {
+	b := auxilia.Budget{Limit: limits.CostBudget, Default: own.CostBudget == nil, Currency: q.currency}
+	if q.usage == nil || b.Limit == 0 {
 		return b, nil
 	}
 	now := time.Now().UTC()

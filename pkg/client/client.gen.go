@@ -2254,7 +2254,7 @@ type CostBudget struct {
 
 	// EstimatedCost EstimatedCost is this month's cost so far, an estimate from the
 	// operator's rates per provider (the provider's bill is what is owed);
-	// null where the operator set no rates.
+	// null without a budget or without rates.
 	//
 	// Example: 412.5
 	EstimatedCost *float32 `json:"estimated_cost"`

@@ -1396,7 +1396,7 @@ export interface components {
             /**
              * @description EstimatedCost is this month's cost so far, an estimate from the
              *     operator's rates per provider (the provider's bill is what is owed);
-             *     null where the operator set no rates.
+             *     null without a budget or without rates.
              * @example 412.5
              */
             estimated_cost: number | null;

@@ -1,0 +1,2 @@
+-- placeholder for local tests only
+SELECT 1;
