@@ -113,3 +113,23 @@ func TestAPoolWaitsOnUsedUpInstanceHours(t *testing.T) {
 		assert.Zero(t, st.Failures)
 	})
 }
+
+// A long command keeps its thread active while it runs, so that neither an
+// exhausted instance-hours quota nor the idle job pauses the instance under
+// it.
+func TestALongCallKeepsItsThreadActive(t *testing.T) {
+	run.SetCallTouchEvery(t, 100*time.Millisecond)
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		w := newWorld(t, db)
+		r := w.start(t, "t1")
+		began := time.Now()
+		_, err := w.app.Runs.Execute(ctx, w.ws.ID, r.ID, run.ExecInput{Command: "sleep 0.6"})
+		require.NoError(t, err)
+		th, err := db.In(w.ws.ID).Threads().Get(ctx, w.agent.ID, "t1")
+		require.NoError(t, err)
+		require.NotNil(t, th.LastActivityAt)
+		assert.True(t, th.LastActivityAt.After(began.Add(300*time.Millisecond)),
+			"the thread's activity was recorded while the command ran: %s after it began", th.LastActivityAt.Sub(began))
+	})
+}
