@@ -58,6 +58,7 @@ var authorization = map[string]access{
 	"GET /api/v1/agents/:id/sandbox":                           anyRole,
 	"DELETE /api/v1/agents/:id/sandbox":                        anyRole,
 	"GET /api/v1/audit":                                        adminOnly,
+	"GET /api/v1/alerts":                                       adminOnly,
 	"GET /api/v1/usage":                                        anyRole, // members see totals; a member's group_by is 403 (usage_test.go)
 	"POST /api/v1/agents/:id/threads/:thread_id/runs":          anyRole,
 	"GET /api/v1/agents/:id/threads":                           anyRole,

@@ -39,6 +39,8 @@ type Config struct {
 	Idempotency IdempotencyStore
 	// Quotas shows a workspace the limits the operator set on it, with their use.
 	Quotas QuotaService
+	// Alerts lists a workspace's alerts (nil: /alerts answers 404).
+	Alerts AlertList
 	// Keys seal the answers kept for Idempotency-Key replays.
 	Keys *secret.Keyring
 	// RunStartTimeout is the longest a run start may take (it may make an
@@ -138,6 +140,9 @@ func New(cfg Config) *echo.Echo {
 	runsHandler{svc: cfg.Runs, uploadLimit: cfg.UploadLimit}.routes(v1, idempotent(cfg.Idempotency, cfg.Keys, cfg.RunStartTimeout, cfg.Log))
 	approvalsHandler{svc: cfg.Runs}.routes(v1)
 	auditHandler{log: cfg.Audit}.routes(v1)
+	if cfg.Alerts != nil {
+		alertsHandler{alerts: cfg.Alerts}.routes(v1)
+	}
 	if cfg.Usage != nil {
 		usageHandler{svc: cfg.Usage, now: time.Now}.routes(v1)
 	}

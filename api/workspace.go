@@ -8,9 +8,11 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// QuotaService tells a workspace's quotas and its use of each.
+// QuotaService tells a workspace's quotas and its use of each, and its
+// cost budget with the month's estimated cost.
 type QuotaService interface {
 	Use(ctx context.Context, workspaceID string) ([]auxilia.QuotaUse, error)
+	Budget(ctx context.Context, workspaceID string) (auxilia.Budget, error)
 }
 
 type workspaceHandler struct{ quotas QuotaService }
@@ -28,8 +30,28 @@ type workspaceView struct {
 // workspaceDetail is the workspace with the quotas the operator set on it.
 type workspaceDetail struct {
 	workspaceView
-	Quotas []quotaView `json:"quotas"`
+	Quotas     []quotaView `json:"quotas"`
+	CostBudget *budgetView `json:"cost_budget" extensions:"x-nullable"`
 } //@name WorkspaceDetail
+
+// budgetView is the workspace's estimated-cost budget for the calendar
+// month (UTC) and the cost so far. Only the server's operator sets it
+// (AUXILIA_BUDGET_COST, auxilia quotas set --cost-budget). It alerts at 80
+// and 100 %; it refuses nothing.
+type budgetView struct {
+	// Limit is the budget in force, in currency; 0 is none.
+	Limit float64 `json:"limit" example:"500"`
+	// Default tells that the budget is the server's default, not one set on this workspace.
+	Default bool `json:"default"`
+	// EstimatedCost is this month's cost so far, an estimate from the
+	// operator's rates per provider (the provider's bill is what is owed);
+	// null without a budget or without rates.
+	EstimatedCost *float64 `json:"estimated_cost" example:"412.5" extensions:"x-nullable"`
+	// Currency is the rates' ISO 4217 currency.
+	Currency string `json:"currency" example:"USD"`
+	// Alert is the highest alert level the estimated cost reached: 80 or 100 (percent of the budget), 0 for none.
+	Alert int `json:"alert" enums:"0,80,100"`
+} //@name CostBudget
 
 // quotaView is one quota and its use. Only the server's operator sets
 // quotas (AUXILIA_QUOTA_*, auxilia quotas set).
@@ -70,8 +92,8 @@ type me struct {
 
 // workspace describes the caller's workspace.
 //
-//	@Summary		The caller's workspace, with its quotas
-//	@Description	The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
+//	@Summary		The caller's workspace, with its quotas and cost budget
+//	@Description	The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered. `cost_budget` is the estimated-cost budget the operator set for the month, with the month's estimated cost so far (an estimate from the operator's rates, not a bill) and its alert level: it alerts, it never refuses a start.
 //	@Tags			workspace
 //	@Produce		json
 //	@Security		BearerAuth
@@ -88,6 +110,11 @@ func (h workspaceHandler) workspace(c echo.Context) error {
 			return err
 		}
 		out.Quotas = quotaViews(use)
+		b, err := h.quotas.Budget(c.Request().Context(), a.Workspace.ID)
+		if err != nil {
+			return err
+		}
+		out.CostBudget = &budgetView{Limit: b.Limit, Default: b.Default, EstimatedCost: b.Cost, Currency: b.Currency, Alert: b.Level()}
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -52,8 +53,13 @@ type config struct {
 	CostCurrency     string                  // AUXILIA_COST_CURRENCY: the rates' ISO 4217 currency
 	// Quotas are every workspace's limits where the operator set none of
 	// its own: AUXILIA_QUOTA_INSTANCES, AUXILIA_QUOTA_INSTANCE_HOURS and
-	// AUXILIA_QUOTA_THREADS (0: no limit).
+	// AUXILIA_QUOTA_THREADS (0: no limit), and the estimated-cost budget
+	// per month, AUXILIA_BUDGET_COST (0: none).
 	Quotas auxilia.Quotas
+	// AlertWebhook is where alerts are posted (AUXILIA_ALERT_WEBHOOK_URL),
+	// signed with AlertSecret (AUXILIA_ALERT_WEBHOOK_SECRET); never logged.
+	AlertWebhook string
+	AlertSecret  string
 
 	HTTP httpLimits
 }
@@ -106,7 +112,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Instances:       count(getenv, "AUXILIA_QUOTA_INSTANCES", &errs),
 		InstanceHours:   count(getenv, "AUXILIA_QUOTA_INSTANCE_HOURS", &errs),
 		ThreadsPerAgent: count(getenv, "AUXILIA_QUOTA_THREADS", &errs),
+		CostBudget:      amount(getenv, "AUXILIA_BUDGET_COST", &errs),
 	}
+	cfg.AlertWebhook, cfg.AlertSecret = alertWebhook(getenv, &errs)
 	if cfg.DBMaxConnections == 0 {
 		cfg.DBMaxConnections = store.DefaultMaxConnections
 	}
@@ -236,6 +244,38 @@ func folders(getenv func(string) string, name string, errs *[]error) []string {
 		out = append(out, f)
 	}
 	return out
+}
+
+// amount reads an amount of money, 0 or more (0 when unset: none).
+func amount(getenv func(string) string, name string, errs *[]error) float64 {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n < 0 || n != n || n > 1e12 {
+		*errs = append(*errs, fmt.Errorf("%s must be an amount of 0 or more (0 for none), such as 500 or 99.50, not %q", name, v))
+		return 0
+	}
+	return n
+}
+
+// alertWebhook reads the alert webhook's URL and secret. Neither is ever
+// quoted back: a URL may carry a token in its path or query.
+func alertWebhook(getenv func(string) string, errs *[]error) (string, string) {
+	raw, secret := strings.TrimSpace(getenv("AUXILIA_ALERT_WEBHOOK_URL")), getenv("AUXILIA_ALERT_WEBHOOK_SECRET")
+	if raw == "" {
+		if secret != "" {
+			*errs = append(*errs, errors.New("AUXILIA_ALERT_WEBHOOK_SECRET is set without AUXILIA_ALERT_WEBHOOK_URL"))
+		}
+		return "", ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		*errs = append(*errs, errors.New("AUXILIA_ALERT_WEBHOOK_URL must be an absolute http:// or https:// URL"))
+		return "", ""
+	}
+	return raw, secret
 }
 
 // costRates reads the operator's rates per provider and their currency.

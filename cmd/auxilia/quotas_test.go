@@ -71,6 +71,8 @@ func TestReplicasRacingMakeExactlyTheQuota(t *testing.T) {
 	assert.Len(t, fake.Sandboxes(), 4)
 }
 
+const budgetNote = "The cost budget alerts at 80 and 100 %; it refuses nothing. Its cost is an estimate from the operator's rates, not a bill.\n"
+
 // The operator sets a workspace's quotas and reads them back with their
 // use; what it does not name keeps the server's default, and bad input is
 // refused naming the flag.
@@ -82,16 +84,24 @@ func TestQuotasSetAndShow(t *testing.T) {
 	assert.Equal(t, "QUOTA              LIMIT  FROM            USED\n"+
 		"instances          none   server default  0\n"+
 		"instance_hours     none   server default  0\n"+
-		"threads_per_agent  5      server default  0 (0%)\n", out)
+		"threads_per_agent  5      server default  0 (0%)\n"+
+		"cost_budget        none   server default  not measured\n"+budgetNote, out)
 
 	cli(t, env, "quotas", "set", "--workspace", "acme", "--instances", "10", "--instance-hours", "200")
 	out = cli(t, env, "quotas", "set", "--workspace", "acme", "--threads-per-agent", "0")
-	assert.Equal(t, "QUOTA              LIMIT  FROM       USED\n"+
-		"instances          10     workspace  0 (0%)\n"+
-		"instance_hours     200    workspace  0 (0%)\n"+
-		"threads_per_agent  none   workspace  0\n", out)
+	assert.Equal(t, "QUOTA              LIMIT  FROM            USED\n"+
+		"instances          10     workspace       0 (0%)\n"+
+		"instance_hours     200    workspace       0 (0%)\n"+
+		"threads_per_agent  none   workspace       0\n"+
+		"cost_budget        none   server default  not measured\n"+budgetNote, out)
 	assert.Equal(t, out, cli(t, env, "quotas", "show", "--workspace", "acme"))
 
+	out = cli(t, append(env, "AUXILIA_COST_RATES=local:running=2", "AUXILIA_COST_CURRENCY=EUR"), "quotas", "set", "--workspace", "acme", "--cost-budget", "120.5")
+	assert.Contains(t, out, "cost_budget        120.50 EUR  workspace  0.00 EUR estimated (0%)\n"+budgetNote)
+	assert.Contains(t, cliFails(t, env, "quotas", "set", "--workspace", "acme", "--cost-budget", "-3"),
+		`--cost-budget must be an amount of 0 or more (0 for none), such as 500 or 99.50, not "-3"`)
+	assert.Contains(t, cliFails(t, append(env, "AUXILIA_BUDGET_COST=lots"), "quotas", "show", "--workspace", "acme"),
+		`AUXILIA_BUDGET_COST must be an amount of 0 or more (0 for none), such as 500 or 99.50, not "lots"`)
 	assert.Contains(t, cliFails(t, env, "quotas", "set", "--workspace", "acme", "--instances", "-1"),
 		"--instances must be a whole number (0 for no limit), not \"-1\"")
 	assert.Contains(t, cliFails(t, env, "quotas", "set", "--workspace", "acme"), "give at least one of --instances")
@@ -99,4 +109,16 @@ func TestQuotasSetAndShow(t *testing.T) {
 	assert.Contains(t, cliFails(t, env, "quotas", "show"), "--workspace is required")
 	assert.Contains(t, cliFails(t, append(env, "AUXILIA_QUOTA_INSTANCES=lots"), "quotas", "show", "--workspace", "acme"),
 		`AUXILIA_QUOTA_INSTANCES must be a whole number (0 for no limit), not "lots"`)
+}
+
+// A bad alert webhook setting stops the server from starting, named, and
+// never quoted back: its URL may carry a token.
+func TestAlertWebhookSettingsAreChecked(t *testing.T) {
+	env := []string{"AUXILIA_DATA_DIR=" + t.TempDir()}
+	out := cliFails(t, append(env, "AUXILIA_ALERT_WEBHOOK_URL=ftp://hooks.example.com/T0K3N"), "quotas", "show", "--workspace", "acme")
+	assert.Contains(t, out, "AUXILIA_ALERT_WEBHOOK_URL must be an absolute http:// or https:// URL")
+	assert.NotContains(t, out, "T0K3N")
+	out = cliFails(t, append(env, "AUXILIA_ALERT_WEBHOOK_SECRET=whsec-S3CR3T"), "quotas", "show", "--workspace", "acme")
+	assert.Contains(t, out, "AUXILIA_ALERT_WEBHOOK_SECRET is set without AUXILIA_ALERT_WEBHOOK_URL")
+	assert.NotContains(t, out, "S3CR3T")
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/frontend"
+	"github.com/auxilia/sandboxes/pkg/alerts"
+	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/jobs"
 	"github.com/auxilia/sandboxes/pkg/metrics"
 	"github.com/auxilia/sandboxes/pkg/store"
@@ -76,12 +78,7 @@ func serve(ctx context.Context, cfg config) error {
 		printBanner(os.Stdout, url, first.Value, isTerminal(os.Stdout))
 	}
 
-	background := jobs.Start(ctx, db, counters, log,
-		a.Runs.ReaperJob(cfg.ReaperInterval, db.System("purge"), log),
-		a.Runs.IdleJob(cfg.ReaperInterval, log),
-		a.Runs.PoolJob(log),
-		a.Sandboxes.HealthJob(cfg.HealthInterval, db.System("health").Sandboxes(), log),
-		metering.RollupJob(db.System("usage").Usage(), usageRollupEvery, log))
+	background := jobs.Start(ctx, db, counters, log, backgroundJobs(a, cfg, log)...)
 
 	// Requests run under their own base context: shutdown ends them only
 	// once the grace period is over, and only then do open streams end.
@@ -114,6 +111,27 @@ func serve(ctx context.Context, cfg config) error {
 	background.Stop(time.Until(graceEnds))
 	return err
 }
+
+// backgroundJobs are the server's jobs, each led by one replica at a time.
+func backgroundJobs(a *app.App, cfg config, log *slog.Logger) []jobs.Job {
+	db := a.DB
+	out := []jobs.Job{
+		a.Runs.ReaperJob(cfg.ReaperInterval, db.System("purge"), log),
+		a.Runs.IdleJob(cfg.ReaperInterval, log),
+		a.Runs.PoolJob(log),
+		a.Sandboxes.HealthJob(cfg.HealthInterval, db.System("health").Sandboxes(), log),
+		alerts.Watcher{Store: db.System("quota alerts").Alerts(), Budgets: a.Quotas, Pauser: a.Runs}.Job(cfg.ReaperInterval, log),
+		metering.RollupJob(db.System("usage").Usage(), usageRollupEvery, log),
+	}
+	if cfg.AlertWebhook != "" {
+		w := &alerts.Webhook{URL: cfg.AlertWebhook, Secret: cfg.AlertSecret, Outbox: db.System("alert webhook").Alerts()}
+		out = append(out, w.Job(alertDeliveryEvery, log))
+	}
+	return out
+}
+
+// alertDeliveryEvery is how often the alerts due are posted to the webhook.
+const alertDeliveryEvery = 10 * time.Second
 
 // shutdown stops accepting, lets in-flight requests finish within timeout,
 // then ends the rest (open event streams send a final event) and returns.
@@ -154,6 +172,7 @@ func openDB(ctx context.Context, cfg config, log *slog.Logger) (*store.DB, error
 	}
 	db.LimitConnections(cfg.DBMaxConnections)
 	db.SetQuotaDefaults(cfg.Quotas)
+	db.SetAlertWebhook(cfg.AlertWebhook != "")
 	applied, err := db.Migrate(ctx)
 	if err != nil {
 		db.Close()

@@ -10,6 +10,8 @@ declare module "vitest" {
     quietAdminToken: string;
     /** An admin of a workspace only the usage scenario meters: its top agents are its own. */
     meteredAdminToken: string;
+    /** An admin of a workspace whose instances quota is 5: only the quota banner scenario runs there. */
+    quotaAdminToken: string;
   }
 }
 
@@ -22,6 +24,8 @@ export default async function setup(project: TestProject) {
   project.provide("adminToken", server.token);
   project.provide("quietAdminToken", server.createToken("quiet"));
   project.provide("meteredAdminToken", server.createToken("metered"));
+  project.provide("quotaAdminToken", server.createToken("quota"));
+  server.setQuotas("quota", "--instances", "5");
   return async () => {
     await server.stop();
     cleanup();

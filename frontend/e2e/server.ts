@@ -31,6 +31,8 @@ export interface RunningServer {
   token: string;
   /** An admin token of the workspace called name (made when missing), from the binary's `tokens create`. */
   createToken: (workspace: string) => string;
+  /** Sets the quotas of the workspace called name, as the operator does with `auxilia quotas set`. */
+  setQuotas: (workspace: string, ...flags: string[]) => void;
   stop: () => Promise<void>;
 }
 
@@ -79,5 +81,9 @@ export async function startServer(binary: string, token: string): Promise<Runnin
     if (made.status !== 0) throw new Error(`auxilia tokens create failed (exit ${made.status}): ${made.stderr}`);
     return made.stdout.trim();
   };
-  return { url, token, createToken, stop };
+  const setQuotas = (workspace: string, ...flags: string[]) => {
+    const set = spawnSync(binary, ["quotas", "set", "--workspace", workspace, ...flags], { env, encoding: "utf8" });
+    if (set.status !== 0) throw new Error(`auxilia quotas set failed (exit ${set.status}): ${set.stderr}`);
+  };
+  return { url, token, createToken, setQuotas, stop };
 }

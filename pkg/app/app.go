@@ -85,13 +85,14 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Sandboxes: func(ws string) agent.Sandboxes { return db.In(ws).Sandboxes() },
 		Instances: func(ws string) agent.Instances { return db.In(ws).Instances() },
 		Audit:     audit, Tx: db})
+	metered := NewUsage(db, o.Cost)
 	return &App{
 		DB: db, Keys: keys, Providers: providers,
 		Tokens:    NewTokens(db),
 		Audit:     AuditLog{db},
-		Quotas:    NewQuotas(db),
+		Quotas:    NewQuotas(db, metered, o.Cost.Currency),
 		Requests:  db.System("requests").Requests(),
-		Usage:     usage.New(func(ws string) usage.Store { return db.In(ws).Usage() }, o.Cost),
+		Usage:     metered,
 		Sandboxes: sandboxes,
 		Agents:    agents,
 		Runs: run.New(run.Deps{
@@ -108,6 +109,12 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 			Quotas:        func(ws string) run.Quotas { return db.In(ws).Quotas() },
 			Sandboxes:     sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics}),
 	}
+}
+
+// NewUsage is the usage reports on db, costed at the operator's rates (the
+// command line measures cost budgets with it too).
+func NewUsage(db *store.DB, o usage.Options) *usage.Service {
+	return usage.New(func(ws string) usage.Store { return db.In(ws).Usage() }, o)
 }
 
 // NewTokens is the token service on db (the command line issues tokens with it too).

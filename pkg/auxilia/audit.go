@@ -24,8 +24,8 @@ var AuditResourceTypes = []string{"sandbox", "agent", "binding", "token", "threa
 
 // AuditActions are the actions an audit entry can record.
 var AuditActions = []string{
-	"agent.create", "agent.update", "agent.delete", "binding.put", "binding.delete", "key.rotate", "mcp.call",
-	"quota.alert", "quota.set", "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
+	"agent.create", "agent.update", "agent.delete", "alert.failed", "binding.put", "binding.delete", "key.rotate", "mcp.call",
+	"quota.alert", "quota.pause", "quota.set", "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
 	"terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
 	"thread.delete", "token.create", "token.revoke", "tool.approve",
 }

@@ -26,6 +26,9 @@ type Quotas struct {
 	Instances       int
 	InstanceHours   int
 	ThreadsPerAgent int
+	// CostBudget is the estimated cost per calendar month that alerts
+	// (0: none); it refuses nothing.
+	CostBudget float64
 }
 
 // Of returns the limit the quota name sets.
@@ -47,6 +50,7 @@ type QuotaSettings struct {
 	Instances       *int
 	InstanceHours   *int
 	ThreadsPerAgent *int
+	CostBudget      *float64
 }
 
 // Over resolves the settings over the defaults.
@@ -57,8 +61,12 @@ func (s QuotaSettings) Over(defaults Quotas) Quotas {
 		}
 		return def
 	}
+	budget := defaults.CostBudget
+	if s.CostBudget != nil {
+		budget = *s.CostBudget
+	}
 	return Quotas{Instances: pick(s.Instances, defaults.Instances), InstanceHours: pick(s.InstanceHours, defaults.InstanceHours),
-		ThreadsPerAgent: pick(s.ThreadsPerAgent, defaults.ThreadsPerAgent)}
+		ThreadsPerAgent: pick(s.ThreadsPerAgent, defaults.ThreadsPerAgent), CostBudget: budget}
 }
 
 // Of returns the workspace's own setting of the quota, nil when it has none.

@@ -21,6 +21,72 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AlertLevel.
+const (
+	AlertLevelN100 AlertLevel = 100
+	AlertLevelN80  AlertLevel = 80
+)
+
+// Valid indicates whether the value is a known member of the AlertLevel enum.
+func (e AlertLevel) Valid() bool {
+	switch e {
+	case AlertLevelN100:
+		return true
+	case AlertLevelN80:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertSubject.
+const (
+	AlertSubjectCostBudget      AlertSubject = "cost_budget"
+	AlertSubjectInstanceHours   AlertSubject = "instance_hours"
+	AlertSubjectInstances       AlertSubject = "instances"
+	AlertSubjectThreadsPerAgent AlertSubject = "threads_per_agent"
+)
+
+// Valid indicates whether the value is a known member of the AlertSubject enum.
+func (e AlertSubject) Valid() bool {
+	switch e {
+	case AlertSubjectCostBudget:
+		return true
+	case AlertSubjectInstanceHours:
+		return true
+	case AlertSubjectInstances:
+		return true
+	case AlertSubjectThreadsPerAgent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertWebhookDeliveryState.
+const (
+	AlertWebhookDeliveryStateDelivered AlertWebhookDeliveryState = "delivered"
+	AlertWebhookDeliveryStateFailed    AlertWebhookDeliveryState = "failed"
+	AlertWebhookDeliveryStateOff       AlertWebhookDeliveryState = "off"
+	AlertWebhookDeliveryStatePending   AlertWebhookDeliveryState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the AlertWebhookDeliveryState enum.
+func (e AlertWebhookDeliveryState) Valid() bool {
+	switch e {
+	case AlertWebhookDeliveryStateDelivered:
+		return true
+	case AlertWebhookDeliveryStateFailed:
+		return true
+	case AlertWebhookDeliveryStateOff:
+		return true
+	case AlertWebhookDeliveryStatePending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApprovalGrantedBy.
 const (
 	ApprovalGrantedByAdmin       ApprovalGrantedBy = "admin"
@@ -300,6 +366,27 @@ const (
 func (e CloudRunSandboxCreateProvider) Valid() bool {
 	switch e {
 	case CloudRunSandboxCreateProviderCloudrun:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CostBudgetAlert.
+const (
+	CostBudgetAlertN0   CostBudgetAlert = 0
+	CostBudgetAlertN100 CostBudgetAlert = 100
+	CostBudgetAlertN80  CostBudgetAlert = 80
+)
+
+// Valid indicates whether the value is a known member of the CostBudgetAlert enum.
+func (e CostBudgetAlert) Valid() bool {
+	switch e {
+	case CostBudgetAlertN0:
+		return true
+	case CostBudgetAlertN100:
+		return true
+	case CostBudgetAlertN80:
 		return true
 	default:
 		return false
@@ -1406,11 +1493,13 @@ const (
 	ListAuditEntriesParamsActionAgentCreate        ListAuditEntriesParamsAction = "agent.create"
 	ListAuditEntriesParamsActionAgentDelete        ListAuditEntriesParamsAction = "agent.delete"
 	ListAuditEntriesParamsActionAgentUpdate        ListAuditEntriesParamsAction = "agent.update"
+	ListAuditEntriesParamsActionAlertFailed        ListAuditEntriesParamsAction = "alert.failed"
 	ListAuditEntriesParamsActionBindingDelete      ListAuditEntriesParamsAction = "binding.delete"
 	ListAuditEntriesParamsActionBindingPut         ListAuditEntriesParamsAction = "binding.put"
 	ListAuditEntriesParamsActionKeyRotate          ListAuditEntriesParamsAction = "key.rotate"
 	ListAuditEntriesParamsActionMcpCall            ListAuditEntriesParamsAction = "mcp.call"
 	ListAuditEntriesParamsActionQuotaAlert         ListAuditEntriesParamsAction = "quota.alert"
+	ListAuditEntriesParamsActionQuotaPause         ListAuditEntriesParamsAction = "quota.pause"
 	ListAuditEntriesParamsActionQuotaSet           ListAuditEntriesParamsAction = "quota.set"
 	ListAuditEntriesParamsActionRunComplete        ListAuditEntriesParamsAction = "run.complete"
 	ListAuditEntriesParamsActionRunStart           ListAuditEntriesParamsAction = "run.start"
@@ -1438,6 +1527,8 @@ func (e ListAuditEntriesParamsAction) Valid() bool {
 		return true
 	case ListAuditEntriesParamsActionAgentUpdate:
 		return true
+	case ListAuditEntriesParamsActionAlertFailed:
+		return true
 	case ListAuditEntriesParamsActionBindingDelete:
 		return true
 	case ListAuditEntriesParamsActionBindingPut:
@@ -1447,6 +1538,8 @@ func (e ListAuditEntriesParamsAction) Valid() bool {
 	case ListAuditEntriesParamsActionMcpCall:
 		return true
 	case ListAuditEntriesParamsActionQuotaAlert:
+		return true
+	case ListAuditEntriesParamsActionQuotaPause:
 		return true
 	case ListAuditEntriesParamsActionQuotaSet:
 		return true
@@ -1821,6 +1914,60 @@ type AgentRefList struct {
 	NextPageToken string     `json:"next_page_token"`
 }
 
+// Alert defines model for Alert.
+type Alert struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Detail Example: instance_hours quota 80% used: 8 of 10
+	Detail string             `json:"detail"`
+	Id     openapi_types.UUID `json:"id"`
+	Level  AlertLevel         `json:"level"`
+
+	// Limit Example: 10
+	Limit float32 `json:"limit"`
+
+	// Subject Subject is the quota, or cost_budget.
+	Subject AlertSubject `json:"subject"`
+
+	// Used Used and Limit are the use and the limit when the level was reached;
+	// for cost_budget, an estimated cost and the budget, in the rates' currency.
+	//
+	// Example: 8
+	Used    float32              `json:"used"`
+	Webhook AlertWebhookDelivery `json:"webhook"`
+}
+
+// AlertLevel defines model for Alert.Level.
+type AlertLevel int
+
+// AlertSubject Subject is the quota, or cost_budget.
+type AlertSubject string
+
+// AlertList defines model for AlertList.
+type AlertList struct {
+	Items []Alert `json:"items"`
+}
+
+// AlertWebhookDelivery defines model for AlertWebhookDelivery.
+type AlertWebhookDelivery struct {
+	Attempts    int        `json:"attempts"`
+	DeliveredAt *time.Time `json:"delivered_at"`
+
+	// LastError Example: the webhook answered HTTP 500
+	LastError string `json:"last_error"`
+
+	// NextAttemptAt NextAttemptAt is when a pending delivery is tried again.
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+
+	// State State is off where no webhook is set, pending until the webhook takes
+	// it (retried with backoff), delivered, or failed once every attempt was refused.
+	State AlertWebhookDeliveryState `json:"state"`
+}
+
+// AlertWebhookDeliveryState State is off where no webhook is set, pending until the webhook takes
+// it (retried with backoff), delivered, or failed once every attempt was refused.
+type AlertWebhookDeliveryState string
+
 // Approval defines model for Approval.
 type Approval struct {
 	// Arguments The call's arguments as the caller gave them; a file's content as text.
@@ -2142,6 +2289,35 @@ type CloudRunSandboxCreate struct {
 
 // CloudRunSandboxCreateProvider defines model for CloudRunSandboxCreate.Provider.
 type CloudRunSandboxCreateProvider string
+
+// CostBudget defines model for CostBudget.
+type CostBudget struct {
+	// Alert Alert is the highest alert level the estimated cost reached: 80 or 100 (percent of the budget), 0 for none.
+	Alert CostBudgetAlert `json:"alert"`
+
+	// Currency Currency is the rates' ISO 4217 currency.
+	//
+	// Example: USD
+	Currency string `json:"currency"`
+
+	// Default Default tells that the budget is the server's default, not one set on this workspace.
+	Default bool `json:"default"`
+
+	// EstimatedCost EstimatedCost is this month's cost so far, an estimate from the
+	// operator's rates per provider (the provider's bill is what is owed);
+	// null without a budget or without rates.
+	//
+	// Example: 412.5
+	EstimatedCost *float32 `json:"estimated_cost"`
+
+	// Limit Limit is the budget in force, in currency; 0 is none.
+	//
+	// Example: 500
+	Limit float32 `json:"limit"`
+}
+
+// CostBudgetAlert Alert is the highest alert level the estimated cost reached: 80 or 100 (percent of the budget), 0 for none.
+type CostBudgetAlert int
 
 // CreatedToken defines model for CreatedToken.
 type CreatedToken struct {
@@ -3706,7 +3882,8 @@ type Workspace struct {
 
 // WorkspaceDetail defines model for WorkspaceDetail.
 type WorkspaceDetail struct {
-	Id openapi_types.UUID `json:"id"`
+	CostBudget *CostBudget        `json:"cost_budget"`
+	Id         openapi_types.UUID `json:"id"`
 
 	// Name Example: default
 	Name   string  `json:"name"`
@@ -3818,6 +3995,12 @@ type ListStartFailuresParams struct {
 
 	// PageToken next_page_token of the previous page
 	PageToken *string `form:"page_token,omitempty" json:"page_token,omitempty"`
+}
+
+// ListAlertsParams defines parameters for ListAlerts.
+type ListAlertsParams struct {
+	// Limit How many alerts
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListAuditEntriesParams defines parameters for ListAuditEntries.
@@ -4795,6 +4978,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id}/start-failures (the `ListStartFailures` operationId).
 	ListStartFailures(ctx context.Context, id openapi_types.UUID, threadId string, params *ListStartFailuresParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAlerts The workspace's latest alerts
+	//
+	// Each crossing of 80 or 100 % of a quota or of the estimated-cost budget, newest first, with its delivery to the operator's webhook (AUXILIA_ALERT_WEBHOOK_URL): its state, attempts and last error. The cost budget alerts; it never refuses a start.
+	//
+	// Corresponds with GET /api/v1/alerts (the `ListAlerts` operationId).
+	ListAlerts(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListAuditEntries The audit log
 	//
 	// Corresponds with GET /api/v1/audit (the `ListAuditEntries` operationId).
@@ -5132,9 +5322,9 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/usage (the `GetUsage` operationId).
 	GetUsage(ctx context.Context, params *GetUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetWorkspace The caller's workspace, with its quotas
+	// GetWorkspace The caller's workspace, with its quotas and cost budget
 	//
-	// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
+	// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered. `cost_budget` is the estimated-cost budget the operator set for the month, with the month's estimated cost so far (an estimate from the operator's rates, not a bill) and its alert level: it alerts, it never refuses a start.
 	//
 	// Corresponds with GET /api/v1/workspace (the `GetWorkspace` operationId).
 	GetWorkspace(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5446,6 +5636,23 @@ func (c *Client) StartRun(ctx context.Context, id openapi_types.UUID, threadId s
 // Corresponds with GET /api/v1/agents/{id}/threads/{thread_id}/start-failures (the `ListStartFailures` operationId).
 func (c *Client) ListStartFailures(ctx context.Context, id openapi_types.UUID, threadId string, params *ListStartFailuresParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListStartFailuresRequest(c.Server, id, threadId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAlerts The workspace's latest alerts
+//
+// Each crossing of 80 or 100 % of a quota or of the estimated-cost budget, newest first, with its delivery to the operator's webhook (AUXILIA_ALERT_WEBHOOK_URL): its state, attempts and last error. The cost budget alerts; it never refuses a start.
+//
+// Corresponds with GET /api/v1/alerts (the `ListAlerts` operationId).
+func (c *Client) ListAlerts(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAlertsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6263,9 +6470,9 @@ func (c *Client) GetUsage(ctx context.Context, params *GetUsageParams, reqEditor
 	return c.Client.Do(req)
 }
 
-// GetWorkspace The caller's workspace, with its quotas
+// GetWorkspace The caller's workspace, with its quotas and cost budget
 //
-// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
+// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered. `cost_budget` is the estimated-cost budget the operator set for the month, with the month's estimated cost so far (an estimate from the operator's rates, not a bill) and its alert level: it alerts, it never refuses a start.
 //
 // Corresponds with GET /api/v1/workspace (the `GetWorkspace` operationId).
 func (c *Client) GetWorkspace(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7194,6 +7401,60 @@ func NewListStartFailuresRequest(server string, id openapi_types.UUID, threadId 
 		if params.PageToken != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_token", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListAlertsRequest constructs an http.Request for the ListAlerts method
+func NewListAlertsRequest(server string, params *ListAlertsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/alerts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -9914,6 +10175,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/agents/{id}/threads/{thread_id}/start-failures (the `ListStartFailures` operationId).
 	ListStartFailuresWithResponse(ctx context.Context, id openapi_types.UUID, threadId string, params *ListStartFailuresParams, reqEditors ...RequestEditorFn) (*ListStartFailuresResponse, error)
 
+	// ListAlertsWithResponse The workspace's latest alerts
+	//
+	// Each crossing of 80 or 100 % of a quota or of the estimated-cost budget, newest first, with its delivery to the operator's webhook (AUXILIA_ALERT_WEBHOOK_URL): its state, attempts and last error. The cost budget alerts; it never refuses a start.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/alerts (the `ListAlerts` operationId).
+	ListAlertsWithResponse(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*ListAlertsResponse, error)
+
 	// ListAuditEntriesWithResponse The audit log
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -10309,9 +10579,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/usage (the `GetUsage` operationId).
 	GetUsageWithResponse(ctx context.Context, params *GetUsageParams, reqEditors ...RequestEditorFn) (*GetUsageResponse, error)
 
-	// GetWorkspaceWithResponse The caller's workspace, with its quotas
+	// GetWorkspaceWithResponse The caller's workspace, with its quotas and cost budget
 	//
-	// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
+	// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered. `cost_budget` is the estimated-cost budget the operator set for the month, with the month's estimated cost so far (an estimate from the operator's rates, not a bill) and its alert level: it alerts, it never refuses a start.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12396,6 +12666,140 @@ func (r ListStartFailuresResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListStartFailuresResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAlertsResponse200Headers the declared response headers of an HTTP 200 response for ListAlerts
+type ListAlertsResponse200Headers struct {
+	XRequestId *string
+}
+
+// ListAlertsResponse401Headers the declared response headers of an HTTP 401 response for ListAlerts
+type ListAlertsResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListAlertsResponse403Headers the declared response headers of an HTTP 403 response for ListAlerts
+type ListAlertsResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListAlertsResponse422Headers the declared response headers of an HTTP 422 response for ListAlerts
+type ListAlertsResponse422Headers struct {
+	XRequestId *string
+}
+
+// ListAlertsResponse429Headers the declared response headers of an HTTP 429 response for ListAlerts
+type ListAlertsResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListAlertsResponse503Headers the declared response headers of an HTTP 503 response for ListAlerts
+type ListAlertsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListAlertsResponse507Headers the declared response headers of an HTTP 507 response for ListAlerts
+type ListAlertsResponse507Headers struct {
+	XRequestId *string
+}
+
+type ListAlertsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListAlertsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListAlertsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListAlertsResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListAlertsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAlertsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAlertsResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListAlertsResponse507Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAlertsResponse) GetJSON200() *AlertList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListAlertsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListAlertsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListAlertsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListAlertsResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListAlertsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListAlertsResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAlertsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAlertsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAlertsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAlertsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18686,6 +19090,21 @@ func (c *ClientWithResponses) ListStartFailuresWithResponse(ctx context.Context,
 	return ParseListStartFailuresResponse(rsp)
 }
 
+// ListAlertsWithResponse The workspace's latest alerts
+//
+// Each crossing of 80 or 100 % of a quota or of the estimated-cost budget, newest first, with its delivery to the operator's webhook (AUXILIA_ALERT_WEBHOOK_URL): its state, attempts and last error. The cost budget alerts; it never refuses a start.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/alerts (the `ListAlerts` operationId).
+func (c *ClientWithResponses) ListAlertsWithResponse(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*ListAlertsResponse, error) {
+	rsp, err := c.ListAlerts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAlertsResponse(rsp)
+}
+
 // ListAuditEntriesWithResponse The audit log
 //
 // Returns a wrapper object for the known response body format(s).
@@ -19363,9 +19782,9 @@ func (c *ClientWithResponses) GetUsageWithResponse(ctx context.Context, params *
 	return ParseGetUsageResponse(rsp)
 }
 
-// GetWorkspaceWithResponse The caller's workspace, with its quotas
+// GetWorkspaceWithResponse The caller's workspace, with its quotas and cost budget
 //
-// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
+// The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered. `cost_budget` is the estimated-cost budget the operator set for the month, with the month's estimated cost so far (an estimate from the operator's rates, not a bill) and its alert level: it alerts, it never refuses a start.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -22009,6 +22428,161 @@ func ParseListStartFailuresResponse(rsp *http.Response) (*ListStartFailuresRespo
 		response.Headers503 = &headers
 	case rsp.StatusCode == 507:
 		var headers ListStartFailuresResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAlertsResponse parses an HTTP response from a ListAlertsWithResponse call
+func ParseListAlertsResponse(rsp *http.Response) (*ListAlertsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAlertsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListAlertsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListAlertsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListAlertsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListAlertsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListAlertsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAlertsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListAlertsResponse507Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -62,3 +62,11 @@ func SetTerminalTouchEvery(t interface{ Cleanup(func()) }, d time.Duration) {
 	terminalTouchEvery = d
 	t.Cleanup(func() { terminalTouchEvery = was })
 }
+
+// SetCallTouchEvery makes long tool calls record their run's activity every
+// d, until the test ends.
+func SetCallTouchEvery(t interface{ Cleanup(func()) }, d time.Duration) {
+	was := callTouchEvery
+	callTouchEvery = d
+	t.Cleanup(func() { callTouchEvery = was })
+}

@@ -33,6 +33,7 @@ type Threads interface {
 // act on each row through its own workspace's store.
 type Jobs interface {
 	IdlePage(ctx context.Context, after string, before time.Time, limit int) ([]auxilia.Thread, error)
+	IdleInWorkspace(ctx context.Context, workspaceID string, before time.Time, limit int) ([]auxilia.Thread, error)
 	Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error)
 	ExpireLeases(ctx context.Context, now time.Time) (int64, error)
 	Reapable(ctx context.Context, limit int) ([]auxilia.Instance, error)

@@ -137,8 +137,15 @@ func policyOf(b *auxilia.Binding, tool string) auxilia.ToolPolicy {
 	return t.Default
 }
 
+// callTouchEvery is how often a long tool call records its run's (and
+// thread's) activity: well within the minute a thread must be idle before
+// the idle job or an exhausted instance-hours quota pauses its instance, so
+// neither pauses one under a running call.
+var callTouchEvery = 20 * time.Second
+
 // keepAlive runs fn while telling the provider, every KeepAliveEvery, that
-// the instance is in use: a long command may use its whole timeout.
+// the instance is in use (a long command may use its whole timeout), and
+// recording the run's activity every callTouchEvery.
 func (s *Service) keepAlive(ctx context.Context, c *call, fn func() error) error {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
@@ -146,12 +153,16 @@ func (s *Service) keepAlive(ctx context.Context, c *call, fn func() error) error
 		defer close(stopped)
 		tick := time.NewTicker(s.opt.KeepAliveEvery)
 		defer tick.Stop()
+		touch := time.NewTicker(callTouchEvery)
+		defer touch.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
 				_ = c.client.KeepAlive(ctx, c.instance)
+			case <-touch.C:
+				_ = s.Runs(c.run.WorkspaceID).Touch(ctx, c.run.ID, time.Now().UTC(), callTouchEvery/2)
 			}
 		}
 	}()

@@ -45,6 +45,8 @@ type DB struct {
 	// quotaDefaults are the limits of a workspace the operator set none
 	// of its own for (AUXILIA_QUOTA_*).
 	quotaDefaults auxilia.Quotas
+	// alertWebhook tells that alerts are delivered to a webhook.
+	alertWebhook bool
 }
 
 // SetQuotaDefaults sets the limits of every workspace that has none of its

@@ -57,12 +57,17 @@ func within(started time.Time, ended *time.Time, from, now time.Time) time.Durat
 }
 
 // admitHours refuses a new instance once the month's instance-hours are
-// used up; waiting helps only when the next month starts.
-func (s quotaTable) admitHours(ctx context.Context, workspaceID string, limit int) error {
+// used up; waiting helps only when the next month starts. Reaching 80 % is
+// announced here, if the alerts job has not yet; 100 % refuses, and is
+// announced by that job (what is written here is undone with the refusal).
+func (s quotaTable) admitHours(ctx context.Context, row quotaRow, limit int) error {
 	now := Now()
-	used, err := s.runningHours(ctx, workspaceID, now)
-	if err != nil || used < limit {
+	used, err := s.runningHours(ctx, row.WorkspaceID, now)
+	if err != nil {
 		return err
+	}
+	if used < limit {
+		return s.raise(ctx, row, quotaReached(auxilia.QuotaInstanceHours, used, limit))
 	}
 	next := monthStart(now).AddDate(0, 1, 0)
 	return auxilia.QuotaExceeded(auxilia.QuotaInstanceHours, limit, used, next.Sub(now).Round(time.Second))

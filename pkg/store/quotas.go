@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -10,19 +9,23 @@ import (
 )
 
 type quotaRow struct {
-	WorkspaceID          string `gorm:"primaryKey"`
-	Instances            *int
-	InstanceHours        *int
-	ThreadsPerAgent      *int
-	AlertedInstances     int
-	AlertedInstanceHours int
-	UpdatedAt            time.Time
+	WorkspaceID            string `gorm:"primaryKey"`
+	Instances              *int
+	InstanceHours          *int
+	ThreadsPerAgent        *int
+	CostBudget             *float64
+	AlertedInstances       int
+	AlertedInstanceHours   int
+	AlertedThreadsPerAgent int
+	AlertedCostBudget      int
+	UpdatedAt              time.Time
 }
 
 func (quotaRow) TableName() string { return "workspace_quotas" }
 
 func (r quotaRow) settings() auxilia.QuotaSettings {
-	return auxilia.QuotaSettings{Instances: r.Instances, InstanceHours: r.InstanceHours, ThreadsPerAgent: r.ThreadsPerAgent}
+	return auxilia.QuotaSettings{Instances: r.Instances, InstanceHours: r.InstanceHours, ThreadsPerAgent: r.ThreadsPerAgent,
+		CostBudget: r.CostBudget}
 }
 
 // quotaTable keeps the limits the operator set on each workspace and
@@ -45,8 +48,11 @@ func (s quotaTable) row(ctx context.Context, workspaceID string) (quotaRow, erro
 // they are) and returns them all.
 func (s quotaTable) Set(ctx context.Context, workspaceID string, update auxilia.QuotaSettings) (auxilia.QuotaSettings, error) {
 	row := quotaRow{WorkspaceID: workspaceID, Instances: update.Instances, InstanceHours: update.InstanceHours,
-		ThreadsPerAgent: update.ThreadsPerAgent, UpdatedAt: Now()}
+		ThreadsPerAgent: update.ThreadsPerAgent, CostBudget: update.CostBudget, UpdatedAt: Now()}
 	columns := []string{"updated_at"}
+	if update.CostBudget != nil {
+		columns = append(columns, "cost_budget")
+	}
 	for name, v := range map[string]*int{"instances": update.Instances, "instance_hours": update.InstanceHours,
 		"threads_per_agent": update.ThreadsPerAgent} {
 		if v != nil {
@@ -122,7 +128,7 @@ func (s quotaTable) admit(ctx context.Context, workspaceID, agentID string, newI
 	}
 	limits := row.settings().Over(s.db.quotaDefaults)
 	if newInstance && limits.InstanceHours > 0 {
-		if err := s.admitHours(ctx, workspaceID, limits.InstanceHours); err != nil {
+		if err := s.admitHours(ctx, row, limits.InstanceHours); err != nil {
 			return err
 		}
 	}
@@ -149,6 +155,11 @@ func (s quotaTable) admit(ctx context.Context, workspaceID, agentID string, newI
 		if int(n) >= limits.ThreadsPerAgent {
 			return auxilia.QuotaExceeded(auxilia.QuotaThreadsPerAgent, limits.ThreadsPerAgent, int(n), auxilia.QuotaRetryConcurrent)
 		}
+		// Only raised here: this agent's threads are not the busiest
+		// agent's, which the alerts job measures, lowering the level too.
+		if err := s.raise(ctx, row, quotaReached(auxilia.QuotaThreadsPerAgent, int(n)+1, limits.ThreadsPerAgent)); err != nil {
+			return err
+		}
 	}
 	if !checkInstances {
 		return nil
@@ -160,26 +171,15 @@ func (s quotaTable) admit(ctx context.Context, workspaceID, agentID string, newI
 	if n >= limits.Instances {
 		return auxilia.QuotaExceeded(auxilia.QuotaInstances, limits.Instances, n, auxilia.QuotaRetryConcurrent)
 	}
-	return s.alert(ctx, row, auxilia.QuotaInstances, n+1, limits.Instances)
+	return s.record(ctx, row, quotaReached(auxilia.QuotaInstances, n+1, limits.Instances))
 }
 
-// alert records the alert level the use reaches: an audit entry when it
-// rose past one, silently when it fell back (so that the next crossing is
-// announced again).
-func (s quotaTable) alert(ctx context.Context, row quotaRow, name auxilia.QuotaName, used, limit int) error {
-	level := auxilia.AlertLevel(used, limit)
-	if level == row.AlertedInstances {
-		return nil
+// Limits returns the workspace's own settings and the limits in force.
+func (s quotaTable) Limits(ctx context.Context, workspaceID string) (auxilia.QuotaSettings, auxilia.Quotas, error) {
+	row, err := s.row(ctx, workspaceID)
+	if err != nil {
+		return auxilia.QuotaSettings{}, auxilia.Quotas{}, err
 	}
-	if err := s.db.conn(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "workspace_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"alerted_instances"})}).
-		Create(&quotaRow{WorkspaceID: row.WorkspaceID, AlertedInstances: level, UpdatedAt: Now()}).Error; err != nil {
-		return err
-	}
-	if level < row.AlertedInstances {
-		return nil
-	}
-	return s.db.audit().Append(ctx, auxilia.AuditEntry{WorkspaceID: row.WorkspaceID, TokenName: auxilia.QuotaActor, Action: "quota.alert",
-		ResourceType: "quota", ResourceID: string(name), Outcome: auxilia.OutcomeSuccess,
-		Detail: fmt.Sprintf("%s quota %d%% used: %d of %d", name, level, used, limit)})
+	own := row.settings()
+	return own, own.Over(s.db.quotaDefaults), nil
 }

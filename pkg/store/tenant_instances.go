@@ -117,6 +117,12 @@ func (s SystemRuns) IdlePage(ctx context.Context, after string, before time.Time
 	return s.s.db.threads().IdlePage(ctx, after, before, limit)
 }
 
+// IdleInWorkspace returns up to limit of the workspace's threads whose live
+// instance saw no activity since before, the longest idle first.
+func (s SystemRuns) IdleInWorkspace(ctx context.Context, workspaceID string, before time.Time, limit int) ([]auxilia.Thread, error) {
+	return s.s.db.threads().IdleInWorkspace(ctx, workspaceID, before, limit)
+}
+
 // Idle returns up to limit running runs with no activity since before.
 func (s SystemRuns) Idle(ctx context.Context, before time.Time, limit int) ([]auxilia.Run, error) {
 	return s.s.db.runs().Idle(ctx, before, limit)

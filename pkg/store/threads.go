@@ -188,6 +188,29 @@ func (s threadTable) IdlePage(ctx context.Context, after string, before time.Tim
 	return out, nil
 }
 
+// IdleInWorkspace returns up to limit of the workspace's threads whose live,
+// unpaused instance has seen no activity since before, the longest idle
+// first: what an exhausted instance-hours quota pauses.
+func (s threadTable) IdleInWorkspace(ctx context.Context, workspaceID string, before time.Time, limit int) ([]auxilia.Thread, error) {
+	var rows []threadRow
+	if err := s.db.conn(ctx).Model(&threadRow{}).Select("threads.*").
+		Joins("JOIN instances i ON i.id = threads.instance_id").
+		Where("i.workspace_id = ? AND i.status = ? AND i.paused_at IS NULL AND threads.last_activity_at < ?",
+			workspaceID, auxilia.InstanceLive, before).
+		Order("threads.last_activity_at, threads.id").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make([]auxilia.Thread, 0, len(rows))
+	for _, r := range rows {
+		t, err := s.withInstance(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // Delete removes a thread with its runs.
 func (s threadTable) Delete(ctx context.Context, id string) error {
 	return s.db.conn(ctx).Where("id = ?", id).Delete(&threadRow{}).Error

@@ -46,3 +46,16 @@ func (s workspaceTable) Ensure(ctx context.Context, name string) (auxilia.Worksp
 	}
 	return row.domain(), err
 }
+
+// All returns every workspace, by name.
+func (s workspaceTable) All(ctx context.Context) ([]auxilia.Workspace, error) {
+	var rows []workspaceRow
+	if err := s.db.conn(ctx).Order("name").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make([]auxilia.Workspace, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.domain())
+	}
+	return out, nil
+}

@@ -151,6 +151,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's latest alerts
+         * @description Each crossing of 80 or 100 % of a quota or of the estimated-cost budget, newest first, with its delivery to the operator's webhook (AUXILIA_ALERT_WEBHOOK_URL): its state, attempts and last error. The cost budget alerts; it never refuses a start.
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit": {
         parameters: {
             query?: never;
@@ -800,8 +820,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's workspace, with its quotas
-         * @description The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered.
+         * The caller's workspace, with its quotas and cost budget
+         * @description The workspace, and each quota the server's operator set on it (0: no limit) with its current use and the alert level (80 or 100 percent) that use reached. Instance-hours show no use until usage is metered. `cost_budget` is the estimated-cost budget the operator set for the month, with the month's estimated cost so far (an estimate from the operator's rates, not a bill) and its alert level: it alerts, it never refuses a start.
          */
         get: operations["getWorkspace"];
         put?: never;
@@ -909,6 +929,51 @@ export interface components {
         AgentRefList: {
             items: components["schemas"]["AgentRef"][];
             next_page_token: string;
+        };
+        Alert: {
+            /** Format: date-time */
+            created_at: string;
+            /** @example instance_hours quota 80% used: 8 of 10 */
+            detail: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {integer} */
+            level: 80 | 100;
+            /** @example 10 */
+            limit: number;
+            /**
+             * @description Subject is the quota, or cost_budget.
+             * @enum {string}
+             */
+            subject: "instances" | "instance_hours" | "threads_per_agent" | "cost_budget";
+            /**
+             * @description Used and Limit are the use and the limit when the level was reached;
+             *     for cost_budget, an estimated cost and the budget, in the rates' currency.
+             * @example 8
+             */
+            used: number;
+            webhook: components["schemas"]["AlertWebhookDelivery"];
+        };
+        AlertList: {
+            items: components["schemas"]["Alert"][];
+        };
+        AlertWebhookDelivery: {
+            attempts: number;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** @example the webhook answered HTTP 500 */
+            last_error: string;
+            /**
+             * Format: date-time
+             * @description NextAttemptAt is when a pending delivery is tried again.
+             */
+            next_attempt_at: string | null;
+            /**
+             * @description State is off where no webhook is set, pending until the webhook takes
+             *     it (retried with backoff), delivered, or failed once every attempt was refused.
+             * @enum {string}
+             */
+            state: "off" | "pending" | "delivered" | "failed";
         };
         Approval: {
             /** @description The call's arguments as the caller gave them; a file's content as text. */
@@ -1336,6 +1401,32 @@ export interface components {
             secret?: string | null;
             /** @example sandbox.internal:8083 */
             url?: string;
+        };
+        CostBudget: {
+            /**
+             * @description Alert is the highest alert level the estimated cost reached: 80 or 100 (percent of the budget), 0 for none.
+             * @enum {integer}
+             */
+            alert: 0 | 80 | 100;
+            /**
+             * @description Currency is the rates' ISO 4217 currency.
+             * @example USD
+             */
+            currency: string;
+            /** @description Default tells that the budget is the server's default, not one set on this workspace. */
+            default: boolean;
+            /**
+             * @description EstimatedCost is this month's cost so far, an estimate from the
+             *     operator's rates per provider (the provider's bill is what is owed);
+             *     null without a budget or without rates.
+             * @example 412.5
+             */
+            estimated_cost: number | null;
+            /**
+             * @description Limit is the budget in force, in currency; 0 is none.
+             * @example 500
+             */
+            limit: number;
         };
         CreatedToken: {
             /** Format: date-time */
@@ -3308,6 +3399,7 @@ export interface components {
             name: string;
         };
         WorkspaceDetail: {
+            cost_budget: components["schemas"]["CostBudget"] | null;
             /** Format: uuid */
             id: string;
             /** @example default */
@@ -4821,6 +4913,94 @@ export interface operations {
             };
         };
     };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description How many alerts */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient Storage (insufficient_storage): the embedded database's disk is full; nothing can be saved until space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listAuditEntries: {
         parameters: {
             query?: {
@@ -4831,7 +5011,7 @@ export interface operations {
                 /** @description Only entries by this token id */
                 actor?: string;
                 /** @description Only entries of this action */
-                action?: "agent.create" | "agent.update" | "agent.delete" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "quota.alert" | "quota.set" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "sandbox.network" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
+                action?: "agent.create" | "agent.update" | "agent.delete" | "alert.failed" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "quota.alert" | "quota.pause" | "quota.set" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "sandbox.network" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
                 /** @description Only entries with this outcome */
                 outcome?: "success" | "denied" | "invalid" | "conflict" | "error";
                 /** @description Only entries at or after this time (RFC 3339) */

@@ -27,6 +27,7 @@ export type TokenCreate = Schemas["TokenCreate"];
 export type Me = Schemas["Me"];
 export type WorkspaceDetail = Schemas["WorkspaceDetail"];
 export type Quota = Schemas["Quota"];
+export type CostBudget = Schemas["CostBudget"];
 export type FieldError = Schemas["FieldError"];
 
 /**

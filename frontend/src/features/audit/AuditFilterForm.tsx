@@ -13,8 +13,8 @@ type AuditEntry = components["schemas"]["AuditEntry"];
 const resourceTypes: AuditEntry["resource_type"][] = ["sandbox", "agent", "binding", "token", "thread", "run", "key", "quota"];
 const outcomes: AuditEntry["outcome"][] = ["success", "denied", "invalid", "conflict", "error"];
 export const auditActions = [
-  "agent.create", "agent.update", "agent.delete", "binding.put", "binding.delete", "key.rotate", "mcp.call",
-  "quota.alert", "quota.set", "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
+  "agent.create", "agent.update", "agent.delete", "alert.failed", "binding.put", "binding.delete", "key.rotate", "mcp.call",
+  "quota.alert", "quota.pause", "quota.set", "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
   "terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
   "thread.delete", "token.create", "token.revoke", "tool.approve",
 ] as const;
