@@ -19,10 +19,10 @@ import (
 
 // dbMethods are the exported methods of *DB that reach no table: the
 // connection (and the count of statements sent on it), transactions and
-// locks, migrations, whether its disk is full, the quotas' defaults, and
-// the two handles.
+// locks, migrations, whether its disk is full, the quotas' defaults,
+// whether alerts go to a webhook, and the two handles.
 var dbMethods = set("Dialect", "Ping", "Close", "LimitConnections", "InTx", "Lock", "SQL", "CountStatements", "WithTryLock",
-	"Migrate", "SchemaVersion", "CheckSandboxesWith", "DiskFull", "SetQuotaDefaults", "In", "System")
+	"Migrate", "SchemaVersion", "CheckSandboxesWith", "DiskFull", "SetQuotaDefaults", "SetAlertWebhook", "In", "System")
 
 // TestTablesAreReachedThroughTheHandles fails when a store method can be
 // reached without going through DB.In (bound to one workspace) or DB.System
