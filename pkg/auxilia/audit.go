@@ -12,6 +12,8 @@ type AuditEntry struct {
 	At           time.Time
 	TokenID      string // "" when no token (or an unknown one) was sent
 	TokenName    string
+	UserID       string // the person signed in, "" for a token
+	UserName     string
 	Action       string // "sandbox.create", "binding.put", …
 	ResourceType string // one of AuditResourceTypes
 	ResourceID   string
@@ -72,7 +74,7 @@ func Audit(ctx context.Context, a Auditor, workspaceID, action, resourceType, re
 	e := AuditEntry{WorkspaceID: workspaceID, TokenName: CommandLine, Action: action, ResourceType: resourceType,
 		ResourceID: resourceID, Outcome: OutcomeSuccess, Detail: detail}
 	if actor, ok := ActorFrom(ctx); ok {
-		e.TokenID, e.TokenName = actor.TokenID, actor.TokenName
+		e.TokenID, e.TokenName, e.UserID, e.UserName = actor.TokenID, actor.TokenName, actor.UserID, actor.UserName
 	}
 	return a.Append(ctx, e)
 }

@@ -28,12 +28,27 @@ type Token struct {
 	RevokedAt   *time.Time
 }
 
-// Actor is who makes a request: the authenticated token and its workspace.
+// Actor is who makes a request: the authenticated token, or the person
+// signed in to the console, and its workspace.
 type Actor struct {
-	TokenID   string
+	TokenID   string // "" for a person signed in
 	TokenName string
+	// UserID, UserName and SessionID name the person signed in with single
+	// sign-on ("" for a token).
+	UserID    string
+	UserName  string
+	SessionID string
 	Role      Role
 	Workspace Workspace
+}
+
+// Principal is what requests are counted and remembered by: the token, or
+// the person.
+func (a Actor) Principal() string {
+	if a.TokenID != "" {
+		return a.TokenID
+	}
+	return a.UserID
 }
 
 type actorKey struct{}
