@@ -30,9 +30,11 @@ type ticketService interface {
 const ticketKey = "auxilia.terminalTicket"
 
 // authenticateTerminal authenticates the terminal's WebSocket by a ticket
-// (?ticket=), taken once, or else by a bearer token as every route does.
-func authenticateTerminal(tokens TokenService) echo.MiddlewareFunc {
-	bearer := authenticate(tokens)
+// (?ticket=), taken once, or else by a bearer token or the console's session
+// cookie as every route does (the WebSocket refuses a page of another
+// origin, so a cookie cannot be used from one).
+func authenticateTerminal(tokens TokenService, sessions SessionService) echo.MiddlewareFunc {
+	bearer := authenticate(tokens, sessions)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			value := c.QueryParam("ticket")
@@ -100,10 +102,14 @@ func (h terminalHandler) ticket(c echo.Context) error {
 		return err
 	}
 	ctx, ws := c.Request().Context(), actor(c).Workspace.ID
+	if actor(c).TokenID == "" {
+		return auxilia.Errorf(auxilia.CodeConflict,
+			"Tickets stand in for a token: signed in to the console, open the terminal's WebSocket directly, the session cookie authorizes it.")
+	}
 	if err := h.svc.CheckTerminal(ctx, ws, id, approved(c)); err != nil {
 		return err
 	}
-	if err := h.sessions.checkRoom(ws, id, actor(c).TokenID); err != nil {
+	if err := h.sessions.checkRoom(ws, id, actor(c).Principal()); err != nil {
 		return err
 	}
 	value, expires, err := h.tokens.IssueTicket(ctx, actor(c), id, approved(c))
@@ -157,7 +163,7 @@ func (h terminalHandler) open(c echo.Context) error {
 		}
 		return auxilia.Errorf(auxilia.CodeMalformed, "This route is a WebSocket: send Upgrade: websocket.")
 	}
-	s := h.sessions.detached(ws, id, who.TokenID)
+	s := h.sessions.detached(ws, id, who.Principal())
 	reattached := s != nil
 	if reattached {
 		// A shell this token opened whose connection dropped: taken back,
@@ -186,7 +192,7 @@ func (h terminalHandler) open(c echo.Context) error {
 			return err
 		}
 		// The audit outlives the request: the shell may close long after.
-		s = h.sessions.add(context.WithoutCancel(ctx), ws, who.TokenID, term)
+		s = h.sessions.add(context.WithoutCancel(ctx), ws, who.Principal(), term)
 		if err := auxilia.Audit(ctx, h.audit, ws, "terminal.opened", "run", id,
 			fmt.Sprintf("opened a %dx%d terminal on provider %s", size.Cols, size.Rows, term.Provider)); err != nil {
 			h.sessions.end(s, "its opening could not be audited")

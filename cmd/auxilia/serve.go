@@ -12,6 +12,7 @@ import (
 
 	"github.com/auxilia/sandboxes/api"
 	"github.com/auxilia/sandboxes/frontend"
+	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/jobs"
 	"github.com/auxilia/sandboxes/pkg/metrics"
 	"github.com/auxilia/sandboxes/pkg/store"
@@ -47,8 +48,13 @@ func serve(ctx context.Context, cfg config) error {
 		metricsHandler = nil
 	}
 	terminals := new(api.Terminals)
+	var sessions api.SessionService
+	if cfg.OIDC != nil {
+		sessions = app.NewSessions(db, a.Keys, *cfg.OIDC)
+	}
 	handler := api.New(a.API(api.Config{
 		Log:             log,
+		Sessions:        sessions,
 		RunStartTimeout: longestRunStart(cfg.CreateTimeout),
 		TerminalGrace:   cfg.TerminalGrace,
 		Terminals:       terminals,

@@ -23,6 +23,7 @@ func (a *App) API(settings api.Config) api.Config {
 	c.Audit = a.Audit
 	c.Usage = a.Usage
 	c.Quotas = a.Quotas
+	c.People = a.People
 	c.Idempotency = a.Requests
 	c.Keys = a.Keys
 	c.Rates = a.Requests

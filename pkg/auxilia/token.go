@@ -35,11 +35,13 @@ type Actor struct {
 	TokenName string
 	// UserID, UserName and SessionID name the person signed in with single
 	// sign-on ("" for a token).
-	UserID    string
-	UserName  string
-	SessionID string
-	Role      Role
-	Workspace Workspace
+	UserID       string
+	UserName     string // what the audit log names them by
+	UserEmail    string
+	UserFullName string
+	SessionID    string
+	Role         Role
+	Workspace    Workspace
 }
 
 // Principal is what requests are counted and remembered by: the token, or

@@ -368,7 +368,8 @@ func (s *Service) Authenticate(ctx context.Context, value string) (Current, erro
 			return Current{}, err
 		}
 	}
-	a := auxilia.Actor{UserID: user.ID, UserName: user.DisplayName(), SessionID: sess.ID, Role: role, Workspace: ws}
+	a := auxilia.Actor{UserID: user.ID, UserName: user.DisplayName(), UserEmail: user.Email, UserFullName: user.Name,
+		SessionID: sess.ID, Role: role, Workspace: ws}
 	return Current{Actor: a, User: user, Session: sess, csrfHash: csrfHash}, nil
 }
 
