@@ -37,12 +37,19 @@ type ssoHandler struct{ svc SessionService }
 
 func (h ssoHandler) routes(e *echo.Echo) {
 	e.GET("/auth/config", h.config)
-	if h.svc == nil {
-		return
+	e.GET(loginPath+"/login", h.configured(h.login))
+	e.GET(loginPath+"/callback", h.configured(h.callback))
+	e.POST("/auth/logout", h.configured(h.logout))
+}
+
+// configured answers 404 while single sign-on is off.
+func (h ssoHandler) configured(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if h.svc == nil {
+			return auxilia.Errorf(auxilia.CodeNotFound, "Single sign-on is not configured on this server: sign in with a token.")
+		}
+		return next(c)
 	}
-	e.GET(loginPath+"/login", h.login)
-	e.GET(loginPath+"/callback", h.callback)
-	e.POST("/auth/logout", h.logout)
 }
 
 type authConfigView struct {
@@ -75,7 +82,7 @@ func (h ssoHandler) config(c echo.Context) error {
 //	@Tags		auth
 //	@Param		workspace	query	string	false	"The workspace to open, among those the person's groups give"
 //	@Success	302
-//	@Failure	503	{object}	Problem
+//	@Failure	404,503	{object}	Problem
 //	@ID			startOIDCLogin
 //	@Router		/auth/oidc/login [get]
 func (h ssoHandler) login(c echo.Context) error {
@@ -96,7 +103,7 @@ func (h ssoHandler) login(c echo.Context) error {
 //	@Param		code	query	string	false	"The authorization code"
 //	@Param		state	query	string	true	"The state the sign-in started with"
 //	@Success	302
-//	@Failure	401,403,503	{object}	Problem
+//	@Failure	401,403,404,503	{object}	Problem
 //	@ID			finishOIDCLogin
 //	@Router		/auth/oidc/callback [get]
 func (h ssoHandler) callback(c echo.Context) error {
@@ -124,7 +131,7 @@ func (h ssoHandler) callback(c echo.Context) error {
 //	@Tags		auth
 //	@Param		X-CSRF-Token	header	string	true	"The session's CSRF token (the auxilia_csrf cookie)"
 //	@Success	204
-//	@Failure	403	{object}	Problem
+//	@Failure	403,404	{object}	Problem
 //	@ID			logout
 //	@Router		/auth/logout [post]
 func (h ssoHandler) logout(c echo.Context) error {

@@ -357,7 +357,7 @@ func (s *Service) Authenticate(ctx context.Context, value string) (Current, erro
 	}
 	role, err := s.store.Role(ctx, user.ID, ws.ID)
 	if auxilia.IsCode(err, auxilia.CodeNotFound) {
-		return Current{}, auxilia.Errorf(auxilia.CodeForbidden,
+		return Current{}, auxilia.Errorf(auxilia.CodeUnauthorized,
 			"Your groups no longer give you workspace %q: sign in again, or ask an administrator.", ws.Name)
 	}
 	if err != nil {
