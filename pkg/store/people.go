@@ -122,12 +122,12 @@ func (s peopleTable) Role(ctx context.Context, userID, workspaceID string) (auxi
 // Members returns a page of the workspace's people, with their roles.
 func (s peopleTable) Members(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Member], error) {
 	type memberRow struct {
-		userRow
-		Role      string
-		UpdatedAt time.Time
+		ID, Issuer, Subject, Email, Name, Role   string
+		CreatedAt, LastSignInAt, MemberUpdatedAt time.Time
 	}
 	q := s.db.conn(ctx).Table("users").
-		Select("users.*, memberships.role, memberships.updated_at").
+		Select("users.id, users.issuer, users.subject, users.email, users.name, users.created_at, users.last_sign_in_at, " +
+			"memberships.role, memberships.updated_at AS member_updated_at").
 		Joins("JOIN memberships ON memberships.user_id = users.id").
 		Where("memberships.workspace_id = ?", workspaceID)
 	if req.After != "" {
@@ -138,7 +138,9 @@ func (s peopleTable) Members(ctx context.Context, workspaceID string, req auxili
 		return auxilia.Page[auxilia.Member]{}, err
 	}
 	return toPage(rows, req, func(r memberRow) string { return r.ID }, func(r memberRow) auxilia.Member {
-		return auxilia.Member{User: r.userRow.domain(), Role: auxilia.Role(r.Role), UpdatedAt: r.UpdatedAt}
+		u := userRow{ID: r.ID, Issuer: r.Issuer, Subject: r.Subject, Email: r.Email, Name: r.Name,
+			CreatedAt: r.CreatedAt, LastSignInAt: r.LastSignInAt}
+		return auxilia.Member{User: u.domain(), Role: auxilia.Role(r.Role), UpdatedAt: r.MemberUpdatedAt}
 	}), nil
 }
 

@@ -142,7 +142,6 @@ var formAction = regexp.MustCompile(`<form[^>]*action="([^"]+)"`)
 // callback (not followed further). The browser keeps the cookies.
 func SignIn(t *testing.T, browser *http.Client, server, subject string) *http.Response {
 	t.Helper()
-	var callback *http.Response
 	client := *browser
 	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if strings.HasPrefix(req.URL.String(), server) && req.URL.Path != "/auth/oidc/callback" {
@@ -150,11 +149,41 @@ func SignIn(t *testing.T, browser *http.Client, server, subject string) *http.Re
 		}
 		return nil
 	}
-	page := get(t, &client, server+"/auth/oidc/login")
+	res := throughForms(t, &client, server+"/auth/oidc/login", subject, func(u *url.URL) bool {
+		return strings.HasPrefix(u.String(), server+"/auth/oidc/callback")
+	})
+	return res
+}
+
+// Authorize sends the browser to authURL and through the provider's forms
+// as subject, and returns the code and state the provider sends back to
+// redirectURI (which is not called).
+func Authorize(t *testing.T, browser *http.Client, authURL, redirectURI, subject string) (code, state string) {
+	t.Helper()
+	client := *browser
+	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if strings.HasPrefix(req.URL.String(), redirectURI) {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	res := throughForms(t, &client, authURL, subject, func(u *url.URL) bool { return false })
+	res.Body.Close()
+	to, err := res.Location()
+	require.NoError(t, err, "the provider did not send the browser back (%d)", res.StatusCode)
+	require.True(t, strings.HasPrefix(to.String(), redirectURI), "sent to %s", to)
+	return to.Query().Get("code"), to.Query().Get("state")
+}
+
+// throughForms opens start and submits the provider's login (as subject)
+// and consent forms until a redirect is not followed, or an answer comes
+// from a URL done accepts.
+func throughForms(t *testing.T, client *http.Client, start, subject string, done func(*url.URL) bool) *http.Response {
+	t.Helper()
+	page := get(t, client, start)
 	for step := 0; step < 4; step++ {
-		if page.Request.URL.Path == "/auth/oidc/callback" {
-			callback = page
-			break
+		if done(page.Request.URL) || (page.StatusCode >= 300 && page.StatusCode < 400) {
+			return page
 		}
 		body, err := io.ReadAll(page.Body)
 		page.Body.Close()
@@ -170,8 +199,8 @@ func SignIn(t *testing.T, browser *http.Client, server, subject string) *http.Re
 		page, err = client.PostForm(action.String(), form)
 		require.NoError(t, err)
 	}
-	require.NotNil(t, callback, "the provider never sent the browser back to the callback")
-	return callback
+	t.Fatal("the provider never sent the browser back")
+	return nil
 }
 
 func get(t *testing.T, c *http.Client, u string) *http.Response {
