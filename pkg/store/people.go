@@ -126,7 +126,7 @@ func (s peopleTable) Members(ctx context.Context, workspaceID string, req auxili
 		CreatedAt, LastSignInAt, MemberUpdatedAt time.Time
 	}
 	q := s.db.conn(ctx).Table("users").
-		Select("users.id, users.issuer, users.subject, users.email, users.name, users.created_at, users.last_sign_in_at, " +
+		Select("users.id, users.issuer, users.subject, users.email, users.name, users.created_at, users.last_sign_in_at, "+
 			"memberships.role, memberships.updated_at AS member_updated_at").
 		Joins("JOIN memberships ON memberships.user_id = users.id").
 		Where("memberships.workspace_id = ?", workspaceID)

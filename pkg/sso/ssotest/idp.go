@@ -222,4 +222,3 @@ func Groups(entries map[string]string) sso.GroupRoles {
 	}
 	return out
 }
-
