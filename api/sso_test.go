@@ -127,6 +127,12 @@ func TestSignInWithTheIdentityProvider(t *testing.T) {
 		assert.Contains(t, string(refused.body), "X-CSRF-Token")
 		made := e.as(alice, "POST", "/api/v1/tokens", `{"name":"ci"}`, true)
 		require.Equal(t, http.StatusCreated, made.StatusCode, "%s", made.body)
+		var createdBy []string
+		for _, tok := range e.as(alice, "GET", "/api/v1/tokens", "", false).json(t)["items"].([]any) {
+			createdBy = append(createdBy, tok.(map[string]any)["name"].(string)+" by "+tok.(map[string]any)["created_by"].(string))
+		}
+		assert.Contains(t, createdBy, "ci by alice@example.com")
+		assert.Contains(t, createdBy, "admin@default by ", "made on the command line")
 		entries := e.call("GET", "/api/v1/audit?action=token.create", e.admin, nil).json(t)["items"].([]any)
 		var byAlice []string
 		for _, it := range entries {

@@ -23,9 +23,12 @@ type Token struct {
 	WorkspaceID string
 	Name        string
 	Role        Role
-	CreatedAt   time.Time
-	LastUsedAt  *time.Time
-	RevokedAt   *time.Time
+	// CreatedBy names the person who made the token in the console ("" when
+	// a token or the command line made it).
+	CreatedBy  string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
 }
 
 // Actor is who makes a request: the authenticated token, or the person

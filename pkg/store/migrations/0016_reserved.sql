@@ -1,0 +1,2 @@
+-- reserved (local only)
+SELECT 1;
