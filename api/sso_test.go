@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/sso/ssotest"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
+	"github.com/coder/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -222,5 +224,55 @@ func TestSessionsFollowTheProvider(t *testing.T) {
 		e.idp.SetAccount("bob", ssotest.Account{Email: "bob@example.com", Name: "Bob", Groups: []string{"aux-devs"}})
 		assert.Equal(t, http.StatusUnauthorized, e.as(bob, "GET", "/api/v1/me", "", false).StatusCode,
 			"a revoked session stays revoked")
+	})
+}
+
+// A person signed in reaches a run's terminal and its event stream with
+// the session cookie alone; a page of another origin cannot use it.
+func TestTheTerminalAndStreamsTakeTheSessionCookie(t *testing.T) {
+	newSSOEnv(t, 0, func(t *testing.T, e ssoEnv) {
+		alice, _ := e.signIn("alice")
+		session := api.SessionCookie + "=" + cookieOf(t, alice, e.srv.URL, api.SessionCookie)
+		agent, _ := e.boundAgent(nil)
+		runs := "/api/v1/agents/" + agent["id"].(string) + "/threads/cookie/runs"
+
+		req, err := http.NewRequest("POST", e.srv.URL+runs, nil)
+		require.NoError(t, err)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set(api.HeaderCSRF, cookieOf(t, alice, e.srv.URL, api.CSRFCookie))
+		res, err := alice.Do(req)
+		require.NoError(t, err)
+		events := readEvents(t, res.Body)
+		res.Body.Close()
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		require.NotEmpty(t, events)
+		last := events[len(events)-1]
+		require.Equal(t, "run", last.name, "%v", events)
+		var run map[string]any
+		require.NoError(t, json.Unmarshal([]byte(last.data), &run))
+		path := "/api/v1/runs/" + run["id"].(string)
+
+		term := e.dialTerminal(path+"/terminal", "Cookie", session)
+		term.typeKeys("echo cookie-$((20+22))\r")
+		term.expect("cookie-42")
+		term.typeKeys("exit 0\r")
+		code, _ := term.ended()
+		assert.Equal(t, websocket.StatusNormalClosure, code)
+
+		_, refused, err := e.tryTerminal(path+"/terminal", "Cookie", session, "Origin", "https://evil.example")
+		require.Error(t, err, "a page of another origin")
+		require.NotNil(t, refused)
+		assert.Equal(t, http.StatusForbidden, refused.StatusCode)
+
+		ticket := e.as(alice, "POST", path+"/terminal-tickets", "", true)
+		assert.Equal(t, http.StatusConflict, ticket.StatusCode, "%s", ticket.body)
+
+		var who []string
+		for _, it := range e.call("GET", "/api/v1/audit?resource_type=run", e.admin, nil).json(t)["items"].([]any) {
+			entry := it.(map[string]any)
+			who = append(who, entry["action"].(string)+" by "+entry["actor"].(map[string]any)["user_name"].(string))
+		}
+		assert.Contains(t, who, "run.start by alice@example.com")
+		assert.Contains(t, who, "terminal.opened by alice@example.com")
 	})
 }
