@@ -10,6 +10,8 @@ declare module "vitest" {
     quietAdminToken: string;
     /** An admin of a workspace only the usage scenario meters: its top agents are its own. */
     meteredAdminToken: string;
+    /** The server binary, for a scenario that needs a server of its own (single sign-on). */
+    binary: string;
   }
 }
 
@@ -19,6 +21,7 @@ export default async function setup(project: TestProject) {
   const { binary, cleanup } = buildServer();
   const server = await startServer(binary, `aux_${randomBytes(32).toString("base64url")}`);
   project.provide("baseUrl", server.url);
+  project.provide("binary", binary);
   project.provide("adminToken", server.token);
   project.provide("quietAdminToken", server.createToken("quiet"));
   project.provide("meteredAdminToken", server.createToken("metered"));

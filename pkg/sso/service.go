@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -184,11 +183,11 @@ func (s *Service) Callback(ctx context.Context, cookie, state, code string) (Sig
 	}
 	var out Signed
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
-		user, roles, err := s.remember(ctx, claims)
+		user, grants, err := s.remember(ctx, claims)
 		if err != nil {
 			return err
 		}
-		ws, err := chooseWorkspace(roles, l.Workspace)
+		ws, err := chooseWorkspace(grants, l.Workspace)
 		if err != nil {
 			return err
 		}
@@ -258,59 +257,54 @@ func (s *Service) readClaims(all map[string]any) claims {
 	return c
 }
 
+// grant is a workspace a person's groups give them, with the role.
+type grant struct {
+	workspace auxilia.Workspace
+	role      auxilia.Role
+}
+
 // remember makes or updates the person and sets their memberships from
-// their groups; it returns them with their roles by workspace id.
-func (s *Service) remember(ctx context.Context, c claims) (auxilia.User, map[string]auxilia.Role, error) {
+// their groups; it returns them with their grants, by workspace name.
+func (s *Service) remember(ctx context.Context, c claims) (auxilia.User, []grant, error) {
 	user, err := s.store.Upsert(ctx, auxilia.User{Issuer: s.cfg.Issuer, Subject: c.Subject, Email: c.Email, Name: c.Name})
 	if err != nil {
 		return auxilia.User{}, nil, err
 	}
 	byName := s.cfg.Groups.Roles(c.Groups)
-	roles := make(map[string]auxilia.Role, len(byName))
+	grants := make([]grant, 0, len(byName))
+	ids := make(map[string]auxilia.Role, len(byName))
 	for _, name := range workspaceNames(byName) {
 		ws, err := s.workspaces.Ensure(ctx, name)
 		if err != nil {
 			return auxilia.User{}, nil, err
 		}
-		roles[ws.ID+"\x00"+ws.Name] = byName[name]
-	}
-	ids := make(map[string]auxilia.Role, len(roles))
-	for key, role := range roles {
-		id, _, _ := strings.Cut(key, "\x00")
-		ids[id] = role
+		grants = append(grants, grant{workspace: ws, role: byName[name]})
+		ids[ws.ID] = byName[name]
 	}
 	if err := s.store.SetMemberships(ctx, user.ID, ids); err != nil {
 		return auxilia.User{}, nil, err
 	}
-	return user, roles, nil
+	return user, grants, nil
 }
 
-// chooseWorkspace picks the session's workspace among roles' (keyed by id
-// and name): the one asked for, else "default", else the first by name.
-func chooseWorkspace(roles map[string]auxilia.Role, asked string) (string, error) {
-	var keys []string
-	for key := range roles {
-		keys = append(keys, key)
-	}
-	if len(keys) == 0 {
+// chooseWorkspace picks the session's workspace among grants (sorted by
+// name): the one asked for, else "default", else the first.
+func chooseWorkspace(grants []grant, asked string) (string, error) {
+	if len(grants) == 0 {
 		return "", auxilia.Errorf(auxilia.CodeForbidden, "None of your groups gives you a workspace here: ask an administrator.")
 	}
-	slices.SortFunc(keys, func(a, b string) int { return strings.Compare(nameOf(a), nameOf(b)) })
 	for _, want := range []string{asked, auxilia.DefaultWorkspace} {
-		for _, key := range keys {
-			if want != "" && nameOf(key) == want {
-				return idOf(key), nil
+		for _, g := range grants {
+			if want != "" && g.workspace.Name == want {
+				return g.workspace.ID, nil
 			}
 		}
+		if asked != "" {
+			return "", auxilia.Errorf(auxilia.CodeForbidden, "Your groups do not give you workspace %q.", asked)
+		}
 	}
-	if asked != "" {
-		return "", auxilia.Errorf(auxilia.CodeForbidden, "Your groups do not give you workspace %q.", asked)
-	}
-	return idOf(keys[0]), nil
+	return grants[0].workspace.ID, nil
 }
-
-func idOf(key string) string   { id, _, _ := strings.Cut(key, "\x00"); return id }
-func nameOf(key string) string { _, name, _ := strings.Cut(key, "\x00"); return name }
 
 const refreshAAD = "oidc refresh token"
 
