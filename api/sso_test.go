@@ -264,8 +264,24 @@ func TestTheTerminalAndStreamsTakeTheSessionCookie(t *testing.T) {
 		require.NotNil(t, refused)
 		assert.Equal(t, http.StatusForbidden, refused.StatusCode)
 
-		ticket := e.as(alice, "POST", path+"/terminal-tickets", "", true)
-		assert.Equal(t, http.StatusConflict, ticket.StatusCode, "%s", ticket.body)
+		// The console asks for a ticket (it carries an approval), which opens the
+		// terminal only with the session that asked for it.
+		asked := e.as(alice, "POST", path+"/terminal-tickets", "", true)
+		require.Equal(t, http.StatusCreated, asked.StatusCode, "%s", asked.body)
+		ticket := url.QueryEscape(asked.json(t)["ticket"].(string))
+		_, bare, err := e.tryTerminal(path+"/terminal?ticket="+ticket, upgradeHeaders[:0]...)
+		require.Error(t, err, "a person's ticket without their session")
+		require.NotNil(t, bare)
+		assert.Equal(t, http.StatusUnauthorized, bare.StatusCode)
+		asked = e.as(alice, "POST", path+"/terminal-tickets", "", true)
+		require.Equal(t, http.StatusCreated, asked.StatusCode, "%s", asked.body)
+		ticket = url.QueryEscape(asked.json(t)["ticket"].(string))
+		byTicket := e.dialTerminal(path+"/terminal?ticket="+ticket, "Cookie", session)
+		byTicket.typeKeys("echo ticket-$((40+2))\r")
+		byTicket.expect("ticket-42")
+		byTicket.typeKeys("exit 0\r")
+		code, _ = byTicket.ended()
+		assert.Equal(t, websocket.StatusNormalClosure, code)
 
 		var who []string
 		for _, it := range e.call("GET", "/api/v1/audit?resource_type=run", e.admin, nil).json(t)["items"].([]any) {

@@ -48,6 +48,12 @@ func authenticateTerminal(tokens TokenService, sessions SessionService) echo.Mid
 				}
 				return err
 			}
+			if t.SessionID != "" {
+				// A person's ticket opens the terminal only with that person's session cookie.
+				if a, err = ticketSession(c, sessions, t.SessionID); err != nil {
+					return err
+				}
+			}
 			if t.RunID != c.Param("run_id") {
 				return auxilia.Errorf(auxilia.CodeUnauthorized, "The ticket opens another run's terminal.")
 			}
@@ -56,6 +62,24 @@ func authenticateTerminal(tokens TokenService, sessions SessionService) echo.Mid
 			return next(c)
 		}
 	}
+}
+
+// ticketSession authenticates the session cookie a person's ticket needs:
+// the session that asked for the ticket, still live.
+func ticketSession(c echo.Context, sessions SessionService, sessionID string) (auxilia.Actor, error) {
+	refused := auxilia.Errorf(auxilia.CodeUnauthorized, "This ticket opens the terminal only with the console session that asked for it.")
+	ck, err := c.Cookie(SessionCookie)
+	if sessions == nil || err != nil || ck.Value == "" {
+		return auxilia.Actor{}, refused
+	}
+	cur, err := sessions.Authenticate(c.Request().Context(), ck.Value)
+	if err != nil {
+		return auxilia.Actor{}, err
+	}
+	if cur.Actor.SessionID != sessionID {
+		return auxilia.Actor{}, refused
+	}
+	return cur.Actor, nil
 }
 
 type terminalHandler struct {
@@ -102,10 +126,6 @@ func (h terminalHandler) ticket(c echo.Context) error {
 		return err
 	}
 	ctx, ws := c.Request().Context(), actor(c).Workspace.ID
-	if actor(c).TokenID == "" {
-		return auxilia.Errorf(auxilia.CodeConflict,
-			"Tickets stand in for a token: signed in to the console, open the terminal's WebSocket directly, the session cookie authorizes it.")
-	}
 	if err := h.svc.CheckTerminal(ctx, ws, id, approved(c)); err != nil {
 		return err
 	}

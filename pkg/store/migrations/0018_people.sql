@@ -42,6 +42,23 @@ CREATE TABLE sessions (
 
 CREATE INDEX sessions_user ON sessions (user_id);
 
+-- A terminal ticket is asked for by a token, or by a person's session (the
+-- WebSocket that takes it must then carry that session's cookie). Tickets
+-- live seconds: the table is made anew rather than altered.
+DROP TABLE terminal_tickets;
+
+CREATE TABLE terminal_tickets (
+    hash       TEXT PRIMARY KEY,
+    token_id   {{.ID}} REFERENCES tokens (id),
+    session_id {{.ID}} REFERENCES sessions (id),
+    run_id     {{.ID}} NOT NULL,
+    approved   BOOLEAN NOT NULL,
+    expires_at {{.Time}} NOT NULL,
+    CHECK ((token_id IS NULL) <> (session_id IS NULL))
+);
+
+CREATE INDEX terminal_tickets_expires ON terminal_tickets (expires_at);
+
 -- Who made each change: the person signed in, beside the token for machines.
 ALTER TABLE audit_entries ADD COLUMN user_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE audit_entries ADD COLUMN user_name TEXT NOT NULL DEFAULT '';
