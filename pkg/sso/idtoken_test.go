@@ -112,3 +112,49 @@ func TestParseGroupRoles(t *testing.T) {
 		assert.Error(t, err, "%q", bad)
 	}
 }
+
+// A session ends after its idle time without use, counted from its last
+// use, and after its absolute lifetime however used.
+func TestSessionsEndWhenIdleOrOld(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		idp := ssotest.Start(t, testRedirect, map[string]ssotest.Account{
+			"erin": {Email: "erin@example.com", Name: "Erin", Groups: []string{"devs"}},
+		})
+		keys, err := secret.ParseKeys(secret.NewKey())
+		require.NoError(t, err)
+		cfg := idp.Config(testRedirect, sso.GroupRoles{"devs": {{Workspace: "default", Role: auxilia.RoleMember}}})
+		cfg.Idle, cfg.Lifetime, cfg.Refresh = time.Hour, 3*time.Hour, 24*time.Hour // no refresh in this test
+		svc := sso.New(cfg, db.System("sign-in").People(), db.System("workspaces").Workspaces(), db, keys)
+		ctx := context.Background()
+		start := time.Now()
+		at := func(d time.Duration) { sso.SetClock(svc, func() time.Time { return start.Add(d) }) }
+		signIn := func() string {
+			at(0)
+			authURL, cookie, err := svc.Login(ctx, "")
+			require.NoError(t, err)
+			code, state := ssotest.Authorize(t, ssotest.Browser(t), authURL, testRedirect, "erin")
+			signed, err := svc.Callback(ctx, cookie, state, code)
+			require.NoError(t, err)
+			return signed.Value
+		}
+
+		idle := signIn()
+		at(61 * time.Minute)
+		_, err = svc.Authenticate(ctx, idle)
+		assert.ErrorContains(t, err, "session has ended", "unused for over an hour")
+
+		used := signIn()
+		for _, d := range []time.Duration{50 * time.Minute, 100 * time.Minute, 150 * time.Minute} {
+			at(d)
+			cur, err := svc.Authenticate(ctx, used)
+			require.NoError(t, err, "used every 50 minutes, at %s", d)
+			assert.Equal(t, "erin@example.com", cur.Actor.UserName)
+		}
+		at(3*time.Hour + time.Minute)
+		_, err = svc.Authenticate(ctx, used)
+		assert.ErrorContains(t, err, "session has ended", "past its lifetime")
+
+		_, err = svc.Authenticate(ctx, sso.SessionPrefix+"unknown")
+		assert.ErrorContains(t, err, "session has ended")
+	})
+}
