@@ -169,6 +169,14 @@ func TestSignInWithTheIdentityProvider(t *testing.T) {
 		assert.Equal(t, "", cookieOf(t, alice, e.srv.URL, api.SessionCookie))
 		replay := e.send("GET", "/api/v1/me", "", nil, "Cookie", api.SessionCookie+"="+stolen)
 		assert.Equal(t, http.StatusUnauthorized, replay.StatusCode)
+
+		var sessions []string
+		for _, it := range e.call("GET", "/api/v1/audit?resource_type=user", e.admin, nil).json(t)["items"].([]any) {
+			entry := it.(map[string]any)
+			sessions = append(sessions, entry["action"].(string)+" by "+entry["actor"].(map[string]any)["user_name"].(string))
+		}
+		assert.ElementsMatch(t, []string{"session.signin by alice@example.com", "session.signin by bob@example.com",
+			"session.signout by alice@example.com"}, sessions)
 	})
 }
 

@@ -122,7 +122,7 @@ func NewTokens(db *store.DB) *token.Service {
 
 // NewSessions is single sign-on with the identity provider cfg names, on db.
 func NewSessions(db *store.DB, keys *secret.Keyring, cfg sso.Config) *sso.Service {
-	return sso.New(cfg, db.System("sign-in").People(), db.System("workspaces").Workspaces(), db, keys)
+	return sso.New(cfg, db.System("sign-in").People(), db.System("workspaces").Workspaces(), db, db.System("audit").Audit(), keys)
 }
 
 // People lists each workspace's people through its handle.

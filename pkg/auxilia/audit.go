@@ -22,12 +22,13 @@ type AuditEntry struct {
 }
 
 // AuditResourceTypes are the kinds of resource an audit entry is about.
-var AuditResourceTypes = []string{"sandbox", "agent", "binding", "token", "thread", "run", "key", "quota"}
+var AuditResourceTypes = []string{"sandbox", "agent", "binding", "token", "thread", "run", "key", "quota", "user"}
 
 // AuditActions are the actions an audit entry can record.
 var AuditActions = []string{
 	"agent.create", "agent.update", "agent.delete", "binding.put", "binding.delete", "key.rotate", "mcp.call",
 	"quota.alert", "quota.set", "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
+	"session.signin", "session.signout",
 	"terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
 	"thread.delete", "token.create", "token.revoke", "tool.approve",
 }

@@ -178,6 +178,7 @@ const (
 	AuditEntryResourceTypeSandbox AuditEntryResourceType = "sandbox"
 	AuditEntryResourceTypeThread  AuditEntryResourceType = "thread"
 	AuditEntryResourceTypeToken   AuditEntryResourceType = "token"
+	AuditEntryResourceTypeUser    AuditEntryResourceType = "user"
 )
 
 // Valid indicates whether the value is a known member of the AuditEntryResourceType enum.
@@ -198,6 +199,8 @@ func (e AuditEntryResourceType) Valid() bool {
 	case AuditEntryResourceTypeThread:
 		return true
 	case AuditEntryResourceTypeToken:
+		return true
+	case AuditEntryResourceTypeUser:
 		return true
 	default:
 		return false
@@ -1366,6 +1369,7 @@ const (
 	ListAuditEntriesParamsResourceTypeSandbox ListAuditEntriesParamsResourceType = "sandbox"
 	ListAuditEntriesParamsResourceTypeThread  ListAuditEntriesParamsResourceType = "thread"
 	ListAuditEntriesParamsResourceTypeToken   ListAuditEntriesParamsResourceType = "token"
+	ListAuditEntriesParamsResourceTypeUser    ListAuditEntriesParamsResourceType = "user"
 )
 
 // Valid indicates whether the value is a known member of the ListAuditEntriesParamsResourceType enum.
@@ -1386,6 +1390,8 @@ func (e ListAuditEntriesParamsResourceType) Valid() bool {
 	case ListAuditEntriesParamsResourceTypeThread:
 		return true
 	case ListAuditEntriesParamsResourceTypeToken:
+		return true
+	case ListAuditEntriesParamsResourceTypeUser:
 		return true
 	default:
 		return false
@@ -1410,6 +1416,8 @@ const (
 	ListAuditEntriesParamsActionSandboxNetwork     ListAuditEntriesParamsAction = "sandbox.network"
 	ListAuditEntriesParamsActionSandboxProbe       ListAuditEntriesParamsAction = "sandbox.probe"
 	ListAuditEntriesParamsActionSandboxUpdate      ListAuditEntriesParamsAction = "sandbox.update"
+	ListAuditEntriesParamsActionSessionSignin      ListAuditEntriesParamsAction = "session.signin"
+	ListAuditEntriesParamsActionSessionSignout     ListAuditEntriesParamsAction = "session.signout"
 	ListAuditEntriesParamsActionTerminalClosed     ListAuditEntriesParamsAction = "terminal.closed"
 	ListAuditEntriesParamsActionTerminalOpened     ListAuditEntriesParamsAction = "terminal.opened"
 	ListAuditEntriesParamsActionTerminalReattached ListAuditEntriesParamsAction = "terminal.reattached"
@@ -1454,6 +1462,10 @@ func (e ListAuditEntriesParamsAction) Valid() bool {
 	case ListAuditEntriesParamsActionSandboxProbe:
 		return true
 	case ListAuditEntriesParamsActionSandboxUpdate:
+		return true
+	case ListAuditEntriesParamsActionSessionSignin:
+		return true
+	case ListAuditEntriesParamsActionSessionSignout:
 		return true
 	case ListAuditEntriesParamsActionTerminalClosed:
 		return true

@@ -57,7 +57,7 @@ func TestCallbackChecksTheIDToken(t *testing.T) {
 		keys, err := secret.ParseKeys(secret.NewKey())
 		require.NoError(t, err)
 		svc := sso.New(idp.Config(testRedirect, sso.GroupRoles{"devs": {{Workspace: "default", Role: auxilia.RoleMember}}}),
-			db.System("sign-in").People(), db.System("workspaces").Workspaces(), db, keys)
+			db.System("sign-in").People(), db.System("workspaces").Workspaces(), db, db.System("audit").Audit(), keys)
 		ctx := context.Background()
 		signIn := func(rewrite rewriteIDToken, later time.Duration) error {
 			sso.SetClock(svc, time.Now)
@@ -124,7 +124,7 @@ func TestSessionsEndWhenIdleOrOld(t *testing.T) {
 		require.NoError(t, err)
 		cfg := idp.Config(testRedirect, sso.GroupRoles{"devs": {{Workspace: "default", Role: auxilia.RoleMember}}})
 		cfg.Idle, cfg.Lifetime, cfg.Refresh = time.Hour, 3*time.Hour, 24*time.Hour // no refresh in this test
-		svc := sso.New(cfg, db.System("sign-in").People(), db.System("workspaces").Workspaces(), db, keys)
+		svc := sso.New(cfg, db.System("sign-in").People(), db.System("workspaces").Workspaces(), db, db.System("audit").Audit(), keys)
 		ctx := context.Background()
 		start := time.Now()
 		at := func(d time.Duration) { sso.SetClock(svc, func() time.Time { return start.Add(d) }) }

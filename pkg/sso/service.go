@@ -58,6 +58,7 @@ type Service struct {
 	store      Store
 	workspaces Workspaces
 	tx         Transactor
+	audit      auxilia.Auditor
 	keys       *secret.Keyring
 	now        func() time.Time
 
@@ -67,8 +68,8 @@ type Service struct {
 
 // New returns the sign-in service. The provider is discovered on first use,
 // so that the server starts while the provider is away.
-func New(cfg Config, store Store, workspaces Workspaces, tx Transactor, keys *secret.Keyring) *Service {
-	return &Service{cfg: cfg, store: store, workspaces: workspaces, tx: tx, keys: keys, now: time.Now}
+func New(cfg Config, store Store, workspaces Workspaces, tx Transactor, audit auxilia.Auditor, keys *secret.Keyring) *Service {
+	return &Service{cfg: cfg, store: store, workspaces: workspaces, tx: tx, audit: audit, keys: keys, now: time.Now}
 }
 
 // ProviderName is what the sign-in button names.
@@ -200,10 +201,18 @@ func (s *Service) Callback(ctx context.Context, cookie, state, code string) (Sig
 		}
 		value, csrf := SessionPrefix+random(), random()
 		out.Value, out.CSRF = value, csrf
-		out.Session, err = s.store.CreateSession(ctx, sess, Hash(value), Hash(csrf))
-		return err
+		if out.Session, err = s.store.CreateSession(ctx, sess, Hash(value), Hash(csrf)); err != nil {
+			return err
+		}
+		return s.record(ctx, user, ws, "session.signin", "signed in to the console with "+s.cfg.ProviderName)
 	})
 	return out, err
+}
+
+// record audits a person's sign-in or sign-out in the workspace.
+func (s *Service) record(ctx context.Context, user auxilia.User, workspaceID, action, detail string) error {
+	return s.audit.Append(ctx, auxilia.AuditEntry{WorkspaceID: workspaceID, UserID: user.ID, UserName: user.DisplayName(),
+		Action: action, ResourceType: "user", ResourceID: user.ID, Outcome: auxilia.OutcomeSuccess, Detail: detail})
 }
 
 // claims are what the server reads of an ID token or userinfo answer.
@@ -435,14 +444,19 @@ func (s *Service) refreshedClaims(ctx context.Context, p *oidc.Provider, tok *oa
 
 // Logout revokes the session the cookie value holds, if any.
 func (s *Service) Logout(ctx context.Context, value string) error {
-	sess, _, _, _, err := s.store.SessionByHash(ctx, Hash(value))
-	if auxilia.IsCode(err, auxilia.CodeNotFound) {
+	sess, _, user, ws, err := s.store.SessionByHash(ctx, Hash(value))
+	if auxilia.IsCode(err, auxilia.CodeNotFound) || (err == nil && sess.RevokedAt != nil) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	return s.store.RevokeSession(ctx, sess.ID)
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.RevokeSession(ctx, sess.ID); err != nil {
+			return err
+		}
+		return s.record(ctx, user, ws.ID, "session.signout", "signed out of the console")
+	})
 }
 
 // Hash is how session cookies and CSRF tokens are stored: they are long

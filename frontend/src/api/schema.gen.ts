@@ -1065,7 +1065,7 @@ export interface components {
             outcome: "success" | "denied" | "invalid" | "conflict" | "error";
             resource_id: string;
             /** @enum {string} */
-            resource_type: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota";
+            resource_type: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota" | "user";
         };
         AuditList: {
             items: components["schemas"]["AuditEntry"][];
@@ -4918,13 +4918,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries about this kind of resource */
-                resource_type?: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota";
+                resource_type?: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota" | "user";
                 /** @description Only entries about this resource */
                 resource_id?: string;
                 /** @description Only entries by this token id */
                 actor?: string;
                 /** @description Only entries of this action */
-                action?: "agent.create" | "agent.update" | "agent.delete" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "quota.alert" | "quota.set" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "sandbox.network" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
+                action?: "agent.create" | "agent.update" | "agent.delete" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "quota.alert" | "quota.set" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "sandbox.network" | "session.signin" | "session.signout" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
                 /** @description Only entries with this outcome */
                 outcome?: "success" | "denied" | "invalid" | "conflict" | "error";
                 /** @description Only entries at or after this time (RFC 3339) */
