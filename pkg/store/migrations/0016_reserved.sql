@@ -1,2 +1,0 @@
--- reserved (local only)
-SELECT 1;
