@@ -42,7 +42,7 @@ func logRequests(log *slog.Logger, m auxilia.Metrics) echo.MiddlewareFunc {
 				slog.Int64("bytes", res.Size),
 			}
 			if a, ok := auxilia.ActorFrom(req.Context()); ok {
-				attrs = append(attrs, slog.String("actor", a.TokenID), slog.String("workspace", a.Workspace.ID))
+				attrs = append(attrs, slog.String("actor", a.Principal()), slog.String("workspace", a.Workspace.ID))
 			}
 			log.LogAttrs(req.Context(), level, "request", attrs...)
 			return nil

@@ -71,7 +71,7 @@ func auditRefusals(log AuditLog, logger *slog.Logger) echo.MiddlewareFunc {
 			if !ok {
 				a, _ = c.Get(refusedActorKey).(auxilia.Actor)
 			}
-			entry := auxilia.AuditEntry{WorkspaceID: a.Workspace.ID, TokenID: a.TokenID, TokenName: a.TokenName,
+			entry := auxilia.AuditEntry{WorkspaceID: a.Workspace.ID, TokenID: a.TokenID, TokenName: a.TokenName, UserID: a.UserID, UserName: a.UserName,
 				Action: spec.action, ResourceType: spec.resource, ResourceID: resourceID(c),
 				Outcome: outcomeOf(p.Status), Detail: refusalDetail(p)}
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
@@ -111,6 +111,9 @@ func refusalDetail(p Problem) string {
 type auditActorView struct {
 	TokenID   string `json:"token_id"`
 	TokenName string `json:"token_name"`
+	// The person signed in to the console who made the request ("" for a token).
+	UserID   string `json:"user_id"`
+	UserName string `json:"user_name"`
 } //@name AuditActor
 
 type auditEntryView struct {
@@ -166,7 +169,7 @@ func (h auditHandler) list(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, auditList(listOf(page, func(e auxilia.AuditEntry) auditEntryView {
-		return auditEntryView{ID: e.ID, At: e.At, Actor: auditActorView{TokenID: e.TokenID, TokenName: e.TokenName},
+		return auditEntryView{ID: e.ID, At: e.At, Actor: auditActorView{TokenID: e.TokenID, TokenName: e.TokenName, UserID: e.UserID, UserName: e.UserName},
 			Action: e.Action, ResourceType: e.ResourceType, ResourceID: e.ResourceID, Outcome: string(e.Outcome), Detail: e.Detail}
 	})))
 }

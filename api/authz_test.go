@@ -29,6 +29,7 @@ var authorization = map[string]access{
 	"GET /api/v1/openapi.yaml":                                 public,
 	"GET /api/v1/workspace":                                    anyRole,
 	"GET /api/v1/me":                                           anyRole,
+	"GET /api/v1/workspace/people":                             adminOnly,
 	"POST /api/v1/tokens":                                      adminOnly,
 	"GET /api/v1/tokens":                                       adminOnly,
 	"DELETE /api/v1/tokens/:id":                                adminOnly,
@@ -82,6 +83,12 @@ var authorization = map[string]access{
 	"POST /mcp/agents/:id":   anyRole,
 	"DELETE /mcp/agents/:id": anyRole,
 	"GET /.well-known/oauth-protected-resource/mcp/agents/:id": public,
+
+	// Signing in to the console (404 while single sign-on is off, as here).
+	"GET /auth/config":        public,
+	"GET /auth/oidc/login":    public,
+	"GET /auth/oidc/callback": public,
+	"POST /auth/logout":       public,
 
 	// A run's approvals: a member decides as a member may approve a call.
 	"GET /api/v1/runs/:run_id/approvals":                        anyRole,

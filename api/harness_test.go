@@ -23,6 +23,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider/local/localtest"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/secret"
+	"github.com/auxilia/sandboxes/pkg/sso"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -71,6 +72,9 @@ type options struct {
 	localCeilings local.Ceilings
 	// uploadLimit bounds uploads and downloads (0: the server's default).
 	uploadLimit int64
+	// oidc, when set, turns single sign-on on: it is given the server's
+	// callback URL and returns the provider's configuration.
+	oidc func(redirectURL string) sso.Config
 }
 
 func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
@@ -93,7 +97,13 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		LocalCeilings: o.localCeilings, Kinds: o.kinds, ProbeTimeout: o.probeTimeout, Run: o.run})
 	tokens := a.Tokens
 	terminals := new(api.Terminals)
+	srv := httptest.NewUnstartedServer(nil)
+	var sessions api.SessionService
+	if o.oidc != nil {
+		sessions = app.NewSessions(db, keys, o.oidc("http://"+srv.Listener.Addr().String()+"/auth/oidc/callback"))
+	}
 	e := api.New(a.API(api.Config{
+		Sessions:        sessions,
 		Log:             slog.New(slog.NewJSONHandler(logs, nil)),
 		JSONLimit:       64 << 10,
 		UploadLimit:     o.uploadLimit,
@@ -104,7 +114,8 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 		AllowedOrigins:  o.allowedOrigins,
 		SPA:             o.spa,
 	}))
-	srv := httptest.NewServer(e)
+	srv.Config.Handler = e
+	srv.Start()
 	t.Cleanup(srv.Close)
 	issue := func(ws string, role auxilia.Role) string {
 		issued, err := tokens.Issue(ctx, ws, string(role)+"@"+ws, role)

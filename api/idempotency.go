@@ -49,6 +49,9 @@ func idempotent(store IdempotencyStore, keys *secret.Keyring, staleAfter time.Du
 			if dryRun, _ := boolQuery(c, "dry_run"); key == "" || dryRun {
 				return next(c)
 			}
+			if actor(c).TokenID == "" {
+				return auxilia.Errorf(auxilia.CodeMalformed, "Idempotency-Key is kept per API token: send it with a bearer token, not a console session.")
+			}
 			if len(key) > 255 || !printableASCII(key) {
 				return auxilia.Errorf(auxilia.CodeMalformed, "Idempotency-Key must be 1 to 255 printable ASCII characters.")
 			}

@@ -24,7 +24,7 @@ const (
 func mountMCP(e *echo.Echo, cfg Config) {
 	srv := mcpserver.New(mcpserver.Deps{Runs: cfg.Runs, Audit: cfg.Audit, Log: cfg.Log,
 		Version: buildVersion(), BodyLimit: cfg.UploadLimit})
-	mw := []echo.MiddlewareFunc{checkOrigin(cfg.AllowedOrigins), raiseBodyLimit(cfg.UploadLimit), challengeMCP, authenticate(cfg.Tokens)}
+	mw := []echo.MiddlewareFunc{checkOrigin(cfg.AllowedOrigins), raiseBodyLimit(cfg.UploadLimit), challengeMCP, authenticate(cfg.Tokens, nil)}
 	if cfg.RateLimit > 0 {
 		mw = append(mw, rateLimit(cfg.Rates, cfg.RateLimit))
 	}

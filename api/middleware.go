@@ -134,11 +134,24 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, token string) (auxilia.Actor, error)
 }
 
-// authenticate requires a valid bearer token and puts its actor in the request context.
-func authenticate(auth Authenticator) echo.MiddlewareFunc {
+// authenticate requires a valid bearer token, or else the console's
+// session cookie when single sign-on is on (sessions not nil), and puts its
+// actor in the request context. A request with both is taken by its token.
+func authenticate(auth Authenticator, sessions SessionService) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			h := c.Request().Header.Get(echo.HeaderAuthorization)
+			if ck, err := c.Cookie(SessionCookie); h == "" && sessions != nil && err == nil && ck.Value != "" {
+				a, err := authenticateSession(c, sessions, ck.Value)
+				if err != nil {
+					if a.UserID != "" {
+						c.Set(refusedActorKey, a)
+					}
+					return err
+				}
+				c.SetRequest(c.Request().WithContext(auxilia.WithActor(c.Request().Context(), a)))
+				return next(c)
+			}
 			scheme, token, _ := strings.Cut(h, " ")
 			token = strings.TrimSpace(token)
 			if !strings.EqualFold(scheme, "Bearer") || token == "" {

@@ -22,7 +22,7 @@ func rateLimit(counter RateCounter, perMinute int) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			now := time.Now().UTC()
 			window := now.Truncate(time.Minute)
-			hits, err := counter.Hit(c.Request().Context(), actor(c).TokenID, window)
+			hits, err := counter.Hit(c.Request().Context(), actor(c).Principal(), window)
 			if err != nil {
 				return err
 			}

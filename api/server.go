@@ -20,9 +20,14 @@ const (
 
 // Config is everything the API needs to serve.
 type Config struct {
-	Log       *slog.Logger
-	DB        Pinger
-	Tokens    TokenService
+	Log    *slog.Logger
+	DB     Pinger
+	Tokens TokenService
+	// Sessions signs people in with the identity provider (nil: only
+	// tokens authenticate).
+	Sessions SessionService
+	// People lists each workspace's people (nil: no such route).
+	People    PeopleService
 	Sandboxes SandboxService
 	Agents    AgentService
 	Runs      RunService
@@ -124,13 +129,13 @@ func New(cfg Config) *echo.Echo {
 	}
 
 	// Who calls first, then how often they may: a refused request counts too.
-	v1 := newRoutes(e.Group("/api/v1"), authenticate(cfg.Tokens))
+	v1 := newRoutes(e.Group("/api/v1"), authenticate(cfg.Tokens, cfg.Sessions))
 	if cfg.RateLimit > 0 {
 		v1.mw = append(v1.mw, rateLimit(cfg.Rates, cfg.RateLimit))
 	}
 	v1.mw = append(v1.mw, refuseUnstorableQuery())
 	idem := idempotent(cfg.Idempotency, cfg.Keys, unfinishedCreate, cfg.Log)
-	workspaceHandler{quotas: cfg.Quotas}.routes(v1)
+	workspaceHandler{quotas: cfg.Quotas, people: cfg.People}.routes(v1)
 	tokensHandler{svc: cfg.Tokens}.routes(v1, idem)
 	sandboxesHandler{svc: cfg.Sandboxes, pools: cfg.Pools, networks: cfg.Networks, instances: cfg.Instances}.routes(v1, idem)
 	if cfg.Instances != nil {
@@ -147,10 +152,11 @@ func New(cfg Config) *echo.Echo {
 		usageHandler{svc: cfg.Usage, now: time.Now}.routes(v1)
 	}
 	// The terminal's WebSocket takes a ticket instead of a token.
-	terminal := newRoutes(e.Group("/api/v1"), authenticateTerminal(cfg.Tokens))
+	terminal := newRoutes(e.Group("/api/v1"), authenticateTerminal(cfg.Tokens, cfg.Sessions))
 	terminal.mw = append(terminal.mw, v1.mw[1:]...)
 	newTerminalHandler(cfg).routes(v1, terminal)
 	mountMCP(e, cfg)
+	ssoHandler{svc: cfg.Sessions}.routes(e)
 	if cfg.SPA != nil {
 		e.GET("/*", spaHandler(cfg.SPA))
 	}

@@ -30,9 +30,11 @@ type ticketService interface {
 const ticketKey = "auxilia.terminalTicket"
 
 // authenticateTerminal authenticates the terminal's WebSocket by a ticket
-// (?ticket=), taken once, or else by a bearer token as every route does.
-func authenticateTerminal(tokens TokenService) echo.MiddlewareFunc {
-	bearer := authenticate(tokens)
+// (?ticket=), taken once, or else by a bearer token or the console's session
+// cookie as every route does (the WebSocket refuses a page of another
+// origin, so a cookie cannot be used from one).
+func authenticateTerminal(tokens TokenService, sessions SessionService) echo.MiddlewareFunc {
+	bearer := authenticate(tokens, sessions)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			value := c.QueryParam("ticket")
@@ -46,6 +48,12 @@ func authenticateTerminal(tokens TokenService) echo.MiddlewareFunc {
 				}
 				return err
 			}
+			if t.SessionID != "" {
+				// A person's ticket opens the terminal only with that person's session cookie.
+				if a, err = ticketSession(c, sessions, t.SessionID); err != nil {
+					return err
+				}
+			}
 			if t.RunID != c.Param("run_id") {
 				return auxilia.Errorf(auxilia.CodeUnauthorized, "The ticket opens another run's terminal.")
 			}
@@ -54,6 +62,24 @@ func authenticateTerminal(tokens TokenService) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// ticketSession authenticates the session cookie a person's ticket needs:
+// the session that asked for the ticket, still live.
+func ticketSession(c echo.Context, sessions SessionService, sessionID string) (auxilia.Actor, error) {
+	refused := auxilia.Errorf(auxilia.CodeUnauthorized, "This ticket opens the terminal only with the console session that asked for it.")
+	ck, err := c.Cookie(SessionCookie)
+	if sessions == nil || err != nil || ck.Value == "" {
+		return auxilia.Actor{}, refused
+	}
+	cur, err := sessions.Authenticate(c.Request().Context(), ck.Value)
+	if err != nil {
+		return auxilia.Actor{}, err
+	}
+	if cur.Actor.SessionID != sessionID {
+		return auxilia.Actor{}, refused
+	}
+	return cur.Actor, nil
 }
 
 type terminalHandler struct {
@@ -103,7 +129,7 @@ func (h terminalHandler) ticket(c echo.Context) error {
 	if err := h.svc.CheckTerminal(ctx, ws, id, approved(c)); err != nil {
 		return err
 	}
-	if err := h.sessions.checkRoom(ws, id, actor(c).TokenID); err != nil {
+	if err := h.sessions.checkRoom(ws, id, actor(c).Principal()); err != nil {
 		return err
 	}
 	value, expires, err := h.tokens.IssueTicket(ctx, actor(c), id, approved(c))
@@ -157,7 +183,7 @@ func (h terminalHandler) open(c echo.Context) error {
 		}
 		return auxilia.Errorf(auxilia.CodeMalformed, "This route is a WebSocket: send Upgrade: websocket.")
 	}
-	s := h.sessions.detached(ws, id, who.TokenID)
+	s := h.sessions.detached(ws, id, who.Principal())
 	reattached := s != nil
 	if reattached {
 		// A shell this token opened whose connection dropped: taken back,
@@ -186,7 +212,7 @@ func (h terminalHandler) open(c echo.Context) error {
 			return err
 		}
 		// The audit outlives the request: the shell may close long after.
-		s = h.sessions.add(context.WithoutCancel(ctx), ws, who.TokenID, term)
+		s = h.sessions.add(context.WithoutCancel(ctx), ws, who.Principal(), term)
 		if err := auxilia.Audit(ctx, h.audit, ws, "terminal.opened", "run", id,
 			fmt.Sprintf("opened a %dx%d terminal on provider %s", size.Cols, size.Rows, term.Provider)); err != nil {
 			h.sessions.end(s, "its opening could not be audited")

@@ -25,9 +25,12 @@ func (h tokensHandler) routes(g routes, idem echo.MiddlewareFunc) {
 }
 
 type tokenView struct {
-	ID         string     `json:"id" format:"uuid"`
-	Name       string     `json:"name" example:"ci"`
-	Role       string     `json:"role" enums:"admin,member"`
+	ID   string `json:"id" format:"uuid"`
+	Name string `json:"name" example:"ci"`
+	Role string `json:"role" enums:"admin,member"`
+	// CreatedBy names the person who made the token in the console ("" when
+	// a token or the command line made it).
+	CreatedBy  string     `json:"created_by" example:"ada@example.com"`
 	CreatedAt  time.Time  `json:"created_at" format:"date-time"`
 	LastUsedAt *time.Time `json:"last_used_at" format:"date-time" extensions:"x-nullable"`
 } //@name Token
@@ -48,7 +51,7 @@ type tokenCreate struct {
 type tokenList list[tokenView] //@name TokenList
 
 func viewToken(t auxilia.Token) tokenView {
-	return tokenView{ID: t.ID, Name: t.Name, Role: string(t.Role), CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt}
+	return tokenView{ID: t.ID, Name: t.Name, Role: string(t.Role), CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt}
 }
 
 // create issues a token; its value is in this answer and nowhere else, ever.

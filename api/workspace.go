@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/labstack/echo/v4"
@@ -15,11 +16,23 @@ type QuotaService interface {
 	Budget(ctx context.Context, workspaceID string) (auxilia.Budget, error)
 }
 
-type workspaceHandler struct{ quotas QuotaService }
+// PeopleService lists the people of a workspace who signed in with the
+// identity provider.
+type PeopleService interface {
+	People(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Member], error)
+}
+
+type workspaceHandler struct {
+	quotas QuotaService
+	people PeopleService
+}
 
 func (h workspaceHandler) routes(g routes) {
 	g.GET("/workspace", h.workspace)
 	g.GET("/me", h.me)
+	if h.people != nil {
+		g.GET("/workspace/people", h.listPeople, adminOnly)
+	}
 }
 
 type workspaceView struct {
@@ -84,11 +97,32 @@ func quotaViews(in []auxilia.QuotaUse) []quotaView {
 }
 
 type me struct {
-	TokenID   string        `json:"token_id" format:"uuid"`
+	// TokenID is the token's id ("" for a person signed in to the console).
+	TokenID string `json:"token_id" example:"0b1c…"`
+	// Name is the token's name, or the person's.
 	Name      string        `json:"name" example:"ci"`
 	Role      string        `json:"role" enums:"admin,member"`
 	Workspace workspaceView `json:"workspace"`
+	// User is the person signed in to the console (null for a token).
+	User *meUser `json:"user" extensions:"x-nullable"`
 } //@name Me
+
+type meUser struct {
+	ID string `json:"id" format:"uuid"`
+	// Email and Name are what the identity provider said at sign-in.
+	Email string `json:"email" example:"ada@example.com"`
+	Name  string `json:"name" example:"Ada Lovelace"`
+} //@name MeUser
+
+type personView struct {
+	ID           string    `json:"id" format:"uuid"`
+	Email        string    `json:"email" example:"ada@example.com"`
+	Name         string    `json:"name" example:"Ada Lovelace"`
+	Role         string    `json:"role" enums:"admin,member"`
+	LastSignInAt time.Time `json:"last_sign_in_at" format:"date-time"`
+} //@name Person
+
+type peopleList list[personView] //@name PersonList
 
 // workspace describes the caller's workspace.
 //
@@ -119,9 +153,9 @@ func (h workspaceHandler) workspace(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// me describes the caller's token.
+// me describes the caller: its token, or the person signed in.
 //
-//	@Summary	The caller's token, role and workspace
+//	@Summary	The caller's token or person, role and workspace
 //	@Tags		workspace
 //	@Produce	json
 //	@Security	BearerAuth
@@ -131,8 +165,40 @@ func (h workspaceHandler) workspace(c echo.Context) error {
 //	@Router		/api/v1/me [get]
 func (h workspaceHandler) me(c echo.Context) error {
 	a := actor(c)
-	return c.JSON(http.StatusOK, me{
+	out := me{
 		TokenID: a.TokenID, Name: a.TokenName, Role: string(a.Role),
 		Workspace: workspaceView{ID: a.Workspace.ID, Name: a.Workspace.Name},
-	})
+	}
+	if a.UserID != "" {
+		out.Name = a.UserName
+		out.User = &meUser{ID: a.UserID, Email: a.UserEmail, Name: a.UserFullName}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// listPeople pages through the workspace's people: those whose groups gave
+// them the workspace at their last sign-in or session refresh.
+//
+//	@Summary	List the people of the workspace
+//	@Tags		workspace
+//	@Produce	json
+//	@Security	BearerAuth
+//	@Param		page_size	query		int		false	"Items per page"	minimum(1)	maximum(200)	default(50)
+//	@Param		page_token	query		string	false	"next_page_token of the previous page"
+//	@Success	200			{object}	peopleList
+//	@Failure	401,403,422	{object}	Problem
+//	@ID			listPeople
+//	@Router		/api/v1/workspace/people [get]
+func (h workspaceHandler) listPeople(c echo.Context) error {
+	req, err := pageRequest(c)
+	if err != nil {
+		return err
+	}
+	page, err := h.people.People(c.Request().Context(), actor(c).Workspace.ID, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, peopleList(listOf(page, func(m auxilia.Member) personView {
+		return personView{ID: m.ID, Email: m.Email, Name: m.Name, Role: string(m.Role), LastSignInAt: m.LastSignInAt}
+	})))
 }

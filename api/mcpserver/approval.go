@@ -73,7 +73,7 @@ func canElicit(ss *mcp.ServerSession) bool {
 func (s *session) recordDenial(ctx context.Context, runID, tool string, raw json.RawMessage, action string) error {
 	var args map[string]any
 	_ = json.Unmarshal(raw, &args)
-	entry := auxilia.AuditEntry{WorkspaceID: s.actor.Workspace.ID, TokenID: s.actor.TokenID, TokenName: s.actor.TokenName,
+	entry := auxilia.AuditEntry{WorkspaceID: s.actor.Workspace.ID, TokenID: s.actor.TokenID, TokenName: s.actor.TokenName, UserID: s.actor.UserID, UserName: s.actor.UserName,
 		Action: "tool.approve", ResourceType: "run", ResourceID: runID, Outcome: auxilia.OutcomeDenied,
 		Detail: fmt.Sprintf("a person did not approve %s %s for agent %q (%s, asked over MCP)", tool, run.DescribeArgs(args), s.agent.Name, action)}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

@@ -16,6 +16,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/builtin"
 	"github.com/auxilia/sandboxes/pkg/provider/local"
+	"github.com/auxilia/sandboxes/pkg/sso"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/token"
 	metering "github.com/auxilia/sandboxes/pkg/usage"
@@ -60,6 +61,9 @@ type config struct {
 	// signed with AlertSecret (AUXILIA_ALERT_WEBHOOK_SECRET); never logged.
 	AlertWebhook string
 	AlertSecret  string
+	// OIDC is single sign-on (AUXILIA_OIDC_*, AUXILIA_SESSION_*); nil when
+	// AUXILIA_OIDC_ISSUER is unset.
+	OIDC *sso.Config
 
 	HTTP httpLimits
 }
@@ -131,6 +135,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.CostRates, cfg.CostCurrency = costRates(getenv, &errs)
 	cfg.AllowedHostPaths = folders(getenv, "AUXILIA_ALLOWED_HOST_PATHS", &errs)
 	cfg.AllowedOrigins = origins(getenv, "AUXILIA_ALLOWED_ORIGINS", &errs)
+	cfg.OIDC = oidcConfig(getenv, cfg.Listen, &errs)
 	cfg.JSONLimit = byteSize(getenv, "AUXILIA_JSON_BODY_LIMIT", api.DefaultJSONLimit, &errs)
 	cfg.UploadLimit = byteSize(getenv, "AUXILIA_UPLOAD_BODY_LIMIT", api.DefaultUploadLimit, &errs)
 	if _, _, err := net.SplitHostPort(cfg.MetricsListen); cfg.MetricsListen != "" && err != nil {

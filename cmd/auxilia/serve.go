@@ -54,8 +54,13 @@ func serve(ctx context.Context, cfg config) error {
 		metricsHandler = nil
 	}
 	terminals := new(api.Terminals)
+	var sessions api.SessionService
+	if cfg.OIDC != nil {
+		sessions = app.NewSessions(db, a.Keys, *cfg.OIDC)
+	}
 	handler := api.New(a.API(api.Config{
 		Log:             log,
+		Sessions:        sessions,
 		RunStartTimeout: longestRunStart(cfg.CreateTimeout),
 		TerminalGrace:   cfg.TerminalGrace,
 		Terminals:       terminals,

@@ -12,6 +12,8 @@ declare module "vitest" {
     meteredAdminToken: string;
     /** An admin of a workspace whose instances quota is 5: only the quota banner scenario runs there. */
     quotaAdminToken: string;
+    /** The server binary, for a scenario that needs a server of its own (single sign-on). */
+    binary: string;
   }
 }
 
@@ -21,6 +23,7 @@ export default async function setup(project: TestProject) {
   const { binary, cleanup } = buildServer();
   const server = await startServer(binary, `aux_${randomBytes(32).toString("base64url")}`);
   project.provide("baseUrl", server.url);
+  project.provide("binary", binary);
   project.provide("adminToken", server.token);
   project.provide("quietAdminToken", server.createToken("quiet"));
   project.provide("meteredAdminToken", server.createToken("metered"));

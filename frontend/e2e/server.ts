@@ -37,11 +37,11 @@ export interface RunningServer {
 }
 
 /** Starts the binary on a free port with a fresh embedded database and a known admin token. */
-export async function startServer(binary: string, token: string): Promise<RunningServer> {
+export async function startServer(binary: string, token: string, settings: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "auxilia-e2e-data-"));
   const env = { ...process.env, AUXILIA_DATA_DIR: dataDir, DATABASE_URL: "", AUXILIA_SECRET_KEYS: "" };
   const child: ChildProcess = spawn(binary, ["serve"], {
-    env: { ...env, AUXILIA_LISTEN: "127.0.0.1:0", AUXILIA_BOOTSTRAP_TOKEN: token, AUXILIA_LOG_LEVEL: "info" },
+    env: { ...env, AUXILIA_LISTEN: "127.0.0.1:0", AUXILIA_BOOTSTRAP_TOKEN: token, AUXILIA_LOG_LEVEL: "info", ...settings },
     stdio: ["ignore", "ignore", "pipe"],
   });
 

@@ -24,6 +24,7 @@ func (a *App) API(settings api.Config) api.Config {
 	c.Usage = a.Usage
 	c.Quotas = a.Quotas
 	c.Alerts = AlertLog{a.DB}
+	c.People = a.People
 	c.Idempotency = a.Requests
 	c.Keys = a.Keys
 	c.Rates = a.Requests

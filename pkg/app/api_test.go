@@ -16,9 +16,10 @@ import (
 
 // settings are the fields of api.Config the caller of App.API gives: the
 // server's tuning, which a test may set as it needs. Every other field is
-// a part of the server, which only the app wires.
+// a part of the server, which only the app wires. Sessions is there
+// only where the operator set up single sign-on (NewSessions makes it).
 var settings = []string{"Log", "RunStartTimeout", "SPA", "Metrics", "MetricsHandler", "RateLimit",
-	"TerminalGrace", "Terminals", "AllowedOrigins", "JSONLimit", "UploadLimit"}
+	"TerminalGrace", "Terminals", "AllowedOrigins", "JSONLimit", "UploadLimit", "Sessions"}
 
 // The serve command and the API's tests build their server with App.API:
 // a part added to api.Config and not wired there fails here, before a test

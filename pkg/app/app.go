@@ -15,6 +15,7 @@ import (
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/sandbox"
 	"github.com/auxilia/sandboxes/pkg/secret"
+	"github.com/auxilia/sandboxes/pkg/sso"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/token"
 	"github.com/auxilia/sandboxes/pkg/usage"
@@ -62,6 +63,8 @@ type App struct {
 	Usage *usage.Service
 	// Quotas are the limits the operator set on each workspace.
 	Quotas Quotas
+	// People are each workspace's people, who sign in with the identity provider.
+	People People
 }
 
 // New wires the services on db, sealing secrets with keys.
@@ -91,6 +94,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Tokens:    NewTokens(db),
 		Audit:     AuditLog{db},
 		Quotas:    NewQuotas(db, metered, o.Cost.Currency),
+		People:    People{db},
 		Requests:  db.System("requests").Requests(),
 		Usage:     metered,
 		Sandboxes: sandboxes,
@@ -121,6 +125,19 @@ func NewUsage(db *store.DB, o usage.Options) *usage.Service {
 func NewTokens(db *store.DB) *token.Service {
 	return token.New(func(ws string) token.Store { return db.In(ws).Tokens() }, db.System("authentication").Tokens(),
 		db.System("workspaces").Workspaces(), db, db.System("audit").Audit())
+}
+
+// NewSessions is single sign-on with the identity provider cfg names, on db.
+func NewSessions(db *store.DB, keys *secret.Keyring, cfg sso.Config) *sso.Service {
+	return sso.New(cfg, db.System("sign-in").People(), db.System("workspaces").Workspaces(), db, db.System("audit").Audit(), keys)
+}
+
+// People lists each workspace's people through its handle.
+type People struct{ db *store.DB }
+
+// People returns a page of the workspace's people, with their roles.
+func (p People) People(ctx context.Context, workspaceID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Member], error) {
+	return p.db.In(workspaceID).People().List(ctx, req)
 }
 
 // AuditLog is the audit trail as the API uses it: services and refusals

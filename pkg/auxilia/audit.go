@@ -12,6 +12,8 @@ type AuditEntry struct {
 	At           time.Time
 	TokenID      string // "" when no token (or an unknown one) was sent
 	TokenName    string
+	UserID       string // the person signed in, "" for a token
+	UserName     string
 	Action       string // "sandbox.create", "binding.put", …
 	ResourceType string // one of AuditResourceTypes
 	ResourceID   string
@@ -20,12 +22,13 @@ type AuditEntry struct {
 }
 
 // AuditResourceTypes are the kinds of resource an audit entry is about.
-var AuditResourceTypes = []string{"sandbox", "agent", "binding", "token", "thread", "run", "key", "quota"}
+var AuditResourceTypes = []string{"sandbox", "agent", "binding", "token", "thread", "run", "key", "quota", "user"}
 
 // AuditActions are the actions an audit entry can record.
 var AuditActions = []string{
 	"agent.create", "agent.update", "agent.delete", "alert.failed", "binding.put", "binding.delete", "key.rotate", "mcp.call",
 	"quota.alert", "quota.pause", "quota.set", "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
+	"session.signin", "session.signout",
 	"terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
 	"thread.delete", "token.create", "token.revoke", "tool.approve",
 }
@@ -72,7 +75,7 @@ func Audit(ctx context.Context, a Auditor, workspaceID, action, resourceType, re
 	e := AuditEntry{WorkspaceID: workspaceID, TokenName: CommandLine, Action: action, ResourceType: resourceType,
 		ResourceID: resourceID, Outcome: OutcomeSuccess, Detail: detail}
 	if actor, ok := ActorFrom(ctx); ok {
-		e.TokenID, e.TokenName = actor.TokenID, actor.TokenName
+		e.TokenID, e.TokenName, e.UserID, e.UserName = actor.TokenID, actor.TokenName, actor.UserID, actor.UserName
 	}
 	return a.Append(ctx, e)
 }

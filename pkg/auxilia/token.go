@@ -23,17 +23,37 @@ type Token struct {
 	WorkspaceID string
 	Name        string
 	Role        Role
-	CreatedAt   time.Time
-	LastUsedAt  *time.Time
-	RevokedAt   *time.Time
+	// CreatedBy names the person who made the token in the console ("" when
+	// a token or the command line made it).
+	CreatedBy  string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
 }
 
-// Actor is who makes a request: the authenticated token and its workspace.
+// Actor is who makes a request: the authenticated token, or the person
+// signed in to the console, and its workspace.
 type Actor struct {
-	TokenID   string
+	TokenID   string // "" for a person signed in
 	TokenName string
-	Role      Role
-	Workspace Workspace
+	// UserID, UserName and SessionID name the person signed in with single
+	// sign-on ("" for a token).
+	UserID       string
+	UserName     string // what the audit log names them by
+	UserEmail    string
+	UserFullName string
+	SessionID    string
+	Role         Role
+	Workspace    Workspace
+}
+
+// Principal is what requests are counted and remembered by: the token, or
+// the person.
+func (a Actor) Principal() string {
+	if a.TokenID != "" {
+		return a.TokenID
+	}
+	return a.UserID
 }
 
 type actorKey struct{}

@@ -244,6 +244,7 @@ const (
 	AuditEntryResourceTypeSandbox AuditEntryResourceType = "sandbox"
 	AuditEntryResourceTypeThread  AuditEntryResourceType = "thread"
 	AuditEntryResourceTypeToken   AuditEntryResourceType = "token"
+	AuditEntryResourceTypeUser    AuditEntryResourceType = "user"
 )
 
 // Valid indicates whether the value is a known member of the AuditEntryResourceType enum.
@@ -264,6 +265,8 @@ func (e AuditEntryResourceType) Valid() bool {
 	case AuditEntryResourceTypeThread:
 		return true
 	case AuditEntryResourceTypeToken:
+		return true
+	case AuditEntryResourceTypeUser:
 		return true
 	default:
 		return false
@@ -912,6 +915,24 @@ func (e OpenSandboxSandboxCreateProvider) Valid() bool {
 	}
 }
 
+// Defines values for PersonRole.
+const (
+	PersonRoleAdmin  PersonRole = "admin"
+	PersonRoleMember PersonRole = "member"
+)
+
+// Valid indicates whether the value is a known member of the PersonRole enum.
+func (e PersonRole) Valid() bool {
+	switch e {
+	case PersonRoleAdmin:
+		return true
+	case PersonRoleMember:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProbeResultReason.
 const (
 	ProbeResultReasonAuth     ProbeResultReason = "auth"
@@ -1462,6 +1483,7 @@ const (
 	ListAuditEntriesParamsResourceTypeSandbox ListAuditEntriesParamsResourceType = "sandbox"
 	ListAuditEntriesParamsResourceTypeThread  ListAuditEntriesParamsResourceType = "thread"
 	ListAuditEntriesParamsResourceTypeToken   ListAuditEntriesParamsResourceType = "token"
+	ListAuditEntriesParamsResourceTypeUser    ListAuditEntriesParamsResourceType = "user"
 )
 
 // Valid indicates whether the value is a known member of the ListAuditEntriesParamsResourceType enum.
@@ -1482,6 +1504,8 @@ func (e ListAuditEntriesParamsResourceType) Valid() bool {
 	case ListAuditEntriesParamsResourceTypeThread:
 		return true
 	case ListAuditEntriesParamsResourceTypeToken:
+		return true
+	case ListAuditEntriesParamsResourceTypeUser:
 		return true
 	default:
 		return false
@@ -1508,6 +1532,8 @@ const (
 	ListAuditEntriesParamsActionSandboxNetwork     ListAuditEntriesParamsAction = "sandbox.network"
 	ListAuditEntriesParamsActionSandboxProbe       ListAuditEntriesParamsAction = "sandbox.probe"
 	ListAuditEntriesParamsActionSandboxUpdate      ListAuditEntriesParamsAction = "sandbox.update"
+	ListAuditEntriesParamsActionSessionSignin      ListAuditEntriesParamsAction = "session.signin"
+	ListAuditEntriesParamsActionSessionSignout     ListAuditEntriesParamsAction = "session.signout"
 	ListAuditEntriesParamsActionTerminalClosed     ListAuditEntriesParamsAction = "terminal.closed"
 	ListAuditEntriesParamsActionTerminalOpened     ListAuditEntriesParamsAction = "terminal.opened"
 	ListAuditEntriesParamsActionTerminalReattached ListAuditEntriesParamsAction = "terminal.reattached"
@@ -1556,6 +1582,10 @@ func (e ListAuditEntriesParamsAction) Valid() bool {
 	case ListAuditEntriesParamsActionSandboxProbe:
 		return true
 	case ListAuditEntriesParamsActionSandboxUpdate:
+		return true
+	case ListAuditEntriesParamsActionSessionSignin:
+		return true
+	case ListAuditEntriesParamsActionSessionSignout:
 		return true
 	case ListAuditEntriesParamsActionTerminalClosed:
 		return true
@@ -2053,6 +2083,10 @@ type ApprovalRuleInputGrantedBy string
 type AuditActor struct {
 	TokenId   string `json:"token_id"`
 	TokenName string `json:"token_name"`
+
+	// UserId The person signed in to the console who made the request ("" for a token).
+	UserId   string `json:"user_id"`
+	UserName string `json:"user_name"`
 }
 
 // AuditEntry defines model for AuditEntry.
@@ -2078,6 +2112,22 @@ type AuditEntryResourceType string
 type AuditList struct {
 	Items         []AuditEntry `json:"items"`
 	NextPageToken string       `json:"next_page_token"`
+}
+
+// AuthConfig defines model for AuthConfig.
+type AuthConfig struct {
+	// LoginUrl LoginURL starts a sign-in in the browser ("" without OIDC).
+	//
+	// Example: /auth/oidc/login
+	LoginUrl string `json:"login_url"`
+
+	// Oidc OIDC tells whether people can sign in with the identity provider.
+	Oidc bool `json:"oidc"`
+
+	// ProviderName ProviderName names the provider on the sign-in button ("" without OIDC).
+	//
+	// Example: Acme SSO
+	ProviderName string `json:"provider_name"`
 }
 
 // Binding defines model for Binding.
@@ -3061,15 +3111,36 @@ type LocalSandboxCreateProvider string
 
 // Me defines model for Me.
 type Me struct {
-	// Name Example: ci
-	Name      string             `json:"name"`
-	Role      MeRole             `json:"role"`
-	TokenId   openapi_types.UUID `json:"token_id"`
-	Workspace Workspace          `json:"workspace"`
+	// Name Name is the token's name, or the person's.
+	//
+	// Example: ci
+	Name string `json:"name"`
+	Role MeRole `json:"role"`
+
+	// TokenId TokenID is the token's id ("" for a person signed in to the console).
+	//
+	// Example: 0b1c…
+	TokenId string `json:"token_id"`
+
+	// User User is the person signed in to the console (null for a token).
+	User      *MeUser   `json:"user"`
+	Workspace Workspace `json:"workspace"`
 }
 
 // MeRole defines model for Me.Role.
 type MeRole string
+
+// MeUser defines model for MeUser.
+type MeUser struct {
+	// Email Email and Name are what the identity provider said at sign-in.
+	//
+	// Example: ada@example.com
+	Email string             `json:"email"`
+	Id    openapi_types.UUID `json:"id"`
+
+	// Name Example: Ada Lovelace
+	Name string `json:"name"`
+}
 
 // NetworkUpdate defines model for NetworkUpdate.
 type NetworkUpdate struct {
@@ -3280,6 +3351,27 @@ type OpenSandboxSandboxCreate struct {
 
 // OpenSandboxSandboxCreateProvider defines model for OpenSandboxSandboxCreate.Provider.
 type OpenSandboxSandboxCreateProvider string
+
+// Person defines model for Person.
+type Person struct {
+	// Email Example: ada@example.com
+	Email        string             `json:"email"`
+	Id           openapi_types.UUID `json:"id"`
+	LastSignInAt time.Time          `json:"last_sign_in_at"`
+
+	// Name Example: Ada Lovelace
+	Name string     `json:"name"`
+	Role PersonRole `json:"role"`
+}
+
+// PersonRole defines model for Person.Role.
+type PersonRole string
+
+// PersonList defines model for PersonList.
+type PersonList struct {
+	Items         []Person `json:"items"`
+	NextPageToken string   `json:"next_page_token"`
+}
 
 // ProbeRecord defines model for ProbeRecord.
 type ProbeRecord struct {
@@ -3744,7 +3836,13 @@ type ThreadList struct {
 
 // Token defines model for Token.
 type Token struct {
-	CreatedAt  time.Time          `json:"created_at"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy CreatedBy names the person who made the token in the console ("" when
+	// a token or the command line made it).
+	//
+	// Example: ada@example.com
+	CreatedBy  string             `json:"created_by"`
 	Id         openapi_types.UUID `json:"id"`
 	LastUsedAt *time.Time         `json:"last_used_at"`
 
@@ -4320,6 +4418,36 @@ type GetUsageParamsGroupBy string
 
 // GetUsageParamsGranularity defines parameters for GetUsage.
 type GetUsageParamsGranularity string
+
+// ListPeopleParams defines parameters for ListPeople.
+type ListPeopleParams struct {
+	// PageSize Items per page
+	PageSize *int `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// PageToken next_page_token of the previous page
+	PageToken *string `form:"page_token,omitempty" json:"page_token,omitempty"`
+}
+
+// LogoutParams defines parameters for Logout.
+type LogoutParams struct {
+	// XCSRFToken The session's CSRF token (the auxilia_csrf cookie)
+	XCSRFToken string `json:"X-CSRF-Token"`
+}
+
+// FinishOIDCLoginParams defines parameters for FinishOIDCLogin.
+type FinishOIDCLoginParams struct {
+	// Code The authorization code
+	Code *string `form:"code,omitempty" json:"code,omitempty"`
+
+	// State The state the sign-in started with
+	State string `form:"state" json:"state"`
+}
+
+// StartOIDCLoginParams defines parameters for StartOIDCLogin.
+type StartOIDCLoginParams struct {
+	// Workspace The workspace to open, among those the person's groups give
+	Workspace *string `form:"workspace,omitempty" json:"workspace,omitempty"`
+}
 
 // CreateAgentJSONRequestBody defines body for CreateAgent for application/json ContentType.
 type CreateAgentJSONRequestBody = AgentCreate
@@ -4997,7 +5125,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/instances (the `ListInstances` operationId).
 	ListInstances(ctx context.Context, params *ListInstancesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMe The caller's token, role and workspace
+	// GetMe The caller's token or person, role and workspace
 	//
 	// Corresponds with GET /api/v1/me (the `GetMe` operationId).
 	GetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5328,6 +5456,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/workspace (the `GetWorkspace` operationId).
 	GetWorkspace(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPeople List the people of the workspace
+	//
+	// Corresponds with GET /api/v1/workspace/people (the `ListPeople` operationId).
+	ListPeople(ctx context.Context, params *ListPeopleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAuthConfig How people sign in to the console
+	//
+	// Corresponds with GET /auth/config (the `GetAuthConfig` operationId).
+	GetAuthConfig(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Logout Sign out of the console
+	//
+	// Corresponds with POST /auth/logout (the `Logout` operationId).
+	Logout(ctx context.Context, params *LogoutParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FinishOIDCLogin Finish signing in with the identity provider
+	//
+	// Corresponds with GET /auth/oidc/callback (the `FinishOIDCLogin` operationId).
+	FinishOIDCLogin(ctx context.Context, params *FinishOIDCLoginParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartOIDCLogin Start signing in with the identity provider
+	//
+	// Corresponds with GET /auth/oidc/login (the `StartOIDCLogin` operationId).
+	StartOIDCLogin(ctx context.Context, params *StartOIDCLoginParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CheckLiveness Liveness
 	//
@@ -5695,7 +5848,7 @@ func (c *Client) ListInstances(ctx context.Context, params *ListInstancesParams,
 	return c.Client.Do(req)
 }
 
-// GetMe The caller's token, role and workspace
+// GetMe The caller's token or person, role and workspace
 //
 // Corresponds with GET /api/v1/me (the `GetMe` operationId).
 func (c *Client) GetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6477,6 +6630,81 @@ func (c *Client) GetUsage(ctx context.Context, params *GetUsageParams, reqEditor
 // Corresponds with GET /api/v1/workspace (the `GetWorkspace` operationId).
 func (c *Client) GetWorkspace(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetWorkspaceRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPeople List the people of the workspace
+//
+// Corresponds with GET /api/v1/workspace/people (the `ListPeople` operationId).
+func (c *Client) ListPeople(ctx context.Context, params *ListPeopleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPeopleRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAuthConfig How people sign in to the console
+//
+// Corresponds with GET /auth/config (the `GetAuthConfig` operationId).
+func (c *Client) GetAuthConfig(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAuthConfigRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Logout Sign out of the console
+//
+// Corresponds with POST /auth/logout (the `Logout` operationId).
+func (c *Client) Logout(ctx context.Context, params *LogoutParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogoutRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FinishOIDCLogin Finish signing in with the identity provider
+//
+// Corresponds with GET /auth/oidc/callback (the `FinishOIDCLogin` operationId).
+func (c *Client) FinishOIDCLogin(ctx context.Context, params *FinishOIDCLoginParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFinishOIDCLoginRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartOIDCLogin Start signing in with the identity provider
+//
+// Corresponds with GET /auth/oidc/login (the `StartOIDCLogin` operationId).
+func (c *Client) StartOIDCLogin(ctx context.Context, params *StartOIDCLoginParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartOIDCLoginRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9929,6 +10157,255 @@ func NewGetWorkspaceRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListPeopleRequest constructs an http.Request for the ListPeople method
+func NewListPeopleRequest(server string, params *ListPeopleParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/workspace/people")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_token", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetAuthConfigRequest constructs an http.Request for the GetAuthConfig method
+func NewGetAuthConfigRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/config")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogoutRequest constructs an http.Request for the Logout method
+func NewLogoutRequest(server string, params *LogoutParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/logout")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-CSRF-Token", params.XCSRFToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-CSRF-Token", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewFinishOIDCLoginRequest constructs an http.Request for the FinishOIDCLogin method
+func NewFinishOIDCLoginRequest(server string, params *FinishOIDCLoginParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/oidc/callback")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Code != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code", *params.Code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStartOIDCLoginRequest constructs an http.Request for the StartOIDCLogin method
+func NewStartOIDCLoginRequest(server string, params *StartOIDCLoginParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/oidc/login")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Workspace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "workspace", *params.Workspace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCheckLivenessRequest constructs an http.Request for the CheckLiveness method
 func NewCheckLivenessRequest(server string) (*http.Request, error) {
 	var err error
@@ -10200,7 +10677,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/instances (the `ListInstances` operationId).
 	ListInstancesWithResponse(ctx context.Context, params *ListInstancesParams, reqEditors ...RequestEditorFn) (*ListInstancesResponse, error)
 
-	// GetMeWithResponse The caller's token, role and workspace
+	// GetMeWithResponse The caller's token or person, role and workspace
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10587,6 +11064,41 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/workspace (the `GetWorkspace` operationId).
 	GetWorkspaceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetWorkspaceResponse, error)
+
+	// ListPeopleWithResponse List the people of the workspace
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/workspace/people (the `ListPeople` operationId).
+	ListPeopleWithResponse(ctx context.Context, params *ListPeopleParams, reqEditors ...RequestEditorFn) (*ListPeopleResponse, error)
+
+	// GetAuthConfigWithResponse How people sign in to the console
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /auth/config (the `GetAuthConfig` operationId).
+	GetAuthConfigWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAuthConfigResponse, error)
+
+	// LogoutWithResponse Sign out of the console
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /auth/logout (the `Logout` operationId).
+	LogoutWithResponse(ctx context.Context, params *LogoutParams, reqEditors ...RequestEditorFn) (*LogoutResponse, error)
+
+	// FinishOIDCLoginWithResponse Finish signing in with the identity provider
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /auth/oidc/callback (the `FinishOIDCLogin` operationId).
+	FinishOIDCLoginWithResponse(ctx context.Context, params *FinishOIDCLoginParams, reqEditors ...RequestEditorFn) (*FinishOIDCLoginResponse, error)
+
+	// StartOIDCLoginWithResponse Start signing in with the identity provider
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /auth/oidc/login (the `StartOIDCLogin` operationId).
+	StartOIDCLoginWithResponse(ctx context.Context, params *StartOIDCLoginParams, reqEditors ...RequestEditorFn) (*StartOIDCLoginResponse, error)
 
 	// CheckLivenessWithResponse Liveness
 	//
@@ -18724,6 +19236,423 @@ func (r GetWorkspaceResponse) ContentType() string {
 	return ""
 }
 
+// ListPeopleResponse200Headers the declared response headers of an HTTP 200 response for ListPeople
+type ListPeopleResponse200Headers struct {
+	XRequestId *string
+}
+
+// ListPeopleResponse401Headers the declared response headers of an HTTP 401 response for ListPeople
+type ListPeopleResponse401Headers struct {
+	XRequestId *string
+}
+
+// ListPeopleResponse403Headers the declared response headers of an HTTP 403 response for ListPeople
+type ListPeopleResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListPeopleResponse422Headers the declared response headers of an HTTP 422 response for ListPeople
+type ListPeopleResponse422Headers struct {
+	XRequestId *string
+}
+
+// ListPeopleResponse429Headers the declared response headers of an HTTP 429 response for ListPeople
+type ListPeopleResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListPeopleResponse503Headers the declared response headers of an HTTP 503 response for ListPeople
+type ListPeopleResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// ListPeopleResponse507Headers the declared response headers of an HTTP 507 response for ListPeople
+type ListPeopleResponse507Headers struct {
+	XRequestId *string
+}
+
+type ListPeopleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PersonList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSON507 the response for an HTTP 507 `application/problem+json` response
+	ApplicationproblemJSON507 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPeopleResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListPeopleResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListPeopleResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListPeopleResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPeopleResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPeopleResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *ListPeopleResponse507Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPeopleResponse) GetJSON200() *PersonList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPeopleResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPeopleResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListPeopleResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListPeopleResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListPeopleResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSON507 returns the response for an HTTP 507 `application/problem+json` response
+func (r ListPeopleResponse) GetApplicationproblemJSON507() *Problem {
+	return r.ApplicationproblemJSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPeopleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPeopleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPeopleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPeopleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAuthConfigResponse200Headers the declared response headers of an HTTP 200 response for GetAuthConfig
+type GetAuthConfigResponse200Headers struct {
+	XRequestId *string
+}
+
+type GetAuthConfigResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthConfig
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAuthConfigResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAuthConfigResponse) GetJSON200() *AuthConfig {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAuthConfigResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAuthConfigResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAuthConfigResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAuthConfigResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogoutResponse204Headers the declared response headers of an HTTP 204 response for Logout
+type LogoutResponse204Headers struct {
+	XRequestId *string
+}
+
+// LogoutResponse403Headers the declared response headers of an HTTP 403 response for Logout
+type LogoutResponse403Headers struct {
+	XRequestId *string
+}
+
+// LogoutResponse404Headers the declared response headers of an HTTP 404 response for Logout
+type LogoutResponse404Headers struct {
+	XRequestId *string
+}
+
+type LogoutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *LogoutResponse204Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *LogoutResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *LogoutResponse404Headers
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r LogoutResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogoutResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r LogoutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogoutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogoutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogoutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FinishOIDCLoginResponse302Headers the declared response headers of an HTTP 302 response for FinishOIDCLogin
+type FinishOIDCLoginResponse302Headers struct {
+	XRequestId *string
+}
+
+// FinishOIDCLoginResponse401Headers the declared response headers of an HTTP 401 response for FinishOIDCLogin
+type FinishOIDCLoginResponse401Headers struct {
+	XRequestId *string
+}
+
+// FinishOIDCLoginResponse403Headers the declared response headers of an HTTP 403 response for FinishOIDCLogin
+type FinishOIDCLoginResponse403Headers struct {
+	XRequestId *string
+}
+
+// FinishOIDCLoginResponse404Headers the declared response headers of an HTTP 404 response for FinishOIDCLogin
+type FinishOIDCLoginResponse404Headers struct {
+	XRequestId *string
+}
+
+// FinishOIDCLoginResponse503Headers the declared response headers of an HTTP 503 response for FinishOIDCLogin
+type FinishOIDCLoginResponse503Headers struct {
+	XRequestId *string
+}
+
+type FinishOIDCLoginResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *FinishOIDCLoginResponse302Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *FinishOIDCLoginResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *FinishOIDCLoginResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *FinishOIDCLoginResponse404Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FinishOIDCLoginResponse503Headers
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r FinishOIDCLoginResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r FinishOIDCLoginResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r FinishOIDCLoginResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r FinishOIDCLoginResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r FinishOIDCLoginResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FinishOIDCLoginResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FinishOIDCLoginResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FinishOIDCLoginResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StartOIDCLoginResponse302Headers the declared response headers of an HTTP 302 response for StartOIDCLogin
+type StartOIDCLoginResponse302Headers struct {
+	XRequestId *string
+}
+
+// StartOIDCLoginResponse404Headers the declared response headers of an HTTP 404 response for StartOIDCLogin
+type StartOIDCLoginResponse404Headers struct {
+	XRequestId *string
+}
+
+// StartOIDCLoginResponse503Headers the declared response headers of an HTTP 503 response for StartOIDCLogin
+type StartOIDCLoginResponse503Headers struct {
+	XRequestId *string
+}
+
+type StartOIDCLoginResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *StartOIDCLoginResponse302Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *StartOIDCLoginResponse404Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StartOIDCLoginResponse503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r StartOIDCLoginResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r StartOIDCLoginResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r StartOIDCLoginResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartOIDCLoginResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartOIDCLoginResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartOIDCLoginResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CheckLivenessResponse200Headers the declared response headers of an HTTP 200 response for CheckLiveness
 type CheckLivenessResponse200Headers struct {
 	XRequestId *string
@@ -19133,7 +20062,7 @@ func (c *ClientWithResponses) ListInstancesWithResponse(ctx context.Context, par
 	return ParseListInstancesResponse(rsp)
 }
 
-// GetMeWithResponse The caller's token, role and workspace
+// GetMeWithResponse The caller's token or person, role and workspace
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -19795,6 +20724,71 @@ func (c *ClientWithResponses) GetWorkspaceWithResponse(ctx context.Context, reqE
 		return nil, err
 	}
 	return ParseGetWorkspaceResponse(rsp)
+}
+
+// ListPeopleWithResponse List the people of the workspace
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/workspace/people (the `ListPeople` operationId).
+func (c *ClientWithResponses) ListPeopleWithResponse(ctx context.Context, params *ListPeopleParams, reqEditors ...RequestEditorFn) (*ListPeopleResponse, error) {
+	rsp, err := c.ListPeople(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPeopleResponse(rsp)
+}
+
+// GetAuthConfigWithResponse How people sign in to the console
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /auth/config (the `GetAuthConfig` operationId).
+func (c *ClientWithResponses) GetAuthConfigWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAuthConfigResponse, error) {
+	rsp, err := c.GetAuthConfig(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAuthConfigResponse(rsp)
+}
+
+// LogoutWithResponse Sign out of the console
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /auth/logout (the `Logout` operationId).
+func (c *ClientWithResponses) LogoutWithResponse(ctx context.Context, params *LogoutParams, reqEditors ...RequestEditorFn) (*LogoutResponse, error) {
+	rsp, err := c.Logout(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogoutResponse(rsp)
+}
+
+// FinishOIDCLoginWithResponse Finish signing in with the identity provider
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /auth/oidc/callback (the `FinishOIDCLogin` operationId).
+func (c *ClientWithResponses) FinishOIDCLoginWithResponse(ctx context.Context, params *FinishOIDCLoginParams, reqEditors ...RequestEditorFn) (*FinishOIDCLoginResponse, error) {
+	rsp, err := c.FinishOIDCLogin(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFinishOIDCLoginResponse(rsp)
+}
+
+// StartOIDCLoginWithResponse Start signing in with the identity provider
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /auth/oidc/login (the `StartOIDCLogin` operationId).
+func (c *ClientWithResponses) StartOIDCLoginWithResponse(ctx context.Context, params *StartOIDCLoginParams, reqEditors ...RequestEditorFn) (*StartOIDCLoginResponse, error) {
+	rsp, err := c.StartOIDCLogin(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartOIDCLoginResponse(rsp)
 }
 
 // CheckLivenessWithResponse Liveness
@@ -29667,6 +30661,441 @@ func ParseGetWorkspaceResponse(rsp *http.Response) (*GetWorkspaceResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListPeopleResponse parses an HTTP response from a ListPeopleWithResponse call
+func ParseListPeopleResponse(rsp *http.Response) (*ListPeopleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPeopleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PersonList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPeopleResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListPeopleResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListPeopleResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListPeopleResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPeopleResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPeopleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers ListPeopleResponse507Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers507 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAuthConfigResponse parses an HTTP response from a GetAuthConfigWithResponse call
+func ParseGetAuthConfigResponse(rsp *http.Response) (*GetAuthConfigResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAuthConfigResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthConfig
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAuthConfigResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogoutResponse parses an HTTP response from a LogoutWithResponse call
+func ParseLogoutResponse(rsp *http.Response) (*LogoutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogoutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers LogoutResponse204Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 403:
+		var headers LogoutResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers LogoutResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFinishOIDCLoginResponse parses an HTTP response from a FinishOIDCLoginWithResponse call
+func ParseFinishOIDCLoginResponse(rsp *http.Response) (*FinishOIDCLoginResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FinishOIDCLoginResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers FinishOIDCLoginResponse302Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers302 = &headers
+	case rsp.StatusCode == 401:
+		var headers FinishOIDCLoginResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers FinishOIDCLoginResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers FinishOIDCLoginResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 503:
+		var headers FinishOIDCLoginResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStartOIDCLoginResponse parses an HTTP response from a StartOIDCLoginWithResponse call
+func ParseStartOIDCLoginResponse(rsp *http.Response) (*StartOIDCLoginResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartOIDCLoginResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers StartOIDCLoginResponse302Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers302 = &headers
+	case rsp.StatusCode == 404:
+		var headers StartOIDCLoginResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 503:
+		var headers StartOIDCLoginResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -13,6 +13,8 @@ type auditRow struct {
 	At           time.Time
 	TokenID      string
 	TokenName    string
+	UserID       string
+	UserName     string
 	Action       string
 	ResourceType string
 	ResourceID   string
@@ -23,7 +25,8 @@ type auditRow struct {
 func (auditRow) TableName() string { return "audit_entries" }
 
 func (r auditRow) domain() auxilia.AuditEntry {
-	e := auxilia.AuditEntry{ID: r.ID, At: r.At, TokenID: r.TokenID, TokenName: r.TokenName, Action: r.Action,
+	e := auxilia.AuditEntry{ID: r.ID, At: r.At, TokenID: r.TokenID, TokenName: r.TokenName,
+		UserID: r.UserID, UserName: r.UserName, Action: r.Action,
 		ResourceType: r.ResourceType, ResourceID: r.ResourceID, Outcome: auxilia.AuditOutcome(r.Outcome), Detail: r.Detail}
 	if r.WorkspaceID != nil {
 		e.WorkspaceID = *r.WorkspaceID
@@ -38,7 +41,8 @@ func (db *DB) audit() auditTable { return auditTable{db} }
 
 // Append records an entry, in the transaction ctx carries when there is one.
 func (s auditTable) Append(ctx context.Context, e auxilia.AuditEntry) error {
-	row := auditRow{ID: auxilia.NewID(), At: Now(), TokenID: e.TokenID, TokenName: e.TokenName, Action: e.Action,
+	row := auditRow{ID: auxilia.NewID(), At: Now(), TokenID: e.TokenID, TokenName: e.TokenName,
+		UserID: e.UserID, UserName: e.UserName, Action: e.Action,
 		ResourceType: e.ResourceType, ResourceID: e.ResourceID, Outcome: string(e.Outcome), Detail: e.Detail}
 	if e.WorkspaceID != "" {
 		row.WorkspaceID = &e.WorkspaceID

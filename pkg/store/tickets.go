@@ -9,7 +9,8 @@ import (
 
 type ticketRow struct {
 	Hash      string `gorm:"primaryKey"`
-	TokenID   string
+	TokenID   *string
+	SessionID *string
 	RunID     string
 	Approved  bool
 	ExpiresAt time.Time
@@ -23,8 +24,8 @@ func (s tokenTable) AddTicket(ctx context.Context, t auxilia.TerminalTicket, has
 	if err := s.db.conn(ctx).Where("expires_at < ?", Now()).Delete(&ticketRow{}).Error; err != nil {
 		return err
 	}
-	return s.db.conn(ctx).Create(&ticketRow{Hash: hash, TokenID: t.TokenID, RunID: t.RunID, Approved: t.Approved,
-		ExpiresAt: t.ExpiresAt.UTC()}).Error
+	return s.db.conn(ctx).Create(&ticketRow{Hash: hash, TokenID: ptr(t.TokenID), SessionID: ptr(t.SessionID),
+		RunID: t.RunID, Approved: t.Approved, ExpiresAt: t.ExpiresAt.UTC()}).Error
 }
 
 // ClaimTicket takes the ticket whose value hashes to hash, if it has not
@@ -33,7 +34,7 @@ func (s tokenTable) AddTicket(ctx context.Context, t auxilia.TerminalTicket, has
 func (s tokenTable) ClaimTicket(ctx context.Context, hash string, now time.Time) (auxilia.TerminalTicket, error) {
 	var rows []ticketRow
 	err := s.db.conn(ctx).Raw(`DELETE FROM terminal_tickets WHERE hash = ? AND expires_at > ?
-		RETURNING hash, token_id, run_id, approved, expires_at`, hash, now.UTC()).Scan(&rows).Error
+		RETURNING hash, token_id, session_id, run_id, approved, expires_at`, hash, now.UTC()).Scan(&rows).Error
 	if err != nil {
 		return auxilia.TerminalTicket{}, err
 	}
@@ -41,5 +42,6 @@ func (s tokenTable) ClaimTicket(ctx context.Context, hash string, now time.Time)
 		return auxilia.TerminalTicket{}, auxilia.NotFound("ticket")
 	}
 	r := rows[0]
-	return auxilia.TerminalTicket{TokenID: r.TokenID, RunID: r.RunID, Approved: r.Approved, ExpiresAt: r.ExpiresAt}, nil
+	return auxilia.TerminalTicket{TokenID: deref(r.TokenID), SessionID: deref(r.SessionID), RunID: r.RunID,
+		Approved: r.Approved, ExpiresAt: r.ExpiresAt}, nil
 }

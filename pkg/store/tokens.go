@@ -13,6 +13,7 @@ type tokenRow struct {
 	Name        string
 	Role        string
 	Hash        string
+	CreatedBy   string
 	CreatedAt   time.Time
 	LastUsedAt  *time.Time
 	RevokedAt   *time.Time
@@ -22,7 +23,7 @@ func (tokenRow) TableName() string { return "tokens" }
 
 func (r tokenRow) domain() auxilia.Token {
 	return auxilia.Token{ID: r.ID, WorkspaceID: r.WorkspaceID, Name: r.Name, Role: auxilia.Role(r.Role),
-		CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt, RevokedAt: r.RevokedAt}
+		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt, RevokedAt: r.RevokedAt}
 }
 
 // tokenTable stores API tokens by the hash of their value.
@@ -33,7 +34,7 @@ func (db *DB) tokens() tokenTable { return tokenTable{db} }
 // Create stores a new token with the given value hash and returns it with its id.
 func (s tokenTable) Create(ctx context.Context, t auxilia.Token, hash string) (auxilia.Token, error) {
 	row := tokenRow{ID: auxilia.NewID(), WorkspaceID: t.WorkspaceID, Name: t.Name, Role: string(t.Role),
-		Hash: hash, CreatedAt: Now()}
+		Hash: hash, CreatedBy: t.CreatedBy, CreatedAt: Now()}
 	if err := s.db.conn(ctx).Create(&row).Error; err != nil {
 		return auxilia.Token{}, err
 	}

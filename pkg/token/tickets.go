@@ -23,7 +23,7 @@ func (s *Service) IssueTicket(ctx context.Context, a auxilia.Actor, runID string
 	_, _ = rand.Read(b)
 	value := ticketPrefix + base64.RawURLEncoding.EncodeToString(b)
 	expires := time.Now().UTC().Add(TicketLife).Truncate(time.Millisecond)
-	t := auxilia.TerminalTicket{TokenID: a.TokenID, RunID: runID, Approved: approved, ExpiresAt: expires}
+	t := auxilia.TerminalTicket{TokenID: a.TokenID, SessionID: a.SessionID, RunID: runID, Approved: approved, ExpiresAt: expires}
 	if err := s.tokens(a.Workspace.ID).AddTicket(ctx, t, Hash(value)); err != nil {
 		return "", time.Time{}, err
 	}
@@ -31,7 +31,9 @@ func (s *Service) IssueTicket(ctx context.Context, a auxilia.Actor, runID string
 }
 
 // RedeemTicket takes a ticket, once: it returns the ticket and the actor it
-// was issued to, whose token must still be live. A used, expired or unknown
+// was issued to, whose token must still be live (for a ticket a person's
+// session asked for, an actor naming only the session, which the caller
+// must authenticate). A used, expired or unknown
 // ticket is refused as unauthorized.
 func (s *Service) RedeemTicket(ctx context.Context, value string) (auxilia.Actor, auxilia.TerminalTicket, error) {
 	refused := auxilia.Errorf(auxilia.CodeUnauthorized, "The ticket is unknown, used or expired: ask for a new one.")
@@ -41,6 +43,10 @@ func (s *Service) RedeemTicket(ctx context.Context, value string) (auxilia.Actor
 	}
 	if err != nil {
 		return auxilia.Actor{}, t, err
+	}
+	if t.SessionID != "" {
+		// A person's: the caller checks that the request carries that session.
+		return auxilia.Actor{SessionID: t.SessionID}, t, nil
 	}
 	tok, ws, err := s.lookup.ByID(ctx, t.TokenID)
 	if auxilia.IsCode(err, auxilia.CodeNotFound) {

@@ -89,7 +89,11 @@ func (s *Service) Create(ctx context.Context, workspaceID, name string, role aux
 	if err := fe.Err(); err != nil {
 		return Issued{}, err
 	}
-	return s.issue(ctx, auxilia.Token{WorkspaceID: workspaceID, Name: name, Role: role}, newValue())
+	t := auxilia.Token{WorkspaceID: workspaceID, Name: name, Role: role}
+	if a, ok := auxilia.ActorFrom(ctx); ok {
+		t.CreatedBy = a.UserName // a person signed in to the console
+	}
+	return s.issue(ctx, t, newValue())
 }
 
 // Issue creates a token in the workspace called workspace (creating the

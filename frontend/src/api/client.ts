@@ -19,6 +19,10 @@ api.use({
     if (token && !request.headers.has("Authorization")) {
       request.headers.set("Authorization", `Bearer ${token}`);
     }
+    const csrf = tokenStore.csrf();
+    if (!request.headers.has("Authorization") && csrf) {
+      request.headers.set("X-CSRF-Token", csrf);
+    }
     return request;
   },
   onResponse({ request, response }) {
@@ -26,6 +30,8 @@ api.use({
     // sign-in screen then explains why.
     if (response.status === 401 && request.headers.get("Authorization") === `Bearer ${tokenStore.get()}`) {
       tokenStore.clear("Your token is no longer accepted. Sign in again.");
+    } else if (response.status === 401 && !request.headers.has("Authorization") && tokenStore.csrf()) {
+      tokenStore.clear("Your session has ended. Sign in again.");
     }
     return response;
   },

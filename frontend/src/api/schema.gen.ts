@@ -215,7 +215,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's token, role and workspace */
+        /** The caller's token or person, role and workspace */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -832,6 +832,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workspace/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the people of the workspace */
+        get: operations["listPeople"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How people sign in to the console */
+        get: operations["getAuthConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out of the console */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Finish signing in with the identity provider */
+        get: operations["finishOIDCLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start signing in with the identity provider */
+        get: operations["startOIDCLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1048,6 +1133,9 @@ export interface components {
         AuditActor: {
             token_id: string;
             token_name: string;
+            /** @description The person signed in to the console who made the request ("" for a token). */
+            user_id: string;
+            user_name: string;
         };
         AuditEntry: {
             /** @example sandbox.create */
@@ -1062,11 +1150,25 @@ export interface components {
             outcome: "success" | "denied" | "invalid" | "conflict" | "error";
             resource_id: string;
             /** @enum {string} */
-            resource_type: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota";
+            resource_type: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota" | "user";
         };
         AuditList: {
             items: components["schemas"]["AuditEntry"][];
             next_page_token: string;
+        };
+        AuthConfig: {
+            /**
+             * @description LoginURL starts a sign-in in the browser ("" without OIDC).
+             * @example /auth/oidc/login
+             */
+            login_url: string;
+            /** @description OIDC tells whether people can sign in with the identity provider. */
+            oidc: boolean;
+            /**
+             * @description ProviderName names the provider on the sign-in button ("" without OIDC).
+             * @example Acme SSO
+             */
+            provider_name: string;
         };
         Binding: {
             approval: components["schemas"]["ApprovalRule"];
@@ -2555,13 +2657,32 @@ export interface components {
             url?: string;
         };
         Me: {
-            /** @example ci */
+            /**
+             * @description Name is the token's name, or the person's.
+             * @example ci
+             */
             name: string;
             /** @enum {string} */
             role: "admin" | "member";
-            /** Format: uuid */
+            /**
+             * @description TokenID is the token's id ("" for a person signed in to the console).
+             * @example 0b1c…
+             */
             token_id: string;
+            /** @description User is the person signed in to the console (null for a token). */
+            user: components["schemas"]["MeUser"] | null;
             workspace: components["schemas"]["Workspace"];
+        };
+        MeUser: {
+            /**
+             * @description Email and Name are what the identity provider said at sign-in.
+             * @example ada@example.com
+             */
+            email: string;
+            /** Format: uuid */
+            id: string;
+            /** @example Ada Lovelace */
+            name: string;
         };
         NetworkUpdate: {
             instances: components["schemas"]["InstanceNetworkUpdate"][];
@@ -2917,6 +3038,22 @@ export interface components {
             secret?: string | null;
             /** @example sandbox.internal:8083 */
             url?: string;
+        };
+        Person: {
+            /** @example ada@example.com */
+            email: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            last_sign_in_at: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+        };
+        PersonList: {
+            items: components["schemas"]["Person"][];
+            next_page_token: string;
         };
         ProbeRecord: {
             /** Format: date-time */
@@ -3290,6 +3427,12 @@ export interface components {
         Token: {
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description CreatedBy names the person who made the token in the console ("" when
+             *     a token or the command line made it).
+             * @example ada@example.com
+             */
+            created_by: string;
             /** Format: uuid */
             id: string;
             /** Format: date-time */
@@ -5005,13 +5148,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries about this kind of resource */
-                resource_type?: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota";
+                resource_type?: "sandbox" | "agent" | "binding" | "token" | "thread" | "run" | "key" | "quota" | "user";
                 /** @description Only entries about this resource */
                 resource_id?: string;
                 /** @description Only entries by this token id */
                 actor?: string;
                 /** @description Only entries of this action */
-                action?: "agent.create" | "agent.update" | "agent.delete" | "alert.failed" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "quota.alert" | "quota.pause" | "quota.set" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "sandbox.network" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
+                action?: "agent.create" | "agent.update" | "agent.delete" | "alert.failed" | "binding.put" | "binding.delete" | "key.rotate" | "mcp.call" | "quota.alert" | "quota.pause" | "quota.set" | "run.start" | "run.complete" | "sandbox.create" | "sandbox.update" | "sandbox.delete" | "sandbox.probe" | "sandbox.network" | "session.signin" | "session.signout" | "terminal.ticket" | "terminal.opened" | "terminal.reattached" | "terminal.closed" | "thread.delete" | "token.create" | "token.revoke" | "tool.approve";
                 /** @description Only entries with this outcome */
                 outcome?: "success" | "denied" | "invalid" | "conflict" | "error";
                 /** @description Only entries at or after this time (RFC 3339) */
@@ -9131,6 +9274,265 @@ export interface operations {
             };
             /** @description Insufficient Storage (insufficient_storage): the embedded database's disk is full; nothing can be saved until space is freed */
             507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPeople: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                page_size?: number;
+                /** @description next_page_token of the previous page */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: this token's requests per minute are used up (rate_limited), the run's instance runs as many commands as it may at once (sandbox_busy), or the sandbox's provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient Storage (insufficient_storage): the embedded database's disk is full; nothing can be saved until space is freed */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuthConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthConfig"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (the auxilia_csrf cookie) */
+                "X-CSRF-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    finishOIDCLogin: {
+        parameters: {
+            query: {
+                /** @description The authorization code */
+                code?: string;
+                /** @description The state the sign-in started with */
+                state: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startOIDCLogin: {
+        parameters: {
+            query?: {
+                /** @description The workspace to open, among those the person's groups give */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

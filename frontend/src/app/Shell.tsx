@@ -1,4 +1,4 @@
-import { BarChart3, Bot, KeyRound, LogOut, Menu, ScrollText, Server, SquareTerminal, X } from "lucide-react";
+import { BarChart3, Bot, KeyRound, LogOut, Menu, ScrollText, Server, SquareTerminal, Users, X } from "lucide-react";
 import { type ReactNode, useEffect, useState } from "react";
 import { NavLink, Outlet, useLocation } from "react-router-dom";
 import { useSession } from "../session/SessionContext";
@@ -78,6 +78,11 @@ export function Shell() {
             {isAdmin && (
               <RailLink to="/settings/tokens" icon={<KeyRound size={16} aria-hidden="true" />}>
                 API tokens
+              </RailLink>
+            )}
+            {isAdmin && (
+              <RailLink to="/settings/people" icon={<Users size={16} aria-hidden="true" />}>
+                People
               </RailLink>
             )}
             {isAdmin && (

@@ -18,6 +18,7 @@ const screens: { path: string; screen: LazyScreen; adminOnly?: boolean }[] = [
   { path: "sandboxes/:sandboxId", screen: lazyScreen(() => import("../features/sandboxes/SandboxPage")) },
   { path: "settings/sandboxes", screen: lazyScreen(() => import("../features/sandboxes/SandboxesPage"), prefetchSandboxes) },
   { path: "settings/tokens", screen: lazyScreen(() => import("../features/tokens/TokensPage")), adminOnly: true },
+  { path: "settings/people", screen: lazyScreen(() => import("../features/people/PeoplePage")), adminOnly: true },
   // Not only for admins: a member who follows a link is told the API's answer.
   { path: "settings/audit", screen: lazyScreen(() => import("../features/audit/AuditPage")) },
   // Members see their workspace's totals; admins, by sandbox, agent and thread.

@@ -3,29 +3,31 @@ import { useCallback, useEffect, useMemo, useSyncExternalStore, type ReactNode }
 import { Button } from "../ui/Button";
 import { Loading } from "../ui/Loading";
 import { ProblemMessage } from "../ui/ProblemMessage";
-import { meKey, useMe } from "./me";
+import { logout, meKey, useMe } from "./me";
 import { SessionContext } from "./SessionContext";
 import { SignIn } from "./SignIn";
 import { tokenStore } from "../shared/tokenStore";
 
 /** Renders its children only for a token the API accepts; otherwise the sign-in screen. */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const token = useSyncExternalStore(tokenStore.subscribe, tokenStore.get);
+  const signedIn = useSyncExternalStore(tokenStore.subscribe, tokenStore.signedIn);
   const queryClient = useQueryClient();
-  const me = useMe(token !== null);
+  const me = useMe(signedIn);
 
   // Nothing read with one token may show under the next one.
   useEffect(() => {
-    if (token === null) queryClient.clear();
-  }, [token, queryClient]);
+    if (!signedIn) queryClient.clear();
+  }, [signedIn, queryClient]);
 
-  const signOut = useCallback(() => tokenStore.clear(), []);
+  const signOut = useCallback(() => {
+    void logout().finally(() => tokenStore.clear());
+  }, []);
   const session = useMemo(
     () => (me.data ? { me: me.data, isAdmin: me.data.role === "admin", signOut } : null),
     [me.data, signOut],
   );
 
-  if (token === null) {
+  if (!signedIn) {
     return (
       <SignIn notice={tokenStore.endedBecause() ?? undefined} onSignedIn={(m) => queryClient.setQueryData(meKey, m)} />
     );

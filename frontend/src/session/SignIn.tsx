@@ -1,5 +1,7 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
+import { api, unwrap } from "../api/client";
 import { describeError, isApiError } from "../api/problem";
+import type { components } from "../api/schema.gen";
 import type { Me } from "../api/types";
 import { Button } from "../ui/Button";
 import { CheckboxField } from "../ui/CheckboxField";
@@ -7,6 +9,8 @@ import { Field } from "../ui/Field";
 import { PasswordInput } from "../ui/PasswordInput";
 import { fetchMe } from "./me";
 import { tokenStore } from "../shared/tokenStore";
+
+type AuthConfig = components["schemas"]["AuthConfig"];
 
 interface SignInProps {
   notice?: string;
@@ -18,6 +22,19 @@ export function SignIn({ notice, onSignedIn }: SignInProps) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [remember, setRemember] = useState(false);
+  // Whether people may sign in with the identity provider; no answer leaves the token form alone.
+  // (Asked here, not through the query cache, which the sign-in screen empties as it shows.)
+  const [auth, setAuth] = useState<AuthConfig>();
+  useEffect(() => {
+    let live = true;
+    unwrap(api.GET("/auth/config")).then(
+      (config) => live && setAuth(config),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -43,6 +60,14 @@ export function SignIn({ notice, onSignedIn }: SignInProps) {
         </div>
         <h1>Sign in to Auxilia sandboxes</h1>
         {notice && <p className="notice">{notice}</p>}
+        {auth?.oidc && (
+          <>
+            <a className="btn btn--primary btn--md signin__sso" href={auth.login_url}>
+              Sign in with {auth.provider_name}
+            </a>
+            <p className="signin__or">or, for a token</p>
+          </>
+        )}
         <Field
           label="API token"
           error={error}

@@ -14,11 +14,18 @@ export function fetchMe(token?: string): Promise<Me> {
 
 const meQuery = { queryKey: meKey, queryFn: () => fetchMe(), retry: false, staleTime: Infinity } as const;
 
+/** Ends the console session at the server (a token needs nothing there). */
+export async function logout(): Promise<void> {
+  const csrf = tokenStore.csrf();
+  if (tokenStore.get() !== null || csrf === null) return;
+  await api.POST("/auth/logout", { params: { header: { "X-CSRF-Token": csrf } } });
+}
+
 export function useMe(enabled: boolean) {
   return useQuery({ ...meQuery, enabled });
 }
 
 /** Asks who the stored token belongs to as the app starts, before anything renders; settles with the answer. */
 export function prefetchMe(queryClient: QueryClient): Promise<void> {
-  return tokenStore.get() === null ? Promise.resolve() : queryClient.prefetchQuery(meQuery);
+  return tokenStore.signedIn() ? queryClient.prefetchQuery(meQuery) : Promise.resolve();
 }

@@ -3,6 +3,19 @@
 // out). "Keep me signed in on this device" puts it in localStorage instead,
 // shared by this browser's tabs until sign-out, which clears both.
 const key = "auxilia.token";
+// A person signed in with the identity provider holds a session cookie the
+// page cannot read, and beside it this one, which it can: the CSRF token
+// every request sends back. Its presence is what says a session may be open.
+const csrfCookie = "auxilia_csrf";
+
+function readCSRF(): string | null {
+  if (typeof document === "undefined") return null;
+  for (const part of document.cookie.split(";")) {
+    const [name, ...value] = part.trim().split("=");
+    if (name === csrfCookie && value.join("=") !== "") return value.join("=");
+  }
+  return null;
+}
 const listeners = new Set<() => void>();
 // Why the last session ended, when the server ended it rather than the person.
 let endedBecause: string | null = null;
@@ -50,11 +63,20 @@ export const tokenStore = {
     }
     emit();
   },
+  /** The console session's CSRF token, when signed in with the identity provider. */
+  csrf(): string | null {
+    return readCSRF();
+  },
+  /** Whether a token is kept or a console session may be open. */
+  signedIn(): boolean {
+    return tokenStore.get() !== null || readCSRF() !== null;
+  },
   /** Signs out, of this tab and of this device; `because` is shown on the sign-in screen. */
   clear(because: string | null = null) {
     endedBecause = because;
     remove(() => sessionStorage);
     remove(() => localStorage);
+    if (typeof document !== "undefined") document.cookie = `${csrfCookie}=; Max-Age=0; Path=/`;
     emit();
   },
   endedBecause(): string | null {

@@ -16,6 +16,7 @@ export const adminMe: Me = {
   name: "bootstrap",
   role: "admin",
   workspace: { id: "00000000-0000-0000-0000-0000000000aa", name: "default" },
+  user: null,
 };
 
 /** Renders a screen as a signed-in admin would see it, with a fresh query cache. */

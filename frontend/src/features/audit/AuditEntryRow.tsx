@@ -9,7 +9,8 @@ const outcomeTone = { success: "ok", denied: "danger", invalid: "warn", conflict
 
 /** One entry: a summary line that opens to its detail, ids and resource link. */
 export function AuditEntryRow({ entry }: { entry: AuditEntry }) {
-  const who = entry.actor.token_name || "unknown token";
+  // A person signed in to the console, else the token (a machine's).
+  const who = entry.actor.user_name || entry.actor.token_name || "unknown token";
   return (
     <li className="audit-entry">
       <details>
@@ -35,6 +36,7 @@ export function AuditEntryRow({ entry }: { entry: AuditEntry }) {
             <dd>
               {who}
               {entry.actor.token_id && <code> {entry.actor.token_id}</code>}
+              {entry.actor.user_id && <code> {entry.actor.user_id}</code>}
             </dd>
             <dt>Resource</dt>
             <dd>

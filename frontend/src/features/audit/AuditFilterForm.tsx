@@ -10,11 +10,12 @@ import { filterNames, fromLocalInput, toLocalInput, type AuditFilters } from "./
 type AuditEntry = components["schemas"]["AuditEntry"];
 
 // The lists the API accepts, as the spec declares them.
-const resourceTypes: AuditEntry["resource_type"][] = ["sandbox", "agent", "binding", "token", "thread", "run", "key", "quota"];
+const resourceTypes: AuditEntry["resource_type"][] = ["sandbox", "agent", "binding", "token", "thread", "run", "key", "quota", "user"];
 const outcomes: AuditEntry["outcome"][] = ["success", "denied", "invalid", "conflict", "error"];
 export const auditActions = [
   "agent.create", "agent.update", "agent.delete", "alert.failed", "binding.put", "binding.delete", "key.rotate", "mcp.call",
   "quota.alert", "quota.pause", "quota.set", "run.start", "run.complete", "sandbox.create", "sandbox.update", "sandbox.delete", "sandbox.probe", "sandbox.network",
+  "session.signin", "session.signout",
   "terminal.ticket", "terminal.opened", "terminal.reattached", "terminal.closed",
   "thread.delete", "token.create", "token.revoke", "tool.approve",
 ] as const;

@@ -46,7 +46,10 @@ export default function TokensPage() {
                 {token.id === me.token_id && <Pill tone="ok">this session</Pill>}
               </div>
               <div className="list-row__meta">
-                <span>Created {formatDate(token.created_at)}</span>
+                <span>
+                  Created {formatDate(token.created_at)}
+                  {token.created_by && ` by ${token.created_by}`}
+                </span>
                 <span>{token.last_used_at ? `Last used ${timeAgo(token.last_used_at)}` : "Never used"}</span>
               </div>
             </div>
