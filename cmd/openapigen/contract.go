@@ -14,7 +14,8 @@ import (
 )
 
 // refineContract says what Swagger 2 annotations cannot and what generated
-// clients need: an http bearer scheme, public operations marked so,
+// clients need: an http bearer scheme and the console's session cookie,
+// public operations marked so,
 // nullable references typed, the headers every answer carries, merge
 // patches, the event streams, and request bodies closed to
 // members they do not list. Each step walks the whole document, so an
@@ -23,6 +24,7 @@ func refineContract(doc *openapi3.T) error {
 	bearerScheme(doc)
 	listTags(doc)
 	markPublicOperations(doc)
+	sessionCookieScheme(doc)
 	typeNullableReferences(doc)
 	patternThreadIDs(doc)
 	acceptMergePatches(doc)

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"maps"
+	"net/http"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -52,10 +54,28 @@ func TestEveryOperationStatesItsSecurity(t *testing.T) {
 			public[path] = true
 		}
 	})
-	assert.Equal(t, map[string]bool{"/healthz": true, "/readyz": true, "/api/v1/openapi.yaml": true}, public)
+	assert.Equal(t, map[string]bool{"/healthz": true, "/readyz": true, "/api/v1/openapi.yaml": true,
+		"/auth/config": true, "/auth/oidc/login": true, "/auth/oidc/callback": true}, public)
 	scheme := doc.Components.SecuritySchemes["BearerAuth"].Value
 	assert.Equal(t, "http", scheme.Type)
 	assert.Equal(t, "bearer", scheme.Scheme)
+	cookie := doc.Components.SecuritySchemes[sessionCookie].Value
+	assert.Equal(t, []string{"apiKey", "cookie", "auxilia_session"}, []string{cookie.Type, cookie.In, cookie.Name})
+}
+
+// Every API operation takes the console's session cookie as well as a token,
+// and one that changes something says it may be refused 403 without the
+// session's CSRF token.
+func TestEveryAPIOperationTakesTheSessionCookie(t *testing.T) {
+	operations(committedSpec(t), func(method, path string, op *openapi3.Operation) {
+		if !strings.HasPrefix(path, "/api/v1/") || len(*op.Security) == 0 {
+			return
+		}
+		assert.Contains(t, *op.Security, openapi3.SecurityRequirement{sessionCookie: []string{}}, "%s %s", method, path)
+		if method != http.MethodGet {
+			assert.NotNil(t, op.Responses.Value("403"), "%s %s: 403", method, path)
+		}
+	})
 }
 
 // In OpenAPI 3.0 `nullable` counts only beside a `type`.

@@ -103,7 +103,8 @@ func refine(doc *openapi3.T) {
 		"provider refuses calls this often (provider_rate_limited, with the provider's Retry-After when it gave one), or "+
 		"a run start would pass one of the workspace's quotas (quota_exceeded, naming the quota, its limit and its use)", true)
 	unavailable := answer("Service Unavailable (service_unavailable): the database cannot be used for now "+
-		"(stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After", true)
+		"(stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's "+
+		"session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After", true)
 	full := answer("Insufficient Storage (insufficient_storage): the embedded database's disk is full; "+
 		"nothing can be saved until space is freed", false)
 	for _, path := range doc.Paths.InMatchingOrder() {

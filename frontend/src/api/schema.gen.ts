@@ -3622,7 +3622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3703,6 +3703,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden (forbidden): the token's role may not do this, or the request came with the console's session cookie but without its CSRF token as X-CSRF-Token */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict */
             409: {
                 headers: {
@@ -3760,7 +3771,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -3855,7 +3866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3912,6 +3923,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden (forbidden): the token's role may not do this, or the request came with the console's session cookie but without its CSRF token as X-CSRF-Token */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -3944,7 +3965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4024,6 +4045,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden (forbidden): the token's role may not do this, or the request came with the console's session cookie but without its CSRF token as X-CSRF-Token */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -4086,7 +4117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4179,7 +4210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4327,7 +4358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4428,7 +4459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4521,7 +4552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4616,7 +4647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4675,6 +4706,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden (forbidden): the token's role may not do this, or the request came with the console's session cookie but without its CSRF token as X-CSRF-Token */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -4707,7 +4748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4802,7 +4843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4889,6 +4930,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden (forbidden): the token's role may not do this, or the request came with the console's session cookie but without its CSRF token as X-CSRF-Token */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -4935,7 +4987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -5032,7 +5084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5120,7 +5172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5224,7 +5276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5320,7 +5372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5385,7 +5437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5471,7 +5523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5557,7 +5609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5650,7 +5702,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5728,7 +5780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5863,7 +5915,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5919,6 +5971,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden (forbidden): the token's role may not do this, or the request came with the console's session cookie but without its CSRF token as X-CSRF-Token */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -5951,7 +6013,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6107,7 +6169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6264,7 +6326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6392,7 +6454,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6533,7 +6595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6657,7 +6719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6783,7 +6845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6909,7 +6971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7033,7 +7095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7169,7 +7231,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7280,7 +7342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7362,7 +7424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7511,7 +7573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7606,7 +7668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7728,7 +7790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7890,7 +7952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7983,7 +8045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8086,7 +8148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8174,7 +8236,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8274,7 +8336,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8374,7 +8436,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8507,7 +8569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8595,7 +8657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8715,7 +8777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8805,7 +8867,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8947,7 +9009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9035,7 +9097,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9100,7 +9162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9195,7 +9257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9260,7 +9322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9350,7 +9412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), or the server is shutting down; try again after Retry-After */
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9427,6 +9489,28 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (service_unavailable): the database cannot be used for now (stopped, restarting, its connections taken), the server is shutting down, or, for a request with the console's session cookie, the identity provider could not be reached to refresh the session; try again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient Storage (insufficient_storage): the embedded database's disk is full; nothing can be saved until space is freed */
+            507: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
