@@ -43,6 +43,7 @@ func TestThreadsKeepTheirWorkOnDaytona(t *testing.T) {
 			expire: func(_ *env, ref string) { require.NoError(t, fake.Destroy(ref)) },
 			calls:  func() int { return -1 },
 			kept:   func() int { return len(fake.SnapshotNames()) },
+			sized:  true,
 		})
 	}, func(o *options) { o.run.Clock = clock.now })
 }
@@ -85,6 +86,7 @@ func TestThreadsKeepTheirWorkOnCloudRun(t *testing.T) {
 			expire: func(_ *env, ref string) { g.Expire(t, prefix, ref) },
 			calls:  calls.Total,
 			kept:   func() int { return g.Kept(prefix) },
+			sized:  true,
 		})
 	}, func(o *options) { o.run.Clock = clock.now })
 }

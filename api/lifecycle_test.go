@@ -30,6 +30,7 @@ type lifecycleProvider struct {
 	expire  func(e *env, ref string) // the instance goes behind the server's back
 	calls   func() int               // provider calls so far (-1: not counted)
 	kept    func() int               // kept files at the provider (-1: not counted)
+	sized   bool                     // the provider says how big kept files are, which the usage meters
 }
 
 // threadLifecycle drives one thread through idleness: a file written,
@@ -89,6 +90,11 @@ func threadLifecycle(t *testing.T, e *env, clock *movedClock, p lifecycleProvide
 	th = thread(agent)
 	assert.Equal(t, "paused", th["state"])
 	assert.NotNil(t, th["kept"])
+	if bytes := keptBytes(t, e); p.sized {
+		assert.Positive(t, bytes, "the kept files' size, as the provider said it")
+	} else {
+		assert.Zero(t, bytes, "a provider that does not say how big kept files are meters none")
+	}
 
 	before := p.calls()
 	resumed := start(agent)
@@ -146,6 +152,16 @@ func threadLifecycle(t *testing.T, e *env, clock *movedClock, p lifecycleProvide
 	}
 }
 
+// keptBytes is the size of the only kept files there are.
+func keptBytes(t *testing.T, e *env) int64 {
+	t.Helper()
+	sqlDB, err := e.db.SQL()
+	require.NoError(t, err)
+	var bytes int64
+	require.NoError(t, sqlDB.QueryRowContext(context.Background(), "SELECT bytes FROM kept_files").Scan(&bytes))
+	return bytes
+}
+
 func TestThreadsKeepTheirWorkOnEcho(t *testing.T) {
 	kinds := append(builtin.Kinds(builtin.Options{DataDir: t.TempDir()}), echotest.Kind{})
 	clock := &movedClock{}
@@ -185,6 +201,7 @@ func TestThreadsKeepTheirWorkOnTheLocalProvider(t *testing.T) {
 				entries, _ := os.ReadDir(filepath.Join(e.dataDir, "kept"))
 				return len(entries)
 			},
+			sized: true,
 		})
 	}, func(o *options) { o.run.Clock = clock.now })
 }

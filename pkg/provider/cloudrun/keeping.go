@@ -81,7 +81,9 @@ func (c *client) saveTo(ctx context.Context, op, id string, loc snapshotLocation
 
 // Keep saves a copy of the workspace in a folder of its own under the
 // snapshot prefix, which neither later runs nor Destroy touch. A paused
-// sandbox is brought back for it and paused again.
+// sandbox is brought back for it and paused again. What is kept is the
+// tar object, whose size the gateway's save answers (saveSnapshot in
+// pkg/gateway/api_snapshots.go): that is what the bucket holds.
 func (c *client) Keep(ctx context.Context, inst provider.Instance) (provider.Kept, error) {
 	if err := c.noBucket("keep"); err != nil {
 		return provider.Kept{}, err
@@ -103,7 +105,7 @@ func (c *client) Keep(ctx context.Context, inst provider.Instance) (provider.Kep
 		return provider.Kept{}, err
 	}
 	st, _ := json.Marshal(keptState{GCSBucket: info.Bucket, Object: info.Object, Sandbox: inst.ID, SnapshotPrefix: loc.SnapshotPrefix})
-	return provider.Kept{ID: info.URI, State: st, At: time.Now().UTC()}, nil
+	return provider.Kept{ID: info.URI, State: st, At: time.Now().UTC(), Bytes: info.Size}, nil
 }
 
 // keptName names one kept copy: when, and a random part.

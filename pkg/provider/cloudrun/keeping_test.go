@@ -78,8 +78,9 @@ func TestKeptFilesAreApartFromTheRunSnapshot(t *testing.T) {
 	assert.True(t, live, "the paused sandbox's snapshot is there")
 
 	require.NoError(t, c.Destroy(ctx, inst))
-	_, stored := gcs.Object(gatewaytest.Bucket, strings.TrimPrefix(kept.ID, "gs://"+gatewaytest.Bucket+"/"))
+	object, stored := gcs.Object(gatewaytest.Bucket, strings.TrimPrefix(kept.ID, "gs://"+gatewaytest.Bucket+"/"))
 	assert.True(t, stored, "destroying the sandbox leaves what was kept")
+	assert.Equal(t, int64(len(object)), kept.Bytes, "its size is the stored object's, for the usage")
 	restored, err := c.(provider.Keeper).CreateFrom(ctx, provider.Labels{Thread: "th"}, kept)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Destroy(context.Background(), restored) })

@@ -1,6 +1,7 @@
 package daytona
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -85,4 +86,25 @@ func TestDescribeBothDialects(t *testing.T) {
 func TestModifiedFromOlderDaemons(t *testing.T) {
 	e := fileEntry{ModTime: "2024-05-01 10:11:12.5 +0000 UTC"}
 	assert.Equal(t, time.Date(2024, 5, 1, 10, 11, 12, 500_000_000, time.UTC), e.modified().UTC())
+}
+
+// Daytona's snapshot size is GiB, a fraction the runner divided bytes by
+// 1024³ for, or null.
+func TestSnapshotSizeInBytes(t *testing.T) {
+	for _, c := range []struct {
+		json string
+		want int64
+	}{
+		{`{"size":null}`, 0},
+		{`{}`, 0},
+		{`{"size":0}`, 0},
+		{`{"size":-1}`, 0},
+		{`{"size":1}`, 1 << 30},
+		{`{"size":0.5}`, 1 << 29},
+		{`{"size":4.656612873077393e-06}`, 5000},
+	} {
+		var s snapshotInfo
+		require.NoError(t, json.Unmarshal([]byte(c.json), &s))
+		assert.Equal(t, c.want, s.bytes(), c.json)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"time"
@@ -21,6 +22,21 @@ type snapshotInfo struct {
 	Name        string `json:"name"`
 	State       string `json:"state"`
 	ErrorReason string `json:"errorReason"`
+	// Size is in GiB, a fraction, and null when the runner did not say:
+	// the runner reports the committed image's bytes/(1024*1024*1024)
+	// (SizeGB in apps/runner/pkg/docker/snapshot_sandbox.go), stored as
+	// the snapshot's size (apps/api/src/sandbox/utils/
+	// persist-snapshot-from-sandbox.util.ts, dto/snapshot.dto.ts).
+	Size *float64 `json:"size"`
+}
+
+// bytes is the snapshot's size in bytes, for the usage; 0 when Daytona
+// does not say.
+func (s snapshotInfo) bytes() int64 {
+	if s.Size == nil || !(*s.Size > 0) {
+		return 0
+	}
+	return int64(math.Round(math.Min(*s.Size*(1<<30), math.MaxInt64/2)))
 }
 
 // keptState is what Keep stores: the snapshot's name, which create takes.
@@ -51,7 +67,7 @@ func (c *Client) Keep(ctx context.Context, inst provider.Instance) (provider.Kep
 		return provider.Kept{}, err
 	}
 	st, _ := json.Marshal(keptState{Name: snap.Name}) // a struct of strings always encodes
-	return provider.Kept{ID: snap.ID, State: st, At: time.Now().UTC()}, nil
+	return provider.Kept{ID: snap.ID, State: st, At: time.Now().UTC(), Bytes: snap.bytes()}, nil
 }
 
 // awaitSnapshot polls the snapshot until it is active. Daytona makes it in

@@ -40,6 +40,21 @@ func TestKeepAndRestoreCostTheirCalls(t *testing.T) {
 
 // Daytona makes the snapshot in the background: the sandbox reads
 // "snapshotting" and the snapshot is not there until it is back.
+// The snapshot's size, which Daytona answers in GiB, is the kept files'
+// bytes: 5000 more bytes in the sandbox make a snapshot 5000 bytes bigger.
+func TestKeptBytesAreTheSnapshotsSize(t *testing.T) {
+	ctx := context.Background()
+	_, client, inst := started(t, daytonatest.Options{})
+	run(t, client, inst, "echo kept > f.txt")
+	small, err := client.Keep(ctx, inst)
+	require.NoError(t, err)
+	run(t, client, inst, "head -c 5000 /dev/zero > more.bin")
+	big, err := client.Keep(ctx, inst)
+	require.NoError(t, err)
+	assert.Positive(t, small.Bytes)
+	assert.Equal(t, small.Bytes+5000, big.Bytes)
+}
+
 func TestKeepWaitsForTheSnapshot(t *testing.T) {
 	ctx := context.Background()
 	fake, client, inst := started(t, daytonatest.Options{Transition: 3})

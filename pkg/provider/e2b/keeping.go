@@ -16,7 +16,11 @@ var (
 	_ provider.TerminalOpener = (*Client)(nil)
 )
 
-// snapshotInfo is the snapshot's answer (SnapshotInfo in spec/openapi.yml).
+// snapshotInfo is the snapshot's answer (SnapshotInfo in spec/openapi.yml,
+// written by packages/api/internal/handlers/snapshot_template_create.go).
+// It carries no size, nor does the list of snapshots (the same
+// SnapshotInfo), so kept files here report 0 bytes and are not metered;
+// diskSizeMB is the sandbox's disk, not what the snapshot stores.
 type snapshotInfo struct {
 	SnapshotID string `json:"snapshotID"`
 }

@@ -11,6 +11,9 @@ import (
 )
 
 // The snapshot API's messages (server/opensandbox_server/api/schema.py).
+// A snapshot carries no size (Snapshot there, and in
+// specs/sandbox-lifecycle.yml, has only its id, sandbox, name, status and
+// creation time), so kept files here report 0 bytes and are not metered.
 type snapshotAnswer struct {
 	ID        string        `json:"id"`
 	Status    sandboxStatus `json:"status"`

@@ -3,6 +3,7 @@ package daytonatest
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,6 +25,31 @@ type snapshot struct {
 	id, name  string
 	createdAt time.Time
 	files     string // a copy of the sandbox's home; empty when forwarding to a real daemon
+	// sizeGB is the snapshot's size in GiB, nil when unknown (a copy
+	// forwarded to a real daemon). Daytona's runner reports the committed
+	// image's size as bytes/(1024*1024*1024) (SizeGB in
+	// apps/runner/pkg/docker/snapshot_sandbox.go), which
+	// persistSnapshotFromSandbox (apps/api/src/sandbox/utils/
+	// persist-snapshot-from-sandbox.util.ts) stores as the snapshot's size;
+	// here the image is the copied files.
+	sizeGB *float64
+}
+
+// gibOf is a folder's size in GiB, as Daytona's runner words an image's:
+// the bytes of its regular files over 1024³.
+func gibOf(dir string) (float64, error) {
+	var bytes int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			bytes += info.Size()
+		}
+		return err
+	})
+	return float64(bytes) / (1024 * 1024 * 1024), err
 }
 
 // createSandboxSnapshot makes a snapshot of a sandbox, as
@@ -70,6 +96,12 @@ func (s *Server) createSandboxSnapshot(w http.ResponseWriter, r *http.Request, _
 			apiError(w, r, http.StatusInternalServerError, "An unexpected error occurred.")
 			return
 		}
+		size, err := gibOf(made.files)
+		if err != nil {
+			apiError(w, r, http.StatusInternalServerError, "An unexpected error occurred.")
+			return
+		}
+		made.sizeGB = &size
 	}
 	sb.snapshotting = made
 	s.move(sb, sb.desired, "snapshotting", sb.State)
@@ -110,7 +142,7 @@ func (s *Server) getSnapshot(w http.ResponseWriter, r *http.Request, _ *apiKey) 
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id": sn.id, "organizationId": "org-test", "general": false, "name": sn.name, "imageName": sn.name,
-		"state": "active", "size": 0.1, "entrypoint": nil, "cpu": sandboxCPU, "gpu": 0, "mem": sandboxMemory,
+		"state": "active", "size": sn.sizeGB, "entrypoint": nil, "cpu": sandboxCPU, "gpu": 0, "mem": sandboxMemory,
 		"disk": sandboxDisk, "errorReason": nil, "createdAt": isoTime(sn.createdAt), "updatedAt": isoTime(sn.createdAt),
 		"lastUsedAt": nil, "regionIds": []string{"us"},
 	})
