@@ -126,19 +126,32 @@ func TestUsedUpInstanceHoursPauseThePoolsUnclaimedInstances(t *testing.T) {
 	})
 }
 
-// A provider that cannot pause leaves the pool's instances running: a
-// quota never ends an instance.
+// A provider that cannot pause leaves the pool's instances, and idle
+// threads' instances, running, and is no failure: a quota never ends an
+// instance.
 func TestAPoolWhoseProviderCannotPauseRunsOn(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		w := newWorld(t, db)
+		r := w.start(t, "t1")
+		sqlDB, err := db.SQL()
+		require.NoError(t, err)
+		idleSince := "UPDATE threads SET last_activity_at = ? WHERE thread_key = ?"
+		if db.Dialect() == store.Postgres {
+			idleSince = "UPDATE threads SET last_activity_at = $1 WHERE thread_key = $2"
+		}
+		_, err = sqlDB.Exec(idleSince, time.Now().Add(-time.Hour).UTC(), "t1")
+		require.NoError(t, err)
 		w.edit(t, `{"config":{"pool":{"size":2}}}`)
 		require.Equal(t, run.PoolReport{Created: 2}, w.keep(t))
 
 		paused, err := w.app.Runs.PauseIdleOverQuota(ctx, w.ws.ID)
 		require.NoError(t, err)
 		assert.Zero(t, paused)
-		assert.Len(t, w.fake.Live(), 2)
+		assert.Len(t, w.fake.Live(), 3)
+		inst, err := db.In(w.ws.ID).Instances().Get(ctx, r.InstanceID)
+		require.NoError(t, err)
+		assert.Nil(t, inst.PausedAt, "the idle thread's instance runs on")
 		for _, inst := range unclaimedPoolInstances(t, db, w.ws.ID, w.sandbox.ID) {
 			assert.Nil(t, inst.PausedAt)
 			assert.Equal(t, auxilia.InstanceLive, inst.Status)
