@@ -19,11 +19,10 @@ type Pools interface {
 	Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error)
 	Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error)
 	SetFailures(ctx context.Context, f auxilia.PoolFailures) error
-	// Running, MarkPaused and MarkResumed are for pausing the unclaimed
-	// instances of a workspace whose instance-hours are used up.
+	// Running and MarkPaused are for pausing the unclaimed instances of a
+	// workspace whose instance-hours are used up.
 	Running(ctx context.Context, workspaceID string, limit int) ([]auxilia.Instance, error)
 	MarkPaused(ctx context.Context, id string, at time.Time) (bool, error)
-	MarkResumed(ctx context.Context, id string) error
 }
 
 // WarmPools are one workspace's warm pools, as its runs and views see them.

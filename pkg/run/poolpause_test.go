@@ -86,6 +86,12 @@ func TestUsedUpInstanceHoursPauseThePoolsUnclaimedInstances(t *testing.T) {
 			assert.Equal(t, inst.UpdatedAt, got.UpdatedAt, "paused, it is handed out and retired as if it ran")
 			assert.True(t, srv.Paused(inst.ProviderRef), "paused by the provider")
 		}
+		metered := instanceUsage(t, db, ws.ID, pooled[1].ID)
+		require.Len(t, metered, 2)
+		assert.Equal(t, auxilia.UsageRunning, metered[0].State)
+		assert.False(t, metered[0].End.IsZero(), "its running ended at the pause")
+		assert.Equal(t, auxilia.UsagePaused, metered[1].State)
+		assert.True(t, metered[1].End.IsZero(), "paused since: no more instance-hours")
 		page, err := db.In(ws.ID).Audit().List(ctx, auxilia.AuditFilter{Action: "quota.pause"}, auxilia.PageRequest{Size: 10})
 		require.NoError(t, err)
 		require.Len(t, page.Items, 2)
@@ -144,6 +150,8 @@ func TestAPoolWhoseProviderCannotPauseRunsOn(t *testing.T) {
 		require.NoError(t, err)
 		w.edit(t, `{"config":{"pool":{"size":2}}}`)
 		require.Equal(t, run.PoolReport{Created: 2}, w.keep(t))
+		pooled := unclaimedPoolInstances(t, db, w.ws.ID, w.sandbox.ID)
+		require.Len(t, pooled, 2)
 
 		paused, err := w.app.Runs.PauseIdleOverQuota(ctx, w.ws.ID)
 		require.NoError(t, err)
@@ -152,9 +160,13 @@ func TestAPoolWhoseProviderCannotPauseRunsOn(t *testing.T) {
 		inst, err := db.In(w.ws.ID).Instances().Get(ctx, r.InstanceID)
 		require.NoError(t, err)
 		assert.Nil(t, inst.PausedAt, "the idle thread's instance runs on")
-		for _, inst := range unclaimedPoolInstances(t, db, w.ws.ID, w.sandbox.ID) {
-			assert.Nil(t, inst.PausedAt)
-			assert.Equal(t, auxilia.InstanceLive, inst.Status)
+		for _, inst := range pooled {
+			got, err := db.In(w.ws.ID).Instances().Get(ctx, inst.ID)
+			require.NoError(t, err)
+			assert.Nil(t, got.PausedAt)
+			assert.Equal(t, auxilia.InstanceLive, got.Status)
+			assert.Equal(t, inst.UpdatedAt, got.UpdatedAt, "not marked at all: it stays as ready as it was")
+			assert.Len(t, instanceUsage(t, db, w.ws.ID, inst.ID), 1, "metered running throughout")
 		}
 		assert.Equal(t, auxilia.PoolStatus{State: auxilia.PoolReady, Size: 2, Ready: 2}, w.pool(t))
 	})
@@ -170,6 +182,20 @@ func unclaimedPoolInstances(t *testing.T, db *store.DB, workspaceID, sandboxID s
 	for _, inst := range all {
 		if inst.SandboxID == sandboxID {
 			out = append(out, inst)
+		}
+	}
+	return out
+}
+
+// instanceUsage is what was metered of one instance, oldest first.
+func instanceUsage(t *testing.T, db *store.DB, workspaceID, instanceID string) []auxilia.UsageInterval {
+	t.Helper()
+	all, err := db.In(workspaceID).Usage().Intervals(context.Background(), time.Now().Add(-24*time.Hour), time.Now().Add(time.Hour))
+	require.NoError(t, err)
+	var out []auxilia.UsageInterval
+	for _, u := range all {
+		if u.InstanceID == instanceID {
+			out = append(out, u)
 		}
 	}
 	return out

@@ -61,14 +61,14 @@ func (s *Service) PauseIdleOverQuota(ctx context.Context, workspaceID string) (i
 // claimed it meanwhile, and audits it.
 func (s *Service) pausePooledOverQuota(ctx context.Context, inst auxilia.Instance, now time.Time) (bool, error) {
 	client, sb, err := s.Sandboxes.RetainedClient(ctx, inst.SandboxID)
-	if err != nil {
-		return false, err
+	if err != nil || !s.canPause(sb) {
+		return false, err // cannot pause: it runs on, as a quota never ends an instance
 	}
 	marked, err := s.Pools.MarkPaused(ctx, inst.ID, now)
 	if err != nil || !marked {
 		return false, err // claimed meanwhile: its thread's run uses it
 	}
-	ok, err := s.pauseMarked(ctx, client, sb, inst, func() error { return s.Pools.MarkResumed(ctx, inst.ID) })
+	ok, err := s.pauseMarked(ctx, client, sb, inst, func() error { return s.Instances(inst.WorkspaceID).MarkResumed(ctx, inst.ID) })
 	if !ok {
 		return false, err
 	}
@@ -87,8 +87,8 @@ func (s *Service) pauseOverQuota(ctx context.Context, thread auxilia.Thread, now
 		lastActive = *thread.LastActivityAt
 	}
 	client, sb, err := s.Sandboxes.RetainedClient(ctx, inst.SandboxID)
-	if err != nil {
-		return false, err
+	if err != nil || !s.canPause(sb) {
+		return false, err // cannot pause: it runs on, as a quota never ends an instance
 	}
 	marked, err := s.Instances(inst.WorkspaceID).MarkPaused(ctx, inst.ID, lastActive.Add(time.Microsecond).UTC(), now)
 	if err != nil || !marked {
@@ -116,7 +116,7 @@ func (s *Service) pauseMarked(ctx context.Context, client provider.Client, sb au
 	}
 	switch {
 	case errors.Is(err, provider.ErrUnsupported):
-		return false, unmark() // it runs on, as a quota never ends an instance
+		return false, unmark() // it runs on, as a quota never ends an instance (its provider said it could pause)
 	case errors.Is(err, provider.ErrGone):
 		return false, s.Instances(inst.WorkspaceID).MarkDestroyed(ctx, inst.ID)
 	case err != nil:
@@ -126,4 +126,13 @@ func (s *Service) pauseMarked(ctx context.Context, client provider.Client, sb au
 	s.Metrics.InstanceChanged(sb.Provider, "paused")
 	s.resumeIfWanted(ctx, client, inst, pinst)
 	return true, nil
+}
+
+// canPause reports whether the sandbox's provider pauses instances. It is
+// asked before an instance is marked paused: marking and unmarking one the
+// provider cannot pause would meter it paused for a moment and, for a pool
+// instance, make it newly ready, on every pass.
+func (s *Service) canPause(sb auxilia.Sandbox) bool {
+	d, err := s.Sandboxes.Describe(sb)
+	return err == nil && d.Capabilities.Has(provider.PauseResume)
 }

@@ -129,20 +129,14 @@ func (s poolTable) Running(ctx context.Context, workspaceID string, limit int) (
 // an instance marked paused, which its run resumes), it is paused already
 // or no longer live; it reports whether it was marked. Its updated_at, the
 // time it became ready, is left as it is: a paused instance is handed out
-// and retired as it would have been running.
+// and retired as it would have been running (the usage meter ends its
+// running interval at paused_at). The instances table's MarkResumed takes
+// the mark back.
 func (s poolTable) MarkPaused(ctx context.Context, id string, at time.Time) (bool, error) {
 	res := s.db.conn(ctx).Model(&instanceRow{}).
 		Where("id = ? AND pool_version IS NOT NULL AND thread_id IS NULL AND status = ? AND paused_at IS NULL", id, auxilia.InstanceLive).
 		UpdateColumn("paused_at", at)
 	return res.RowsAffected == 1, res.Error
-}
-
-// MarkResumed takes back MarkPaused of an unclaimed pool instance whose
-// provider did not pause it; a claimed one is its run's to resume.
-func (s poolTable) MarkResumed(ctx context.Context, id string) error {
-	return s.db.conn(ctx).Model(&instanceRow{}).
-		Where("id = ? AND pool_version IS NOT NULL AND thread_id IS NULL AND paused_at IS NOT NULL", id).
-		UpdateColumn("paused_at", nil).Error
 }
 
 // Paused returns how many of the sandbox's ready pool instances (as Count

@@ -215,11 +215,6 @@ func (s SystemPools) MarkPaused(ctx context.Context, id string, at time.Time) (b
 	return s.s.db.pools().MarkPaused(ctx, id, at)
 }
 
-// MarkResumed takes back MarkPaused of an unclaimed pool instance.
-func (s SystemPools) MarkResumed(ctx context.Context, id string) error {
-	return s.s.db.pools().MarkResumed(ctx, id)
-}
-
 // Sandboxes returns up to limit live sandboxes after the id after.
 func (s SystemPools) Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error) {
 	return s.s.db.pools().Sandboxes(ctx, after, limit)
