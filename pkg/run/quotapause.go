@@ -68,7 +68,7 @@ func (s *Service) pausePooledOverQuota(ctx context.Context, inst auxilia.Instanc
 	if err != nil || !marked {
 		return false, err // claimed meanwhile: its thread's run uses it
 	}
-	ok, err := s.pauseMarked(ctx, client, sb, inst, func() error { return s.Instances(inst.WorkspaceID).MarkResumed(ctx, inst.ID) })
+	ok, err := s.pauseMarked(ctx, client, sb, inst)
 	if !ok {
 		return false, err
 	}
@@ -94,7 +94,7 @@ func (s *Service) pauseOverQuota(ctx context.Context, thread auxilia.Thread, now
 	if err != nil || !marked {
 		return false, err // active again, or changed meanwhile
 	}
-	ok, err := s.pauseMarked(ctx, client, sb, inst, func() error { return s.Instances(inst.WorkspaceID).MarkResumed(ctx, inst.ID) })
+	ok, err := s.pauseMarked(ctx, client, sb, inst)
 	if !ok {
 		return false, err
 	}
@@ -106,21 +106,20 @@ func (s *Service) pauseOverQuota(ctx context.Context, thread auxilia.Thread, now
 
 // pauseMarked has the provider pause an instance marked paused. An instance
 // the provider no longer has is forgotten; one it did not pause (it cannot,
-// or it failed) is unmarked and runs on.
-// A run that resumed the instance while it was being paused has it resumed
-// again.
-func (s *Service) pauseMarked(ctx context.Context, client provider.Client, sb auxilia.Sandbox, inst auxilia.Instance, unmark func() error) (bool, error) {
+// or it failed) is unmarked and runs on. A run that resumed the instance
+// while it was being paused has it resumed again.
+func (s *Service) pauseMarked(ctx context.Context, client provider.Client, sb auxilia.Sandbox, inst auxilia.Instance) (bool, error) {
 	pinst, err := s.providerInstance(inst)
 	if err == nil {
 		err = pause(ctx, client, pinst)
 	}
 	switch {
 	case errors.Is(err, provider.ErrUnsupported):
-		return false, unmark() // it runs on, as a quota never ends an instance (its provider said it could pause)
+		return false, s.Instances(inst.WorkspaceID).MarkResumed(ctx, inst.ID) // it runs on, as a quota never ends an instance (its provider said it could pause)
 	case errors.Is(err, provider.ErrGone):
 		return false, s.Instances(inst.WorkspaceID).MarkDestroyed(ctx, inst.ID)
 	case err != nil:
-		_ = unmark()
+		_ = s.Instances(inst.WorkspaceID).MarkResumed(ctx, inst.ID)
 		return false, err
 	}
 	s.Metrics.InstanceChanged(sb.Provider, "paused")
