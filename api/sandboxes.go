@@ -90,7 +90,9 @@ type sandboxView struct {
 // creating (some on their way), waiting (short, with none on the way yet:
 // the next pass of the pool job makes them), failing (creates fail; it waits until retry_at) or stopped
 // (too many failures in a row: it makes nothing until the sandbox is
-// edited or probed healthy). detail says why it fails.
+// edited or probed healthy). detail says why it fails, stopped or waits on
+// a quota, and how many of the ready instances an exhausted instance-hours
+// quota paused (a run that takes one resumes it).
 type poolView struct {
 	State    string     `json:"state" enums:"off,ready,creating,waiting,failing,stopped"`
 	Size     int        `json:"size" minimum:"0"`

@@ -37,6 +37,6 @@ type PoolStatus struct {
 	Ready    int
 	Creating int
 	Failures int
-	Detail   string     // why it fails, stopped, or waits on the quota
+	Detail   string     // why it fails, stopped, or waits on the quota; how many ready ones the quota paused
 	RetryAt  *time.Time // when a failing pool tries again
 }

@@ -19,12 +19,17 @@ type Pools interface {
 	Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error)
 	Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error)
 	SetFailures(ctx context.Context, f auxilia.PoolFailures) error
+	// Running and MarkPaused are for pausing the unclaimed instances of a
+	// workspace whose instance-hours are used up.
+	Running(ctx context.Context, workspaceID string, limit int) ([]auxilia.Instance, error)
+	MarkPaused(ctx context.Context, id string, at time.Time) (bool, error)
 }
 
 // WarmPools are one workspace's warm pools, as its runs and views see them.
 type WarmPools interface {
 	Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error)
 	Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error)
+	Paused(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (int, error)
 	Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error)
 }
 
@@ -119,8 +124,15 @@ func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.P
 		return auxilia.PoolStatus{State: auxilia.PoolOff}, nil
 	}
 	out := auxilia.PoolStatus{Size: pool.Size}
-	if out.Ready, out.Creating, err = s.WarmPools(sb.WorkspaceID).Count(ctx, sb, freshAfter(pool, time.Now())); err != nil {
+	fresh := freshAfter(pool, time.Now())
+	if out.Ready, out.Creating, err = s.WarmPools(sb.WorkspaceID).Count(ctx, sb, fresh); err != nil {
 		return out, err
+	}
+	paused := 0
+	if out.Ready > 0 {
+		if paused, err = s.WarmPools(sb.WorkspaceID).Paused(ctx, sb, fresh); err != nil {
+			return out, err
+		}
 	}
 	f, err := s.WarmPools(sb.WorkspaceID).Failures(ctx, sb.ID)
 	if err != nil {
@@ -146,5 +158,21 @@ func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.P
 			out.Detail = quotaDetail(use)
 		}
 	}
+	out.Detail = withPausedDetail(out.Detail, paused, out.Ready)
 	return out, nil
+}
+
+// withPausedDetail adds to a pool's detail that some of its ready instances
+// are paused, as an exhausted instance-hours quota pauses them: they are
+// still handed out, and resumed by the run that takes one.
+func withPausedDetail(detail string, paused, ready int) string {
+	if paused == 0 {
+		return detail
+	}
+	note := fmt.Sprintf("%d of the %d ready instances are paused, as the workspace's instance-hours quota was used up: "+
+		"a run that takes one resumes it.", paused, ready)
+	if detail == "" {
+		return note
+	}
+	return detail + " " + note
 }

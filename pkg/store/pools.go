@@ -110,6 +110,45 @@ func (s poolTable) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter tim
 	return ready, creating, err
 }
 
+// Running returns up to limit of the workspace's unclaimed pool instances
+// that are live and not paused, the longest ready first: what an exhausted
+// instance-hours quota pauses before any thread's instance.
+func (s poolTable) Running(ctx context.Context, workspaceID string, limit int) ([]auxilia.Instance, error) {
+	var rows []instanceRow
+	err := s.db.conn(ctx).Where("workspace_id = ? AND pool_version IS NOT NULL AND thread_id IS NULL AND status = ? AND paused_at IS NULL",
+		workspaceID, auxilia.InstanceLive).Order("updated_at, id").Limit(limit).Find(&rows).Error
+	out := make([]auxilia.Instance, len(rows))
+	for i, r := range rows {
+		out[i] = r.domain()
+	}
+	return out, err
+}
+
+// MarkPaused records that an unclaimed live pool instance is being paused,
+// unless a thread claimed it meanwhile (a claim after this hands the thread
+// an instance marked paused, which its run resumes), it is paused already
+// or no longer live; it reports whether it was marked. Its updated_at, the
+// time it became ready, is left as it is: a paused instance is handed out
+// and retired as it would have been running (the usage meter ends its
+// running interval at paused_at). The instances table's MarkResumed takes
+// the mark back.
+func (s poolTable) MarkPaused(ctx context.Context, id string, at time.Time) (bool, error) {
+	res := s.db.conn(ctx).Model(&instanceRow{}).
+		Where("id = ? AND pool_version IS NOT NULL AND thread_id IS NULL AND status = ? AND paused_at IS NULL", id, auxilia.InstanceLive).
+		UpdateColumn("paused_at", at)
+	return res.RowsAffected == 1, res.Error
+}
+
+// Paused returns how many of the sandbox's ready pool instances (as Count
+// counts them) are paused.
+func (s poolTable) Paused(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (int, error) {
+	var n int64
+	err := s.unclaimed(ctx, sb.ID).
+		Where("pool_version = ? AND status = ? AND updated_at > ? AND paused_at IS NOT NULL", sb.Version, auxilia.InstanceLive, freshAfter).
+		Count(&n).Error
+	return int(n), err
+}
+
 // Retire releases, for the reaper to destroy, the sandbox's unclaimed pool
 // instances that may no longer be handed out: made from another version,
 // live since before freshAfter, or beyond size (the newest are kept). It

@@ -171,6 +171,11 @@ func (s TenantPools) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter t
 	return s.t.db.pools().Count(ctx, sb, freshAfter)
 }
 
+// Paused returns how many of the sandbox's ready pool instances are paused.
+func (s TenantPools) Paused(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (int, error) {
+	return s.t.db.pools().Paused(ctx, sb, freshAfter)
+}
+
 // Failures returns the pool's run of failed creates.
 func (s TenantPools) Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error) {
 	return s.t.db.pools().Failures(ctx, sandboxID)
@@ -196,6 +201,18 @@ func (s SystemPools) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter t
 // Retire releases the pool instances beyond size or made before freshAfter.
 func (s SystemPools) Retire(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time, size int) (int64, error) {
 	return s.s.db.pools().Retire(ctx, sb, freshAfter, size)
+}
+
+// Running returns up to limit of the workspace's unclaimed pool instances
+// that run, the longest ready first.
+func (s SystemPools) Running(ctx context.Context, workspaceID string, limit int) ([]auxilia.Instance, error) {
+	return s.s.db.pools().Running(ctx, workspaceID, limit)
+}
+
+// MarkPaused records that an unclaimed pool instance is being paused,
+// unless it was claimed meanwhile.
+func (s SystemPools) MarkPaused(ctx context.Context, id string, at time.Time) (bool, error) {
+	return s.s.db.pools().MarkPaused(ctx, id, at)
 }
 
 // Sandboxes returns up to limit live sandboxes after the id after.
