@@ -34,7 +34,8 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json
 RUNSC_MODULE = gvisor.dev/gvisor
 RUNSC_VERSION = v0.0.0-20260905035102-160fafc42237
 
-# Everything the tests need, started or installed when missing.
+# Everything the tests need, started or installed when missing (the
+# certified OpenID provider the sign-in tests run is pinned in its own folder).
 test-deps:
 	@command -v bwrap >/dev/null && command -v slirp4netns >/dev/null && test -x /usr/sbin/nft && command -v ip >/dev/null && \
 		test -x /sbin/mkfs.ext4 && test -x /usr/bin/chromium && dpkg -s python3-venv >/dev/null 2>&1 || { apt-get update -qq && \
@@ -42,6 +43,8 @@ test-deps:
 	@$(GO) version -m "$$(command -v runsc)" 2>/dev/null | grep -q "$(RUNSC_MODULE)[[:space:]]*$(RUNSC_VERSION)" || { \
 		echo "installing runsc $(RUNSC_VERSION) into /usr/local/bin (a few minutes)" >&2; \
 		CGO_ENABLED=0 GOBIN=/usr/local/bin $(GO) install gvisor.dev/gvisor/runsc@$(RUNSC_VERSION); }
+	@test -f pkg/sso/testdata/idp/node_modules/oidc-provider/package.json || \
+		npm ci --prefix pkg/sso/testdata/idp --no-audit --no-fund >/dev/null
 	@pg_isready -q -h 127.0.0.1 -p 5432 || \
 		pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@for i in $$(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && exit 0; sleep 1; done; \

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,16 +52,30 @@ func folder() string {
 	return filepath.Join(filepath.Dir(file), "..", "testdata", "idp")
 }
 
+// install installs the provider's pinned package into dir when it is
+// missing (make test-deps installs it first). Test binaries of several
+// packages start providers at once: the first installs under a lock on the
+// folder while the others wait, as npm ci empties node_modules first.
+func install(t *testing.T, dir string) {
+	t.Helper()
+	lock, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	require.NoError(t, err)
+	defer lock.Close()
+	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX))
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "oidc-provider", "package.json")); err == nil {
+		return
+	}
+	out, err := exec.Command("npm", "ci", "--prefix", dir, "--no-audit", "--no-fund").CombinedOutput()
+	require.NoError(t, err, "install the test provider: %s", out)
+}
+
 // Start runs the provider with accounts (by subject), its client sending
 // people back to redirectURI. It installs the provider's pinned package
 // first when it is missing.
 func Start(t *testing.T, redirectURI string, accounts map[string]Account) *IdP {
 	t.Helper()
 	dir := folder()
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "oidc-provider")); err != nil {
-		out, err := exec.Command("npm", "ci", "--prefix", dir, "--no-audit", "--no-fund").CombinedOutput()
-		require.NoError(t, err, "install the test provider: %s", out)
-	}
+	install(t, dir)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
