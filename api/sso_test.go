@@ -202,6 +202,28 @@ func TestSignInRefusesAWrongState(t *testing.T) {
 	})
 }
 
+// A provider that rotates its signing key is followed: an ID token signed
+// with a key the server has not seen makes it fetch the provider's JWKS
+// again, rather than refusing everyone until a restart.
+func TestSignInFollowsTheProvidersKeyRotation(t *testing.T) {
+	newSSOEnv(t, 0, func(t *testing.T, e ssoEnv) {
+		alice, res := e.signIn("alice")
+		require.Equal(t, http.StatusFound, res.StatusCode)
+		require.Equal(t, http.StatusOK, e.as(alice, "GET", "/api/v1/me", "", false).StatusCode)
+
+		before := e.idp.KeyIDs()
+		e.idp.RotateKeys()
+		require.NotEmpty(t, before)
+		assert.NotContains(t, e.idp.KeyIDs(), before[0], "the key the server saw is gone from the JWKS")
+		again, res := e.signIn("alice")
+		require.Equal(t, http.StatusFound, res.StatusCode, "the ID token signed with the new key is taken")
+		assert.Equal(t, "/", res.Header.Get("Location"))
+		me := e.as(again, "GET", "/api/v1/me", "", false)
+		require.Equal(t, http.StatusOK, me.StatusCode, "%s", me.body)
+		assert.Equal(t, "Alice Admin", me.json(t)["user"].(map[string]any)["name"])
+	})
+}
+
 func TestSessionsFollowTheProvider(t *testing.T) {
 	const refresh = 700 * time.Millisecond
 	newSSOEnv(t, refresh, func(t *testing.T, e ssoEnv) {

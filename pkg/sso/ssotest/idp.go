@@ -128,6 +128,42 @@ func (p *IdP) SetAccount(subject string, a Account) {
 	p.control(http.MethodPut, subject, bytes.NewReader(js))
 }
 
+// RotateKeys makes the provider sign with a new key from now on, as a
+// provider rotating its keys does; its earlier sign-ins and grants are lost.
+func (p *IdP) RotateKeys() {
+	p.t.Helper()
+	res, err := http.Post(p.Issuer+"/test/rotate-keys", "", nil)
+	require.NoError(p.t, err)
+	res.Body.Close()
+	require.Equal(p.t, http.StatusNoContent, res.StatusCode)
+}
+
+// KeyIDs are the kids of the keys the provider's JWKS lists now.
+func (p *IdP) KeyIDs() []string {
+	p.t.Helper()
+	get := func(url string, into any) {
+		res, err := http.Get(url)
+		require.NoError(p.t, err)
+		defer res.Body.Close()
+		require.NoError(p.t, json.NewDecoder(res.Body).Decode(into))
+	}
+	var discovery struct {
+		JWKSURI string `json:"jwks_uri"`
+	}
+	get(p.Issuer+"/.well-known/openid-configuration", &discovery)
+	var jwks struct {
+		Keys []struct {
+			Kid string `json:"kid"`
+		} `json:"keys"`
+	}
+	get(discovery.JWKSURI, &jwks)
+	var out []string
+	for _, k := range jwks.Keys {
+		out = append(out, k.Kid)
+	}
+	return out
+}
+
 // DeleteAccount removes a person from the provider, as one who left.
 func (p *IdP) DeleteAccount(subject string) {
 	p.t.Helper()
