@@ -230,6 +230,16 @@ func sum(q Query, u Usage, now time.Time, add func(period time.Time, a Attributi
 	}
 }
 
+// hourOf is one hour's measures by a, as the rollup keeps them; measuresOf
+// reads them back.
+func hourOf(hour time.Time, a Attribution, m Measures) auxilia.UsageHour {
+	return auxilia.UsageHour{Hour: hour, WorkspaceID: a.WorkspaceID, SandboxID: a.SandboxID, SandboxName: a.SandboxName,
+		Provider: a.Provider, AgentID: a.AgentID, AgentName: a.AgentName, ThreadID: a.ThreadID, ThreadKey: a.ThreadKey,
+		RunningSeconds: m.RunningSeconds, PausedSeconds: m.PausedSeconds, Created: m.Created, Failed: m.Failed,
+		Replaced: m.Replaced, Commands: m.Commands, CommandSeconds: m.CommandSeconds, TerminalSeconds: m.TerminalSeconds,
+		KeptByteSeconds: m.KeptByteSeconds}
+}
+
 func measuresOf(h auxilia.UsageHour) Measures {
 	return Measures{RunningSeconds: h.RunningSeconds, PausedSeconds: h.PausedSeconds, Created: h.Created, Failed: h.Failed,
 		Replaced: h.Replaced, Commands: h.Commands, CommandSeconds: h.CommandSeconds, TerminalSeconds: h.TerminalSeconds,

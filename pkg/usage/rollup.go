@@ -33,31 +33,26 @@ const Settle = provider.DefaultMaxTimeout*time.Second + 2*time.Minute
 // sandbox, provider, agent and thread, open ones counted until now.
 func Hours(hour time.Time, intervals []auxilia.UsageInterval, events []auxilia.UsageEvent, now time.Time) []auxilia.UsageHour {
 	type key struct{ workspace, sandbox, provider, agent, thread string }
-	sums := map[key]*auxilia.UsageHour{}
+	type part struct {
+		a Attribution
+		m Measures
+	}
+	sums := map[key]*part{}
 	var order []key
 	q := Query{From: hour, To: hour.Add(time.Hour), Granularity: Hour}
 	sum(q, Usage{Intervals: intervals, Events: events}, now, func(_ time.Time, a Attribution, m Measures) {
 		k := key{a.WorkspaceID, a.SandboxID, a.Provider, a.AgentID, a.ThreadID}
-		h := sums[k]
-		if h == nil {
-			h = &auxilia.UsageHour{Hour: hour, WorkspaceID: a.WorkspaceID, SandboxID: a.SandboxID, SandboxName: a.SandboxName,
-				Provider: a.Provider, AgentID: a.AgentID, AgentName: a.AgentName, ThreadID: a.ThreadID, ThreadKey: a.ThreadKey}
-			sums[k] = h
+		p := sums[k]
+		if p == nil {
+			p = &part{a: a}
+			sums[k] = p
 			order = append(order, k)
 		}
-		h.RunningSeconds += m.RunningSeconds
-		h.PausedSeconds += m.PausedSeconds
-		h.Created += m.Created
-		h.Failed += m.Failed
-		h.Replaced += m.Replaced
-		h.Commands += m.Commands
-		h.CommandSeconds += m.CommandSeconds
-		h.TerminalSeconds += m.TerminalSeconds
-		h.KeptByteSeconds += m.KeptByteSeconds
+		p.m.add(m)
 	})
 	out := make([]auxilia.UsageHour, len(order))
 	for i, k := range order {
-		out[i] = *sums[k]
+		out[i] = hourOf(hour, sums[k].a, sums[k].m)
 	}
 	return out
 }
