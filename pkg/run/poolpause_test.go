@@ -7,13 +7,9 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/alerts"
-	"github.com/auxilia/sandboxes/pkg/app"
 	"github.com/auxilia/sandboxes/pkg/auxilia"
-	"github.com/auxilia/sandboxes/pkg/provider"
-	"github.com/auxilia/sandboxes/pkg/provider/echotest"
 	"github.com/auxilia/sandboxes/pkg/run"
 	"github.com/auxilia/sandboxes/pkg/sandbox"
-	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
@@ -28,14 +24,9 @@ import (
 func TestUsedUpInstanceHoursPauseThePoolsUnclaimedInstances(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		keys, err := secret.ParseKeys(secret.NewKey())
-		require.NoError(t, err)
-		a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Kinds: []provider.Kind{echotest.Kind{}}, Run: run.Options{}})
-		srv := echotest.NewServer(t)
-		ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
-		require.NoError(t, err)
+		a, srv, ws := echoWorkspace(t, db)
 		one := 1
-		_, err = db.System("test").Quotas().Set(ctx, ws.ID, auxilia.QuotaSettings{InstanceHours: &one})
+		_, err := db.System("test").Quotas().Set(ctx, ws.ID, auxilia.QuotaSettings{InstanceHours: &one})
 		require.NoError(t, err)
 		config, err := json.Marshal(map[string]any{"pool": map[string]any{"size": 2}})
 		require.NoError(t, err)

@@ -25,12 +25,7 @@ import (
 func TestUsedUpInstanceHoursPauseIdleInstancesOldestFirst(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		keys, err := secret.ParseKeys(secret.NewKey())
-		require.NoError(t, err)
-		a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Kinds: []provider.Kind{echotest.Kind{}}, Run: run.Options{}})
-		srv := echotest.NewServer(t)
-		ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
-		require.NoError(t, err)
+		a, srv, ws := echoWorkspace(t, db)
 		config, err := json.Marshal(map[string]any{"idle_minutes": 0})
 		require.NoError(t, err)
 		sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Echo", Provider: "echo", URL: srv.URL, Secret: &srv.Token, Config: config})
@@ -132,4 +127,16 @@ func TestALongCallKeepsItsThreadActive(t *testing.T) {
 		assert.True(t, th.LastActivityAt.After(began.Add(300*time.Millisecond)),
 			"the thread's activity was recorded while the command ran: %s after it began", th.LastActivityAt.Sub(began))
 	})
+}
+
+// echoWorkspace is a server's app on db with the echo provider, its fake
+// server, and workspace acme.
+func echoWorkspace(t *testing.T, db *store.DB) (*app.App, *echotest.Server, auxilia.Workspace) {
+	t.Helper()
+	keys, err := secret.ParseKeys(secret.NewKey())
+	require.NoError(t, err)
+	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Kinds: []provider.Kind{echotest.Kind{}}, Run: run.Options{}})
+	ws, err := db.System("test").Workspaces().Ensure(context.Background(), "acme")
+	require.NoError(t, err)
+	return a, echotest.NewServer(t), ws
 }
