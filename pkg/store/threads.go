@@ -177,15 +177,7 @@ func (s threadTable) IdlePage(ctx context.Context, after string, before time.Tim
 	if err := q.Order("threads.id").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, err
 	}
-	out := make([]auxilia.Thread, 0, len(rows))
-	for _, r := range rows {
-		t, err := s.withInstance(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return s.withInstances(ctx, rows)
 }
 
 // IdleInWorkspace returns up to limit of the workspace's threads whose live,
@@ -200,6 +192,11 @@ func (s threadTable) IdleInWorkspace(ctx context.Context, workspaceID string, be
 		Order("threads.last_activity_at, threads.id").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, err
 	}
+	return s.withInstances(ctx, rows)
+}
+
+// withInstances reads each thread's instance, as withInstance does.
+func (s threadTable) withInstances(ctx context.Context, rows []threadRow) ([]auxilia.Thread, error) {
 	out := make([]auxilia.Thread, 0, len(rows))
 	for _, r := range rows {
 		t, err := s.withInstance(ctx, r)
