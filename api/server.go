@@ -156,7 +156,7 @@ func New(cfg Config) *echo.Echo {
 	terminal.mw = append(terminal.mw, v1.mw[1:]...)
 	newTerminalHandler(cfg).routes(v1, terminal)
 	mountMCP(e, cfg)
-	ssoHandler{svc: cfg.Sessions}.routes(e)
+	ssoHandler{svc: cfg.Sessions, log: cfg.Log}.routes(e)
 	if cfg.SPA != nil {
 		e.GET("/*", spaHandler(cfg.SPA))
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -33,7 +34,10 @@ const (
 	loginPath     = "/auth/oidc"
 )
 
-type ssoHandler struct{ svc SessionService }
+type ssoHandler struct {
+	svc SessionService
+	log *slog.Logger
+}
 
 func (h ssoHandler) routes(e *echo.Echo) {
 	e.GET("/auth/config", h.config)
@@ -96,33 +100,56 @@ func (h ssoHandler) login(c echo.Context) error {
 }
 
 // callback finishes the sign-in the provider sends the browser back from:
-// it opens a session and goes to the console.
+// it opens a session and goes to the console. A sign-in that fails goes
+// back to the console's sign-in screen with the reason's code, which the
+// screen words (never the server's text: a link could then put any words
+// on our page); the server logs why.
 //
-//	@Summary	Finish signing in with the identity provider
-//	@Tags		auth
-//	@Param		code	query	string	false	"The authorization code"
-//	@Param		state	query	string	true	"The state the sign-in started with"
-//	@Success	302
-//	@Failure	401,403,404,503	{object}	Problem
-//	@ID			finishOIDCLogin
-//	@Router		/auth/oidc/callback [get]
+//	@Summary		Finish signing in with the identity provider
+//	@Description	Found: to `/` with the session's cookies once signed in; to `/?sign_in_failed=REASON` when not: `refused` (the provider refused, or the state, the sign-in's cookie or the ID token was not right: sign in again), `no_workspace` (none of the person's groups gives a workspace here), `unavailable` (the identity provider could not be reached) or `failed` (anything else; the server's log says why).
+//	@Tags			auth
+//	@Param			code	query	string	false	"The authorization code"
+//	@Param			state	query	string	true	"The state the sign-in started with"
+//	@Success		302
+//	@Failure		404	{object}	Problem
+//	@ID				finishOIDCLogin
+//	@Router			/auth/oidc/callback [get]
 func (h ssoHandler) callback(c echo.Context) error {
 	c.SetCookie(h.cookie(loginCookie, "", loginPath, true, time.Unix(0, 0))) // used once, whatever happens
+	c.Response().Header().Set("Cache-Control", "no-store")
 	if e := c.QueryParam("error"); e != "" {
-		return auxilia.Errorf(auxilia.CodeUnauthorized, "The identity provider did not sign you in (%s).", url.QueryEscape(e))
+		return h.failed(c, auxilia.Errorf(auxilia.CodeUnauthorized, "the identity provider did not sign the person in (%s)", url.QueryEscape(e)))
 	}
 	ck, err := c.Cookie(loginCookie)
 	if err != nil {
-		return auxilia.Errorf(auxilia.CodeUnauthorized, "The sign-in expired or was not started here: sign in again.")
+		return h.failed(c, auxilia.Errorf(auxilia.CodeUnauthorized, "the sign-in's cookie is missing: it expired or was not started here"))
 	}
 	signed, err := h.svc.Callback(c.Request().Context(), ck.Value, c.QueryParam("state"), c.QueryParam("code"))
 	if err != nil {
-		return err
+		return h.failed(c, err)
 	}
 	c.SetCookie(h.cookie(SessionCookie, signed.Value, "/", true, signed.Session.ExpiresAt))
 	c.SetCookie(h.cookie(CSRFCookie, signed.CSRF, "/", false, signed.Session.ExpiresAt))
-	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.Redirect(http.StatusFound, "/")
+}
+
+// SignInFailed is the query parameter that tells the console's sign-in
+// screen why a sign-in with the identity provider failed.
+const SignInFailed = "sign_in_failed"
+
+// failed sends the browser back to the sign-in screen with err's reason.
+func (h ssoHandler) failed(c echo.Context, err error) error {
+	reason := "failed"
+	switch {
+	case auxilia.IsCode(err, auxilia.CodeUnauthorized):
+		reason = "refused"
+	case auxilia.IsCode(err, auxilia.CodeForbidden):
+		reason = "no_workspace"
+	case auxilia.IsCode(err, auxilia.CodeUnavailable):
+		reason = "unavailable"
+	}
+	h.log.WarnContext(c.Request().Context(), "sign-in with the identity provider failed", "reason", reason, "error", err)
+	return c.Redirect(http.StatusFound, "/?"+SignInFailed+"="+reason)
 }
 
 // logout ends the console session and clears its cookies.

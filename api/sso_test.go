@@ -153,7 +153,8 @@ func TestSignInWithTheIdentityProvider(t *testing.T) {
 		assert.Equal(t, "member", e.as(bob, "GET", "/api/v1/me", "", false).json(t)["role"])
 		assert.Equal(t, http.StatusForbidden, e.as(bob, "GET", "/api/v1/tokens", "", false).StatusCode)
 		_, res = e.signIn("carol")
-		assert.Equal(t, http.StatusForbidden, res.StatusCode)
+		assert.Equal(t, http.StatusFound, res.StatusCode)
+		assert.Equal(t, "/?sign_in_failed=no_workspace", res.Header.Get("Location"), "back to the sign-in screen, which says why")
 
 		people := e.as(alice, "GET", "/api/v1/workspace/people", "", false).json(t)["items"].([]any)
 		var emails []string
@@ -193,12 +194,19 @@ func TestSignInRefusesAWrongState(t *testing.T) {
 		assert.Equal(t, "S256", to.Query().Get("code_challenge_method"))
 		assert.NotEmpty(t, to.Query().Get("nonce"))
 
-		wrong := e.as(browser, "GET", "/auth/oidc/callback?code=x&state=not-"+to.Query().Get("state"), "", false)
-		assert.Equal(t, http.StatusUnauthorized, wrong.StatusCode)
-		assert.Contains(t, string(wrong.body), "state")
-		// Without the sign-in's cookie, the right state is refused too.
-		bare := e.call("GET", "/auth/oidc/callback?code=x&state="+url.QueryEscape(to.Query().Get("state")), "", nil)
-		assert.Equal(t, http.StatusUnauthorized, bare.StatusCode)
+		// Refused, the browser goes back to the sign-in screen with the reason's code, no session made.
+		refused := func(r response) {
+			t.Helper()
+			assert.Equal(t, http.StatusFound, r.StatusCode)
+			assert.Equal(t, "/?sign_in_failed=refused", r.Header.Get("Location"))
+			for _, c := range r.Cookies() {
+				assert.NotEqual(t, api.SessionCookie, c.Name)
+			}
+		}
+		refused(e.as(browser, "GET", "/auth/oidc/callback?code=x&state=not-"+to.Query().Get("state"), "", false))
+		// Without the sign-in's cookie (it was used once, above), the right state is refused too.
+		refused(e.as(browser, "GET", "/auth/oidc/callback?code=x&state="+url.QueryEscape(to.Query().Get("state")), "", false))
+		refused(e.as(browser, "GET", "/auth/oidc/callback?error=access_denied&state=x", "", false))
 	})
 }
 

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
-import { openBrowser, screenshot, type Browser } from "./browser";
+import { expectAccessible, openBrowser, screenshot, type Browser } from "./browser";
 import { repoRoot, startServer, type RunningServer } from "./server";
 
 const idpDir = join(repoRoot, "pkg", "sso", "testdata", "idp");
@@ -33,6 +33,7 @@ async function startIdP(redirect: string, secret: string): Promise<{ issuer: str
   const port = await freePort();
   const accounts = {
     alice: { email: "alice@example.com", name: "Alice Admin", groups: ["aux-admins"] },
+    carol: { email: "carol@example.com", name: "Carol Elsewhere", groups: ["unrelated"] },
   };
   const child = spawn("node", ["server.mjs", String(port), redirect, secret, JSON.stringify(accounts)], {
     cwd: idpDir,
@@ -110,4 +111,32 @@ describe("Single sign-on", () => {
     const after = await browser.context.cookies(server.url);
     expect(after.find((c) => c.name === "auxilia_session")).toBeUndefined();
   });
+
+  it("brings a person none of whose groups gives a workspace back to sign-in, saying why", async () => {
+    // A browser of their own: the provider still knows the person signed in above.
+    const own = await openBrowser();
+    try {
+      await refusedSignIn(own);
+    } finally {
+      await own.close();
+    }
+  });
+
+  async function refusedSignIn({ page, context }: Browser) {
+    await page.goto(server.url + "/");
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).click();
+    await page.locator('input[name="login"]').fill("carol");
+    await page.locator('input[name="password"]').fill("any password");
+    await page.getByRole("button", { name: "Sign-in" }).click();
+    await page.getByRole("button", { name: "Continue" }).click();
+
+    await page.waitForURL((u) => u.href.startsWith(server.url));
+    await page.getByRole("status").getByText(/none of your groups gives you a workspace here/).waitFor();
+    // The address no longer carries the reason: a reload does not say it again.
+    expect(new URL(page.url()).search).toBe("");
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).waitFor();
+    await expectAccessible(page, "sign-in refused for want of a workspace");
+    const cookies = await context.cookies(server.url);
+    expect(cookies.find((c) => c.name === "auxilia_session")).toBeUndefined();
+  }
 });

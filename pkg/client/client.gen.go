@@ -5474,6 +5474,8 @@ type ClientInterface interface {
 
 	// FinishOIDCLogin Finish signing in with the identity provider
 	//
+	// Found: to `/` with the session's cookies once signed in; to `/?sign_in_failed=REASON` when not: `refused` (the provider refused, or the state, the sign-in's cookie or the ID token was not right: sign in again), `no_workspace` (none of the person's groups gives a workspace here), `unavailable` (the identity provider could not be reached) or `failed` (anything else; the server's log says why).
+	//
 	// Corresponds with GET /auth/oidc/callback (the `FinishOIDCLogin` operationId).
 	FinishOIDCLogin(ctx context.Context, params *FinishOIDCLoginParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -6686,6 +6688,8 @@ func (c *Client) Logout(ctx context.Context, params *LogoutParams, reqEditors ..
 }
 
 // FinishOIDCLogin Finish signing in with the identity provider
+//
+// Found: to `/` with the session's cookies once signed in; to `/?sign_in_failed=REASON` when not: `refused` (the provider refused, or the state, the sign-in's cookie or the ID token was not right: sign in again), `no_workspace` (none of the person's groups gives a workspace here), `unavailable` (the identity provider could not be reached) or `failed` (anything else; the server's log says why).
 //
 // Corresponds with GET /auth/oidc/callback (the `FinishOIDCLogin` operationId).
 func (c *Client) FinishOIDCLogin(ctx context.Context, params *FinishOIDCLoginParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -11087,6 +11091,8 @@ type ClientWithResponsesInterface interface {
 	LogoutWithResponse(ctx context.Context, params *LogoutParams, reqEditors ...RequestEditorFn) (*LogoutResponse, error)
 
 	// FinishOIDCLoginWithResponse Finish signing in with the identity provider
+	//
+	// Found: to `/` with the session's cookies once signed in; to `/?sign_in_failed=REASON` when not: `refused` (the provider refused, or the state, the sign-in's cookie or the ID token was not right: sign in again), `no_workspace` (none of the person's groups gives a workspace here), `unavailable` (the identity provider could not be reached) or `failed` (anything else; the server's log says why).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19607,67 +19613,25 @@ type FinishOIDCLoginResponse302Headers struct {
 	XRequestId *string
 }
 
-// FinishOIDCLoginResponse401Headers the declared response headers of an HTTP 401 response for FinishOIDCLogin
-type FinishOIDCLoginResponse401Headers struct {
-	XRequestId *string
-}
-
-// FinishOIDCLoginResponse403Headers the declared response headers of an HTTP 403 response for FinishOIDCLogin
-type FinishOIDCLoginResponse403Headers struct {
-	XRequestId *string
-}
-
 // FinishOIDCLoginResponse404Headers the declared response headers of an HTTP 404 response for FinishOIDCLogin
 type FinishOIDCLoginResponse404Headers struct {
-	XRequestId *string
-}
-
-// FinishOIDCLoginResponse503Headers the declared response headers of an HTTP 503 response for FinishOIDCLogin
-type FinishOIDCLoginResponse503Headers struct {
 	XRequestId *string
 }
 
 type FinishOIDCLoginResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
-	ApplicationproblemJSON401 *Problem
-	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
-	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
-	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *Problem
 	// Headers302 the parsed response headers for an HTTP 302 response
 	Headers302 *FinishOIDCLoginResponse302Headers
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *FinishOIDCLoginResponse401Headers
-	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *FinishOIDCLoginResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *FinishOIDCLoginResponse404Headers
-	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *FinishOIDCLoginResponse503Headers
-}
-
-// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
-func (r FinishOIDCLoginResponse) GetApplicationproblemJSON401() *Problem {
-	return r.ApplicationproblemJSON401
-}
-
-// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
-func (r FinishOIDCLoginResponse) GetApplicationproblemJSON403() *Problem {
-	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r FinishOIDCLoginResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
-}
-
-// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r FinishOIDCLoginResponse) GetApplicationproblemJSON503() *Problem {
-	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -20881,6 +20845,8 @@ func (c *ClientWithResponses) LogoutWithResponse(ctx context.Context, params *Lo
 }
 
 // FinishOIDCLoginWithResponse Finish signing in with the identity provider
+//
+// Found: to `/` with the session's cookies once signed in; to `/?sign_in_failed=REASON` when not: `refused` (the provider refused, or the state, the sign-in's cookie or the ID token was not right: sign in again), `no_workspace` (none of the person's groups gives a workspace here), `unavailable` (the identity provider could not be reached) or `failed` (anything else; the server's log says why).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31218,33 +31184,12 @@ func ParseFinishOIDCLoginResponse(rsp *http.Response) (*FinishOIDCLoginResponse,
 	case rsp.StatusCode == 302:
 		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON401 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON403 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON503 = &dest
 
 	}
 
@@ -31259,26 +31204,6 @@ func ParseFinishOIDCLoginResponse(rsp *http.Response) (*FinishOIDCLoginResponse,
 			headers.XRequestId = &value
 		}
 		response.Headers302 = &headers
-	case rsp.StatusCode == 401:
-		var headers FinishOIDCLoginResponse401Headers
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers401 = &headers
-	case rsp.StatusCode == 403:
-		var headers FinishOIDCLoginResponse403Headers
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers FinishOIDCLoginResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -31289,16 +31214,6 @@ func ParseFinishOIDCLoginResponse(rsp *http.Response) (*FinishOIDCLoginResponse,
 			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 503:
-		var headers FinishOIDCLoginResponse503Headers
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -890,7 +890,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Finish signing in with the identity provider */
+        /**
+         * Finish signing in with the identity provider
+         * @description Found: to `/` with the session's cookies once signed in; to `/?sign_in_failed=REASON` when not: `refused` (the provider refused, or the state, the sign-in's cookie or the ID token was not right: sign in again), `no_workspace` (none of the person's groups gives a workspace here), `unavailable` (the identity provider could not be reached) or `failed` (anything else; the server's log says why).
+         */
         get: operations["finishOIDCLogin"];
         put?: never;
         post?: never;
@@ -9543,38 +9546,8 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Not Found */
             404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Service Unavailable */
-            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

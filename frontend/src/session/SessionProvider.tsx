@@ -6,6 +6,7 @@ import { ProblemMessage } from "../ui/ProblemMessage";
 import { logout, meKey, useMe } from "./me";
 import { SessionContext } from "./SessionContext";
 import { SignIn } from "./SignIn";
+import { takeSignInFailure } from "./signInFailure";
 import { tokenStore } from "../shared/tokenStore";
 
 /** Renders its children only for a token the API accepts; otherwise the sign-in screen. */
@@ -29,7 +30,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   if (!signedIn) {
     return (
-      <SignIn notice={tokenStore.endedBecause() ?? undefined} onSignedIn={(m) => queryClient.setQueryData(meKey, m)} />
+      <SignIn
+        notice={takeSignInFailure() ?? tokenStore.endedBecause() ?? undefined}
+        onSignedIn={(m) => queryClient.setQueryData(meKey, m)}
+      />
     );
   }
   if (me.isPending) return <Loading label="Signing in…" />;

@@ -59,7 +59,11 @@ export function SignIn({ notice, onSignedIn }: SignInProps) {
           ▲
         </div>
         <h1>Sign in to Auxilia sandboxes</h1>
-        {notice && <p className="notice">{notice}</p>}
+        {notice && (
+          <p className="notice" role="status">
+            {notice}
+          </p>
+        )}
         {auth?.oidc && (
           <>
             <a className="btn btn--primary btn--md signin__sso" href={auth.login_url}>
