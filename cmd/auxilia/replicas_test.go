@@ -10,6 +10,7 @@ import (
 
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
+	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,7 +92,10 @@ func TestAKilledReplicaLeavesNoOrphanOrDuplicate(t *testing.T) {
 
 	// The survivor's reaper destroys what the dead replica was creating once
 	// its lease is over; runs on the same threads then get one instance each.
-	for deadline := time.Now().Add(30 * time.Second); len(live(fake)) > 0; time.Sleep(100 * time.Millisecond) {
+	// Killed in the middle of a reaper pass, the dead replica holds the
+	// reaper's job lease until its term (30 s) runs out: the survivor's
+	// first pass may come only then.
+	for deadline := time.Now().Add(store.DefaultLeaseTerm + 30*time.Second); len(live(fake)) > 0; time.Sleep(100 * time.Millisecond) {
 		require.True(t, time.Now().Before(deadline), "the abandoned creations were never destroyed: %v\n%s", live(fake), survivor.logs())
 	}
 	ids := map[string]bool{}
