@@ -45,17 +45,65 @@ func (s agentTable) Create(ctx context.Context, a auxilia.Agent) (auxilia.Agent,
 	return row.domain(), nil
 }
 
-// Get returns an agent of the workspace with its binding.
+// Get returns an agent of the workspace with its binding, in one statement:
+// every run start and tool call reads it.
 func (s agentTable) Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error) {
-	var row agentRow
-	if err := s.db.conn(ctx).Where("workspace_id = ? AND id = ?", workspaceID, id).Take(&row).Error; err != nil {
+	var v agentBindingView
+	err := s.db.conn(ctx).Table("agents").
+		Select("agents.*, bindings.sandbox_id AS binding_sandbox_id, bindings.tools AS binding_tools, "+
+			"bindings.approval_granted_by AS binding_approval_granted_by, bindings.approval_with_call AS binding_approval_with_call, "+
+			"bindings.created_at AS binding_created_at, bindings.updated_at AS binding_updated_at, "+
+			"sandboxes.name AS binding_sandbox_name, sandboxes.provider AS binding_provider, sandboxes.url AS binding_url").
+		Joins("LEFT JOIN bindings ON bindings.agent_id = agents.id").
+		Joins("LEFT JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL").
+		Where("agents.workspace_id = ? AND agents.id = ?", workspaceID, id).Take(&v).Error
+	if err != nil {
 		return auxilia.Agent{}, notFound(err, "agent")
 	}
-	agents, err := s.withBindings(ctx, []agentRow{row})
-	if err != nil {
-		return auxilia.Agent{}, err
+	return v.domain(), nil
+}
+
+// agentBindingView is an agent with its binding's columns, null where it
+// has none (or its sandbox is deleted, which leaves it none).
+type agentBindingView struct {
+	ID                       string
+	WorkspaceID              string
+	Name                     string
+	Description              string
+	Emoji                    string
+	Color                    string
+	ManagedBy                string
+	Version                  int
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
+	BindingSandboxID         *string
+	BindingTools             *string
+	BindingApprovalGrantedBy *string
+	BindingApprovalWithCall  *bool
+	BindingCreatedAt         *time.Time
+	BindingUpdatedAt         *time.Time
+	BindingSandboxName       *string
+	BindingProvider          *string
+	BindingURL               *string
+}
+
+func (v agentBindingView) domain() auxilia.Agent {
+	a := agentRow{ID: v.ID, WorkspaceID: v.WorkspaceID, Name: v.Name, Description: v.Description, Emoji: v.Emoji,
+		Color: v.Color, ManagedBy: v.ManagedBy, Version: v.Version, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}.domain()
+	if v.BindingSandboxID == nil || v.BindingSandboxName == nil {
+		return a
 	}
-	return agents[0], nil
+	b := bindingView{AgentID: v.ID, SandboxID: *v.BindingSandboxID, Tools: deref(v.BindingTools),
+		ApprovalGrantedBy: deref(v.BindingApprovalGrantedBy), SandboxName: *v.BindingSandboxName,
+		Provider: deref(v.BindingProvider), URL: deref(v.BindingURL), AgentVersion: v.Version}.domain()
+	if v.BindingApprovalWithCall != nil {
+		b.Approval.WithCall = *v.BindingApprovalWithCall
+	}
+	if v.BindingCreatedAt != nil && v.BindingUpdatedAt != nil {
+		b.CreatedAt, b.UpdatedAt = *v.BindingCreatedAt, *v.BindingUpdatedAt
+	}
+	a.Binding = &b
+	return a
 }
 
 // List returns a page of the workspace's agents with their bindings.
