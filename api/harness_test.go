@@ -95,6 +95,8 @@ func newEnv(t *testing.T, db *store.DB, opts ...func(*options)) *env {
 	}
 	a := app.New(db, keys, app.Options{DataDir: dataDir, Policy: o.policy, Operator: o.operator,
 		LocalCeilings: o.localCeilings, Kinds: o.kinds, ProbeTimeout: o.probeTimeout, Run: o.run})
+	// Meters written after their commands' answers are written before the database closes.
+	t.Cleanup(func() { _ = a.Runs.FlushMeters(context.Background()) })
 	tokens := a.Tokens
 	terminals := new(api.Terminals)
 	srv := httptest.NewUnstartedServer(nil)

@@ -114,6 +114,12 @@ func serve(ctx context.Context, cfg config) error {
 	graceEnds := time.Now().Add(cfg.ShutdownTimeout)
 	err = shutdown(srv, terminals, endRequests, cfg.ShutdownTimeout, log)
 	background.Stop(time.Until(graceEnds))
+	// The commands answered are metered before the database closes.
+	flushCtx, cancel := context.WithDeadline(context.Background(), graceEnds.Add(5*time.Second))
+	defer cancel()
+	if ferr := a.Runs.FlushMeters(flushCtx); ferr != nil {
+		log.Error("metering the last commands failed", "error", ferr)
+	}
 	return err
 }
 

@@ -88,7 +88,22 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Sandboxes: func(ws string) agent.Sandboxes { return db.In(ws).Sandboxes() },
 		Instances: func(ws string) agent.Instances { return db.In(ws).Instances() },
 		Audit:     audit, Tx: db})
-	metered := NewUsage(db, o.Cost)
+	runs := run.New(run.Deps{
+		Agents:        agents,
+		Threads:       func(ws string) run.Threads { return db.In(ws).Threads() },
+		Instances:     func(ws string) run.Instances { return db.In(ws).Instances() },
+		Kept:          func(ws string) run.Kept { return db.In(ws).Kept() },
+		Runs:          func(ws string) run.Runs { return db.In(ws).Runs() },
+		Approvals:     func(ws string) run.Approvals { return db.In(ws).Approvals() },
+		StartFailures: func(ws string) run.StartFailures { return db.In(ws).StartFailures() },
+		Jobs:          db.System("run jobs").Runs(),
+		Pools:         db.System("pools").Pools(),
+		WarmPools:     func(ws string) run.WarmPools { return db.In(ws).Pools() },
+		Quotas:        func(ws string) run.Quotas { return db.In(ws).Quotas() },
+		Sandboxes:     sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics})
+	cost := o.Cost
+	cost.Pending = runs.FlushMeters
+	metered := NewUsage(db, cost)
 	return &App{
 		DB: db, Keys: keys, Providers: providers,
 		Tokens:    NewTokens(db),
@@ -99,19 +114,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Usage:     metered,
 		Sandboxes: sandboxes,
 		Agents:    agents,
-		Runs: run.New(run.Deps{
-			Agents:        agents,
-			Threads:       func(ws string) run.Threads { return db.In(ws).Threads() },
-			Instances:     func(ws string) run.Instances { return db.In(ws).Instances() },
-			Kept:          func(ws string) run.Kept { return db.In(ws).Kept() },
-			Runs:          func(ws string) run.Runs { return db.In(ws).Runs() },
-			Approvals:     func(ws string) run.Approvals { return db.In(ws).Approvals() },
-			StartFailures: func(ws string) run.StartFailures { return db.In(ws).StartFailures() },
-			Jobs:          db.System("run jobs").Runs(),
-			Pools:         db.System("pools").Pools(),
-			WarmPools:     func(ws string) run.WarmPools { return db.In(ws).Pools() },
-			Quotas:        func(ws string) run.Quotas { return db.In(ws).Quotas() },
-			Sandboxes:     sandboxes, Keys: keys, Audit: audit, Tx: db, Options: o.Run, Metrics: o.Metrics}),
+		Runs:      runs,
 	}
 }
 

@@ -28,6 +28,18 @@ const (
 	UsageReplaced = "replaced" // a live instance was found gone at its provider
 )
 
+// CommandUse is one command the execute tool ran, metered from its sending
+// to its provider's answer, with its run's attribution.
+type CommandUse struct {
+	RunID     string
+	SandboxID string
+	Provider  string
+	AgentID   string
+	ThreadID  string
+	Started   time.Time
+	Ended     time.Time
+}
+
 // UsageInterval is a stretch of one instance in one metered state, as the
 // database recorded it with the lifecycle's transitions, or of a command,
 // a terminal or kept files (State says which). End is zero while it lasts.

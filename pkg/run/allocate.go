@@ -16,7 +16,9 @@ import (
 // what comes next: another step, a new choice, or the instance.
 //
 // Exactly one instance is made per thread however many runs start at once:
-// the lock lets one run claim the creation, and the others wait for it.
+// the lock lets one run claim the creation, and the others wait for it. A
+// warm start, whose thread has its live instance, first peeks without the
+// lock and reconnects it (peek).
 
 // ensured is the instance a run got.
 type ensured struct {
@@ -70,7 +72,7 @@ func defaultStrategies(pools bool) []strategy {
 // allocate gives the thread keyed key a live instance of sb.
 func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client, progress Progress) (ensured, error) {
 	a := &allocation{svc: s, agent: agent, key: key, runID: runID, sb: sb, client: client, progress: progress}
-	var at step = choice{}
+	var at step = peek{}
 	for {
 		next, err := at.take(ctx, a)
 		if err != nil {
@@ -81,6 +83,24 @@ func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID 
 		}
 		at = next
 	}
+}
+
+// peek is a warm start's way around the lock: a thread whose live,
+// running instance is of the sandbox reconnects it straight away, as the
+// locked choice would have chosen. The run's own transaction then checks,
+// under the lock, that the thread still has that instance. Anything else
+// (no instance, a paused one, one being made) is chosen under the lock.
+type peek struct{}
+
+func (peek) take(ctx context.Context, a *allocation) (step, error) {
+	inst, ok, err := a.svc.Threads(a.agent.WorkspaceID).LiveInstance(ctx, a.agent.ID, a.key)
+	if err != nil {
+		return nil, err
+	}
+	if ok && inst.SandboxID == a.sb.ID && inst.PausedAt == nil {
+		return reconnecting{inst}, nil
+	}
+	return choice{}, nil
 }
 
 // choice locks the thread and lets the strategies choose the next step.

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -55,11 +54,9 @@ func (s *Service) Execute(ctx context.Context, workspaceID, runID string, in Exe
 	if err != nil {
 		return res, s.providerError(c, err)
 	}
-	// Metered once it answered, even if its caller has gone meanwhile. The
-	// command ran: a meter that could not be written is logged, never
-	// answered as the command's failure (the caller would run it again).
-	if err := s.Runs(workspaceID).Command(context.WithoutCancel(ctx), c.run.ID, started, time.Now()); err != nil {
-		slog.ErrorContext(ctx, "metering a command failed", "run_id", c.run.ID, "error", err)
-	}
+	// Metered once it answered, even if its caller has gone meanwhile,
+	// without making the answer wait for it (meter.go).
+	s.meter.add(workspaceID, auxilia.CommandUse{RunID: c.run.ID, SandboxID: c.run.SandboxID, Provider: c.sandbox.Provider,
+		AgentID: c.run.AgentID, ThreadID: c.run.ThreadID, Started: started, Ended: time.Now()})
 	return res, nil
 }

@@ -42,6 +42,8 @@ func newWorld(t *testing.T, db *store.DB, opts ...func(*run.Options)) world {
 		f(&o)
 	}
 	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Kinds: []provider.Kind{fake}, Run: o})
+	// Meters written after their commands' answers are written before the database closes.
+	t.Cleanup(func() { _ = a.Runs.FlushMeters(context.Background()) })
 	ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")
 	require.NoError(t, err)
 	sb, err := a.Sandboxes.Create(ctx, ws.ID, sandbox.Input{Name: "Fake", Provider: "fake"})

@@ -25,7 +25,10 @@ type Threads interface {
 	LockExisting(ctx context.Context, agentID, key string) (auxilia.Thread, error)
 	Get(ctx context.Context, agentID, key string) (auxilia.Thread, error)
 	List(ctx context.Context, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
-	Ran(ctx context.Context, id string, at time.Time) error
+	// Ran records a run's start on the thread and locks it (store.TenantThreads.Ran).
+	Ran(ctx context.Context, agentID, key string, at time.Time) (id, instanceID string, err error)
+	// LiveInstance is the thread's live instance, read without a lock.
+	LiveInstance(ctx context.Context, agentID, key string) (auxilia.Instance, bool, error)
 	Delete(ctx context.Context, id string) error
 }
 
@@ -69,8 +72,8 @@ type Runs interface {
 	List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
 	Touch(ctx context.Context, id string, at time.Time, every time.Duration) error
 	End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error)
-	// Command meters a command of the run, from its sending to its answer.
-	Command(ctx context.Context, runID string, started, ended time.Time) error
+	// Commands meters commands of the workspace's runs in one statement.
+	Commands(ctx context.Context, uses []auxilia.CommandUse) error
 	// TerminalOpened, TerminalSeen and TerminalClosed meter a terminal
 	// (id) of the run: seen while open, so that one whose server died
 	// counts only until it was last seen.
@@ -197,6 +200,7 @@ type Service struct {
 	Deps
 	opt        Options
 	creating   *waiters
+	meter      *commandMeter
 	strategies []strategy // how a thread gets its instance, in order (allocate.go)
 }
 
@@ -205,5 +209,14 @@ func New(d Deps) *Service {
 	if d.Metrics == nil {
 		d.Metrics = auxilia.NoMetrics{}
 	}
-	return &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters(), strategies: defaultStrategies(d.Pools != nil)}
+	s := &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters(), strategies: defaultStrategies(d.Pools != nil)}
+	s.meter = newCommandMeter(func(ctx context.Context, workspaceID string, uses []auxilia.CommandUse) error {
+		return s.Runs(workspaceID).Commands(ctx, uses)
+	})
+	return s
 }
+
+// FlushMeters waits until the meters of the commands answered so far are
+// written (commandMeter): before their usage is read, and before the
+// server stops.
+func (s *Service) FlushMeters(ctx context.Context) error { return s.meter.flush(ctx) }

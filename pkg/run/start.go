@@ -64,18 +64,15 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	}
 	var out auxilia.Run
 	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
-		thread, err := s.Threads(workspaceID).Lock(ctx, agentID, key)
+		threadID, instanceID, err := s.ran(ctx, workspaceID, agentID, key, &run)
 		if err != nil {
 			return err
 		}
-		run.ThreadID = thread.ID
-		if run.InstanceID != "" && (thread.Instance == nil || thread.Instance.ID != run.InstanceID) {
+		run.ThreadID = threadID
+		if run.InstanceID != "" && instanceID != run.InstanceID {
 			return auxilia.Errorf(auxilia.CodeConflict, "The thread's sandbox changed while the run started (its sandbox or agent was changed): start the run again.")
 		}
 		if out, err = s.Runs(workspaceID).Start(ctx, run); err != nil {
-			return err
-		}
-		if err := s.Threads(thread.WorkspaceID).Ran(ctx, thread.ID, out.StartedAt); err != nil {
 			return err
 		}
 		return auxilia.Audit(ctx, s.Audit, workspaceID, "run.start", "run", out.ID, describeStart(agent, out))
@@ -90,6 +87,22 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		}
 	}
 	return out, err
+}
+
+// ran records the run's start on its thread, locking the thread for the
+// rest of the transaction, and returns the thread's id and its instance's.
+// A thread met for the first time (an agent without a sandbox makes none
+// beforehand) is made first.
+func (s *Service) ran(ctx context.Context, workspaceID, agentID, key string, run *auxilia.Run) (threadID, instanceID string, err error) {
+	run.StartedAt = time.Now().UTC().Truncate(time.Microsecond)
+	threadID, instanceID, err = s.Threads(workspaceID).Ran(ctx, agentID, key, run.StartedAt)
+	if !auxilia.IsCode(err, auxilia.CodeNotFound) {
+		return threadID, instanceID, err
+	}
+	if _, err := s.Threads(workspaceID).Lock(ctx, agentID, key); err != nil {
+		return "", "", err
+	}
+	return s.Threads(workspaceID).Ran(ctx, agentID, key, run.StartedAt)
 }
 
 // awaitCreation waits until another run has made the thread's instance (or

@@ -25,6 +25,7 @@ type meteringBench struct {
 	db         *store.DB
 	ws         string
 	statements *atomic.Int64
+	runs       *run.Service
 	start      func(tb testing.TB, thread string)
 	idle       func(tb testing.TB)
 	// execute and read are a command and a file read in a run of thread.
@@ -49,7 +50,7 @@ func newMeteringBench(tb testing.TB, dialect store.Dialect) meteringBench {
 	require.NoError(tb, err)
 	_, err = a.Agents.Bind(ctx, ws.ID, agent.ID, sb.ID, nil, nil, nil)
 	require.NoError(tb, err)
-	return meteringBench{db: db, ws: ws.ID, statements: db.CountStatements(),
+	return meteringBench{db: db, ws: ws.ID, statements: db.CountStatements(), runs: a.Runs,
 		start: func(tb testing.TB, thread string) {
 			_, err := a.Runs.Start(ctx, ws.ID, agent.ID, thread)
 			require.NoError(tb, err)
@@ -127,16 +128,19 @@ func TestMeteringAddsNoStatementToARunStart(t *testing.T) {
 	})
 }
 
-// A command is metered in one statement, once it answered: it sends one
-// statement more than a file read, which goes through the same checks.
+// A command is metered in one statement, once it answered, and the answer
+// does not wait for it: it sends one statement more than a file read,
+// which goes through the same checks, once its meter is written.
 func TestACommandIsMeteredInOneStatement(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		m := newMeteringBench(t, db.Dialect())
 		m.execute(t, "tools") // the run's activity is recorded at most every 10 s: done here
 		m.read(t, "tools")
 		count := func(call func(testing.TB, string)) int64 {
+			require.NoError(t, m.runs.FlushMeters(context.Background()))
 			before := m.statements.Load()
 			call(t, "tools")
+			require.NoError(t, m.runs.FlushMeters(context.Background()))
 			return m.statements.Load() - before
 		}
 		read, execute := count(m.read), count(m.execute)

@@ -31,19 +31,19 @@ func TestAnInstanceIsMarkedPausedOnlyWhileItsThreadIsIdle(t *testing.T) {
 		_, err = db.Instances().MarkLive(ctx, inst.ID, "ref-1", "/workspace", auxilia.SealedSecret{})
 		require.NoError(t, err)
 		looked := time.Now().UTC().Add(-time.Hour)
-		require.NoError(t, db.Threads().Ran(ctx, thread.ID, looked))
+		ran(t, db, thread, looked)
 
 		idle, err := db.Threads().IdlePage(ctx, "", time.Now(), 10)
 		require.NoError(t, err)
 		require.Len(t, idle, 1)
 		assert.Equal(t, inst.ID, idle[0].Instance.ID)
 
-		require.NoError(t, db.Threads().Ran(ctx, thread.ID, time.Now().UTC()))
+		ran(t, db, thread, time.Now().UTC())
 		marked, err := db.Instances().MarkPaused(ctx, inst.ID, looked.Add(time.Microsecond), time.Now())
 		require.NoError(t, err)
 		assert.False(t, marked, "the thread ran since the idle job looked")
 
-		require.NoError(t, db.Threads().Ran(ctx, thread.ID, looked))
+		ran(t, db, thread, looked)
 		marked, err = db.Instances().MarkPaused(ctx, inst.ID, looked.Add(time.Microsecond), time.Now())
 		require.NoError(t, err)
 		assert.True(t, marked)
@@ -57,4 +57,12 @@ func TestAnInstanceIsMarkedPausedOnlyWhileItsThreadIsIdle(t *testing.T) {
 		assert.Nil(t, got.PausedAt)
 		assert.Equal(t, auxilia.InstanceLive, got.Status)
 	})
+}
+
+// ran records a run on the thread at `at`.
+func ran(t *testing.T, db *store.DB, thread auxilia.Thread, at time.Time) {
+	t.Helper()
+	id, _, err := db.Threads().Ran(context.Background(), thread.WorkspaceID, thread.AgentID, thread.Key, at)
+	require.NoError(t, err)
+	require.Equal(t, thread.ID, id)
 }

@@ -81,9 +81,13 @@ type runTable struct{ db *DB }
 func (db *DB) runs() runTable { return runTable{db} }
 
 // Start ends the thread's active run (completed) and records r as its new
-// one; the database holds one active run per thread.
+// one, started at r.StartedAt (now when zero); the database holds one
+// active run per thread.
 func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error) {
 	now := Now()
+	if !r.StartedAt.IsZero() {
+		now = r.StartedAt.UTC().Truncate(time.Microsecond)
+	}
 	if err := s.db.conn(ctx).Model(&runRow{}).Where("thread_id = ? AND status = ?", r.ThreadID, auxilia.RunActive).
 		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": now, "ended_by": auxilia.EndedByNewerRun}).Error; err != nil {
 		return auxilia.Run{}, err

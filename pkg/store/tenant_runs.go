@@ -34,9 +34,17 @@ func (s TenantThreads) List(ctx context.Context, agentID string, req auxilia.Pag
 	return s.t.db.threads().List(ctx, s.t.ws, agentID, req)
 }
 
-// Ran records that the thread id had a run at `at`.
-func (s TenantThreads) Ran(ctx context.Context, id string, at time.Time) error {
-	return s.t.db.threads().Ran(ctx, id, at)
+// Ran records that a run starts on the agent's thread keyed key at `at`,
+// locking it for the rest of ctx's transaction, and returns its id and its
+// instance's; a thread not made yet is not found.
+func (s TenantThreads) Ran(ctx context.Context, agentID, key string, at time.Time) (id, instanceID string, err error) {
+	return s.t.db.threads().Ran(ctx, s.t.ws, agentID, key, at)
+}
+
+// LiveInstance returns the live instance of the agent's thread keyed key,
+// read without a lock; ok is false when it has none.
+func (s TenantThreads) LiveInstance(ctx context.Context, agentID, key string) (auxilia.Instance, bool, error) {
+	return s.t.db.threads().LiveInstance(ctx, s.t.ws, agentID, key)
 }
 
 // Delete removes the thread id.

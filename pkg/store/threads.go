@@ -157,10 +157,44 @@ func (s threadTable) List(ctx context.Context, workspaceID, agentID string, req 
 	return out, nil
 }
 
-// Ran records that a run started on the thread at `at`: its last activity too.
-func (s threadTable) Ran(ctx context.Context, id string, at time.Time) error {
-	return s.db.conn(ctx).Model(&threadRow{}).Where("id = ?", id).
-		UpdateColumns(map[string]any{"last_run_at": at, "last_activity_at": at}).Error
+// Ran records that a run starts on the agent's thread keyed key at `at`
+// (its last activity too), and returns the thread's id and its instance's
+// (empty for none). The update locks the row for the rest of ctx's
+// transaction, as Lock does: one statement where a run start used three.
+// A thread not made yet is not found.
+func (s threadTable) Ran(ctx context.Context, workspaceID, agentID, key string, at time.Time) (id, instanceID string, err error) {
+	var rows []threadRan
+	err = s.db.conn(ctx).Raw(`UPDATE threads SET last_run_at = ?, last_activity_at = ?
+		WHERE workspace_id = ? AND agent_id = ? AND thread_key = ? RETURNING id, instance_id`,
+		at, at, workspaceID, agentID, key).Scan(&rows).Error
+	if err != nil {
+		return "", "", err
+	}
+	if len(rows) == 0 {
+		return "", "", auxilia.Errorf(auxilia.CodeNotFound, "thread not found")
+	}
+	return rows[0].ID, deref(rows[0].InstanceID), nil
+}
+
+// threadRan is what Ran returns of the thread.
+type threadRan struct {
+	ID         string
+	InstanceID *string
+}
+
+// LiveInstance returns the live instance of the agent's thread keyed key,
+// read in one statement without a lock: a warm run start's first look.
+// ok is false when the thread has no live instance (or is not made yet).
+func (s threadTable) LiveInstance(ctx context.Context, workspaceID, agentID, key string) (inst auxilia.Instance, ok bool, err error) {
+	var rows []instanceRow
+	err = s.db.conn(ctx).Table("threads").Select("instances.*").
+		Joins("JOIN instances ON instances.id = threads.instance_id").
+		Where("threads.workspace_id = ? AND threads.agent_id = ? AND threads.thread_key = ? AND instances.status = ?",
+			workspaceID, agentID, key, auxilia.InstanceLive).Limit(1).Find(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return auxilia.Instance{}, false, err
+	}
+	return rows[0].domain(), true, nil
 }
 
 // IdlePage returns up to limit threads, by id after `after`, whose live,

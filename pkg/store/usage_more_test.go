@@ -34,8 +34,10 @@ func TestUsageSpansFollowTheirOwnTimes(t *testing.T) {
 		r := startUsageRun(t, db, f)
 		runs := db.In(f.ws.ID).Runs()
 		t0 := store.Now().Add(-time.Hour)
-		require.NoError(t, runs.Command(ctx, r.ID, t0, t0.Add(1500*time.Millisecond)))
-		require.NoError(t, runs.Command(ctx, r.ID, t0.Add(time.Minute), t0.Add(time.Minute))) // answered at once
+		require.NoError(t, runs.Commands(ctx, []auxilia.CommandUse{
+			commandOf(r, t0, t0.Add(1500*time.Millisecond)),
+			commandOf(r, t0.Add(time.Minute), t0.Add(time.Minute)), // answered at once
+		}))
 		closed, crashed := auxilia.NewID(), auxilia.NewID()
 		require.NoError(t, runs.TerminalOpened(ctx, r.ID, closed, t0.Add(2*time.Minute)))
 		require.NoError(t, runs.TerminalSeen(ctx, closed, t0.Add(3*time.Minute)))
@@ -83,10 +85,9 @@ func TestUsageSpansFollowTheirOwnTimes(t *testing.T) {
 
 		other, err := db.Workspaces().Ensure(ctx, "other")
 		require.NoError(t, err)
-		require.NoError(t, db.In(other.ID).Runs().Command(ctx, r.ID, t0, t0), "not its run: nothing metered")
 		none, err := db.In(other.ID).Usage().Spans(ctx, t0.Add(-time.Hour), now.Add(time.Hour), now)
 		require.NoError(t, err)
-		assert.Empty(t, none)
+		assert.Empty(t, none, "another workspace sees none of them")
 	})
 }
 
@@ -99,8 +100,8 @@ func TestUsageSnapshotCountsCommandsTerminalsAndKeptFiles(t *testing.T) {
 		r := startUsageRun(t, db, f)
 		runs := db.In(f.ws.ID).Runs()
 		t0 := store.Now().Add(-time.Hour)
-		require.NoError(t, runs.Command(ctx, r.ID, t0, t0.Add(1500*time.Millisecond)))
-		require.NoError(t, runs.Command(ctx, r.ID, t0, t0.Add(2*time.Second)))
+		require.NoError(t, runs.Commands(ctx, []auxilia.CommandUse{commandOf(r, t0, t0.Add(1500*time.Millisecond))}))
+		require.NoError(t, runs.Commands(ctx, []auxilia.CommandUse{commandOf(r, t0, t0.Add(2*time.Second))}))
 		open, closed := auxilia.NewID(), auxilia.NewID()
 		require.NoError(t, runs.TerminalOpened(ctx, r.ID, closed, t0))
 		require.NoError(t, runs.TerminalClosed(ctx, closed, t0.Add(time.Minute)))
@@ -133,4 +134,10 @@ func TestUsageSnapshotCountsCommandsTerminalsAndKeptFiles(t *testing.T) {
 		assert.InDelta(t, 1000*keptFor+10*(7200-60), got[0].KeptByteSeconds, 1)
 		assert.Equal(t, int64(10), got[0].KeptBytes, "kept now")
 	})
+}
+
+// commandOf is a command of the run r, as the run service meters it.
+func commandOf(r auxilia.Run, started, ended time.Time) auxilia.CommandUse {
+	return auxilia.CommandUse{RunID: r.ID, SandboxID: r.SandboxID, Provider: r.Provider, AgentID: r.AgentID,
+		ThreadID: r.ThreadID, Started: started, Ended: ended}
 }

@@ -2,20 +2,37 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
-// usageOfRun selects a run's attribution, for a row of usage_commands or
-// usage_terminals: its workspace, sandbox, provider, agent and thread.
+// usageOfRun selects a run's attribution, for a row of usage_terminals:
+// its workspace, sandbox, provider, agent and thread.
 const usageOfRun = `SELECT r.id, r.workspace_id, r.sandbox_id, s.provider, r.agent_id, r.thread_id
 	FROM runs r JOIN sandboxes s ON s.id = r.sandbox_id
 	WHERE r.workspace_id = ? AND r.id = ?`
 
-// Command meters a command the execute tool ran on the run, from its
-// sending to its answer, in one statement.
-func (s TenantRuns) Command(ctx context.Context, runID string, started, ended time.Time) error {
-	return s.t.db.conn(ctx).Exec(`INSERT INTO usage_commands (run_id, workspace_id, sandbox_id, provider, agent_id, thread_id, started_at, ended_at)
-		SELECT u.*, ?, ? FROM (`+usageOfRun+`) u`, stamp(started), stamp(ended), s.t.ws, runID).Error
+// Commands meters commands the execute tool ran on the workspace's runs,
+// each from its sending to its answer, in one statement however many. Each
+// names its run's attribution, as the run service read it in this
+// workspace: nothing is looked up again.
+func (s TenantRuns) Commands(ctx context.Context, uses []auxilia.CommandUse) error {
+	if len(uses) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO usage_commands (run_id, workspace_id, sandbox_id, provider, agent_id, thread_id, started_at, ended_at) VALUES `)
+	args := make([]any, 0, 8*len(uses))
+	for i, u := range uses {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, u.RunID, s.t.ws, u.SandboxID, u.Provider, u.AgentID, u.ThreadID, stamp(u.Started), stamp(u.Ended))
+	}
+	return s.t.db.conn(ctx).Exec(q.String(), args...).Error
 }
 
 // TerminalOpened meters a terminal, id, opened on the run at `at`.

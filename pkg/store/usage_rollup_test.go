@@ -29,8 +29,10 @@ func meterSomeUsage(t *testing.T, db *store.DB) (usageFixture, time.Time) {
 	r := startUsageRun(t, db, f)
 	runs := db.In(f.ws.ID).Runs()
 	t0 := store.Now().Truncate(time.Hour).Add(-3 * time.Hour)
-	require.NoError(t, runs.Command(ctx, r.ID, t0.Add(50*time.Minute), t0.Add(70*time.Minute+500*time.Millisecond)))
-	require.NoError(t, runs.Command(ctx, r.ID, t0.Add(2*time.Hour), t0.Add(2*time.Hour+time.Second)))
+	require.NoError(t, runs.Commands(ctx, []auxilia.CommandUse{
+		commandOf(r, t0.Add(50*time.Minute), t0.Add(70*time.Minute+500*time.Millisecond)),
+		commandOf(r, t0.Add(2*time.Hour), t0.Add(2*time.Hour+time.Second)),
+	}))
 	term := auxilia.NewID()
 	require.NoError(t, runs.TerminalOpened(ctx, r.ID, term, t0.Add(30*time.Minute)))
 	require.NoError(t, runs.TerminalClosed(ctx, term, t0.Add(100*time.Minute)))

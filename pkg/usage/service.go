@@ -38,13 +38,17 @@ type Service struct {
 	rates    Rates
 	currency string
 	now      func() time.Time
+	pending  func(ctx context.Context) error
 }
 
-// Options are the operator's rates, their currency and a clock (tests).
+// Options are the operator's rates, their currency, a clock (tests), and
+// Pending, which waits for this process's meters not yet written (the
+// run service writes commands' meters after their answers).
 type Options struct {
 	Rates    Rates
 	Currency string
 	Now      func() time.Time
+	Pending  func(ctx context.Context) error
 }
 
 // New returns the service on the workspaces' stores.
@@ -55,7 +59,10 @@ func New(store func(workspaceID string) Store, o Options) *Service {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Service{store: store, rates: o.Rates, currency: o.Currency, now: o.Now}
+	if o.Pending == nil {
+		o.Pending = func(context.Context) error { return nil }
+	}
+	return &Service{store: store, rates: o.Rates, currency: o.Currency, now: o.Now, pending: o.Pending}
 }
 
 // Answer is a report and how to read its costs.
@@ -70,6 +77,9 @@ type Answer struct {
 // rolled-up sums for the first run of whole hours rolled up in q's span,
 // the metered rows for the rest.
 func (s *Service) Report(ctx context.Context, workspaceID string, q Query) (Answer, error) {
+	if err := s.pending(ctx); err != nil {
+		return Answer{}, err
+	}
 	st, now := s.store(workspaceID), s.now().UTC()
 	u := Usage{RolledFrom: Hour.start(q.From)}
 	if u.RolledFrom.Before(q.From) {
