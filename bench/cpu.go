@@ -89,3 +89,14 @@ func measureCPU(pid int, l closedLoop) func() cpuUse {
 	}()
 	return func() cpuUse { return <-done }
 }
+
+// startCPU reads the CPU times now; the returned function reads them again
+// and returns what was spent in between.
+func startCPU(pid int) func() cpuUse {
+	p0, _ := cpuTime(pid)
+	pg0 := postgresCPUTime()
+	return func() cpuUse {
+		p1, _ := cpuTime(pid)
+		return cpuUse{Process: p1 - p0, Postgres: postgresCPUTime() - pg0}
+	}
+}

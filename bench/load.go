@@ -56,8 +56,9 @@ func (l closedLoop) run(ctx context.Context, do request) series {
 // batch is a fixed number of requests, concurrency at a time.
 type batch struct {
 	series
-	ends  []time.Duration // when each successful request ended, from the start; ascending
-	total time.Duration   // from the start to the last answer
+	ends      []time.Duration // when each successful request ended, from the start; ascending
+	total     time.Duration   // from the start to the last answer
+	byRequest []time.Duration // each request's latency, by its index; -1 for one that failed
 }
 
 // runBatch sends n requests with at most concurrency in flight. With
@@ -96,11 +97,13 @@ func runBatch(ctx context.Context, n, concurrency int, do func(ctx context.Conte
 	start = time.Now()
 	close(gate)
 	done.Wait()
-	var b batch
-	for _, r := range results {
+	b := batch{byRequest: make([]time.Duration, n)}
+	for i, r := range results {
 		b.record(r.took, r.err)
+		b.byRequest[i] = -1
 		if r.err == nil {
 			b.ends = append(b.ends, r.end)
+			b.byRequest[i] = r.took
 		}
 		b.total = max(b.total, r.end)
 	}

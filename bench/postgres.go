@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -91,5 +92,40 @@ func (s *stack) countSessions(ctx context.Context, fn func()) (int64, error) {
 	}
 	fn()
 	after, err := s.db.sessions(ctx)
+	return after - before, err
+}
+
+// commits is how many transactions the database has committed so far
+// (pg_stat_database.xact_commit), as sessions have reported them.
+func (db *database) commits(ctx context.Context) (int64, error) {
+	conn, err := pgx.Connect(ctx, db.admin)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	var n int64
+	err = conn.QueryRow(ctx, "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", db.name).Scan(&n)
+	return n, err
+}
+
+// statsDelay is how long a session may hold its statistics before it
+// reports them (PGSTAT_MAX_INTERVAL, one minute, only while it stays busy;
+// an idle session reports within a second).
+const statsDelay = 1500 * time.Millisecond
+
+// countCommits runs fn and returns how many transactions were committed
+// to the database meanwhile, by the server and by anything else on it
+// (its background jobs): approximate, as sessions report late.
+func (db *database) countCommits(ctx context.Context, fn func() error) (int64, error) {
+	time.Sleep(statsDelay)
+	before, err := db.commits(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if err := fn(); err != nil {
+		return 0, err
+	}
+	time.Sleep(statsDelay)
+	after, err := db.commits(ctx)
 	return after - before, err
 }

@@ -21,10 +21,12 @@ func writeReport(path string, r results) error {
 	}
 	w := &reportWriter{dir: dir}
 	w.header(r)
+	w.summary(r)
 	for _, section := range []struct {
 		phase string
 		write func(results)
-	}{{"reads", w.reads}, {"runs", w.runs}, {"writes", w.writes}, {"gobench", w.goBench}} {
+	}{{"reads", w.reads}, {"toolcalls", w.toolCalls}, {"runs", w.runs}, {"pools", w.pools}, {"local", w.local},
+		{"writes", w.writes}, {"gobench", w.goBench}} {
 		if r.Config.runs(section.phase) {
 			section.write(r)
 		} else {
@@ -108,7 +110,9 @@ func (w *reportWriter) header(r results) {
 	w.p("## How it measures\n")
 	w.p("- **The server** is the real binary, built with `go build ./cmd/auxilia` and started as `auxilia serve` on Postgres, " +
 		"with `AUXILIA_LOCAL_PROVIDER=off`, a fresh key in `AUXILIA_SECRET_KEYS` and an admin token from `AUXILIA_BOOTSTRAP_TOKEN`; " +
-		"every other setting is at its default. It listens on a free loopback port and migrates the run's database itself.")
+		"every other setting is at its default. It listens on a free loopback port and migrates the run's database itself. " +
+		"A second server, the same binary with the same settings but no `DATABASE_URL` and its local provider on, keeps its data " +
+		"in its **embedded SQLite database** in a data folder of the run's, as a first install does (sections 2 and 6).")
 	w.p("- **The load** comes from the bench process, over loopback, with keep-alive connections. A *closed loop*: %d workers, "+
 		"each sending its next request as soon as its last is answered; the first %s is a warm-up and is not recorded, then "+
 		"requests are recorded for %s (for reads, %d such rounds each of ours and of the floor, alternating which goes first). "+
@@ -162,7 +166,7 @@ func (w *reportWriter) reads(r results) {
 func (w *reportWriter) runs(r results) {
 	rn := r.Runs
 	lat := rn.Latency
-	w.p("## 2. Warm run start\n")
+	w.p("## 3. Warm run start\n")
 	w.p("The provider is the Daytona fake (`pkg/provider/daytona/daytonatest`) served by the bench process on loopback, "+
 		"with **%s added to every call** (`Options.Latency`), registered as a Daytona sandbox and bound to an agent. "+
 		"On one thread, %d runs warm up (the first makes the thread's instance); then %d runs are started on it "+
@@ -180,7 +184,7 @@ func (w *reportWriter) runs(r results) {
 			[]svgchart.Line{percentileLine("ours", oursColour, rn.Warm)},
 			svgchart.Rule{At: msFloat(lat), Label: "floor: one provider round trip"}))
 
-	w.p("## 3. %d threads start runs at once\n", rn.Threads)
+	w.p("## 4. %d threads start runs at once\n", rn.Threads)
 	w.p("First, %d threads of the agent get their instances: each thread's first run, %d in flight at a time "+
 		"(a probe, the create and the work folder: three round trips):\n", rn.Threads, rn.ColdConcurrency)
 	coldPer := perRun(rn.ColdCalls, rn.Cold.requests())
@@ -228,7 +232,7 @@ func (w *reportWriter) runs(r results) {
 
 func (w *reportWriter) writes(r results) {
 	wr := r.Writes
-	w.p("## 4. Creating and editing sandboxes\n")
+	w.p("## 7. Creating and editing sandboxes\n")
 	w.p("`POST /api/v1/sandboxes` registers an OpenSandbox sandbox with a secret and a config; `PATCH /api/v1/sandboxes/{id}` "+
 		"changes the description, config and secret of the sandboxes the creates made (each worker edits its own share of them, "+
 		"in turn). Both validate the whole sandbox "+
@@ -250,7 +254,7 @@ func (w *reportWriter) writes(r results) {
 }
 
 func (w *reportWriter) goBench(r results) {
-	w.p("## 5. Hot paths (`go test -bench`)\n")
+	w.p("## 8. Hot paths (`go test -bench`)\n")
 	if len(r.GoBench) == 0 {
 		w.p("Not run (`-benchtime \"\"`).\n")
 		return
@@ -285,7 +289,10 @@ func (w *reportWriter) goBench(r results) {
 func (w *reportWriter) timings(r results) {
 	w.p("## Duration of the run\n")
 	w.p("| phase | took |\n|---|--:|")
-	for _, name := range []string{"build", "start", "reads", "runs", "writes", "go benchmarks"} {
+	for _, name := range append([]string{"build", "start"}, phaseNames...) {
+		if name == "gobench" {
+			name = "go benchmarks"
+		}
 		if d, ok := r.PhaseDur[name]; ok {
 			w.p("| %s | %s |", name, d.Round(100*time.Millisecond))
 		}
