@@ -47,13 +47,13 @@ func measureLocal(ctx context.Context, cfg config, s *stack) (localResults, erro
 
 	pid := s.embedded.cmd.Process.Pid
 	pause(ctx)
-	spent := startCPU(pid)
+	spent := startCPU(pid, s.db.name)
 	warm := runBatch(ctx, cfg.LocalRuns, 1, func(ctx context.Context, _ int) error {
 		return a.startRun(ctx, agentID, "warm")
 	})
 	res.Warm, res.WarmCPU = warm.series, spent()
 	pause(ctx)
-	spent = startCPU(pid)
+	spent = startCPU(pid, s.db.name)
 	served := make([]bool, cfg.LocalRuns)
 	pooled := runBatch(ctx, cfg.LocalRuns, 1, func(ctx context.Context, i int) error {
 		r, err := a.startRunView(ctx, agentID, fmt.Sprintf("local-%04d", i))

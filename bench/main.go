@@ -39,7 +39,7 @@ type config struct {
 	WarmRuns        int           // measured warm run starts, one at a time
 	Threads         int           // threads that start their runs at once
 	ColdConcurrency int           // first runs of those threads in flight at a time
-	ToolWorkers     int           // workers of the tool calls' throughput loop
+	ToolWorkers     int           // tool calls in flight of each way in the throughput loop
 	PoolSize        int           // the warm pool of the burst of new threads
 	PoolThreads     int           // new threads that start their first runs at once
 	PoolCreate      time.Duration // how long the fake provider takes to create an instance
@@ -69,7 +69,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.WarmRuns, "warm-runs", 300, "warm run starts measured, one at a time")
 	fs.IntVar(&c.Threads, "threads", 1000, "threads that start runs at once")
 	fs.IntVar(&c.ColdConcurrency, "cold-concurrency", 8, "first runs in flight at a time while the threads get their instances")
-	fs.IntVar(&c.ToolWorkers, "tool-workers", 4, "workers of the tool calls' throughput loop")
+	fs.IntVar(&c.ToolWorkers, "tool-workers", 2, "tool calls in flight of each way (through us on each database, straight to execd) in the throughput loop")
 	fs.IntVar(&c.PoolSize, "pool-size", 50, "pool.size of the sandbox whose new threads start at once")
 	fs.IntVar(&c.PoolThreads, "pool-threads", 200, "new threads that start their first runs at once against the pool")
 	fs.DurationVar(&c.PoolCreate, "pool-create", 2*time.Second, "how long the fake provider takes to create an instance")
@@ -100,7 +100,7 @@ func parseFlags(args []string) (config, error) {
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		quick := map[string]string{"warmup": "300ms", "window": "1s", "rounds": "1",
 			"warm-runs": "50", "threads": "200", "benchtime": "50ms", "benchcount": "1",
-			"pool-size": "10", "pool-threads": "40", "local-runs": "5"}
+			"pool-size": "10", "pool-threads": "40", "local-runs": "5", "tool-workers": "1"}
 		for name, value := range quick {
 			if !set[name] {
 				_ = fs.Set(name, value)

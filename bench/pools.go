@@ -66,7 +66,7 @@ func measurePools(ctx context.Context, cfg config, s *stack) (poolResults, error
 	// A warm start alone, the goal's yardstick, on the same sandbox and provider.
 	pause(ctx)
 	pid := s.server.cmd.Process.Pid
-	spent := startCPU(pid)
+	spent := startCPU(pid, s.db.name)
 	warm := runBatch(ctx, warmAloneRuns, 1, func(ctx context.Context, _ int) error {
 		return s.ours.startRun(ctx, agentID, "warm")
 	})
@@ -91,7 +91,7 @@ func measurePools(ctx context.Context, cfg config, s *stack) (poolResults, error
 	if err != nil {
 		return res, err
 	}
-	spent = startCPU(pid)
+	spent = startCPU(pid, s.db.name)
 	res.Burst = runBatch(ctx, cfg.PoolThreads, cfg.PoolThreads, func(ctx context.Context, i int) error {
 		r, err := burstAPI.startRunView(ctx, agentID, fmt.Sprintf("pooled-%04d", i))
 		pooled[i] = err == nil && !r.Sandbox.Created

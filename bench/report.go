@@ -152,8 +152,8 @@ func (w *reportWriter) reads(r results) {
 	w.p("A throughput ratio under 1 and latency ratios over 1 are what the server's framework, ORM and middleware cost. " +
 		"*Postgres sessions opened* counts the connections the process opened to the database while it was measured " +
 		"(`pg_stat_database.sessions`, approximate): a pool that keeps its connections opens none. " +
-		"*CPU a request* is the CPU time (user and system, from `/proc`) that the process serving the route, and every " +
-		"Postgres process together, spent while the requests were recorded, divided by the requests: what each side costs " +
+		"*CPU a request* is the CPU time (user and system, from `/proc`) that the process serving the route, and the " +
+		"Postgres backends serving the run's database together (other databases' sessions on the same Postgres left out), spent while the requests were recorded, divided by the requests: what each side costs " +
 		"the machine, apart from the client's share.\n")
 	w.chart("reads-list.svg", "Latency distribution of GET /api/v1/sandboxes, ours against the floor",
 		percentileChart(fmt.Sprintf("GET /api/v1/sandboxes (%d sandboxes), %d workers", rd.Sandboxes, r.Config.Concurrency),

@@ -19,46 +19,52 @@ func (w *reportWriter) toolCalls(r results) {
 		"`POST /api/v1/runs/{run_id}/execute`, on a run started on a thread (the answer read whole); **straight to execd** is the same "+
 		"`POST /command`, with the body the server's client sends, to the sandbox's execd endpoint, its events read up to the one "+
 		"that ends the command, where the server's client stops reading too. The server runs twice: on its **embedded database** "+
-		"(SQLite in its data folder, no `DATABASE_URL`, as a first install) and on Postgres. Each is loaded by one worker "+
-		"(latency), then by %d (throughput), closed loop.\n", tc.Workers)
-	w.p("| | workers | requests | throughput | p50 | p99 | p50 − straight | CPU a request: server | : Postgres |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|")
-	row := func(name string, workers int, s series, cpu cpuUse, base series) {
-		proc, pg := cpu.perRequest(s)
-		procText := micros(proc)
-		if name == "straight to execd" {
-			procText = "–" // no server between
+		"(SQLite in its data folder, no `DATABASE_URL`, as a first install) and on Postgres. The three ways take turns request "+
+		"by request (a worker's next request goes the next way), so that a busy machine's drift falls on each alike: one worker "+
+		"(each call alone: latency), then %d workers (%d of each way in flight, on average: throughput), closed loop.\n", 3*tc.Workers, tc.Workers)
+	w.p("| | in flight | requests | throughput | p50 | p99 | p50 − straight | CPU a request: server | : Postgres |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+	for _, load := range []struct {
+		inFlight string
+		pick     func(toolCallLoad) toolCallSide
+	}{{"1", func(l toolCallLoad) toolCallSide { return l.Alone }}, {fmt.Sprintf("%d", tc.Workers), func(l toolCallLoad) toolCallSide { return l.Loaded }}} {
+		base := load.pick(tc.Direct).quantile(.5)
+		for _, way := range []struct {
+			name     string
+			l        toolCallLoad
+			server   bool // a server between: its CPU is shown
+			postgres bool
+		}{{"straight to execd", tc.Direct, false, false}, {"through us, embedded database", tc.Embedded, true, false},
+			{"through us, Postgres", tc.Postgres, true, true}} {
+			side := load.pick(way.l)
+			proc, pg := side.CPU.perRequest(side.series)
+			procText, pgText, diff := "–", "–", "–"
+			if way.server {
+				procText, diff = micros(proc), signedMS(side.quantile(.5)-base)
+			}
+			if way.postgres {
+				pgText = micros(pg)
+			}
+			w.p("| %s | %s | %d | %.0f/s | %s | %s | %s | %s | %s |", way.name, load.inFlight, side.requests(), side.throughput(),
+				ms(side.quantile(.5)), ms(side.quantile(.99)), diff, procText, pgText)
 		}
-		w.p("| %s | %d | %d | %.0f/s | %s | %s | %s | %s | %s |", name, workers, s.requests(), s.throughput(),
-			ms(s.quantile(.5)), ms(s.quantile(.99)), signedMS(s.quantile(.5)-base.quantile(.5)), procText, micros(pg))
-	}
-	for _, x := range []struct {
-		name string
-		l    toolCallLoad
-	}{{"straight to execd", tc.Direct}, {"through us, embedded database", tc.Embedded}, {"through us, Postgres", tc.Postgres}} {
-		row(x.name, 1, x.l.Alone, x.l.AloneCPU, tc.Direct.Alone)
-	}
-	for _, x := range []struct {
-		name string
-		l    toolCallLoad
-	}{{"straight to execd", tc.Direct}, {"through us, embedded database", tc.Embedded}, {"through us, Postgres", tc.Postgres}} {
-		row(x.name, tc.Workers, x.l.Loaded, x.l.LoadedCPU, tc.Direct.Loaded)
 	}
 	w.p("")
 	w.p("*p50 − straight* is what the server adds to the provider's call, against the goal of %s; on the embedded database it "+
-		"is **%s**, on Postgres **%s**. *CPU a request* is the server's own (the fake and its jails run in the bench process and "+
-		"its children, on both sides alike). On Postgres a tool call commits **%.1f transactions** (`pg_stat_database.xact_commit` "+
+		"is **%s**, on Postgres **%s**. *CPU a request* is the server's own, and that of the Postgres backends serving the run's database "+
+		"(the fake and its jails run in the bench process and its children, for every way alike). On Postgres a tool call commits **%.1f transactions** (`pg_stat_database.xact_commit` "+
 		"over %d calls made one after the other, the server's background jobs included, so approximate); the fake saw %s.\n",
 		ms(toolCallGoal), signedMS(tc.Embedded.Alone.quantile(.5)-tc.Direct.Alone.quantile(.5)),
 		signedMS(tc.Postgres.Alone.quantile(.5)-tc.Direct.Alone.quantile(.5)), tc.Commits, tc.Counted, callList(tc.Calls))
-	lines := func(pick func(toolCallLoad) series) []svgchart.Line {
-		return []svgchart.Line{percentileLine("straight to execd", floorColour, pick(tc.Direct)),
-			percentileLine("through us, embedded database", oursColour, pick(tc.Embedded)),
-			percentileLine("through us, Postgres", secondColour, pick(tc.Postgres))}
+	lines := func(pick func(toolCallLoad) toolCallSide) []svgchart.Line {
+		return []svgchart.Line{percentileLine("straight to execd", floorColour, pick(tc.Direct).series),
+			percentileLine("through us, embedded database", oursColour, pick(tc.Embedded).series),
+			percentileLine("through us, Postgres", secondColour, pick(tc.Postgres).series)}
 	}
 	w.chart("toolcalls-alone.svg", "Latency distribution of a tool call, one at a time, through us and straight to execd",
-		percentileChart(fmt.Sprintf("execute(%s), one worker", toolCommand), lines(func(l toolCallLoad) series { return l.Alone })))
+		percentileChart(fmt.Sprintf("execute(%s), one worker", toolCommand), lines(func(l toolCallLoad) toolCallSide { return l.Alone })))
 	w.chart("toolcalls-loaded.svg", "Latency distribution of a tool call under load, through us and straight to execd",
-		percentileChart(fmt.Sprintf("execute(%s), %d workers", toolCommand, tc.Workers), lines(func(l toolCallLoad) series { return l.Loaded })))
+		percentileChart(fmt.Sprintf("execute(%s), %d of each way in flight", toolCommand, tc.Workers),
+			lines(func(l toolCallLoad) toolCallSide { return l.Loaded })))
 }
 
 // signedMS renders a difference of durations with its sign: "+3.21 ms".

@@ -37,9 +37,12 @@ type toolCallResults struct {
 }
 
 // toolCallLoad is one way of making the call: alone, then with workers.
-type toolCallLoad struct {
-	Alone, Loaded       series
-	AloneCPU, LoadedCPU cpuUse
+type toolCallLoad struct{ Alone, Loaded toolCallSide }
+
+// toolCallSide is one load of one way, and the CPU its server and Postgres spent.
+type toolCallSide struct {
+	series
+	CPU cpuUse
 }
 
 func measureToolCalls(ctx context.Context, cfg config, s *stack, tmp string) (toolCallResults, error) {
@@ -89,38 +92,35 @@ func measureToolCalls(ctx context.Context, cfg config, s *stack, tmp string) (to
 		return res, err
 	}
 
-	alone := closedLoop{concurrency: 1, warmup: cfg.Warmup, window: cfg.Window}
-	loaded := closedLoop{concurrency: cfg.ToolWorkers, warmup: cfg.Warmup, window: cfg.Window}
-	measure := func(name string, pid int, call func(context.Context) error) (toolCallLoad, error) {
-		var l toolCallLoad
-		do := func(ctx context.Context, _, _ int) error { return call(ctx) }
+	// The three ways take turns request by request, so that a busy
+	// machine's drift falls on each alike.
+	ways := []func(context.Context) error{
+		direct.execute,
+		func(ctx context.Context) error { return s.oursEmbedded.execute(ctx, embeddedRun, toolCommand) },
+		func(ctx context.Context) error { return s.ours.execute(ctx, postgresRun, toolCommand) },
+	}
+	measure := func(l closedLoop) (direct, embedded, onPostgres toolCallSide, err error) {
 		pause(ctx)
-		spent := measureCPU(pid, alone)
-		l.Alone = alone.run(ctx, do)
-		l.AloneCPU = spent()
-		pause(ctx)
-		spent = measureCPU(pid, loaded)
-		l.Loaded = loaded.run(ctx, do)
-		l.LoadedCPU = spent()
-		logf("  %s: alone p50 %s p99 %s; %d workers %.0f/s p50 %s p99 %s", name,
-			ms(l.Alone.quantile(.5)), ms(l.Alone.quantile(.99)), cfg.ToolWorkers, l.Loaded.throughput(),
-			ms(l.Loaded.quantile(.5)), ms(l.Loaded.quantile(.99)))
-		if l.Alone.errors+l.Loaded.errors > 0 {
-			return l, fmt.Errorf("%s failed: %s", name, errorsOf(l.Alone, l.Loaded))
+		embeddedCPU := measureCPU(s.embedded.cmd.Process.Pid, s.db.name, l)
+		postgresCPU := measureCPU(s.server.cmd.Process.Pid, s.db.name, l)
+		got := l.runMixed(ctx, len(ways), func(ctx context.Context, _, _, way int) error { return ways[way](ctx) })
+		embedded = toolCallSide{got[1], cpuUse{Process: embeddedCPU().Process}}
+		onPostgres = toolCallSide{got[2], postgresCPU()}
+		direct = toolCallSide{series: got[0]}
+		logf("  %d in flight: straight to execd p50 %s p99 %s; through us, embedded p50 %s p99 %s; on Postgres p50 %s p99 %s",
+			l.concurrency, ms(got[0].quantile(.5)), ms(got[0].quantile(.99)), ms(got[1].quantile(.5)), ms(got[1].quantile(.99)),
+			ms(got[2].quantile(.5)), ms(got[2].quantile(.99)))
+		if e := errorsOf(got...); e != "" {
+			err = fmt.Errorf("tool calls failed: %s", e)
 		}
-		return l, nil
+		return direct, embedded, onPostgres, err
 	}
-	if res.Direct, err = measure("straight to execd", os.Getpid(), direct.execute); err != nil {
+	alone := closedLoop{concurrency: 1, warmup: cfg.Warmup, window: cfg.Window}
+	loaded := closedLoop{concurrency: cfg.ToolWorkers * len(ways), warmup: cfg.Warmup, window: cfg.Window}
+	if res.Direct.Alone, res.Embedded.Alone, res.Postgres.Alone, err = measure(alone); err != nil {
 		return res, err
 	}
-	if res.Embedded, err = measure("through us, embedded database", s.embedded.cmd.Process.Pid, func(ctx context.Context) error {
-		return s.oursEmbedded.execute(ctx, embeddedRun, toolCommand)
-	}); err != nil {
-		return res, err
-	}
-	if res.Postgres, err = measure("through us, Postgres", s.server.cmd.Process.Pid, func(ctx context.Context) error {
-		return s.ours.execute(ctx, postgresRun, toolCommand)
-	}); err != nil {
+	if res.Direct.Loaded, res.Embedded.Loaded, res.Postgres.Loaded, err = measure(loaded); err != nil {
 		return res, err
 	}
 
