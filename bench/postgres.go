@@ -108,24 +108,33 @@ func (db *database) commits(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// statsDelay is how long a session may hold its statistics before it
-// reports them (PGSTAT_MAX_INTERVAL, one minute, only while it stays busy;
-// an idle session reports within a second).
-const statsDelay = 1500 * time.Millisecond
+// statsDelay is how long a Postgres session may hold the counts of its
+// last transactions before it reports them: a session gone idle less than
+// a second after its last report waits for its idle timeout, ten seconds
+// (PGSTAT_MIN_INTERVAL and PGSTAT_IDLE_INTERVAL in pgstat.c).
+const statsDelay = 11 * time.Second
 
 // countCommits runs fn and returns how many transactions were committed
-// to the database meanwhile, by the server and by anything else on it
-// (its background jobs): approximate, as sessions report late.
+// to the database meanwhile, less those committed in as long a time right
+// after, when nothing ran (the server's background jobs'): approximate, as
+// the jobs do not run evenly.
 func (db *database) countCommits(ctx context.Context, fn func() error) (int64, error) {
-	time.Sleep(statsDelay)
+	time.Sleep(statsDelay) // what came before is reported
 	before, err := db.commits(ctx)
 	if err != nil {
 		return 0, err
 	}
+	start := time.Now()
 	if err := fn(); err != nil {
 		return 0, err
 	}
 	time.Sleep(statsDelay)
-	after, err := db.commits(ctx)
-	return after - before, err
+	busyWindow := time.Since(start)
+	busy, err := db.commits(ctx)
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(busyWindow)
+	idle, err := db.commits(ctx)
+	return (busy - before) - (idle - busy), err
 }

@@ -119,7 +119,9 @@ func (w *reportWriter) header(r results) {
 		"Throughput is answered requests ÷ recorded time; p50 and p99 are nearest-rank percentiles of the recorded requests.",
 		c.Concurrency, dur(c.Warmup), dur(c.Window), c.Rounds)
 	w.p("- **The floors** are what the same work costs at least: for reads, and for the runs started at once, a bare `net/http` handler " +
-		"sending the server's SQL through pgx; for runs one at a time, the provider's round trips.")
+		"sending the server's SQL through pgx; for runs one at a time, the provider's round trips; for a tool call, the same call " +
+		"straight to the provider's daemon; for a pooled start inside a burst, a warm start alone; for the local provider's pooled " +
+		"first run, its warm start.")
 	w.p("- The client, the server, the floor and Postgres share the machine's CPUs, so a figure includes the others' work on them.\n")
 }
 

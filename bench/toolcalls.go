@@ -99,21 +99,21 @@ func measureToolCalls(ctx context.Context, cfg config, s *stack, tmp string) (to
 		func(ctx context.Context) error { return s.oursEmbedded.execute(ctx, embeddedRun, toolCommand) },
 		func(ctx context.Context) error { return s.ours.execute(ctx, postgresRun, toolCommand) },
 	}
-	measure := func(l closedLoop) (direct, embedded, onPostgres toolCallSide, err error) {
+	measure := func(l closedLoop) (straight, embedded, onPostgres toolCallSide, err error) {
 		pause(ctx)
 		embeddedCPU := measureCPU(s.embedded.cmd.Process.Pid, s.db.name, l)
 		postgresCPU := measureCPU(s.server.cmd.Process.Pid, s.db.name, l)
 		got := l.runMixed(ctx, len(ways), func(ctx context.Context, _, _, way int) error { return ways[way](ctx) })
 		embedded = toolCallSide{got[1], cpuUse{Process: embeddedCPU().Process}}
 		onPostgres = toolCallSide{got[2], postgresCPU()}
-		direct = toolCallSide{series: got[0]}
+		straight = toolCallSide{series: got[0]}
 		logf("  %d in flight: straight to execd p50 %s p99 %s; through us, embedded p50 %s p99 %s; on Postgres p50 %s p99 %s",
 			l.concurrency, ms(got[0].quantile(.5)), ms(got[0].quantile(.99)), ms(got[1].quantile(.5)), ms(got[1].quantile(.99)),
 			ms(got[2].quantile(.5)), ms(got[2].quantile(.99)))
 		if e := errorsOf(got...); e != "" {
 			err = fmt.Errorf("tool calls failed: %s", e)
 		}
-		return direct, embedded, onPostgres, err
+		return straight, embedded, onPostgres, err
 	}
 	alone := closedLoop{concurrency: 1, warmup: cfg.Warmup, window: cfg.Window}
 	loaded := closedLoop{concurrency: cfg.ToolWorkers * len(ways), warmup: cfg.Warmup, window: cfg.Window}
@@ -125,7 +125,7 @@ func measureToolCalls(ctx context.Context, cfg config, s *stack, tmp string) (to
 	}
 
 	// Transactions a tool call commits, counted apart from the timed loads:
-	// Postgres counts its commits a database, and reports them within a second.
+	// Postgres counts its commits a database, and reports them late.
 	res.Counted = max(cfg.WarmRuns/2, 20)
 	pause(ctx)
 	fake.ResetCalls()
