@@ -95,17 +95,27 @@ func (s *stack) countSessions(ctx context.Context, fn func()) (int64, error) {
 	return after - before, err
 }
 
-// commits is how many transactions the database has committed so far
-// (pg_stat_database.xact_commit), as sessions have reported them.
-func (db *database) commits(ctx context.Context) (int64, error) {
+// dbActivity is what Postgres has counted of a database's work so far
+// (pg_stat_database), as its sessions have reported it.
+type dbActivity struct {
+	Commits     int64 // transactions committed (xact_commit)
+	RowsWritten int64 // rows inserted, updated and deleted (tup_inserted + tup_updated + tup_deleted)
+}
+
+func (a dbActivity) minus(b dbActivity) dbActivity {
+	return dbActivity{Commits: a.Commits - b.Commits, RowsWritten: a.RowsWritten - b.RowsWritten}
+}
+
+func (db *database) activity(ctx context.Context) (dbActivity, error) {
 	conn, err := pgx.Connect(ctx, db.admin)
 	if err != nil {
-		return 0, err
+		return dbActivity{}, err
 	}
 	defer conn.Close(ctx)
-	var n int64
-	err = conn.QueryRow(ctx, "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", db.name).Scan(&n)
-	return n, err
+	var a dbActivity
+	err = conn.QueryRow(ctx, "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted FROM pg_stat_database WHERE datname = $1",
+		db.name).Scan(&a.Commits, &a.RowsWritten)
+	return a, err
 }
 
 // statsDelay is how long a Postgres session may hold the counts of its
@@ -114,27 +124,26 @@ func (db *database) commits(ctx context.Context) (int64, error) {
 // (PGSTAT_MIN_INTERVAL and PGSTAT_IDLE_INTERVAL in pgstat.c).
 const statsDelay = 11 * time.Second
 
-// countCommits runs fn and returns how many transactions were committed
-// to the database meanwhile, less those committed in as long a time right
-// after, when nothing ran (the server's background jobs'): approximate, as
-// the jobs do not run evenly.
-func (db *database) countCommits(ctx context.Context, fn func() error) (int64, error) {
+// countActivity runs fn and returns what the database did meanwhile, less
+// what it did in as long a time right after, when nothing ran (the server's
+// background jobs): approximate, as the jobs do not run evenly.
+func (db *database) countActivity(ctx context.Context, fn func() error) (dbActivity, error) {
 	time.Sleep(statsDelay) // what came before is reported
-	before, err := db.commits(ctx)
+	before, err := db.activity(ctx)
 	if err != nil {
-		return 0, err
+		return dbActivity{}, err
 	}
 	start := time.Now()
 	if err := fn(); err != nil {
-		return 0, err
+		return dbActivity{}, err
 	}
 	time.Sleep(statsDelay)
 	busyWindow := time.Since(start)
-	busy, err := db.commits(ctx)
+	busy, err := db.activity(ctx)
 	if err != nil {
-		return 0, err
+		return dbActivity{}, err
 	}
 	time.Sleep(busyWindow)
-	idle, err := db.commits(ctx)
-	return (busy - before) - (idle - busy), err
+	idle, err := db.activity(ctx)
+	return busy.minus(before).minus(idle.minus(busy)), err
 }

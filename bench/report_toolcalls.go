@@ -51,10 +51,11 @@ func (w *reportWriter) toolCalls(r results) {
 	w.p("")
 	w.p("*p50 − straight* is what the server adds to the provider's call, against the goal of %s; on the embedded database it "+
 		"is **%s**, on Postgres **%s**. *CPU a request* is the server's own, and that of the Postgres backends serving the run's database "+
-		"(the fake and its jails run in the bench process and its children, for every way alike). On Postgres a tool call commits **%.1f transactions** (`pg_stat_database.xact_commit` "+
-		"over %d calls made one after the other, less the commits of as long a time with no calls, the server's background jobs': approximate); the fake saw %s.\n",
+		"(the fake and its jails run in the bench process and its children, for every way alike). On Postgres a tool call commits **%.1f transactions** and writes **%.1f rows** "+
+		"(`pg_stat_database`'s `xact_commit`, and `tup_inserted` + `tup_updated` + `tup_deleted`, over %d calls made one after the other, "+
+		"less the counts of as long a time with no calls, the server's background jobs': approximate); the fake saw %s.\n",
 		ms(toolCallGoal), signedMS(tc.Embedded.Alone.quantile(.5)-tc.Direct.Alone.quantile(.5)),
-		signedMS(tc.Postgres.Alone.quantile(.5)-tc.Direct.Alone.quantile(.5)), tc.Commits, tc.Counted, callList(tc.Calls))
+		signedMS(tc.Postgres.Alone.quantile(.5)-tc.Direct.Alone.quantile(.5)), tc.Commits, tc.Rows, tc.Counted, callList(tc.Calls))
 	lines := func(pick func(toolCallLoad) toolCallSide) []svgchart.Line {
 		return []svgchart.Line{percentileLine("straight to execd", floorColour, pick(tc.Direct).series),
 			percentileLine("through us, embedded database", oursColour, pick(tc.Embedded).series),

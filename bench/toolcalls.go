@@ -32,6 +32,7 @@ type toolCallResults struct {
 	Embedded toolCallLoad   // through the server on its embedded database
 	Postgres toolCallLoad   // through the server on Postgres
 	Commits  float64        // Postgres transactions a tool call, through the server on Postgres
+	Rows     float64        // rows it inserts, updates and deletes
 	Calls    map[string]int // the fake's calls during the counted tool calls on Postgres
 	Counted  int            // tool calls counted for Commits and Calls
 }
@@ -129,7 +130,7 @@ func measureToolCalls(ctx context.Context, cfg config, s *stack, tmp string) (to
 	res.Counted = max(cfg.WarmRuns/2, 20)
 	pause(ctx)
 	fake.ResetCalls()
-	commits, err := s.db.countCommits(ctx, func() error {
+	did, err := s.db.countActivity(ctx, func() error {
 		for range res.Counted {
 			if err := s.ours.execute(ctx, postgresRun, toolCommand); err != nil {
 				return err
@@ -140,12 +141,13 @@ func measureToolCalls(ctx context.Context, cfg config, s *stack, tmp string) (to
 	if err != nil {
 		return res, err
 	}
-	res.Commits = float64(commits) / float64(res.Counted)
+	res.Commits = float64(did.Commits) / float64(res.Counted)
+	res.Rows = float64(did.RowsWritten) / float64(res.Counted)
 	res.Calls = map[string]int{}
 	for op, n := range fake.AllCalls() {
 		res.Calls[string(op)] = n
 	}
-	logf("  %.1f Postgres transactions a tool call", res.Commits)
+	logf("  a tool call: %.1f Postgres transactions, %.1f rows written", res.Commits, res.Rows)
 	return res, nil
 }
 
