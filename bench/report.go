@@ -175,10 +175,11 @@ func (w *reportWriter) runs(r results) {
 		"one after the other (`POST /api/v1/agents/{id}/threads/{thread}/runs`), each reconnecting the live instance. "+
 		"**The floor** is one provider round trip, %s. Provider calls are the fake's own counts.\n", dur(lat), warmupRuns, rn.Warm.requests(), dur(lat))
 	warmPer := perRun(rn.WarmCalls, rn.Warm.requests())
-	w.p("| runs | p50 | mean | p99 | provider calls a run | p50 / floor | p50 − floor |\n|--:|--:|--:|--:|--:|--:|--:|")
-	w.p("| %d | %s | %s | %s | %.2f (%s) | **%s** | %s |\n", rn.Warm.requests(), ms(rn.Warm.quantile(.5)), ms(rn.Warm.mean()),
+	warmProc, warmPG := rn.WarmCPU.perRequest(rn.Warm)
+	w.p("| runs | p50 | mean | p99 | provider calls a run | p50 / floor | p50 − floor | CPU a run: server | : Postgres |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	w.p("| %d | %s | %s | %s | %.2f (%s) | **%s** | %s | %s | %s |\n", rn.Warm.requests(), ms(rn.Warm.quantile(.5)), ms(rn.Warm.mean()),
 		ms(rn.Warm.quantile(.99)), warmPer, callList(rn.WarmCalls), ratio(float64(rn.Warm.quantile(.5)), float64(lat)),
-		ms(rn.Warm.quantile(.5)-lat))
+		ms(rn.Warm.quantile(.5)-lat), micros(warmProc), micros(warmPG))
 	w.p("*p50 − floor* is the server's own work in a warm start: authenticating, reading the agent and its sandbox, and two " +
 		"transactions on the thread's row around the provider call (the second records the run and its audit entry).\n")
 	w.chart("runs-warm.svg", "Latency distribution of a warm run start against one provider round trip",
@@ -217,6 +218,9 @@ func (w *reportWriter) runs(r results) {
 	w.p("| p50, p99 of the runs that succeeded | %s, %s | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)),
 		ms(fb.quantile(.5)), ms(fb.quantile(.99)))
 	w.p("| **total / reachable floor** | **%s** | |", ratio(float64(rn.Burst.total), float64(fb.total)))
+	burstProc, burstPG := rn.BurstCPU.perRequest(rn.Burst.series)
+	floorProc, floorPG := rn.FloorBurstCPU.perRequest(fb.series)
+	w.p("| CPU a run: the server (or the floor), Postgres | %s, %s | %s, %s |", micros(burstProc), micros(burstPG), micros(floorProc), micros(floorPG))
 	w.p("| total / the provider's floor (%s, unreachable) | %s | %s |", ms(burstFloor),
 		ratio(float64(rn.Burst.total), float64(burstFloor)), ratio(float64(fb.total), float64(burstFloor)))
 	w.p("| provider calls | %d (%.2f a run) | |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads))
