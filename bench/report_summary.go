@@ -51,9 +51,9 @@ func summaryRows(r results) []summaryRow {
 		return fmt.Sprintf("p50 **%s vs %s** (%s)", ms(ours), ms(direct), signedMS(ours-direct)), ours-direct <= toolCallGoal
 	}
 	add("toolcalls", fmt.Sprintf("`execute(%s)` through us vs straight to execd, embedded database (§2)", toolCommand),
-		"≤ direct + "+ms(toolCallGoal), func() (string, bool) { return toolCall(r.ToolCalls.Embedded) })
+		"≤ direct + "+dur(toolCallGoal), func() (string, bool) { return toolCall(r.ToolCalls.Embedded) })
 	add("toolcalls", fmt.Sprintf("`execute(%s)` through us vs straight to execd, Postgres (§2)", toolCommand),
-		"≤ direct + "+ms(toolCallGoal), func() (string, bool) { return toolCall(r.ToolCalls.Postgres) })
+		"≤ direct + "+dur(toolCallGoal), func() (string, bool) { return toolCall(r.ToolCalls.Postgres) })
 	add("pools", fmt.Sprintf("a new thread's first run from a ready pool, while %d new threads start at once (`pool.size` %d) (§5)",
 		c.PoolThreads, c.PoolSize), fmt.Sprintf("p50 ≤ %g× a warm start alone", pooledBurstGoal), func() (string, bool) {
 		p := r.Pools

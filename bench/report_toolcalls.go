@@ -54,7 +54,7 @@ func (w *reportWriter) toolCalls(r results) {
 		"(the fake and its jails run in the bench process and its children, for every way alike). On Postgres a tool call commits **%.1f transactions** and writes **%.1f rows** "+
 		"(`pg_stat_database`'s `xact_commit`, and `tup_inserted` + `tup_updated` + `tup_deleted`, over %d calls made one after the other, "+
 		"less the counts of as long a time with no calls, the server's background jobs': approximate); the fake saw %s.\n",
-		ms(toolCallGoal), signedMS(tc.Embedded.Alone.quantile(.5)-tc.Direct.Alone.quantile(.5)),
+		dur(toolCallGoal), signedMS(tc.Embedded.Alone.quantile(.5)-tc.Direct.Alone.quantile(.5)),
 		signedMS(tc.Postgres.Alone.quantile(.5)-tc.Direct.Alone.quantile(.5)), tc.Commits, tc.Rows, tc.Counted, callList(tc.Calls))
 	lines := func(pick func(toolCallLoad) toolCallSide) []svgchart.Line {
 		return []svgchart.Line{percentileLine("straight to execd", floorColour, pick(tc.Direct).series),
