@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
@@ -116,8 +117,11 @@ func measureToolCalls(ctx context.Context, cfg config, s *stack, tmp string) (to
 		}
 		return straight, embedded, onPostgres, err
 	}
-	alone := closedLoop{concurrency: 1, warmup: cfg.Warmup, window: cfg.Window}
-	loaded := closedLoop{concurrency: cfg.ToolWorkers * len(ways), warmup: cfg.Warmup, window: cfg.Window}
+	// A command costs tens of milliseconds: each load is recorded as long
+	// as all the rounds of a read, for enough calls of each way.
+	window := cfg.Window * time.Duration(cfg.Rounds)
+	alone := closedLoop{concurrency: 1, warmup: cfg.Warmup, window: window}
+	loaded := closedLoop{concurrency: cfg.ToolWorkers * len(ways), warmup: cfg.Warmup, window: window}
 	if res.Direct.Alone, res.Embedded.Alone, res.Postgres.Alone, err = measure(alone); err != nil {
 		return res, err
 	}
