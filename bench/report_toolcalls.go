@@ -21,7 +21,8 @@ func (w *reportWriter) toolCalls(r results) {
 		"that ends the command, where the server's client stops reading too. The server runs twice: on its **embedded database** "+
 		"(SQLite in its data folder, no `DATABASE_URL`, as a first install) and on Postgres. The three ways take turns request "+
 		"by request (a worker's next request goes the next way), so that a busy machine's drift falls on each alike: one worker "+
-		"(each call alone: latency), then %d workers (%d of each way in flight, on average: throughput), closed loop.\n", 3*tc.Workers, tc.Workers)
+		"(each call alone: latency), then %d workers (%d of each way in flight, on average: throughput), closed loop, each recorded for %s after its warm-up.\n",
+		3*tc.Workers, tc.Workers, dur(r.Config.Window*time.Duration(r.Config.Rounds)))
 	w.p("| | in flight | requests | throughput | p50 | p99 | p50 − straight | CPU a request: server | : Postgres |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, load := range []struct {
 		inFlight string
