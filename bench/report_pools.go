@@ -19,7 +19,7 @@ func (w *reportWriter) pools(r results) {
 		dur(pl.Latency), dur(pl.Create), pl.Size, pl.ReadyBefore, ms(pl.Filled), pl.WarmAlone.requests(), pl.Threads)
 	warmProc, warmPG := pl.WarmCPU.perRequest(pl.WarmAlone)
 	burstProc, burstPG := pl.BurstCPU.perRequest(pl.Burst.series)
-	w.p("| starts | runs | p50 | p99 | p50 / warm alone | CPU a request: server | : Postgres |\n|---|--:|--:|--:|--:|--:|--:|")
+	w.p("| starts | runs | p50 | p99 | p50 / warm alone | CPU a run: server | : Postgres |\n|---|--:|--:|--:|--:|--:|--:|")
 	warm50 := float64(pl.WarmAlone.quantile(.5))
 	w.p("| warm, alone | %d | %s | %s | 1× | %s | %s |", pl.WarmAlone.requests(), ms(pl.WarmAlone.quantile(.5)),
 		ms(pl.WarmAlone.quantile(.99)), micros(warmProc), micros(warmPG))
@@ -28,7 +28,7 @@ func (w *reportWriter) pools(r results) {
 	w.p("| in the burst, creating their instance | %d | %s | %s | %s | | |", pl.Unpooled.requests(), ms(pl.Unpooled.quantile(.5)),
 		ms(pl.Unpooled.quantile(.99)), ratio(float64(pl.Unpooled.quantile(.5)), warm50))
 	w.p("")
-	w.p("The burst's CPU a request is the whole burst's, pooled and created starts together, divided by its %d runs.\n", pl.Burst.requests())
+	w.p("The burst's CPU a run is the whole burst's, pooled and created starts together, divided by its %d runs.\n", pl.Burst.requests())
 	w.p("| during the burst | |\n|---|--:|")
 	w.p("| waits for one of the server's %d database connections (`go_sql_wait_count_total` at `/metrics`) | %d |", pl.DBWaits.MaxOpen, pl.DBWaits.Count)
 	w.p("| time spent waiting for them, all requests together (`go_sql_wait_duration_seconds_total`) | %s |", ms(pl.DBWaits.Duration))
@@ -57,14 +57,14 @@ func (w *reportWriter) local(r results) {
 		"sandbox with a warm pool of %d. After the pool is ready, %d warm run starts on one thread (a reconnect of its live instance), "+
 		"then %d new threads' first runs (a claim from the pool, then its relabel and reconnect), one at a time; "+
 		"**%d of %d** were served by the pool.\n", lc.Runs, lc.Warm.requests(), lc.Runs, lc.Served, lc.Runs)
-	warmProc, warmPG := lc.WarmCPU.perRequest(lc.Warm)
-	poolProc, poolPG := lc.PoolCPU.perRequest(lc.Pooled)
-	w.p("| run start | runs | p50 | p99 | p50 / warm | CPU a request: server | : Postgres |\n|---|--:|--:|--:|--:|--:|--:|")
-	w.p("| warm (reconnect) | %d | %s | %s | 1× | %s | %s |", lc.Warm.requests(), ms(lc.Warm.quantile(.5)), ms(lc.Warm.quantile(.99)),
-		micros(warmProc), micros(warmPG))
-	w.p("| **first run from the pool** | %d | %s | %s | **%s** | %s | %s |\n", lc.Pooled.requests(), ms(lc.Pooled.quantile(.5)),
-		ms(lc.Pooled.quantile(.99)), ratio(float64(lc.Pooled.quantile(.5)), float64(lc.Warm.quantile(.5))), micros(poolProc), micros(poolPG))
-	w.p("The server's CPU is its own process's, not the jails' it starts; this server does not use Postgres, so that column is other work on the machine.\n")
+	warmProc, _ := lc.WarmCPU.perRequest(lc.Warm)
+	poolProc, _ := lc.PoolCPU.perRequest(lc.Pooled)
+	w.p("| run start | runs | p50 | p99 | p50 / warm | CPU a run: server | : Postgres |\n|---|--:|--:|--:|--:|--:|--:|")
+	w.p("| warm (reconnect) | %d | %s | %s | 1× | %s | – |", lc.Warm.requests(), ms(lc.Warm.quantile(.5)), ms(lc.Warm.quantile(.99)),
+		micros(warmProc))
+	w.p("| **first run from the pool** | %d | %s | %s | **%s** | %s | – |\n", lc.Pooled.requests(), ms(lc.Pooled.quantile(.5)),
+		ms(lc.Pooled.quantile(.99)), ratio(float64(lc.Pooled.quantile(.5)), float64(lc.Warm.quantile(.5))), micros(poolProc))
+	w.p("The server's CPU is its own process's, not that of the jails it starts; on its embedded database it uses no Postgres.\n")
 	w.chart("local-pool.svg", "Latency distributions of a local pooled first run and of a local warm start",
 		percentileChart(fmt.Sprintf("Local provider, one at a time (pool.size %d)", lc.Runs),
 			[]svgchart.Line{percentileLine("warm start", floorColour, lc.Warm), percentileLine("first run from the pool", oursColour, lc.Pooled)}))

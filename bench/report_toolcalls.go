@@ -27,7 +27,7 @@ func (w *reportWriter) toolCalls(r results) {
 	for _, load := range []struct {
 		inFlight string
 		pick     func(toolCallLoad) toolCallSide
-	}{{"1", func(l toolCallLoad) toolCallSide { return l.Alone }}, {fmt.Sprintf("%d", tc.Workers), func(l toolCallLoad) toolCallSide { return l.Loaded }}} {
+	}{{"1", func(l toolCallLoad) toolCallSide { return l.Alone }}, {fmt.Sprintf("%d (%d a way)", 3*tc.Workers, tc.Workers), func(l toolCallLoad) toolCallSide { return l.Loaded }}} {
 		base := load.pick(tc.Direct).quantile(.5)
 		for _, way := range []struct {
 			name     string
