@@ -126,6 +126,36 @@ func (a api) startRun(ctx context.Context, agentID, thread string) error {
 	return err
 }
 
+// runView is the part of a run's answer the bench reads.
+type runView struct {
+	ID      string `json:"id"`
+	Sandbox struct {
+		Created bool `json:"created"` // false when a warm pool served a new thread
+	} `json:"sandbox"`
+}
+
+// startRunView starts a run of the agent on the thread and reads the answer.
+func (a api) startRunView(ctx context.Context, agentID, thread string) (runView, error) {
+	var r runView
+	err := a.callJSON(ctx, http.MethodPost, "/api/v1/agents/"+agentID+"/threads/"+thread+"/runs", nil, http.StatusCreated, &r)
+	return r, err
+}
+
+// execute runs a command through the run's execute tool and checks that it succeeded.
+func (a api) execute(ctx context.Context, runID, command string) error {
+	var out struct {
+		ExitCode int `json:"exit_code"`
+	}
+	if err := a.callJSON(ctx, http.MethodPost, "/api/v1/runs/"+runID+"/execute", map[string]any{"command": command},
+		http.StatusOK, &out); err != nil {
+		return err
+	}
+	if out.ExitCode != 0 {
+		return fmt.Errorf("execute %q: exit code %d", command, out.ExitCode)
+	}
+	return nil
+}
+
 // sandboxIDs lists, page by page, the ids of the workspace's sandboxes
 // whose name starts with prefix.
 func (a api) sandboxIDs(ctx context.Context, prefix string) ([]string, error) {

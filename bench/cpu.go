@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -39,23 +40,41 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
 
-// postgresCPUTime is the CPU time used so far by every process named
-// postgres on the machine (the server and its sessions).
-func postgresCPUTime() time.Duration {
-	var total time.Duration
-	stats, _ := filepath.Glob("/proc/[0-9]*/comm")
-	for _, comm := range stats {
-		name, err := os.ReadFile(comm)
-		if err != nil || string(bytes.TrimSpace(name)) != "postgres" {
+// postgresCPU is the CPU time used so far by each Postgres backend that
+// serves the database, by pid: Postgres names a backend's database in its
+// process title ("postgres: 15/main: user db 127.0.0.1(5432) idle"), which
+// leaves out the sessions of other databases on a shared server, and its
+// background processes (the WAL writer, the checkpointer, autovacuum).
+func postgresCPU(database string) map[int]time.Duration {
+	out := map[int]time.Duration{}
+	titles, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, path := range titles {
+		raw, err := os.ReadFile(path)
+		if err != nil {
 			continue
 		}
-		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(comm)))
+		title := string(bytes.ReplaceAll(raw, []byte{0}, []byte{' '}))
+		if !strings.HasPrefix(title, "postgres: ") || !strings.Contains(title, " "+database+" ") {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(path)))
 		if err != nil {
 			continue
 		}
 		if t, err := cpuTime(pid); err == nil {
-			total += t
+			out[pid] = t
 		}
+	}
+	return out
+}
+
+// postgresSpent is the CPU time the backends spent between two readings:
+// a backend that started meanwhile counts whole, one that ended meanwhile
+// is lost (its last readings with it), so it errs low, never below zero.
+func postgresSpent(before, after map[int]time.Duration) time.Duration {
+	var total time.Duration
+	for pid, t := range after {
+		total += t - before[pid]
 	}
 	return total
 }
@@ -75,17 +94,27 @@ func (u cpuUse) perRequest(s series) (process, postgres time.Duration) {
 	return u.Process / n, u.Postgres / n
 }
 
-// measureCPU reads the CPU times at the start and at the end of a closed
-// loop's recorded window; the returned function waits for the second reading.
-func measureCPU(pid int, l closedLoop) func() cpuUse {
+// measureCPU reads the CPU times of process pid and of the database's
+// backends at the start and at the end of a closed loop's recorded window;
+// the returned function waits for the second reading.
+func measureCPU(pid int, database string, l closedLoop) func() cpuUse {
 	done := make(chan cpuUse, 1)
 	go func() {
 		time.Sleep(l.warmup)
-		p0, _ := cpuTime(pid)
-		pg0 := postgresCPUTime()
+		spent := startCPU(pid, database)
 		time.Sleep(l.window)
-		p1, _ := cpuTime(pid)
-		done <- cpuUse{Process: p1 - p0, Postgres: postgresCPUTime() - pg0}
+		done <- spent()
 	}()
 	return func() cpuUse { return <-done }
+}
+
+// startCPU reads the CPU times now; the returned function reads them again
+// and returns what was spent in between.
+func startCPU(pid int, database string) func() cpuUse {
+	p0, _ := cpuTime(pid)
+	pg0 := postgresCPU(database)
+	return func() cpuUse {
+		p1, _ := cpuTime(pid)
+		return cpuUse{Process: p1 - p0, Postgres: postgresSpent(pg0, postgresCPU(database))}
+	}
 }

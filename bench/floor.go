@@ -38,9 +38,12 @@ const (
 	floorTouchSQL = `UPDATE "tokens" SET "last_used_at"=$1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)`
 	floorListSQL  = `SELECT ` + floorSandboxColumns + ` FROM sandboxes WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`
 	floorGetSQL   = `SELECT ` + floorSandboxColumns + ` FROM sandboxes WHERE workspace_id = $1 AND deleted_at IS NULL AND id = $2 LIMIT 1`
+	// The list's count of each sandbox's instances being created or live, which an admin sees.
+	floorLiveSQL = `SELECT sandbox_id, COUNT(*) AS n FROM "instances" WHERE workspace_id = $1 AND status IN ($2,$3) ` +
+		`AND sandbox_id = ANY($4) GROUP BY "sandbox_id"`
 
 	floorSandboxColumns = `id, workspace_id, name, description, provider, url, config, secret_key_id, secret_ciphertext, ` +
-		`secret_last4, secret_length, health_status, health_checked_at, health_latency_ms, health_detail, health_history, ` +
+		`secret_last4, secret_length, health_status, health_checked_at, health_latency_ms, health_detail, health_history, managed_by, ` +
 		`version, created_at, updated_at, deleted_at`
 )
 
@@ -147,6 +150,7 @@ type floorSandbox struct {
 	HealthLatencyMS  *int       `db:"health_latency_ms"`
 	HealthDetail     string     `db:"health_detail"`
 	HealthHistory    string     `db:"health_history"`
+	ManagedBy        string     `db:"managed_by"`
 	Version          int        `db:"version"`
 	CreatedAt        time.Time  `db:"created_at"`
 	UpdatedAt        time.Time  `db:"updated_at"`
@@ -163,9 +167,12 @@ type floorSandboxView struct {
 	HasSecret   bool            `json:"has_secret"`
 	Config      json.RawMessage `json:"config"`
 	Health      floorHealthView `json:"health"`
+	ManagedBy   string          `json:"managed_by"`
 	Pool        *floorPoolView  `json:"pool,omitempty"`
-	CreatedAt   time.Time       `json:"created_at"`
-	UpdatedAt   time.Time       `json:"updated_at"`
+	// LiveInstances is shown in lists, to admins, as the bench's token is.
+	LiveInstances *int      `json:"live_instances,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 }
 
 type floorHealthView struct {
@@ -211,7 +218,7 @@ func (r floorSandbox) view() floorSandboxView {
 		HasSecret: r.SecretCiphertext != "", Config: json.RawMessage(r.Config),
 		Health: floorHealthView{Status: r.HealthStatus, CheckedAt: r.HealthCheckedAt, LatencyMS: r.HealthLatencyMS,
 			Detail: r.HealthDetail, History: history},
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		ManagedBy: r.ManagedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 }
 
@@ -276,6 +283,10 @@ func (f floor) list(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Items = append(out.Items, sb.view())
 	}
+	if err := f.countLive(r.Context(), ws.ID, out.Items); err != nil {
+		internalError(w, err)
+		return
+	}
 	writeFloorJSON(w, out)
 }
 
@@ -304,6 +315,29 @@ func (f floor) get(w http.ResponseWriter, r *http.Request) {
 	view.Pool = &floorPoolView{State: "off"}
 	w.Header().Set("ETag", `"`+strconv.Itoa(sb.Version)+`"`)
 	writeFloorJSON(w, view)
+}
+
+// countLive sets each listed sandbox's count of live instances.
+func (f floor) countLive(ctx context.Context, workspaceID string, items []floorSandboxView) error {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	rows, err := f.pool.Query(ctx, floorLiveSQL, workspaceID, "creating", "live", ids)
+	if err != nil {
+		return err
+	}
+	counts := map[string]int{}
+	var id string
+	var n int
+	if _, err := pgx.ForEachRow(rows, []any{&id, &n}, func() error { counts[id] = n; return nil }); err != nil {
+		return err
+	}
+	for i := range items {
+		n := counts[items[i].ID]
+		items[i].LiveInstances = &n
+	}
+	return nil
 }
 
 func queryOne[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (T, error) {

@@ -21,43 +21,55 @@ type closedLoop struct {
 type request func(ctx context.Context, worker, i int) error
 
 func (l closedLoop) run(ctx context.Context, do request) series {
+	return l.runMixed(ctx, 1, func(ctx context.Context, worker, i, _ int) error { return do(ctx, worker, i) })[0]
+}
+
+// runMixed is run with kinds of request in turn: worker w's i-th request
+// is of kind (w+i) % kinds, so that the drift of a busy machine falls on
+// every kind alike. It returns each kind's series.
+func (l closedLoop) runMixed(ctx context.Context, kinds int, do func(ctx context.Context, worker, i, kind int) error) []series {
 	begin := time.Now()
 	from, until := begin.Add(l.warmup), begin.Add(l.warmup+l.window)
-	perWorker := make([]series, l.concurrency)
+	perWorker := make([][]series, l.concurrency)
 	var wg sync.WaitGroup
 	for w := range l.concurrency {
+		perWorker[w] = make([]series, kinds)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := &perWorker[w]
 			for i := 0; ctx.Err() == nil; i++ {
 				start := time.Now()
 				if !start.Before(until) {
 					return
 				}
-				err := do(ctx, w, i)
+				kind := (w + i) % kinds
+				err := do(ctx, w, i, kind)
 				end := time.Now()
 				if !start.Before(from) && !end.After(until) {
-					s.record(end.Sub(start), err)
+					perWorker[w][kind].record(end.Sub(start), err)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	out := series{window: l.window}
-	for _, s := range perWorker {
-		s.window = 0
-		out.merge(s)
+	out := make([]series, kinds)
+	for k := range out {
+		out[k].window = l.window
+		for _, ws := range perWorker {
+			ws[k].window = 0
+			out[k].merge(ws[k])
+		}
+		out[k].seal()
 	}
-	out.seal()
 	return out
 }
 
 // batch is a fixed number of requests, concurrency at a time.
 type batch struct {
 	series
-	ends  []time.Duration // when each successful request ended, from the start; ascending
-	total time.Duration   // from the start to the last answer
+	ends      []time.Duration // when each successful request ended, from the start; ascending
+	total     time.Duration   // from the start to the last answer
+	byRequest []time.Duration // each request's latency, by its index; -1 for one that failed
 }
 
 // runBatch sends n requests with at most concurrency in flight. With
@@ -96,11 +108,13 @@ func runBatch(ctx context.Context, n, concurrency int, do func(ctx context.Conte
 	start = time.Now()
 	close(gate)
 	done.Wait()
-	var b batch
-	for _, r := range results {
+	b := batch{byRequest: make([]time.Duration, n)}
+	for i, r := range results {
 		b.record(r.took, r.err)
+		b.byRequest[i] = -1
 		if r.err == nil {
 			b.ends = append(b.ends, r.end)
+			b.byRequest[i] = r.took
 		}
 		b.total = max(b.total, r.end)
 	}

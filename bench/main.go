@@ -39,8 +39,13 @@ type config struct {
 	WarmRuns        int           // measured warm run starts, one at a time
 	Threads         int           // threads that start their runs at once
 	ColdConcurrency int           // first runs of those threads in flight at a time
+	ToolWorkers     int           // tool calls in flight of each way in the throughput loop
+	PoolSize        int           // the warm pool of the burst of new threads
+	PoolThreads     int           // new threads that start their first runs at once
+	PoolCreate      time.Duration // how long the fake provider takes to create an instance
+	LocalRuns       int           // local provider: pooled first runs, and warm runs, one at a time
 
-	// Only names the phases to run (reads, runs, writes, gobench); empty
+	// Only names the phases to run (phaseNames); empty
 	// runs them all. A partial run writes no report unless -out is given.
 	Only       map[string]bool
 	OutGiven   bool
@@ -64,9 +69,14 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.WarmRuns, "warm-runs", 300, "warm run starts measured, one at a time")
 	fs.IntVar(&c.Threads, "threads", 1000, "threads that start runs at once")
 	fs.IntVar(&c.ColdConcurrency, "cold-concurrency", 8, "first runs in flight at a time while the threads get their instances")
+	fs.IntVar(&c.ToolWorkers, "tool-workers", 2, "tool calls in flight of each way (through us on each database, straight to execd) in the throughput loop")
+	fs.IntVar(&c.PoolSize, "pool-size", 50, "pool.size of the sandbox whose new threads start at once")
+	fs.IntVar(&c.PoolThreads, "pool-threads", 200, "new threads that start their first runs at once against the pool")
+	fs.DurationVar(&c.PoolCreate, "pool-create", 2*time.Second, "how long the fake provider takes to create an instance")
+	fs.IntVar(&c.LocalRuns, "local-runs", 20, "local provider: pooled first runs, and warm runs, one at a time")
 	fs.StringVar(&c.BenchTime, "benchtime", "200ms", `-benchtime of the Go benchmarks ("" skips them)`)
 	fs.IntVar(&c.BenchCount, "benchcount", 3, "runs of each Go benchmark; the median is reported")
-	only := fs.String("only", "", "run only these phases, comma-separated: reads, runs, writes, gobench "+
+	only := fs.String("only", "", "run only these phases, comma-separated: "+strings.Join(phaseNames, ", ")+" "+
 		"(the report is then written only to an -out given explicitly)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -89,14 +99,16 @@ func parseFlags(args []string) (config, error) {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		quick := map[string]string{"warmup": "300ms", "window": "1s", "rounds": "1",
-			"warm-runs": "50", "threads": "200", "benchtime": "50ms", "benchcount": "1"}
+			"warm-runs": "50", "threads": "200", "benchtime": "50ms", "benchcount": "1",
+			"pool-size": "10", "pool-threads": "40", "local-runs": "5", "tool-workers": "1"}
 		for name, value := range quick {
 			if !set[name] {
 				_ = fs.Set(name, value)
 			}
 		}
 	}
-	if c.Concurrency < 1 || c.Rounds < 1 || c.Sandboxes < 1 || c.WarmRuns < 1 || c.Threads < 1 || c.ColdConcurrency < 1 || c.BenchCount < 1 {
+	if c.Concurrency < 1 || c.Rounds < 1 || c.Sandboxes < 1 || c.WarmRuns < 1 || c.Threads < 1 || c.ColdConcurrency < 1 || c.BenchCount < 1 ||
+		c.ToolWorkers < 1 || c.PoolSize < 1 || c.PoolThreads < 1 || c.LocalRuns < 1 {
 		err := errors.New("counts must be at least 1")
 		fmt.Fprintln(fs.Output(), "bench:", err)
 		return c, err
@@ -105,7 +117,7 @@ func parseFlags(args []string) (config, error) {
 }
 
 // phaseNames are the phases -only can pick.
-var phaseNames = []string{"reads", "runs", "writes", "gobench"}
+var phaseNames = []string{"reads", "toolcalls", "runs", "pools", "local", "writes", "gobench"}
 
 // runs tells whether the phase is part of this run.
 func (c config) runs(phase string) bool { return c.Only == nil || c.Only[phase] }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -92,4 +93,57 @@ func (s *stack) countSessions(ctx context.Context, fn func()) (int64, error) {
 	fn()
 	after, err := s.db.sessions(ctx)
 	return after - before, err
+}
+
+// dbActivity is what Postgres has counted of a database's work so far
+// (pg_stat_database), as its sessions have reported it.
+type dbActivity struct {
+	Commits     int64 // transactions committed (xact_commit)
+	RowsWritten int64 // rows inserted, updated and deleted (tup_inserted + tup_updated + tup_deleted)
+}
+
+func (a dbActivity) minus(b dbActivity) dbActivity {
+	return dbActivity{Commits: a.Commits - b.Commits, RowsWritten: a.RowsWritten - b.RowsWritten}
+}
+
+func (db *database) activity(ctx context.Context) (dbActivity, error) {
+	conn, err := pgx.Connect(ctx, db.admin)
+	if err != nil {
+		return dbActivity{}, err
+	}
+	defer conn.Close(ctx)
+	var a dbActivity
+	err = conn.QueryRow(ctx, "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted FROM pg_stat_database WHERE datname = $1",
+		db.name).Scan(&a.Commits, &a.RowsWritten)
+	return a, err
+}
+
+// statsDelay is how long a Postgres session may hold the counts of its
+// last transactions before it reports them: a session gone idle less than
+// a second after its last report waits for its idle timeout, ten seconds
+// (PGSTAT_MIN_INTERVAL and PGSTAT_IDLE_INTERVAL in pgstat.c).
+const statsDelay = 11 * time.Second
+
+// countActivity runs fn and returns what the database did meanwhile, less
+// what it did in as long a time right after, when nothing ran (the server's
+// background jobs): approximate, as the jobs do not run evenly.
+func (db *database) countActivity(ctx context.Context, fn func() error) (dbActivity, error) {
+	time.Sleep(statsDelay) // what came before is reported
+	before, err := db.activity(ctx)
+	if err != nil {
+		return dbActivity{}, err
+	}
+	start := time.Now()
+	if err := fn(); err != nil {
+		return dbActivity{}, err
+	}
+	time.Sleep(statsDelay)
+	busyWindow := time.Since(start)
+	busy, err := db.activity(ctx)
+	if err != nil {
+		return dbActivity{}, err
+	}
+	time.Sleep(busyWindow)
+	idle, err := db.activity(ctx)
+	return busy.minus(before).minus(idle.minus(busy)), err
 }

@@ -70,7 +70,7 @@ func compare(ctx context.Context, cfg config, s *stack, loop closedLoop, route s
 	c := comparison{Route: route}
 	measure := func(a api, p *process, into *series, sessions *int64, cpu *cpuUse) error {
 		n, err := s.countSessions(ctx, func() {
-			spent := measureCPU(p.cmd.Process.Pid, loop)
+			spent := measureCPU(p.cmd.Process.Pid, s.db.name, loop)
 			into.merge(loop.run(ctx, req(a)))
 			cpu.add(spent())
 		})

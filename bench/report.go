@@ -21,10 +21,12 @@ func writeReport(path string, r results) error {
 	}
 	w := &reportWriter{dir: dir}
 	w.header(r)
+	w.summary(r)
 	for _, section := range []struct {
 		phase string
 		write func(results)
-	}{{"reads", w.reads}, {"runs", w.runs}, {"writes", w.writes}, {"gobench", w.goBench}} {
+	}{{"reads", w.reads}, {"toolcalls", w.toolCalls}, {"runs", w.runs}, {"pools", w.pools}, {"local", w.local},
+		{"writes", w.writes}, {"gobench", w.goBench}} {
 		if r.Config.runs(section.phase) {
 			section.write(r)
 		} else {
@@ -108,14 +110,18 @@ func (w *reportWriter) header(r results) {
 	w.p("## How it measures\n")
 	w.p("- **The server** is the real binary, built with `go build ./cmd/auxilia` and started as `auxilia serve` on Postgres, " +
 		"with `AUXILIA_LOCAL_PROVIDER=off`, a fresh key in `AUXILIA_SECRET_KEYS` and an admin token from `AUXILIA_BOOTSTRAP_TOKEN`; " +
-		"every other setting is at its default. It listens on a free loopback port and migrates the run's database itself.")
+		"every other setting is at its default. It listens on a free loopback port and migrates the run's database itself. " +
+		"A second server, the same binary with the same settings but no `DATABASE_URL` and its local provider on, keeps its data " +
+		"in its **embedded SQLite database** in a data folder of the run's, as a first install does (sections 2 and 6).")
 	w.p("- **The load** comes from the bench process, over loopback, with keep-alive connections. A *closed loop*: %d workers, "+
 		"each sending its next request as soon as its last is answered; the first %s is a warm-up and is not recorded, then "+
 		"requests are recorded for %s (for reads, %d such rounds each of ours and of the floor, alternating which goes first). "+
 		"Throughput is answered requests ÷ recorded time; p50 and p99 are nearest-rank percentiles of the recorded requests.",
 		c.Concurrency, dur(c.Warmup), dur(c.Window), c.Rounds)
 	w.p("- **The floors** are what the same work costs at least: for reads, and for the runs started at once, a bare `net/http` handler " +
-		"sending the server's SQL through pgx; for runs one at a time, the provider's round trips.")
+		"sending the server's SQL through pgx; for runs one at a time, the provider's round trips; for a tool call, the same call " +
+		"straight to the provider's daemon; for a pooled start inside a burst, a warm start alone; for the local provider's pooled " +
+		"first run, its warm start.")
 	w.p("- The client, the server, the floor and Postgres share the machine's CPUs, so a figure includes the others' work on them.\n")
 }
 
@@ -148,8 +154,8 @@ func (w *reportWriter) reads(r results) {
 	w.p("A throughput ratio under 1 and latency ratios over 1 are what the server's framework, ORM and middleware cost. " +
 		"*Postgres sessions opened* counts the connections the process opened to the database while it was measured " +
 		"(`pg_stat_database.sessions`, approximate): a pool that keeps its connections opens none. " +
-		"*CPU a request* is the CPU time (user and system, from `/proc`) that the process serving the route, and every " +
-		"Postgres process together, spent while the requests were recorded, divided by the requests: what each side costs " +
+		"*CPU a request* is the CPU time (user and system, from `/proc`) that the process serving the route, and the " +
+		"Postgres backends serving the run's database together (other databases' sessions on the same Postgres left out), spent while the requests were recorded, divided by the requests: what each side costs " +
 		"the machine, apart from the client's share.\n")
 	w.chart("reads-list.svg", "Latency distribution of GET /api/v1/sandboxes, ours against the floor",
 		percentileChart(fmt.Sprintf("GET /api/v1/sandboxes (%d sandboxes), %d workers", rd.Sandboxes, r.Config.Concurrency),
@@ -162,17 +168,18 @@ func (w *reportWriter) reads(r results) {
 func (w *reportWriter) runs(r results) {
 	rn := r.Runs
 	lat := rn.Latency
-	w.p("## 2. Warm run start\n")
+	w.p("## 3. Warm run start\n")
 	w.p("The provider is the Daytona fake (`pkg/provider/daytona/daytonatest`) served by the bench process on loopback, "+
 		"with **%s added to every call** (`Options.Latency`), registered as a Daytona sandbox and bound to an agent. "+
 		"On one thread, %d runs warm up (the first makes the thread's instance); then %d runs are started on it "+
 		"one after the other (`POST /api/v1/agents/{id}/threads/{thread}/runs`), each reconnecting the live instance. "+
 		"**The floor** is one provider round trip, %s. Provider calls are the fake's own counts.\n", dur(lat), warmupRuns, rn.Warm.requests(), dur(lat))
 	warmPer := perRun(rn.WarmCalls, rn.Warm.requests())
-	w.p("| runs | p50 | mean | p99 | provider calls a run | p50 / floor | p50 − floor |\n|--:|--:|--:|--:|--:|--:|--:|")
-	w.p("| %d | %s | %s | %s | %.2f (%s) | **%s** | %s |\n", rn.Warm.requests(), ms(rn.Warm.quantile(.5)), ms(rn.Warm.mean()),
+	warmProc, warmPG := rn.WarmCPU.perRequest(rn.Warm)
+	w.p("| runs | p50 | mean | p99 | provider calls a run | p50 / floor | p50 − floor | CPU a run: server | : Postgres |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	w.p("| %d | %s | %s | %s | %.2f (%s) | **%s** | %s | %s | %s |\n", rn.Warm.requests(), ms(rn.Warm.quantile(.5)), ms(rn.Warm.mean()),
 		ms(rn.Warm.quantile(.99)), warmPer, callList(rn.WarmCalls), ratio(float64(rn.Warm.quantile(.5)), float64(lat)),
-		ms(rn.Warm.quantile(.5)-lat))
+		ms(rn.Warm.quantile(.5)-lat), micros(warmProc), micros(warmPG))
 	w.p("*p50 − floor* is the server's own work in a warm start: authenticating, reading the agent and its sandbox, and two " +
 		"transactions on the thread's row around the provider call (the second records the run and its audit entry).\n")
 	w.chart("runs-warm.svg", "Latency distribution of a warm run start against one provider round trip",
@@ -180,7 +187,7 @@ func (w *reportWriter) runs(r results) {
 			[]svgchart.Line{percentileLine("ours", oursColour, rn.Warm)},
 			svgchart.Rule{At: msFloat(lat), Label: "floor: one provider round trip"}))
 
-	w.p("## 3. %d threads start runs at once\n", rn.Threads)
+	w.p("## 4. %d threads start runs at once\n", rn.Threads)
 	w.p("First, %d threads of the agent get their instances: each thread's first run, %d in flight at a time "+
 		"(a probe, the create and the work folder: three round trips):\n", rn.Threads, rn.ColdConcurrency)
 	coldPer := perRun(rn.ColdCalls, rn.Cold.requests())
@@ -211,6 +218,9 @@ func (w *reportWriter) runs(r results) {
 	w.p("| p50, p99 of the runs that succeeded | %s, %s | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)),
 		ms(fb.quantile(.5)), ms(fb.quantile(.99)))
 	w.p("| **total / reachable floor** | **%s** | |", ratio(float64(rn.Burst.total), float64(fb.total)))
+	burstProc, burstPG := rn.BurstCPU.perRequest(rn.Burst.series)
+	floorProc, floorPG := rn.FloorBurstCPU.perRequest(fb.series)
+	w.p("| CPU a run: the server (or the floor), Postgres | %s, %s | %s, %s |", micros(burstProc), micros(burstPG), micros(floorProc), micros(floorPG))
 	w.p("| total / the provider's floor (%s, unreachable) | %s | %s |", ms(burstFloor),
 		ratio(float64(rn.Burst.total), float64(burstFloor)), ratio(float64(fb.total), float64(burstFloor)))
 	w.p("| provider calls | %d (%.2f a run) | |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads))
@@ -228,7 +238,7 @@ func (w *reportWriter) runs(r results) {
 
 func (w *reportWriter) writes(r results) {
 	wr := r.Writes
-	w.p("## 4. Creating and editing sandboxes\n")
+	w.p("## 7. Creating and editing sandboxes\n")
 	w.p("`POST /api/v1/sandboxes` registers an OpenSandbox sandbox with a secret and a config; `PATCH /api/v1/sandboxes/{id}` "+
 		"changes the description, config and secret of the sandboxes the creates made (each worker edits its own share of them, "+
 		"in turn). Both validate the whole sandbox "+
@@ -250,7 +260,7 @@ func (w *reportWriter) writes(r results) {
 }
 
 func (w *reportWriter) goBench(r results) {
-	w.p("## 5. Hot paths (`go test -bench`)\n")
+	w.p("## 8. Hot paths (`go test -bench`)\n")
 	if len(r.GoBench) == 0 {
 		w.p("Not run (`-benchtime \"\"`).\n")
 		return
@@ -285,7 +295,10 @@ func (w *reportWriter) goBench(r results) {
 func (w *reportWriter) timings(r results) {
 	w.p("## Duration of the run\n")
 	w.p("| phase | took |\n|---|--:|")
-	for _, name := range []string{"build", "start", "reads", "runs", "writes", "go benchmarks"} {
+	for _, name := range append([]string{"build", "start"}, phaseNames...) {
+		if name == "gobench" {
+			name = "go benchmarks"
+		}
 		if d, ok := r.PhaseDur[name]; ok {
 			w.p("| %s | %s |", name, d.Round(100*time.Millisecond))
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,24 +16,31 @@ import (
 
 // results is everything the report shows.
 type results struct {
-	Config   config
-	Started  time.Time
-	Took     time.Duration
-	Machine  machine
-	Reads    readResults
-	Runs     runResults
-	Writes   writeResults
-	GoBench  []goBenchPackage
-	PhaseDur map[string]time.Duration
+	Config    config
+	Started   time.Time
+	Took      time.Duration
+	Machine   machine
+	Reads     readResults
+	ToolCalls toolCallResults
+	Runs      runResults
+	Pools     poolResults
+	Local     localResults
+	Writes    writeResults
+	GoBench   []goBenchPackage
+	PhaseDur  map[string]time.Duration
 }
 
-// stack is what a run starts: the real binary on a fresh database, and the floor.
+// stack is what a run starts: the real binary on a fresh database, and the
+// floor; and the same binary on its embedded database.
 type stack struct {
 	db     *database
 	server *process
 	floor  *process
 	ours   api // with the admin token
 	base   api // the floor, with the same token
+
+	embedded     *process // the binary on its embedded SQLite database, with the local provider
+	oursEmbedded api
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -76,32 +84,34 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
-	if !cfg.runs("reads") {
-		logf("reads: skipped (-only)")
-	} else if err := phase("reads", func() error {
-		var err error
-		res.Reads, err = measureReads(ctx, cfg, s)
-		return err
-	}); err != nil {
-		return err
-	}
-	if !cfg.runs("runs") {
-		logf("runs: skipped (-only)")
-	} else if err := phase("runs", func() error {
-		var err error
-		res.Runs, err = measureRuns(ctx, cfg, s)
-		return err
-	}); err != nil {
-		return err
-	}
-	if !cfg.runs("writes") {
-		logf("writes: skipped (-only)")
-	} else if err := phase("writes", func() error {
-		var err error
-		res.Writes, err = measureWrites(ctx, cfg, s)
-		return err
-	}); err != nil {
-		return err
+	// The server's phases, in order. The local provider's needs bubblewrap
+	// and Python on this machine: where it cannot run, the report says why
+	// and the others go on.
+	for _, p := range []struct {
+		name    string
+		measure func() error
+	}{
+		{"reads", func() (err error) { res.Reads, err = measureReads(ctx, cfg, s); return err }},
+		{"toolcalls", func() (err error) { res.ToolCalls, err = measureToolCalls(ctx, cfg, s, tmp); return err }},
+		{"runs", func() (err error) { res.Runs, err = measureRuns(ctx, cfg, s); return err }},
+		{"pools", func() (err error) { res.Pools, err = measurePools(ctx, cfg, s); return err }},
+		{"local", func() error {
+			var err error
+			if res.Local, err = measureLocal(ctx, cfg, s); err != nil {
+				res.Local.Failure = err.Error()
+				logf("local: %v (the report says so and goes on)", err)
+			}
+			return nil
+		}},
+		{"writes", func() (err error) { res.Writes, err = measureWrites(ctx, cfg, s); return err }},
+	} {
+		if !cfg.runs(p.name) {
+			logf("%s: skipped (-only)", p.name)
+			continue
+		}
+		if err := phase(p.name, p.measure); err != nil {
+			return err
+		}
 	}
 	s.close()
 
@@ -170,15 +180,20 @@ func startStack(ctx context.Context, cfg config, bin, tmp string) (*stack, error
 	if s.db, err = createDatabase(ctx, cfg.Postgres); err != nil {
 		return nil, err
 	}
-	env := append(cleanEnv(),
-		"DATABASE_URL="+s.db.URL,
+	common := append(cleanEnv(),
 		"AUXILIA_SECRET_KEYS="+strings.TrimSpace(string(keyOut)),
 		"AUXILIA_BOOTSTRAP_TOKEN="+token,
 		"AUXILIA_LISTEN=127.0.0.1:0",
-		"AUXILIA_LOCAL_PROVIDER=off",
-		"AUXILIA_DATA_DIR="+filepath.Join(tmp, "data"),
 	)
+	env := append(slices.Clip(common), "DATABASE_URL="+s.db.URL, "AUXILIA_LOCAL_PROVIDER=off",
+		"AUXILIA_DATA_DIR="+filepath.Join(tmp, "data"))
 	if s.server, err = startProcess(ctx, "auxilia", bin, []string{"serve"}, env); err != nil {
+		return s, err
+	}
+	// Without DATABASE_URL the binary keeps its data in SQLite in its data
+	// folder, as a first install does, with the local provider on.
+	embeddedEnv := append(slices.Clip(common), "AUXILIA_DATA_DIR="+filepath.Join(tmp, "embedded"))
+	if s.embedded, err = startProcess(ctx, "auxilia (embedded database)", bin, []string{"serve"}, embeddedEnv); err != nil {
 		return s, err
 	}
 	// The floor starts after the server, which has migrated the database by then.
@@ -193,6 +208,7 @@ func startStack(ctx context.Context, cfg config, bin, tmp string) (*stack, error
 	client := newHTTPClient(cfg.Concurrency)
 	s.ours = api{base: s.server.URL, token: token, http: client}
 	s.base = api{base: s.floor.URL, token: token, http: client}
+	s.oursEmbedded = api{base: s.embedded.URL, token: token, http: client}
 	return s, nil
 }
 
@@ -209,18 +225,23 @@ func cleanEnv() []string {
 	return out
 }
 
-// exitNotice tells, when the server has exited, how it ended and what it
+// exitNotice tells, when a server has exited, how it ended and what it
 // logged last: the likely reason a phase failed.
 func (s *stack) exitNotice() string {
-	if s == nil || s.server == nil {
+	if s == nil {
 		return ""
 	}
-	select {
-	case <-s.server.done:
-		return fmt.Sprintf("\n(the server exited: %v; its last log lines:)\n%s", s.server.err, s.server.logTail())
-	default:
-		return ""
+	for _, p := range []*process{s.server, s.embedded} {
+		if p == nil {
+			continue
+		}
+		select {
+		case <-p.done:
+			return fmt.Sprintf("\n(%s exited: %v; its last log lines:)\n%s", p.name, p.err, p.logTail())
+		default:
+		}
 	}
+	return ""
 }
 
 // close stops what the stack started and drops its database; calling it again does nothing.
@@ -229,9 +250,11 @@ func (s *stack) close() {
 		s.floor.stop()
 		s.floor = nil
 	}
-	if s.server != nil {
-		s.server.stop()
-		s.server = nil
+	for _, p := range []**process{&s.server, &s.embedded} {
+		if *p != nil {
+			(*p).stop()
+			*p = nil
+		}
 	}
 	if s.db != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

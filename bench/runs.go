@@ -18,6 +18,7 @@ type runResults struct {
 	// Warm: run starts on a thread whose instance is live, one at a time.
 	Warm      series
 	WarmCalls map[string]int // provider calls during them, by operation
+	WarmCPU   cpuUse
 
 	// Cold: each thread's first run, which makes its instance.
 	Cold            batch
@@ -34,9 +35,12 @@ type runResults struct {
 	BurstLogged  map[string]int // the server's error log lines during the burst
 	BurstSession int64          // Postgres sessions opened during the burst
 
+	BurstCPU cpuUse
+
 	// FloorBurst: the same burst on the floor, which makes the same
 	// transactions a run as the server, around a wait of one round trip.
-	FloorBurst batch
+	FloorBurst    batch
+	FloorBurstCPU cpuUse
 }
 
 func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) {
@@ -68,10 +72,11 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 		}
 	}
 	fake.ResetCalls()
+	spent := startCPU(s.server.cmd.Process.Pid, s.db.name)
 	warm := runBatch(ctx, cfg.WarmRuns, 1, func(ctx context.Context, _ int) error {
 		return s.ours.startRun(ctx, agentID, "warm")
 	})
-	res.Warm, res.WarmCalls = warm.series, fake.AllCalls()
+	res.Warm, res.WarmCalls, res.WarmCPU = warm.series, fake.AllCalls(), spent()
 	logf("  warm run start: p50 %s p99 %s, %.2f provider calls a run", ms(res.Warm.quantile(.5)), ms(res.Warm.quantile(.99)),
 		perRun(res.WarmCalls, res.Warm.requests()))
 	if warm.errors > 0 {
@@ -106,9 +111,11 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 	fake.ResetCalls()
 	stopWatching := s.server.watchMemory(5 * time.Millisecond)
 	res.BurstSession, err = s.countSessions(ctx, func() {
+		spent := startCPU(s.server.cmd.Process.Pid, s.db.name)
 		res.Burst = runBatch(ctx, cfg.Threads, cfg.Threads, func(ctx context.Context, i int) error {
 			return burstAPI.startRun(ctx, agentID, thread(i))
 		})
+		res.BurstCPU = spent()
 	})
 	res.RSSPeak = stopWatching()
 	if err != nil {
@@ -128,9 +135,11 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 	floorAPI := s.base
 	floorAPI.http = newHTTPClient(cfg.Threads)
 	defer floorAPI.http.CloseIdleConnections()
+	spent = startCPU(s.floor.cmd.Process.Pid, s.db.name)
 	res.FloorBurst = runBatch(ctx, cfg.Threads, cfg.Threads, func(ctx context.Context, i int) error {
 		return floorAPI.startRun(ctx, agentID, thread(i))
 	})
+	res.FloorBurstCPU = spent()
 	logf("  the floor's %d runs at once: %s, %d failed; ours / floor %.2f×", cfg.Threads,
 		res.FloorBurst.total.Round(time.Millisecond), res.FloorBurst.errors,
 		float64(res.Burst.total)/float64(max(res.FloorBurst.total, 1)))

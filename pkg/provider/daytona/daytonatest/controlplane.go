@@ -1,8 +1,10 @@
 package daytonatest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -10,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/fakekit"
 )
@@ -32,6 +35,9 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	route, id := s.controlPlaneRoute(r.Method, strings.Split(strings.Trim(rest, "/"), "/"))
+	if route.op == OpCreateSandbox && !s.waitCreateDelay(r) {
+		return // the caller left while the create was slow
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.Count(route.op)
@@ -60,6 +66,31 @@ func (s *Server) serveControlPlane(w http.ResponseWriter, r *http.Request) {
 	s.autoStop()
 	r.SetPathValue("id", id)
 	route.handle(w, r, k)
+}
+
+// waitCreateDelay holds a create for Options.CreateDelay, outside s.mu so
+// that creates overlap and other calls go on; it reports whether the caller
+// is still there, and the fake still up.
+func (s *Server) waitCreateDelay(r *http.Request) bool {
+	if s.opts.CreateDelay <= 0 {
+		return true
+	}
+	// The request's context sees the caller leave only once its body is read.
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	t := time.NewTimer(s.opts.CreateDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.life.Done():
+		return false
+	}
 }
 
 func (s *Server) controlPlaneRoute(method string, parts []string) (controlPlaneRoute, string) {

@@ -119,6 +119,11 @@ type Options struct {
 	// Latency is added to every call, control plane and toolbox alike,
 	// before it is handled: a provider's round trip, for benchmarks.
 	Latency time.Duration
+	// CreateDelay holds every create this much longer before it is
+	// handled, as a provider pulling an image and starting a container
+	// does; other calls answer meanwhile. A caller that leaves first
+	// creates nothing.
+	CreateDelay time.Duration
 }
 
 // Server is a fake Daytona. Its methods are safe for concurrent use.

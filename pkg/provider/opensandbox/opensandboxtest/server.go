@@ -163,9 +163,18 @@ type Server struct {
 // New starts a fake controller on loopback; it stops when the test ends.
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
+	s := NewIn(t.TempDir(), opts)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// NewIn starts a fake controller on loopback outside a test (a benchmark
+// program), its sandboxes' files in folders under dir, which must exist;
+// Close stops it, and dir is the caller's to remove.
+func NewIn(dir string, opts Options) *Server {
 	s := &Server{
 		opts:      opts,
-		dir:       t.TempDir(),
+		dir:       dir,
 		proxy:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
 		runner:    jailRunner{},
 		sandboxes: map[string]*sandbox{},
@@ -174,7 +183,6 @@ func New(t testing.TB, opts Options) *Server {
 	}
 	s.lifecycle = httptest.NewServer(s.lifecycleRoutes())
 	s.URL = s.lifecycle.URL
-	t.Cleanup(s.Close)
 	return s
 }
 

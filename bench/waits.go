@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// dbWaits is what the server's database pool (database/sql) reports at
+// /metrics: how many times a request had to wait for a connection, and for
+// how long in all.
+type dbWaits struct {
+	Count    int64
+	Duration time.Duration
+	MaxOpen  int64 // the pool's size
+}
+
+// The server's /metrics series of its database pool (Prometheus's DBStats
+// collector, registered as "auxilia").
+const (
+	waitCountSeries    = `go_sql_wait_count_total{db_name="auxilia"}`
+	waitDurationSeries = `go_sql_wait_duration_seconds_total{db_name="auxilia"}`
+	maxOpenSeries      = `go_sql_max_open_connections{db_name="auxilia"}`
+)
+
+func readDBWaits(ctx context.Context, a api) (dbWaits, error) {
+	raw, err := a.call(ctx, http.MethodGet, "/metrics", nil, http.StatusOK)
+	if err != nil {
+		return dbWaits{}, err
+	}
+	var w dbWaits
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			continue
+		}
+		switch name {
+		case waitCountSeries:
+			w.Count = int64(v)
+		case waitDurationSeries:
+			w.Duration = time.Duration(v * float64(time.Second))
+		case maxOpenSeries:
+			w.MaxOpen = int64(v)
+		}
+	}
+	return w, nil
+}
+
+// since is what happened between an earlier reading and this one.
+func (w dbWaits) since(earlier dbWaits) dbWaits {
+	return dbWaits{Count: w.Count - earlier.Count, Duration: w.Duration - earlier.Duration, MaxOpen: w.MaxOpen}
+}
+
+// lockWaits is what sampling pg_stat_activity saw: how many samples found
+// a session of the run's database waiting for a lock, and the most at once.
+type lockWaits struct {
+	Samples, Waiting int
+	Most             int
+	Interval         time.Duration
+}
+
+// sampleLockWaits looks at the database's sessions every interval, on a
+// connection of its own, until the returned function is called.
+func (db *database) sampleLockWaits(ctx context.Context, interval time.Duration) (stop func() lockWaits, err error) {
+	conn, err := pgx.Connect(ctx, db.admin)
+	if err != nil {
+		return nil, err
+	}
+	const q = `SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`
+	quit, finished := make(chan struct{}), make(chan lockWaits)
+	go func() {
+		defer conn.Close(context.Background())
+		out := lockWaits{Interval: interval}
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			var n int
+			if conn.QueryRow(ctx, q, db.name).Scan(&n) == nil {
+				out.Samples++
+				if n > 0 {
+					out.Waiting++
+				}
+				out.Most = max(out.Most, n)
+			}
+			select {
+			case <-quit:
+				finished <- out
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() lockWaits {
+		close(quit)
+		return <-finished
+	}, nil
+}
