@@ -43,7 +43,7 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	if err != nil {
 		return auxilia.Run{}, err
 	}
-	run := auxilia.Run{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID}
+	run := auxilia.Run{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key}
 	if agent.Binding != nil {
 		client, sb, err := s.Sandboxes.Client(ctx, workspaceID, agent.Binding.SandboxID)
 		if err != nil {
@@ -55,6 +55,7 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		}
 		progress.step(StepReady, fmt.Sprintf("Instance %s of %s is ready.", got.instance.ProviderRef, sb.Name))
 		run.SandboxID, run.InstanceID, run.Created, run.Replaced = sb.ID, got.instance.ID, got.created, got.replaced
+		run.SandboxName, run.Provider, run.InstanceRef = sb.Name, sb.Provider, got.instance.ProviderRef
 		switch {
 		case got.restoredFrom != nil:
 			run.Notice = RestoredNotice(*got.restoredFrom)

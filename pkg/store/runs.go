@@ -82,7 +82,8 @@ func (db *DB) runs() runTable { return runTable{db} }
 
 // Start ends the thread's active run (completed) and records r as its new
 // one, started at r.StartedAt (now when zero); the database holds one
-// active run per thread.
+// active run per thread. It returns the run as Get would, taking what Get
+// joins (thread key, sandbox name and provider, instance ref) from r.
 func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error) {
 	now := Now()
 	if !r.StartedAt.IsZero() {
@@ -101,7 +102,12 @@ func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error)
 	if err := s.db.conn(ctx).Create(&row).Error; err != nil {
 		return auxilia.Run{}, err
 	}
-	return s.Get(ctx, r.WorkspaceID, row.ID)
+	// What the joined read would add, the caller knows: it is not read back.
+	out := runView{ID: row.ID, WorkspaceID: row.WorkspaceID, AgentID: row.AgentID, ThreadID: row.ThreadID, Status: row.Status,
+		SandboxID: row.SandboxID, InstanceID: row.InstanceID, CreatedInstance: row.CreatedInstance, Replaced: row.Replaced,
+		Notice: row.Notice, StartedAt: row.StartedAt, LastActivityAt: row.LastActivityAt, ThreadKey: r.ThreadKey,
+		SandboxName: ptr(r.SandboxName), Provider: ptr(r.Provider), InstanceRef: ptr(r.InstanceRef)}.domain()
+	return out, nil
 }
 
 func (s runTable) joined(ctx context.Context) *gorm.DB {

@@ -19,7 +19,8 @@ func startUsageRun(t *testing.T, db *store.DB, f usageFixture) auxilia.Run {
 	require.NoError(t, err)
 	_, err = db.Instances().MarkLive(ctx, inst.ID, "ref-1", "/workspace", auxilia.SealedSecret{})
 	require.NoError(t, err)
-	r, err := db.In(f.ws.ID).Runs().Start(ctx, auxilia.Run{AgentID: f.agent.ID, ThreadID: f.thread.ID, SandboxID: f.sb.ID, InstanceID: inst.ID})
+	r, err := db.In(f.ws.ID).Runs().Start(ctx, auxilia.Run{AgentID: f.agent.ID, ThreadID: f.thread.ID, SandboxID: f.sb.ID,
+		InstanceID: inst.ID, Provider: f.sb.Provider})
 	require.NoError(t, err)
 	return r
 }
