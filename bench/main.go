@@ -40,6 +40,7 @@ type config struct {
 	Threads         int           // threads that start their runs at once
 	ColdConcurrency int           // first runs of those threads in flight at a time
 	ToolWorkers     int           // tool calls in flight of each way in the throughput loop
+	Execd           string        // a real execd's address for the tool calls; empty: the fake's own
 	PoolSize        int           // the warm pool of the burst of new threads
 	PoolThreads     int           // new threads that start their first runs at once
 	PoolCreate      time.Duration // how long the fake provider takes to create an instance
@@ -69,6 +70,8 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.WarmRuns, "warm-runs", 300, "warm run starts measured, one at a time")
 	fs.IntVar(&c.Threads, "threads", 1000, "threads that start runs at once")
 	fs.IntVar(&c.ColdConcurrency, "cold-concurrency", 8, "first runs in flight at a time while the threads get their instances")
+	fs.StringVar(&c.Execd, "execd", "", "host:port of a running execd (OpenSandbox's daemon) that the tool calls go to, "+
+		"through us and straight; empty: the OpenSandbox fake's own execd")
 	fs.IntVar(&c.ToolWorkers, "tool-workers", 2, "tool calls in flight of each way (through us on each database, straight to execd) in the throughput loop")
 	fs.IntVar(&c.PoolSize, "pool-size", 50, "pool.size of the sandbox whose new threads start at once")
 	fs.IntVar(&c.PoolThreads, "pool-threads", 200, "new threads that start their first runs at once against the pool")

@@ -13,16 +13,21 @@ const toolCallGoal = 4 * time.Millisecond
 func (w *reportWriter) toolCalls(r results) {
 	tc := r.ToolCalls
 	w.p("## 2. A tool call: `execute(%s)` through us against straight to the provider's daemon\n", toolCommand)
+	daemon := "whose execd answers `POST /command` as the real execd does (the command really runs, in a bubblewrap jail, and the stream " +
+		"is held open a second after the command ends, as execd's is)"
+	if r.Config.Execd != "" {
+		daemon = "whose sandboxes' execd endpoint names **a real execd** (OpenSandbox's `components/execd`, built from its source, " +
+			"running on loopback, given with `-execd`): every command goes to it, through us and straight"
+	}
 	w.p("The provider is the OpenSandbox fake (`pkg/provider/opensandbox/opensandboxtest`) served by the bench process on loopback, "+
-		"whose execd answers `POST /command` as the real execd does (the command really runs, in a bubblewrap jail, and the stream "+
-		"is held open a second after the command ends, as execd's is). **Through us** is the tool call route an integrator uses, "+
+		"%s. **Through us** is the tool call route an integrator uses, "+
 		"`POST /api/v1/runs/{run_id}/execute`, on a run started on a thread (the answer read whole); **straight to execd** is the same "+
 		"`POST /command`, with the body the server's client sends, to the sandbox's execd endpoint, its events read up to the one "+
 		"that ends the command, where the server's client stops reading too. The server runs twice: on its **embedded database** "+
 		"(SQLite in its data folder, no `DATABASE_URL`, as a first install) and on Postgres. The three ways take turns request "+
 		"by request (a worker's next request goes the next way), so that a busy machine's drift falls on each alike: one worker "+
 		"(each call alone: latency), then %d workers (%d of each way in flight, on average: throughput), closed loop, each recorded for %s after its warm-up.\n",
-		3*tc.Workers, tc.Workers, dur(r.Config.Window*time.Duration(r.Config.Rounds)))
+		daemon, 3*tc.Workers, tc.Workers, dur(r.Config.Window*time.Duration(r.Config.Rounds)))
 	w.p("| | in flight | requests | throughput | p50 | p99 | p50 − straight | CPU a request: server | : Postgres |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, load := range []struct {
 		inFlight string

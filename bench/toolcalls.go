@@ -53,7 +53,7 @@ func measureToolCalls(ctx context.Context, cfg config, s *stack, tmp string) (to
 	if err != nil {
 		return res, err
 	}
-	fake := opensandboxtest.NewIn(dir, opensandboxtest.Options{})
+	fake := opensandboxtest.NewIn(dir, opensandboxtest.Options{Execd: cfg.Execd})
 	defer fake.Close()
 
 	runOn := func(a api) (string, error) {

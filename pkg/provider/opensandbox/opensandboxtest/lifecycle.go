@@ -362,6 +362,8 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request, _ Fault) {
 		endpoint = strings.TrimPrefix(sb.sidecar.server.URL, "http://")
 	case port != execdPort:
 		endpoint = fmt.Sprintf("127.0.0.1:%d", port) // nothing else listens in a fake sandbox
+	case s.opts.Execd != "":
+		endpoint = s.opts.Execd
 	case s.opts.BridgeNetwork:
 		endpoint = fmt.Sprintf("%s/proxy/%d", strings.TrimPrefix(sb.execd.URL, "http://"), port)
 	default:

@@ -66,6 +66,11 @@ type Options struct {
 	// NoMetadataPatch is a server from before PATCH /sandboxes/{id}/metadata:
 	// its router answers 404 there.
 	NoMetadataPatch bool
+	// Execd, when set, is the address (host:port) of an execd running
+	// elsewhere, the real one say: every sandbox's direct execd endpoint
+	// names it instead of the fake's own, so that its commands and files
+	// go to that execd.
+	Execd string
 	// SnapshotFor keeps new snapshots Creating this long, as a runtime
 	// committing a large container does; zero makes them Ready at once
 	// (the create's answer still says Creating, as the server's does).
