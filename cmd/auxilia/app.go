@@ -31,7 +31,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, m auxilia.Metrics
 		db.Close()
 		return nil, err
 	}
-	o := app.Options{Metrics: m, DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: run.Options{IdleTimeout: cfg.RunIdleTimeout, CreateLease: cfg.CreateTimeout},
+	// Half the store's connections serve the starts choosing their
+	// instance; the other half those past their choice.
+	runs := run.Options{IdleTimeout: cfg.RunIdleTimeout, CreateLease: cfg.CreateTimeout, ChoosingAtOnce: max(1, cfg.DBMaxConnections/2)}
+	o := app.Options{Metrics: m, DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: runs,
 		Policy:   provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs},
 		Operator: cfg.Providers, LocalCeilings: cfg.LocalCeilings, LocalJailIDs: cfg.LocalJailIDs, LocalIsolation: isolation,
 		LocalPackageIndex: cfg.LocalIndex, Cost: metering.Options{Rates: cfg.CostRates, Currency: cfg.CostCurrency}}

@@ -104,9 +104,15 @@ func (peek) take(ctx context.Context, a *allocation) (step, error) {
 }
 
 // choice locks the thread and lets the strategies choose the next step.
+// Starts choose in the order they came, a bounded number at once (see
+// Options.ChoosingAtOnce).
 type choice struct{}
 
 func (choice) take(ctx context.Context, a *allocation) (step, error) {
+	if err := a.svc.choosing.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer a.svc.choosing.leave()
 	var next step
 	err := a.svc.Tx.InTx(ctx, func(ctx context.Context) error {
 		thread, err := a.svc.Threads(a.agent.WorkspaceID).Lock(ctx, a.agent.ID, a.key)

@@ -70,3 +70,6 @@ func SetCallTouchEvery(t interface{ Cleanup(func()) }, d time.Duration) {
 	callTouchEvery = d
 	t.Cleanup(func() { callTouchEvery = was })
 }
+
+// CreatesWaiting is how many of the runs' creates of the sandbox wait for their turn.
+func CreatesWaiting(s *Service, sandboxID string) int { return s.creates.waiting(sandboxID) }

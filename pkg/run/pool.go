@@ -40,11 +40,10 @@ type WarmPools interface {
 type poolInstance struct{}
 
 func (poolInstance) choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error) {
-	cfg, err := a.svc.Sandboxes.Config(a.sb)
+	pool, err := a.svc.Sandboxes.WarmPool(a.sb)
 	if err != nil {
 		return nil, err
 	}
-	pool := cfg.WarmPool()
 	if pool.Size == 0 {
 		return nil, nil
 	}

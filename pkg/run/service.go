@@ -130,6 +130,19 @@ type Options struct {
 	Clock func() time.Time
 	// PoolEvery is how often the warm pools are kept: retired and topped up (default 10 s).
 	PoolEvery time.Duration
+	// ChoosingAtOnce bounds the run starts that choose their thread's
+	// instance at once, each in a short transaction; the others wait their
+	// turn in the order they came. Below the store's connections, it
+	// leaves some to the starts past their choice: a burst of new threads
+	// does not make the run that took a pool's instance wait to be recorded
+	// behind the choices of the starts that came after it (default 10,
+	// half the store's default connections).
+	ChoosingAtOnce int
+	// CreatesPerSandbox bounds the instances runs create at once for one
+	// sandbox in this process; the others wait their turn in the order they
+	// came, holding no database connection (default 32). The warm pools'
+	// refills are bounded apart (poolParallel), so neither starves the other.
+	CreatesPerSandbox int
 }
 
 func (o Options) withDefaults() Options {
@@ -153,6 +166,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PoolEvery <= 0 {
 		o.PoolEvery = 10 * time.Second
+	}
+	if o.ChoosingAtOnce <= 0 {
+		o.ChoosingAtOnce = 10
+	}
+	if o.CreatesPerSandbox <= 0 {
+		o.CreatesPerSandbox = 32
 	}
 	if o.OutputLimit <= 0 {
 		o.OutputLimit = provider.DefaultOutputLimit
@@ -200,8 +219,10 @@ type Service struct {
 	Deps
 	opt        Options
 	creating   *waiters
-	meter      *commandMeter
-	strategies []strategy // how a thread gets its instance, in order (allocate.go)
+	meter      *commandMeter  // commands' meters, written after their answers (meter.go)
+	choosing   *queue         // the starts choosing their thread's instance (allocate.go)
+	creates    *sandboxQueues // the runs' creates, per sandbox (start.go)
+	strategies []strategy     // how a thread gets its instance, in order (allocate.go)
 }
 
 // New returns a run service.
@@ -209,7 +230,9 @@ func New(d Deps) *Service {
 	if d.Metrics == nil {
 		d.Metrics = auxilia.NoMetrics{}
 	}
-	s := &Service{Deps: d, opt: d.Options.withDefaults(), creating: newWaiters(), strategies: defaultStrategies(d.Pools != nil)}
+	opt := d.Options.withDefaults()
+	s := &Service{Deps: d, opt: opt, creating: newWaiters(), choosing: newQueue(opt.ChoosingAtOnce),
+		creates: newSandboxQueues(opt.CreatesPerSandbox), strategies: defaultStrategies(d.Pools != nil)}
 	s.meter = newCommandMeter(func(ctx context.Context, workspaceID string, uses []auxilia.CommandUse) error {
 		return s.Runs(workspaceID).Commands(ctx, uses)
 	})

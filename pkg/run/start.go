@@ -193,6 +193,15 @@ func (s *Service) create(ctx context.Context, sb auxilia.Sandbox, client provide
 	ctx, cancel := context.WithTimeout(ctx, s.opt.CreateLease)
 	defer cancel()
 	abandon := func() { _ = s.Instances(inst.WorkspaceID).MarkDestroyed(context.WithoutCancel(ctx), inst.ID) }
+	// The sandbox's creates take turns, within the lease, holding no
+	// database connection while they wait: a burst of new threads asks the
+	// provider for a bounded number at once, in the order they came.
+	leave, err := s.creates.enter(ctx, sb.ID)
+	if err != nil {
+		abandon()
+		return inst, unavailableBecause(sb, "provider", "waiting for a turn to create an instance: "+err.Error())
+	}
+	defer leave()
 	if probe {
 		progress.step(StepProbing, fmt.Sprintf("Checking that %s (%s) answers.", sb.Name, sb.Provider))
 		if res := s.Sandboxes.Probe(ctx, sb, client); !res.OK {

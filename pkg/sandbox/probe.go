@@ -159,24 +159,30 @@ func (r *Registry) probe(ctx context.Context, client provider.Client) ProbeResul
 	return failed(latency, provider.Reason(err), err.Error())
 }
 
-// Probe probes a saved sandbox with its client and records the outcome as its health.
+// Probe probes a saved sandbox with its client, before a run creates an
+// instance, and records the outcome as its health (an unchanged healthy
+// state at most every runHealthEvery, see runHealth).
 func (r *Registry) Probe(ctx context.Context, sb auxilia.Sandbox, client provider.Client) ProbeResult {
-	return r.recordHealth(ctx, sb, r.probe(ctx, client))
+	res := r.probe(ctx, client)
+	r.recordRunHealth(ctx, sb, res)
+	return res
 }
 
 // Observe records the outcome of an authenticated call that served as a
-// probe (a warm run's reconnect) as the sandbox's health.
+// probe (a warm run's reconnect) as the sandbox's health, as Probe does.
 func (r *Registry) Observe(ctx context.Context, sb auxilia.Sandbox, err error, took time.Duration) {
 	res := ProbeResult{OK: err == nil, LatencyMS: int(took.Milliseconds())}
 	if err != nil {
 		res.Reason, res.Detail = provider.Reason(err), err.Error()
 	}
-	// Warm runs are frequent: an unchanged healthy state is written at most every 30 seconds.
-	if res.OK && sb.Health.Status == auxilia.HealthOK && sb.Health.CheckedAt != nil &&
-		time.Since(*sb.Health.CheckedAt) < 30*time.Second {
-		return
+	r.recordRunHealth(ctx, sb, res)
+}
+
+// recordRunHealth records a run's probe as the sandbox's health when it is due.
+func (r *Registry) recordRunHealth(ctx context.Context, sb auxilia.Sandbox, res ProbeResult) {
+	if r.runHealth.due(sb, res.OK, time.Now()) {
+		r.recordHealth(ctx, sb, res)
 	}
-	r.recordHealth(ctx, sb, res)
 }
 
 // recordHealth makes a probe of a saved sandbox part of its health.

@@ -57,6 +57,7 @@ type Registry struct {
 	probeTimeout time.Duration
 	clients      *clientCache
 	shapes       *shapeCache
+	runHealth    *runHealth
 }
 
 // Deps are what the registry works with.
@@ -85,7 +86,7 @@ func New(d Deps) *Registry {
 	if d.Metrics == nil {
 		d.Metrics = auxilia.NoMetrics{}
 	}
-	return &Registry{Deps: d, probeTimeout: timeout, clients: newClientCache(), shapes: newShapeCache()}
+	return &Registry{Deps: d, probeTimeout: timeout, clients: newClientCache(), shapes: newShapeCache(), runHealth: newRunHealth()}
 }
 
 // Create registers a sandbox in the workspace.

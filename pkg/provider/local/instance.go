@@ -72,13 +72,24 @@ func readLabels(name string) (storedLabels, error) {
 	return l, nil
 }
 
-// writeLabels writes an instance's labels file whole or not at all.
+// writeLabels writes an instance's labels file whole or not at all, to
+// last through a crash of the host.
 func writeLabels(name string, l storedLabels) error {
+	if err := replaceLabels(name, l); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(name))
+}
+
+// replaceLabels replaces an instance's labels file whole, without waiting
+// for the rename to reach the disk: a crash of the host may leave the
+// labels it had, whole, never half of either.
+func replaceLabels(name string, l storedLabels) error {
 	data, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
-	return writeWhole(name, labelsDraft, func(w io.Writer) error {
+	return replaceWhole(name, labelsDraft, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -88,8 +99,16 @@ func writeLabels(name string, l storedLabels) error {
 // starting with draft), renamed to name once it is whole on disk: a reader
 // finds the file whole or not at all, and a crash leaves only the draft.
 func writeWhole(name, draft string, write func(w io.Writer) error) error {
-	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, draft)
+	if err := replaceWhole(name, draft, write); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(name))
+}
+
+// replaceWhole is writeWhole but for the rename, which a crash of the host
+// may lose: name is then as it was.
+func replaceWhole(name, draft string, write func(w io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(name), draft)
 	if err != nil {
 		return err
 	}
@@ -103,9 +122,6 @@ func writeWhole(name, draft string, write func(w io.Writer) error) error {
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), name)
-	}
-	if err == nil {
-		err = syncDir(dir)
 	}
 	return err
 }
@@ -161,7 +177,10 @@ func (c *client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 
 // Relabel rewrites a claimed instance's labels, whole, with its thread's:
 // the Instance label, by which FindCreated finds it, and its user stay the
-// same.
+// same. It runs beside the claim's reconnect, which it must not outlast:
+// it does not wait for the rename to reach the disk. A crash of the host
+// may lose it, leaving the pool's labels, which a relabel that failed
+// leaves too (the Instance label and the user are in both).
 func (c *client) Relabel(ctx context.Context, inst provider.Instance, labels provider.Labels) error {
 	if !instanceID.MatchString(inst.ID) {
 		return provider.Errorf(provider.ErrGone, providerName, "relabel", "no instance %q", inst.ID)
@@ -176,7 +195,7 @@ func (c *client) Relabel(ctx context.Context, inst provider.Instance, labels pro
 	}
 	relabeled := labelsOf(labels)
 	relabeled.UID, relabeled.GID = stored.UID, stored.GID
-	if err := writeLabels(f.labels, relabeled); err != nil {
+	if err := replaceLabels(f.labels, relabeled); err != nil {
 		return provider.Errorf(provider.ErrFailed, providerName, "relabel", "%v", bare(err))
 	}
 	return nil
