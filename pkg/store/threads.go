@@ -43,10 +43,15 @@ func (s threadTable) Lock(ctx context.Context, workspaceID, agentID, key string)
 		// A new thread. A concurrent insert of the same one waits on the
 		// unique key, then does nothing, and both lock the one row.
 		row := threadRow{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key, CreatedAt: Now()}
-		if err := s.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
-			return auxilia.Thread{}, err
+		res := s.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
+		if res.Error != nil {
+			return auxilia.Thread{}, res.Error
 		}
 		locked, err = s.lockRow(ctx, agentID, key)
+		if err == nil && res.RowsAffected == 1 {
+			// Made here: it has neither kept files nor an instance to read.
+			return locked.domain(), nil
+		}
 	}
 	if err != nil {
 		return auxilia.Thread{}, err
