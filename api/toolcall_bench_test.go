@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"os"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -25,7 +26,9 @@ import (
 // meter) against the same command sent by the provider's client alone, on
 // the OpenSandbox fake over loopback: the difference is what a tool call
 // costs the server. statements/op counts what it sends to the database
-// (its meter included, written after the answer).
+// (its meter included, written after the answer). BENCH_EXECD=host:port
+// sends the commands to an execd running there (the real one) instead of
+// the fake's own, which runs each in a jail.
 func BenchmarkToolCall(b *testing.B) {
 	for _, d := range []store.Dialect{store.SQLite, store.Postgres} {
 		b.Run(string(d), func(b *testing.B) { benchmarkToolCall(b, d) })
@@ -46,7 +49,7 @@ func benchmarkToolCall(b *testing.B, d store.Dialect) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fake := opensandboxtest.New(b, opensandboxtest.Options{CompletionHold: -1})
+	fake := opensandboxtest.New(b, opensandboxtest.Options{CompletionHold: -1, Execd: os.Getenv("BENCH_EXECD")})
 	call := func(method, path string, body any) []byte {
 		raw, _ := json.Marshal(body)
 		req := httptest.NewRequest(method, path, bytes.NewReader(raw))
@@ -60,7 +63,8 @@ func benchmarkToolCall(b *testing.B, d store.Dialect) {
 		return rec.Body.Bytes()
 	}
 	var sb, agent, run struct{ ID string }
-	_ = json.Unmarshal(call("POST", "/api/v1/sandboxes", map[string]any{"name": "OpenSandbox (fake)", "provider": "opensandbox", "url": fake.URL}), &sb)
+	_ = json.Unmarshal(call("POST", "/api/v1/sandboxes", map[string]any{"name": "OpenSandbox (fake)", "provider": "opensandbox", "url": fake.URL,
+		"config": map[string]any{"use_server_proxy": false}}), &sb)
 	_ = json.Unmarshal(call("POST", "/api/v1/agents", map[string]any{"name": "Bench agent"}), &agent)
 	call("PUT", "/api/v1/agents/"+agent.ID+"/sandbox", map[string]any{"sandbox_id": sb.ID})
 	_ = json.Unmarshal(call("POST", "/api/v1/agents/"+agent.ID+"/threads/bench/runs", nil), &run)

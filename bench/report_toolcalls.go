@@ -21,7 +21,7 @@ func (w *reportWriter) toolCalls(r results) {
 	}
 	w.p("The provider is the OpenSandbox fake (`pkg/provider/opensandbox/opensandboxtest`) served by the bench process on loopback, "+
 		"%s. **Through us** is the tool call route an integrator uses, "+
-		"`POST /api/v1/runs/{run_id}/execute`, on a run started on a thread (the answer read whole); **straight to execd** is the same "+
+		"`POST /api/v1/runs/{run_id}/execute`, on a run started on a thread (the answer read whole), its sandbox set to reach execd at its endpoint (`use_server_proxy: false`), as the direct calls do; **straight to execd** is the same "+
 		"`POST /command`, with the body the server's client sends, to the sandbox's execd endpoint, its events read up to the one "+
 		"that ends the command, where the server's client stops reading too. The server runs twice: on its **embedded database** "+
 		"(SQLite in its data folder, no `DATABASE_URL`, as a first install) and on Postgres. The three ways take turns request "+

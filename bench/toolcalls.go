@@ -60,7 +60,9 @@ func measureToolCalls(ctx context.Context, cfg config, s *stack, tmp string) (to
 		before := fake.Sandboxes()
 		sandboxID, err := a.createSandbox(ctx, map[string]any{
 			"name": "OpenSandbox (fake)", "provider": "opensandbox", "url": fake.URL, "secret": "osk-bench-0123456789",
-			"config": map[string]any{"timeout": toolTimeout}})
+			// Straight to execd's endpoint, as the direct calls go: the
+			// controller's proxy would be one more hop than theirs.
+			"config": map[string]any{"timeout": toolTimeout, "use_server_proxy": false}})
 		if err != nil {
 			return "", err
 		}

@@ -57,6 +57,8 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request) {
 		backend, _ = url.Parse(sb.sidecar.server.URL)
 	case port != execdPort:
 		backend.Host = fmt.Sprintf("127.0.0.1:%d", port) // nothing listens there in a fake sandbox
+	case s.opts.Execd != "":
+		backend.Host = s.opts.Execd
 	}
 	if isWebSocket(r) {
 		s.proxyWebSocket(w, r, sb, backend)

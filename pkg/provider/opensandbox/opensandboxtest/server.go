@@ -68,8 +68,8 @@ type Options struct {
 	NoMetadataPatch bool
 	// Execd, when set, is the address (host:port) of an execd running
 	// elsewhere, the real one say: every sandbox's direct execd endpoint
-	// names it instead of the fake's own, so that its commands and files
-	// go to that execd.
+	// names it, and the proxy forwards its execd calls to it, instead of
+	// the fake's own, so that its commands and files go to that execd.
 	Execd string
 	// SnapshotFor keeps new snapshots Creating this long, as a runtime
 	// committing a large container does; zero makes them Ready at once
