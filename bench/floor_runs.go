@@ -19,22 +19,24 @@ import (
 // provider round trip, here a wait of the fake's latency. Reads that the
 // server makes through GORM are the same statements, each row decoded.
 const (
-	floorAgentSQL   = `SELECT * FROM "agents" WHERE workspace_id = $1 AND id = $2 LIMIT $3`
-	floorBindingSQL = `SELECT bindings.*, sandboxes.name AS sandbox_name, sandboxes.provider, sandboxes.url, agents.version AS agent_version ` +
-		`FROM "bindings" JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL ` +
-		`JOIN agents ON agents.id = bindings.agent_id WHERE bindings.agent_id IN ($1)`
-	// The thread's row lock, its kept files and its instance: Threads.Lock.
-	floorLockThreadSQL = `SELECT * FROM "threads" WHERE agent_id = $1 AND thread_key = $2 LIMIT $3 FOR UPDATE`
-	floorKeptSQL       = `SELECT * FROM "kept_files" WHERE thread_id IN ($1) ORDER BY kept_at`
-	floorInstanceSQL   = `SELECT * FROM "instances" WHERE id = $1 LIMIT $2`
-	// Runs.Start, Threads.Ran and the audit entry.
-	floorEndRunsSQL   = `UPDATE "runs" SET "ended_at"=$1,"status"=$2 WHERE thread_id = $3 AND status = $4`
+	// The agent with its binding: agents.go agentTable.Get.
+	floorAgentSQL = `SELECT agents.*, bindings.sandbox_id AS binding_sandbox_id, bindings.tools AS binding_tools, ` +
+		`bindings.approval_granted_by AS binding_approval_granted_by, bindings.approval_with_call AS binding_approval_with_call, ` +
+		`bindings.created_at AS binding_created_at, bindings.updated_at AS binding_updated_at, ` +
+		`sandboxes.name AS binding_sandbox_name, sandboxes.provider AS binding_provider, sandboxes.url AS binding_url ` +
+		`FROM "agents" LEFT JOIN bindings ON bindings.agent_id = agents.id ` +
+		`LEFT JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL ` +
+		`WHERE agents.workspace_id = $1 AND agents.id = $2 LIMIT $3`
+	// The thread's live instance, unlocked: threads.go LiveInstance.
+	floorLiveInstanceSQL = `SELECT instances.* FROM "threads" JOIN instances ON instances.id = threads.instance_id ` +
+		`WHERE threads.workspace_id = $1 AND threads.agent_id = $2 AND threads.thread_key = $3 AND instances.status = $4 LIMIT $5`
+	// The thread's run recorded and its row locked: threads.go Ran.
+	floorRanSQL = `UPDATE threads SET last_run_at = $1, last_activity_at = $2 ` +
+		`WHERE workspace_id = $3 AND agent_id = $4 AND thread_key = $5 RETURNING id, instance_id`
+	// Runs.Start and the audit entry.
+	floorEndRunsSQL   = `UPDATE "runs" SET "ended_at"=$1,"ended_by"=$2,"status"=$3 WHERE thread_id = $4 AND status = $5`
 	floorInsertRunSQL = `INSERT INTO "runs" ("id","workspace_id","agent_id","thread_id","status","sandbox_id","instance_id",` +
 		`"created_instance","replaced","notice","started_at","last_activity_at","ended_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`
-	floorRunSQL = `SELECT runs.*, threads.thread_key, sandboxes.name AS sandbox_name, sandboxes.provider, instances.provider_ref AS instance_ref ` +
-		`FROM "runs" JOIN threads ON threads.id = runs.thread_id LEFT JOIN sandboxes ON sandboxes.id = runs.sandbox_id ` +
-		`LEFT JOIN instances ON instances.id = runs.instance_id WHERE runs.workspace_id = $1 AND runs.id = $2 LIMIT $3`
-	floorRanSQL   = `UPDATE "threads" SET "last_activity_at"=$1,"last_run_at"=$2 WHERE id = $3`
 	floorAuditSQL = `INSERT INTO "audit_entries" ("id","workspace_id","at","token_id","token_name","action","resource_type",` +
 		`"resource_id","outcome","detail") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`
 )
@@ -49,10 +51,10 @@ type floorRunView struct {
 }
 
 // startRun starts a run on a thread whose instance is live, as the server
-// does: the agent and its binding, the sandbox; a transaction that locks
-// the thread and reads its instance; the provider round trip; a second
-// transaction that locks the thread again, ends its active run, records the
-// new one, the thread's last run and the audit entry.
+// does: the agent with its binding, the sandbox, the thread's live
+// instance; the provider round trip; one transaction that records the run
+// on the thread (locking it), ends its active run, records the new one and
+// the audit entry.
 func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 	tok, ok := f.actor(w, r)
 	if !ok {
@@ -65,55 +67,44 @@ func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	agentID := uuidText(agent["id"])
-	binding, err := queryMap(ctx, f.runs, floorBindingSQL, agentID)
-	if err != nil {
-		floorNotFound(w, err, "binding")
+	if agent["binding_sandbox_id"] == nil {
+		http.Error(w, "the agent has no sandbox", http.StatusConflict)
 		return
 	}
-	sandboxID := uuidText(binding["sandbox_id"])
+	sandboxID := uuidText(agent["binding_sandbox_id"])
 	sb, err := queryMap(ctx, f.runs, floorGetSQL, ws, sandboxID)
 	if err != nil {
 		floorNotFound(w, err, "sandbox")
 		return
 	}
-	var threadID, instanceID string
-	err = pgx.BeginFunc(ctx, f.runs, func(tx pgx.Tx) error {
-		threadID, instanceID, err = lockThread(ctx, tx, agentID, key)
-		return err
-	})
+	inst, err := queryMap(ctx, f.runs, floorLiveInstanceSQL, ws, agentID, key, "live", 1)
 	if err != nil {
-		floorNotFound(w, err, "thread")
+		floorNotFound(w, err, "live instance (the floor starts runs on warm threads only)")
 		return
 	}
-	if instanceID == "" {
-		internalError(w, fmt.Errorf("thread %s has no instance: the floor starts runs on warm threads only", key))
-		return
-	}
+	instanceID := uuidText(inst["id"])
 	select { // the provider round trip: the reconnect of the live instance
 	case <-time.After(f.latency):
 	case <-ctx.Done():
 		return
 	}
 	runID, now := auxilia.NewID(), time.Now().UTC()
-	var run map[string]any
 	err = pgx.BeginFunc(ctx, f.runs, func(tx pgx.Tx) error {
-		if _, _, err := lockThread(ctx, tx, agentID, key); err != nil {
+		var threadID, current string
+		if err := tx.QueryRow(ctx, floorRanSQL, now, now, ws, agentID, key).Scan(&threadID, &current); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, floorEndRunsSQL, now, "completed", threadID, "active"); err != nil {
+		if current != instanceID {
+			return fmt.Errorf("the thread's instance changed")
+		}
+		if _, err := tx.Exec(ctx, floorEndRunsSQL, now, "newer_run", "completed", threadID, "active"); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, floorInsertRunSQL, runID, ws, agentID, threadID, "active", sandboxID, instanceID,
 			false, false, "", now, now, nil); err != nil {
 			return err
 		}
-		if run, err = queryMap(ctx, tx, floorRunSQL, ws, runID, 1); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, floorRanSQL, now, now, threadID); err != nil {
-			return err
-		}
-		detail := fmt.Sprintf("agent %q on thread %s, in instance %v of sandbox %q", agent["name"], key, run["instance_ref"], sb["name"])
+		detail := fmt.Sprintf("agent %q on thread %s, in instance %v of sandbox %q", agent["name"], key, inst["provider_ref"], sb["name"])
 		_, err := tx.Exec(ctx, floorAuditSQL, auxilia.NewID(), ws, now, tok.ID, tok.Name, "run.start", "run", runID, "success", detail)
 		return err
 	})
@@ -125,27 +116,6 @@ func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
 	_ = json.NewEncoder(w).Encode(floorRunView{ID: runID, ThreadKey: key, SandboxID: sandboxID, InstanceID: instanceID, StartedAt: now})
-}
-
-// lockThread is Threads.Lock on a thread that exists: its row, locked, its
-// kept files and its instance.
-func lockThread(ctx context.Context, q floorQuerier, agentID, key string) (threadID, instanceID string, err error) {
-	thread, err := queryMap(ctx, q, floorLockThreadSQL, agentID, key, 1)
-	if err != nil {
-		return "", "", err
-	}
-	threadID = uuidText(thread["id"])
-	if _, err := queryMaps(ctx, q, floorKeptSQL, threadID); err != nil {
-		return "", "", err
-	}
-	if thread["instance_id"] == nil {
-		return threadID, "", nil
-	}
-	instanceID = uuidText(thread["instance_id"])
-	if _, err := queryMap(ctx, q, floorInstanceSQL, instanceID, 1); err != nil {
-		return "", "", err
-	}
-	return threadID, instanceID, nil
 }
 
 // floorQuerier is a pool or a transaction.
