@@ -1,13 +1,13 @@
 package api_test
 
 import (
-	"os"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
