@@ -17,6 +17,8 @@ import (
 	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
+	"github.com/auxilia/sandboxes/pkg/token"
+	"github.com/labstack/echo/v4"
 )
 
 // BenchmarkReadSandboxes is the two read routes the bench tool loads, on
@@ -25,17 +27,7 @@ import (
 // work costs, and where it goes (-cpuprofile, -memprofile).
 func BenchmarkReadSandboxes(b *testing.B) {
 	ctx := context.Background()
-	db := storetest.Open(b, store.Postgres)
-	keys, err := secret.ParseKeys(secret.NewKey())
-	if err != nil {
-		b.Fatal(err)
-	}
-	a := app.New(db, keys, app.Options{DataDir: b.TempDir()})
-	e := api.New(a.API(api.Config{Log: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
-	issued, err := a.Tokens.Issue(ctx, "default", "bench", auxilia.RoleAdmin)
-	if err != nil {
-		b.Fatal(err)
-	}
+	a, e, issued := benchServer(b, storetest.Open(b, store.Postgres))
 	var id string
 	for i := range 50 {
 		secretValue := fmt.Sprintf("osk-team-%02d-0123456789", i)
@@ -64,4 +56,20 @@ func BenchmarkReadSandboxes(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchServer is the server's handler on db, as the benchmarks drive it
+// without the network, its access log discarded, with an admin's token.
+func benchServer(b *testing.B, db *store.DB) (*app.App, *echo.Echo, token.Issued) {
+	keys, err := secret.ParseKeys(secret.NewKey())
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := app.New(db, keys, app.Options{DataDir: b.TempDir()})
+	e := api.New(a.API(api.Config{Log: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
+	issued, err := a.Tokens.Issue(context.Background(), "default", "bench", auxilia.RoleAdmin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a, e, issued
 }

@@ -4,19 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/auxilia/sandboxes/api"
-	"github.com/auxilia/sandboxes/pkg/app"
-	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/auxilia/sandboxes/pkg/provider/opensandbox/opensandboxtest"
-	"github.com/auxilia/sandboxes/pkg/secret"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 )
@@ -39,16 +33,7 @@ func benchmarkToolCall(b *testing.B, d store.Dialect) {
 	ctx := context.Background()
 	db := storetest.Open(b, d)
 	statements := db.CountStatements()
-	keys, err := secret.ParseKeys(secret.NewKey())
-	if err != nil {
-		b.Fatal(err)
-	}
-	a := app.New(db, keys, app.Options{DataDir: b.TempDir()})
-	e := api.New(a.API(api.Config{Log: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
-	issued, err := a.Tokens.Issue(ctx, "default", "bench", auxilia.RoleAdmin)
-	if err != nil {
-		b.Fatal(err)
-	}
+	a, e, issued := benchServer(b, db)
 	fake := opensandboxtest.New(b, opensandboxtest.Options{CompletionHold: -1, Execd: os.Getenv("BENCH_EXECD")})
 	call := func(method, path string, body any) []byte {
 		raw, _ := json.Marshal(body)
