@@ -181,8 +181,9 @@ func (w *reportWriter) runs(r results) {
 		ms(rn.Warm.quantile(.99)), warmPer, callList(rn.WarmCalls), ratio(float64(rn.Warm.quantile(.5)), float64(lat)),
 		ms(rn.Warm.quantile(.5)-lat), micros(warmProc), micros(warmPG))
 	w.p("*p50 − floor* is the server's own work in a warm start: authenticating, reading the agent with its binding, its " +
-		"sandbox and the thread's live instance before the provider call, and one transaction after it that records the run " +
-		"on the thread's row and its audit entry.\n")
+		"sandbox and the thread's live instance before the provider call, and the commit of the transaction that records the run " +
+		"on the thread's row and its audit entry: made while the provider call is in flight, when the database has connections " +
+		"to spare, as here, and committed once the provider answered.\n")
 	w.chart("runs-warm.svg", "Latency distribution of a warm run start against one provider round trip",
 		percentileChart(fmt.Sprintf("Warm run start, one at a time (provider round trip %s)", dur(lat)),
 			[]svgchart.Line{percentileLine("ours", oursColour, rn.Warm)},

@@ -27,6 +27,9 @@ type ensured struct {
 	replaced bool
 	// restoredFrom is when the files a new instance was made from were kept.
 	restoredFrom *time.Time
+	// ahead is the run recorded while a warm start's reconnect was in
+	// flight, waiting to commit (ahead.go); nil: the run is recorded after.
+	ahead *recordAhead
 }
 
 // allocation is one run start's way to its thread's instance.
@@ -34,13 +37,17 @@ type allocation struct {
 	svc    *Service
 	agent  auxilia.Agent
 	key    string
-	runID  string
+	run    auxilia.Run // the run starting, its instance not known yet
 	sb     auxilia.Sandbox
 	client provider.Client
 	// progress hears of each step as it begins.
 	progress Progress
 	// replaced is set once the thread's earlier instance was found gone.
 	replaced bool
+	// ahead is the run being recorded while a warm start reconnects (see
+	// peek): the caller settles it once it has the instance, and
+	// allocate abandons it when it gives none.
+	ahead *recordAhead
 	// waitStart is when this start began waiting for another run's
 	// creation, waitedFor the instance it waited for.
 	waitStart time.Time
@@ -69,13 +76,14 @@ func defaultStrategies(pools bool) []strategy {
 	return []strategy{threadsInstance{}, keptFiles{}, newInstance{}}
 }
 
-// allocate gives the thread keyed key a live instance of sb.
-func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, key, runID string, sb auxilia.Sandbox, client provider.Client, progress Progress) (ensured, error) {
-	a := &allocation{svc: s, agent: agent, key: key, runID: runID, sb: sb, client: client, progress: progress}
+// allocate gives the thread of run a live instance of sb.
+func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, run auxilia.Run, sb auxilia.Sandbox, client provider.Client, progress Progress) (ensured, error) {
+	a := &allocation{svc: s, agent: agent, key: run.ThreadKey, run: run, sb: sb, client: client, progress: progress}
 	var at step = peek{}
 	for {
 		next, err := at.take(ctx, a)
 		if err != nil {
+			a.ahead.abandon()
 			return ensured{}, err
 		}
 		if got, ok := next.(allocated); ok {
@@ -98,6 +106,7 @@ func (peek) take(ctx context.Context, a *allocation) (step, error) {
 		return nil, err
 	}
 	if ok && inst.SandboxID == a.sb.ID && inst.PausedAt == nil {
+		a.ahead = a.svc.recordAhead(ctx, a.agent, runOn(a.run, a.sb, ensured{instance: inst}))
 		return reconnecting{inst}, nil
 	}
 	return choice{}, nil
@@ -162,7 +171,7 @@ func (keptFiles) choose(ctx context.Context, a *allocation, thread auxilia.Threa
 	if thread.Instance != nil || thread.Kept == nil || thread.Kept.SandboxID != a.sb.ID {
 		return nil, nil
 	}
-	inst, err := a.svc.Instances(a.agent.WorkspaceID).Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
+	inst, err := a.svc.Instances(a.agent.WorkspaceID).Claim(ctx, thread, a.sb.ID, a.run.ID, now.Add(a.svc.opt.CreateLease))
 	return creating{inst: inst, thread: thread, from: thread.Kept}, err
 }
 
@@ -170,7 +179,7 @@ func (keptFiles) choose(ctx context.Context, a *allocation, thread auxilia.Threa
 type newInstance struct{}
 
 func (newInstance) choose(ctx context.Context, a *allocation, thread auxilia.Thread, now time.Time) (step, error) {
-	inst, err := a.svc.Instances(a.agent.WorkspaceID).Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
+	inst, err := a.svc.Instances(a.agent.WorkspaceID).Claim(ctx, thread, a.sb.ID, a.run.ID, now.Add(a.svc.opt.CreateLease))
 	return creating{inst: inst, thread: thread}, err
 }
 
@@ -185,13 +194,16 @@ func (r reconnecting) take(ctx context.Context, a *allocation) (step, error) {
 		a.progress.step(StepReconnecting, fmt.Sprintf("Reconnecting the thread's instance %s.", r.inst.ProviderRef))
 	}
 	got, err := a.svc.reconnect(ctx, a.sb, a.client, r.inst)
+	if err != nil {
+		a.ahead.abandon() // before the thread's lock is asked for again
+	}
 	switch {
 	case errors.Is(err, provider.ErrGone):
 		return replacing{r.inst}, nil
 	case err != nil:
 		return nil, err
 	}
-	return allocated{ensured{instance: got, replaced: a.replaced}}, nil
+	return allocated{ensured{instance: got, replaced: a.replaced, ahead: a.ahead}}, nil
 }
 
 // replacing forgets an instance the provider no longer has, so that the

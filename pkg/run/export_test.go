@@ -28,7 +28,7 @@ func (p *warmPool) choose(ctx context.Context, a *allocation, thread auxilia.Thr
 	if thread.Instance != nil || len(p.ready) == 0 {
 		return nil, nil
 	}
-	inst, err := a.svc.Instances(a.agent.WorkspaceID).Claim(ctx, thread, a.sb.ID, a.runID, now.Add(a.svc.opt.CreateLease))
+	inst, err := a.svc.Instances(a.agent.WorkspaceID).Claim(ctx, thread, a.sb.ID, a.run.ID, now.Add(a.svc.opt.CreateLease))
 	if err != nil {
 		return nil, err
 	}

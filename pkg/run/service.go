@@ -197,7 +197,11 @@ type Deps struct {
 	Keys      *secret.Keyring
 	Audit     auxilia.Auditor
 	Tx        Transactor
-	Options   Options
+	// SpareConnections reports whether the store has connections to spare
+	// (nil: never). A warm start then records its run while its provider
+	// call is in flight, holding one for it (ahead.go).
+	SpareConnections func() bool
+	Options          Options
 	// Metrics counts runs and instances (default: nothing).
 	Metrics auxilia.Metrics
 	// Pools keeps warm pools for the pool job, and WarmPools a workspace's

@@ -44,40 +44,30 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		return auxilia.Run{}, err
 	}
 	run := auxilia.Run{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key}
+	var ahead *recordAhead
 	if agent.Binding != nil {
 		client, sb, err := s.Sandboxes.Client(ctx, workspaceID, agent.Binding.SandboxID)
 		if err != nil {
 			return auxilia.Run{}, s.keepFailure(ctx, agent, key, unusable(sb, err))
 		}
-		got, err := s.allocate(ctx, agent, key, run.ID, sb, client, progress)
+		got, err := s.allocate(ctx, agent, run, sb, client, progress)
 		if err != nil {
 			return auxilia.Run{}, s.keepFailure(ctx, agent, key, err)
 		}
 		progress.step(StepReady, fmt.Sprintf("Instance %s of %s is ready.", got.instance.ProviderRef, sb.Name))
-		run.SandboxID, run.InstanceID, run.Created, run.Replaced = sb.ID, got.instance.ID, got.created, got.replaced
-		run.SandboxName, run.Provider, run.InstanceRef = sb.Name, sb.Provider, got.instance.ProviderRef
-		switch {
-		case got.restoredFrom != nil:
-			run.Notice = RestoredNotice(*got.restoredFrom)
-		case got.replaced:
-			run.Notice = ReplacedNotice
-		}
+		run, ahead = runOn(run, sb, got), got.ahead
+		defer ahead.abandon() // unless committed below
 	}
-	var out auxilia.Run
-	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
-		threadID, instanceID, err := s.ran(ctx, workspaceID, agentID, key, &run)
-		if err != nil {
+	out, recorded := auxilia.Run{}, false
+	if ahead != nil {
+		out, recorded = ahead.commit()
+	}
+	if !recorded {
+		err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+			out, err = s.record(ctx, agent, run)
 			return err
-		}
-		run.ThreadID = threadID
-		if run.InstanceID != "" && instanceID != run.InstanceID {
-			return auxilia.Errorf(auxilia.CodeConflict, "The thread's sandbox changed while the run started (its sandbox or agent was changed): start the run again.")
-		}
-		if out, err = s.Runs(workspaceID).Start(ctx, run); err != nil {
-			return err
-		}
-		return auxilia.Audit(ctx, s.Audit, workspaceID, "run.start", "run", out.ID, describeStart(agent, out))
-	})
+		})
+	}
 	if err == nil {
 		s.Metrics.RunStarted(out.Provider)
 		switch {
@@ -88,6 +78,38 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		}
 	}
 	return out, err
+}
+
+// runOn is run as it starts on the instance got of sb.
+func runOn(run auxilia.Run, sb auxilia.Sandbox, got ensured) auxilia.Run {
+	run.SandboxID, run.InstanceID, run.Created, run.Replaced = sb.ID, got.instance.ID, got.created, got.replaced
+	run.SandboxName, run.Provider, run.InstanceRef = sb.Name, sb.Provider, got.instance.ProviderRef
+	switch {
+	case got.restoredFrom != nil:
+		run.Notice = RestoredNotice(*got.restoredFrom)
+	case got.replaced:
+		run.Notice = ReplacedNotice
+	}
+	return run
+}
+
+// record records run's start on its thread, in ctx's transaction, with
+// its audit entry, and returns it as stored. The thread must still have
+// the instance the run got.
+func (s *Service) record(ctx context.Context, agent auxilia.Agent, run auxilia.Run) (auxilia.Run, error) {
+	threadID, instanceID, err := s.ran(ctx, run.WorkspaceID, run.AgentID, run.ThreadKey, &run)
+	if err != nil {
+		return auxilia.Run{}, err
+	}
+	run.ThreadID = threadID
+	if run.InstanceID != "" && instanceID != run.InstanceID {
+		return auxilia.Run{}, auxilia.Errorf(auxilia.CodeConflict, "The thread's sandbox changed while the run started (its sandbox or agent was changed): start the run again.")
+	}
+	out, err := s.Runs(run.WorkspaceID).Start(ctx, run)
+	if err != nil {
+		return auxilia.Run{}, err
+	}
+	return out, auxilia.Audit(ctx, s.Audit, run.WorkspaceID, "run.start", "run", out.ID, describeStart(agent, out))
 }
 
 // ran records the run's start on its thread, locking the thread for the

@@ -1,0 +1,112 @@
+package run_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/store"
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
+)
+
+// count runs a COUNT(*) query on the world's database.
+func (w world) count(t *testing.T, query string, args ...any) int {
+	t.Helper()
+	sqlDB, err := w.db.SQL()
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, sqlDB.QueryRow(query, args...).Scan(&n))
+	return n
+}
+
+// On Postgres, with connections to spare, a warm start's run is recorded
+// while its reconnect is in flight: a transaction waits, its statements
+// made, for the provider's answer, and commits once it came.
+func TestAWarmStartRecordsItsRunWhileItReconnects(t *testing.T) {
+	w := newWorld(t, storetest.Open(t, store.Postgres))
+	first := w.start(t, "t1")
+	w.fake.SetLatency(500 * time.Millisecond)
+
+	started := make(chan auxilia.Run, 1)
+	go func() {
+		r, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, "t1")
+		assert.NoError(t, err)
+		started <- r
+	}()
+	waiting := `SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database()
+		AND state = 'idle in transaction' AND query LIKE 'INSERT INTO "audit_entries"%'`
+	require.Eventually(t, func() bool { return w.count(t, waiting) == 1 }, 5*time.Second, 10*time.Millisecond,
+		"the run is recorded, uncommitted, while the provider has not answered")
+	assert.Equal(t, 1, w.count(t, `SELECT COUNT(*) FROM runs WHERE status = 'active'`), "nothing shows before it commits")
+
+	second := <-started
+	assert.Equal(t, first.InstanceRef, second.InstanceRef)
+	assert.Equal(t, 1, w.count(t, `SELECT COUNT(*) FROM runs WHERE status = 'active' AND id = $1`, second.ID))
+	assert.Equal(t, 2, w.count(t, `SELECT COUNT(*) FROM audit_entries WHERE action = 'run.start'`))
+	got, err := w.app.Runs.Get(context.Background(), w.ws.ID, second.ID)
+	require.NoError(t, err)
+	assert.Equal(t, second.ID, got.ID)
+	assert.Equal(t, "t1", got.ThreadKey)
+}
+
+// A run recorded ahead of a reconnect that found the instance gone is
+// rolled back: the start replaces the instance and records itself once.
+func TestARunRecordedAheadOfAGoneInstanceIsRecordedOnce(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		first := w.start(t, "t1")
+		w.fake.Vanish(first.InstanceRef)
+		second := w.start(t, "t1")
+		assert.True(t, second.Replaced)
+		assert.NotEqual(t, first.InstanceRef, second.InstanceRef)
+		assert.Equal(t, 1, w.count(t, `SELECT COUNT(*) FROM runs WHERE status = 'active'`))
+		assert.Equal(t, 2, w.count(t, `SELECT COUNT(*) FROM runs`))
+		assert.Equal(t, 2, w.count(t, `SELECT COUNT(*) FROM audit_entries WHERE action = 'run.start'`))
+	})
+}
+
+// A start whose reconnect fails leaves nothing of its own: the thread's
+// run goes on, no entry says it started.
+func TestARunRecordedAheadOfAFailedReconnectLeavesNothing(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		first := w.start(t, "t1")
+		w.fake.Fail("reconnect", errors.Join(provider.ErrUnreachable, errors.New("the provider is down")))
+		_, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, "t1")
+		require.Error(t, err)
+		got, err := w.app.Runs.Get(context.Background(), w.ws.ID, first.ID)
+		require.NoError(t, err)
+		assert.Equal(t, auxilia.RunActive, got.Status, "the thread's run is not ended by a start that failed")
+		assert.Equal(t, 1, w.count(t, `SELECT COUNT(*) FROM runs`))
+		assert.Equal(t, 1, w.count(t, `SELECT COUNT(*) FROM audit_entries WHERE action = 'run.start'`))
+	})
+}
+
+// Warm starts at once on one thread each record their run; one stays active.
+func TestWarmStartsAtOnceOnOneThread(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		first := w.start(t, "t1")
+		w.fake.SetLatency(20 * time.Millisecond)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				r, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, "t1")
+				if assert.NoError(t, err) {
+					assert.Equal(t, first.InstanceRef, r.InstanceRef)
+				}
+			})
+		}
+		wg.Wait()
+		assert.Equal(t, 1, w.count(t, `SELECT COUNT(*) FROM runs WHERE status = 'active'`))
+		assert.Equal(t, 9, w.count(t, `SELECT COUNT(*) FROM runs`))
+		assert.Equal(t, 9, w.count(t, `SELECT COUNT(*) FROM audit_entries WHERE action = 'run.start'`))
+	})
+}
