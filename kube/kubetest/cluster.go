@@ -94,6 +94,10 @@ func start() (c *Cluster, err error) {
 		return c, err
 	}
 	c.config = rest.CopyConfig(server.ClientConfig)
+	// The loopback configuration speaks protobuf, which custom resources do
+	// not; JSON serves every client made from it.
+	c.config.ContentType = "application/json"
+	c.config.AcceptContentTypes = "application/json"
 	if c.kube, err = kubernetes.NewForConfig(c.config); err != nil {
 		return c, err
 	}

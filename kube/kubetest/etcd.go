@@ -32,7 +32,10 @@ func startEtcd(dataDir string) (*embeddedEtcd, error) {
 	cfg.ListenPeerUrls = []url.URL{*peerURL}
 	cfg.AdvertisePeerUrls = []url.URL{*peerURL}
 	cfg.InitialCluster = cfg.Name + "=" + peerURL.String()
-	cfg.LogLevel = "error"
+	cfg.LogLevel = "fatal"
+	if verbose() {
+		cfg.LogLevel = "info"
+	}
 	cfg.UnsafeNoFsync = true
 
 	server, err := embed.StartEtcd(cfg)

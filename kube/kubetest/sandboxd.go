@@ -2,7 +2,6 @@ package kubetest
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 )
@@ -14,7 +13,6 @@ const sandboxdPackage = agentSandboxModule + "/packages/sandboxd/cmd/sandboxd"
 func buildSandboxd(dir string) (string, error) {
 	bin := filepath.Join(dir, "sandboxd")
 	cmd := exec.Command("go", "build", "-o", bin, sandboxdPackage)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w\n%s", sandboxdPackage, err, out)
 	}
