@@ -25,6 +25,7 @@ func startAPIServer(etcdURL string, life *processTB) (*kubeapiservertesting.Test
 	if err != nil {
 		return nil, fmt.Errorf("start kube-apiserver: %w", err)
 	}
+	life.Cleanup(server.TearDownFn)
 	return &server, nil
 }
 
