@@ -17,10 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
-	"sigs.k8s.io/agent-sandbox/controllers"
+	extensionsv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
 	processv1 "sigs.k8s.io/agent-sandbox/packages/sandboxd/spec/process/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,9 +34,18 @@ import (
 // test, not a measure of anything.
 const waitLimit = time.Minute
 
+// scheme knows the built-in kinds and agent-sandbox's, extensions included.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(sandboxv1beta1.AddToScheme(s))
+	utilruntime.Must(extensionsv1beta1.AddToScheme(s))
+	return s
+}()
+
 func adminClient(t *testing.T, c *kubetest.Cluster) client.Client {
 	t.Helper()
-	cl, err := client.New(c.RESTConfig(), client.Options{Scheme: controllers.Scheme})
+	cl, err := client.New(c.RESTConfig(), client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +143,7 @@ func clientFromKubeconfig(t *testing.T, kubeconfig []byte) client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := client.New(cfg, client.Options{Scheme: controllers.Scheme})
+	cl, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
