@@ -19,14 +19,16 @@ import (
 	"k8s.io/kubernetes/pkg/controller/garbagecollector"
 	namespacecontroller "k8s.io/kubernetes/pkg/controller/namespace"
 	serviceaccountcontroller "k8s.io/kubernetes/pkg/controller/serviceaccount"
+	"k8s.io/kubernetes/pkg/controller/volume/pvcprotection"
 )
 
 // startCoreControllers runs the kube-controller-manager loops the sandbox
 // lifecycle leans on: the garbage collector (a deleted Sandbox takes its Pod,
 // Service and PVCs with it through owner references), the namespace
-// controller (a deleted namespace empties and goes away) and the service
+// controller (a deleted namespace empties and goes away), the service
 // account controller (each namespace gets the "default" ServiceAccount that
-// Pod admission requires).
+// Pod admission requires) and PVC protection (a deleted claim goes once no
+// Pod uses it).
 func startCoreControllers(ctx context.Context, cfg *rest.Config) error {
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -59,6 +61,11 @@ func startCoreControllers(ctx context.Context, cfg *rest.Config) error {
 	if err != nil {
 		return fmt.Errorf("service account controller: %w", err)
 	}
+	claimProtection, err := pvcprotection.NewPVCProtectionController(klog.FromContext(ctx),
+		sharedInformers.Core().V1().PersistentVolumeClaims(), sharedInformers.Core().V1().Pods(), client)
+	if err != nil {
+		return fmt.Errorf("pvc protection controller: %w", err)
+	}
 
 	sharedInformers.Start(ctx.Done())
 	metadataInformers.Start(ctx.Done())
@@ -70,5 +77,6 @@ func startCoreControllers(ctx context.Context, cfg *rest.Config) error {
 	go gc.Sync(ctx, client.Discovery(), syncPeriod)
 	go namespaces.Run(ctx, 4)
 	go serviceAccounts.Run(ctx, 2)
+	go claimProtection.Run(ctx, 2)
 	return nil
 }

@@ -202,3 +202,28 @@ func waitPod(t *testing.T, c *kubetest.Cluster, ns, name string, done func(*core
 		t.Fatalf("pod %s/%s: %v", ns, name, err)
 	}
 }
+
+func TestDeletedSandboxTakesItsPodAndClaim(t *testing.T) {
+	c := kubetest.Start(t)
+	cl := adminClient(t, c)
+	ns := c.Namespace(t)
+	ctx := context.Background()
+
+	sb := sandboxWithWorkspace(ns, "brief", true)
+	if err := cl.Create(ctx, sb); err != nil {
+		t.Fatal(err)
+	}
+	waitSandboxCondition(t, cl, ns, "brief", condReady, metav1.ConditionTrue, "")
+	ip := c.PodIP(ns, "brief")
+	if err := cl.Delete(ctx, sb); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "pod and claim collected", func(ctx context.Context) (bool, error) {
+		_, podErr := c.Kube().CoreV1().Pods(ns).Get(ctx, "brief", metav1.GetOptions{})
+		_, claimErr := c.Kube().CoreV1().PersistentVolumeClaims(ns).Get(ctx, "workspace-brief", metav1.GetOptions{})
+		return apierrors.IsNotFound(podErr) && apierrors.IsNotFound(claimErr), nil
+	})
+	if _, err := http.Get(fileURL(ip, "x")); err == nil {
+		t.Fatal("sandboxd still answers after its sandbox was deleted")
+	}
+}
