@@ -5,12 +5,14 @@ go 1.26.8
 require (
 	github.com/go-logr/logr v1.4.4
 	go.etcd.io/etcd/server/v3 v3.6.8
+	google.golang.org/grpc v1.83.1
 	k8s.io/api v0.36.4
 	k8s.io/apiextensions-apiserver v0.36.4
 	k8s.io/apimachinery v0.36.4
 	k8s.io/apiserver v0.36.4
 	k8s.io/client-go v0.36.4
 	k8s.io/controller-manager v0.36.4
+	k8s.io/klog/v2 v2.140.0
 	k8s.io/kubernetes v1.36.4
 	sigs.k8s.io/agent-sandbox v1.0.1
 	sigs.k8s.io/controller-runtime v0.24.1
@@ -129,7 +131,6 @@ require (
 	gomodules.xyz/jsonpatch/v2 v2.5.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect
-	google.golang.org/grpc v1.83.1 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
@@ -143,7 +144,6 @@ require (
 	k8s.io/dynamic-resource-allocation v0.36.4 // indirect
 	k8s.io/endpointslice v0.0.0 // indirect
 	k8s.io/externaljwt v0.0.0 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kms v0.36.4 // indirect
 	k8s.io/kube-aggregator v0.0.0 // indirect
 	k8s.io/kube-controller-manager v0.0.0 // indirect
@@ -161,6 +161,12 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.3 // indirect
+)
+
+// The product's packages, for tests here that drive them against the cluster.
+replace (
+	github.com/auxilia/sandboxes => ../
+	github.com/auxilia/sandboxes/pkg/client => ../pkg/client
 )
 
 // k8s.io/kubernetes requires its staging modules at v0.0.0; they are pinned to the release that matches it.
