@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: run build spa token test test-deps lint openapi openapi-check test-go test-frontend test-deployments fuzz fuzz-long bench
+.PHONY: run build spa token test test-deps lint openapi openapi-check test-go test-frontend test-deployments test-kube fuzz fuzz-long bench
 
 run: spa
 	$(GO) run ./cmd/auxilia serve
@@ -55,7 +55,7 @@ lint:
 	$(GO) vet ./...
 	cd pkg/client && $(GO) vet ./...
 
-test: test-deps lint openapi-check spa test-go test-frontend test-deployments fuzz
+test: test-deps lint openapi-check spa test-go test-frontend test-deployments test-kube fuzz
 
 # pkg/client is a module of its own, importable on the previous Go release.
 test-go:
@@ -70,6 +70,11 @@ test-frontend: spa
 # The deployment artifacts' offline checks: a module of their own (Helm is big).
 test-deployments:
 	cd deployments && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# The Kubernetes test cluster (a real kube-apiserver, etcd and agent-sandbox's
+# controllers in one process): a module of its own (Kubernetes is big).
+test-kube:
+	cd kube && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # openapi.yaml is generated from the handlers' annotations, and pkg/client from
 # it (pkg/client's tests fail when it is stale); CI fails on drift,
