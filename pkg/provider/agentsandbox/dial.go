@@ -2,10 +2,12 @@ package agentsandbox
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -45,6 +47,18 @@ type podConn struct {
 	ref   podRef
 	grpc  *grpc.ClientConn
 	files *http.Client
+	// refused is the last dial the API server refused (a port-forward
+	// it forbids), which gRPC and net/http word as the pod unreachable.
+	refused atomic.Pointer[provider.Error]
+}
+
+// dialRefusal is err, or the API server's refusal of the dial that made
+// it, which says more.
+func (p *podConn) dialRefusal(err error) error {
+	if refused := p.refused.Load(); refused != nil && errors.Is(err, provider.ErrUnreachable) {
+		return refused
+	}
+	return err
 }
 
 func (p *podConn) close() {
@@ -73,8 +87,18 @@ func (p *podConns) get(id string, ref podRef) (*podConn, error) {
 		have.close()
 		delete(p.conns, id)
 	}
+	conn := &podConn{ref: ref}
 	dial := func(port int) func(context.Context, string) (net.Conn, error) {
-		return func(ctx context.Context, _ string) (net.Conn, error) { return p.dialer.dial(ctx, ref, port) }
+		return func(ctx context.Context, _ string) (net.Conn, error) {
+			c, err := p.dialer.dial(ctx, ref, port)
+			var pe *provider.Error
+			if errors.As(err, &pe) && !errors.Is(err, provider.ErrUnreachable) && !errors.Is(err, provider.ErrTimeout) {
+				conn.refused.Store(pe)
+			} else if err == nil {
+				conn.refused.Store(nil)
+			}
+			return c, err
+		}
 	}
 	g, err := grpc.NewClient("passthrough:///"+ref.Name,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
@@ -94,7 +118,7 @@ func (p *podConns) get(id string, ref podRef) (*podConn, error) {
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	conn := &podConn{ref: ref, grpc: g, files: files}
+	conn.grpc, conn.files = g, files
 	p.conns[id] = conn
 	return conn, nil
 }

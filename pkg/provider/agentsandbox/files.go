@@ -90,7 +90,8 @@ func (c *Client) files(ctx context.Context, inst provider.Instance, k provider.C
 	}
 	k.URL = u
 	caller := provider.Caller{Provider: providerName, HTTP: pc.files, Timeout: requestTimeout, Refused: filesRefusal}
-	return caller.Send(ctx, k)
+	a, err := caller.Send(ctx, k)
+	return a, pc.dialRefusal(err)
 }
 
 // health asks sandboxd whether it serves (GET /v1/health).
@@ -101,7 +102,7 @@ func (c *Client) health(ctx context.Context, op string, inst provider.Instance) 
 	}
 	caller := provider.Caller{Provider: providerName, HTTP: pc.files, Timeout: 5 * time.Second}
 	_, err = caller.Send(ctx, provider.Call{Op: op, Method: http.MethodGet, URL: "http://sandboxd/v1/health"})
-	return err
+	return pc.dialRefusal(err)
 }
 
 // isListing says whether an answer of GET /v1/files is a folder's

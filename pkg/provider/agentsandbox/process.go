@@ -18,6 +18,7 @@ import (
 type processStream struct {
 	op     string
 	stream grpc.ClientStream
+	pc     *podConn
 }
 
 var startDesc = &grpc.StreamDesc{StreamName: "Start", ServerStreams: true}
@@ -36,9 +37,9 @@ func (c *Client) start(ctx context.Context, op string, inst provider.Instance, r
 		err = s.CloseSend()
 	}
 	if err != nil {
-		return nil, nil, grpcError(ctx, op, err)
+		return nil, nil, pc.dialRefusal(grpcError(ctx, op, err))
 	}
-	return &processStream{op: op, stream: s}, pc, nil
+	return &processStream{op: op, stream: s, pc: pc}, pc, nil
 }
 
 // next is the process's next event; io.EOF once the stream has ended.
@@ -48,7 +49,7 @@ func (p *processStream) next(ctx context.Context) (startEvent, error) {
 		if errors.Is(err, io.EOF) {
 			return startEvent{}, io.EOF
 		}
-		return startEvent{}, grpcError(ctx, p.op, err)
+		return startEvent{}, p.pc.dialRefusal(grpcError(ctx, p.op, err))
 	}
 	ev, err := decodeStartEvent(m.b)
 	if err != nil {
@@ -63,7 +64,7 @@ func unary(ctx context.Context, op string, pc *podConn, method string, req *wire
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	if err := pc.grpc.Invoke(ctx, method, req, &wireMessage{}); err != nil {
-		return grpcError(ctx, op, err)
+		return pc.dialRefusal(grpcError(ctx, op, err))
 	}
 	return nil
 }
