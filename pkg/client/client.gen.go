@@ -3063,7 +3063,7 @@ type KubernetesAgentSandboxConfig struct {
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
 	IdleMinutes int `json:"idle_minutes"`
 
-	// Image Container image of the sandboxes' pod, running sandboxd (gRPC on 9090, files on 8080); used when no template is named.
+	// Image Container image of the sandboxes' pod, whose entrypoint is sandboxd (it is given --root-dir, the working folder; gRPC on 9090, files on 8080); used when no template is named.
 	Image string `json:"image"`
 
 	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
@@ -3144,7 +3144,7 @@ type KubernetesAgentSandboxConfigInput struct {
 	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
 	IdleMinutes *int `json:"idle_minutes,omitempty"`
 
-	// Image Container image of the sandboxes' pod, running sandboxd (gRPC on 9090, files on 8080); used when no template is named.
+	// Image Container image of the sandboxes' pod, whose entrypoint is sandboxd (it is given --root-dir, the working folder; gRPC on 9090, files on 8080); used when no template is named.
 	Image *string `json:"image,omitempty"`
 
 	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.

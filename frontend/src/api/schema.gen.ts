@@ -2342,7 +2342,7 @@ export interface components {
          * Kubernetes (agent-sandbox) settings
          * @description Kubernetes (agent-sandbox): The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
          */
-        "Kubernetes(agent-sandbox)Config": {
+        KubernetesAgentSandboxConfig: {
             /**
              * Default packages
              * @description pip requirements installed into every new sandbox (needs the pods to reach PyPI).
@@ -2358,8 +2358,8 @@ export interface components {
             /**
              * Image
              * Format: image-ref
-             * @description Container image of the sandboxes' pod, running sandboxd (gRPC on 9090, files on 8080); used when no template is named.
-             * @default
+             * @description Container image of the sandboxes' pod, whose entrypoint is sandboxd (it is given --root-dir, the working folder; gRPC on 9090, files on 8080); used when no template is named.
+             * @default us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main
              */
             image: string;
             /**
@@ -2506,7 +2506,7 @@ export interface components {
          * Kubernetes (agent-sandbox) settings
          * @description Kubernetes (agent-sandbox): The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
          */
-        "Kubernetes(agent-sandbox)ConfigInput": {
+        KubernetesAgentSandboxConfigInput: {
             /**
              * Default packages
              * @description pip requirements installed into every new sandbox (needs the pods to reach PyPI).
@@ -2522,8 +2522,8 @@ export interface components {
             /**
              * Image
              * Format: image-ref
-             * @description Container image of the sandboxes' pod, running sandboxd (gRPC on 9090, files on 8080); used when no template is named.
-             * @default
+             * @description Container image of the sandboxes' pod, whose entrypoint is sandboxd (it is given --root-dir, the working folder; gRPC on 9090, files on 8080); used when no template is named.
+             * @default us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main
              */
             image?: string;
             /**
@@ -2667,8 +2667,8 @@ export interface components {
             workdir?: string;
         };
         /** @description A sandbox of the Kubernetes (agent-sandbox) provider. */
-        "Kubernetes(agent-sandbox)Sandbox": {
-            config: components["schemas"]["Kubernetes(agent-sandbox)Config"];
+        KubernetesAgentSandboxSandbox: {
+            config: components["schemas"]["KubernetesAgentSandboxConfig"];
             /** Format: date-time */
             created_at: string;
             /** @example Python 3.12 with pandas */
@@ -2701,8 +2701,8 @@ export interface components {
             url: string;
         };
         /** @description A sandbox of the Kubernetes (agent-sandbox) provider. */
-        "Kubernetes(agent-sandbox)SandboxCreate": {
-            config?: components["schemas"]["Kubernetes(agent-sandbox)ConfigInput"];
+        KubernetesAgentSandboxSandboxCreate: {
+            config?: components["schemas"]["KubernetesAgentSandboxConfigInput"];
             description?: string;
             /**
              * @description The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
@@ -3653,8 +3653,8 @@ export interface components {
             /** @enum {string} */
             step: "probing" | "reconnecting" | "waiting" | "creating" | "installing" | "ready";
         };
-        Sandbox: components["schemas"]["OpenSandboxSandbox"] | components["schemas"]["E2BSandbox"] | components["schemas"]["DaytonaSandbox"] | components["schemas"]["CloudRunSandbox"] | components["schemas"]["Kubernetes(agent-sandbox)Sandbox"] | components["schemas"]["LocalSandbox"];
-        SandboxCreate: components["schemas"]["OpenSandboxSandboxCreate"] | components["schemas"]["E2BSandboxCreate"] | components["schemas"]["DaytonaSandboxCreate"] | components["schemas"]["CloudRunSandboxCreate"] | components["schemas"]["Kubernetes(agent-sandbox)SandboxCreate"] | components["schemas"]["LocalSandboxCreate"];
+        Sandbox: components["schemas"]["OpenSandboxSandbox"] | components["schemas"]["E2BSandbox"] | components["schemas"]["DaytonaSandbox"] | components["schemas"]["CloudRunSandbox"] | components["schemas"]["KubernetesAgentSandboxSandbox"] | components["schemas"]["LocalSandbox"];
+        SandboxCreate: components["schemas"]["OpenSandboxSandboxCreate"] | components["schemas"]["E2BSandboxCreate"] | components["schemas"]["DaytonaSandboxCreate"] | components["schemas"]["CloudRunSandboxCreate"] | components["schemas"]["KubernetesAgentSandboxSandboxCreate"] | components["schemas"]["LocalSandboxCreate"];
         SandboxHealth: {
             /** Format: date-time */
             checked_at: string | null;

@@ -22,20 +22,30 @@ const (
 // (reconcilePVCs in controllers/sandbox_controller.go).
 const workspaceVolume = "workspace"
 
-// imageBlueprint is the pod the config's image describes: sandboxd's
-// ports, its health as readiness (GET /v1/health answers 200 once it
-// serves), the resources as requests and limits, and the working folder
-// on a claimed volume when a disk is asked for. The pod is not
-// restarted: a pod that ended is a sandbox gone.
+// imageBlueprint is the pod the config's image describes, as
+// agent-sandbox's own runtime example has it
+// (examples/sandboxd-sandbox/deploy/a-runtime-image.yaml): sandboxd (the
+// image's entrypoint) rooted at the working folder, as user 1000 without
+// privileges or a service account token; its ports; its health as
+// readiness (GET /v1/health answers 200 once it serves); the resources as
+// requests and limits; the working folder on a volume, claimed when a
+// disk is asked for (kept while the Sandbox is suspended), else an
+// emptyDir. The pod is not restarted: a pod that ended is a sandbox gone.
 func (c *Config) imageBlueprint() blueprint {
 	container := map[string]any{
 		"name":  "sandboxd",
 		"image": c.Image,
+		"args":  []string{"--root-dir=" + c.WorkDir},
 		"ports": []map[string]any{{"name": "grpc", "containerPort": grpcPort}, {"name": "files", "containerPort": restPort}},
 		"readinessProbe": map[string]any{
 			"httpGet":       map[string]any{"path": "/v1/health", "port": restPort},
 			"periodSeconds": 2,
 		},
+		"securityContext": map[string]any{
+			"runAsUser": sandboxUser, "runAsGroup": sandboxUser, "runAsNonRoot": true,
+			"allowPrivilegeEscalation": false, "capabilities": map[string]any{"drop": []string{"ALL"}},
+		},
+		"volumeMounts": []map[string]any{{"name": workspaceVolume, "mountPath": c.WorkDir}},
 	}
 	quantities := map[string]string{}
 	if c.Resources.CPU > 0 {
@@ -47,23 +57,32 @@ func (c *Config) imageBlueprint() blueprint {
 	if len(quantities) > 0 {
 		container["resources"] = map[string]any{"requests": quantities, "limits": quantities}
 	}
-	spec := map[string]any{"containers": []any{container}, "restartPolicy": "Never"}
+	no := false
+	spec := map[string]any{
+		"containers":                   []any{container},
+		"restartPolicy":                "Never",
+		"automountServiceAccountToken": &no,
+		"securityContext":              map[string]any{"runAsNonRoot": true, "fsGroup": sandboxUser},
+	}
 	if c.RuntimeClassName != "" {
 		spec["runtimeClassName"] = c.RuntimeClassName
 	}
 	var b blueprint
-	b.PodTemplate, _ = json.Marshal(map[string]any{"metadata": map[string]any{}, "spec": spec})
 	if c.Resources.DiskMB > 0 {
-		container["volumeMounts"] = []map[string]any{{"name": workspaceVolume, "mountPath": c.WorkDir}}
-		b.PodTemplate, _ = json.Marshal(map[string]any{"metadata": map[string]any{}, "spec": spec})
 		b.VolumeClaimTemplates, _ = json.Marshal([]map[string]any{{
 			"metadata": map[string]any{"name": workspaceVolume},
 			"spec": map[string]any{"accessModes": []string{"ReadWriteOnce"},
 				"resources": map[string]any{"requests": map[string]string{"storage": strconv.Itoa(c.Resources.DiskMB) + "Mi"}}},
 		}})
+	} else {
+		spec["volumes"] = []map[string]any{{"name": workspaceVolume, "emptyDir": map[string]any{}}}
 	}
+	b.PodTemplate, _ = json.Marshal(map[string]any{"metadata": map[string]any{}, "spec": spec})
 	return b
 }
+
+// sandboxUser is the user and group sandboxd runs as in an image's pod.
+const sandboxUser = 1000
 
 // ownTemplateName is the SandboxTemplate kept for a sandbox's image.
 func ownTemplateName(sandboxID string) string {

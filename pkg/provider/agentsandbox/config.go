@@ -17,7 +17,7 @@ import (
 type Config struct {
 	Namespace        string            `json:"namespace" validate:"required" title:"Namespace" doc:"Kubernetes namespace the sandboxes are created in."`
 	Template         string            `json:"template" title:"SandboxTemplate" doc:"Name of a SandboxTemplate in the namespace whose pod the sandboxes run; its container must run sandboxd. Leave empty to give an image instead."`
-	Image            string            `json:"image" validate:"omitempty,image_ref" title:"Image" doc:"Container image of the sandboxes' pod, running sandboxd (gRPC on 9090, files on 8080); used when no template is named."`
+	Image            string            `json:"image" validate:"omitempty,image_ref" title:"Image" doc:"Container image of the sandboxes' pod, whose entrypoint is sandboxd (it is given --root-dir, the working folder; gRPC on 9090, files on 8080); used when no template is named."`
 	RuntimeClassName string            `json:"runtime_class_name" title:"Runtime class" doc:"RuntimeClass the image's pods run under (gvisor, kata…); empty for the cluster's default. Only with an image."`
 	Labels           map[string]string `json:"labels" title:"Labels" doc:"Extra Kubernetes labels on every Sandbox and its pod."`
 	WorkDir          string            `json:"workdir" validate:"required" title:"Working folder" doc:"sandboxd's root folder in the pod (its --root-dir): commands run there and the file tools reach only paths under it."`
@@ -28,6 +28,10 @@ type Config struct {
 // DefaultWorkDir is sandboxd's default --root-dir (cmd/sandboxd/main.go).
 const DefaultWorkDir = "/workspace"
 
+// DefaultImage is sandboxd's image as agent-sandbox publishes it for its
+// examples (examples/sandboxd-sandbox/deploy): a shell and coreutils.
+const DefaultImage = "us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main"
+
 // The ways of reaching a pod's sandboxd.
 const (
 	reachAuto        = "auto"
@@ -37,7 +41,7 @@ const (
 
 // DefaultConfig is a new Kubernetes sandbox's settings.
 func DefaultConfig() *Config {
-	return &Config{Namespace: "default", Labels: map[string]string{}, WorkDir: DefaultWorkDir, ReachPods: reachAuto,
+	return &Config{Namespace: "default", Image: DefaultImage, Labels: map[string]string{}, WorkDir: DefaultWorkDir, ReachPods: reachAuto,
 		Common: provider.DefaultCommon()}
 }
 
@@ -98,7 +102,7 @@ func (c *Config) Validate(provider.Policy) []provider.FieldError {
 	case c.Template == "" && c.Image == "":
 		add("image", "give an image, or name a SandboxTemplate in template")
 	case c.Template != "" && c.Image != "":
-		add("image", "must be empty when a template is named: the template says what the pod runs")
+		add("template", "must be empty when an image is given: name a template or give an image, not both")
 	case c.Template != "" && !isDNSSubdomain(c.Template):
 		add("template", "must be a SandboxTemplate's name: lowercase letters, digits, '-' and '.'")
 	}
