@@ -75,7 +75,7 @@ func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.I
 		return provider.Instance{}, err
 	}
 	provider.Created(ctx, sb.Metadata.Name)
-	inst, err := c.untilReady(ctx, op, sb.Metadata.Name)
+	inst, err := c.untilReady(ctx, op, sb.Metadata.Name, sb.Metadata.Generation)
 	if err != nil {
 		_ = c.Destroy(context.WithoutCancel(ctx), provider.Instance{ID: sb.Metadata.Name})
 		return provider.Instance{}, err
@@ -132,17 +132,19 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 		return provider.Instance{}, failure(provider.ErrGone, op, "the Sandbox's pod has ended (%s: %s)", cond.Reason, cond.Message)
 	case sb.Spec.OperatingMode == modeSuspended:
 		c.pods.forget(inst.ID)
-		if err := c.setMode(ctx, op, inst.ID, modeRunning); err != nil {
+		resumed, err := c.setMode(ctx, op, inst.ID, modeRunning)
+		if err != nil {
 			return provider.Instance{}, err
 		}
-	case sb.is(conditionReady):
+		sb = resumed
+	case sb.readySince(sb.Metadata.Generation):
 		fresh := c.instance(sb)
 		if readState(fresh) != readState(inst) {
 			c.pods.forget(inst.ID)
 		}
 		return fresh, nil
 	}
-	return c.untilReady(ctx, op, inst.ID)
+	return c.untilReady(ctx, op, inst.ID, sb.Metadata.Generation)
 }
 
 // Pause suspends the Sandbox (operatingMode Suspended): the controller
@@ -150,14 +152,17 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 // controllers/sandbox_controller.go). Files outside a volume are lost.
 func (c *Client) Pause(ctx context.Context, inst provider.Instance) error {
 	c.pods.forget(inst.ID)
-	return c.setMode(ctx, "pause", inst.ID, modeSuspended)
+	_, err := c.setMode(ctx, "pause", inst.ID, modeSuspended)
+	return err
 }
 
 var _ provider.Pauser = (*Client)(nil)
 
-func (c *Client) setMode(ctx context.Context, op, name, mode string) error {
+// setMode sets the Sandbox's operatingMode and returns it as patched.
+func (c *Client) setMode(ctx context.Context, op, name, mode string) (sandbox, error) {
 	patch := map[string]any{"spec": map[string]string{"operatingMode": mode}}
-	return c.call(ctx, op, http.MethodPatch, c.sandboxesPath(name), patch, nil)
+	var sb sandbox
+	return sb, c.call(ctx, op, http.MethodPatch, c.sandboxesPath(name), patch, &sb)
 }
 
 // Destroy deletes the Sandbox, its pod and claims going with it (they are

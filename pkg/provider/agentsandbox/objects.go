@@ -12,6 +12,7 @@ type objectMeta struct {
 	Labels            map[string]string `json:"labels,omitempty"`
 	Annotations       map[string]string `json:"annotations,omitempty"`
 	ResourceVersion   string            `json:"resourceVersion,omitempty"`
+	Generation        int64             `json:"generation,omitempty"`
 	DeletionTimestamp *string           `json:"deletionTimestamp,omitempty"`
 }
 
@@ -40,6 +41,9 @@ type condition struct {
 	Status  string `json:"status"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
+	// ObservedGeneration is the spec's generation the controller saw when
+	// it wrote the condition.
+	ObservedGeneration int64 `json:"observedGeneration"`
 }
 
 type sandboxStatus struct {
@@ -79,6 +83,13 @@ func (s sandbox) condition(kind string) (condition, bool) {
 func (s sandbox) is(kind string) bool {
 	c, ok := s.condition(kind)
 	return ok && c.Status == "True"
+}
+
+// readySince says whether the Sandbox is Ready, as the controller saw
+// its spec at generation or later, with a pod IP.
+func (s sandbox) readySince(generation int64) bool {
+	c, ok := s.condition(conditionReady)
+	return ok && c.Status == "True" && c.ObservedGeneration >= generation && len(s.Status.PodIPs) > 0
 }
 
 // podNameAnnotation names the Sandbox's pod when it is not the Sandbox's

@@ -26,18 +26,21 @@ var stuckReasons = map[string]bool{
 	"CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true, "CrashLoopBackOff": true,
 }
 
-// untilReady waits for the Sandbox's Ready condition and sandboxd's
-// health, and returns the instance as it then is. What keeps the pod
-// from running is read from the pod itself and said at once: a
-// container that cannot start, a pod no node can take, a pod that ended.
-func (c *Client) untilReady(ctx context.Context, op, name string) (provider.Instance, error) {
+// untilReady waits for the Sandbox's Ready condition, written for its
+// spec's generation since (at least) generation, and sandboxd's health,
+// and returns the instance as it then is: a condition of an older spec
+// (Ready from before a suspend the controller has not seen) is not
+// taken. What keeps the pod from running is read from the pod itself and
+// said at once: a container that cannot start, a pod no node can take, a
+// pod that ended.
+func (c *Client) untilReady(ctx context.Context, op, name string, generation int64) (provider.Instance, error) {
 	var ready sandbox
 	err := readyPoll.Until(ctx, func(ctx context.Context) (string, bool, error) {
 		sb, err := c.getSandbox(ctx, op, name)
 		if err != nil {
 			return "", false, err
 		}
-		if sb.is(conditionReady) && len(sb.Status.PodIPs) > 0 {
+		if sb.readySince(generation) {
 			ready = sb
 			return "ready", true, nil
 		}
