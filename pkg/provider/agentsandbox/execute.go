@@ -27,13 +27,19 @@ func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provid
 		timeout = c.cfg.CommandTimeout()
 		req.Timeout = timeout
 	}
-	runCtx, cancel := context.WithTimeoutCause(ctx, timeout, errOwnTimeout)
-	defer cancel()
+	// The timeout is a timer's cancel, not a deadline: gRPC would send a
+	// deadline to sandboxd (grpc-timeout), which could end the stream a
+	// moment before this side knows it was the timeout.
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(timeout, func() { cancel(errOwnTimeout) })
+	defer timer.Stop()
 	began := time.Now()
+	timedOut := func() bool { return errors.Is(context.Cause(runCtx), errOwnTimeout) }
 	proc := processConfig{Command: []string{"sh", "-c", shell, "sh", req.Command}, Cwd: inst.WorkDir}
 	stream, pc, err := c.start(runCtx, op, inst, startRequest(proc, 0, 0))
 	if err != nil {
-		if errors.Is(context.Cause(runCtx), errOwnTimeout) {
+		if timedOut() {
 			return provider.NewOutput(req).Result(provider.TimeoutExitCode, true, timeout, time.Since(began)), nil
 		}
 		return provider.ExecResult{}, err
@@ -44,7 +50,7 @@ func (c *Client) Execute(ctx context.Context, inst provider.Instance, req provid
 		ev, err := stream.next(runCtx)
 		switch {
 		case err == nil:
-		case errors.Is(context.Cause(runCtx), errOwnTimeout):
+		case timedOut():
 			_ = signalGroup(op, pc, pid, signalKill)
 			return out.Result(provider.TimeoutExitCode, true, timeout, time.Since(began)), nil
 		case ctx.Err() != nil:

@@ -18,14 +18,14 @@ import (
 )
 
 // The commands, files and terminal are spoken to a real sandboxd: the
-// binary AUXILIA_SANDBOXD names (go build ./packages/sandboxd/cmd/sandboxd
+// binary SANDBOXD_BIN names (go build ./packages/sandboxd/cmd/sandboxd
 // in sigs.k8s.io/agent-sandbox), run on this host as a pod's would be.
 // The lifecycle, the API server's part, is a process here.
 
 func sandboxdBinary(t *testing.T) string {
-	bin := os.Getenv("AUXILIA_SANDBOXD")
+	bin := os.Getenv("SANDBOXD_BIN")
 	if bin == "" {
-		t.Skip("AUXILIA_SANDBOXD names no sandboxd binary")
+		t.Skip("SANDBOXD_BIN names no sandboxd binary")
 	}
 	return bin
 }

@@ -46,11 +46,8 @@ const (
 	methodResizeTTY  = "/process.v1.ProcessService/ResizeTTY"
 )
 
-// The signals SendSignal takes (enum Signal).
-const (
-	signalInt  = 2
-	signalKill = 9
-)
+// signalKill is SIGKILL as SendSignal takes it (enum Signal).
+const signalKill = 9
 
 // processConfig is a ProcessConfig: command, env_vars, cwd.
 type processConfig struct {
