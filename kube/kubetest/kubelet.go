@@ -45,6 +45,8 @@ type kubelet struct {
 	exited   map[types.UID]bool
 	failures map[string]podFailure
 	nextIP   int
+	// addresses are this process's own Pod addresses.
+	addresses *addressBlock
 }
 
 // podRun is a Pod whose sandboxd runs.
@@ -56,18 +58,23 @@ type podRun struct {
 }
 
 func startKubelet(ctx context.Context, client kubernetes.Interface, sandboxd, dataDir string) (*kubelet, error) {
+	addresses, err := claimAddressBlock()
+	if err != nil {
+		return nil, err
+	}
 	factory := informers.NewSharedInformerFactory(client, 0)
 	podInformer := factory.Core().V1().Pods()
 	k := &kubelet{
-		client:   client,
-		pods:     podInformer.Lister(),
-		queue:    workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName]()),
-		sandboxd: sandboxd,
-		dataDir:  dataDir,
-		running:  map[types.UID]*podRun{},
-		ipByPod:  map[types.NamespacedName]string{},
-		exited:   map[types.UID]bool{},
-		failures: map[string]podFailure{},
+		client:    client,
+		pods:      podInformer.Lister(),
+		queue:     workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName]()),
+		sandboxd:  sandboxd,
+		dataDir:   dataDir,
+		running:   map[types.UID]*podRun{},
+		ipByPod:   map[types.NamespacedName]string{},
+		exited:    map[types.UID]bool{},
+		failures:  map[string]podFailure{},
+		addresses: addresses,
 	}
 	enqueue := func(obj any) {
 		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -276,13 +283,13 @@ func (k *kubelet) volumeBinds(ctx context.Context, pod *corev1.Pod, container co
 	return binds, nil
 }
 
-// allocateIP gives each Pod its own loopback address, 127.0.0.2 onwards.
+// allocateIP gives each Pod its own loopback address, of this process's block.
 func (k *kubelet) allocateIP(pod *corev1.Pod) string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	n := k.nextIP
 	k.nextIP++
-	ip := fmt.Sprintf("127.0.%d.%d", n/250, n%250+2)
+	ip := k.addresses.address(n)
 	k.ipByPod[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}] = ip
 	return ip
 }
@@ -342,6 +349,7 @@ func (k *kubelet) stopAll() {
 	for _, uid := range uids {
 		k.stop(uid)
 	}
+	k.addresses.release()
 }
 
 func (k *kubelet) setFailure(ns string, failure podFailure) {
