@@ -18,14 +18,18 @@ import (
 )
 
 // The commands, files and terminal are spoken to a real sandboxd: the
-// binary SANDBOXD_BIN names (go build ./packages/sandboxd/cmd/sandboxd
-// in sigs.k8s.io/agent-sandbox), run on this host as a pod's would be.
+// binary SANDBOXD_BIN names (`make sandboxd` builds it into bin/, and
+// `make test` names it), run on this host as a pod's would be. Without
+// one the tests say so and skip, and fail where CI is set.
 // The lifecycle, the API server's part, is a process here.
 
 func sandboxdBinary(t *testing.T) string {
 	bin := os.Getenv("SANDBOXD_BIN")
 	if bin == "" {
-		t.Skip("SANDBOXD_BIN names no sandboxd binary")
+		if os.Getenv("CI") != "" {
+			t.Fatal("SANDBOXD_BIN names no sandboxd binary: run the tests with make test, or make sandboxd and name bin/sandboxd")
+		}
+		t.Skip("SANDBOXD_BIN names no sandboxd binary (make sandboxd builds one into bin/)")
 	}
 	return bin
 }
