@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: run build spa token test test-deps lint openapi openapi-check test-go test-frontend test-deployments fuzz fuzz-long bench
+.PHONY: run build spa token test test-deps lint openapi openapi-check test-go test-frontend test-deployments test-kube sandboxd fuzz fuzz-long bench
 
 run: spa
 	$(GO) run ./cmd/auxilia serve
@@ -55,11 +55,13 @@ lint:
 	$(GO) vet ./...
 	cd pkg/client && $(GO) vet ./...
 
-test: test-deps lint openapi-check spa test-go test-frontend test-deployments fuzz
+test: test-deps lint openapi-check spa test-go test-frontend test-deployments test-kube fuzz
 
 # pkg/client is a module of its own, importable on the previous Go release.
-test-go:
-	$(GO) test -count=1 -race -timeout 30m ./...
+# The Kubernetes provider's commands, files and terminal are tested against
+# sandboxd, agent-sandbox's daemon, built from its module.
+test-go: sandboxd
+	SANDBOXD_BIN=$(CURDIR)/bin/sandboxd $(GO) test -count=1 -race -timeout 30m ./...
 	cd pkg/client && $(GO) test -count=1 -race -timeout 30m ./...
 
 # The SPA's types against openapi.yaml, its component tests, and its browser
@@ -70,6 +72,15 @@ test-frontend: spa
 # The deployment artifacts' offline checks: a module of their own (Helm is big).
 test-deployments:
 	cd deployments && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# sandboxd at the version the Kubernetes test cluster's module pins.
+sandboxd:
+	cd kube && $(GO) build -o ../bin/sandboxd sigs.k8s.io/agent-sandbox/packages/sandboxd/cmd/sandboxd
+
+# The Kubernetes test cluster (a real kube-apiserver, etcd and agent-sandbox's
+# controllers in one process): a module of its own (Kubernetes is big).
+test-kube:
+	cd kube && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # openapi.yaml is generated from the handlers' annotations, and pkg/client from
 # it (pkg/client's tests fail when it is stale); CI fails on drift,

@@ -524,7 +524,7 @@ func TestCatalogue(t *testing.T) {
 			require.Equal(t, 201, r.StatusCode, "a config of the schema's defaults validates: %s", r.body)
 			assert.Equal(t, defaults, r.json(t)["config"], "and is what the server fills in")
 		}
-		assert.Equal(t, []string{"opensandbox", "e2b", "daytona", "cloudrun", "local"}, names)
+		assert.Equal(t, []string{"opensandbox", "e2b", "daytona", "cloudrun", "kubernetes", "local"}, names)
 		dt := e.providerNamed("daytona")
 		assert.Equal(t, map[string]any{"accepted": true, "required": true, "default": "https://app.daytona.io/api", "label": "API URL"}, dt["url"])
 	})

@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -77,7 +78,10 @@ func checkRelease(t *testing.T, r rendered, v chartutil.Values) {
 		}
 	})
 
-	t.Run("pod security", func(t *testing.T) { checkPodSecurity(t, pod) })
+	t.Run("pod security", func(t *testing.T) {
+		checkPodSecurity(t, pod, boolValue(t, v, "kubernetesSandboxes.enabled"))
+	})
+	t.Run("kubernetes sandboxes", func(t *testing.T) { checkKubernetesSandboxes(t, r, v, pod) })
 
 	t.Run("graceful termination", func(t *testing.T) {
 		shutdown := durationEnv(t, server.Env, "AUXILIA_SHUTDOWN_TIMEOUT")
@@ -193,7 +197,7 @@ func checkRelease(t *testing.T, r rendered, v chartutil.Values) {
 		if jpod.RestartPolicy != corev1.RestartPolicyNever {
 			t.Errorf("restartPolicy %s; want Never (the Job's backoffLimit retries)", jpod.RestartPolicy)
 		}
-		checkPodSecurity(t, jpod)
+		checkPodSecurity(t, jpod, false)
 		checkSecretEnv(t, r, v, c.Env, true)
 		// Hooks run before the release's own resources exist.
 		if sa := jpod.ServiceAccountName; sa != "" {
@@ -282,8 +286,9 @@ func checkRelease(t *testing.T, r rendered, v chartutil.Values) {
 }
 
 // checkPodSecurity asserts a pod runs as a non-root user without privileges
-// and without the local provider.
-func checkPodSecurity(t *testing.T, pod corev1.PodSpec) {
+// and without the local provider, its ServiceAccount's token mounted only
+// when it calls the Kubernetes API.
+func checkPodSecurity(t *testing.T, pod corev1.PodSpec, callsKubernetes bool) {
 	t.Helper()
 	psc := pod.SecurityContext
 	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot {
@@ -292,8 +297,8 @@ func checkPodSecurity(t *testing.T, pod corev1.PodSpec) {
 	if psc == nil || psc.RunAsUser == nil || *psc.RunAsUser == 0 {
 		t.Error("the pod sets no non-root runAsUser")
 	}
-	if a := pod.AutomountServiceAccountToken; a == nil || *a {
-		t.Error("the pod mounts a ServiceAccount token")
+	if a := pod.AutomountServiceAccountToken; a == nil || *a != callsKubernetes {
+		t.Errorf("the pod mounts a ServiceAccount token: %v; want %v", a != nil && *a, callsKubernetes)
 	}
 	for _, c := range pod.Containers {
 		sc := c.SecurityContext
@@ -500,4 +505,52 @@ func intValue(t *testing.T, v chartutil.Values, path string) int {
 	}
 	t.Fatalf("values: %s is not a number", path)
 	return 0
+}
+
+// checkKubernetesSandboxes asserts the pods' ServiceAccount is granted
+// what the Kubernetes provider calls, in the release's namespace, only
+// when kubernetesSandboxes.enabled, and nothing that writes pods.
+func checkKubernetesSandboxes(t *testing.T, r rendered, v chartutil.Values, pod corev1.PodSpec) {
+	var bindings []*rbacv1.RoleBinding
+	for key, o := range r.objects {
+		if b, ok := o.(*rbacv1.RoleBinding); ok && strings.HasPrefix(key, "RoleBinding/") {
+			bindings = append(bindings, b)
+		}
+	}
+	if !boolValue(t, v, "kubernetesSandboxes.enabled") {
+		if len(bindings) > 0 {
+			t.Error("a RoleBinding although kubernetesSandboxes.enabled is false")
+		}
+		return
+	}
+	if len(bindings) != 1 {
+		t.Fatalf("%d RoleBindings; want one, in the release's namespace", len(bindings))
+	}
+	b := bindings[0]
+	if len(b.Subjects) != 1 || b.Subjects[0].Kind != "ServiceAccount" || b.Subjects[0].Name != pod.ServiceAccountName {
+		t.Errorf("the RoleBinding binds %+v; want the pods' ServiceAccount %s", b.Subjects, pod.ServiceAccountName)
+	}
+	o, ok := r.get(b.RoleRef.Kind, b.RoleRef.Name)
+	if !ok {
+		t.Fatalf("the RoleBinding refers to %s %s, which the release does not make", b.RoleRef.Kind, b.RoleRef.Name)
+	}
+	granted := map[string]bool{}
+	for _, rule := range o.(*rbacv1.ClusterRole).Rules {
+		for _, res := range rule.Resources {
+			for _, verb := range rule.Verbs {
+				granted[res+":"+verb] = true
+			}
+		}
+	}
+	for _, need := range []string{"sandboxes:create", "sandboxes:get", "sandboxes:list", "sandboxes:patch", "sandboxes:delete",
+		"sandboxtemplates:get", "sandboxtemplates:create", "sandboxtemplates:update", "pods:get", "pods/portforward:create"} {
+		if !granted[need] {
+			t.Errorf("the provider needs %s; the role does not grant it", need)
+		}
+	}
+	for _, never := range []string{"pods:create", "pods:delete", "pods:patch", "pods/exec:create", "secrets:get", "*:*"} {
+		if granted[never] {
+			t.Errorf("the role grants %s, which the provider never calls", never)
+		}
+	}
 }

@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -217,14 +218,17 @@ func decodeManifest(content string) (any, string, error) {
 		return nil, "", err
 	}
 	types := map[string]any{
-		"apps/v1/Deployment":                     &appsv1.Deployment{},
-		"v1/Service":                             &corev1.Service{},
-		"v1/ServiceAccount":                      &corev1.ServiceAccount{},
-		"v1/Secret":                              &corev1.Secret{},
-		"batch/v1/Job":                           &batchv1.Job{},
-		"autoscaling/v2/HorizontalPodAutoscaler": &autoscalingv2.HorizontalPodAutoscaler{},
-		"policy/v1/PodDisruptionBudget":          &policyv1.PodDisruptionBudget{},
-		"networking.k8s.io/v1/Ingress":           &networkingv1.Ingress{},
+		"apps/v1/Deployment":                              &appsv1.Deployment{},
+		"v1/Service":                                      &corev1.Service{},
+		"v1/ServiceAccount":                               &corev1.ServiceAccount{},
+		"v1/Secret":                                       &corev1.Secret{},
+		"batch/v1/Job":                                    &batchv1.Job{},
+		"autoscaling/v2/HorizontalPodAutoscaler":          &autoscalingv2.HorizontalPodAutoscaler{},
+		"policy/v1/PodDisruptionBudget":                   &policyv1.PodDisruptionBudget{},
+		"networking.k8s.io/v1/Ingress":                    &networkingv1.Ingress{},
+		"rbac.authorization.k8s.io/v1/ClusterRole":        &rbacv1.ClusterRole{},
+		"rbac.authorization.k8s.io/v1/ClusterRoleBinding": &rbacv1.ClusterRoleBinding{},
+		"rbac.authorization.k8s.io/v1/RoleBinding":        &rbacv1.RoleBinding{},
 	}
 	obj, ok := types[head.APIVersion+"/"+head.Kind]
 	if !ok {

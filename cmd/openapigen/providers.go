@@ -129,7 +129,7 @@ func addProviderConfigs(doc *openapi3.T, kinds []provider.Kind) error {
 	variants := map[string]openapi3.SchemaRefs{}
 	for _, k := range kinds {
 		d := k.Describe()
-		prefix := strings.ReplaceAll(d.Title, " ", "")
+		prefix := schemaPrefix(d.Title)
 		for _, u := range unions {
 			config, err := configSchema(k, !u.input)
 			if err != nil {
@@ -243,4 +243,18 @@ func renameKeyword(schema map[string]any, from, to string) {
 			delete(schema, from)
 		}
 	}
+}
+
+// schemaPrefix is a provider's title as the start of a schema's name,
+// which OpenAPI allows letters, digits and ._- only: its words run
+// together, each capitalised ("Kubernetes (agent-sandbox)" is
+// KubernetesAgentSandbox, "Cloud Run" CloudRun).
+func schemaPrefix(title string) string {
+	words := strings.FieldsFunc(title, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	})
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return strings.Join(words, "")
 }

@@ -44,7 +44,7 @@ func TestTheProviderListsFollowTheProviders(t *testing.T) {
 	for _, k := range kinds {
 		names = append(names, k.Describe().Name)
 	}
-	assert.Equal(t, []any{"opensandbox", "e2b", "daytona", "echo", "cloudrun", "local"}, names, "echo in its order")
+	assert.Equal(t, []any{"opensandbox", "e2b", "daytona", "echo", "cloudrun", "kubernetes", "local"}, names, "echo in its order")
 	assert.Equal(t, names, doc.Components.Schemas["Provider"].Value.Enum, "one named list of providers")
 	assert.Equal(t, "#/components/schemas/Provider", doc.Components.Schemas["SandboxPatch"].Value.Properties["provider"].Ref)
 	assert.Empty(t, doc.Components.Schemas["SandboxPatch"].Value.Properties["name"].Value.Enum, "an unmarked property keeps no list")

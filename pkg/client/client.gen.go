@@ -657,6 +657,150 @@ func (e InstanceNetworkUpdateOutcome) Valid() bool {
 	}
 }
 
+// Defines values for KubernetesAgentSandboxConfigKeepFiles.
+const (
+	KubernetesAgentSandboxConfigKeepFilesAlways      KubernetesAgentSandboxConfigKeepFiles = "always"
+	KubernetesAgentSandboxConfigKeepFilesUntilExpiry KubernetesAgentSandboxConfigKeepFiles = "until_expiry"
+)
+
+// Valid indicates whether the value is a known member of the KubernetesAgentSandboxConfigKeepFiles enum.
+func (e KubernetesAgentSandboxConfigKeepFiles) Valid() bool {
+	switch e {
+	case KubernetesAgentSandboxConfigKeepFilesAlways:
+		return true
+	case KubernetesAgentSandboxConfigKeepFilesUntilExpiry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for KubernetesAgentSandboxConfigNetworkDefault.
+const (
+	KubernetesAgentSandboxConfigNetworkDefaultAllow KubernetesAgentSandboxConfigNetworkDefault = "allow"
+	KubernetesAgentSandboxConfigNetworkDefaultDeny  KubernetesAgentSandboxConfigNetworkDefault = "deny"
+)
+
+// Valid indicates whether the value is a known member of the KubernetesAgentSandboxConfigNetworkDefault enum.
+func (e KubernetesAgentSandboxConfigNetworkDefault) Valid() bool {
+	switch e {
+	case KubernetesAgentSandboxConfigNetworkDefaultAllow:
+		return true
+	case KubernetesAgentSandboxConfigNetworkDefaultDeny:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for KubernetesAgentSandboxConfigReachPods.
+const (
+	KubernetesAgentSandboxConfigReachPodsAuto        KubernetesAgentSandboxConfigReachPods = "auto"
+	KubernetesAgentSandboxConfigReachPodsPodIp       KubernetesAgentSandboxConfigReachPods = "pod_ip"
+	KubernetesAgentSandboxConfigReachPodsPortForward KubernetesAgentSandboxConfigReachPods = "port_forward"
+)
+
+// Valid indicates whether the value is a known member of the KubernetesAgentSandboxConfigReachPods enum.
+func (e KubernetesAgentSandboxConfigReachPods) Valid() bool {
+	switch e {
+	case KubernetesAgentSandboxConfigReachPodsAuto:
+		return true
+	case KubernetesAgentSandboxConfigReachPodsPodIp:
+		return true
+	case KubernetesAgentSandboxConfigReachPodsPortForward:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for KubernetesAgentSandboxConfigInputKeepFiles.
+const (
+	KubernetesAgentSandboxConfigInputKeepFilesAlways      KubernetesAgentSandboxConfigInputKeepFiles = "always"
+	KubernetesAgentSandboxConfigInputKeepFilesUntilExpiry KubernetesAgentSandboxConfigInputKeepFiles = "until_expiry"
+)
+
+// Valid indicates whether the value is a known member of the KubernetesAgentSandboxConfigInputKeepFiles enum.
+func (e KubernetesAgentSandboxConfigInputKeepFiles) Valid() bool {
+	switch e {
+	case KubernetesAgentSandboxConfigInputKeepFilesAlways:
+		return true
+	case KubernetesAgentSandboxConfigInputKeepFilesUntilExpiry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for KubernetesAgentSandboxConfigInputNetworkDefault.
+const (
+	KubernetesAgentSandboxConfigInputNetworkDefaultAllow KubernetesAgentSandboxConfigInputNetworkDefault = "allow"
+	KubernetesAgentSandboxConfigInputNetworkDefaultDeny  KubernetesAgentSandboxConfigInputNetworkDefault = "deny"
+)
+
+// Valid indicates whether the value is a known member of the KubernetesAgentSandboxConfigInputNetworkDefault enum.
+func (e KubernetesAgentSandboxConfigInputNetworkDefault) Valid() bool {
+	switch e {
+	case KubernetesAgentSandboxConfigInputNetworkDefaultAllow:
+		return true
+	case KubernetesAgentSandboxConfigInputNetworkDefaultDeny:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for KubernetesAgentSandboxConfigInputReachPods.
+const (
+	KubernetesAgentSandboxConfigInputReachPodsAuto        KubernetesAgentSandboxConfigInputReachPods = "auto"
+	KubernetesAgentSandboxConfigInputReachPodsPodIp       KubernetesAgentSandboxConfigInputReachPods = "pod_ip"
+	KubernetesAgentSandboxConfigInputReachPodsPortForward KubernetesAgentSandboxConfigInputReachPods = "port_forward"
+)
+
+// Valid indicates whether the value is a known member of the KubernetesAgentSandboxConfigInputReachPods enum.
+func (e KubernetesAgentSandboxConfigInputReachPods) Valid() bool {
+	switch e {
+	case KubernetesAgentSandboxConfigInputReachPodsAuto:
+		return true
+	case KubernetesAgentSandboxConfigInputReachPodsPodIp:
+		return true
+	case KubernetesAgentSandboxConfigInputReachPodsPortForward:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for KubernetesAgentSandboxSandboxProvider.
+const (
+	KubernetesAgentSandboxSandboxProviderKubernetes KubernetesAgentSandboxSandboxProvider = "kubernetes"
+)
+
+// Valid indicates whether the value is a known member of the KubernetesAgentSandboxSandboxProvider enum.
+func (e KubernetesAgentSandboxSandboxProvider) Valid() bool {
+	switch e {
+	case KubernetesAgentSandboxSandboxProviderKubernetes:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for KubernetesAgentSandboxSandboxCreateProvider.
+const (
+	KubernetesAgentSandboxSandboxCreateProviderKubernetes KubernetesAgentSandboxSandboxCreateProvider = "kubernetes"
+)
+
+// Valid indicates whether the value is a known member of the KubernetesAgentSandboxSandboxCreateProvider enum.
+func (e KubernetesAgentSandboxSandboxCreateProvider) Valid() bool {
+	switch e {
+	case KubernetesAgentSandboxSandboxCreateProviderKubernetes:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LocalConfigIsolation.
 const (
 	LocalConfigIsolationBubblewrap LocalConfigIsolation = "bubblewrap"
@@ -1055,6 +1199,7 @@ const (
 	ProviderCloudrun    Provider = "cloudrun"
 	ProviderDaytona     Provider = "daytona"
 	ProviderE2b         Provider = "e2b"
+	ProviderKubernetes  Provider = "kubernetes"
 	ProviderLocal       Provider = "local"
 	ProviderOpensandbox Provider = "opensandbox"
 )
@@ -1067,6 +1212,8 @@ func (e Provider) Valid() bool {
 	case ProviderDaytona:
 		return true
 	case ProviderE2b:
+		return true
+	case ProviderKubernetes:
 		return true
 	case ProviderLocal:
 		return true
@@ -2908,6 +3055,229 @@ type InstanceThread struct {
 	ThreadId string `json:"thread_id"`
 }
 
+// KubernetesAgentSandboxConfig Kubernetes (agent-sandbox): The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+type KubernetesAgentSandboxConfig struct {
+	// DefaultPackages pip requirements installed into every new sandbox (needs the pods to reach PyPI).
+	DefaultPackages []string `json:"default_packages"`
+
+	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+	IdleMinutes int `json:"idle_minutes"`
+
+	// Image Container image of the sandboxes' pod, whose entrypoint is sandboxd (it is given --root-dir, the working folder; gRPC on 9090, files on 8080); used when no template is named.
+	Image string `json:"image"`
+
+	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+	KeepFiles KubernetesAgentSandboxConfigKeepFiles `json:"keep_files"`
+
+	// Labels Extra Kubernetes labels on every Sandbox and its pod.
+	Labels map[string]string `json:"labels"`
+
+	// MaxKeptDays Kept files older than this are deleted.
+	MaxKeptDays int `json:"max_kept_days"`
+
+	// Namespace Kubernetes namespace the sandboxes are created in.
+	Namespace string `json:"namespace"`
+
+	// Network Where commands may connect to.
+	Network struct {
+		// Allow Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+		Allow []string `json:"allow"`
+
+		// Default What commands may connect to when no rule below names it: allow or deny.
+		Default KubernetesAgentSandboxConfigNetworkDefault `json:"default"`
+
+		// Deny Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+		Deny []string `json:"deny"`
+	} `json:"network"`
+
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance's Sandbox is relabelled with its thread).
+	Pool struct {
+		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
+		MaxIdleMinutes int `json:"max_idle_minutes"`
+
+		// Size Instances kept ready; 0 keeps none.
+		Size int `json:"size"`
+	} `json:"pool"`
+
+	// ReachPods How this server reaches sandboxd in a pod: pod_ip dials the pod's IP (this server runs in the cluster, or its network routes pod IPs); port_forward goes through the API server; auto is pod_ip without a kubeconfig (in-cluster) and port_forward with one.
+	ReachPods KubernetesAgentSandboxConfigReachPods `json:"reach_pods"`
+
+	// Resources What each instance may use.
+	Resources struct {
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (the container's request and limit; only with an image).
+		Cpu float32 `json:"cpu"`
+
+		// DiskMb Disk each instance may fill; 0 for the provider's default (a volume claimed for the working folder, which keeps its files while the sandbox is paused; only with an image).
+		DiskMb int `json:"disk_mb"`
+
+		// MemoryMb Memory each instance may use; 0 for the provider's default (the container's request and limit; only with an image).
+		MemoryMb int `json:"memory_mb"`
+	} `json:"resources"`
+
+	// RuntimeClassName RuntimeClass the image's pods run under (gvisor, kata…); empty for the cluster's default. Only with an image.
+	RuntimeClassName string `json:"runtime_class_name"`
+
+	// Template Name of a SandboxTemplate in the namespace whose pod the sandboxes run; its container must run sandboxd. Leave empty to give an image instead.
+	Template string `json:"template"`
+
+	// Timeout Longest a command may run.
+	Timeout int `json:"timeout"`
+
+	// Workdir sandboxd's root folder in the pod (its --root-dir): commands run there and the file tools reach only paths under it.
+	Workdir string `json:"workdir"`
+}
+
+// KubernetesAgentSandboxConfigKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+type KubernetesAgentSandboxConfigKeepFiles string
+
+// KubernetesAgentSandboxConfigNetworkDefault What commands may connect to when no rule below names it: allow or deny.
+type KubernetesAgentSandboxConfigNetworkDefault string
+
+// KubernetesAgentSandboxConfigReachPods How this server reaches sandboxd in a pod: pod_ip dials the pod's IP (this server runs in the cluster, or its network routes pod IPs); port_forward goes through the API server; auto is pod_ip without a kubeconfig (in-cluster) and port_forward with one.
+type KubernetesAgentSandboxConfigReachPods string
+
+// KubernetesAgentSandboxConfigInput Kubernetes (agent-sandbox): The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+type KubernetesAgentSandboxConfigInput struct {
+	// DefaultPackages pip requirements installed into every new sandbox (needs the pods to reach PyPI).
+	DefaultPackages *[]string `json:"default_packages,omitempty"`
+
+	// IdleMinutes After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+	IdleMinutes *int `json:"idle_minutes,omitempty"`
+
+	// Image Container image of the sandboxes' pod, whose entrypoint is sandboxd (it is given --root-dir, the working folder; gRPC on 9090, files on 8080); used when no template is named.
+	Image *string `json:"image,omitempty"`
+
+	// KeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+	KeepFiles *KubernetesAgentSandboxConfigInputKeepFiles `json:"keep_files,omitempty"`
+
+	// Labels Extra Kubernetes labels on every Sandbox and its pod.
+	Labels *map[string]string `json:"labels,omitempty"`
+
+	// MaxKeptDays Kept files older than this are deleted.
+	MaxKeptDays *int `json:"max_kept_days,omitempty"`
+
+	// Namespace Kubernetes namespace the sandboxes are created in.
+	Namespace *string `json:"namespace,omitempty"`
+
+	// Network Where commands may connect to.
+	Network *struct {
+		// Allow Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+		Allow *[]string `json:"allow,omitempty"`
+
+		// Default What commands may connect to when no rule below names it: allow or deny.
+		Default *KubernetesAgentSandboxConfigInputNetworkDefault `json:"default,omitempty"`
+
+		// Deny Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+		Deny *[]string `json:"deny,omitempty"`
+	} `json:"network,omitempty"`
+
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance's Sandbox is relabelled with its thread).
+	Pool *struct {
+		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
+		MaxIdleMinutes *int `json:"max_idle_minutes,omitempty"`
+
+		// Size Instances kept ready; 0 keeps none.
+		Size *int `json:"size,omitempty"`
+	} `json:"pool,omitempty"`
+
+	// ReachPods How this server reaches sandboxd in a pod: pod_ip dials the pod's IP (this server runs in the cluster, or its network routes pod IPs); port_forward goes through the API server; auto is pod_ip without a kubeconfig (in-cluster) and port_forward with one.
+	ReachPods *KubernetesAgentSandboxConfigInputReachPods `json:"reach_pods,omitempty"`
+
+	// Resources What each instance may use.
+	Resources *struct {
+		// Cpu CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (the container's request and limit; only with an image).
+		Cpu *float32 `json:"cpu,omitempty"`
+
+		// DiskMb Disk each instance may fill; 0 for the provider's default (a volume claimed for the working folder, which keeps its files while the sandbox is paused; only with an image).
+		DiskMb *int `json:"disk_mb,omitempty"`
+
+		// MemoryMb Memory each instance may use; 0 for the provider's default (the container's request and limit; only with an image).
+		MemoryMb *int `json:"memory_mb,omitempty"`
+	} `json:"resources,omitempty"`
+
+	// RuntimeClassName RuntimeClass the image's pods run under (gvisor, kata…); empty for the cluster's default. Only with an image.
+	RuntimeClassName *string `json:"runtime_class_name,omitempty"`
+
+	// Template Name of a SandboxTemplate in the namespace whose pod the sandboxes run; its container must run sandboxd. Leave empty to give an image instead.
+	Template *string `json:"template,omitempty"`
+
+	// Timeout Longest a command may run.
+	Timeout *int `json:"timeout,omitempty"`
+
+	// Workdir sandboxd's root folder in the pod (its --root-dir): commands run there and the file tools reach only paths under it.
+	Workdir *string `json:"workdir,omitempty"`
+}
+
+// KubernetesAgentSandboxConfigInputKeepFiles until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+type KubernetesAgentSandboxConfigInputKeepFiles string
+
+// KubernetesAgentSandboxConfigInputNetworkDefault What commands may connect to when no rule below names it: allow or deny.
+type KubernetesAgentSandboxConfigInputNetworkDefault string
+
+// KubernetesAgentSandboxConfigInputReachPods How this server reaches sandboxd in a pod: pod_ip dials the pod's IP (this server runs in the cluster, or its network routes pod IPs); port_forward goes through the API server; auto is pod_ip without a kubeconfig (in-cluster) and port_forward with one.
+type KubernetesAgentSandboxConfigInputReachPods string
+
+// KubernetesAgentSandboxSandbox A sandbox of the Kubernetes (agent-sandbox) provider.
+type KubernetesAgentSandboxSandbox struct {
+	// Config Kubernetes (agent-sandbox): The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+	Config    KubernetesAgentSandboxConfig `json:"config"`
+	CreatedAt time.Time                    `json:"created_at"`
+
+	// Description Example: Python 3.12 with pandas
+	Description string             `json:"description"`
+	HasSecret   bool               `json:"has_secret"`
+	Health      SandboxHealth      `json:"health"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// LiveInstances LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them).
+	LiveInstances *int `json:"live_instances,omitempty"`
+
+	// ManagedBy The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+	//
+	// Example: auxilia-apply
+	ManagedBy string `json:"managed_by"`
+
+	// Name Example: Team OpenSandbox
+	Name string `json:"name"`
+
+	// NetworkUpdate NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in.
+	NetworkUpdate *NetworkUpdate `json:"network_update,omitempty"`
+
+	// Pool Pool is shown when one sandbox is read, not in lists.
+	Pool      *SandboxPool                          `json:"pool,omitempty"`
+	Provider  KubernetesAgentSandboxSandboxProvider `json:"provider"`
+	UpdatedAt time.Time                             `json:"updated_at"`
+
+	// Url Example: http://sandbox.internal:8083
+	Url string `json:"url"`
+}
+
+// KubernetesAgentSandboxSandboxProvider defines model for KubernetesAgentSandboxSandbox.Provider.
+type KubernetesAgentSandboxSandboxProvider string
+
+// KubernetesAgentSandboxSandboxCreate A sandbox of the Kubernetes (agent-sandbox) provider.
+type KubernetesAgentSandboxSandboxCreate struct {
+	// Config Kubernetes (agent-sandbox): The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+	Config      *KubernetesAgentSandboxConfigInput `json:"config,omitempty"`
+	Description *string                            `json:"description,omitempty"`
+
+	// ManagedBy The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+	//
+	// Example: auxilia-apply
+	ManagedBy *string `json:"managed_by,omitempty"`
+
+	// Name Example: Team OpenSandbox
+	Name     string                                      `json:"name"`
+	Provider KubernetesAgentSandboxSandboxCreateProvider `json:"provider"`
+	Secret   *string                                     `json:"secret,omitempty"`
+
+	// Url Example: sandbox.internal:8083
+	Url *string `json:"url,omitempty"`
+}
+
+// KubernetesAgentSandboxSandboxCreateProvider defines model for KubernetesAgentSandboxSandboxCreate.Provider.
+type KubernetesAgentSandboxSandboxCreateProvider string
+
 // ListResult defines model for ListResult.
 type ListResult struct {
 	Entries []FileEntry `json:"entries"`
@@ -4624,6 +4994,40 @@ func (t *Sandbox) MergeCloudRunSandbox(v CloudRunSandbox) error {
 	return err
 }
 
+// AsKubernetesAgentSandboxSandbox returns the union data inside the Sandbox as a KubernetesAgentSandboxSandbox
+func (t Sandbox) AsKubernetesAgentSandboxSandbox() (KubernetesAgentSandboxSandbox, error) {
+	var body KubernetesAgentSandboxSandbox
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKubernetesAgentSandboxSandbox overwrites any union data inside the Sandbox as the provided KubernetesAgentSandboxSandbox
+func (t *Sandbox) FromKubernetesAgentSandboxSandbox(v KubernetesAgentSandboxSandbox) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"provider":"kubernetes"}`))
+	t.union = b
+	return err
+}
+
+// MergeKubernetesAgentSandboxSandbox performs a merge with any union data inside the Sandbox, using the provided KubernetesAgentSandboxSandbox
+func (t *Sandbox) MergeKubernetesAgentSandboxSandbox(v KubernetesAgentSandboxSandbox) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"provider":"kubernetes"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsLocalSandbox returns the union data inside the Sandbox as a LocalSandbox
 func (t Sandbox) AsLocalSandbox() (LocalSandbox, error) {
 	var body LocalSandbox
@@ -4678,6 +5082,8 @@ func (t Sandbox) ValueByDiscriminator() (interface{}, error) {
 		return t.AsDaytonaSandbox()
 	case "e2b":
 		return t.AsE2BSandbox()
+	case "kubernetes":
+		return t.AsKubernetesAgentSandboxSandbox()
 	case "local":
 		return t.AsLocalSandbox()
 	case "opensandbox":
@@ -4833,6 +5239,40 @@ func (t *SandboxCreate) MergeCloudRunSandboxCreate(v CloudRunSandboxCreate) erro
 	return err
 }
 
+// AsKubernetesAgentSandboxSandboxCreate returns the union data inside the SandboxCreate as a KubernetesAgentSandboxSandboxCreate
+func (t SandboxCreate) AsKubernetesAgentSandboxSandboxCreate() (KubernetesAgentSandboxSandboxCreate, error) {
+	var body KubernetesAgentSandboxSandboxCreate
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKubernetesAgentSandboxSandboxCreate overwrites any union data inside the SandboxCreate as the provided KubernetesAgentSandboxSandboxCreate
+func (t *SandboxCreate) FromKubernetesAgentSandboxSandboxCreate(v KubernetesAgentSandboxSandboxCreate) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"provider":"kubernetes"}`))
+	t.union = b
+	return err
+}
+
+// MergeKubernetesAgentSandboxSandboxCreate performs a merge with any union data inside the SandboxCreate, using the provided KubernetesAgentSandboxSandboxCreate
+func (t *SandboxCreate) MergeKubernetesAgentSandboxSandboxCreate(v KubernetesAgentSandboxSandboxCreate) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"provider":"kubernetes"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsLocalSandboxCreate returns the union data inside the SandboxCreate as a LocalSandboxCreate
 func (t SandboxCreate) AsLocalSandboxCreate() (LocalSandboxCreate, error) {
 	var body LocalSandboxCreate
@@ -4887,6 +5327,8 @@ func (t SandboxCreate) ValueByDiscriminator() (interface{}, error) {
 		return t.AsDaytonaSandboxCreate()
 	case "e2b":
 		return t.AsE2BSandboxCreate()
+	case "kubernetes":
+		return t.AsKubernetesAgentSandboxSandboxCreate()
 	case "local":
 		return t.AsLocalSandboxCreate()
 	case "opensandbox":

@@ -2338,6 +2338,388 @@ export interface components {
             /** @example conv-42 */
             thread_id: string;
         };
+        /**
+         * Kubernetes (agent-sandbox) settings
+         * @description Kubernetes (agent-sandbox): The provider's settings, every default written out; see config_schema in GET /api/v1/providers.
+         */
+        KubernetesAgentSandboxConfig: {
+            /**
+             * Default packages
+             * @description pip requirements installed into every new sandbox (needs the pods to reach PyPI).
+             * @default []
+             */
+            default_packages: string[];
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes: number;
+            /**
+             * Image
+             * Format: image-ref
+             * @description Container image of the sandboxes' pod, whose entrypoint is sandboxd (it is given --root-dir, the working folder; gRPC on 9090, files on 8080); used when no template is named.
+             * @default us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main
+             */
+            image: string;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files: "until_expiry" | "always";
+            /**
+             * Labels
+             * @description Extra Kubernetes labels on every Sandbox and its pod.
+             * @default {}
+             */
+            labels: {
+                [key: string]: string;
+            };
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days: number;
+            /**
+             * Namespace
+             * @description Kubernetes namespace the sandboxes are created in.
+             * @default default
+             */
+            namespace: string;
+            /**
+             * Network
+             * @description Where commands may connect to.
+             * @default {
+             *       "allow": [],
+             *       "default": "allow",
+             *       "deny": []
+             *     }
+             */
+            network: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default allow
+                 * @enum {string}
+                 */
+                default: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance's Sandbox is relabelled with its thread).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size: number;
+            };
+            /**
+             * Reach pods by
+             * @description How this server reaches sandboxd in a pod: pod_ip dials the pod's IP (this server runs in the cluster, or its network routes pod IPs); port_forward goes through the API server; auto is pod_ip without a kubeconfig (in-cluster) and port_forward with one.
+             * @default auto
+             * @enum {string}
+             */
+            reach_pods: "auto" | "pod_ip" | "port_forward";
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 0,
+             *       "memory_mb": 0
+             *     }
+             */
+            resources: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (the container's request and limit; only with an image).
+                 * @default 0
+                 */
+                cpu: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (a volume claimed for the working folder, which keeps its files while the sandbox is paused; only with an image).
+                 * @default 0
+                 */
+                disk_mb: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (the container's request and limit; only with an image).
+                 * @default 0
+                 */
+                memory_mb: number;
+            };
+            /**
+             * Runtime class
+             * @description RuntimeClass the image's pods run under (gvisor, kata…); empty for the cluster's default. Only with an image.
+             * @default
+             */
+            runtime_class_name: string;
+            /**
+             * SandboxTemplate
+             * @description Name of a SandboxTemplate in the namespace whose pod the sandboxes run; its container must run sandboxd. Leave empty to give an image instead.
+             * @default
+             */
+            template: string;
+            /**
+             * Timeout (seconds)
+             * @description Longest a command may run.
+             * @default 1800
+             */
+            timeout: number;
+            /**
+             * Working folder
+             * @description sandboxd's root folder in the pod (its --root-dir): commands run there and the file tools reach only paths under it.
+             * @default /workspace
+             */
+            workdir: string;
+        };
+        /**
+         * Kubernetes (agent-sandbox) settings
+         * @description Kubernetes (agent-sandbox): The provider's settings (see config_schema in GET /api/v1/providers); keys left out take their defaults.
+         */
+        KubernetesAgentSandboxConfigInput: {
+            /**
+             * Default packages
+             * @description pip requirements installed into every new sandbox (needs the pods to reach PyPI).
+             * @default []
+             */
+            default_packages?: string[];
+            /**
+             * Pause when idle (minutes)
+             * @description After this long without a run or a tool call, a thread's instance is paused, its files kept, and its next run resumes it; 0 never pauses.
+             * @default 0
+             */
+            idle_minutes?: number;
+            /**
+             * Image
+             * Format: image-ref
+             * @description Container image of the sandboxes' pod, whose entrypoint is sandboxd (it is given --root-dir, the working folder; gRPC on 9090, files on 8080); used when no template is named.
+             * @default us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main
+             */
+            image?: string;
+            /**
+             * Keep files
+             * @description until_expiry: a thread's files live as long as its instance; always: they are kept before the instance can expire, and a replacement starts from them.
+             * @default until_expiry
+             * @enum {string}
+             */
+            keep_files?: "until_expiry" | "always";
+            /**
+             * Labels
+             * @description Extra Kubernetes labels on every Sandbox and its pod.
+             * @default {}
+             */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * Keep files for (days)
+             * @description Kept files older than this are deleted.
+             * @default 7
+             */
+            max_kept_days?: number;
+            /**
+             * Namespace
+             * @description Kubernetes namespace the sandboxes are created in.
+             * @default default
+             */
+            namespace?: string;
+            /**
+             * Network
+             * @description Where commands may connect to.
+             * @default {
+             *       "allow": [],
+             *       "default": "allow",
+             *       "deny": []
+             *     }
+             */
+            network?: {
+                /**
+                 * Allow
+                 * @description Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
+                 * @default []
+                 */
+                allow?: string[];
+                /**
+                 * By default
+                 * @description What commands may connect to when no rule below names it: allow or deny.
+                 * @default allow
+                 * @enum {string}
+                 */
+                default?: "allow" | "deny";
+                /**
+                 * Deny
+                 * @description Domains, IP addresses or networks commands may never connect to; a deny beats an allow.
+                 * @default []
+                 */
+                deny?: string[];
+            };
+            /**
+             * Warm pool
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance's Sandbox is relabelled with its thread).
+             * @default {
+             *       "max_idle_minutes": 60,
+             *       "size": 0
+             *     }
+             */
+            pool?: {
+                /**
+                 * Longest idle (minutes)
+                 * @description A ready instance older than this is replaced by a new one.
+                 * @default 60
+                 */
+                max_idle_minutes?: number;
+                /**
+                 * Size
+                 * @description Instances kept ready; 0 keeps none.
+                 * @default 0
+                 */
+                size?: number;
+            };
+            /**
+             * Reach pods by
+             * @description How this server reaches sandboxd in a pod: pod_ip dials the pod's IP (this server runs in the cluster, or its network routes pod IPs); port_forward goes through the API server; auto is pod_ip without a kubeconfig (in-cluster) and port_forward with one.
+             * @default auto
+             * @enum {string}
+             */
+            reach_pods?: "auto" | "pod_ip" | "port_forward";
+            /**
+             * Resources
+             * @description What each instance may use.
+             * @default {
+             *       "cpu": 0,
+             *       "disk_mb": 0,
+             *       "memory_mb": 0
+             *     }
+             */
+            resources?: {
+                /**
+                 * CPU (cores)
+                 * @description CPU cores each instance may use, such as 0.5 or 2; 0 for the provider's default (the container's request and limit; only with an image).
+                 * @default 0
+                 */
+                cpu?: number;
+                /**
+                 * Disk (MiB)
+                 * @description Disk each instance may fill; 0 for the provider's default (a volume claimed for the working folder, which keeps its files while the sandbox is paused; only with an image).
+                 * @default 0
+                 */
+                disk_mb?: number;
+                /**
+                 * Memory (MiB)
+                 * @description Memory each instance may use; 0 for the provider's default (the container's request and limit; only with an image).
+                 * @default 0
+                 */
+                memory_mb?: number;
+            };
+            /**
+             * Runtime class
+             * @description RuntimeClass the image's pods run under (gvisor, kata…); empty for the cluster's default. Only with an image.
+             * @default
+             */
+            runtime_class_name?: string;
+            /**
+             * SandboxTemplate
+             * @description Name of a SandboxTemplate in the namespace whose pod the sandboxes run; its container must run sandboxd. Leave empty to give an image instead.
+             * @default
+             */
+            template?: string;
+            /**
+             * Timeout (seconds)
+             * @description Longest a command may run.
+             * @default 1800
+             */
+            timeout?: number;
+            /**
+             * Working folder
+             * @description sandboxd's root folder in the pod (its --root-dir): commands run there and the file tools reach only paths under it.
+             * @default /workspace
+             */
+            workdir?: string;
+        };
+        /** @description A sandbox of the Kubernetes (agent-sandbox) provider. */
+        KubernetesAgentSandboxSandbox: {
+            config: components["schemas"]["KubernetesAgentSandboxConfig"];
+            /** Format: date-time */
+            created_at: string;
+            /** @example Python 3.12 with pandas */
+            description: string;
+            has_secret: boolean;
+            health: components["schemas"]["SandboxHealth"];
+            /** Format: uuid */
+            id: string;
+            /** @description LiveInstances is shown in lists, to admins: how many of its instances are being created, live or paused now, warm pool's included (its page lists them). */
+            live_instances?: number;
+            /**
+             * @description The tool that manages the sandbox, as given when it was made (such as auxilia-apply, which prunes only what it manages); "" when none does.
+             * @example auxilia-apply
+             */
+            managed_by: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /** @description NetworkUpdate is shown in the answer to an edit (not a dry run) that changed config.network: what became of the new rules in each live instance threads work in. */
+            network_update?: components["schemas"]["NetworkUpdate"];
+            /** @description Pool is shown when one sandbox is read, not in lists. */
+            pool?: components["schemas"]["SandboxPool"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "kubernetes";
+            /** Format: date-time */
+            updated_at: string;
+            /** @example http://sandbox.internal:8083 */
+            url: string;
+        };
+        /** @description A sandbox of the Kubernetes (agent-sandbox) provider. */
+        KubernetesAgentSandboxSandboxCreate: {
+            config?: components["schemas"]["KubernetesAgentSandboxConfigInput"];
+            description?: string;
+            /**
+             * @description The tool that manages the sandbox (1–64 of a-z, 0-9, '.', '_', '-'); it cannot change afterwards.
+             * @example auxilia-apply
+             */
+            managed_by?: string;
+            /** @example Team OpenSandbox */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "kubernetes";
+            secret?: string | null;
+            /** @example sandbox.internal:8083 */
+            url?: string;
+        };
         ListResult: {
             entries: components["schemas"]["FileEntry"][];
             /** @description The directory has more entries than the 10000 given. */
@@ -3140,7 +3522,7 @@ export interface components {
             used?: number;
         };
         /** @enum {string} */
-        Provider: "opensandbox" | "e2b" | "daytona" | "cloudrun" | "local";
+        Provider: "opensandbox" | "e2b" | "daytona" | "cloudrun" | "kubernetes" | "local";
         ProviderField: {
             accepted: boolean;
             /** @example https://app.daytona.io/api */
@@ -3271,8 +3653,8 @@ export interface components {
             /** @enum {string} */
             step: "probing" | "reconnecting" | "waiting" | "creating" | "installing" | "ready";
         };
-        Sandbox: components["schemas"]["OpenSandboxSandbox"] | components["schemas"]["E2BSandbox"] | components["schemas"]["DaytonaSandbox"] | components["schemas"]["CloudRunSandbox"] | components["schemas"]["LocalSandbox"];
-        SandboxCreate: components["schemas"]["OpenSandboxSandboxCreate"] | components["schemas"]["E2BSandboxCreate"] | components["schemas"]["DaytonaSandboxCreate"] | components["schemas"]["CloudRunSandboxCreate"] | components["schemas"]["LocalSandboxCreate"];
+        Sandbox: components["schemas"]["OpenSandboxSandbox"] | components["schemas"]["E2BSandbox"] | components["schemas"]["DaytonaSandbox"] | components["schemas"]["CloudRunSandbox"] | components["schemas"]["KubernetesAgentSandboxSandbox"] | components["schemas"]["LocalSandbox"];
+        SandboxCreate: components["schemas"]["OpenSandboxSandboxCreate"] | components["schemas"]["E2BSandboxCreate"] | components["schemas"]["DaytonaSandboxCreate"] | components["schemas"]["CloudRunSandboxCreate"] | components["schemas"]["KubernetesAgentSandboxSandboxCreate"] | components["schemas"]["LocalSandboxCreate"];
         SandboxHealth: {
             /** Format: date-time */
             checked_at: string | null;

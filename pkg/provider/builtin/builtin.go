@@ -5,6 +5,7 @@ package builtin
 import (
 	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/provider"
+	"github.com/auxilia/sandboxes/pkg/provider/agentsandbox"
 	"github.com/auxilia/sandboxes/pkg/provider/cloudrun"
 	"github.com/auxilia/sandboxes/pkg/provider/daytona"
 	"github.com/auxilia/sandboxes/pkg/provider/e2b"
@@ -37,6 +38,7 @@ func Kinds(o Options) []provider.Kind {
 		e2b.Kind{},
 		daytona.Kind{},
 		cloudrun.Kind{},
+		agentsandbox.Kind{},
 		local.Kind{DataDir: o.DataDir, Ceilings: o.LocalCeilings, JailIDs: o.LocalJailIDs, Isolation: o.LocalIsolation, PackageIndex: o.LocalPackageIndex},
 	}
 }

@@ -1,0 +1,187 @@
+package agentsandbox
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/auxilia/sandboxes/pkg/provider"
+)
+
+// The ports sandboxd listens on (cmd/sandboxd/main.go): gRPC's
+// ProcessService and the Filesystem & Runtime REST API.
+const (
+	grpcPort = 9090
+	restPort = 8080
+)
+
+// workspaceVolume is the claim the working folder is mounted from, when
+// the config asks for a disk. The controller names the volume after the
+// claim's template and the claim after it and the Sandbox
+// (reconcilePVCs in controllers/sandbox_controller.go).
+const workspaceVolume = "workspace"
+
+// imageBlueprint is the pod the config's image describes, as
+// agent-sandbox's own runtime example has it
+// (examples/sandboxd-sandbox/deploy/a-runtime-image.yaml): sandboxd (the
+// image's entrypoint) rooted at the working folder, as user 1000 without
+// privileges or a service account token; its ports; its health as
+// readiness (GET /v1/health answers 200 once it serves); the resources as
+// requests and limits; the working folder on a volume, claimed when a
+// disk is asked for (kept while the Sandbox is suspended), else an
+// emptyDir. The pod is not restarted: a pod that ended is a sandbox gone.
+func (c *Config) imageBlueprint() blueprint {
+	container := map[string]any{
+		"name":  "sandboxd",
+		"image": c.Image,
+		"args":  []string{"--root-dir=" + c.WorkDir},
+		"ports": []map[string]any{{"name": "grpc", "containerPort": grpcPort}, {"name": "files", "containerPort": restPort}},
+		"readinessProbe": map[string]any{
+			"httpGet":       map[string]any{"path": "/v1/health", "port": restPort},
+			"periodSeconds": 2,
+		},
+		"securityContext": map[string]any{
+			"runAsUser": sandboxUser, "runAsGroup": sandboxUser, "runAsNonRoot": true,
+			"allowPrivilegeEscalation": false, "capabilities": map[string]any{"drop": []string{"ALL"}},
+		},
+		"volumeMounts": []map[string]any{{"name": workspaceVolume, "mountPath": c.WorkDir}},
+	}
+	quantities := map[string]string{}
+	if c.Resources.CPU > 0 {
+		quantities["cpu"] = strconv.Itoa(int(c.Resources.CPU*1000+0.5)) + "m"
+	}
+	if c.Resources.MemoryMB > 0 {
+		quantities["memory"] = strconv.Itoa(c.Resources.MemoryMB) + "Mi"
+	}
+	if len(quantities) > 0 {
+		container["resources"] = map[string]any{"requests": quantities, "limits": quantities}
+	}
+	no := false
+	spec := map[string]any{
+		"containers":                   []any{container},
+		"restartPolicy":                "Never",
+		"automountServiceAccountToken": &no,
+		"securityContext":              map[string]any{"runAsNonRoot": true, "fsGroup": sandboxUser},
+	}
+	if c.RuntimeClassName != "" {
+		spec["runtimeClassName"] = c.RuntimeClassName
+	}
+	var b blueprint
+	if c.Resources.DiskMB > 0 {
+		b.VolumeClaimTemplates, _ = json.Marshal([]map[string]any{{
+			"metadata": map[string]any{"name": workspaceVolume},
+			"spec": map[string]any{"accessModes": []string{"ReadWriteOnce"},
+				"resources": map[string]any{"requests": map[string]string{"storage": strconv.Itoa(c.Resources.DiskMB) + "Mi"}}},
+		}})
+	} else {
+		spec["volumes"] = []map[string]any{{"name": workspaceVolume, "emptyDir": map[string]any{}}}
+	}
+	b.PodTemplate, _ = json.Marshal(map[string]any{"metadata": map[string]any{}, "spec": spec})
+	return b
+}
+
+// sandboxUser is the user and group sandboxd runs as in an image's pod.
+const sandboxUser = 1000
+
+// ownTemplateName is the SandboxTemplate kept for a sandbox's image.
+func ownTemplateName(sandboxID string) string {
+	if sandboxID == "" {
+		return "auxilia-image"
+	}
+	return "auxilia-" + nameSafe(sandboxID)
+}
+
+// blueprintFor is what a new Sandbox runs: the named template's pod, or
+// the image's, kept as a SandboxTemplate of this sandbox's own first.
+func (c *Client) blueprintFor(ctx context.Context, op string, l provider.Labels) (blueprint, error) {
+	if c.cfg.Template != "" {
+		t, err := c.template(ctx, op, c.cfg.Template)
+		return t.Spec, err
+	}
+	b := c.cfg.imageBlueprint()
+	return b, c.keepTemplate(ctx, op, ownTemplateName(l.Sandbox), b)
+}
+
+// keepTemplate creates the SandboxTemplate, or updates it to b: asked
+// again with the same blueprint, it changes nothing.
+func (c *Client) keepTemplate(ctx context.Context, op, name string, b blueprint) error {
+	want := sandboxTemplate{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
+		Metadata: objectMeta{Name: name, Labels: map[string]string{labelManaged: "true"}}, Spec: b}
+	for attempt := 0; ; attempt++ {
+		var have sandboxTemplate
+		a, err := c.send(ctx, op, http.MethodGet, c.templatesPath(name), nil, "")
+		switch {
+		case err != nil:
+			return err
+		case a.Status == http.StatusNotFound:
+			a, err = c.send(ctx, op, http.MethodPost, c.templatesPath(""), want, "")
+		case !a.OK():
+			return c.caller.Refusal(op, a)
+		default:
+			if err := decode(op, a.Body, &have); err != nil {
+				return err
+			}
+			if sameJSON(have.Spec.PodTemplate, b.PodTemplate) && sameJSON(have.Spec.VolumeClaimTemplates, b.VolumeClaimTemplates) {
+				return nil
+			}
+			update := want
+			update.Metadata.ResourceVersion = have.Metadata.ResourceVersion
+			a, err = c.send(ctx, op, http.MethodPut, c.templatesPath(name), update, "")
+		}
+		switch {
+		case err != nil:
+			return err
+		case a.OK():
+			return nil
+		case a.Status == http.StatusConflict && attempt < 2:
+			continue // made or changed meanwhile: read it again
+		}
+		return c.caller.Refusal(op, a)
+	}
+}
+
+// sameJSON says whether two JSON documents hold the same values (the
+// API server may order keys otherwise, and fills in defaults, in which
+// case the template is written again: harmless).
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xs, _ := json.Marshal(x)
+	ys, _ := json.Marshal(y)
+	return string(xs) == string(ys)
+}
+
+// withPodLabels is the pod template with labels added to its metadata.
+func withPodLabels(op string, podTemplate json.RawMessage, labels map[string]string) (json.RawMessage, error) {
+	var t map[string]any
+	if err := json.Unmarshal(podTemplate, &t); err != nil || t == nil {
+		return nil, failure(provider.ErrInvalidConfig, op, "the SandboxTemplate's podTemplate is not an object")
+	}
+	meta, _ := t["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	have, _ := meta["labels"].(map[string]any)
+	if have == nil {
+		have = map[string]any{}
+	}
+	for k, v := range labels {
+		have[k] = v
+	}
+	meta["labels"] = have
+	t["metadata"] = meta
+	return json.Marshal(t)
+}
+
+func decode(op string, body []byte, out any) error {
+	if err := json.Unmarshal(body, out); err != nil {
+		return failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(body), 120))
+	}
+	return nil
+}
