@@ -15,7 +15,7 @@ describe("ProviderIcon", () => {
 
   it("shows a generic icon for a provider the catalogue does not list", async () => {
     const api = fakeApi({ "GET /api/v1/providers": { body: { items: providers } } });
-    const { container } = renderSignedIn(<ProviderIcon provider="kubernetes" />);
+    const { container } = renderSignedIn(<ProviderIcon provider="nomad" />);
     await waitFor(() => expect(api.callsTo("GET", "/api/v1/providers")).toHaveLength(1));
     expect(container.querySelector("img")).toBeNull();
     expect(container.querySelector("svg")).not.toBeNull();

@@ -5,6 +5,10 @@ import { fakeApi, problem } from "../../../test/fakeApi";
 import { providers, renderSignedIn } from "../../../test/render";
 import { SandboxDialog } from "./SandboxDialog";
 
+// titled matches an accessible name holding a provider's title, its
+// parentheses and dots taken as they are written.
+const titled = (title: string) => new RegExp(title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+
 const id = "0190aaaa-0000-7000-8000-000000000001";
 
 /** Whether the catalogue says the provider cannot set resources.cpu. */
@@ -168,7 +172,7 @@ describe("Add sandbox dialog", typingTest, () => {
     await within(dialog).findByRole("textbox", { name: "Name" });
 
     for (const p of providers.filter((p) => p.enabled)) {
-      await user.click(within(dialog).getByRole("radio", { name: new RegExp(p.title) }));
+      await user.click(within(dialog).getByRole("radio", { name: titled(p.title) }));
       const common = within(dialog).getByRole("group", { name: "Common settings" });
       expect(within(common).getByRole("spinbutton", { name: "Timeout (seconds)" })).toBeInTheDocument();
       expect(within(common).getByRole("textbox", { name: "Default packages" })).toBeInTheDocument();
@@ -190,7 +194,7 @@ describe("Add sandbox dialog", typingTest, () => {
     const dialog = await screen.findByRole("dialog", { name: "Add sandbox" });
     await within(dialog).findByRole("textbox", { name: "Name" });
 
-    const card = (title: string) => within(dialog).getByRole("radio", { name: new RegExp(title) }).closest("label");
+    const card = (title: string) => within(dialog).getByRole("radio", { name: titled(title) }).closest("label");
     expect(card("Cloud Run")).toHaveTextContent("Commands run in bash.");
     expect(card("OpenSandbox")).toHaveTextContent("Commands run in bash, or sh where the image has no bash.");
     for (const p of providers) {
