@@ -39,10 +39,10 @@ func registerNode(ctx context.Context, client kubernetes.Interface) error {
 			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 			Message: "kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now,
 		}},
-		Addresses: []corev1.NodeAddress{
-			{Type: corev1.NodeInternalIP, Address: "127.0.0.1"},
-			{Type: corev1.NodeHostName, Address: nodeName},
-		},
+		// An address only, no host name: the API server dials the node's
+		// kubelet (for a port-forward, say) at it, where a host name would
+		// have it ask the host's DNS. Nothing serves the kubelet's API there.
+		Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}},
 	}
 	if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("node status: %w", err)
