@@ -543,7 +543,9 @@ func checkKubernetesSandboxes(t *testing.T, r rendered, v chartutil.Values, pod 
 		}
 	}
 	for _, need := range []string{"sandboxes:create", "sandboxes:get", "sandboxes:list", "sandboxes:patch", "sandboxes:delete",
-		"sandboxtemplates:get", "sandboxtemplates:create", "sandboxtemplates:update", "pods:get", "pods/portforward:create"} {
+		"sandboxtemplates:get", "sandboxtemplates:create", "sandboxtemplates:update", "sandboxwarmpools:get", "sandboxwarmpools:create",
+		"sandboxwarmpools:patch", "sandboxwarmpools:delete", "sandboxclaims:get", "sandboxclaims:create", "sandboxclaims:delete",
+		"pods:get", "pods/portforward:create"} {
 		if !granted[need] {
 			t.Errorf("the provider needs %s; the role does not grant it", need)
 		}

@@ -28,6 +28,8 @@ func TestMain(m *testing.M) {
 var providerRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{"agents.x-k8s.io"}, Resources: []string{"sandboxes"}, Verbs: []string{"get", "list", "create", "patch", "delete"}},
 	{APIGroups: []string{"extensions.agents.x-k8s.io"}, Resources: []string{"sandboxtemplates"}, Verbs: []string{"get", "create", "update"}},
+	{APIGroups: []string{"extensions.agents.x-k8s.io"}, Resources: []string{"sandboxwarmpools"}, Verbs: []string{"get", "create", "patch", "delete"}},
+	{APIGroups: []string{"extensions.agents.x-k8s.io"}, Resources: []string{"sandboxclaims"}, Verbs: []string{"get", "create", "delete"}},
 	{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
 	{APIGroups: []string{""}, Resources: []string{"pods/portforward"}, Verbs: []string{"get", "create"}},
 }
@@ -42,11 +44,18 @@ const sandboxdImage = "registry.k8s.io/agent-sandbox/sandboxd:v1.0.1"
 // working folder, which a pause keeps.
 func kubeClient(t *testing.T, rules []rbacv1.PolicyRule) (provider.Client, *kubetest.Cluster, string) {
 	t.Helper()
+	return kubeClientWith(t, rules, func(*agentsandbox.Config) {})
+}
+
+// kubeClientWith is kubeClient with its config tuned first.
+func kubeClientWith(t *testing.T, rules []rbacv1.PolicyRule, tune func(*agentsandbox.Config)) (provider.Client, *kubetest.Cluster, string) {
+	t.Helper()
 	c := kubetest.Start(t)
 	ns := c.Namespace(t)
 	cfg := agentsandbox.DefaultConfig()
 	cfg.Namespace, cfg.Image, cfg.ReachPods = ns, sandboxdImage, "pod_ip"
 	cfg.Resources.DiskMB = 1024
+	tune(cfg)
 	k := agentsandbox.Kind{}
 	require.Empty(t, provider.ValidateConfig(k, cfg, provider.Policy{}))
 	client, err := k.Open(provider.Settings{Secret: string(c.Kubeconfig(t, ns, rules)), Config: cfg})

@@ -40,3 +40,14 @@ type PoolStatus struct {
 	Detail   string     // why it fails, stopped, or waits on the quota; how many ready ones the quota paused
 	RetryAt  *time.Time // when a failing pool tries again
 }
+
+// ProviderPool is a warm pool its provider keeps itself, as it stood when
+// the pool job last told the provider its size.
+type ProviderPool struct {
+	SandboxID  string
+	Version    int // the sandbox version it was kept for
+	Size       int
+	Ready      int
+	Creating   int
+	ObservedAt time.Time
+}

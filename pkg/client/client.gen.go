@@ -1233,6 +1233,7 @@ const (
 	ProviderInfoCapabilitiesNetworkSwitch   ProviderInfoCapabilities = "network_switch"
 	ProviderInfoCapabilitiesPauseResume     ProviderInfoCapabilities = "pause_resume"
 	ProviderInfoCapabilitiesPersist         ProviderInfoCapabilities = "persist"
+	ProviderInfoCapabilitiesProviderPool    ProviderInfoCapabilities = "provider_pool"
 	ProviderInfoCapabilitiesResources       ProviderInfoCapabilities = "resources"
 	ProviderInfoCapabilitiesSnapshotRestore ProviderInfoCapabilities = "snapshot_restore"
 	ProviderInfoCapabilitiesTerminal        ProviderInfoCapabilities = "terminal"
@@ -1255,6 +1256,8 @@ func (e ProviderInfoCapabilities) Valid() bool {
 	case ProviderInfoCapabilitiesPauseResume:
 		return true
 	case ProviderInfoCapabilitiesPersist:
+		return true
+	case ProviderInfoCapabilitiesProviderPool:
 		return true
 	case ProviderInfoCapabilitiesResources:
 		return true
@@ -3090,7 +3093,7 @@ type KubernetesAgentSandboxConfig struct {
 		Deny []string `json:"deny"`
 	} `json:"network"`
 
-	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance's Sandbox is relabelled with its thread).
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster, as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes (longest idle does not apply); a new thread's instance is a SandboxClaim that takes one, then gets the default packages).
 	Pool struct {
 		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
 		MaxIdleMinutes int `json:"max_idle_minutes"`
@@ -3171,7 +3174,7 @@ type KubernetesAgentSandboxConfigInput struct {
 		Deny *[]string `json:"deny,omitempty"`
 	} `json:"network,omitempty"`
 
-	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance's Sandbox is relabelled with its thread).
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster, as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes (longest idle does not apply); a new thread's instance is a SandboxClaim that takes one, then gets the default packages).
 	Pool *struct {
 		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
 		MaxIdleMinutes *int `json:"max_idle_minutes,omitempty"`

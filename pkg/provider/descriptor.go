@@ -87,11 +87,13 @@ const (
 	Terminal
 	// Interrupt: a running command can be interrupted.
 	Interrupt
+	// ProviderPool: the provider keeps a sandbox's warm pool itself (see PoolKeeper).
+	ProviderPool
 )
 
 // capabilityNames are the capabilities as the API names them, in bit order.
 var capabilityNames = []string{"keep_alive", "find_created", "persist", "volume_mounts", "network_switch",
-	"pause_resume", "snapshot_restore", "egress_rules", "resources", "terminal", "interrupt"}
+	"pause_resume", "snapshot_restore", "egress_rules", "resources", "terminal", "interrupt", "provider_pool"}
 
 // CapabilityNames lists every capability a provider may declare, as the API names them.
 func CapabilityNames() []string { return append([]string(nil), capabilityNames...) }

@@ -70,7 +70,7 @@ func TestCapabilitiesAreServedByName(t *testing.T) {
 	assert.True(t, d.Capabilities.Has(provider.Interrupt))
 	assert.False(t, d.Capabilities.Has(provider.Interrupt|provider.Terminal))
 	assert.Equal(t, []string{}, provider.Capabilities(0).Names())
-	assert.Len(t, provider.CapabilityNames(), 11)
+	assert.Len(t, provider.CapabilityNames(), 12)
 }
 
 func TestTheIconIsADataURLAnImageCannotRunScriptsFrom(t *testing.T) {

@@ -61,3 +61,16 @@ func (i instrumented) Forget(ctx context.Context, kept Kept) error {
 	i.observe("forget", start, &err)
 	return err
 }
+
+// KeepPool has the provider keep the sandbox's warm pool, where it can
+// (else ErrUnsupported).
+func (i instrumented) KeepPool(ctx context.Context, labels Labels, size int) (PoolCount, error) {
+	k, ok := i.c.(PoolKeeper)
+	if !ok {
+		return PoolCount{}, Errorf(ErrUnsupported, i.provider, "keep pool", "warm pools are kept by this server")
+	}
+	start := time.Now()
+	count, err := k.KeepPool(ctx, labels, size)
+	i.observe("keep pool", start, &err)
+	return count, err
+}

@@ -19,6 +19,12 @@ type Pools interface {
 	Sandboxes(ctx context.Context, after string, limit int) ([]auxilia.Sandbox, error)
 	Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error)
 	SetFailures(ctx context.Context, f auxilia.PoolFailures) error
+	// The pools providers keep themselves (ProviderPool): how each stood
+	// when last told its size, and the deleted sandboxes' still kept.
+	ProviderPool(ctx context.Context, sandboxID string) (auxilia.ProviderPool, bool, error)
+	SetProviderPool(ctx context.Context, p auxilia.ProviderPool) error
+	ForgetProviderPool(ctx context.Context, sandboxID string) error
+	DeletedWithProviderPools(ctx context.Context, limit int) ([]auxilia.Sandbox, error)
 	// Running and MarkPaused are for pausing the unclaimed instances of a
 	// workspace whose instance-hours are used up.
 	Running(ctx context.Context, workspaceID string, limit int) ([]auxilia.Instance, error)
@@ -31,6 +37,7 @@ type WarmPools interface {
 	Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error)
 	Paused(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (int, error)
 	Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error)
+	ProviderPool(ctx context.Context, sandboxID string) (auxilia.ProviderPool, bool, error)
 }
 
 // poolInstance gives a thread without an instance one of its sandbox's
@@ -44,8 +51,8 @@ func (poolInstance) choose(ctx context.Context, a *allocation, thread auxilia.Th
 	if err != nil {
 		return nil, err
 	}
-	if pool.Size == 0 {
-		return nil, nil
+	if pool.Size == 0 || a.svc.keptByProvider(a.sb) {
+		return nil, nil // a provider-kept pool is the provider's: Create takes from it
 	}
 	start := time.Now()
 	inst, ok, err := a.svc.WarmPools(a.agent.WorkspaceID).Claim(ctx, thread, a.sb, freshAfter(pool, now))
@@ -123,15 +130,14 @@ func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.P
 		return auxilia.PoolStatus{State: auxilia.PoolOff}, nil
 	}
 	out := auxilia.PoolStatus{Size: pool.Size}
-	fresh := freshAfter(pool, time.Now())
-	if out.Ready, out.Creating, err = s.WarmPools(sb.WorkspaceID).Count(ctx, sb, fresh); err != nil {
-		return out, err
-	}
 	paused := 0
-	if out.Ready > 0 {
-		if paused, err = s.WarmPools(sb.WorkspaceID).Paused(ctx, sb, fresh); err != nil {
-			return out, err
-		}
+	if s.keptByProvider(sb) {
+		out.Ready, out.Creating, err = s.providerPoolCounts(ctx, sb)
+	} else {
+		out.Ready, out.Creating, paused, err = s.poolCounts(ctx, sb, freshAfter(pool, time.Now()))
+	}
+	if err != nil {
+		return out, err
 	}
 	f, err := s.WarmPools(sb.WorkspaceID).Failures(ctx, sb.ID)
 	if err != nil {
@@ -159,6 +165,17 @@ func (s *Service) PoolStatus(ctx context.Context, sb auxilia.Sandbox) (auxilia.P
 	}
 	out.Detail = withPausedDetail(out.Detail, paused, out.Ready)
 	return out, nil
+}
+
+// poolCounts counts a pool this server keeps: its instances ready, on
+// their way, and paused among the ready ones.
+func (s *Service) poolCounts(ctx context.Context, sb auxilia.Sandbox, fresh time.Time) (ready, creating, paused int, err error) {
+	pools := s.WarmPools(sb.WorkspaceID)
+	if ready, creating, err = pools.Count(ctx, sb, fresh); err != nil || ready == 0 {
+		return ready, creating, 0, err
+	}
+	paused, err = pools.Paused(ctx, sb, fresh)
+	return ready, creating, paused, err
 }
 
 // withPausedDetail adds to a pool's detail that some of its ready instances

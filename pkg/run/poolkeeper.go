@@ -80,6 +80,9 @@ func (s *Service) KeepPools(ctx context.Context) (PoolReport, error) {
 			first = fmt.Errorf("pool of sandbox %s: %w", sb.ID, err)
 		}
 	})
+	if err := s.removeDeletedPools(ctx); err != nil && first == nil {
+		first = err
+	}
 	return rep, first
 }
 
@@ -95,6 +98,9 @@ func (s *Service) keepPool(ctx context.Context, sb auxilia.Sandbox, rep *PoolRep
 		return err
 	}
 	pool := cfg.WarmPool()
+	if s.keptByProvider(sb) {
+		return s.keepProviderPool(ctx, sb, pool)
+	}
 	fresh := freshAfter(pool, time.Now())
 	retired, err := s.Pools.Retire(ctx, sb, fresh, pool.Size)
 	if err != nil {

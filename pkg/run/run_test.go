@@ -33,15 +33,20 @@ type world struct {
 }
 
 func newWorld(t *testing.T, db *store.DB, opts ...func(*run.Options)) world {
+	fake := providertest.NewFake(t.TempDir())
+	return newWorldOf(t, db, fake, fake, opts...)
+}
+
+// newWorldOf is a world whose sandbox is of kind, which drives fake.
+func newWorldOf(t *testing.T, db *store.DB, kind provider.Kind, fake *providertest.Fake, opts ...func(*run.Options)) world {
 	ctx := context.Background()
 	keys, err := secret.ParseKeys(secret.NewKey())
 	require.NoError(t, err)
-	fake := providertest.NewFake(t.TempDir())
 	o := run.Options{}
 	for _, f := range opts {
 		f(&o)
 	}
-	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Kinds: []provider.Kind{fake}, Run: o})
+	a := app.New(db, keys, app.Options{DataDir: t.TempDir(), Kinds: []provider.Kind{kind}, Run: o})
 	// Meters written after their commands' answers are written before the database closes.
 	t.Cleanup(func() { _ = a.Runs.FlushMeters(context.Background()) })
 	ws, err := db.System("test").Workspaces().Ensure(ctx, "acme")

@@ -269,3 +269,28 @@ func (s TenantInstances) ListInstances(ctx context.Context, f auxilia.InstanceFi
 func (s TenantInstances) ActiveCounts(ctx context.Context, sandboxIDs []string) (map[string]int, error) {
 	return s.t.db.instances().ActiveCounts(ctx, s.t.ws, sandboxIDs)
 }
+
+// ProviderPool returns how the sandbox's provider-kept pool last stood.
+func (s TenantPools) ProviderPool(ctx context.Context, sandboxID string) (auxilia.ProviderPool, bool, error) {
+	return s.t.db.pools().ProviderPool(ctx, sandboxID)
+}
+
+// ProviderPool returns how the sandbox's provider-kept pool last stood.
+func (s SystemPools) ProviderPool(ctx context.Context, sandboxID string) (auxilia.ProviderPool, bool, error) {
+	return s.s.db.pools().ProviderPool(ctx, sandboxID)
+}
+
+// SetProviderPool records how a provider-kept pool stands.
+func (s SystemPools) SetProviderPool(ctx context.Context, p auxilia.ProviderPool) error {
+	return s.s.db.pools().SetProviderPool(ctx, p)
+}
+
+// ForgetProviderPool records that the provider removed the sandbox's pool.
+func (s SystemPools) ForgetProviderPool(ctx context.Context, sandboxID string) error {
+	return s.s.db.pools().ForgetProviderPool(ctx, sandboxID)
+}
+
+// DeletedWithProviderPools returns deleted sandboxes whose provider still keeps a pool.
+func (s SystemPools) DeletedWithProviderPools(ctx context.Context, limit int) ([]auxilia.Sandbox, error) {
+	return s.s.db.pools().DeletedWithProviderPools(ctx, limit)
+}

@@ -2421,7 +2421,7 @@ export interface components {
             };
             /**
              * Warm pool
-             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance's Sandbox is relabelled with its thread).
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster, as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes (longest idle does not apply); a new thread's instance is a SandboxClaim that takes one, then gets the default packages).
              * @default {
              *       "max_idle_minutes": 60,
              *       "size": 0
@@ -2585,7 +2585,7 @@ export interface components {
             };
             /**
              * Warm pool
-             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (a claimed instance's Sandbox is relabelled with its thread).
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster, as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes (longest idle does not apply); a new thread's instance is a SandboxClaim that takes one, then gets the default packages).
              * @default {
              *       "max_idle_minutes": 60,
              *       "size": 0
@@ -3533,7 +3533,7 @@ export interface components {
         };
         ProviderInfo: {
             /** @description What the provider's sandboxes can do beyond running commands and serving files. */
-            capabilities: ("keep_alive" | "find_created" | "persist" | "volume_mounts" | "network_switch" | "pause_resume" | "snapshot_restore" | "egress_rules" | "resources" | "terminal" | "interrupt")[];
+            capabilities: ("keep_alive" | "find_created" | "persist" | "volume_mounts" | "network_switch" | "pause_resume" | "snapshot_restore" | "egress_rules" | "resources" | "terminal" | "interrupt" | "provider_pool")[];
             /**
              * @description The JSON Schema of a sandbox's config; its "x-common" lists the keys
              *     every provider shares.

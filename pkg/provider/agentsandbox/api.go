@@ -12,8 +12,10 @@ import (
 
 // The API groups of agent-sandbox's resources (k8s/crds).
 const (
-	sandboxGroup   = "/apis/agents.x-k8s.io/v1beta1"
-	extensionGroup = "/apis/extensions.agents.x-k8s.io/v1beta1"
+	sandboxVersion   = "agents.x-k8s.io/v1beta1"
+	extensionVersion = "extensions.agents.x-k8s.io/v1beta1"
+	sandboxGroup     = "/apis/" + sandboxVersion
+	extensionGroup   = "/apis/" + extensionVersion
 )
 
 // sandboxesPath is the namespace's Sandboxes, or one of them.

@@ -147,7 +147,9 @@ func (c *Config) Validate(provider.Policy) []provider.FieldError {
 var rules = provider.CommonRules{
 	MaxTimeout:   86400,
 	PackagesNote: "needs the pods to reach PyPI",
-	PoolNote:     "a claimed instance's Sandbox is relabelled with its thread",
+	PoolNote: "kept by the cluster as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when " +
+		"the template changes, so longest idle does not apply; a new thread's instance is a SandboxClaim that takes one " +
+		"and then installs the default packages",
 	Resources: provider.ResourceLimits{
 		CPU:      provider.Range{Min: 0.1, Max: 64, Step: 0.1, Note: "the container's request and limit; only with an image"},
 		MemoryMB: provider.Range{Min: 64, Max: 262144, Note: "the container's request and limit; only with an image"},

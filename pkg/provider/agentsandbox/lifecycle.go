@@ -13,6 +13,8 @@ import (
 type state struct {
 	Pod string `json:"pod,omitempty"`
 	IP  string `json:"ip,omitempty"`
+	// Claim is the SandboxClaim that took the Sandbox from the warm pool.
+	Claim string `json:"claim,omitempty"`
 }
 
 func readState(inst provider.Instance) state {
@@ -30,7 +32,7 @@ func (s state) raw() json.RawMessage {
 }
 
 func (c *Client) instance(sb sandbox) provider.Instance {
-	st := state{Pod: sb.podName()}
+	st := state{Pod: sb.podName(), Claim: sb.claimName()}
 	if len(sb.Status.PodIPs) > 0 {
 		st.IP = sb.Status.PodIPs[0]
 	}
@@ -46,13 +48,19 @@ func sandboxName(l provider.Labels) string {
 	return "aux-" + nameSafe(l.Instance)
 }
 
-// Create makes a Sandbox from the template's or the image's pod
-// (POST …/sandboxes), waits until the controller reports it Ready (its
+// Create takes a Sandbox of the sandbox's warm pool, where the cluster
+// keeps one (claim.go), else makes a Sandbox from the template's or the
+// image's pod (POST …/sandboxes); it waits until the controller reports it Ready (its
 // pod ready: sandboxd's health answers, for an image's pod) and until
 // sandboxd answers. A pod that cannot start is said in the cluster's
 // words, and its Sandbox deleted.
 func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.Instance, error) {
 	const op = "create"
+	if c.cfg.Pool.Size > 0 && labels.Sandbox != "" {
+		if inst, taken, err := c.createFromPool(ctx, op, labels); taken {
+			return inst, err
+		}
+	}
 	b, err := c.blueprintFor(ctx, op, labels)
 	if err != nil {
 		return provider.Instance{}, err
@@ -166,10 +174,34 @@ func (c *Client) setMode(ctx context.Context, op, name, mode string) (sandbox, e
 }
 
 // Destroy deletes the Sandbox, its pod and claims going with it (they are
-// its children); one gone is not an error.
+// its children), and the SandboxClaim it was taken by, first, so that
+// the claim does not take another; one gone is not an error. An instance
+// known by its id only (no State) is read for its claim; an id that names no
+// Sandbox may name a claim that has not been given one yet (the id a
+// pooled Create reports first).
 func (c *Client) Destroy(ctx context.Context, inst provider.Instance) error {
 	const op = "destroy"
 	c.pods.forget(inst.ID)
+	var claims []string
+	if claim := readState(inst).Claim; claim != "" || len(inst.State) > 0 {
+		claims = append(claims, claim)
+	} else {
+		a, err := c.send(ctx, op, http.MethodGet, c.sandboxesPath(inst.ID), nil, "")
+		var sb sandbox
+		switch {
+		case err != nil:
+			return err
+		case a.Status == http.StatusNotFound:
+			claims = append(claims, inst.ID)
+		case !a.OK():
+			return c.caller.Refusal(op, a)
+		case decode(op, a.Body, &sb) == nil && sb.claimName() != "":
+			claims = append(claims, sb.claimName())
+		}
+	}
+	if err := c.destroyClaims(ctx, op, claims); err != nil {
+		return err
+	}
 	a, err := c.send(ctx, op, http.MethodDelete, c.sandboxesPath(inst.ID)+"?propagationPolicy=Background", nil, "")
 	if err != nil || a.OK() || a.Status == http.StatusNotFound {
 		return err
@@ -221,8 +253,11 @@ func (c *Client) FindCreated(ctx context.Context, labels provider.Labels) (provi
 		},
 	}
 	sb, found, err := search.Find(ctx)
-	if err != nil || !found {
+	switch {
+	case err != nil:
 		return provider.Instance{}, false, err
+	case !found:
+		return c.findClaimed(ctx, labels)
 	}
 	return c.instance(sb), true, nil
 }

@@ -14,6 +14,13 @@ type objectMeta struct {
 	ResourceVersion   string            `json:"resourceVersion,omitempty"`
 	Generation        int64             `json:"generation,omitempty"`
 	DeletionTimestamp *string           `json:"deletionTimestamp,omitempty"`
+	OwnerReferences   []ownerReference  `json:"ownerReferences,omitempty"`
+}
+
+type ownerReference struct {
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	Controller bool   `json:"controller"`
 }
 
 // blueprint is a SandboxBlueprint: the pod's template and its volumes'
@@ -96,6 +103,19 @@ func (s sandbox) readySince(generation int64) bool {
 // name (a warm pool's pod adopted by a claim; resolvePodName in
 // controllers/sandbox_controller.go).
 const podNameAnnotation = "agents.x-k8s.io/pod-name"
+
+// claimName is the SandboxClaim the Sandbox was made or taken for, ""
+// when none: a claim that adopts a warm pool's Sandbox becomes its
+// controller (completeAdoption in
+// extensions/controllers/sandboxclaim_controller.go).
+func (s sandbox) claimName() string {
+	for _, o := range s.Metadata.OwnerReferences {
+		if o.Controller && o.Kind == "SandboxClaim" {
+			return o.Name
+		}
+	}
+	return ""
+}
 
 func (s sandbox) podName() string {
 	if name := s.Metadata.Annotations[podNameAnnotation]; name != "" {
