@@ -41,6 +41,10 @@ func TestKubernetesWarmPoolIsKeptByTheCluster(t *testing.T) {
 	ready(2)
 	warm := sandboxNames(t, c, ns)
 	require.Len(t, warm, 2)
+	written := templateVersion(t, c, ns, "auxilia-"+sandbox.Sandbox)
+	_, err := keeper.KeepPool(ctx, sandbox, 2)
+	require.NoError(t, err)
+	assert.Equal(t, written, templateVersion(t, c, ns, "auxilia-"+sandbox.Sandbox), "the template, unchanged, is not written again")
 
 	labels := sandbox
 	labels.Thread, labels.Instance = "th-1", "first-"+ns
@@ -85,6 +89,21 @@ func TestKubernetesWarmPoolIsKeptByTheCluster(t *testing.T) {
 	require.NoError(t, err, "without a pool, a Sandbox of its own")
 	assert.Equal(t, "aux-"+third.Instance, own.ID)
 	require.NoError(t, client.Destroy(ctx, own))
+}
+
+// templateVersion is the SandboxTemplate's resourceVersion.
+func templateVersion(t *testing.T, c *kubetest.Cluster, ns, name string) string {
+	t.Helper()
+	raw, err := c.Kube().Discovery().RESTClient().Get().
+		AbsPath("/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/" + ns + "/sandboxtemplates/" + name).DoRaw(context.Background())
+	require.NoError(t, err)
+	var tmpl struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &tmpl))
+	return tmpl.Metadata.ResourceVersion
 }
 
 func echo(t *testing.T, client provider.Client, inst provider.Instance, word string) {

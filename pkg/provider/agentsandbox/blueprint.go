@@ -3,6 +3,7 @@ package agentsandbox
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strconv"
 
@@ -36,7 +37,10 @@ func (c *Config) imageBlueprint() blueprint {
 		"name":  "sandboxd",
 		"image": c.Image,
 		"args":  []string{"--root-dir=" + c.WorkDir},
-		"ports": []map[string]any{{"name": "grpc", "containerPort": grpcPort}, {"name": "files", "containerPort": restPort}},
+		// The protocol the API server would fill in, so that the template
+		// kept reads back as written and is not written again.
+		"ports": []map[string]any{{"name": "grpc", "containerPort": grpcPort, "protocol": "TCP"},
+			{"name": "files", "containerPort": restPort, "protocol": "TCP"}},
 		"readinessProbe": map[string]any{
 			"httpGet":       map[string]any{"path": "/v1/health", "port": restPort},
 			"periodSeconds": 2,
@@ -127,6 +131,11 @@ func (c *Client) keepTemplate(ctx context.Context, op, name string, b blueprint)
 			}
 			update := want
 			update.Metadata.ResourceVersion = have.Metadata.ResourceVersion
+			update.Metadata.Labels = maps.Clone(have.Metadata.Labels) // the controller's own stay
+			if update.Metadata.Labels == nil {
+				update.Metadata.Labels = map[string]string{}
+			}
+			maps.Copy(update.Metadata.Labels, want.Metadata.Labels)
 			a, err = c.send(ctx, op, http.MethodPut, c.templatesPath(name), update, "")
 		}
 		switch {
