@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/auxilia/sandboxes/kube/kubetest"
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -24,7 +25,9 @@ import (
 // pooled create reports first) deletes its claim and Sandbox. A size of 0
 // deletes the pool and its unclaimed Sandboxes. All with the chart's rules.
 func TestKubernetesWarmPoolIsKeptByTheCluster(t *testing.T) {
-	client, c, ns := kubeClientWith(t, providerRules, func(cfg *agentsandbox.Config) { cfg.Pool.Size = 2 })
+	client, c, ns := kubeClientWith(t, providerRules, func(cfg *agentsandbox.Config) {
+		cfg.Pool.Size, cfg.Labels = 2, map[string]string{"team": "data"}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	keeper := client.(provider.PoolKeeper)
@@ -52,6 +55,11 @@ func TestKubernetesWarmPoolIsKeptByTheCluster(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, warm, inst.ID, "a ready Sandbox of the pool was taken, not a new one made")
 	echo(t, client, inst, "claimed")
+	all, err := c.Kube().CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	labelled, err := c.Kube().CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "team=data"})
+	require.NoError(t, err)
+	assert.Len(t, labelled.Items, len(all.Items), "every pod, the pool's too, carries the config's labels")
 
 	found, ok, err := client.(provider.Finder).FindCreated(ctx, labels)
 	require.NoError(t, err)

@@ -31,7 +31,8 @@ const workspaceVolume = "workspace"
 // readiness (GET /v1/health answers 200 once it serves); the resources as
 // requests and limits; the working folder on a volume, claimed when a
 // disk is asked for (kept while the Sandbox is suspended), else an
-// emptyDir. The pod is not restarted: a pod that ended is a sandbox gone.
+// emptyDir; the config's extra labels. The pod is not restarted: a pod
+// that ended is a sandbox gone.
 func (c *Config) imageBlueprint() blueprint {
 	container := map[string]any{
 		"name":  "sandboxd",
@@ -81,7 +82,11 @@ func (c *Config) imageBlueprint() blueprint {
 	} else {
 		spec["volumes"] = []map[string]any{{"name": workspaceVolume, "emptyDir": map[string]any{}}}
 	}
-	b.PodTemplate, _ = json.Marshal(map[string]any{"metadata": map[string]any{}, "spec": spec})
+	meta := map[string]any{}
+	if len(c.Labels) > 0 {
+		meta["labels"] = c.Labels // a warm pool's pods carry them too
+	}
+	b.PodTemplate, _ = json.Marshal(map[string]any{"metadata": meta, "spec": spec})
 	return b
 }
 
