@@ -57,7 +57,7 @@ func TestTheImagesPodRunsSandboxdWithItsResourcesAndDisk(t *testing.T) {
 	assert.JSONEq(t, `{"metadata":{},"spec":{"restartPolicy":"Never","runtimeClassName":"kata",
 		"automountServiceAccountToken":false,"securityContext":{"runAsNonRoot":true,"fsGroup":1000},"containers":[{
 		"name":"sandboxd","image":"ghcr.io/org/sandboxd:1.0","args":["--root-dir=/workspace"],
-		"ports":[{"name":"grpc","containerPort":9090},{"name":"files","containerPort":8080}],
+		"ports":[{"name":"grpc","containerPort":9090,"protocol":"TCP"},{"name":"files","containerPort":8080,"protocol":"TCP"}],
 		"readinessProbe":{"httpGet":{"path":"/v1/health","port":8080},"periodSeconds":2},
 		"securityContext":{"runAsUser":1000,"runAsGroup":1000,"runAsNonRoot":true,"allowPrivilegeEscalation":false,
 			"capabilities":{"drop":["ALL"]}},
