@@ -83,3 +83,20 @@ func (c *Client) call(ctx context.Context, op, method, path string, body, out an
 	}
 	return nil
 }
+
+// lookup reads one object into out (nil: dropped); false when there is
+// none.
+func (c *Client) lookup(ctx context.Context, op, path string, out any) (bool, error) {
+	a, err := c.send(ctx, op, http.MethodGet, path, nil, "")
+	switch {
+	case err != nil:
+		return false, err
+	case a.Status == http.StatusNotFound:
+		return false, nil
+	case !a.OK():
+		return false, c.caller.Refusal(op, a)
+	case out == nil:
+		return true, nil
+	}
+	return true, decode(op, a.Body, out)
+}

@@ -51,14 +51,8 @@ func (c *Client) claimsPath(name string) string {
 // twice makes one claim; the Sandbox taken is labelled as the creation's.
 func (c *Client) createFromPool(ctx context.Context, op string, labels provider.Labels) (provider.Instance, bool, error) {
 	pool := poolName(labels.Sandbox)
-	a, err := c.send(ctx, op, http.MethodGet, c.warmPoolsPath(pool), nil, "")
-	switch {
-	case err != nil:
-		return provider.Instance{}, true, err
-	case a.Status == http.StatusNotFound:
-		return provider.Instance{}, false, nil
-	case !a.OK():
-		return provider.Instance{}, true, c.caller.Refusal(op, a)
+	if kept, err := c.lookup(ctx, op, c.warmPoolsPath(pool), nil); err != nil || !kept {
+		return provider.Instance{}, err != nil, err
 	}
 	tags := c.sandboxLabels(labels)
 	want := sandboxClaim{APIVersion: extensionVersion, Kind: "SandboxClaim",
@@ -138,16 +132,8 @@ func (c *Client) untilClaimed(ctx context.Context, op, claim string, tags map[st
 func (c *Client) findClaimed(ctx context.Context, labels provider.Labels) (provider.Instance, bool, error) {
 	const op = "find"
 	var cl sandboxClaim
-	a, err := c.send(ctx, op, http.MethodGet, c.claimsPath(sandboxName(labels)), nil, "")
-	switch {
-	case err != nil:
-		return provider.Instance{}, false, err
-	case a.Status == http.StatusNotFound:
-		return provider.Instance{}, false, nil
-	case !a.OK():
-		return provider.Instance{}, false, c.caller.Refusal(op, a)
-	}
-	if err := decode(op, a.Body, &cl); err != nil || cl.Metadata.Labels[labelInstance] != labelSafe(labels.Instance) {
+	found, err := c.lookup(ctx, op, c.claimsPath(sandboxName(labels)), &cl)
+	if err != nil || !found || cl.Metadata.Labels[labelInstance] != labelSafe(labels.Instance) {
 		return provider.Instance{}, false, err
 	}
 	if cl.Status.Sandbox.Name == "" {

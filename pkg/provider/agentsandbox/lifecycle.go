@@ -186,16 +186,14 @@ func (c *Client) Destroy(ctx context.Context, inst provider.Instance) error {
 	if claim := readState(inst).Claim; claim != "" || len(inst.State) > 0 {
 		claims = append(claims, claim)
 	} else {
-		a, err := c.send(ctx, op, http.MethodGet, c.sandboxesPath(inst.ID), nil, "")
 		var sb sandbox
+		found, err := c.lookup(ctx, op, c.sandboxesPath(inst.ID), &sb)
 		switch {
 		case err != nil:
 			return err
-		case a.Status == http.StatusNotFound:
+		case !found:
 			claims = append(claims, inst.ID)
-		case !a.OK():
-			return c.caller.Refusal(op, a)
-		case decode(op, a.Body, &sb) == nil && sb.claimName() != "":
+		default:
 			claims = append(claims, sb.claimName())
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -86,16 +85,7 @@ func stillWords(op string, err error) error {
 // trouble.
 func (c *Client) podTrouble(ctx context.Context, op string, sb sandbox) error {
 	var p pod
-	a, err := c.send(ctx, op, http.MethodGet, c.podPath(sb.podName()), nil, "")
-	switch {
-	case err != nil:
-		return err
-	case a.Status == http.StatusNotFound:
-		return nil
-	case !a.OK():
-		return c.caller.Refusal(op, a)
-	}
-	if err := decode(op, a.Body, &p); err != nil {
+	if found, err := c.lookup(ctx, op, c.podPath(sb.podName()), &p); err != nil || !found {
 		return err
 	}
 	for _, s := range p.Status.Statuses {

@@ -74,20 +74,16 @@ func (c *Client) KeepPool(ctx context.Context, l provider.Labels, size int) (pro
 	}
 	want := warmPoolSpec{Replicas: size, TemplateRef: objectRef{Name: template}, UpdateStrategy: updateStrategy{Type: recreate}}
 	var have warmPool
-	a, err := c.send(ctx, op, http.MethodGet, c.warmPoolsPath(name), nil, "")
+	found, err := c.lookup(ctx, op, c.warmPoolsPath(name), &have)
 	switch {
 	case err != nil:
 		return provider.PoolCount{}, err
-	case a.Status == http.StatusNotFound:
+	case !found:
 		labels := map[string]string{labelManaged: "true", labelWorkspace: labelSafe(l.Workspace), labelSandbox: labelSafe(l.Sandbox)}
 		err = c.call(ctx, op, http.MethodPost, c.warmPoolsPath(""), warmPool{APIVersion: extensionVersion,
 			Kind: "SandboxWarmPool", Metadata: objectMeta{Name: name, Labels: labels}, Spec: want}, &have)
-	case !a.OK():
-		return provider.PoolCount{}, c.caller.Refusal(op, a)
-	default:
-		if err = decode(op, a.Body, &have); err == nil && have.Spec != want {
-			err = c.call(ctx, op, http.MethodPatch, c.warmPoolsPath(name), map[string]any{"spec": want}, &have)
-		}
+	case have.Spec != want:
+		err = c.call(ctx, op, http.MethodPatch, c.warmPoolsPath(name), map[string]any{"spec": want}, &have)
 	}
 	if err != nil {
 		return provider.PoolCount{}, err
