@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -171,6 +172,24 @@ func (c *Caller) Refusal(op string, a Answer) error {
 	return err
 }
 
+// JSONCall is a call whose body, when there is one, is body in JSON, of
+// contentType ("" for application/json: a merge patch names its own).
+func (c *Caller) JSONCall(op, method, url string, body any, contentType string) (Call, error) {
+	k := Call{Op: op, Method: method, URL: url}
+	if body == nil {
+		return k, nil
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return k, Errorf(ErrFailed, c.Provider, op, "encoding the request: %s", err)
+	}
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	k.Body, k.ContentType = bytes.NewReader(raw), contentType
+	return k, nil
+}
+
 // JSON sends a call that must succeed and decodes its JSON answer into
 // out; a nil out drops the answer.
 func (c *Caller) JSON(ctx context.Context, k Call, out any) error {
@@ -178,8 +197,14 @@ func (c *Caller) JSON(ctx context.Context, k Call, out any) error {
 	if err != nil || out == nil {
 		return err
 	}
-	if err := json.Unmarshal(a.Body, out); err != nil {
-		return Errorf(ErrFailed, c.Provider, k.Op, "malformed answer (%s): %q", err, Clip(string(a.Body), 120))
+	return c.Decode(k.Op, a.Body, out)
+}
+
+// Decode reads a JSON answer into out; one that is not is the provider's
+// failure, with the start of what it said.
+func (c *Caller) Decode(op string, body []byte, out any) error {
+	if err := json.Unmarshal(body, out); err != nil {
+		return Errorf(ErrFailed, c.Provider, op, "malformed answer (%s): %q", err, Clip(string(body), 120))
 	}
 	return nil
 }

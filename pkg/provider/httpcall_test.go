@@ -190,3 +190,35 @@ func TestAProvidersRateLimitKeepsItsRetryAfter(t *testing.T) {
 	assert.Contains(t, pe.Message, "slow down")
 	assert.Equal(t, "rate_limited", Outcome(err), "counted as such")
 }
+
+// A JSON call carries its body as JSON, of the type asked for, and
+// reaches the server as written.
+func TestCallerSendsAJSONBody(t *testing.T) {
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		seen = append(seen, r.Method+" "+r.Header.Get("Content-Type")+" "+string(body))
+		_, _ = io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	c := newCaller(srv)
+	var out struct{ OK bool }
+	for _, k := range []struct {
+		method, contentType string
+		body                any
+	}{
+		{http.MethodGet, "", nil},
+		{http.MethodPost, "", map[string]int{"n": 1}},
+		{http.MethodPatch, "application/merge-patch+json", map[string]any{"spec": nil}},
+	} {
+		call, err := c.JSONCall("op", k.method, srv.URL, k.body, k.contentType)
+		require.NoError(t, err)
+		require.NoError(t, c.JSON(context.Background(), call, &out))
+		assert.True(t, out.OK)
+	}
+	assert.Equal(t, []string{"GET  ", `POST application/json {"n":1}`,
+		`PATCH application/merge-patch+json {"spec":null}`}, seen)
+
+	_, err := c.JSONCall("op", http.MethodPost, srv.URL, func() {}, "")
+	assert.ErrorIs(t, err, ErrFailed, "what cannot be written as JSON is never sent")
+}

@@ -57,10 +57,7 @@ func (e envd) unary(ctx context.Context, op, procedure string, in, out any) erro
 	if err != nil || out == nil {
 		return err
 	}
-	if err := json.Unmarshal(a.Body, out); err != nil {
-		return failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(a.Body), 120))
-	}
-	return nil
+	return e.c.envdCaller.Decode(op, a.Body, out)
 }
 
 // stream makes one Connect server-streaming call with the JSON codec:

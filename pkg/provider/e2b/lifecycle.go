@@ -1,9 +1,7 @@
 package e2b
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 
@@ -89,10 +87,7 @@ func (c *Client) createSandbox(ctx context.Context, op string, body newSandbox, 
 	a, err := c.send(ctx, op, http.MethodPost, "/sandboxes", body)
 	switch {
 	case err == nil && a.OK():
-		if err := json.Unmarshal(a.Body, &sb); err != nil {
-			return sandbox{}, failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(a.Body), 120))
-		}
-		return sb, nil
+		return sb, c.caller.Decode(op, a.Body, &sb)
 	case err == nil:
 		err = c.caller.Refusal(op, a)
 		if a.Status < http.StatusInternalServerError || creation == "" {
@@ -135,8 +130,8 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 		return provider.Instance{}, c.caller.Refusal(op, a)
 	}
 	var sb sandbox
-	if err := json.Unmarshal(a.Body, &sb); err != nil {
-		return provider.Instance{}, failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(a.Body), 120))
+	if err := c.caller.Decode(op, a.Body, &sb); err != nil {
+		return provider.Instance{}, err
 	}
 	inst.State = sb.state().raw()
 	if a.Status == http.StatusCreated {
@@ -185,30 +180,18 @@ func sandboxPath(id, rest string) string { return "/sandboxes/" + url.PathEscape
 
 // send makes one control-plane call and returns its answer, whatever its status.
 func (c *Client) send(ctx context.Context, op, method, path string, body any) (provider.Answer, error) {
-	call := provider.Call{Op: op, Method: method, URL: c.api + path}
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return provider.Answer{}, failure(provider.ErrFailed, op, "encoding the request: %s", err)
-		}
-		call.Body, call.ContentType = bytes.NewReader(raw), "application/json"
+	call, err := c.caller.JSONCall(op, method, c.api+path, body, "")
+	if err != nil {
+		return provider.Answer{}, err
 	}
 	return c.caller.Do(ctx, call)
 }
 
 // controlPlane makes a call that must succeed and decodes its answer into out (nil: dropped).
 func (c *Client) controlPlane(ctx context.Context, op, method, path string, body, out any) error {
-	a, err := c.send(ctx, op, method, path, body)
-	switch {
-	case err != nil:
+	call, err := c.caller.JSONCall(op, method, c.api+path, body, "")
+	if err != nil {
 		return err
-	case !a.OK():
-		return c.caller.Refusal(op, a)
-	case out == nil:
-		return nil
 	}
-	if err := json.Unmarshal(a.Body, out); err != nil {
-		return failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(a.Body), 120))
-	}
-	return nil
+	return c.caller.JSON(ctx, call, out)
 }
