@@ -60,53 +60,35 @@ func (c *Client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 		}
 		return nil, o.err
 	}
-	return &terminal{stream: o.stream, pc: o.pc, pid: o.first.PID, ctx: streamCtx, cancel: cancel, exit: -1}, nil
+	t := &terminal{stream: o.stream, pc: o.pc, pid: o.first.PID, ctx: streamCtx, cancel: cancel}
+	t.Next = t.next
+	return t, nil
 }
 
 // terminal is a shell on one of sandboxd's ptys.
 type terminal struct {
+	provider.PTYOutput
 	stream *processStream
 	pc     *podConn
 	pid    int32
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	readMu  sync.Mutex
-	pending []byte
-	ended   bool
-
 	mu     sync.Mutex
-	exit   int
 	closed bool
 }
 
-func (t *terminal) Read(p []byte) (int, error) {
-	t.readMu.Lock()
-	defer t.readMu.Unlock()
-	for len(t.pending) == 0 {
-		if t.ended {
-			return 0, io.EOF
-		}
-		ev, err := t.stream.next(t.ctx)
-		switch {
-		case errors.Is(err, io.EOF):
-			t.ended = true
-			continue
-		case err != nil:
-			return 0, err
-		case ev.Exited:
-			t.mu.Lock()
-			t.exit = int(ev.ExitCode)
-			t.mu.Unlock()
-			t.ended = true
-		default:
-			t.pending = append(t.pending, ev.Stdout...)
-			t.pending = append(t.pending, ev.Stderr...)
-		}
+// next reads the stream's next event: the pty's output (as stdout), or
+// the shell's exit.
+func (t *terminal) next() (provider.PTYEvent, error) {
+	ev, err := t.stream.next(t.ctx)
+	switch {
+	case err != nil:
+		return provider.PTYEvent{}, err
+	case ev.Exited:
+		return provider.PTYEvent{Ended: true, Exited: true, ExitCode: int(ev.ExitCode)}, nil
 	}
-	n := copy(p, t.pending)
-	t.pending = t.pending[n:]
-	return n, nil
+	return provider.PTYEvent{Output: append(ev.Stdout, ev.Stderr...)}, nil
 }
 
 func (t *terminal) Write(p []byte) (int, error) {
@@ -121,12 +103,6 @@ func (t *terminal) Write(p []byte) (int, error) {
 
 func (t *terminal) Resize(ctx context.Context, size provider.TermSize) error {
 	return unary(ctx, "resize terminal", t.pc, methodResizeTTY, resizeTTY(t.pid, size.Cols, size.Rows))
-}
-
-func (t *terminal) ExitCode() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.exit
 }
 
 // Close kills the shell's process group and ends the stream.

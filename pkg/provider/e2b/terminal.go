@@ -2,8 +2,6 @@ package e2b
 
 import (
 	"context"
-	"errors"
-	"io"
 	"sync"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
@@ -44,7 +42,8 @@ func (c *Client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 		cancel()
 		return nil, o.err
 	}
-	t := &terminal{e: e, msgs: o.msgs, cancel: cancel, exit: -1}
+	t := &terminal{e: e, msgs: o.msgs, cancel: cancel}
+	t.Next = t.next
 	// The first event is the start, which names the process.
 	raw, err := o.msgs.Next()
 	if err == nil {
@@ -66,54 +65,33 @@ func (c *Client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 // terminal is a shell on one of envd's ptys: its output from the Start
 // stream, its input by SendInput, its size by Update.
 type terminal struct {
+	provider.PTYOutput
 	e      envd
 	msgs   *messages
 	cancel context.CancelFunc
 	pid    uint32
 
-	readMu  sync.Mutex
-	pending []byte
-	ended   bool
-
 	mu     sync.Mutex
-	exit   int
 	closed bool
 }
 
-func (t *terminal) Read(p []byte) (int, error) {
-	t.readMu.Lock()
-	defer t.readMu.Unlock()
-	for len(t.pending) == 0 {
-		if t.ended {
-			return 0, io.EOF
-		}
+// next reads the Start stream's next event: pty output, or the end.
+func (t *terminal) next() (provider.PTYEvent, error) {
+	for {
 		raw, err := t.msgs.Next()
-		if errors.Is(err, io.EOF) {
-			t.ended = true
-			continue
-		}
 		if err != nil {
-			return 0, err
+			return provider.PTYEvent{}, err
 		}
 		ev, err := readEvent("terminal", raw)
-		if err != nil {
-			return 0, err
-		}
 		switch e := ev.Event; {
+		case err != nil:
+			return provider.PTYEvent{}, err
 		case e.Data != nil:
-			t.pending = append(t.pending, e.Data.Pty...)
+			return provider.PTYEvent{Output: e.Data.Pty}, nil
 		case e.End != nil:
-			t.mu.Lock()
-			if e.End.Exited {
-				t.exit = e.End.ExitCode
-			}
-			t.mu.Unlock()
-			t.ended = true
+			return provider.PTYEvent{Ended: true, Exited: e.End.Exited, ExitCode: e.End.ExitCode}, nil
 		}
 	}
-	n := copy(p, t.pending)
-	t.pending = t.pending[n:]
-	return n, nil
 }
 
 func (t *terminal) Write(p []byte) (int, error) {
@@ -130,12 +108,6 @@ func (t *terminal) Write(p []byte) (int, error) {
 func (t *terminal) Resize(ctx context.Context, size provider.TermSize) error {
 	return t.e.unary(ctx, "resize terminal", "process.Process/Update",
 		map[string]any{"process": processSelector{Pid: t.pid}, "pty": ptyConfig{Size: ptySize{Cols: size.Cols, Rows: size.Rows}}}, &struct{}{})
-}
-
-func (t *terminal) ExitCode() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.exit
 }
 
 // Close kills the shell and its session, and ends the stream.
