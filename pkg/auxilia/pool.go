@@ -30,6 +30,12 @@ type PoolFailures struct {
 	StoppedAt *time.Time // set once Count reached the limit
 }
 
+// Waiting says whether the pool makes nothing now: stopped, or backing
+// off until RetryAt.
+func (f PoolFailures) Waiting(now time.Time) bool {
+	return f.StoppedAt != nil || (f.RetryAt != nil && f.RetryAt.After(now))
+}
+
 // PoolStatus is what a sandbox's view shows of its warm pool.
 type PoolStatus struct {
 	State    PoolState

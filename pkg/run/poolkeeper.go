@@ -122,18 +122,9 @@ func (s *Service) keepPool(ctx context.Context, sb auxilia.Sandbox, rep *PoolRep
 	if missing <= 0 {
 		return nil
 	}
-	stored, err := s.Pools.Failures(ctx, sb.ID)
-	if err != nil {
+	f, err := s.poolFailures(ctx, sb)
+	if err != nil || f.Waiting(time.Now()) {
 		return err
-	}
-	f := currentFailures(stored, sb)
-	if f != stored {
-		if err := s.Pools.SetFailures(ctx, f); err != nil {
-			return err
-		}
-	}
-	if f.StoppedAt != nil || (f.RetryAt != nil && f.RetryAt.After(time.Now())) {
-		return nil
 	}
 	if room, _, limited, err := s.instanceRoom(ctx, sb.WorkspaceID); err != nil || (limited && room == 0) {
 		return err // the quota is used up: the pool waits, and says why (PoolStatus)
@@ -207,6 +198,20 @@ func (s *Service) createPooled(ctx context.Context, sb auxilia.Sandbox, client p
 	}
 	s.Metrics.InstanceChanged(sb.Provider, "created")
 	return nil
+}
+
+// poolFailures are the pool's failures that still count for the sandbox
+// as it is (currentFailures), stored as such.
+func (s *Service) poolFailures(ctx context.Context, sb auxilia.Sandbox) (auxilia.PoolFailures, error) {
+	stored, err := s.Pools.Failures(ctx, sb.ID)
+	if err != nil {
+		return stored, err
+	}
+	f := currentFailures(stored, sb)
+	if f != stored {
+		err = s.Pools.SetFailures(ctx, f)
+	}
+	return f, err
 }
 
 // currentFailures are the failures that still count for the sandbox as it

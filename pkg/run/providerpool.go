@@ -30,28 +30,13 @@ func (s *Service) keepProviderPool(ctx context.Context, sb auxilia.Sandbox, pool
 	if err != nil || (pool.Size == 0 && !found) {
 		return err
 	}
-	f, err := s.Pools.Failures(ctx, sb.ID)
-	if err != nil {
+	f, err := s.poolFailures(ctx, sb)
+	if err != nil || (pool.Size > 0 && f.Waiting(time.Now())) {
 		return err
 	}
-	if current := currentFailures(f, sb); current != f {
-		if err := s.Pools.SetFailures(ctx, current); err != nil {
-			return err
-		}
-		f = current
-	}
-	size := pool.Size
-	if size > 0 {
-		if f.StoppedAt != nil || (f.RetryAt != nil && f.RetryAt.After(time.Now())) {
-			return nil
-		}
-		room, _, limited, err := s.instanceRoom(ctx, sb.WorkspaceID)
-		if err != nil {
-			return err
-		}
-		if limited {
-			size = min(size, room)
-		}
+	size, err := s.roomyPoolSize(ctx, sb, pool.Size)
+	if err != nil {
+		return err
 	}
 	client, current, err := s.Sandboxes.RetainedClient(ctx, sb.ID)
 	if err != nil || current.Version != sb.Version {
@@ -84,6 +69,19 @@ func (s *Service) keepProviderPool(ctx context.Context, sb auxilia.Sandbox, pool
 		return s.Pools.SetFailures(ctx, auxilia.PoolFailures{SandboxID: sb.ID, Version: sb.Version})
 	}
 	return nil
+}
+
+// roomyPoolSize is size, or less where the workspace's instances quota
+// leaves less room.
+func (s *Service) roomyPoolSize(ctx context.Context, sb auxilia.Sandbox, size int) (int, error) {
+	if size == 0 {
+		return 0, nil
+	}
+	room, _, limited, err := s.instanceRoom(ctx, sb.WorkspaceID)
+	if err != nil || !limited {
+		return size, err
+	}
+	return min(size, room), nil
 }
 
 // poolLabels name a sandbox's pool to its provider.
