@@ -163,21 +163,13 @@ func (c *Client) mayCreate(ctx context.Context, op string) (bool, string, error)
 // config's template refused.
 func (c *Client) template(ctx context.Context, op, name string) (sandboxTemplate, error) {
 	var t sandboxTemplate
-	a, err := c.send(ctx, op, http.MethodGet, c.templatesPath(name), nil, "")
-	switch {
-	case err != nil:
-		return t, err
-	case a.Status == http.StatusNotFound:
+	found, err := c.lookup(ctx, op, c.templatesPath(name), &t)
+	if err == nil && !found {
 		e := failure(provider.ErrInvalidConfig, op, "namespace %s has no SandboxTemplate %q", c.cfg.Namespace, name)
 		e.Field = "template"
 		return t, e
-	case !a.OK():
-		return t, c.caller.Refusal(op, a)
 	}
-	if err := decode(op, a.Body, &t); err != nil {
-		return t, err
-	}
-	return t, nil
+	return t, err
 }
 
 var _ provider.SaveChecker = (*Client)(nil)

@@ -80,8 +80,8 @@ func (c *Client) KeepPool(ctx context.Context, l provider.Labels, size int) (pro
 		return provider.PoolCount{}, err
 	case !found:
 		labels := map[string]string{labelManaged: "true", labelWorkspace: labelSafe(l.Workspace), labelSandbox: labelSafe(l.Sandbox)}
-		err = c.call(ctx, op, http.MethodPost, c.warmPoolsPath(""), warmPool{APIVersion: extensionVersion,
-			Kind: "SandboxWarmPool", Metadata: objectMeta{Name: name, Labels: labels}, Spec: want}, &have)
+		have, err = c.createWarmPool(ctx, op, warmPool{APIVersion: extensionVersion, Kind: "SandboxWarmPool",
+			Metadata: objectMeta{Name: name, Labels: labels}, Spec: want})
 	case have.Spec != want:
 		err = c.call(ctx, op, http.MethodPatch, c.warmPoolsPath(name), map[string]any{"spec": want}, &have)
 	}
@@ -90,6 +90,23 @@ func (c *Client) KeepPool(ctx context.Context, l provider.Labels, size int) (pro
 	}
 	ready := min(have.Status.ReadyReplicas, size)
 	return provider.PoolCount{Ready: ready, Creating: size - ready}, nil
+}
+
+// createWarmPool posts the pool. A 404 here is the resource itself
+// missing: the cluster's agent-sandbox runs without its extensions.
+func (c *Client) createWarmPool(ctx context.Context, op string, want warmPool) (warmPool, error) {
+	var made warmPool
+	a, err := c.send(ctx, op, http.MethodPost, c.warmPoolsPath(""), want, "")
+	switch {
+	case err != nil:
+		return made, err
+	case a.Status == http.StatusNotFound:
+		return made, failure(provider.ErrFailed, op, "the cluster has no SandboxWarmPool resource: "+
+			"install agent-sandbox's extensions (SandboxWarmPool, SandboxClaim) to keep a warm pool")
+	case !a.OK():
+		return made, c.caller.Refusal(op, a)
+	}
+	return made, decode(op, a.Body, &made)
 }
 
 // templateFor is the SandboxTemplate a sandbox's Sandboxes are made
