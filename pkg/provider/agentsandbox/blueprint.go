@@ -3,6 +3,7 @@ package agentsandbox
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strconv"
 
@@ -92,22 +93,32 @@ func ownTemplateName(sandboxID string) string {
 	return "auxilia-" + nameSafe(sandboxID)
 }
 
+// templateName is the SandboxTemplate a sandbox's pods come from: the
+// named one, or the one kept for its image.
+func (c *Config) templateName(sandboxID string) string {
+	if c.Template != "" {
+		return c.Template
+	}
+	return ownTemplateName(sandboxID)
+}
+
 // blueprintFor is what a new Sandbox runs: the named template's pod, or
 // the image's, kept as a SandboxTemplate of this sandbox's own first.
 func (c *Client) blueprintFor(ctx context.Context, op string, l provider.Labels) (blueprint, error) {
 	if c.cfg.Template != "" {
 		t, err := c.template(ctx, op, c.cfg.Template)
-		return t.Spec, err
+		return t.Spec.blueprint, err
 	}
-	b := c.cfg.imageBlueprint()
-	return b, c.keepTemplate(ctx, op, ownTemplateName(l.Sandbox), b)
+	spec := templateSpec{blueprint: c.cfg.imageBlueprint(), NetworkPolicy: c.cfg.networkPolicy(),
+		NetworkPolicyManagement: policyManaged}
+	return spec.blueprint, c.keepTemplate(ctx, op, ownTemplateName(l.Sandbox), spec)
 }
 
-// keepTemplate creates the SandboxTemplate, or updates it to b: asked
-// again with the same blueprint, it changes nothing.
-func (c *Client) keepTemplate(ctx context.Context, op, name string, b blueprint) error {
+// keepTemplate creates the SandboxTemplate, or updates it to spec: asked
+// again with the same spec, it changes nothing.
+func (c *Client) keepTemplate(ctx context.Context, op, name string, spec templateSpec) error {
 	want := sandboxTemplate{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
-		Metadata: objectMeta{Name: name, Labels: map[string]string{labelManaged: "true"}}, Spec: b}
+		Metadata: objectMeta{Name: name, Labels: map[string]string{labelManaged: "true"}}, Spec: spec}
 	for attempt := 0; ; attempt++ {
 		var have sandboxTemplate
 		a, err := c.send(ctx, op, http.MethodGet, c.templatesPath(name), nil, "")
@@ -122,11 +133,18 @@ func (c *Client) keepTemplate(ctx context.Context, op, name string, b blueprint)
 			if err := decode(op, a.Body, &have); err != nil {
 				return err
 			}
-			if sameJSON(have.Spec.PodTemplate, b.PodTemplate) && sameJSON(have.Spec.VolumeClaimTemplates, b.VolumeClaimTemplates) {
+			if sameSpec(have.Spec, spec) {
 				return nil
 			}
 			update := want
 			update.Metadata.ResourceVersion = have.Metadata.ResourceVersion
+			// The labels others set stay: the controller's hash of the name
+			// among them, which it would otherwise write again.
+			update.Metadata.Labels = maps.Clone(have.Metadata.Labels)
+			if update.Metadata.Labels == nil {
+				update.Metadata.Labels = map[string]string{}
+			}
+			update.Metadata.Labels[labelManaged] = "true"
 			a, err = c.send(ctx, op, http.MethodPut, c.templatesPath(name), update, "")
 		}
 		switch {
@@ -139,6 +157,19 @@ func (c *Client) keepTemplate(ctx context.Context, op, name string, b blueprint)
 		}
 		return c.caller.Refusal(op, a)
 	}
+}
+
+// sameSpec says whether a template's spec is what this server would
+// write: its pod, its claims and its network policy (another management
+// of the policy than ours is rewritten too).
+func sameSpec(have, want templateSpec) bool {
+	if have.NetworkPolicyManagement != want.NetworkPolicyManagement {
+		return false
+	}
+	haveNP, _ := json.Marshal(have.NetworkPolicy)
+	wantNP, _ := json.Marshal(want.NetworkPolicy)
+	return sameJSON(have.PodTemplate, want.PodTemplate) && sameJSON(have.VolumeClaimTemplates, want.VolumeClaimTemplates) &&
+		sameJSON(haveNP, wantNP)
 }
 
 // sameJSON says whether two JSON documents hold the same values (the

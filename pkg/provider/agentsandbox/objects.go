@@ -105,11 +105,23 @@ func (s sandbox) podName() string {
 }
 
 type sandboxTemplate struct {
-	APIVersion string     `json:"apiVersion,omitempty"`
-	Kind       string     `json:"kind,omitempty"`
-	Metadata   objectMeta `json:"metadata"`
-	Spec       blueprint  `json:"spec"`
+	APIVersion string       `json:"apiVersion,omitempty"`
+	Kind       string       `json:"kind,omitempty"`
+	Metadata   objectMeta   `json:"metadata"`
+	Spec       templateSpec `json:"spec"`
 }
+
+// templateSpec is a SandboxTemplateSpec: the blueprint, and the
+// NetworkPolicy the template's controller keeps for its pods
+// (<name>-network-policy) when its management is Managed.
+type templateSpec struct {
+	blueprint
+	NetworkPolicy           *networkPolicy `json:"networkPolicy,omitempty"`
+	NetworkPolicyManagement string         `json:"networkPolicyManagement,omitempty"`
+}
+
+// policyManaged has the template's controller keep its NetworkPolicy.
+const policyManaged = "Managed"
 
 // pod is what a Pod's status tells about why it is not running.
 type pod struct {
