@@ -103,20 +103,43 @@ func (c *Config) templateName(sandboxID string) string {
 }
 
 // blueprintFor is what a new Sandbox runs: the named template's pod, or
-// the image's, kept as a SandboxTemplate of this sandbox's own first.
+// the image's, kept as a SandboxTemplate of this sandbox's own first;
+// with the template, which is to control the Sandbox.
 func (c *Client) blueprintFor(ctx context.Context, op string, l provider.Labels) (blueprint, error) {
+	var t sandboxTemplate
+	var err error
 	if c.cfg.Template != "" {
-		t, err := c.template(ctx, op, c.cfg.Template)
-		return t.Spec.blueprint, err
+		t, err = c.template(ctx, op, c.cfg.Template)
+	} else {
+		spec := templateSpec{blueprint: c.cfg.imageBlueprint(), NetworkPolicy: c.cfg.networkPolicy(),
+			NetworkPolicyManagement: policyManaged}
+		t, err = c.keepTemplate(ctx, op, ownTemplateName(l.Sandbox), spec)
+		t.Spec.blueprint = spec.blueprint
 	}
-	spec := templateSpec{blueprint: c.cfg.imageBlueprint(), NetworkPolicy: c.cfg.networkPolicy(),
-		NetworkPolicyManagement: policyManaged}
-	return spec.blueprint, c.keepTemplate(ctx, op, ownTemplateName(l.Sandbox), spec)
+	b := t.Spec.blueprint
+	b.template = t.Metadata
+	return b, err
+}
+
+// ownerReferences make the template the controller of a Sandbox made
+// from b. agent-sandbox copies the hash of the template's name from a
+// Sandbox to its pod, which the template's NetworkPolicy selects by, only
+// when an object of its extensions controls the Sandbox
+// (computeExtensionPodLabels in controllers/sandbox_controller.go); the
+// pod template's own agents.x-k8s.io labels are dropped. A Sandbox so
+// owned is deleted with its template.
+func (b blueprint) ownerReferences() []ownerReference {
+	if b.template.UID == "" {
+		return nil
+	}
+	return []ownerReference{{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
+		Name: b.template.Name, UID: b.template.UID, Controller: true}}
 }
 
 // keepTemplate creates the SandboxTemplate, or updates it to spec: asked
-// again with the same spec, it changes nothing.
-func (c *Client) keepTemplate(ctx context.Context, op, name string, spec templateSpec) error {
+// again with the same spec, it changes nothing. It returns the template
+// as the API server keeps it.
+func (c *Client) keepTemplate(ctx context.Context, op, name string, spec templateSpec) (sandboxTemplate, error) {
 	want := sandboxTemplate{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
 		Metadata: objectMeta{Name: name, Labels: map[string]string{labelManaged: "true"}}, Spec: spec}
 	for attempt := 0; ; attempt++ {
@@ -124,17 +147,17 @@ func (c *Client) keepTemplate(ctx context.Context, op, name string, spec templat
 		a, err := c.send(ctx, op, http.MethodGet, c.templatesPath(name), nil, "")
 		switch {
 		case err != nil:
-			return err
+			return have, err
 		case a.Status == http.StatusNotFound:
 			a, err = c.send(ctx, op, http.MethodPost, c.templatesPath(""), want, "")
 		case !a.OK():
-			return c.caller.Refusal(op, a)
+			return have, c.caller.Refusal(op, a)
 		default:
 			if err := decode(op, a.Body, &have); err != nil {
-				return err
+				return have, err
 			}
 			if sameSpec(have.Spec, spec) {
-				return nil
+				return have, nil
 			}
 			update := want
 			update.Metadata.ResourceVersion = have.Metadata.ResourceVersion
@@ -149,13 +172,14 @@ func (c *Client) keepTemplate(ctx context.Context, op, name string, spec templat
 		}
 		switch {
 		case err != nil:
-			return err
+			return have, err
 		case a.OK():
-			return nil
+			var kept sandboxTemplate
+			return kept, decode(op, a.Body, &kept)
 		case a.Status == http.StatusConflict && attempt < 2:
 			continue // made or changed meanwhile: read it again
 		}
-		return c.caller.Refusal(op, a)
+		return have, c.caller.Refusal(op, a)
 	}
 }
 

@@ -11,16 +11,29 @@ type objectMeta struct {
 	Namespace         string            `json:"namespace,omitempty"`
 	Labels            map[string]string `json:"labels,omitempty"`
 	Annotations       map[string]string `json:"annotations,omitempty"`
+	UID               string            `json:"uid,omitempty"`
+	OwnerReferences   []ownerReference  `json:"ownerReferences,omitempty"`
 	ResourceVersion   string            `json:"resourceVersion,omitempty"`
 	Generation        int64             `json:"generation,omitempty"`
 	DeletionTimestamp *string           `json:"deletionTimestamp,omitempty"`
 }
 
+// ownerReference names an object's owner; its controller, if Controller.
+type ownerReference struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+	Controller bool   `json:"controller,omitempty"`
+}
+
 // blueprint is a SandboxBlueprint: the pod's template and its volumes'
-// claims, kept as JSON so that a template's pod is copied whole.
+// claims, kept as JSON so that a template's pod is copied whole; and, not
+// written, the SandboxTemplate it came from.
 type blueprint struct {
 	PodTemplate          json.RawMessage `json:"podTemplate"`
 	VolumeClaimTemplates json.RawMessage `json:"volumeClaimTemplates,omitempty"`
+	template             objectMeta
 }
 
 type sandboxSpec struct {
