@@ -3078,7 +3078,7 @@ type KubernetesAgentSandboxConfig struct {
 	// Namespace Kubernetes namespace the sandboxes are created in.
 	Namespace string `json:"namespace"`
 
-	// Network Where commands may connect to.
+	// Network Where commands may connect to (only with an image, as a NetworkPolicy the cluster's network plugin enforces; a NetworkPolicy takes addresses and networks, not domain names; private, shared, loopback and link-local addresses are never reached, the cluster's DNS always is when anything is allowed).
 	Network struct {
 		// Allow Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
 		Allow []string `json:"allow"`
@@ -3159,7 +3159,7 @@ type KubernetesAgentSandboxConfigInput struct {
 	// Namespace Kubernetes namespace the sandboxes are created in.
 	Namespace *string `json:"namespace,omitempty"`
 
-	// Network Where commands may connect to.
+	// Network Where commands may connect to (only with an image, as a NetworkPolicy the cluster's network plugin enforces; a NetworkPolicy takes addresses and networks, not domain names; private, shared, loopback and link-local addresses are never reached, the cluster's DNS always is when anything is allowed).
 	Network *struct {
 		// Allow Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
 		Allow *[]string `json:"allow,omitempty"`

@@ -2391,7 +2391,7 @@ export interface components {
             namespace: string;
             /**
              * Network
-             * @description Where commands may connect to.
+             * @description Where commands may connect to (only with an image, as a NetworkPolicy the cluster's network plugin enforces; a NetworkPolicy takes addresses and networks, not domain names; private, shared, loopback and link-local addresses are never reached, the cluster's DNS always is when anything is allowed).
              * @default {
              *       "allow": [],
              *       "default": "allow",
@@ -2555,7 +2555,7 @@ export interface components {
             namespace?: string;
             /**
              * Network
-             * @description Where commands may connect to.
+             * @description Where commands may connect to (only with an image, as a NetworkPolicy the cluster's network plugin enforces; a NetworkPolicy takes addresses and networks, not domain names; private, shared, loopback and link-local addresses are never reached, the cluster's DNS always is when anything is allowed).
              * @default {
              *       "allow": [],
              *       "default": "allow",
