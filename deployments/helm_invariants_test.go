@@ -51,6 +51,11 @@ func checkRelease(t *testing.T, r rendered, v chartutil.Values) {
 		if !subset(dep.Spec.Selector.MatchLabels, dep.Spec.Template.Labels) {
 			t.Errorf("the Deployment's selector %v does not select its pods %v", dep.Spec.Selector.MatchLabels, dep.Spec.Template.Labels)
 		}
+		// Kubernetes sandboxes' NetworkPolicy lets the server in by it
+		// (pkg/provider/agentsandbox/network.go).
+		if got := dep.Spec.Template.Labels["auxilia/server"]; got != "true" {
+			t.Errorf("the server's pods are labelled auxilia/server=%q; want \"true\", which sandboxes' network policy lets in", got)
+		}
 	})
 
 	t.Run("server container", func(t *testing.T) {

@@ -115,6 +115,19 @@ func TestChartRenders(t *testing.T) {
 			checkRelease(t, r, chartValues(t, vals))
 		})
 	}
+	// The label sandboxes let in stays the server's, whatever podLabels say.
+	t.Run("podLabels naming the server's label", func(t *testing.T) {
+		vals := valuesFile(t, "ci/full-values.yaml")
+		vals["podLabels"] = map[string]any{"auxilia/server": "false", "example.com/tier": "backend"}
+		r, err := renderChart(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRelease(t, r, chartValues(t, vals))
+		if got := only[*appsv1.Deployment](t, r, false).Spec.Template.Labels["example.com/tier"]; got != "backend" {
+			t.Errorf("podLabels' other labels are lost: example.com/tier=%q", got)
+		}
+	})
 	// Names stay DNS labels whatever the release is called.
 	t.Run("a long name", func(t *testing.T) {
 		vals := valuesFile(t, "ci/minimal-values.yaml")

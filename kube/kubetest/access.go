@@ -2,12 +2,17 @@ package kubetest
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
@@ -49,6 +54,9 @@ func (c *Cluster) Kubeconfig(t testing.TB, ns string, rules []rbacv1.PolicyRule)
 	if err != nil {
 		t.Fatalf("kubetest: create role binding: %v", err)
 	}
+	if err := c.untilGranted(ctx, ns, sa.Name, rules); err != nil {
+		t.Fatalf("kubetest: %v", err)
+	}
 	t.Cleanup(func() {
 		ctx := context.Background()
 		_ = rbac.RoleBindings(ns).Delete(ctx, sa.Name, metav1.DeleteOptions{})
@@ -67,6 +75,31 @@ func (c *Cluster) Kubeconfig(t testing.TB, ns string, rules []rbacv1.PolicyRule)
 		t.Fatalf("kubetest: write kubeconfig: %v", err)
 	}
 	return out
+}
+
+// untilGranted waits until the API server's authorizer, which reads
+// roles and bindings through its own informers, grants the service
+// account what each rule names: a test's first call would otherwise race
+// the binding it was just given.
+func (c *Cluster) untilGranted(ctx context.Context, ns, account string, rules []rbacv1.PolicyRule) error {
+	user := "system:serviceaccount:" + ns + ":" + account
+	for _, rule := range rules {
+		if len(rule.APIGroups) == 0 || len(rule.Resources) == 0 || len(rule.Verbs) == 0 {
+			continue
+		}
+		resource, sub, _ := strings.Cut(rule.Resources[0], "/")
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: rule.Verbs[0],
+				Group: rule.APIGroups[0], Resource: resource, Subresource: sub}}}
+		err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			answer, err := c.kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			return err == nil && answer.Status.Allowed, err
+		})
+		if err != nil {
+			return fmt.Errorf("the role of %s is never in force for %s %s: %w", user, rule.Verbs[0], rule.Resources[0], err)
+		}
+	}
+	return nil
 }
 
 func kubeconfig(server string, caData []byte, serverName, token, namespace string) ([]byte, error) {

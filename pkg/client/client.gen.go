@@ -3081,7 +3081,7 @@ type KubernetesAgentSandboxConfig struct {
 	// Namespace Kubernetes namespace the sandboxes are created in.
 	Namespace string `json:"namespace"`
 
-	// Network Where commands may connect to.
+	// Network Where commands may connect to (only with an image, as a NetworkPolicy the cluster's network plugin enforces; a NetworkPolicy takes addresses and networks, not domain names; private, shared, loopback and link-local addresses are never reached, the cluster's DNS always is when anything is allowed).
 	Network struct {
 		// Allow Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
 		Allow []string `json:"allow"`
@@ -3093,7 +3093,7 @@ type KubernetesAgentSandboxConfig struct {
 		Deny []string `json:"deny"`
 	} `json:"network"`
 
-	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster, as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes (longest idle does not apply); a new thread's instance is a SandboxClaim that takes one, then gets the default packages).
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes, so longest idle does not apply; a new thread's instance is a SandboxClaim that takes one and then installs the default packages).
 	Pool struct {
 		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
 		MaxIdleMinutes int `json:"max_idle_minutes"`
@@ -3162,7 +3162,7 @@ type KubernetesAgentSandboxConfigInput struct {
 	// Namespace Kubernetes namespace the sandboxes are created in.
 	Namespace *string `json:"namespace,omitempty"`
 
-	// Network Where commands may connect to.
+	// Network Where commands may connect to (only with an image, as a NetworkPolicy the cluster's network plugin enforces; a NetworkPolicy takes addresses and networks, not domain names; private, shared, loopback and link-local addresses are never reached, the cluster's DNS always is when anything is allowed).
 	Network *struct {
 		// Allow Domains (pypi.org; *.example.com for its subdomains, where the provider can), IP addresses or networks (198.51.100.0/24) commands may connect to when the default is deny.
 		Allow *[]string `json:"allow,omitempty"`
@@ -3174,7 +3174,7 @@ type KubernetesAgentSandboxConfigInput struct {
 		Deny *[]string `json:"deny,omitempty"`
 	} `json:"network,omitempty"`
 
-	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster, as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes (longest idle does not apply); a new thread's instance is a SandboxClaim that takes one, then gets the default packages).
+	// Pool Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes, so longest idle does not apply; a new thread's instance is a SandboxClaim that takes one and then installs the default packages).
 	Pool *struct {
 		// MaxIdleMinutes A ready instance older than this is replaced by a new one.
 		MaxIdleMinutes *int `json:"max_idle_minutes,omitempty"`

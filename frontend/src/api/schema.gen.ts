@@ -2391,7 +2391,7 @@ export interface components {
             namespace: string;
             /**
              * Network
-             * @description Where commands may connect to.
+             * @description Where commands may connect to (only with an image, as a NetworkPolicy the cluster's network plugin enforces; a NetworkPolicy takes addresses and networks, not domain names; private, shared, loopback and link-local addresses are never reached, the cluster's DNS always is when anything is allowed).
              * @default {
              *       "allow": [],
              *       "default": "allow",
@@ -2421,7 +2421,7 @@ export interface components {
             };
             /**
              * Warm pool
-             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster, as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes (longest idle does not apply); a new thread's instance is a SandboxClaim that takes one, then gets the default packages).
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes, so longest idle does not apply; a new thread's instance is a SandboxClaim that takes one and then installs the default packages).
              * @default {
              *       "max_idle_minutes": 60,
              *       "size": 0
@@ -2555,7 +2555,7 @@ export interface components {
             namespace?: string;
             /**
              * Network
-             * @description Where commands may connect to.
+             * @description Where commands may connect to (only with an image, as a NetworkPolicy the cluster's network plugin enforces; a NetworkPolicy takes addresses and networks, not domain names; private, shared, loopback and link-local addresses are never reached, the cluster's DNS always is when anything is allowed).
              * @default {
              *       "allow": [],
              *       "default": "allow",
@@ -2585,7 +2585,7 @@ export interface components {
             };
             /**
              * Warm pool
-             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster, as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes (longest idle does not apply); a new thread's instance is a SandboxClaim that takes one, then gets the default packages).
+             * @description Instances kept created and ready, default packages installed, so that a new thread's first run takes one instead of waiting for a create (kept by the cluster as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when the template changes, so longest idle does not apply; a new thread's instance is a SandboxClaim that takes one and then installs the default packages).
              * @default {
              *       "max_idle_minutes": 60,
              *       "size": 0

@@ -101,58 +101,114 @@ func ownTemplateName(sandboxID string) string {
 	return "auxilia-" + nameSafe(sandboxID)
 }
 
-// blueprintFor is what a new Sandbox runs: the named template's pod, or
-// the image's, kept as a SandboxTemplate of this sandbox's own first.
-func (c *Client) blueprintFor(ctx context.Context, op string, l provider.Labels) (blueprint, error) {
-	if c.cfg.Template != "" {
-		t, err := c.template(ctx, op, c.cfg.Template)
-		return t.Spec, err
+// templateName is the SandboxTemplate a sandbox's pods come from: the
+// named one, or the one kept for its image.
+func (c *Config) templateName(sandboxID string) string {
+	if c.Template != "" {
+		return c.Template
 	}
-	b := c.cfg.imageBlueprint()
-	return b, c.keepTemplate(ctx, op, ownTemplateName(l.Sandbox), b)
+	return ownTemplateName(sandboxID)
 }
 
-// keepTemplate creates the SandboxTemplate, or updates it to b: asked
-// again with the same blueprint, it changes nothing.
-func (c *Client) keepTemplate(ctx context.Context, op, name string, b blueprint) error {
+// blueprintFor is what a new Sandbox runs: the named template's pod, or
+// the image's, kept as a SandboxTemplate of this sandbox's own first;
+// with the template, which is to control the Sandbox.
+func (c *Client) blueprintFor(ctx context.Context, op string, l provider.Labels) (blueprint, error) {
+	var t sandboxTemplate
+	var err error
+	if c.cfg.Template != "" {
+		t, err = c.template(ctx, op, c.cfg.Template)
+	} else {
+		t, err = c.keepImageTemplate(ctx, op, l.Sandbox)
+	}
+	b := t.Spec.blueprint
+	b.template = t.Metadata
+	return b, err
+}
+
+// keepImageTemplate keeps the SandboxTemplate of the sandbox's image: its
+// pod and its network policy.
+func (c *Client) keepImageTemplate(ctx context.Context, op, sandboxID string) (sandboxTemplate, error) {
+	spec := templateSpec{blueprint: c.cfg.imageBlueprint(), NetworkPolicy: c.cfg.networkPolicy(),
+		NetworkPolicyManagement: policyManaged}
+	t, err := c.keepTemplate(ctx, op, ownTemplateName(sandboxID), spec)
+	t.Spec.blueprint = spec.blueprint
+	return t, err
+}
+
+// ownerReferences make the template the controller of a Sandbox made
+// from b. agent-sandbox copies the hash of the template's name from a
+// Sandbox to its pod, which the template's NetworkPolicy selects by, only
+// when an object of its extensions controls the Sandbox
+// (computeExtensionPodLabels in controllers/sandbox_controller.go); the
+// pod template's own agents.x-k8s.io labels are dropped. A Sandbox so
+// owned is deleted with its template.
+func (b blueprint) ownerReferences() []ownerReference {
+	if b.template.UID == "" {
+		return nil
+	}
+	return []ownerReference{{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
+		Name: b.template.Name, UID: b.template.UID, Controller: true}}
+}
+
+// keepTemplate creates the SandboxTemplate, or updates it to spec: asked
+// again with the same spec, it changes nothing. It returns the template
+// as the API server keeps it.
+func (c *Client) keepTemplate(ctx context.Context, op, name string, spec templateSpec) (sandboxTemplate, error) {
 	want := sandboxTemplate{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
-		Metadata: objectMeta{Name: name, Labels: map[string]string{labelManaged: "true"}}, Spec: b}
+		Metadata: objectMeta{Name: name, Labels: map[string]string{labelManaged: "true"}}, Spec: spec}
 	for attempt := 0; ; attempt++ {
 		var have sandboxTemplate
 		a, err := c.send(ctx, op, http.MethodGet, c.templatesPath(name), nil, "")
 		switch {
 		case err != nil:
-			return err
+			return have, err
 		case a.Status == http.StatusNotFound:
 			a, err = c.send(ctx, op, http.MethodPost, c.templatesPath(""), want, "")
 		case !a.OK():
-			return c.caller.Refusal(op, a)
+			return have, c.caller.Refusal(op, a)
 		default:
 			if err := decode(op, a.Body, &have); err != nil {
-				return err
+				return have, err
 			}
-			if sameJSON(have.Spec.PodTemplate, b.PodTemplate) && sameJSON(have.Spec.VolumeClaimTemplates, b.VolumeClaimTemplates) {
-				return nil
+			if sameSpec(have.Spec, spec) {
+				return have, nil
 			}
 			update := want
 			update.Metadata.ResourceVersion = have.Metadata.ResourceVersion
-			update.Metadata.Labels = maps.Clone(have.Metadata.Labels) // the controller's own stay
+			// The labels others set stay: the controller's hash of the name
+			// among them, which it would otherwise write again.
+			update.Metadata.Labels = maps.Clone(have.Metadata.Labels)
 			if update.Metadata.Labels == nil {
 				update.Metadata.Labels = map[string]string{}
 			}
-			maps.Copy(update.Metadata.Labels, want.Metadata.Labels)
+			update.Metadata.Labels[labelManaged] = "true"
 			a, err = c.send(ctx, op, http.MethodPut, c.templatesPath(name), update, "")
 		}
 		switch {
 		case err != nil:
-			return err
+			return have, err
 		case a.OK():
-			return nil
+			var kept sandboxTemplate
+			return kept, decode(op, a.Body, &kept)
 		case a.Status == http.StatusConflict && attempt < 2:
 			continue // made or changed meanwhile: read it again
 		}
-		return c.caller.Refusal(op, a)
+		return have, c.caller.Refusal(op, a)
 	}
+}
+
+// sameSpec says whether a template's spec is what this server would
+// write: its pod, its claims and its network policy (another management
+// of the policy than ours is rewritten too).
+func sameSpec(have, want templateSpec) bool {
+	if have.NetworkPolicyManagement != want.NetworkPolicyManagement {
+		return false
+	}
+	haveNP, _ := json.Marshal(have.NetworkPolicy)
+	wantNP, _ := json.Marshal(want.NetworkPolicy)
+	return sameJSON(have.PodTemplate, want.PodTemplate) && sameJSON(have.VolumeClaimTemplates, want.VolumeClaimTemplates) &&
+		sameJSON(haveNP, wantNP)
 }
 
 // sameJSON says whether two JSON documents hold the same values (the

@@ -116,6 +116,9 @@ func (c *Config) Validate(provider.Policy) []provider.FieldError {
 			}
 		}
 	}
+	if c.Template != "" {
+		errs = append(errs, c.templateNetworkRefusals()...)
+	}
 	if c.RuntimeClassName != "" && !isDNSSubdomain(c.RuntimeClassName) {
 		add("runtime_class_name", "must be a RuntimeClass's name: lowercase letters, digits, '-' and '.'")
 	}
@@ -142,18 +145,41 @@ func (c *Config) Validate(provider.Policy) []provider.FieldError {
 }
 
 // rules is what Kubernetes takes of the common block: CPU, memory and a
-// volume for the working folder, set on the image's pod; no network
-// rules of its own (a cluster's NetworkPolicy is the operator's).
+// volume for the working folder, set on the image's pod; the network as
+// the NetworkPolicy of the image's SandboxTemplate, which takes addresses
+// and networks, not domains (a named template's own policy decides, so
+// its network stays the default).
 var rules = provider.CommonRules{
-	MaxTimeout:   86400,
-	PackagesNote: "needs the pods to reach PyPI",
+	MaxTimeout:          86400,
+	PackagesNote:        "needs the pods to reach PyPI",
+	PackagesNeedNetwork: true,
 	PoolNote: "kept by the cluster as a SandboxWarmPool of the sandbox's template, which replaces its Sandboxes when " +
 		"the template changes, so longest idle does not apply; a new thread's instance is a SandboxClaim that takes one " +
 		"and then installs the default packages",
+	Egress: provider.EgressLimits{Addresses: true, IPv6: true, Deny: true, Walled: walled,
+		Note: "only with an image, as a NetworkPolicy the cluster's network plugin enforces; a NetworkPolicy takes addresses and networks, not domain names; " +
+			"private, shared, loopback and link-local addresses are never reached, the cluster's DNS always is when anything is allowed"},
 	Resources: provider.ResourceLimits{
 		CPU:      provider.Range{Min: 0.1, Max: 64, Step: 0.1, Note: "the container's request and limit; only with an image"},
 		MemoryMB: provider.Range{Min: 64, Max: 262144, Note: "the container's request and limit; only with an image"},
 		DiskMB: provider.Range{Min: 1024, Max: 1048576, Step: 1024,
 			Note: "a volume claimed for the working folder, which keeps its files while the sandbox is paused; only with an image"},
 	},
+}
+
+// templateNetworkRefusals refuse a network of a named template's other
+// than the default: the template's own NetworkPolicy decides there.
+func (c *Config) templateNetworkRefusals() []provider.FieldError {
+	const where = "when a template is named: set it in the SandboxTemplate's networkPolicy"
+	var errs []provider.FieldError
+	if def := provider.DefaultCommon().Network.Default; c.Network.Default != def {
+		errs = append(errs, provider.FieldError{Field: "network.default", Message: "must be " + def + " " + where})
+	}
+	if len(c.Network.Allow) > 0 {
+		errs = append(errs, provider.FieldError{Field: "network.allow", Message: "must be empty " + where})
+	}
+	if len(c.Network.Deny) > 0 {
+		errs = append(errs, provider.FieldError{Field: "network.deny", Message: "must be empty " + where})
+	}
+	return errs
 }

@@ -71,3 +71,33 @@ func TestTheImagesPodRunsSandboxdWithItsResourcesAndDisk(t *testing.T) {
 	assert.Empty(t, b.VolumeClaimTemplates, "no disk asked: no claim")
 	assert.Contains(t, string(b.PodTemplate), `"volumes":[{"emptyDir":{},"name":"workspace"}]`, "but an emptyDir")
 }
+
+func TestANetworkIsRuledByAddressesNotDomains(t *testing.T) {
+	assert.Empty(t, refusals(t, `{"namespace":"agents","image":"ghcr.io/org/sandboxd:1.0","network":{"default":"deny",
+		"allow":["198.51.100.0/24","2001:db8::/32","203.0.113.9"],"deny":["198.51.100.7","2001:db8:1::/48"]}}`))
+	assert.Empty(t, refusals(t, `{"namespace":"agents","image":"ghcr.io/org/sandboxd:1.0","network":{"default":"allow","allow":[],"deny":["203.0.113.0/24"]}}`))
+
+	got := refusals(t, `{"namespace":"agents","image":"ghcr.io/org/sandboxd:1.0","network":{"default":"deny",
+		"allow":["pypi.org","10.0.0.0/16","198.51.100.0/24"],"deny":["*.example.com"]}}`)
+	assert.Contains(t, got["network.allow.0"], "cannot filter by domain; give an IP address or network")
+	assert.Contains(t, got["network.allow.1"], "private, loopback or link-local addresses")
+	assert.NotContains(t, got, "network.allow.2")
+	assert.Contains(t, got["network.deny.0"], "cannot filter by domain")
+}
+
+func TestANamedTemplatesNetworkIsItsOwn(t *testing.T) {
+	assert.Empty(t, refusals(t, `{"namespace":"agents","image":"","template":"python-runtime","network":{"default":"allow","allow":[],"deny":[]}}`))
+
+	got := refusals(t, `{"namespace":"agents","image":"","template":"python-runtime",
+		"network":{"default":"deny","allow":["198.51.100.0/24"],"deny":["198.51.100.7"]}}`)
+	for _, field := range []string{"network.default", "network.allow", "network.deny"} {
+		assert.Contains(t, got[field], "set it in the SandboxTemplate's networkPolicy", field)
+	}
+	assert.Contains(t, got["network.default"], "must be allow")
+}
+
+func TestDefaultPackagesNeedSomewhereToDownloadFrom(t *testing.T) {
+	got := refusals(t, `{"namespace":"agents","image":"ghcr.io/org/sandboxd:1.0","default_packages":["requests"],
+		"network":{"default":"deny","allow":[],"deny":[]}}`)
+	assert.Contains(t, got, "default_packages")
+}

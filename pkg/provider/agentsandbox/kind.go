@@ -29,7 +29,7 @@ func (Kind) Describe() provider.Descriptor {
 		URL:         provider.Field{Accepted: false},
 		Secret:      provider.Field{Accepted: true, Required: false, Label: "Kubeconfig (empty: this server's service account)"},
 		Capabilities: provider.FindCreated | provider.PauseResume | provider.Resources | provider.Interrupt |
-			provider.Terminal | provider.ProviderPool,
+			provider.Terminal | provider.NetworkSwitch | provider.EgressRules | provider.ProviderPool,
 		Shell:  provider.ShellBashOrSh,
 		Common: rules,
 	}

@@ -41,13 +41,15 @@ func nameSafe(v string) string {
 }
 
 // sandboxLabels are the config's extra labels and ours, for a Sandbox
-// and its pod.
+// and its pod; with the hash of the template's name, by which the
+// template's NetworkPolicy selects its pods.
 func (c *Client) sandboxLabels(l provider.Labels) map[string]string {
 	out := maps.Clone(c.cfg.Labels)
 	if out == nil {
 		out = map[string]string{}
 	}
 	out[labelManaged] = "true"
+	out[templateHashLabel] = nameHash(c.cfg.templateName(l.Sandbox))
 	for key, v := range map[string]string{labelWorkspace: l.Workspace, labelSandbox: l.Sandbox,
 		labelThread: l.Thread, labelInstance: l.Instance} {
 		if v != "" {

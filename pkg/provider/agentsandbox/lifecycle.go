@@ -72,7 +72,7 @@ func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.I
 	}
 	no := false
 	want := sandbox{APIVersion: "agents.x-k8s.io/v1beta1", Kind: "Sandbox",
-		Metadata: objectMeta{Name: sandboxName(labels), Labels: tags},
+		Metadata: objectMeta{Name: sandboxName(labels), Labels: tags, OwnerReferences: b.ownerReferences()},
 		Spec: sandboxSpec{PodTemplate: podTemplate, VolumeClaimTemplates: b.VolumeClaimTemplates,
 			Service: &no, OperatingMode: modeRunning}}
 	if want.Metadata.Name == "" {

@@ -11,23 +11,29 @@ type objectMeta struct {
 	Namespace         string            `json:"namespace,omitempty"`
 	Labels            map[string]string `json:"labels,omitempty"`
 	Annotations       map[string]string `json:"annotations,omitempty"`
+	UID               string            `json:"uid,omitempty"`
+	OwnerReferences   []ownerReference  `json:"ownerReferences,omitempty"`
 	ResourceVersion   string            `json:"resourceVersion,omitempty"`
 	Generation        int64             `json:"generation,omitempty"`
 	DeletionTimestamp *string           `json:"deletionTimestamp,omitempty"`
-	OwnerReferences   []ownerReference  `json:"ownerReferences,omitempty"`
 }
 
+// ownerReference names an object's owner; its controller, if Controller.
 type ownerReference struct {
+	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Name       string `json:"name"`
-	Controller bool   `json:"controller"`
+	UID        string `json:"uid"`
+	Controller bool   `json:"controller,omitempty"`
 }
 
 // blueprint is a SandboxBlueprint: the pod's template and its volumes'
-// claims, kept as JSON so that a template's pod is copied whole.
+// claims, kept as JSON so that a template's pod is copied whole; and, not
+// written, the SandboxTemplate it came from.
 type blueprint struct {
 	PodTemplate          json.RawMessage `json:"podTemplate"`
 	VolumeClaimTemplates json.RawMessage `json:"volumeClaimTemplates,omitempty"`
+	template             objectMeta
 }
 
 type sandboxSpec struct {
@@ -125,11 +131,23 @@ func (s sandbox) podName() string {
 }
 
 type sandboxTemplate struct {
-	APIVersion string     `json:"apiVersion,omitempty"`
-	Kind       string     `json:"kind,omitempty"`
-	Metadata   objectMeta `json:"metadata"`
-	Spec       blueprint  `json:"spec"`
+	APIVersion string       `json:"apiVersion,omitempty"`
+	Kind       string       `json:"kind,omitempty"`
+	Metadata   objectMeta   `json:"metadata"`
+	Spec       templateSpec `json:"spec"`
 }
+
+// templateSpec is a SandboxTemplateSpec: the blueprint, and the
+// NetworkPolicy the template's controller keeps for its pods
+// (<name>-network-policy) when its management is Managed.
+type templateSpec struct {
+	blueprint
+	NetworkPolicy           *networkPolicy `json:"networkPolicy,omitempty"`
+	NetworkPolicyManagement string         `json:"networkPolicyManagement,omitempty"`
+}
+
+// policyManaged has the template's controller keep its NetworkPolicy.
+const policyManaged = "Managed"
 
 // pod is what a Pod's status tells about why it is not running.
 type pod struct {

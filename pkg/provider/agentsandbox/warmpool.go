@@ -115,6 +115,6 @@ func (c *Client) templateFor(ctx context.Context, op string, l provider.Labels) 
 	if c.cfg.Template != "" {
 		return c.cfg.Template, nil
 	}
-	name := ownTemplateName(l.Sandbox)
-	return name, c.keepTemplate(ctx, op, name, c.cfg.imageBlueprint())
+	_, err := c.keepImageTemplate(ctx, op, l.Sandbox)
+	return c.cfg.templateName(l.Sandbox), err
 }
