@@ -166,19 +166,17 @@ func TestKubernetesNetworkIsTheTemplatesPolicy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(sandboxes), `"name":"`+inst.ID+`"`, "the Sandbox carries the template's hash, as the provider computes it")
 
-	// An edit of the network rewrites the template when the sandbox's
-	// next instance is made, and the controller the policy.
+	// An edit of the network, applied to the running instance, rewrites
+	// the template, and the controller the policy its pod is held to.
 	network.Deny = append(network.Deny, "2001:db8:1::/48")
 	edited := networkClient(t, c, ns, network)
-	labels.Instance = "net-2-" + ns
-	second, err := edited.Create(ctx, labels)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = edited.Destroy(context.Background(), second) })
+	require.NoError(t, edited.(provider.NetworkUpdater).UpdateNetwork(ctx, inst))
 	untilPolicy(t, c, ns, template, egressTo(
 		networkingv1.IPBlock{CIDR: "198.51.100.0/24", Except: []string{"198.51.100.128/25"}},
 		networkingv1.IPBlock{CIDR: "2001:db8::/32", Except: []string{"2001:db8:1::/48"}}))
 
-	// Denying everything leaves the pods no egress rule at all.
+	// So does the sandbox's next instance; denying everything leaves the
+	// pods no egress rule at all.
 	edited = networkClient(t, c, ns, provider.DenyNetwork())
 	labels.Instance = "net-3-" + ns
 	third, err := edited.Create(ctx, labels)

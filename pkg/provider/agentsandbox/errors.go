@@ -45,7 +45,8 @@ func words(a provider.Answer) string {
 }
 
 // sandboxOps are the calls about one Sandbox, whose 404 is the Sandbox gone.
-var sandboxOps = map[string]bool{"reconnect": true, "pause": true, "destroy": true, "relabel": true, "wait": true}
+var sandboxOps = map[string]bool{"reconnect": true, "pause": true, "destroy": true, "relabel": true, "wait": true,
+	"update network": true}
 
 // apiRefusal sorts the API server's error answers (StatusReason in
 // k8s.io/apimachinery/pkg/apis/meta/v1/types.go): 401 the credentials;

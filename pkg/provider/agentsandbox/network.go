@@ -1,6 +1,8 @@
 package agentsandbox
 
 import (
+	"context"
+	"net/http"
 	"net/netip"
 	"slices"
 
@@ -159,4 +161,30 @@ func covers(outer, inner netip.Prefix) bool {
 // k8s.io/kubernetes/pkg/apis/networking/validation).
 func strictlyInside(inner, outer netip.Prefix) bool {
 	return covers(outer, inner) && inner.Bits() > outer.Bits()
+}
+
+var _ provider.NetworkUpdater = (*Client)(nil)
+
+// UpdateNetwork applies the config's network to a running instance. Its
+// rules are the NetworkPolicy of the image's SandboxTemplate, which every
+// instance of the sandbox shares: the template is written anew, its
+// controller rewrites the policy, and the cluster's network plugin
+// enforces it on the pods already running. The template is found by the
+// sandbox the Sandbox is labelled with. A named template's network is its
+// own, and the config's stays the default.
+func (c *Client) UpdateNetwork(ctx context.Context, inst provider.Instance) error {
+	const op = "update network"
+	if c.cfg.Template != "" {
+		return nil
+	}
+	var sb sandbox
+	if err := c.call(ctx, op, http.MethodGet, c.sandboxesPath(inst.ID), nil, &sb); err != nil {
+		return err
+	}
+	sandboxID := sb.Metadata.Labels[labelSandbox]
+	if sandboxID == "" {
+		return failure(provider.ErrFailed, op, "the Sandbox %s has no %s label to find its template by", inst.ID, labelSandbox)
+	}
+	_, err := c.keepImageTemplate(ctx, op, sandboxID)
+	return err
 }
