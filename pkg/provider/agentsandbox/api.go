@@ -1,9 +1,7 @@
 package agentsandbox
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 
@@ -49,16 +47,9 @@ func (c *Client) send(ctx context.Context, op, method, path string, body any, co
 	if c.apiErr != nil {
 		return provider.Answer{}, failure(provider.ErrUnauthorized, op, "%s", c.apiErr)
 	}
-	call := provider.Call{Op: op, Method: method, URL: c.api.base + path}
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return provider.Answer{}, failure(provider.ErrFailed, op, "encoding the request: %s", err)
-		}
-		if contentType == "" {
-			contentType = "application/json"
-		}
-		call.Body, call.ContentType = bytes.NewReader(raw), contentType
+	call, err := c.caller.JSONCall(op, method, c.api.base+path, body, contentType)
+	if err != nil {
+		return provider.Answer{}, err
 	}
 	return c.caller.Do(ctx, call)
 }
@@ -78,10 +69,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body, out an
 	case out == nil:
 		return nil
 	}
-	if err := json.Unmarshal(a.Body, out); err != nil {
-		return failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(a.Body), 120))
-	}
-	return nil
+	return c.caller.Decode(op, a.Body, out)
 }
 
 // lookup reads one object into out (nil: dropped); false when there is
@@ -98,5 +86,5 @@ func (c *Client) lookup(ctx context.Context, op, path string, out any) (bool, er
 	case out == nil:
 		return true, nil
 	}
-	return true, decode(op, a.Body, out)
+	return true, c.caller.Decode(op, a.Body, out)
 }

@@ -147,7 +147,7 @@ func (b blueprint) ownerReferences() []ownerReference {
 	if b.template.UID == "" {
 		return nil
 	}
-	return []ownerReference{{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
+	return []ownerReference{{APIVersion: extensionVersion, Kind: "SandboxTemplate",
 		Name: b.template.Name, UID: b.template.UID, Controller: true}}
 }
 
@@ -155,22 +155,18 @@ func (b blueprint) ownerReferences() []ownerReference {
 // again with the same spec, it changes nothing. It returns the template
 // as the API server keeps it.
 func (c *Client) keepTemplate(ctx context.Context, op, name string, spec templateSpec) (sandboxTemplate, error) {
-	want := sandboxTemplate{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
+	want := sandboxTemplate{APIVersion: extensionVersion, Kind: "SandboxTemplate",
 		Metadata: objectMeta{Name: name, Labels: map[string]string{labelManaged: "true"}}, Spec: spec}
 	for attempt := 0; ; attempt++ {
 		var have sandboxTemplate
-		a, err := c.send(ctx, op, http.MethodGet, c.templatesPath(name), nil, "")
+		found, err := c.lookup(ctx, op, c.templatesPath(name), &have)
+		var a provider.Answer
 		switch {
 		case err != nil:
 			return have, err
-		case a.Status == http.StatusNotFound:
+		case !found:
 			a, err = c.send(ctx, op, http.MethodPost, c.templatesPath(""), want, "")
-		case !a.OK():
-			return have, c.caller.Refusal(op, a)
 		default:
-			if err := decode(op, a.Body, &have); err != nil {
-				return have, err
-			}
 			if sameSpec(have.Spec, spec) {
 				return have, nil
 			}
@@ -190,7 +186,7 @@ func (c *Client) keepTemplate(ctx context.Context, op, name string, spec templat
 			return have, err
 		case a.OK():
 			var kept sandboxTemplate
-			return kept, decode(op, a.Body, &kept)
+			return kept, c.caller.Decode(op, a.Body, &kept)
 		case a.Status == http.StatusConflict && attempt < 2:
 			continue // made or changed meanwhile: read it again
 		}
@@ -247,11 +243,4 @@ func withPodLabels(op string, podTemplate json.RawMessage, labels map[string]str
 	meta["labels"] = have
 	t["metadata"] = meta
 	return json.Marshal(t)
-}
-
-func decode(op string, body []byte, out any) error {
-	if err := json.Unmarshal(body, out); err != nil {
-		return failure(provider.ErrFailed, op, "malformed answer (%s): %q", err, provider.Clip(string(body), 120))
-	}
-	return nil
 }

@@ -82,7 +82,7 @@ func (c *Client) createClaim(ctx context.Context, op string, want sandboxClaim) 
 	case err != nil:
 		return made, err
 	case a.OK():
-		return made, decode(op, a.Body, &made)
+		return made, c.caller.Decode(op, a.Body, &made)
 	case a.Status != http.StatusConflict:
 		return made, c.caller.Refusal(op, a)
 	}

@@ -71,7 +71,7 @@ func (c *Client) Create(ctx context.Context, labels provider.Labels) (provider.I
 		return provider.Instance{}, err
 	}
 	no := false
-	want := sandbox{APIVersion: "agents.x-k8s.io/v1beta1", Kind: "Sandbox",
+	want := sandbox{APIVersion: sandboxVersion, Kind: "Sandbox",
 		Metadata: objectMeta{Name: sandboxName(labels), Labels: tags, OwnerReferences: b.ownerReferences()},
 		Spec: sandboxSpec{PodTemplate: podTemplate, VolumeClaimTemplates: b.VolumeClaimTemplates,
 			Service: &no, OperatingMode: modeRunning}}
@@ -99,7 +99,7 @@ func (c *Client) createSandbox(ctx context.Context, op string, want sandbox) (sa
 	a, err := c.send(ctx, op, http.MethodPost, c.sandboxesPath(""), want, "")
 	switch {
 	case err == nil && a.OK():
-		return sb, decode(op, a.Body, &sb)
+		return sb, c.caller.Decode(op, a.Body, &sb)
 	case err == nil && a.Status != http.StatusConflict && a.Status < http.StatusInternalServerError:
 		return sb, c.caller.Refusal(op, a)
 	case err == nil && a.Status >= http.StatusInternalServerError:

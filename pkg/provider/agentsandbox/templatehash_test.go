@@ -56,7 +56,7 @@ func TestASandboxsTemplateIsItsController(t *testing.T) {
 	}, nil)
 	b, err := c.blueprintFor(t.Context(), "create", provider.Labels{Sandbox: "sb-1"})
 	require.NoError(t, err)
-	assert.Equal(t, []ownerReference{{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
+	assert.Equal(t, []ownerReference{{APIVersion: extensionVersion, Kind: "SandboxTemplate",
 		Name: "auxilia-sb-1", UID: "0b6f-own", Controller: true}}, b.ownerReferences())
 	assert.Equal(t, policyManaged, written.Spec.NetworkPolicyManagement)
 	require.NotNil(t, written.Spec.NetworkPolicy, "the image's template carries its network")
@@ -65,7 +65,7 @@ func TestASandboxsTemplateIsItsController(t *testing.T) {
 	c.cfg.Image, c.cfg.Template = "", "python-runtime"
 	b, err = c.blueprintFor(t.Context(), "create", provider.Labels{Sandbox: "sb-1"})
 	require.NoError(t, err)
-	assert.Equal(t, []ownerReference{{APIVersion: "extensions.agents.x-k8s.io/v1beta1", Kind: "SandboxTemplate",
+	assert.Equal(t, []ownerReference{{APIVersion: extensionVersion, Kind: "SandboxTemplate",
 		Name: "python-runtime", UID: "7d1e-named", Controller: true}}, b.ownerReferences())
 
 	assert.Nil(t, blueprint{}.ownerReferences(), "no template read: no reference, which the API server would refuse")

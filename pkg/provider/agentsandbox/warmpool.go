@@ -106,7 +106,7 @@ func (c *Client) createWarmPool(ctx context.Context, op string, want warmPool) (
 	case !a.OK():
 		return made, c.caller.Refusal(op, a)
 	}
-	return made, decode(op, a.Body, &made)
+	return made, c.caller.Decode(op, a.Body, &made)
 }
 
 // templateFor is the SandboxTemplate a sandbox's Sandboxes are made
