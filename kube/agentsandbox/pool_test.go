@@ -160,3 +160,33 @@ func gone(t *testing.T, c *kubetest.Cluster, ns, resource, name string) {
 		return status == http.StatusNotFound
 	}, time.Minute, 50*time.Millisecond, "%s %s is still there", resource, name)
 }
+
+// A claim whose pool has nothing ready has its Sandbox made; a quota that
+// refuses it is said at once, in the cluster's words.
+func TestKubernetesWarmPoolClaimMeetsTheQuota(t *testing.T) {
+	client, c, ns := kubeClientWith(t, providerRules, func(cfg *agentsandbox.Config) { cfg.Pool.Size = 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	sandbox := provider.Labels{Workspace: "ws-1", Sandbox: "sb-" + ns}
+	require.Eventually(t, func() bool {
+		count, err := client.(provider.PoolKeeper).KeepPool(ctx, sandbox, 1)
+		require.NoError(t, err)
+		return count.Ready == 1
+	}, time.Minute, 100*time.Millisecond, "the pool is never ready")
+
+	c.RefuseSandboxes(t, ns)
+	first := sandbox
+	first.Thread, first.Instance = "th-1", "first-"+ns
+	inst, err := client.Create(ctx, first)
+	require.NoError(t, err, "the ready one is taken: nothing is made")
+	t.Cleanup(func() { _ = client.Destroy(context.Background(), inst) })
+
+	second := sandbox
+	second.Thread, second.Instance = "th-2", "second-"+ns
+	began := time.Now()
+	_, err = client.Create(ctx, second)
+	require.ErrorIs(t, err, provider.ErrQuota)
+	assert.Contains(t, err.Error(), "exceeded quota")
+	assert.Less(t, time.Since(began), time.Minute, "said, not waited out")
+	gone(t, c, ns, "sandboxclaims", "aux-"+second.Instance)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/auxilia/sandboxes/pkg/provider"
 )
@@ -108,10 +109,17 @@ func (c *Client) untilClaimed(ctx context.Context, op, claim string, tags map[st
 			return "claimed", true, nil
 		}
 		for _, cond := range cl.Status.Conditions {
-			if cond.Type == conditionReady && cond.Status == "False" && slices.Contains(claimRefusals, cond.Reason) {
+			if cond.Type != conditionReady || cond.Status != "False" {
+				continue
+			}
+			switch {
+			case slices.Contains(claimRefusals, cond.Reason):
 				e := failure(provider.ErrInvalidConfig, op, "the SandboxClaim was refused (%s: %s)", cond.Reason, cond.Message)
 				e.Field = c.podSetting()
 				return "", false, e
+			case strings.Contains(cond.Message, "exceeded quota"):
+				// The controller's create of the Sandbox met a ResourceQuota.
+				return "", false, failure(provider.ErrQuota, op, "%s", cond.Message)
 			}
 		}
 		return "waiting for a Sandbox of the warm pool", false, nil
