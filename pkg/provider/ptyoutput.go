@@ -10,12 +10,14 @@ import (
 // Read gives the shell's output as its events bring it, and io.EOF once
 // the shell has ended; ExitCode says how. Next returns the stream's next
 // event, io.EOF when the stream ends; it is called by one Read at a time.
+// A stream that failed stays failed: every later Read says so.
 type PTYOutput struct {
 	Next func() (PTYEvent, error)
 
 	readMu  sync.Mutex
 	pending []byte
 	ended   bool
+	failed  error
 
 	mu       sync.Mutex
 	exitCode int
@@ -36,7 +38,10 @@ func (o *PTYOutput) Read(p []byte) (int, error) {
 	o.readMu.Lock()
 	defer o.readMu.Unlock()
 	for len(o.pending) == 0 {
-		if o.ended {
+		switch {
+		case o.failed != nil:
+			return 0, o.failed
+		case o.ended:
 			return 0, io.EOF
 		}
 		ev, err := o.Next()
@@ -44,7 +49,7 @@ func (o *PTYOutput) Read(p []byte) (int, error) {
 		case errors.Is(err, io.EOF):
 			o.ended = true
 		case err != nil:
-			return 0, err
+			o.failed = err
 		case ev.Ended:
 			o.mu.Lock()
 			o.exitCode, o.exited = ev.ExitCode, ev.Exited

@@ -49,7 +49,13 @@ func TestPTYOutputReadsEventsThenTheEnd(t *testing.T) {
 	}
 
 	broken := errors.New("stream broken")
-	o = &PTYOutput{Next: func() (PTYEvent, error) { return PTYEvent{}, broken }}
+	o = &PTYOutput{Next: events()}
+	o.Next = func() (PTYEvent, error) {
+		o.Next = events(PTYEvent{Output: []byte("after the failure")})
+		return PTYEvent{}, broken
+	}
 	_, err = o.Read(buf)
 	assert.ErrorIs(t, err, broken)
+	_, err = o.Read(buf)
+	assert.ErrorIs(t, err, broken, "failed stays failed")
 }

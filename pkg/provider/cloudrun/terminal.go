@@ -51,57 +51,43 @@ func (c *client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 	conn.SetReadLimit(maxOutputFrame)
 	life, end := context.WithCancel(context.Background())
 	t := &remoteTerminal{conn: conn, life: life, end: end}
-	t.code.Store(-1)
+	t.Next = t.next
 	return t, nil
 }
 
 // remoteTerminal is a shell on the gateway, reached over its WebSocket.
 type remoteTerminal struct {
+	provider.PTYOutput
 	conn *websocket.Conn
 	life context.Context // ends with Close: reads and writes in progress stop
 	end  context.CancelFunc
 
-	pending []byte // output received and not yet read
-	done    error  // what Read returns once the shell has ended
-	code    atomic.Int64
-	closed  atomic.Bool
-	once    sync.Once
+	closed atomic.Bool
+	once   sync.Once
 }
 
-// Read gives the shell's output, then io.EOF once the gateway says it has
-// exited (or the terminal was closed); the gateway's error otherwise.
-func (t *remoteTerminal) Read(p []byte) (int, error) {
-	for len(t.pending) == 0 {
-		if t.done != nil {
-			return 0, t.done
-		}
+// next reads the gateway's next message: the shell's output (binary), or
+// its word on how the shell ended (text); a connection that ended without
+// that word is the end of a terminal we closed, or a lost connection.
+func (t *remoteTerminal) next() (provider.PTYEvent, error) {
+	for {
 		kind, data, err := t.conn.Read(t.life)
 		switch {
 		case err != nil:
-			t.done = t.ended(err)
+			return provider.PTYEvent{}, t.ended(err)
 		case kind == websocket.MessageBinary:
-			t.pending = data
-		default:
-			t.control(data)
+			return provider.PTYEvent{Output: data}, nil
 		}
-	}
-	n := copy(p, t.pending)
-	t.pending = t.pending[n:]
-	return n, nil
-}
-
-// control reads the gateway's word on how the shell ended.
-func (t *remoteTerminal) control(data []byte) {
-	var c termControl
-	if json.Unmarshal(data, &c) != nil {
-		return
-	}
-	switch {
-	case c.Type == "exit" && c.Code != nil:
-		t.code.Store(int64(*c.Code))
-		t.done = io.EOF
-	case c.Type == "error":
-		t.done = provider.Errorf(provider.ErrFailed, providerName, "terminal", "%s", orDefault(c.Message, "the terminal failed"))
+		var c termControl
+		if json.Unmarshal(data, &c) != nil {
+			continue
+		}
+		switch {
+		case c.Type == "exit" && c.Code != nil:
+			return provider.PTYEvent{Ended: true, Exited: true, ExitCode: *c.Code}, nil
+		case c.Type == "error":
+			return provider.PTYEvent{}, provider.Errorf(provider.ErrFailed, providerName, "terminal", "%s", orDefault(c.Message, "the terminal failed"))
+		}
 	}
 }
 
@@ -141,10 +127,6 @@ func (t *remoteTerminal) writeError(err error) error {
 	}
 	return provider.Errorf(provider.ErrUnreachable, providerName, "terminal", "%v", err)
 }
-
-// ExitCode is the shell's exit status once Read has returned io.EOF, -1
-// when it was killed or the gateway did not say.
-func (t *remoteTerminal) ExitCode() int { return int(t.code.Load()) }
 
 // Close ends the connection; the gateway then kills the shell.
 func (t *remoteTerminal) Close() error {

@@ -53,7 +53,8 @@ func (c *Client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 	case ans.Status != http.StatusCreated && ans.Status != http.StatusOK:
 		return nil, toolboxError(op, ans)
 	}
-	t := &terminal{c: c, base: base, inst: inst, id: id, exitCode: -1}
+	t := &terminal{c: c, base: base, inst: inst, id: id}
+	t.Next = t.next
 	t.life, t.end = context.WithCancel(context.Background())
 	conn, pending, err := c.connectPTY(ctx, base, inst, id)
 	if err != nil {
@@ -61,7 +62,7 @@ func (c *Client) OpenTerminal(ctx context.Context, inst provider.Instance, size 
 		t.end()
 		return nil, err
 	}
-	t.conn, t.pending = conn, pending
+	t.conn, t.early = conn, pending
 	return t, nil
 }
 

@@ -34,7 +34,8 @@ func daemonSays(t *testing.T, messages []websocket.MessageType, data []string, e
 	conn, _, err := websocket.Dial(context.Background(), srv.URL, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { conn.CloseNow() })
-	tm := &terminal{conn: conn, exitCode: -1}
+	tm := &terminal{conn: conn}
+	tm.Next = tm.next
 	tm.life, tm.end = context.WithCancel(context.Background())
 	t.Cleanup(tm.end)
 	return tm

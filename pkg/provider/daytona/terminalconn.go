@@ -25,6 +25,7 @@ const maxInput = 64 << 10
 // binary messages, and the shell's end comes as the close frame, whose
 // reason holds the exit code (closeClientsWithExitCode in websocket.go).
 type terminal struct {
+	provider.PTYOutput
 	c    *Client
 	base string
 	inst provider.Instance
@@ -33,44 +34,37 @@ type terminal struct {
 	// life ends with Close: reads and writes in progress stop.
 	life context.Context
 	end  context.CancelFunc
+	// early is output that came before the daemon said it was connected.
+	early []byte
 
-	readMu  sync.Mutex // one Read at a time
-	pending []byte     // output read and not yet returned
-	over    error      // what Read returns once the connection has ended
-
-	mu       sync.Mutex
-	exitCode int
-	closing  bool
-	once     sync.Once
+	mu      sync.Mutex
+	closing bool
+	once    sync.Once
 }
 
 var _ provider.PTY = (*terminal)(nil)
 
-// Read returns the terminal's output, and io.EOF once the daemon has
-// closed the connection for the shell's end.
-func (t *terminal) Read(p []byte) (int, error) {
-	t.readMu.Lock()
-	defer t.readMu.Unlock()
-	for len(t.pending) == 0 {
-		if t.over != nil {
-			return 0, t.over
-		}
+// next reads the daemon's next message: the shell's output, or the
+// connection's end, which the daemon's close says the shell's exit by.
+func (t *terminal) next() (provider.PTYEvent, error) {
+	if len(t.early) > 0 {
+		out := t.early
+		t.early = nil
+		return provider.PTYEvent{Output: out}, nil
+	}
+	for {
 		typ, data, err := t.conn.Read(t.life)
 		if err != nil {
-			t.over = t.ended(err)
-			continue
+			return t.ended(err)
 		}
-		if ctl, ok := controlOf(typ, data); ok {
-			if ctl.Status == "error" {
-				t.over = failure(provider.ErrFailed, "terminal", "the daemon dropped the terminal: %s", ctl.Error)
-			}
-			continue
+		ctl, ok := controlOf(typ, data)
+		switch {
+		case !ok:
+			return provider.PTYEvent{Output: data}, nil
+		case ctl.Status == "error":
+			return provider.PTYEvent{}, failure(provider.ErrFailed, "terminal", "the daemon dropped the terminal: %s", ctl.Error)
 		}
-		t.pending = data
 	}
-	n := copy(p, t.pending)
-	t.pending = t.pending[n:]
-	return n, nil
 }
 
 // exitData is the reason of the daemon's close frame: {"exitCode":3,
@@ -80,33 +74,32 @@ type exitData struct {
 }
 
 // ended sorts how the connection ended: the daemon's close for the
-// shell's end is io.EOF with its exit code (1000 for exit 0, 1011 for the
-// others, and 137 for a shell killed by a delete); a close of ours is
-// io.EOF with -1; any other end is an error.
-func (t *terminal) ended(err error) error {
+// shell's end is the end with its exit code (1000 for exit 0, 1011 for
+// the others, and 137 for a shell killed by a delete); a close of ours is
+// the end with none (-1); any other end is an error.
+func (t *terminal) ended(err error) (provider.PTYEvent, error) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closing {
-		t.exitCode = -1
-		return io.EOF
+	closing := t.closing
+	t.mu.Unlock()
+	if closing {
+		return provider.PTYEvent{Ended: true}, nil
 	}
 	status := websocket.CloseStatus(err)
 	var ce websocket.CloseError
 	if errors.As(err, &ce) {
 		var exit exitData
 		if json.Unmarshal([]byte(ce.Reason), &exit) == nil && exit.ExitCode != nil {
-			t.exitCode = *exit.ExitCode
-			return io.EOF
+			return provider.PTYEvent{Ended: true, Exited: true, ExitCode: *exit.ExitCode}, nil
 		}
 	}
 	switch status {
 	case websocket.StatusNormalClosure, websocket.StatusGoingAway:
-		t.exitCode = 0 // a close without an exit code is a clean exit, as Daytona's SDKs read it
-		return io.EOF
+		// A close without an exit code is a clean exit, as Daytona's SDKs read it.
+		return provider.PTYEvent{Ended: true, Exited: true}, nil
 	case -1:
-		return failure(provider.ErrUnreachable, "terminal", "the terminal's connection broke: %s", err)
+		return provider.PTYEvent{}, failure(provider.ErrUnreachable, "terminal", "the terminal's connection broke: %s", err)
 	}
-	return failure(provider.ErrFailed, "terminal", "the daemon closed the terminal: %s", err)
+	return provider.PTYEvent{}, failure(provider.ErrFailed, "terminal", "the daemon closed the terminal: %s", err)
 }
 
 // Write sends keystrokes as they are, in binary messages the daemon can read.
@@ -147,14 +140,6 @@ func (t *terminal) Resize(ctx context.Context, size provider.TermSize) error {
 		return toolboxError(op, ans)
 	}
 	return nil
-}
-
-// ExitCode is the shell's exit code once Read has returned io.EOF; -1
-// before, and after Close.
-func (t *terminal) ExitCode() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.exitCode
 }
 
 // Close deletes the PTY session, which kills the shell and every process
