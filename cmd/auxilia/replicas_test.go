@@ -133,7 +133,8 @@ func TestAReplicaKilledMidCreateLeavesNoOrphan(t *testing.T) {
 	fake.ClearFaults()
 	orphans := fake.Sandboxes()
 
-	for deadline := time.Now().Add(30 * time.Second); len(fake.Sandboxes()) > 0; time.Sleep(100 * time.Millisecond) {
+	// As above: the dead replica may hold the reaper's job lease to its term.
+	for deadline := time.Now().Add(store.DefaultLeaseTerm + 30*time.Second); len(fake.Sandboxes()) > 0; time.Sleep(100 * time.Millisecond) {
 		require.True(t, time.Now().Before(deadline), "the orphans were never found and destroyed: %v\n%s", fake.Sandboxes(), survivor.logs())
 	}
 	assert.Positive(t, fake.Calls(opensandboxtest.OpList), "found by listing with the creation label")
