@@ -48,6 +48,8 @@ type allocation struct {
 	// peek): the caller settles it once it has the instance, and
 	// allocate abandons it when it gives none.
 	ahead *recordAhead
+	// turn is the start's place among those reading and choosing (turn.go).
+	turn *turn
 	// waitStart is when this start began waiting for another run's
 	// creation, waitedFor the instance it waited for.
 	waitStart time.Time
@@ -76,11 +78,17 @@ func defaultStrategies(pools bool) []strategy {
 	return []strategy{threadsInstance{}, keptFiles{}, newInstance{}}
 }
 
-// allocate gives the thread of run a live instance of sb.
-func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, run auxilia.Run, sb auxilia.Sandbox, client provider.Client, progress Progress) (ensured, error) {
-	a := &allocation{svc: s, agent: agent, key: run.ThreadKey, run: run, sb: sb, client: client, progress: progress}
+// allocate gives the thread of run a live instance of sb. The start's turn
+// is held while it reads and chooses, and given back before any other step.
+func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, run auxilia.Run, sb auxilia.Sandbox, client provider.Client, t *turn, progress Progress) (ensured, error) {
+	a := &allocation{svc: s, agent: agent, key: run.ThreadKey, run: run, sb: sb, client: client, turn: t, progress: progress}
 	var at step = peek{}
 	for {
+		switch at.(type) {
+		case peek, choice:
+		default:
+			t.give()
+		}
 		next, err := at.take(ctx, a)
 		if err != nil {
 			a.ahead.abandon()
@@ -112,16 +120,14 @@ func (peek) take(ctx context.Context, a *allocation) (step, error) {
 	return choice{}, nil
 }
 
-// choice locks the thread and lets the strategies choose the next step.
-// Starts choose in the order they came, a bounded number at once (see
-// Options.ChoosingAtOnce).
+// choice locks the thread and lets the strategies choose the next step,
+// in the start's turn: a choice made again waits for a new one.
 type choice struct{}
 
 func (choice) take(ctx context.Context, a *allocation) (step, error) {
-	if err := a.svc.choosing.enter(ctx); err != nil {
+	if err := a.turn.take(ctx); err != nil {
 		return nil, err
 	}
-	defer a.svc.choosing.leave()
 	var next step
 	err := a.svc.Tx.InTx(ctx, func(ctx context.Context) error {
 		thread, err := a.svc.Threads(a.agent.WorkspaceID).Lock(ctx, a.agent.ID, a.key)

@@ -73,3 +73,6 @@ func SetCallTouchEvery(t interface{ Cleanup(func()) }, d time.Duration) {
 
 // CreatesWaiting is how many of the runs' creates of the sandbox wait for their turn.
 func CreatesWaiting(s *Service, sandboxID string) int { return s.creates.waiting(sandboxID) }
+
+// TurnsWaiting is how many run starts wait for their turn to read and choose.
+func TurnsWaiting(s *Service) int { return s.choosing.waiters() }

@@ -130,13 +130,15 @@ type Options struct {
 	Clock func() time.Time
 	// PoolEvery is how often the warm pools are kept: retired and topped up (default 10 s).
 	PoolEvery time.Duration
-	// ChoosingAtOnce bounds the run starts that choose their thread's
-	// instance at once, each in a short transaction; the others wait their
-	// turn in the order they came. Below the store's connections, it
-	// leaves some to the starts past their choice: a burst of new threads
-	// does not make the run that took a pool's instance wait to be recorded
-	// behind the choices of the starts that came after it (default 10,
-	// half the store's default connections).
+	// ChoosingAtOnce bounds the run starts that read their agent, sandbox
+	// and thread and choose the thread's instance at once (turn.go); the
+	// others wait their turn in the order they came, holding nothing. A
+	// burst's first starts thus take a pool's instances without sharing the
+	// database and the processors with the reads of all those behind them.
+	// Below the store's connections, it leaves some to the starts past their
+	// choice: the run that took a pool's instance is not recorded behind the
+	// choices of the starts that came after it (default 10, half the
+	// store's default connections).
 	ChoosingAtOnce int
 	// CreatesPerSandbox bounds the instances runs create at once for one
 	// sandbox in this process; the others wait their turn in the order they
@@ -224,7 +226,7 @@ type Service struct {
 	opt        Options
 	creating   *waiters
 	meter      *commandMeter  // commands' meters, written after their answers (meter.go)
-	choosing   *queue         // the starts choosing their thread's instance (allocate.go)
+	choosing   *queue         // the starts' turns to read and choose (turn.go)
 	creates    *sandboxQueues // the runs' creates, per sandbox (start.go)
 	strategies []strategy     // how a thread gets its instance, in order (allocate.go)
 }

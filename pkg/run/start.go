@@ -39,6 +39,11 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		fe.Add("thread_id", "must be 1 to 128 letters, digits or . _ : -, and not . or ..")
 		return auxilia.Run{}, fe.Err()
 	}
+	t := &turn{q: s.choosing}
+	if err := t.take(ctx); err != nil {
+		return auxilia.Run{}, err
+	}
+	defer t.give()
 	agent, err := s.Agents.Get(ctx, workspaceID, agentID)
 	if err != nil {
 		return auxilia.Run{}, err
@@ -50,7 +55,7 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		if err != nil {
 			return auxilia.Run{}, s.keepFailure(ctx, agent, key, unusable(sb, err))
 		}
-		got, err := s.allocate(ctx, agent, run, sb, client, progress)
+		got, err := s.allocate(ctx, agent, run, sb, client, t, progress)
 		if err != nil {
 			return auxilia.Run{}, s.keepFailure(ctx, agent, key, err)
 		}
