@@ -24,9 +24,9 @@ func withRequestID() echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			id := c.Request().Header.Get(headerRequestID)
 			if !saneRequestID(id) {
-				b := make([]byte, 12)
-				_, _ = rand.Read(b)
-				id = hex.EncodeToString(b)
+				var b [12]byte
+				_, _ = rand.Read(b[:])
+				id = hex.EncodeToString(b[:])
 			}
 			c.Set(headerRequestID, id)
 			c.Response().Header().Set(headerRequestID, id)

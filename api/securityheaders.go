@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -41,13 +42,25 @@ var securityHeaders = [][2]string{
 const answerPolicy = "default-src 'none'; frame-ancestors 'none'"
 
 // secureAnswers sets securityHeaders on every answer, before anything else
-// runs, so that errors and panics carry them too.
+// runs, so that errors and panics carry them too. Every answer's header
+// holds the same value slices, made once: nothing writes into a header's
+// values (a handler that changes one, as the console's page does its
+// policy, sets a slice of its own), and an append to one of length and
+// capacity 1 makes a new one.
 func secureAnswers() echo.MiddlewareFunc {
+	type header struct {
+		key    string
+		values []string
+	}
+	shared := make([]header, len(securityHeaders))
+	for i, kv := range securityHeaders {
+		shared[i] = header{http.CanonicalHeaderKey(kv[0]), []string{kv[1]}}
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			h := c.Response().Header()
-			for _, kv := range securityHeaders {
-				h.Set(kv[0], kv[1])
+			for _, kv := range shared {
+				h[kv.key] = kv.values
 			}
 			return next(c)
 		}

@@ -38,6 +38,9 @@ func refuseUnstorablePath() echo.MiddlewareFunc {
 func refuseUnstorableQuery() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			if c.Request().URL.RawQuery == "" {
+				return next(c)
+			}
 			query := c.Request().URL.Query()
 			var fe auxilia.FieldErrors
 			for _, name := range slices.Sorted(maps.Keys(query)) {

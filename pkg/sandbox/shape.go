@@ -42,32 +42,43 @@ type shaped struct {
 const maxShapes = 4096
 
 // shapeCache spares the reads of a sandbox decoding and encoding its config
-// each time: a sandbox's view is read far more often than it is edited.
+// each time: a sandbox's view is read far more often than it is edited. Its
+// shapes are by provider, then by stored config (a lookup by the config's
+// bytes copies nothing).
 type shapeCache struct {
 	mu     sync.Mutex
-	shapes map[string]shaped
+	shapes map[string]map[string]shaped
+	count  int
 }
 
-func newShapeCache() *shapeCache { return &shapeCache{shapes: map[string]shaped{}} }
+func newShapeCache() *shapeCache { return &shapeCache{shapes: map[string]map[string]shaped{}} }
 
 func (r *Registry) shape(sb auxilia.Sandbox) shaped {
 	if r.shapes == nil { // a registry made without New
 		return r.decodeShape(sb)
 	}
-	key := sb.Provider + "\x00" + string(sb.Config)
-	r.shapes.mu.Lock()
-	s, ok := r.shapes.shapes[key]
-	r.shapes.mu.Unlock()
+	c := r.shapes
+	c.mu.Lock()
+	s, ok := c.shapes[sb.Provider][string(sb.Config)]
+	c.mu.Unlock()
 	if ok {
 		return s
 	}
 	s = r.decodeShape(sb)
-	r.shapes.mu.Lock()
-	if len(r.shapes.shapes) >= maxShapes {
-		r.shapes.shapes = map[string]shaped{}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.count >= maxShapes {
+		c.shapes, c.count = map[string]map[string]shaped{}, 0
 	}
-	r.shapes.shapes[key] = s
-	r.shapes.mu.Unlock()
+	byConfig := c.shapes[sb.Provider]
+	if byConfig == nil {
+		byConfig = map[string]shaped{}
+		c.shapes[sb.Provider] = byConfig
+	}
+	if _, ok := byConfig[string(sb.Config)]; !ok {
+		c.count++
+	}
+	byConfig[string(sb.Config)] = s
 	return s
 }
 
