@@ -38,21 +38,21 @@ func (db *DB) threads() threadTable { return threadTable{db} }
 // locks it for the rest of ctx's transaction: concurrent run starts on one
 // thread pass here one at a time, in every process.
 func (s threadTable) Lock(ctx context.Context, workspaceID, agentID, key string) (auxilia.Thread, error) {
-	locked, err := s.lockRow(ctx, agentID, key)
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		// A new thread. A concurrent insert of the same one waits on the
-		// unique key, then does nothing, and both lock the one row.
-		row := threadRow{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key, CreatedAt: Now()}
-		res := s.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
-		if res.Error != nil {
-			return auxilia.Thread{}, res.Error
-		}
-		locked, err = s.lockRow(ctx, agentID, key)
-		if err == nil && res.RowsAffected == 1 {
-			// Made here: it has neither kept files nor an instance to read.
-			return locked.domain(), nil
-		}
+	// Most threads locked here are new: a thread's warm start reconnects its
+	// live instance without the lock. So the row is made first, in one
+	// statement, and a row made here is this transaction's alone until it
+	// commits: it has neither kept files nor an instance to read. A
+	// concurrent making of the same one waits on the unique key, then does
+	// nothing, and locks the one row.
+	row := threadRow{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key, CreatedAt: Now()}
+	res := s.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
+	if res.Error != nil {
+		return auxilia.Thread{}, res.Error
 	}
+	if res.RowsAffected == 1 {
+		return row.domain(), nil
+	}
+	locked, err := s.lockRow(ctx, agentID, key)
 	if err != nil {
 		return auxilia.Thread{}, err
 	}
