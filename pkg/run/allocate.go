@@ -78,11 +78,12 @@ func defaultStrategies(pools bool) []strategy {
 	return []strategy{threadsInstance{}, keptFiles{}, newInstance{}}
 }
 
-// allocate gives the thread of run a live instance of sb. The start's turn
-// is held while it reads and chooses, and given back before any other step.
-func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, run auxilia.Run, sb auxilia.Sandbox, client provider.Client, t *turn, progress Progress) (ensured, error) {
+// allocate gives the thread of run a live instance of sb, starting from
+// what the start saw of it as it began (look). The start's turn is held
+// while it chooses, and given back before any other step.
+func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, run auxilia.Run, sb auxilia.Sandbox, client provider.Client, look peek, t *turn, progress Progress) (ensured, error) {
 	a := &allocation{svc: s, agent: agent, key: run.ThreadKey, run: run, sb: sb, client: client, turn: t, progress: progress}
-	var at step = peek{}
+	var at step = look
 	for {
 		switch at.(type) {
 		case peek, choice:
@@ -106,16 +107,26 @@ func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, run auxilia
 // locked choice would have chosen. The run's own transaction then checks,
 // under the lock, that the thread still has that instance. Anything else
 // (no instance, a paused one, one being made) is chosen under the lock.
-type peek struct{}
+// The instance is read, without a lock, as the start begins (Service.peek).
+type peek struct {
+	inst auxilia.Instance
+	live bool
+}
 
-func (peek) take(ctx context.Context, a *allocation) (step, error) {
-	inst, ok, err := a.svc.Threads(a.agent.WorkspaceID).LiveInstance(ctx, a.agent.ID, a.key)
-	if err != nil {
-		return nil, err
-	}
-	if ok && inst.SandboxID == a.sb.ID && inst.PausedAt == nil {
-		a.ahead = a.svc.recordAhead(ctx, a.agent, runOn(a.run, a.sb, ensured{instance: inst}))
-		return reconnecting{inst}, nil
+// peek reads the thread's live instance, if it has one.
+func (s *Service) peek(ctx context.Context, workspaceID, agentID, key string) (peek, error) {
+	inst, live, err := s.Threads(workspaceID).LiveInstance(ctx, agentID, key)
+	return peek{inst: inst, live: live}, err
+}
+
+// warm tells whether the thread's instance is live and running: the start
+// reconnects it, unless its agent's sandbox has changed.
+func (p peek) warm() bool { return p.live && p.inst.PausedAt == nil }
+
+func (p peek) take(ctx context.Context, a *allocation) (step, error) {
+	if p.warm() && p.inst.SandboxID == a.sb.ID {
+		a.ahead = a.svc.recordAhead(ctx, a.agent, runOn(a.run, a.sb, ensured{instance: p.inst}))
+		return reconnecting{p.inst}, nil
 	}
 	return choice{}, nil
 }

@@ -130,11 +130,12 @@ type Options struct {
 	Clock func() time.Time
 	// PoolEvery is how often the warm pools are kept: retired and topped up (default 10 s).
 	PoolEvery time.Duration
-	// ChoosingAtOnce bounds the run starts that read their agent, sandbox
-	// and thread and choose the thread's instance at once (turn.go); the
-	// others wait their turn in the order they came, holding nothing. A
-	// burst's first starts thus take a pool's instances without sharing the
-	// database and the processors with the reads of all those behind them.
+	// ChoosingAtOnce bounds the run starts, warm ones aside, that read
+	// their agent and sandbox and choose their thread's instance at once
+	// (turn.go); the others wait their turn in the order they came, holding
+	// nothing. A burst's first new threads thus take a pool's instances
+	// without sharing the database and the processors with the reads of all
+	// those behind them.
 	// Below the store's connections, it leaves some to the starts past their
 	// choice: the run that took a pool's instance is not recorded behind the
 	// choices of the starts that came after it (default 10, half the

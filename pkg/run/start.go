@@ -39,9 +39,17 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		fe.Add("thread_id", "must be 1 to 128 letters, digits or . _ : -, and not . or ..")
 		return auxilia.Run{}, fe.Err()
 	}
-	t := &turn{q: s.choosing}
-	if err := t.take(ctx); err != nil {
+	// A warm start reconnects its thread's live instance straight away;
+	// any other start takes its turn before it reads on (turn.go).
+	look, err := s.peek(ctx, workspaceID, agentID, key)
+	if err != nil {
 		return auxilia.Run{}, err
+	}
+	t := &turn{q: s.choosing}
+	if !look.warm() {
+		if err := t.take(ctx); err != nil {
+			return auxilia.Run{}, err
+		}
 	}
 	defer t.give()
 	agent, err := s.Agents.Get(ctx, workspaceID, agentID)
@@ -55,7 +63,7 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		if err != nil {
 			return auxilia.Run{}, s.keepFailure(ctx, agent, key, unusable(sb, err))
 		}
-		got, err := s.allocate(ctx, agent, run, sb, client, t, progress)
+		got, err := s.allocate(ctx, agent, run, sb, client, look, t, progress)
 		if err != nil {
 			return auxilia.Run{}, s.keepFailure(ctx, agent, key, err)
 		}

@@ -45,17 +45,17 @@ func TestAStartWaitingOnItsProviderHoldsNoTurn(t *testing.T) {
 	})
 }
 
-// Starts take their turns in the order they came, and one waiting for its
-// turn reads nothing yet: while a start is held in its choice (another
-// transaction is making its thread's row), a warm start behind it has not
-// reconnected its instance; it does once the turn is given back.
-func TestAStartWaitsForItsTurnBeforeItReads(t *testing.T) {
+// A start without a live instance waits for its turn, holding nothing,
+// while a warm start takes none: with one turn, held by a start waiting on
+// a row in its choice (another transaction is making its thread), a new
+// thread's start waits, a warm start is served, and the new thread's start
+// goes on once the turn is given back.
+func TestAWarmStartTakesNoTurn(t *testing.T) {
 	db := storetest.Open(t, store.Postgres) // a row lock held elsewhere: SQLite holds the whole database
 	w := newWorld(t, db, func(o *run.Options) { o.ChoosingAtOnce = 1 })
 	w.start(t, "warm")
-	reconnects := w.fake.Calls("reconnect")
 
-	// Another transaction makes the new thread's row and keeps it uncommitted.
+	// Another transaction makes a new thread's row and keeps it uncommitted.
 	locked, unlock := make(chan struct{}), make(chan struct{})
 	go func() {
 		_ = db.InTx(context.Background(), func(ctx context.Context) error {
@@ -69,23 +69,30 @@ func TestAStartWaitsForItsTurnBeforeItReads(t *testing.T) {
 	}()
 	<-locked
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		_, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, "held")
-		assert.NoError(t, err)
-	})
-	require.Eventually(t, func() bool { return inChoice(t, db) }, 10*time.Second, time.Millisecond,
-		"the new thread's start waits on the row in its choice")
-	wg.Go(func() {
-		r, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, "warm")
-		assert.NoError(t, err)
-		assert.False(t, r.Created)
-	})
-	require.Eventually(t, func() bool { return run.TurnsWaiting(w.app.Runs) == 1 }, 10*time.Second, time.Millisecond)
-	assert.Equal(t, reconnects, w.fake.Calls("reconnect"), "the warm start waits for its turn before it reads")
+	for _, key := range []string{"held", "new"} {
+		wg.Go(func() {
+			r, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, key)
+			assert.NoError(t, err)
+			assert.True(t, r.Created)
+		})
+		if key == "held" {
+			require.Eventually(t, func() bool { return inChoice(t, db) }, 10*time.Second, time.Millisecond,
+				"the first start holds the turn, waiting on the row in its choice")
+		}
+	}
+	require.Eventually(t, func() bool { return run.TurnsWaiting(w.app.Runs) == 1 }, 10*time.Second, time.Millisecond,
+		"the new thread's start waits for its turn")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	warm, err := w.app.Runs.Start(ctx, w.ws.ID, w.agent.ID, "warm")
+	require.NoError(t, err, "the warm start is served meanwhile")
+	assert.False(t, warm.Created)
+	assert.Equal(t, 1, run.TurnsWaiting(w.app.Runs))
+	assert.Equal(t, 1, w.fake.Calls("create"), "the warm thread's, and no new thread's yet")
 
 	close(unlock)
 	wg.Wait()
-	assert.Equal(t, reconnects+1, w.fake.Calls("reconnect"))
+	assert.Equal(t, 3, w.fake.Calls("create"))
 	assert.Equal(t, 0, run.TurnsWaiting(w.app.Runs))
 }
 
