@@ -46,10 +46,14 @@ describe("The console never shows a false state", () => {
     // A busy host takes a while to make a local instance.
     await run.getByText("active", { exact: true }).waitFor({ timeout: 90_000 });
 
-    await apiCall("DELETE", `/api/v1/sandboxes/${sandbox.id}?detach_agents=true`);
+    // The command is typed before the delete: the console may learn that
+    // the run ended before it is sent (its reread of the run, or a poll of
+    // the run's approvals or files, refused), and then offers it no more;
+    // either way it says why the run ended.
     const command = run.getByRole("textbox", { name: "Command" });
     await command.fill("echo still here");
-    await command.press("Control+Enter");
+    await apiCall("DELETE", `/api/v1/sandboxes/${sandbox.id}?detach_agents=true`);
+    if (await command.isEnabled()) await command.press("Control+Enter");
 
     const ended = run.getByRole("status", { name: "Run ended" });
     await ended.waitFor();
