@@ -50,7 +50,8 @@ var echoes = map[string]func(secret string, rng *rand.Rand) string{
 
 // leaks returns a piece of 4 characters of the secret, or of one of its
 // encodings, that the scrubbed text still holds (whatever case or
-// whitespace), or "".
+// whitespace), or "". A piece of the echoes' own words ("Basic") is none:
+// a secret may hold "basi" as well.
 func leaks(scrubbed, secret string) string {
 	out := squeeze(scrubbed)
 	forms := []string{secret, hex.EncodeToString([]byte(secret)), url.QueryEscape(secret),
@@ -63,13 +64,16 @@ func leaks(scrubbed, secret string) string {
 	for _, f := range forms {
 		f = squeeze(f)
 		for i := 0; i+4 <= len(f); i++ {
-			if strings.Contains(out, f[i:i+4]) {
+			if strings.Contains(out, f[i:i+4]) && !strings.Contains(echoWords, f[i:i+4]) {
 				return f[i : i+4]
 			}
 		}
 	}
 	return ""
 }
+
+// echoWords are the words the echoes add around a secret, squeezed.
+var echoWords = squeeze("Basic ")
 
 func squeeze(s string) string {
 	return strings.Map(func(r rune) rune {
