@@ -94,7 +94,8 @@ describe("Runs with an address, their progress and their threads", () => {
     await starter.getByRole("combobox", { name: "Agent" }).selectOption(stranded.id);
     await starter.getByRole("button", { name: "Start run" }).click();
     await starter.getByRole("alert").waitFor();
-    expect(await page.getByRole("region", { name: "Current run" }).count()).toBe(0);
+    // The start's navigation may render just after its refusal shows.
+    await expect.poll(() => page.getByRole("region", { name: "Current run" }).count()).toBe(0);
     expect(await page.getByRole("textbox", { name: "Command" }).count()).toBe(0);
     expect(new URL(page.url()).pathname).toBe("/runs");
     await screenshot(page, "20-run-failed-start");
