@@ -48,34 +48,32 @@ func (s agentTable) Create(ctx context.Context, a auxilia.Agent) (auxilia.Agent,
 // Get returns an agent of the workspace with its binding, in one statement:
 // every run start and tool call reads it.
 func (s agentTable) Get(ctx context.Context, workspaceID, id string) (auxilia.Agent, error) {
-	var v agentBindingView
-	err := s.db.conn(ctx).Table("agents").
-		Select("agents.*, bindings.sandbox_id AS binding_sandbox_id, bindings.tools AS binding_tools, "+
-			"bindings.approval_granted_by AS binding_approval_granted_by, bindings.approval_with_call AS binding_approval_with_call, "+
-			"bindings.created_at AS binding_created_at, bindings.updated_at AS binding_updated_at, "+
-			"sandboxes.name AS binding_sandbox_name, sandboxes.provider AS binding_provider, sandboxes.url AS binding_url").
-		Joins("LEFT JOIN bindings ON bindings.agent_id = agents.id").
-		Joins("LEFT JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL").
-		Where("agents.workspace_id = ? AND agents.id = ?", workspaceID, id).Take(&v).Error
+	v, err := takeRow[agentBindingView](ctx, s.db, agentWithBindingSQL, workspaceID, id)
 	if err != nil {
 		return auxilia.Agent{}, notFound(err, "agent")
 	}
 	return v.domain(), nil
 }
 
+var agentWithBindingSQL = "SELECT " + qualified("agents", agentColumns) + ", bindings.sandbox_id, bindings.tools, " +
+	"bindings.approval_granted_by, bindings.approval_with_call, bindings.created_at, bindings.updated_at, " +
+	"sandboxes.name, sandboxes.provider, sandboxes.url FROM agents " +
+	"LEFT JOIN bindings ON bindings.agent_id = agents.id " +
+	"LEFT JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL " +
+	"WHERE agents.workspace_id = ? AND agents.id = ? LIMIT 1"
+
+// agentColumns are agentRow's columns, in the order of its scanTargets.
+const agentColumns = "id, workspace_id, name, description, emoji, color, managed_by, version, created_at, updated_at"
+
+func (r *agentRow) scanTargets() []any {
+	return []any{&r.ID, &r.WorkspaceID, &r.Name, &r.Description, &r.Emoji, &r.Color, &r.ManagedBy, &r.Version,
+		&r.CreatedAt, &r.UpdatedAt}
+}
+
 // agentBindingView is an agent with its binding's columns, null where it
 // has none (or its sandbox is deleted, which leaves it none).
 type agentBindingView struct {
-	ID                       string
-	WorkspaceID              string
-	Name                     string
-	Description              string
-	Emoji                    string
-	Color                    string
-	ManagedBy                string
-	Version                  int
-	CreatedAt                time.Time
-	UpdatedAt                time.Time
+	agent                    agentRow
 	BindingSandboxID         *string
 	BindingTools             *string
 	BindingApprovalGrantedBy *string
@@ -87,15 +85,20 @@ type agentBindingView struct {
 	BindingURL               *string
 }
 
+func (v *agentBindingView) scanTargets() []any {
+	return append(v.agent.scanTargets(), &v.BindingSandboxID, &v.BindingTools, &v.BindingApprovalGrantedBy,
+		&v.BindingApprovalWithCall, &v.BindingCreatedAt, &v.BindingUpdatedAt, &v.BindingSandboxName, &v.BindingProvider,
+		&v.BindingURL)
+}
+
 func (v agentBindingView) domain() auxilia.Agent {
-	a := agentRow{ID: v.ID, WorkspaceID: v.WorkspaceID, Name: v.Name, Description: v.Description, Emoji: v.Emoji,
-		Color: v.Color, ManagedBy: v.ManagedBy, Version: v.Version, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}.domain()
+	a := v.agent.domain()
 	if v.BindingSandboxID == nil || v.BindingSandboxName == nil {
 		return a
 	}
-	b := bindingView{AgentID: v.ID, SandboxID: *v.BindingSandboxID, Tools: deref(v.BindingTools),
+	b := bindingView{AgentID: v.agent.ID, SandboxID: *v.BindingSandboxID, Tools: deref(v.BindingTools),
 		ApprovalGrantedBy: deref(v.BindingApprovalGrantedBy), SandboxName: *v.BindingSandboxName,
-		Provider: deref(v.BindingProvider), URL: deref(v.BindingURL), AgentVersion: v.Version}.domain()
+		Provider: deref(v.BindingProvider), URL: deref(v.BindingURL), AgentVersion: v.agent.Version}.domain()
 	if v.BindingApprovalWithCall != nil {
 		b.Approval.WithCall = *v.BindingApprovalWithCall
 	}

@@ -24,6 +24,17 @@ type auditRow struct {
 
 func (auditRow) TableName() string { return "audit_entries" }
 
+// auditColumns are auditRow's columns, in the order of its values.
+const auditColumns = "id, workspace_id, at, token_id, token_name, user_id, user_name, action, resource_type, " +
+	"resource_id, outcome, detail"
+
+var auditInsertSQL = insertSQL("audit_entries", auditColumns)
+
+func (r auditRow) values() []any {
+	return []any{r.ID, r.WorkspaceID, r.At, r.TokenID, r.TokenName, r.UserID, r.UserName, r.Action, r.ResourceType,
+		r.ResourceID, r.Outcome, r.Detail}
+}
+
 func (r auditRow) domain() auxilia.AuditEntry {
 	e := auxilia.AuditEntry{ID: r.ID, At: r.At, TokenID: r.TokenID, TokenName: r.TokenName,
 		UserID: r.UserID, UserName: r.UserName, Action: r.Action,
@@ -47,7 +58,8 @@ func (s auditTable) Append(ctx context.Context, e auxilia.AuditEntry) error {
 	if e.WorkspaceID != "" {
 		row.WorkspaceID = &e.WorkspaceID
 	}
-	return s.db.conn(ctx).Create(&row).Error
+	_, err := s.db.exec(ctx, auditInsertSQL, row.values()...)
+	return err
 }
 
 // List returns a page of the workspace's entries, newest first.

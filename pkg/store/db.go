@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -47,6 +48,8 @@ type DB struct {
 	quotaDefaults auxilia.Quotas
 	// alertWebhook tells that alerts are delivered to a webhook.
 	alertWebhook bool
+	// counted counts statements once CountStatements is called.
+	counted atomic.Pointer[atomic.Int64]
 }
 
 // SetQuotaDefaults sets the limits of every workspace that has none of its

@@ -27,6 +27,15 @@ type instanceRow struct {
 
 func (instanceRow) TableName() string { return "instances" }
 
+// instanceColumns are instanceRow's columns, in the order of its scanTargets.
+const instanceColumns = "id, workspace_id, sandbox_id, thread_id, provider_ref, work_dir, state_key_id, state_ciphertext, " +
+	"status, created_by_run, lease_until, paused_at, pool_version, created_at, updated_at"
+
+func (r *instanceRow) scanTargets() []any {
+	return []any{&r.ID, &r.WorkspaceID, &r.SandboxID, &r.ThreadID, &r.ProviderRef, &r.WorkDir, &r.StateKeyID,
+		&r.StateCiphertext, &r.Status, &r.CreatedByRun, &r.LeaseUntil, &r.PausedAt, &r.PoolVersion, &r.CreatedAt, &r.UpdatedAt}
+}
+
 func (r instanceRow) domain() auxilia.Instance {
 	inst := auxilia.Instance{ID: r.ID, WorkspaceID: r.WorkspaceID, SandboxID: r.SandboxID, ProviderRef: r.ProviderRef,
 		WorkDir: r.WorkDir, State: auxilia.SealedSecret{KeyID: r.StateKeyID, Ciphertext: r.StateCiphertext},

@@ -27,6 +27,17 @@ type runRow struct {
 
 func (runRow) TableName() string { return "runs" }
 
+// runColumns are runRow's columns, in the order of its values.
+const runColumns = "id, workspace_id, agent_id, thread_id, status, sandbox_id, instance_id, created_instance, replaced, " +
+	"notice, started_at, last_activity_at, ended_at, ended_by"
+
+var runInsertSQL = insertSQL("runs", runColumns)
+
+func (r runRow) values() []any {
+	return []any{r.ID, r.WorkspaceID, r.AgentID, r.ThreadID, r.Status, r.SandboxID, r.InstanceID, r.CreatedInstance,
+		r.Replaced, r.Notice, r.StartedAt, r.LastActivityAt, r.EndedAt, r.EndedBy}
+}
+
 // runView is a run with what its answer shows of its thread, sandbox and instance.
 type runView struct {
 	ID               string
@@ -89,8 +100,8 @@ func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error)
 	if !r.StartedAt.IsZero() {
 		now = r.StartedAt.UTC().Truncate(time.Microsecond)
 	}
-	if err := s.db.conn(ctx).Model(&runRow{}).Where("thread_id = ? AND status = ?", r.ThreadID, auxilia.RunActive).
-		UpdateColumns(map[string]any{"status": auxilia.RunCompleted, "ended_at": now, "ended_by": auxilia.EndedByNewerRun}).Error; err != nil {
+	if _, err := s.db.exec(ctx, "UPDATE runs SET status = ?, ended_at = ?, ended_by = ? WHERE thread_id = ? AND status = ?",
+		string(auxilia.RunCompleted), now, string(auxilia.EndedByNewerRun), r.ThreadID, string(auxilia.RunActive)); err != nil {
 		return auxilia.Run{}, err
 	}
 	row := runRow{ID: r.ID, WorkspaceID: r.WorkspaceID, AgentID: r.AgentID, ThreadID: r.ThreadID,
@@ -99,7 +110,7 @@ func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error)
 	if row.ID == "" {
 		row.ID = auxilia.NewID()
 	}
-	if err := s.db.conn(ctx).Create(&row).Error; err != nil {
+	if _, err := s.db.exec(ctx, runInsertSQL, row.values()...); err != nil {
 		return auxilia.Run{}, err
 	}
 	// What the joined read would add, the caller knows: it is not read back.

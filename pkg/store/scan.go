@@ -56,12 +56,20 @@ func takeRow[R any, P scannable[R]](ctx context.Context, db *DB, query string, a
 	return rows[0], nil
 }
 
-// eachRow runs query and calls each with every row's scan.
+// qualified names each of columns (a list that findRows scans) with its table.
+func qualified(table, columns string) string {
+	return table + "." + strings.ReplaceAll(columns, ", ", ", "+table+".")
+}
+
+// eachRow runs query and calls each with every row's scan. Its args are
+// plain values: GORM does not expand a slice into a list here.
 func (db *DB) eachRow(ctx context.Context, query string, args []any, each func(scan func(dest ...any) error) error) error {
+	db.count()
 	if _, inTx := ctx.Value(txKey{}).(*gorm.DB); inTx || db.dialect != Postgres {
-		rows, err := db.conn(ctx).Raw(query, args...).Rows()
+		rows, err := db.handle(ctx).QueryContext(ctx, db.placeholders(query), args...)
+		db.disk.note(err, false)
 		if err != nil {
-			return err
+			return db.translate(err)
 		}
 		defer rows.Close()
 		return scanEach(rows, each)

@@ -168,10 +168,9 @@ func (s threadTable) List(ctx context.Context, workspaceID, agentID string, req 
 // transaction, as Lock does: one statement where a run start used three.
 // A thread not made yet is not found.
 func (s threadTable) Ran(ctx context.Context, workspaceID, agentID, key string, at time.Time) (id, instanceID string, err error) {
-	var rows []threadRan
-	err = s.db.conn(ctx).Raw(`UPDATE threads SET last_run_at = ?, last_activity_at = ?
+	rows, err := findRows[threadRan](ctx, s.db, `UPDATE threads SET last_run_at = ?, last_activity_at = ?
 		WHERE workspace_id = ? AND agent_id = ? AND thread_key = ? RETURNING id, instance_id`,
-		at, at, workspaceID, agentID, key).Scan(&rows).Error
+		at, at, workspaceID, agentID, key)
 	if err != nil {
 		return "", "", err
 	}
@@ -187,20 +186,22 @@ type threadRan struct {
 	InstanceID *string
 }
 
+func (r *threadRan) scanTargets() []any { return []any{&r.ID, &r.InstanceID} }
+
 // LiveInstance returns the live instance of the agent's thread keyed key,
 // read in one statement without a lock: a warm run start's first look.
 // ok is false when the thread has no live instance (or is not made yet).
 func (s threadTable) LiveInstance(ctx context.Context, workspaceID, agentID, key string) (inst auxilia.Instance, ok bool, err error) {
-	var rows []instanceRow
-	err = s.db.conn(ctx).Table("threads").Select("instances.*").
-		Joins("JOIN instances ON instances.id = threads.instance_id").
-		Where("threads.workspace_id = ? AND threads.agent_id = ? AND threads.thread_key = ? AND instances.status = ?",
-			workspaceID, agentID, key, auxilia.InstanceLive).Limit(1).Find(&rows).Error
+	rows, err := findRows[instanceRow](ctx, s.db, liveInstanceSQL, workspaceID, agentID, key, string(auxilia.InstanceLive))
 	if err != nil || len(rows) == 0 {
 		return auxilia.Instance{}, false, err
 	}
 	return rows[0].domain(), true, nil
 }
+
+var liveInstanceSQL = "SELECT " + qualified("instances", instanceColumns) +
+	" FROM threads JOIN instances ON instances.id = threads.instance_id" +
+	" WHERE threads.workspace_id = ? AND threads.agent_id = ? AND threads.thread_key = ? AND instances.status = ? LIMIT 1"
 
 // IdlePage returns up to limit threads, by id after `after`, whose live,
 // unpaused instance has seen no activity since `before`, each with its
