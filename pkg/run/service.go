@@ -25,8 +25,6 @@ type Threads interface {
 	LockExisting(ctx context.Context, agentID, key string) (auxilia.Thread, error)
 	Get(ctx context.Context, agentID, key string) (auxilia.Thread, error)
 	List(ctx context.Context, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
-	// Ran records a run's start on the thread and locks it (store.TenantThreads.Ran).
-	Ran(ctx context.Context, agentID, key string, at time.Time) (id, instanceID string, err error)
 	// LiveInstance is the thread's live instance, read without a lock.
 	LiveInstance(ctx context.Context, agentID, key string) (auxilia.Instance, bool, error)
 	Delete(ctx context.Context, id string) error
@@ -67,7 +65,9 @@ type Kept interface {
 
 // Runs keeps runs.
 type Runs interface {
-	Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error)
+	// Start records a run's start on its thread, locking the thread, and
+	// returns it with the thread's instance id (store.TenantRuns.Start).
+	Start(ctx context.Context, r auxilia.Run) (auxilia.Run, string, error)
 	Get(ctx context.Context, id string) (auxilia.Run, error)
 	List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
 	Touch(ctx context.Context, id string, at time.Time, every time.Duration) error

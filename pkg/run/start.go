@@ -108,37 +108,25 @@ func runOn(run auxilia.Run, sb auxilia.Sandbox, got ensured) auxilia.Run {
 
 // record records run's start on its thread, in ctx's transaction, with
 // its audit entry, and returns it as stored. The thread must still have
-// the instance the run got.
+// the instance the run got: else the error rolls the transaction back.
+// A thread met for the first time (an agent without a sandbox makes none
+// beforehand) is made first.
 func (s *Service) record(ctx context.Context, agent auxilia.Agent, run auxilia.Run) (auxilia.Run, error) {
-	threadID, instanceID, err := s.ran(ctx, run.WorkspaceID, run.AgentID, run.ThreadKey, &run)
+	run.StartedAt = time.Now().UTC().Truncate(time.Microsecond)
+	out, instanceID, err := s.Runs(run.WorkspaceID).Start(ctx, run)
+	if auxilia.IsCode(err, auxilia.CodeNotFound) {
+		if _, err := s.Threads(run.WorkspaceID).Lock(ctx, run.AgentID, run.ThreadKey); err != nil {
+			return auxilia.Run{}, err
+		}
+		out, instanceID, err = s.Runs(run.WorkspaceID).Start(ctx, run)
+	}
 	if err != nil {
 		return auxilia.Run{}, err
 	}
-	run.ThreadID = threadID
 	if run.InstanceID != "" && instanceID != run.InstanceID {
 		return auxilia.Run{}, auxilia.Errorf(auxilia.CodeConflict, "The thread's sandbox changed while the run started (its sandbox or agent was changed): start the run again.")
 	}
-	out, err := s.Runs(run.WorkspaceID).Start(ctx, run)
-	if err != nil {
-		return auxilia.Run{}, err
-	}
 	return out, auxilia.Audit(ctx, s.Audit, run.WorkspaceID, "run.start", "run", out.ID, describeStart(agent, out))
-}
-
-// ran records the run's start on its thread, locking the thread for the
-// rest of the transaction, and returns the thread's id and its instance's.
-// A thread met for the first time (an agent without a sandbox makes none
-// beforehand) is made first.
-func (s *Service) ran(ctx context.Context, workspaceID, agentID, key string, run *auxilia.Run) (threadID, instanceID string, err error) {
-	run.StartedAt = time.Now().UTC().Truncate(time.Microsecond)
-	threadID, instanceID, err = s.Threads(workspaceID).Ran(ctx, agentID, key, run.StartedAt)
-	if !auxilia.IsCode(err, auxilia.CodeNotFound) {
-		return threadID, instanceID, err
-	}
-	if _, err := s.Threads(workspaceID).Lock(ctx, agentID, key); err != nil {
-		return "", "", err
-	}
-	return s.Threads(workspaceID).Ran(ctx, agentID, key, run.StartedAt)
 }
 
 // awaitCreation waits until another run has made the thread's instance (or

@@ -72,7 +72,7 @@ func TestAnApprovalRemembersWhoAskedByIdentity(t *testing.T) {
 		require.NoError(t, err)
 		thread, err := db.Threads().Lock(ctx, ws.ID, agent.ID, "t1")
 		require.NoError(t, err)
-		r, err := db.Runs().Start(ctx, auxilia.Run{WorkspaceID: ws.ID, AgentID: agent.ID, ThreadID: thread.ID})
+		r, _, err := db.Runs().Start(ctx, auxilia.Run{WorkspaceID: ws.ID, AgentID: agent.ID, ThreadKey: thread.Key})
 		require.NoError(t, err)
 
 		ask := auxilia.Approval{WorkspaceID: ws.ID, RunID: r.ID, ThreadID: thread.ID, Tool: "execute",

@@ -62,7 +62,7 @@ func TestAnInstanceIsMarkedPausedOnlyWhileItsThreadIsIdle(t *testing.T) {
 // ran records a run on the thread at `at`.
 func ran(t *testing.T, db *store.DB, thread auxilia.Thread, at time.Time) {
 	t.Helper()
-	id, _, err := db.Threads().Ran(context.Background(), thread.WorkspaceID, thread.AgentID, thread.Key, at)
+	got, err := db.Threads().Ran(context.Background(), thread.WorkspaceID, thread.AgentID, thread.Key, at)
 	require.NoError(t, err)
-	require.Equal(t, thread.ID, id)
+	require.Equal(t, thread.ID, got.ID)
 }

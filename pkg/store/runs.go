@@ -91,35 +91,68 @@ type runTable struct{ db *DB }
 
 func (db *DB) runs() runTable { return runTable{db} }
 
-// Start ends the thread's active run (completed) and records r as its new
-// one, started at r.StartedAt (now when zero); the database holds one
-// active run per thread. It returns the run as Get would, taking what Get
-// joins (thread key, sandbox name and provider, instance ref) from r.
-func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error) {
+// Start records r's start on its agent's thread keyed r.ThreadKey, at
+// r.StartedAt (now when zero): the thread's last run and activity, which
+// locks its row for the rest of ctx's transaction; its active run ended,
+// completed by this newer one (the database holds one active run per
+// thread); and r, active. It returns the run as Get would, taking what Get
+// joins (sandbox name and provider, instance ref) from r, and the id of the
+// thread's instance (empty for none). A thread not made yet is not found,
+// and nothing is written.
+func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, string, error) {
 	now := Now()
 	if !r.StartedAt.IsZero() {
 		now = r.StartedAt.UTC().Truncate(time.Microsecond)
 	}
-	if _, err := s.db.exec(ctx, "UPDATE runs SET status = ?, ended_at = ?, ended_by = ? WHERE thread_id = ? AND status = ?",
-		string(auxilia.RunCompleted), now, string(auxilia.EndedByNewerRun), r.ThreadID, string(auxilia.RunActive)); err != nil {
-		return auxilia.Run{}, err
-	}
-	row := runRow{ID: r.ID, WorkspaceID: r.WorkspaceID, AgentID: r.AgentID, ThreadID: r.ThreadID,
-		Status: string(auxilia.RunActive), SandboxID: ptr(r.SandboxID), InstanceID: ptr(r.InstanceID),
-		CreatedInstance: r.Created, Replaced: r.Replaced, Notice: r.Notice, StartedAt: now, LastActivityAt: now}
+	row := runRow{ID: r.ID, WorkspaceID: r.WorkspaceID, AgentID: r.AgentID, Status: string(auxilia.RunActive),
+		SandboxID: ptr(r.SandboxID), InstanceID: ptr(r.InstanceID), CreatedInstance: r.Created, Replaced: r.Replaced,
+		Notice: r.Notice, StartedAt: now, LastActivityAt: now}
 	if row.ID == "" {
 		row.ID = auxilia.NewID()
 	}
-	if _, err := s.db.exec(ctx, runInsertSQL, row.values()...); err != nil {
-		return auxilia.Run{}, err
+	thread, err := s.db.threads().Ran(ctx, row.WorkspaceID, row.AgentID, r.ThreadKey, now)
+	if err != nil {
+		return auxilia.Run{}, "", err
+	}
+	row.ThreadID = thread.ID
+	if err := s.replaceActive(ctx, row); err != nil {
+		return auxilia.Run{}, "", err
 	}
 	// What the joined read would add, the caller knows: it is not read back.
-	out := runView{ID: row.ID, WorkspaceID: row.WorkspaceID, AgentID: row.AgentID, ThreadID: row.ThreadID, Status: row.Status,
+	out := runView{ID: row.ID, WorkspaceID: row.WorkspaceID, AgentID: row.AgentID, ThreadID: thread.ID, Status: row.Status,
 		SandboxID: row.SandboxID, InstanceID: row.InstanceID, CreatedInstance: row.CreatedInstance, Replaced: row.Replaced,
 		Notice: row.Notice, StartedAt: row.StartedAt, LastActivityAt: row.LastActivityAt, ThreadKey: r.ThreadKey,
 		SandboxName: ptr(r.SandboxName), Provider: ptr(r.Provider), InstanceRef: ptr(r.InstanceRef)}.domain()
-	return out, nil
+	return out, deref(thread.InstanceID), nil
 }
+
+// replaceActive ends the thread's active run, completed by row, and
+// inserts row: in one statement on Postgres. (Not with the thread's own
+// update too: a start that waited for the thread's lock must see the run
+// the start before it committed, which only a statement begun after the
+// wait does.) The insert counts the ended runs first, so that the old run
+// is no longer active when the new one is checked against runs_active.
+func (s runTable) replaceActive(ctx context.Context, row runRow) error {
+	end := []any{string(auxilia.RunCompleted), row.StartedAt, string(auxilia.EndedByNewerRun), row.ThreadID,
+		string(auxilia.RunActive)}
+	if s.db.dialect == Postgres {
+		_, err := s.db.exec(ctx, replaceActiveRunSQL, append(end, row.values()...)...)
+		return err
+	}
+	if _, err := s.db.exec(ctx, endActiveRunSQL, end...); err != nil {
+		return err
+	}
+	_, err := s.db.exec(ctx, runInsertSQL, row.values()...)
+	return err
+}
+
+const endActiveRunSQL = "UPDATE runs SET status = ?, ended_at = ?, ended_by = ? WHERE thread_id = ? AND status = ?"
+
+// replaceActiveRunSQL takes endActiveRunSQL's arguments, then a runRow's values.
+const replaceActiveRunSQL = "WITH ended AS (" + endActiveRunSQL + " RETURNING id) " +
+	"INSERT INTO runs (" + runColumns + ") " +
+	"SELECT ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?::uuid, ?::uuid, ?::boolean, ?::boolean, ?, ?::timestamptz, " +
+	"?::timestamptz, ?::timestamptz, ? FROM (SELECT COUNT(*) FROM ended) AS ended_first"
 
 func (s runTable) joined(ctx context.Context) *gorm.DB {
 	return s.db.conn(ctx).Table("runs").

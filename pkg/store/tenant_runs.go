@@ -34,13 +34,6 @@ func (s TenantThreads) List(ctx context.Context, agentID string, req auxilia.Pag
 	return s.t.db.threads().List(ctx, s.t.ws, agentID, req)
 }
 
-// Ran records that a run starts on the agent's thread keyed key at `at`,
-// locking it for the rest of ctx's transaction, and returns its id and its
-// instance's; a thread not made yet is not found.
-func (s TenantThreads) Ran(ctx context.Context, agentID, key string, at time.Time) (id, instanceID string, err error) {
-	return s.t.db.threads().Ran(ctx, s.t.ws, agentID, key, at)
-}
-
 // LiveInstance returns the live instance of the agent's thread keyed key,
 // read without a lock; ok is false when it has none.
 func (s TenantThreads) LiveInstance(ctx context.Context, agentID, key string) (auxilia.Instance, bool, error) {
@@ -58,8 +51,10 @@ type TenantRuns struct{ t Tenant }
 // Runs returns the workspace's runs.
 func (t Tenant) Runs() TenantRuns { return TenantRuns{t} }
 
-// Start records a new run in the workspace (r's workspace is ignored).
-func (s TenantRuns) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, error) {
+// Start records a run's start on its thread in the workspace (r's
+// workspace is ignored), and returns it with the thread's instance id
+// (store.runTable.Start).
+func (s TenantRuns) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, string, error) {
 	r.WorkspaceID = s.t.ws
 	return s.t.db.runs().Start(ctx, r)
 }

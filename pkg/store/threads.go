@@ -163,21 +163,20 @@ func (s threadTable) List(ctx context.Context, workspaceID, agentID string, req 
 }
 
 // Ran records that a run starts on the agent's thread keyed key at `at`
-// (its last activity too), and returns the thread's id and its instance's
-// (empty for none). The update locks the row for the rest of ctx's
-// transaction, as Lock does: one statement where a run start used three.
-// A thread not made yet is not found.
-func (s threadTable) Ran(ctx context.Context, workspaceID, agentID, key string, at time.Time) (id, instanceID string, err error) {
+// (its last activity too), and returns the thread's id and its instance's.
+// The update locks the row for the rest of ctx's transaction, as Lock
+// does. A thread not made yet is not found.
+func (s threadTable) Ran(ctx context.Context, workspaceID, agentID, key string, at time.Time) (threadRan, error) {
 	rows, err := findRows[threadRan](ctx, s.db, `UPDATE threads SET last_run_at = ?, last_activity_at = ?
 		WHERE workspace_id = ? AND agent_id = ? AND thread_key = ? RETURNING id, instance_id`,
 		at, at, workspaceID, agentID, key)
 	if err != nil {
-		return "", "", err
+		return threadRan{}, err
 	}
 	if len(rows) == 0 {
-		return "", "", auxilia.Errorf(auxilia.CodeNotFound, "thread not found")
+		return threadRan{}, auxilia.Errorf(auxilia.CodeNotFound, "thread not found")
 	}
-	return rows[0].ID, deref(rows[0].InstanceID), nil
+	return rows[0], nil
 }
 
 // threadRan is what Ran returns of the thread.

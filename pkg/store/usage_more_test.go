@@ -19,9 +19,11 @@ func startUsageRun(t *testing.T, db *store.DB, f usageFixture) auxilia.Run {
 	require.NoError(t, err)
 	_, err = db.Instances().MarkLive(ctx, inst.ID, "ref-1", "/workspace", auxilia.SealedSecret{})
 	require.NoError(t, err)
-	r, err := db.In(f.ws.ID).Runs().Start(ctx, auxilia.Run{AgentID: f.agent.ID, ThreadID: f.thread.ID, SandboxID: f.sb.ID,
-		InstanceID: inst.ID, Provider: f.sb.Provider})
+	r, threadInstance, err := db.In(f.ws.ID).Runs().Start(ctx, auxilia.Run{AgentID: f.agent.ID, ThreadKey: f.thread.Key,
+		SandboxID: f.sb.ID, InstanceID: inst.ID, Provider: f.sb.Provider})
 	require.NoError(t, err)
+	require.Equal(t, f.thread.ID, r.ThreadID)
+	require.Equal(t, inst.ID, threadInstance, "the claim pointed the thread at its instance")
 	return r
 }
 
