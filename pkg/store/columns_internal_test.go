@@ -21,6 +21,7 @@ func TestColumnListsFollowTheirRows(t *testing.T) {
 		{&sandboxRow{}, sandboxColumns},
 		{&instanceRow{}, instanceColumns},
 		{&agentRow{}, agentColumns},
+		{&quotaRow{}, quotaColumns},
 	}
 	for _, c := range scanned {
 		fields := reflect.ValueOf(c.row).Elem()

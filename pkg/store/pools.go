@@ -76,13 +76,12 @@ func (s poolTable) claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandb
 	if s.db.dialect == Postgres {
 		pick += " FOR UPDATE SKIP LOCKED"
 	}
-	var rows []instanceRow
-	err := s.db.conn(ctx).Raw("UPDATE instances SET thread_id = ?, updated_at = ? WHERE id = ("+pick+") AND thread_id IS NULL RETURNING *",
-		t.ID, Now(), sb.ID, sb.Version, auxilia.InstanceLive, freshAfter).Scan(&rows).Error
+	rows, err := findRows[instanceRow](ctx, s.db, "UPDATE instances SET thread_id = ?, updated_at = ? WHERE id = ("+pick+
+		") AND thread_id IS NULL RETURNING "+instanceColumns, t.ID, Now(), sb.ID, sb.Version, string(auxilia.InstanceLive), freshAfter)
 	if err != nil || len(rows) == 0 {
 		return auxilia.Instance{}, false, err
 	}
-	if err := s.db.conn(ctx).Model(&threadRow{}).Where("id = ?", t.ID).Update("instance_id", rows[0].ID).Error; err != nil {
+	if _, err := s.db.exec(ctx, "UPDATE threads SET instance_id = ? WHERE id = ?", rows[0].ID, t.ID); err != nil {
 		return auxilia.Instance{}, false, err
 	}
 	return rows[0].domain(), true, nil

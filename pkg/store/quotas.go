@@ -23,6 +23,15 @@ type quotaRow struct {
 
 func (quotaRow) TableName() string { return "workspace_quotas" }
 
+// quotaColumns are quotaRow's columns, in the order of its scanTargets.
+const quotaColumns = "workspace_id, instances, instance_hours, threads_per_agent, cost_budget, alerted_instances, " +
+	"alerted_instance_hours, alerted_threads_per_agent, alerted_cost_budget, updated_at"
+
+func (r *quotaRow) scanTargets() []any {
+	return []any{&r.WorkspaceID, &r.Instances, &r.InstanceHours, &r.ThreadsPerAgent, &r.CostBudget, &r.AlertedInstances,
+		&r.AlertedInstanceHours, &r.AlertedThreadsPerAgent, &r.AlertedCostBudget, &r.UpdatedAt}
+}
+
 func (r quotaRow) settings() auxilia.QuotaSettings {
 	return auxilia.QuotaSettings{Instances: r.Instances, InstanceHours: r.InstanceHours, ThreadsPerAgent: r.ThreadsPerAgent,
 		CostBudget: r.CostBudget}
@@ -36,8 +45,8 @@ func (db *DB) quotas() quotaTable { return quotaTable{db} }
 
 // settings returns the workspace's own settings and its alert levels.
 func (s quotaTable) row(ctx context.Context, workspaceID string) (quotaRow, error) {
-	var rows []quotaRow
-	err := s.db.conn(ctx).Where("workspace_id = ?", workspaceID).Limit(1).Find(&rows).Error
+	rows, err := findRows[quotaRow](ctx, s.db, "SELECT "+quotaColumns+" FROM workspace_quotas WHERE workspace_id = ? LIMIT 1",
+		workspaceID)
 	if err != nil || len(rows) == 0 {
 		return quotaRow{WorkspaceID: workspaceID}, err
 	}
