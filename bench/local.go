@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // localResults compares, on the local provider, a new thread's first run
@@ -45,28 +46,37 @@ func measureLocal(ctx context.Context, cfg config, s *stack) (localResults, erro
 		return res, err
 	}
 
+	// A warm start and a new thread's pooled first run take turns, one at a
+	// time, so that what drifts on the machine meanwhile (the pool's
+	// refills among it) falls on both alike.
 	pid := s.embedded.cmd.Process.Pid
 	pause(ctx)
-	spent := startCPU(pid, s.db.name)
-	warm := runBatch(ctx, cfg.LocalRuns, 1, func(ctx context.Context, _ int) error {
-		return a.startRun(ctx, agentID, "warm")
-	})
-	res.Warm, res.WarmCPU = warm.series, spent()
-	pause(ctx)
-	spent = startCPU(pid, s.db.name)
-	served := make([]bool, cfg.LocalRuns)
-	pooled := runBatch(ctx, cfg.LocalRuns, 1, func(ctx context.Context, i int) error {
-		r, err := a.startRunView(ctx, agentID, fmt.Sprintf("local-%04d", i))
-		served[i] = err == nil && !r.Sandbox.Created
-		return err
-	})
-	res.PoolCPU = spent()
-	res.Pooled, _ = splitBurst(pooled, served)
+	start := func(thread string, cpu *cpuUse) (runView, time.Duration, error) {
+		spent := startCPU(pid, s.db.name)
+		t0 := time.Now()
+		r, err := a.startRunView(ctx, agentID, thread)
+		took := time.Since(t0)
+		cpu.add(spent())
+		return r, took, err
+	}
+	for i := range cfg.LocalRuns {
+		_, took, err := start("warm", &res.WarmCPU)
+		res.Warm.record(took, err)
+		r, took, err := start(fmt.Sprintf("local-%04d", i), &res.PoolCPU)
+		switch {
+		case err != nil:
+			res.Pooled.record(took, err)
+		case !r.Sandbox.Created:
+			res.Pooled.record(took, nil)
+		}
+	}
+	res.Warm.seal()
+	res.Pooled.seal()
 	res.Served = res.Pooled.requests()
 	logf("  local: warm p50 %s; pooled first run p50 %s (%d of %d served by the pool)",
 		ms(res.Warm.quantile(.5)), ms(res.Pooled.quantile(.5)), res.Served, cfg.LocalRuns)
-	if warm.errors+pooled.errors > 0 {
-		return res, fmt.Errorf("local runs failed: %s", errorsOf(warm.series, pooled.series))
+	if res.Warm.errors+res.Pooled.errors > 0 {
+		return res, fmt.Errorf("local runs failed: %s", errorsOf(res.Warm, res.Pooled))
 	}
 	return res, nil
 }

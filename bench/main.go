@@ -76,7 +76,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.PoolSize, "pool-size", 50, "pool.size of the sandbox whose new threads start at once")
 	fs.IntVar(&c.PoolThreads, "pool-threads", 200, "new threads that start their first runs at once against the pool")
 	fs.DurationVar(&c.PoolCreate, "pool-create", 2*time.Second, "how long the fake provider takes to create an instance")
-	fs.IntVar(&c.LocalRuns, "local-runs", 20, "local provider: pooled first runs, and warm runs, one at a time")
+	fs.IntVar(&c.LocalRuns, "local-runs", 50, "local provider: pooled first runs, and warm runs, one at a time")
 	fs.StringVar(&c.BenchTime, "benchtime", "200ms", `-benchtime of the Go benchmarks ("" skips them)`)
 	fs.IntVar(&c.BenchCount, "benchcount", 3, "runs of each Go benchmark; the median is reported")
 	only := fs.String("only", "", "run only these phases, comma-separated: "+strings.Join(phaseNames, ", ")+" "+

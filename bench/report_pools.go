@@ -54,8 +54,9 @@ func (w *reportWriter) local(r results) {
 		return
 	}
 	w.p("On the server on its embedded database, where the local provider is on (bubblewrap jails on this machine), a local "+
-		"sandbox with a warm pool of %d. After the pool is ready, %d warm run starts on one thread (a reconnect of its live instance), "+
-		"then %d new threads' first runs (a claim from the pool, then its relabel and reconnect), one at a time; "+
+		"sandbox with a warm pool of %d. After the pool is ready, %d warm run starts on one thread (a reconnect of its live instance) "+
+		"and %d new threads' first runs (a claim from the pool, then its relabel and reconnect) take turns, one at a time, so that "+
+		"what drifts on the machine meanwhile (the pool's refills among it) falls on both alike; "+
 		"**%d of %d** were served by the pool.\n", lc.Runs, lc.Warm.requests(), lc.Runs, lc.Served, lc.Runs)
 	warmProc, _ := lc.WarmCPU.perRequest(lc.Warm)
 	poolProc, _ := lc.PoolCPU.perRequest(lc.Pooled)
