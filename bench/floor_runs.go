@@ -30,15 +30,21 @@ const (
 	// The thread's live instance, unlocked: threads.go LiveInstance.
 	floorLiveInstanceSQL = `SELECT instances.* FROM "threads" JOIN instances ON instances.id = threads.instance_id ` +
 		`WHERE threads.workspace_id = $1 AND threads.agent_id = $2 AND threads.thread_key = $3 AND instances.status = $4 LIMIT $5`
-	// The thread's run recorded and its row locked: threads.go Ran.
-	floorRanSQL = `UPDATE threads SET last_run_at = $1, last_activity_at = $2 ` +
-		`WHERE workspace_id = $3 AND agent_id = $4 AND thread_key = $5 RETURNING id, instance_id`
-	// Runs.Start and the audit entry.
-	floorEndRunsSQL   = `UPDATE "runs" SET "ended_at"=$1,"ended_by"=$2,"status"=$3 WHERE thread_id = $4 AND status = $5`
-	floorInsertRunSQL = `INSERT INTO "runs" ("id","workspace_id","agent_id","thread_id","status","sandbox_id","instance_id",` +
-		`"created_instance","replaced","notice","started_at","last_activity_at","ended_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`
-	floorAuditSQL = `INSERT INTO "audit_entries" ("id","workspace_id","at","token_id","token_name","action","resource_type",` +
-		`"resource_id","outcome","detail") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`
+	// The run recorded, in one round trip (runs.go StartOnInstance): the
+	// thread's row, locked; its active run ended and the new one inserted;
+	// the audit entry. Each does nothing unless the thread still has the
+	// run's instance.
+	floorStartOnInstanceSQL = `UPDATE threads SET last_run_at = $1, last_activity_at = $2 WHERE id = $3 AND workspace_id = $4 AND instance_id = $5::uuid`
+	floorReplaceActiveSQL   = `WITH ended AS (UPDATE runs SET status = $1, ended_at = $2, ended_by = $3 WHERE thread_id = $4 AND status = $5 ` +
+		`AND EXISTS (SELECT 1 FROM threads WHERE id = $6 AND instance_id = $7::uuid) RETURNING id) ` +
+		`INSERT INTO runs (id, workspace_id, agent_id, thread_id, status, sandbox_id, instance_id, created_instance, replaced, notice, ` +
+		`started_at, last_activity_at, ended_at, ended_by) ` +
+		`SELECT $8::uuid, $9::uuid, $10::uuid, $11::uuid, $12, $13::uuid, $14::uuid, $15::boolean, $16::boolean, $17, $18::timestamptz, ` +
+		`$19::timestamptz, $20::timestamptz, $21 FROM (SELECT COUNT(*) FROM ended) AS ended_first ` +
+		`WHERE EXISTS (SELECT 1 FROM threads WHERE id = $22 AND instance_id = $23::uuid)`
+	floorAuditOfRunSQL = `INSERT INTO audit_entries (id, workspace_id, at, token_id, token_name, user_id, user_name, action, resource_type, ` +
+		`resource_id, outcome, detail) SELECT $1::uuid, $2::uuid, $3::timestamptz, $4, $5, $6, $7, $8, $9, $10, $11, $12 ` +
+		`WHERE EXISTS (SELECT 1 FROM runs WHERE id = $13)`
 )
 
 // floorRunView is the answer: the run as the joined row reads.
@@ -52,9 +58,9 @@ type floorRunView struct {
 
 // startRun starts a run on a thread whose instance is live, as the server
 // does: the agent with its binding, the sandbox, the thread's live
-// instance; the provider round trip; one transaction that records the run
-// on the thread (locking it), ends its active run, records the new one and
-// the audit entry.
+// instance; the provider round trip; one round trip of three statements,
+// one implicit transaction, that records the run on the thread (locking
+// it), ends its active run, records the new one and the audit entry.
 func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 	tok, ok := f.actor(w, r)
 	if !ok {
@@ -89,27 +95,32 @@ func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runID, now := auxilia.NewID(), time.Now().UTC()
-	err = pgx.BeginFunc(ctx, f.runs, func(tx pgx.Tx) error {
-		var threadID, current string
-		if err := tx.QueryRow(ctx, floorRanSQL, now, now, ws, agentID, key).Scan(&threadID, &current); err != nil {
-			return err
+	threadID := uuidText(inst["thread_id"])
+	detail := fmt.Sprintf("agent %q on thread %s, in instance %v of sandbox %q", agent["name"], key, inst["provider_ref"], sb["name"])
+	var b pgx.Batch
+	b.Queue(floorStartOnInstanceSQL, now, now, threadID, ws, instanceID)
+	b.Queue(floorReplaceActiveSQL, "completed", now, "newer_run", threadID, "active", threadID, instanceID,
+		runID, ws, agentID, threadID, "active", sandboxID, instanceID, false, false, "", now, now, nil, nil, threadID, instanceID)
+	b.Queue(floorAuditOfRunSQL, auxilia.NewID(), ws, now, tok.ID, tok.Name, "", "", "run.start", "run", runID, "success", detail, runID)
+	results := f.runs.SendBatch(ctx, &b)
+	var inserted int64
+	for i := range b.Len() {
+		tag, err := results.Exec()
+		if err != nil {
+			_ = results.Close()
+			internalError(w, err)
+			return
 		}
-		if current != instanceID {
-			return fmt.Errorf("the thread's instance changed")
+		if i == 1 {
+			inserted = tag.RowsAffected()
 		}
-		if _, err := tx.Exec(ctx, floorEndRunsSQL, now, "newer_run", "completed", threadID, "active"); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, floorInsertRunSQL, runID, ws, agentID, threadID, "active", sandboxID, instanceID,
-			false, false, "", now, now, nil); err != nil {
-			return err
-		}
-		detail := fmt.Sprintf("agent %q on thread %s, in instance %v of sandbox %q", agent["name"], key, inst["provider_ref"], sb["name"])
-		_, err := tx.Exec(ctx, floorAuditSQL, auxilia.NewID(), ws, now, tok.ID, tok.Name, "run.start", "run", runID, "success", detail)
-		return err
-	})
-	if err != nil {
+	}
+	if err := results.Close(); err != nil {
 		internalError(w, err)
+		return
+	}
+	if inserted == 0 {
+		http.Error(w, "the thread's instance changed", http.StatusConflict)
 		return
 	}
 	w.Header().Set("Location", "/api/v1/runs/"+runID)

@@ -181,9 +181,8 @@ func (w *reportWriter) runs(r results) {
 		ms(rn.Warm.quantile(.99)), warmPer, callList(rn.WarmCalls), ratio(float64(rn.Warm.quantile(.5)), float64(lat)),
 		ms(rn.Warm.quantile(.5)-lat), micros(warmProc), micros(warmPG))
 	w.p("*p50 − floor* is the server's own work in a warm start: authenticating, reading the agent with its binding, its " +
-		"sandbox and the thread's live instance before the provider call, and the commit of the transaction that records the run " +
-		"on the thread's row and its audit entry: made while the provider call is in flight, when the database has connections " +
-		"to spare, as here, and committed once the provider answered.\n")
+		"sandbox and the thread's live instance before the provider call, and after it the one round trip that records the run " +
+		"on the thread's row with its audit entry (three statements sent together, one transaction).\n")
 	w.chart("runs-warm.svg", "Latency distribution of a warm run start against one provider round trip",
 		percentileChart(fmt.Sprintf("Warm run start, one at a time (provider round trip %s)", dur(lat)),
 			[]svgchart.Line{percentileLine("ours", oursColour, rn.Warm)},
@@ -207,8 +206,9 @@ func (w *reportWriter) runs(r results) {
 	w.p("- **The reachable floor** is the same burst, through the same gate on connections of their own, on a bare `net/http` "+
 		"handler in the floor's process that makes the server's transactions of a warm run start through pgx "+
 		"(`bench/floor_runs.go`): the token, the agent with its binding, its sandbox, the thread's live instance (unlocked); "+
-		"the provider round trip, here a wait of %s; one transaction that records the run on the thread's row (locking it), "+
-		"ends the thread's active run, inserts the new run and the audit entry. Its pgx pool holds as many connections as the server's (%d). It runs after the server's burst, on the same threads.", dur(lat), floorRunConns)
+		"the provider round trip, here a wait of %s; one round trip, the server's three statements sent together as one "+
+		"transaction, that records the run on the thread's row (locking it), ends the thread's active run, inserts the new run "+
+		"and the audit entry. Its pgx pool holds as many connections as the server's (%d). It runs after the server's burst, on the same threads.", dur(lat), floorRunConns)
 	w.p("- **The provider's floor** is %d × one round trip ÷ %d in flight = %s: what the burst would take if the database cost nothing; "+
 		"no program that records the runs can reach it.\n", rn.Threads, rn.Threads, ms(burstFloor))
 	w.p("The server's memory is its resident set (`VmRSS` in `/proc`), sampled every 5 ms.\n")

@@ -100,7 +100,7 @@ func New(db *store.DB, keys *secret.Keyring, o Options) *App {
 		Pools:         db.System("pools").Pools(),
 		WarmPools:     func(ws string) run.WarmPools { return db.In(ws).Pools() },
 		Quotas:        func(ws string) run.Quotas { return db.In(ws).Quotas() },
-		Sandboxes:     sandboxes, Keys: keys, Audit: audit, Tx: db, SpareConnections: db.SpareConnections,
+		Sandboxes:     sandboxes, Keys: keys, Audit: audit, Tx: db,
 		Options: o.Run, Metrics: o.Metrics})
 	cost := o.Cost
 	cost.Pending = runs.FlushMeters

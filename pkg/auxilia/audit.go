@@ -72,10 +72,15 @@ const CommandLine = "auxilia command line"
 // Audit records a successful change in a workspace, made by the actor in ctx
 // (or on the command line when there is none).
 func Audit(ctx context.Context, a Auditor, workspaceID, action, resourceType, resourceID, detail string) error {
+	return a.Append(ctx, Audited(ctx, workspaceID, action, resourceType, resourceID, detail))
+}
+
+// Audited is the entry Audit records.
+func Audited(ctx context.Context, workspaceID, action, resourceType, resourceID, detail string) AuditEntry {
 	e := AuditEntry{WorkspaceID: workspaceID, TokenName: CommandLine, Action: action, ResourceType: resourceType,
 		ResourceID: resourceID, Outcome: OutcomeSuccess, Detail: detail}
 	if actor, ok := ActorFrom(ctx); ok {
 		e.TokenID, e.TokenName, e.UserID, e.UserName = actor.TokenID, actor.TokenName, actor.UserID, actor.UserName
 	}
-	return a.Append(ctx, e)
+	return e
 }

@@ -27,9 +27,6 @@ type ensured struct {
 	replaced bool
 	// restoredFrom is when the files a new instance was made from were kept.
 	restoredFrom *time.Time
-	// ahead is the run recorded while a warm start's reconnect was in
-	// flight, waiting to commit (ahead.go); nil: the run is recorded after.
-	ahead *recordAhead
 }
 
 // allocation is one run start's way to its thread's instance.
@@ -44,10 +41,6 @@ type allocation struct {
 	progress Progress
 	// replaced is set once the thread's earlier instance was found gone.
 	replaced bool
-	// ahead is the run being recorded while a warm start reconnects (see
-	// peek): the caller settles it once it has the instance, and
-	// allocate abandons it when it gives none.
-	ahead *recordAhead
 	// turn is the start's place among those reading and choosing (turn.go).
 	turn *turn
 	// waitStart is when this start began waiting for another run's
@@ -92,7 +85,6 @@ func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, run auxilia
 		}
 		next, err := at.take(ctx, a)
 		if err != nil {
-			a.ahead.abandon()
 			return ensured{}, err
 		}
 		if got, ok := next.(allocated); ok {
@@ -125,7 +117,6 @@ func (p peek) warm() bool { return p.live && p.inst.PausedAt == nil }
 
 func (p peek) take(ctx context.Context, a *allocation) (step, error) {
 	if p.warm() && p.inst.SandboxID == a.sb.ID {
-		a.ahead = a.svc.recordAhead(ctx, a.agent, runOn(a.run, a.sb, ensured{instance: p.inst}))
 		return reconnecting{p.inst}, nil
 	}
 	return choice{}, nil
@@ -211,16 +202,13 @@ func (r reconnecting) take(ctx context.Context, a *allocation) (step, error) {
 		a.progress.step(StepReconnecting, fmt.Sprintf("Reconnecting the thread's instance %s.", r.inst.ProviderRef))
 	}
 	got, err := a.svc.reconnect(ctx, a.sb, a.client, r.inst)
-	if err != nil {
-		a.ahead.abandon() // before the thread's lock is asked for again
-	}
 	switch {
 	case errors.Is(err, provider.ErrGone):
 		return replacing{r.inst}, nil
 	case err != nil:
 		return nil, err
 	}
-	return allocated{ensured{instance: got, replaced: a.replaced, ahead: a.ahead}}, nil
+	return allocated{ensured{instance: got, replaced: a.replaced}}, nil
 }
 
 // replacing forgets an instance the provider no longer has, so that the

@@ -68,6 +68,10 @@ type Runs interface {
 	// Start records a run's start on its thread, locking the thread, and
 	// returns it with the thread's instance id (store.TenantRuns.Start).
 	Start(ctx context.Context, r auxilia.Run) (auxilia.Run, string, error)
+	// StartOnInstance records a run's start on the instance of its thread
+	// threadID, with its audit entry, in one round trip where it can, and
+	// says whether it did (store.TenantRuns.StartOnInstance).
+	StartOnInstance(ctx context.Context, r auxilia.Run, threadID string, e auxilia.AuditEntry) (auxilia.Run, bool, error)
 	Get(ctx context.Context, id string) (auxilia.Run, error)
 	List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
 	Touch(ctx context.Context, id string, at time.Time, every time.Duration) error
@@ -200,11 +204,7 @@ type Deps struct {
 	Keys      *secret.Keyring
 	Audit     auxilia.Auditor
 	Tx        Transactor
-	// SpareConnections reports whether the store has connections to spare
-	// (nil: never). A warm start then records its run while its provider
-	// call is in flight, holding one for it (ahead.go).
-	SpareConnections func() bool
-	Options          Options
+	Options   Options
 	// Metrics counts runs and instances (default: nothing).
 	Metrics auxilia.Metrics
 	// Pools keeps warm pools for the pool job, and WarmPools a workspace's

@@ -57,7 +57,7 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		return auxilia.Run{}, err
 	}
 	run := auxilia.Run{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key}
-	var ahead *recordAhead
+	threadID := ""
 	if agent.Binding != nil {
 		client, sb, err := s.Sandboxes.Client(ctx, workspaceID, agent.Binding.SandboxID)
 		if err != nil {
@@ -68,19 +68,9 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 			return auxilia.Run{}, s.keepFailure(ctx, agent, key, err)
 		}
 		progress.step(StepReady, fmt.Sprintf("Instance %s of %s is ready.", got.instance.ProviderRef, sb.Name))
-		run, ahead = runOn(run, sb, got), got.ahead
-		defer ahead.abandon() // unless committed below
+		run, threadID = runOn(run, sb, got), got.instance.ThreadID
 	}
-	out, recorded := auxilia.Run{}, false
-	if ahead != nil {
-		out, recorded = ahead.commit()
-	}
-	if !recorded {
-		err = s.Tx.InTx(ctx, func(ctx context.Context) error {
-			out, err = s.record(ctx, agent, run)
-			return err
-		})
-	}
+	out, err := s.recordStart(ctx, agent, run, threadID)
 	if err == nil {
 		s.Metrics.RunStarted(out.Provider)
 		switch {
@@ -104,6 +94,24 @@ func runOn(run auxilia.Run, sb auxilia.Sandbox, got ensured) auxilia.Run {
 		run.Notice = ReplacedNotice
 	}
 	return run
+}
+
+// recordStart records run's start on its thread, with its audit entry: in
+// one round trip when it runs on the instance of its thread (threadID)
+// and the store can, or else in a transaction (record), which also makes a
+// thread met for the first time and says why a thread whose instance
+// changed meanwhile cannot have the run.
+func (s *Service) recordStart(ctx context.Context, agent auxilia.Agent, run auxilia.Run, threadID string) (auxilia.Run, error) {
+	entry := auxilia.Audited(ctx, run.WorkspaceID, "run.start", "run", run.ID, describeStart(agent, run))
+	out, recorded, err := s.Runs(run.WorkspaceID).StartOnInstance(ctx, run, threadID, entry)
+	if err != nil || recorded {
+		return out, err
+	}
+	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+		out, err = s.record(ctx, agent, run)
+		return err
+	})
+	return out, err
 }
 
 // record records run's start on its thread, in ctx's transaction, with

@@ -52,14 +52,19 @@ func (db *DB) audit() auditTable { return auditTable{db} }
 
 // Append records an entry, in the transaction ctx carries when there is one.
 func (s auditTable) Append(ctx context.Context, e auxilia.AuditEntry) error {
+	_, err := s.db.exec(ctx, auditInsertSQL, newAuditRow(e).values()...)
+	return err
+}
+
+// newAuditRow is e's row, with a new id, at now.
+func newAuditRow(e auxilia.AuditEntry) auditRow {
 	row := auditRow{ID: auxilia.NewID(), At: Now(), TokenID: e.TokenID, TokenName: e.TokenName,
 		UserID: e.UserID, UserName: e.UserName, Action: e.Action,
 		ResourceType: e.ResourceType, ResourceID: e.ResourceID, Outcome: string(e.Outcome), Detail: e.Detail}
 	if e.WorkspaceID != "" {
 		row.WorkspaceID = &e.WorkspaceID
 	}
-	_, err := s.db.exec(ctx, auditInsertSQL, row.values()...)
-	return err
+	return row
 }
 
 // List returns a page of the workspace's entries, newest first.

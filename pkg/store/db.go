@@ -249,20 +249,3 @@ func (s System) Purge(ctx context.Context) error {
 	_, err := db.sandboxes().PurgeDeleted(ctx)
 	return err
 }
-
-// SpareConnections reports whether the pool has connections to spare: at
-// most half of its limit in use (always, without a limit). Work that may hold a connection while it
-// waits on something else (see run.Deps.SpareConnections) is done so only
-// then. The embedded database has none to spare: its one writer at a time
-// is never held waiting.
-func (db *DB) SpareConnections() bool {
-	if db.dialect == SQLite {
-		return false
-	}
-	sqlDB, err := db.gorm.DB()
-	if err != nil {
-		return false
-	}
-	st := sqlDB.Stats()
-	return st.MaxOpenConnections <= 0 || st.InUse*2 <= st.MaxOpenConnections
-}

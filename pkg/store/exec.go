@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
 
@@ -23,6 +26,55 @@ func (db *DB) exec(ctx context.Context, query string, args ...any) (int64, error
 	err = withContextError(ctx, db.translate(err))
 	db.disk.note(err, true)
 	return n, err
+}
+
+// write is one statement of a batch: a write with ? placeholders and plain values.
+type write struct {
+	query string
+	args  []any
+}
+
+// execBatch sends writes to Postgres in one round trip, on a connection of
+// the pool: they run in order, in one implicit transaction (all or none),
+// each statement seeing what those before it committed, as in a
+// transaction of its own. It returns how many rows each changed.
+func (db *DB) execBatch(ctx context.Context, writes ...write) ([]int64, error) {
+	pool, err := db.gorm.DB()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return nil, withContextError(ctx, err)
+	}
+	defer conn.Close()
+	changed := make([]int64, len(writes))
+	err = conn.Raw(func(driverConn any) error {
+		c, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("store: a Postgres connection of type %T", driverConn)
+		}
+		var b pgx.Batch
+		for _, w := range writes {
+			db.count()
+			b.Queue(numbered(w.query), w.args...)
+		}
+		// A batch that breaks the connection leaves it closed, and
+		// database/sql drops a closed one when it takes it back.
+		results := c.Conn().SendBatch(ctx, &b)
+		for i := range writes {
+			tag, err := results.Exec()
+			if err != nil {
+				_ = results.Close()
+				return err
+			}
+			changed[i] = tag.RowsAffected()
+		}
+		return results.Close()
+	})
+	err = withContextError(ctx, db.translate(err))
+	db.disk.note(err, true)
+	return changed, err
 }
 
 // insertSQL is the INSERT of one row of table, its columns listed.

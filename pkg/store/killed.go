@@ -63,6 +63,12 @@ func (p retryKilled) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx,
 	return tx, err
 }
 
+// notDone tells whether a write that failed with err did nothing: it was
+// not sent at all, or its backend said it was terminated.
+func notDone(err error) bool {
+	return err != nil && (pgconn.SafeToRetry(err) || killedConnection(err) == terminated)
+}
+
 // retrySafe tells whether a statement that failed with err may run again:
 // its backend said it was terminated (what it was doing was rolled back),
 // or its connection broke and the statement only reads.

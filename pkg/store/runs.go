@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -100,6 +101,52 @@ func (db *DB) runs() runTable { return runTable{db} }
 // thread's instance (empty for none). A thread not made yet is not found,
 // and nothing is written.
 func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, string, error) {
+	row := startRow(r)
+	thread, err := s.db.threads().Ran(ctx, row.WorkspaceID, row.AgentID, r.ThreadKey, row.StartedAt)
+	if err != nil {
+		return auxilia.Run{}, "", err
+	}
+	row.ThreadID = thread.ID
+	if err := s.replaceActive(ctx, row); err != nil {
+		return auxilia.Run{}, "", err
+	}
+	return started(row, r), deref(thread.InstanceID), nil
+}
+
+// StartOnInstance is Start and the run's audit entry in one round trip
+// to Postgres, for a run on its thread's instance (r.InstanceID, of the
+// thread threadID), outside a transaction: the three statements run as
+// one transaction, each written to do nothing unless the thread still has
+// that instance, so that none waits for the outcome of another. The entry
+// is the run's (its resource). It
+// reports whether the run was recorded: false, and nothing written, on the
+// embedded database, in a transaction, or when the thread's instance is
+// another now, or when its connection was found killed before anything
+// was done; the caller then records the run as Start does, in a
+// transaction, which tells why (or tries again on another connection).
+func (s runTable) StartOnInstance(ctx context.Context, r auxilia.Run, threadID string, e auxilia.AuditEntry) (auxilia.Run, bool, error) {
+	if _, inTx := ctx.Value(txKey{}).(*gorm.DB); inTx || s.db.dialect != Postgres || r.InstanceID == "" || threadID == "" {
+		return auxilia.Run{}, false, nil
+	}
+	row := startRow(r)
+	row.ThreadID = threadID
+	e.ResourceType, e.ResourceID = "run", row.ID
+	onInstance := []any{threadID, r.InstanceID}
+	changed, err := s.db.execBatch(ctx,
+		write{startOnInstanceSQL, []any{row.StartedAt, row.StartedAt, threadID, row.WorkspaceID, r.InstanceID}},
+		write{replaceActiveOnInstanceSQL, slices.Concat(s.endActive(row), onInstance, row.values(), onInstance)},
+		write{auditOfRunSQL, append(newAuditRow(e).values(), row.ID)})
+	if notDone(err) {
+		return auxilia.Run{}, false, nil // the transaction tries again on another connection
+	}
+	if err != nil || changed[1] == 0 {
+		return auxilia.Run{}, false, err
+	}
+	return started(row, r), true, nil
+}
+
+// startRow is the row of r as it starts, at r.StartedAt (now when zero).
+func startRow(r auxilia.Run) runRow {
 	now := Now()
 	if !r.StartedAt.IsZero() {
 		now = r.StartedAt.UTC().Truncate(time.Microsecond)
@@ -110,20 +157,16 @@ func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, string
 	if row.ID == "" {
 		row.ID = auxilia.NewID()
 	}
-	thread, err := s.db.threads().Ran(ctx, row.WorkspaceID, row.AgentID, r.ThreadKey, now)
-	if err != nil {
-		return auxilia.Run{}, "", err
-	}
-	row.ThreadID = thread.ID
-	if err := s.replaceActive(ctx, row); err != nil {
-		return auxilia.Run{}, "", err
-	}
-	// What the joined read would add, the caller knows: it is not read back.
-	out := runView{ID: row.ID, WorkspaceID: row.WorkspaceID, AgentID: row.AgentID, ThreadID: thread.ID, Status: row.Status,
+	return row
+}
+
+// started is the run row records, as Get would return it: what the joined
+// read would add, the caller knows (r), so it is not read back.
+func started(row runRow, r auxilia.Run) auxilia.Run {
+	return runView{ID: row.ID, WorkspaceID: row.WorkspaceID, AgentID: row.AgentID, ThreadID: row.ThreadID, Status: row.Status,
 		SandboxID: row.SandboxID, InstanceID: row.InstanceID, CreatedInstance: row.CreatedInstance, Replaced: row.Replaced,
 		Notice: row.Notice, StartedAt: row.StartedAt, LastActivityAt: row.LastActivityAt, ThreadKey: r.ThreadKey,
 		SandboxName: ptr(r.SandboxName), Provider: ptr(r.Provider), InstanceRef: ptr(r.InstanceRef)}.domain()
-	return out, deref(thread.InstanceID), nil
 }
 
 // replaceActive ends the thread's active run, completed by row, and
@@ -133,8 +176,7 @@ func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, string
 // wait does.) The insert counts the ended runs first, so that the old run
 // is no longer active when the new one is checked against runs_active.
 func (s runTable) replaceActive(ctx context.Context, row runRow) error {
-	end := []any{string(auxilia.RunCompleted), row.StartedAt, string(auxilia.EndedByNewerRun), row.ThreadID,
-		string(auxilia.RunActive)}
+	end := s.endActive(row)
 	if s.db.dialect == Postgres {
 		_, err := s.db.exec(ctx, replaceActiveRunSQL, append(end, row.values()...)...)
 		return err
@@ -146,6 +188,13 @@ func (s runTable) replaceActive(ctx context.Context, row runRow) error {
 	return err
 }
 
+// endActive are endActiveRunSQL's arguments: the thread's active run
+// completed by row.
+func (runTable) endActive(row runRow) []any {
+	return []any{string(auxilia.RunCompleted), row.StartedAt, string(auxilia.EndedByNewerRun), row.ThreadID,
+		string(auxilia.RunActive)}
+}
+
 const endActiveRunSQL = "UPDATE runs SET status = ?, ended_at = ?, ended_by = ? WHERE thread_id = ? AND status = ?"
 
 // replaceActiveRunSQL takes endActiveRunSQL's arguments, then a runRow's values.
@@ -153,6 +202,22 @@ const replaceActiveRunSQL = "WITH ended AS (" + endActiveRunSQL + " RETURNING id
 	"INSERT INTO runs (" + runColumns + ") " +
 	"SELECT ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?::uuid, ?::uuid, ?::boolean, ?::boolean, ?, ?::timestamptz, " +
 	"?::timestamptz, ?::timestamptz, ? FROM (SELECT COUNT(*) FROM ended) AS ended_first"
+
+// The statements of StartOnInstance. threadHasInstanceSQL takes the
+// thread's id and the instance's.
+const (
+	threadHasInstanceSQL = "SELECT 1 FROM threads WHERE id = ? AND instance_id = ?::uuid"
+	startOnInstanceSQL   = "UPDATE threads SET last_run_at = ?, last_activity_at = ? WHERE id = ? AND workspace_id = ? AND instance_id = ?::uuid"
+	// replaceActiveOnInstanceSQL takes endActiveRunSQL's arguments, the
+	// thread and instance, a runRow's values, and the thread and instance again.
+	replaceActiveOnInstanceSQL = "WITH ended AS (" + endActiveRunSQL + " AND EXISTS (" + threadHasInstanceSQL + ") RETURNING id) " +
+		"INSERT INTO runs (" + runColumns + ") " +
+		"SELECT ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?::uuid, ?::uuid, ?::boolean, ?::boolean, ?, ?::timestamptz, " +
+		"?::timestamptz, ?::timestamptz, ? FROM (SELECT COUNT(*) FROM ended) AS ended_first WHERE EXISTS (" + threadHasInstanceSQL + ")"
+	// auditOfRunSQL takes an auditRow's values, then the run's id.
+	auditOfRunSQL = "INSERT INTO audit_entries (" + auditColumns + ") " +
+		"SELECT ?::uuid, ?::uuid, ?::timestamptz, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)"
+)
 
 func (s runTable) joined(ctx context.Context) *gorm.DB {
 	return s.db.conn(ctx).Table("runs").

@@ -59,6 +59,13 @@ func (s TenantRuns) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, stri
 	return s.t.db.runs().Start(ctx, r)
 }
 
+// StartOnInstance is Start and its audit entry in one round trip, when it
+// can (runTable.StartOnInstance).
+func (s TenantRuns) StartOnInstance(ctx context.Context, r auxilia.Run, threadID string, e auxilia.AuditEntry) (auxilia.Run, bool, error) {
+	r.WorkspaceID, e.WorkspaceID = s.t.ws, s.t.ws
+	return s.t.db.runs().StartOnInstance(ctx, r, threadID, e)
+}
+
 // Get returns a run of the workspace.
 func (s TenantRuns) Get(ctx context.Context, id string) (auxilia.Run, error) {
 	return s.t.db.runs().Get(ctx, s.t.ws, id)
