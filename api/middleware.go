@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/labstack/echo/v4"
 )
 
@@ -32,6 +34,17 @@ func withRequestID() echo.MiddlewareFunc {
 			c.Response().Header().Set(headerRequestID, id)
 			return next(c)
 		}
+	}
+}
+
+// inArrivalOrder dates the request's statements from its arrival
+// (store.Arrived): of those waiting for a database connection, the oldest
+// request's goes first, so that a burst is answered in the order it came.
+func inArrivalOrder(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		c.SetRequest(r.WithContext(store.Arrived(r.Context(), time.Now())))
+		return next(c)
 	}
 }
 

@@ -112,7 +112,7 @@ func New(cfg Config) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Log)
-	e.Use(secureAnswers(), withRequestID(), logRequests(cfg.Log, cfg.Metrics), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit),
+	e.Use(inArrivalOrder, secureAnswers(), withRequestID(), logRequests(cfg.Log, cfg.Metrics), recoverPanics(cfg.Log), limitBodies(cfg.JSONLimit),
 		refuseUnstorablePath(), answerNotModified)
 	if cfg.Audit != nil {
 		e.Use(auditRefusals(cfg.Audit, cfg.Log))

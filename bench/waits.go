@@ -12,9 +12,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// dbWaits is what the server's database pool (database/sql) reports at
-// /metrics: how many times a request had to wait for a connection, and for
-// how long in all.
+// dbWaits is what the server reports at /metrics of its waits for a
+// database connection, in its line (auxilia_db_line_*) and in its pool
+// (database/sql's): how many times a statement had to wait, and for how
+// long in all.
 type dbWaits struct {
 	Count    int64
 	Duration time.Duration
@@ -24,9 +25,11 @@ type dbWaits struct {
 // The server's /metrics series of its database pool (Prometheus's DBStats
 // collector, registered as "auxilia").
 const (
-	waitCountSeries    = `go_sql_wait_count_total{db_name="auxilia"}`
-	waitDurationSeries = `go_sql_wait_duration_seconds_total{db_name="auxilia"}`
-	maxOpenSeries      = `go_sql_max_open_connections{db_name="auxilia"}`
+	waitCountSeries        = `go_sql_wait_count_total{db_name="auxilia"}`
+	waitDurationSeries     = `go_sql_wait_duration_seconds_total{db_name="auxilia"}`
+	maxOpenSeries          = `go_sql_max_open_connections{db_name="auxilia"}`
+	lineWaitCountSeries    = `auxilia_db_line_waits_total`
+	lineWaitDurationSeries = `auxilia_db_line_wait_seconds_total`
 )
 
 func readDBWaits(ctx context.Context, a api) (dbWaits, error) {
@@ -47,10 +50,10 @@ func readDBWaits(ctx context.Context, a api) (dbWaits, error) {
 			continue
 		}
 		switch name {
-		case waitCountSeries:
-			w.Count = int64(v)
-		case waitDurationSeries:
-			w.Duration = time.Duration(v * float64(time.Second))
+		case waitCountSeries, lineWaitCountSeries:
+			w.Count += int64(v)
+		case waitDurationSeries, lineWaitDurationSeries:
+			w.Duration += time.Duration(v * float64(time.Second))
 		case maxOpenSeries:
 			w.MaxOpen = int64(v)
 		}

@@ -17,6 +17,8 @@ func TestReadDBWaitsReadsTheServersPoolSeries(t *testing.T) {
 			`go_sql_wait_count_total{db_name="auxilia"} 164` + "\n" +
 			`go_sql_wait_duration_seconds_total{db_name="auxilia"} 5.5` + "\n" +
 			`go_sql_max_open_connections{db_name="auxilia"} 20` + "\n" +
+			"auxilia_db_line_waits_total 36\n" +
+			"auxilia_db_line_wait_seconds_total 0.5\n" +
 			`go_sql_wait_count_total{db_name="other"} 9` + "\n"))
 	}))
 	defer srv.Close()
@@ -24,12 +26,13 @@ func TestReadDBWaitsReadsTheServersPoolSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := dbWaits{Count: 164, Duration: 5500 * time.Millisecond, MaxOpen: 20}
+	want := dbWaits{Count: 200, Duration: 6 * time.Second, MaxOpen: 20} // the line's and the pool's
+
 	if got != want {
 		t.Errorf("readDBWaits = %+v, want %+v", got, want)
 	}
-	if d := got.since(dbWaits{Count: 100, Duration: time.Second}); d.Count != 64 || d.Duration != 4500*time.Millisecond {
-		t.Errorf("since = %+v, want 64 waits over 4.5 s", d)
+	if d := got.since(dbWaits{Count: 100, Duration: time.Second}); d.Count != 100 || d.Duration != 5*time.Second {
+		t.Errorf("since = %+v, want 100 waits over 5 s", d)
 	}
 }
 

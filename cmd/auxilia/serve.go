@@ -36,6 +36,7 @@ func serve(ctx context.Context, cfg config) error {
 	if sqlDB, err := db.SQL(); err == nil {
 		counters.WatchDB(sqlDB)
 	}
+	counters.WatchConnectionWaits(db.ConnectionWaits)
 	counters.WatchUsage(db.System("usage metrics").UsageSnapshot)
 
 	first, err := a.Tokens.Bootstrap(ctx, cfg.BootstrapToken)

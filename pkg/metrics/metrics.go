@@ -99,6 +99,18 @@ func (p *Prometheus) WatchDB(db *sql.DB) {
 	p.registry.MustRegister(collectors.NewDBStatsCollector(db, "auxilia"))
 }
 
+// WatchConnectionWaits adds the waits for a place in line for a database
+// connection (store.DB.ConnectionWaits), which come before database/sql's own.
+func (p *Prometheus) WatchConnectionWaits(waits func() (int64, time.Duration)) {
+	p.registry.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "auxilia_db_line_waits_total", Help: "Statements and transactions that waited for a place in line for a database connection.",
+		}, func() float64 { n, _ := waits(); return float64(n) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "auxilia_db_line_wait_seconds_total", Help: "Time spent waiting for a place in line for a database connection, all waits together.",
+		}, func() float64 { _, d := waits(); return d.Seconds() }))
+}
+
 // Handler serves the metrics.
 func (p *Prometheus) Handler() http.Handler {
 	return promhttp.HandlerFor(p.registry, promhttp.HandlerOpts{Registry: p.registry})

@@ -50,6 +50,9 @@ type DB struct {
 	alertWebhook bool
 	// counted counts statements once CountStatements is called.
 	counted atomic.Pointer[atomic.Int64]
+	// line orders the statements waiting for a Postgres connection
+	// (inline.go); nil on the embedded database.
+	line *line
 }
 
 // SetQuotaDefaults sets the limits of every workspace that has none of its
@@ -68,6 +71,7 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 	var (
 		g       *gorm.DB
 		dialect Dialect
+		waits   *line
 		err     error
 	)
 	switch {
@@ -77,7 +81,8 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 		if pgCfg, err = pgx.ParseConfig(url); err != nil {
 			return nil, fmt.Errorf("open %s database: %w", dialect, err)
 		}
-		g, err = gorm.Open(postgres.New(postgres.Config{Conn: retryKilled{stdlib.OpenDB(*pgCfg)}}), cfg)
+		waits = &line{}
+		g, err = gorm.Open(postgres.New(postgres.Config{Conn: inLine{pool: retryKilled{stdlib.OpenDB(*pgCfg)}, line: waits}}), cfg)
 	case url == "":
 		dialect = SQLite
 		if err := os.MkdirAll(dataDir, 0o700); err != nil {
@@ -94,7 +99,7 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 	if err := errors.Join(reportContextErrors(g), watchDisk(g, disk)); err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
-	db := &DB{gorm: g, dialect: dialect, disk: disk, leaseTerm: DefaultLeaseTerm}
+	db := &DB{gorm: g, dialect: dialect, disk: disk, leaseTerm: DefaultLeaseTerm, line: waits}
 	db.LimitConnections(DefaultMaxConnections)
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
@@ -118,11 +123,15 @@ func SQLiteDSN(path string) string {
 // must fit in Postgres's own limit (100 by default).
 const DefaultMaxConnections = 20
 
-// LimitConnections bounds the pool: at most n connections, as many kept idle.
+// LimitConnections bounds the pool: at most n connections, as many kept
+// idle, and as many places in line for them.
 func (db *DB) LimitConnections(n int) {
 	if sqlDB, err := db.gorm.DB(); err == nil {
 		sqlDB.SetMaxOpenConns(n)
 		sqlDB.SetMaxIdleConns(n)
+	}
+	if db.line != nil {
+		db.line.resize(n)
 	}
 }
 
@@ -155,7 +164,12 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) erro
 	if _, ok := ctx.Value(txKey{}).(*gorm.DB); ok {
 		return fn(ctx)
 	}
-	err := db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	ctx, leave, err := db.line.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	err = db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		return fn(context.WithValue(ctx, txKey{}, tx))
 	})
 	if cause := ctx.Err(); err != nil && cause != nil && !errors.Is(err, cause) {

@@ -39,3 +39,10 @@ func BrokenConn() error                      { return fmt.Errorf("read: %w", io.
 // ExecForTest runs a statement on the database, for tests that must
 // change what the store never changes.
 func (db *DB) ExecForTest(ctx context.Context, sql string) error { return db.conn(ctx).Exec(sql).Error }
+
+// Waiting tells how many wait in line for a connection.
+func (db *DB) Waiting() int {
+	db.line.mu.Lock()
+	defer db.line.mu.Unlock()
+	return len(db.line.waiting)
+}

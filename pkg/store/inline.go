@@ -1,0 +1,229 @@
+package store
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Statements take their turn for a Postgres connection in the order their
+// requests arrived. database/sql hands a freed connection to a waiter
+// chosen at random, so under a burst a request, which needs a connection
+// for each of its statements, draws lots again at each one, and the first
+// to arrive finish no sooner than the last. In line, the oldest request's
+// statement goes first, and a burst is served in the order it came.
+//
+// The line has a place for each connection of the pool. A statement, or a
+// whole transaction, takes a place before it takes its connection and
+// gives it back with it, so that it never waits in database/sql's lottery.
+// A request's statements are as old as the request (Arrived); work no
+// request carries (the jobs) is as old as its statement. What a
+// transaction, or anything holding a place, does meanwhile passes without
+// waiting: it uses the connection it holds, or would otherwise wait for a
+// place it holds itself. The embedded database has no line.
+
+type arrivedKey struct{}
+
+// Arrived returns ctx whose statements take their turn for a connection as
+// of at: a request's are as old as the request.
+func Arrived(ctx context.Context, at time.Time) context.Context {
+	return context.WithValue(ctx, arrivedKey{}, at)
+}
+
+// placeKey marks a context whose work holds a place.
+type placeKey struct{}
+
+// line hands out places, oldest waiter first.
+type line struct {
+	mu      sync.Mutex
+	free    int
+	held    int
+	seq     uint64 // orders waiters of the same age
+	waiting waiters
+	// waits and waited count the statements that waited for a place, and
+	// how long they waited in all (nanoseconds).
+	waits, waited atomic.Int64
+}
+
+// resize sets how many places the line has, as many as the pool's
+// connections; none: no bound, as database/sql then has none.
+func (l *line) resize(places int) {
+	if places <= 0 {
+		places = math.MaxInt32
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.free = places - l.held
+	for l.free > 0 && len(l.waiting) > 0 {
+		l.free--
+		l.admit()
+	}
+}
+
+// enter waits for a place for ctx's work and returns ctx marked as holding
+// it, with the function that gives it back. A waiter whose ctx ends leaves
+// the line with ctx's error.
+func (l *line) enter(ctx context.Context) (context.Context, func(), error) {
+	if l == nil || ctx.Value(placeKey{}) != nil || ctx.Value(txKey{}) != nil {
+		return ctx, func() {}, nil
+	}
+	at, ok := ctx.Value(arrivedKey{}).(time.Time)
+	if !ok {
+		at = time.Now()
+	}
+	l.mu.Lock()
+	if l.free > 0 && len(l.waiting) == 0 {
+		l.free--
+		l.held++
+		l.mu.Unlock()
+		return context.WithValue(ctx, placeKey{}, true), l.leave, nil
+	}
+	l.seq++
+	w := &waiter{at: at, seq: l.seq, admitted: make(chan struct{})}
+	heap.Push(&l.waiting, w)
+	l.mu.Unlock()
+	began := time.Now()
+	defer func() {
+		l.waits.Add(1)
+		l.waited.Add(int64(time.Since(began)))
+	}()
+	select {
+	case <-w.admitted:
+		return context.WithValue(ctx, placeKey{}, true), l.leave, nil
+	case <-ctx.Done():
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if w.index >= 0 {
+			heap.Remove(&l.waiting, w.index)
+			return ctx, nil, ctx.Err()
+		}
+		// Admitted as ctx ended: hand the place on.
+		l.held--
+		l.free++
+		l.passOn()
+		return ctx, nil, ctx.Err()
+	}
+}
+
+// leave gives a place back, to the oldest waiter if there is one.
+func (l *line) leave() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.held--
+	l.free++
+	l.passOn()
+}
+
+// passOn admits the oldest waiter into a free place.
+func (l *line) passOn() {
+	if l.free > 0 && len(l.waiting) > 0 {
+		l.free--
+		l.admit()
+	}
+}
+
+// admit lets the oldest waiter in.
+func (l *line) admit() {
+	w := heap.Pop(&l.waiting).(*waiter)
+	l.held++
+	close(w.admitted)
+}
+
+type waiter struct {
+	at       time.Time
+	seq      uint64
+	index    int // in waiters; -1 once admitted
+	admitted chan struct{}
+}
+
+// waiters is a heap of waiters, oldest first.
+type waiters []*waiter
+
+func (h waiters) Len() int { return len(h) }
+func (h waiters) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h waiters) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *waiters) Push(x any) {
+	w := x.(*waiter)
+	w.index = len(*h)
+	*h = append(*h, w)
+}
+func (h *waiters) Pop() any {
+	old := *h
+	w := old[len(old)-1]
+	old[len(old)-1] = nil
+	w.index = -1
+	*h = old[:len(old)-1]
+	return w
+}
+
+// inLine is the Postgres pool as the store's GORM uses it: each statement
+// takes its place in line first (a transaction takes its place in InTx).
+type inLine struct {
+	pool retryKilled
+	line *line
+}
+
+// GetDBConn is the database/sql pool under it.
+func (p inLine) GetDBConn() (*sql.DB, error) { return p.pool.GetDBConn() }
+
+func (p inLine) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return p.pool.PrepareContext(ctx, query)
+}
+
+func (p inLine) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx, leave, err := p.line.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	return p.pool.ExecContext(ctx, query, args...)
+}
+
+// QueryContext gives its place back as its rows come, before they are
+// read: the line may then be a place over the pool, while they are.
+func (p inLine) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx, leave, err := p.line.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	return p.pool.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext, like QueryContext, gives its place back before its row
+// is scanned.
+func (p inLine) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx, leave, err := p.line.enter(ctx)
+	if err != nil {
+		return p.pool.QueryRowContext(ctx, query, args...) // ctx ended: its error comes with the scan
+	}
+	defer leave()
+	return p.pool.QueryRowContext(ctx, query, args...)
+}
+
+// BeginTx begins a transaction whose place InTx took.
+func (p inLine) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error) {
+	return p.pool.BeginTx(ctx, opts)
+}
+
+// ConnectionWaits tells how many statements and transactions have waited
+// for a place in line for a connection, and how long in all (none on the
+// embedded database).
+func (db *DB) ConnectionWaits() (int64, time.Duration) {
+	if db.line == nil {
+		return 0, 0
+	}
+	return db.line.waits.Load(), time.Duration(db.line.waited.Load())
+}

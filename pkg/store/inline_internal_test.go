@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// waitingFor waits until n wait in l.
+func waitingFor(t *testing.T, l *line, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.waiting) == n
+	}, 5*time.Second, time.Millisecond)
+}
+
+// The oldest waiter gets the place freed, whatever the order they came to
+// wait in.
+func TestTheLineAdmitsTheOldestFirst(t *testing.T) {
+	l := &line{}
+	l.resize(1)
+	_, leave, err := l.enter(context.Background())
+	require.NoError(t, err)
+
+	base := time.Now()
+	admitted := make(chan int, 3)
+	for i, age := range []int{3, 1, 2} { // seconds after base
+		go func() {
+			_, leave, err := l.enter(Arrived(context.Background(), base.Add(time.Duration(age)*time.Second)))
+			if assert.NoError(t, err) {
+				admitted <- age
+				leave()
+			}
+		}()
+		waitingFor(t, l, i+1)
+	}
+	leave()
+	assert.Equal(t, []int{1, 2, 3}, []int{<-admitted, <-admitted, <-admitted})
+	waits, waited := (&DB{line: l}).ConnectionWaits()
+	assert.Equal(t, int64(3), waits)
+	assert.Positive(t, waited)
+}
+
+// A waiter whose context ends leaves the line holding nothing.
+func TestAWaiterWhoseContextEndsLeavesTheLine(t *testing.T) {
+	l := &line{}
+	l.resize(1)
+	_, leave, err := l.enter(context.Background())
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := l.enter(ctx)
+		done <- err
+	}()
+	waitingFor(t, l, 1)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	waitingFor(t, l, 0)
+	leave()
+	_, leave, err = l.enter(context.Background())
+	require.NoError(t, err, "the place is free again")
+	leave()
+	assert.Equal(t, 1, l.free)
+}
+
+// Work that holds a place, or runs in a transaction, passes a full line:
+// it would otherwise wait for a place it holds itself.
+func TestWorkHoldingAPlacePassesAFullLine(t *testing.T) {
+	l := &line{}
+	l.resize(1)
+	held, leave, err := l.enter(context.Background())
+	require.NoError(t, err)
+	defer leave()
+	_, again, err := l.enter(held)
+	require.NoError(t, err)
+	again()
+	_, inTx, err := l.enter(context.WithValue(context.Background(), txKey{}, "a transaction"))
+	require.NoError(t, err)
+	inTx()
+	assert.Equal(t, 0, l.free, "passing took no place and gave none back")
+}
+
+// A line grown admits those waiting; without a bound no one waits.
+func TestAGrownLineAdmitsItsWaiters(t *testing.T) {
+	l := &line{}
+	l.resize(1)
+	_, leave, err := l.enter(context.Background())
+	require.NoError(t, err)
+	defer leave()
+	done := make(chan struct{})
+	go func() {
+		_, leave, err := l.enter(context.Background())
+		if assert.NoError(t, err) {
+			leave()
+		}
+		close(done)
+	}()
+	waitingFor(t, l, 1)
+	l.resize(2)
+	<-done
+	l.resize(0)
+	for range 100 {
+		_, leave, err := l.enter(context.Background())
+		require.NoError(t, err)
+		defer leave()
+	}
+}
