@@ -164,11 +164,13 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) erro
 	if _, ok := ctx.Value(txKey{}).(*gorm.DB); ok {
 		return fn(ctx)
 	}
-	ctx, leave, err := db.line.enter(ctx)
+	held, err := db.line.enter(ctx)
 	if err != nil {
 		return err
 	}
-	defer leave()
+	if held {
+		defer db.line.leave()
+	}
 	err = db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		return fn(context.WithValue(ctx, txKey{}, tx))
 	})

@@ -43,11 +43,13 @@ func (db *DB) execBatch(ctx context.Context, writes ...write) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, leave, err := db.line.enter(ctx)
+	held, err := db.line.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer leave()
+	if held {
+		defer db.line.leave()
+	}
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return nil, withContextError(ctx, err)

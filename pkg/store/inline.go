@@ -21,10 +21,10 @@ import (
 // whole transaction, takes a place before it takes its connection and
 // gives it back with it, so that it never waits in database/sql's lottery.
 // A request's statements are as old as the request (Arrived); work no
-// request carries (the jobs) is as old as its statement. What a
-// transaction, or anything holding a place, does meanwhile passes without
-// waiting: it uses the connection it holds, or would otherwise wait for a
-// place it holds itself. The embedded database has no line.
+// request carries (the jobs) is as old as its statement. A transaction's
+// statements pass without waiting: they use the connection it holds, or
+// would otherwise wait for a place it holds itself. The embedded database
+// has no line.
 
 type arrivedKey struct{}
 
@@ -33,9 +33,6 @@ type arrivedKey struct{}
 func Arrived(ctx context.Context, at time.Time) context.Context {
 	return context.WithValue(ctx, arrivedKey{}, at)
 }
-
-// placeKey marks a context whose work holds a place.
-type placeKey struct{}
 
 // line hands out places, oldest waiter first.
 type line struct {
@@ -64,12 +61,13 @@ func (l *line) resize(places int) {
 	}
 }
 
-// enter waits for a place for ctx's work and returns ctx marked as holding
-// it, with the function that gives it back. A waiter whose ctx ends leaves
-// the line with ctx's error.
-func (l *line) enter(ctx context.Context) (context.Context, func(), error) {
-	if l == nil || ctx.Value(placeKey{}) != nil || ctx.Value(txKey{}) != nil {
-		return ctx, func() {}, nil
+// enter waits for a place for ctx's work, unless it runs in a
+// transaction, whose place is held, and tells whether it took one, which
+// the caller gives back with leave. A waiter whose ctx ends leaves the
+// line with ctx's error.
+func (l *line) enter(ctx context.Context) (bool, error) {
+	if l == nil || ctx.Value(txKey{}) != nil {
+		return false, nil
 	}
 	at, ok := ctx.Value(arrivedKey{}).(time.Time)
 	if !ok {
@@ -80,7 +78,7 @@ func (l *line) enter(ctx context.Context) (context.Context, func(), error) {
 		l.free--
 		l.held++
 		l.mu.Unlock()
-		return context.WithValue(ctx, placeKey{}, true), l.leave, nil
+		return true, nil
 	}
 	l.seq++
 	w := &waiter{at: at, seq: l.seq, admitted: make(chan struct{})}
@@ -93,19 +91,19 @@ func (l *line) enter(ctx context.Context) (context.Context, func(), error) {
 	}()
 	select {
 	case <-w.admitted:
-		return context.WithValue(ctx, placeKey{}, true), l.leave, nil
+		return true, nil
 	case <-ctx.Done():
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		if w.index >= 0 {
 			heap.Remove(&l.waiting, w.index)
-			return ctx, nil, ctx.Err()
+			return false, ctx.Err()
 		}
 		// Admitted as ctx ended: hand the place on.
 		l.held--
 		l.free++
 		l.passOn()
-		return ctx, nil, ctx.Err()
+		return false, ctx.Err()
 	}
 }
 
@@ -183,33 +181,37 @@ func (p inLine) PrepareContext(ctx context.Context, query string) (*sql.Stmt, er
 }
 
 func (p inLine) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	ctx, leave, err := p.line.enter(ctx)
+	held, err := p.line.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer leave()
+	if held {
+		defer p.line.leave()
+	}
 	return p.pool.ExecContext(ctx, query, args...)
 }
 
 // QueryContext gives its place back as its rows come, before they are
 // read: the line may then be a place over the pool, while they are.
 func (p inLine) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	ctx, leave, err := p.line.enter(ctx)
+	held, err := p.line.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer leave()
+	if held {
+		defer p.line.leave()
+	}
 	return p.pool.QueryContext(ctx, query, args...)
 }
 
 // QueryRowContext, like QueryContext, gives its place back before its row
 // is scanned.
 func (p inLine) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	ctx, leave, err := p.line.enter(ctx)
-	if err != nil {
-		return p.pool.QueryRowContext(ctx, query, args...) // ctx ended: its error comes with the scan
+	// A wait cut short by ctx's end takes no place; the row's scan then
+	// tells ctx's error.
+	if held, _ := p.line.enter(ctx); held {
+		defer p.line.leave()
 	}
-	defer leave()
 	return p.pool.QueryRowContext(ctx, query, args...)
 }
 

@@ -24,17 +24,19 @@ func waitingFor(t *testing.T, l *line, n int) {
 func TestTheLineAdmitsTheOldestFirst(t *testing.T) {
 	l := &line{}
 	l.resize(1)
-	_, leave, err := l.enter(context.Background())
+	held, err := l.enter(context.Background())
 	require.NoError(t, err)
+	require.True(t, held)
+	leave := l.leave
 
 	base := time.Now()
 	admitted := make(chan int, 3)
 	for i, age := range []int{3, 1, 2} { // seconds after base
 		go func() {
-			_, leave, err := l.enter(Arrived(context.Background(), base.Add(time.Duration(age)*time.Second)))
+			_, err := l.enter(Arrived(context.Background(), base.Add(time.Duration(age)*time.Second)))
 			if assert.NoError(t, err) {
 				admitted <- age
-				leave()
+				l.leave()
 			}
 		}()
 		waitingFor(t, l, i+1)
@@ -50,12 +52,14 @@ func TestTheLineAdmitsTheOldestFirst(t *testing.T) {
 func TestAWaiterWhoseContextEndsLeavesTheLine(t *testing.T) {
 	l := &line{}
 	l.resize(1)
-	_, leave, err := l.enter(context.Background())
+	held, err := l.enter(context.Background())
 	require.NoError(t, err)
+	require.True(t, held)
+	leave := l.leave
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := l.enter(ctx)
+		_, err := l.enter(ctx)
 		done <- err
 	}()
 	waitingFor(t, l, 1)
@@ -63,41 +67,40 @@ func TestAWaiterWhoseContextEndsLeavesTheLine(t *testing.T) {
 	require.ErrorIs(t, <-done, context.Canceled)
 	waitingFor(t, l, 0)
 	leave()
-	_, leave, err = l.enter(context.Background())
+	_, err = l.enter(context.Background())
 	require.NoError(t, err, "the place is free again")
-	leave()
+	l.leave()
 	assert.Equal(t, 1, l.free)
 }
 
-// Work that holds a place, or runs in a transaction, passes a full line:
-// it would otherwise wait for a place it holds itself.
-func TestWorkHoldingAPlacePassesAFullLine(t *testing.T) {
+// A transaction's statements pass a full line: they use its connection,
+// or would otherwise wait for the place it holds itself.
+func TestATransactionsStatementsPassAFullLine(t *testing.T) {
 	l := &line{}
 	l.resize(1)
-	held, leave, err := l.enter(context.Background())
+	_, err := l.enter(context.Background())
 	require.NoError(t, err)
-	defer leave()
-	_, again, err := l.enter(held)
+	defer l.leave()
+	held, err := l.enter(context.WithValue(context.Background(), txKey{}, "a transaction"))
 	require.NoError(t, err)
-	again()
-	_, inTx, err := l.enter(context.WithValue(context.Background(), txKey{}, "a transaction"))
-	require.NoError(t, err)
-	inTx()
-	assert.Equal(t, 0, l.free, "passing took no place and gave none back")
+	assert.False(t, held, "passing takes no place")
+	assert.Equal(t, 0, l.free)
 }
 
 // A line grown admits those waiting; without a bound no one waits.
 func TestAGrownLineAdmitsItsWaiters(t *testing.T) {
 	l := &line{}
 	l.resize(1)
-	_, leave, err := l.enter(context.Background())
+	held, err := l.enter(context.Background())
 	require.NoError(t, err)
+	require.True(t, held)
+	leave := l.leave
 	defer leave()
 	done := make(chan struct{})
 	go func() {
-		_, leave, err := l.enter(context.Background())
+		_, err := l.enter(context.Background())
 		if assert.NoError(t, err) {
-			leave()
+			l.leave()
 		}
 		close(done)
 	}()
@@ -106,8 +109,9 @@ func TestAGrownLineAdmitsItsWaiters(t *testing.T) {
 	<-done
 	l.resize(0)
 	for range 100 {
-		_, leave, err := l.enter(context.Background())
+		held, err := l.enter(context.Background())
 		require.NoError(t, err)
-		defer leave()
+		require.True(t, held, "no one waits")
+		defer l.leave()
 	}
 }

@@ -90,11 +90,13 @@ func (db *DB) eachRowOnce(ctx context.Context, query string, args []any, each fu
 	if err != nil {
 		return err
 	}
-	ctx, leave, err := db.line.enter(ctx)
+	held, err := db.line.enter(ctx)
 	if err != nil {
 		return err
 	}
-	defer leave()
+	if held {
+		defer db.line.leave()
+	}
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return err
