@@ -113,14 +113,13 @@ func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, string
 	return started(row, r), deref(thread.InstanceID), nil
 }
 
-// StartOnInstance is Start and the run's audit entry in one round trip
+// StartOnInstance is Start and the run's audit entry e in one round trip
 // to Postgres, for a run on its thread's instance (r.InstanceID, of the
 // thread threadID), outside a transaction: the three statements run as
 // one transaction, each written to do nothing unless the thread still has
-// that instance, so that none waits for the outcome of another. The entry
-// is the run's (its resource). It
+// that instance, so that none waits for the outcome of another. It
 // reports whether the run was recorded: false, and nothing written, on the
-// embedded database, in a transaction, or when the thread's instance is
+// embedded database, in a transaction, when the thread's instance is
 // another now, or when its connection was found killed before anything
 // was done; the caller then records the run as Start does, in a
 // transaction, which tells why (or tries again on another connection).
@@ -197,11 +196,14 @@ func (runTable) endActive(row runRow) []any {
 
 const endActiveRunSQL = "UPDATE runs SET status = ?, ended_at = ?, ended_by = ? WHERE thread_id = ? AND status = ?"
 
-// replaceActiveRunSQL takes endActiveRunSQL's arguments, then a runRow's values.
-const replaceActiveRunSQL = "WITH ended AS (" + endActiveRunSQL + " RETURNING id) " +
-	"INSERT INTO runs (" + runColumns + ") " +
+// insertRunAfterEndedSQL inserts a runRow's values once the runs of the
+// statement's "ended" have ended, counting them first.
+const insertRunAfterEndedSQL = "INSERT INTO runs (" + runColumns + ") " +
 	"SELECT ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?::uuid, ?::uuid, ?::boolean, ?::boolean, ?, ?::timestamptz, " +
 	"?::timestamptz, ?::timestamptz, ? FROM (SELECT COUNT(*) FROM ended) AS ended_first"
+
+// replaceActiveRunSQL takes endActiveRunSQL's arguments, then a runRow's values.
+const replaceActiveRunSQL = "WITH ended AS (" + endActiveRunSQL + " RETURNING id) " + insertRunAfterEndedSQL
 
 // The statements of StartOnInstance. threadHasInstanceSQL takes the
 // thread's id and the instance's.
@@ -211,9 +213,7 @@ const (
 	// replaceActiveOnInstanceSQL takes endActiveRunSQL's arguments, the
 	// thread and instance, a runRow's values, and the thread and instance again.
 	replaceActiveOnInstanceSQL = "WITH ended AS (" + endActiveRunSQL + " AND EXISTS (" + threadHasInstanceSQL + ") RETURNING id) " +
-		"INSERT INTO runs (" + runColumns + ") " +
-		"SELECT ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?::uuid, ?::uuid, ?::boolean, ?::boolean, ?, ?::timestamptz, " +
-		"?::timestamptz, ?::timestamptz, ? FROM (SELECT COUNT(*) FROM ended) AS ended_first WHERE EXISTS (" + threadHasInstanceSQL + ")"
+		insertRunAfterEndedSQL + " WHERE EXISTS (" + threadHasInstanceSQL + ")"
 	// auditOfRunSQL takes an auditRow's values, then the run's id.
 	auditOfRunSQL = "INSERT INTO audit_entries (" + auditColumns + ") " +
 		"SELECT ?::uuid, ?::uuid, ?::timestamptz, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)"
