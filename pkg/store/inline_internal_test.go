@@ -19,15 +19,21 @@ func waitingFor(t *testing.T, l *line, n int) {
 	}, 5*time.Second, time.Millisecond)
 }
 
-// The oldest waiter gets the place freed, whatever the order they came to
-// wait in.
-func TestTheLineAdmitsTheOldestFirst(t *testing.T) {
+// fullLine is a line of one place, held: l.leave gives it back.
+func fullLine(t *testing.T) *line {
+	t.Helper()
 	l := &line{}
 	l.resize(1)
 	held, err := l.enter(context.Background())
 	require.NoError(t, err)
 	require.True(t, held)
-	leave := l.leave
+	return l
+}
+
+// The oldest waiter gets the place freed, whatever the order they came to
+// wait in.
+func TestTheLineAdmitsTheOldestFirst(t *testing.T) {
+	l := fullLine(t)
 
 	base := time.Now()
 	admitted := make(chan int, 3)
@@ -41,7 +47,7 @@ func TestTheLineAdmitsTheOldestFirst(t *testing.T) {
 		}()
 		waitingFor(t, l, i+1)
 	}
-	leave()
+	l.leave()
 	assert.Equal(t, []int{1, 2, 3}, []int{<-admitted, <-admitted, <-admitted})
 	waits, waited := (&DB{line: l}).ConnectionWaits()
 	assert.Equal(t, int64(3), waits)
@@ -50,12 +56,7 @@ func TestTheLineAdmitsTheOldestFirst(t *testing.T) {
 
 // A waiter whose context ends leaves the line holding nothing.
 func TestAWaiterWhoseContextEndsLeavesTheLine(t *testing.T) {
-	l := &line{}
-	l.resize(1)
-	held, err := l.enter(context.Background())
-	require.NoError(t, err)
-	require.True(t, held)
-	leave := l.leave
+	l := fullLine(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -66,8 +67,8 @@ func TestAWaiterWhoseContextEndsLeavesTheLine(t *testing.T) {
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
 	waitingFor(t, l, 0)
-	leave()
-	_, err = l.enter(context.Background())
+	l.leave()
+	_, err := l.enter(context.Background())
 	require.NoError(t, err, "the place is free again")
 	l.leave()
 	assert.Equal(t, 1, l.free)
@@ -76,10 +77,7 @@ func TestAWaiterWhoseContextEndsLeavesTheLine(t *testing.T) {
 // A transaction's statements pass a full line: they use its connection,
 // or would otherwise wait for the place it holds itself.
 func TestATransactionsStatementsPassAFullLine(t *testing.T) {
-	l := &line{}
-	l.resize(1)
-	_, err := l.enter(context.Background())
-	require.NoError(t, err)
+	l := fullLine(t)
 	defer l.leave()
 	held, err := l.enter(context.WithValue(context.Background(), txKey{}, "a transaction"))
 	require.NoError(t, err)
@@ -89,13 +87,8 @@ func TestATransactionsStatementsPassAFullLine(t *testing.T) {
 
 // A line grown admits those waiting; without a bound no one waits.
 func TestAGrownLineAdmitsItsWaiters(t *testing.T) {
-	l := &line{}
-	l.resize(1)
-	held, err := l.enter(context.Background())
-	require.NoError(t, err)
-	require.True(t, held)
-	leave := l.leave
-	defer leave()
+	l := fullLine(t)
+	defer l.leave()
 	done := make(chan struct{})
 	go func() {
 		_, err := l.enter(context.Background())
