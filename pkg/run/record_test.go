@@ -57,22 +57,6 @@ func TestAWarmStartRecordsItsRunOnceItsInstanceAnswered(t *testing.T) {
 	})
 }
 
-// A start whose reconnect found the instance gone replaces it and records
-// itself once.
-func TestAStartOnAGoneInstanceIsRecordedOnce(t *testing.T) {
-	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
-		w := newWorld(t, db)
-		first := w.start(t, "t1")
-		w.fake.Vanish(first.InstanceRef)
-		second := w.start(t, "t1")
-		assert.True(t, second.Replaced)
-		assert.NotEqual(t, first.InstanceRef, second.InstanceRef)
-		assert.Equal(t, 1, w.count(t, `SELECT COUNT(*) FROM runs WHERE status = 'active'`))
-		assert.Equal(t, 2, w.count(t, `SELECT COUNT(*) FROM runs`))
-		assert.Equal(t, 2, w.count(t, `SELECT COUNT(*) FROM audit_entries WHERE action = 'run.start'`))
-	})
-}
-
 // A start whose reconnect fails leaves nothing of its own: the thread's
 // run goes on, no entry says it started.
 func TestAStartWhoseReconnectFailedLeavesNothing(t *testing.T) {

@@ -113,6 +113,7 @@ func TestAnAgentWithoutSandboxRunsWithoutOne(t *testing.T) {
 	})
 }
 
+// A gone instance is replaced, with a notice, and the start recorded once.
 func TestAGoneInstanceIsReplacedWithANotice(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
@@ -124,6 +125,10 @@ func TestAGoneInstanceIsReplacedWithANotice(t *testing.T) {
 		assert.Equal(t, run.ReplacedNotice, second.Notice)
 		assert.NotEqual(t, first.InstanceRef, second.InstanceRef)
 		assert.Equal(t, []string{second.InstanceRef}, w.fake.Live())
+		// The replacing start is recorded once.
+		assert.Equal(t, 1, w.count(t, `SELECT COUNT(*) FROM runs WHERE status = 'active'`))
+		assert.Equal(t, 2, w.count(t, `SELECT COUNT(*) FROM runs`))
+		assert.Equal(t, 2, w.count(t, `SELECT COUNT(*) FROM audit_entries WHERE action = 'run.start'`))
 	})
 }
 
