@@ -103,7 +103,12 @@ var listening = regexp.MustCompile(`"msg":"listening","url":"(http://[^"]+)"`)
 // free port) and waits until it listens.
 func startServer(t *testing.T, env ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, "serve")
+	return startCommand(t, exec.Command(binary, "serve"), env...)
+}
+
+// startCommand is startServer running cmd, which serves by executing the binary.
+func startCommand(t *testing.T, cmd *exec.Cmd, env ...string) *server {
+	t.Helper()
 	cmd.Env = append(os.Environ(), "AUXILIA_LISTEN=127.0.0.1:0")
 	cmd.Env = append(cmd.Env, env...)
 	s := &server{cmd: cmd, done: make(chan error, 1)}

@@ -14,6 +14,7 @@ import (
 	"github.com/auxilia/sandboxes/frontend"
 	"github.com/auxilia/sandboxes/pkg/alerts"
 	"github.com/auxilia/sandboxes/pkg/app"
+	"github.com/auxilia/sandboxes/pkg/bubblewrap"
 	"github.com/auxilia/sandboxes/pkg/jobs"
 	"github.com/auxilia/sandboxes/pkg/metrics"
 	"github.com/auxilia/sandboxes/pkg/store"
@@ -26,6 +27,7 @@ const usageRollupEvery = 5 * time.Minute
 
 func serve(ctx context.Context, cfg config) error {
 	log := newLogger(cfg.LogLevel)
+	planGC(os.Getenv, bubblewrap.MemoryLimit).apply(log)
 	counters := metrics.New()
 	a, err := newApp(ctx, cfg, log, counters)
 	if err != nil {

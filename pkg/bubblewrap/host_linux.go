@@ -18,15 +18,10 @@ import (
 // whose size is DiskMB; a folder not made yet stands for the nearest one
 // above it that is.
 func ReadHost(dir string) (Host, error) {
-	mounts, err := readMounts()
+	own, err := readOwnCgroups()
 	if err != nil {
-		return Host{}, fmt.Errorf("read the mounts: %w", err)
+		return Host{}, err
 	}
-	self, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return Host{}, fmt.Errorf("read the server's cgroups: %w", err)
-	}
-	own := ownCgroups{mounts: mounts, paths: cgroupPaths(string(self)), read: readString}
 
 	var h Host
 	memory, err := memTotal(readString("/proc/meminfo"))
@@ -57,6 +52,30 @@ func ReadHost(dir string) (Host, error) {
 		h.Processes = min(h.Processes, int(limit))
 	}
 	return h, nil
+}
+
+// MemoryLimit is the lowest memory limit, in bytes, that the server's
+// cgroup or one above it sets: false where none does, or where the
+// cgroups cannot be read.
+func MemoryLimit() (float64, bool) {
+	own, err := readOwnCgroups()
+	if err != nil {
+		return 0, false
+	}
+	return own.limit("memory", memoryLimit)
+}
+
+// readOwnCgroups finds the server's own cgroups.
+func readOwnCgroups() (ownCgroups, error) {
+	mounts, err := readMounts()
+	if err != nil {
+		return ownCgroups{}, fmt.Errorf("read the mounts: %w", err)
+	}
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ownCgroups{}, fmt.Errorf("read the server's cgroups: %w", err)
+	}
+	return ownCgroups{mounts: mounts, paths: cgroupPaths(string(self)), read: readString}, nil
 }
 
 // memTotal reads MemTotal from /proc/meminfo, in bytes.
@@ -134,10 +153,16 @@ func parseLimit(s string) (float64, bool) {
 // memoryLimit reads a folder's memory limit, in bytes.
 func memoryLimit(read func(string) string, dir string, v1 bool) (float64, bool) {
 	if v1 {
-		return parseLimit(read(filepath.Join(dir, "memory.limit_in_bytes")))
+		// cgroup v1 writes "no limit" as the largest number of whole pages.
+		v, ok := parseLimit(read(filepath.Join(dir, "memory.limit_in_bytes")))
+		return v, ok && v < v1NoLimit
 	}
 	return parseLimit(read(filepath.Join(dir, "memory.max")))
 }
+
+// v1NoLimit is where cgroup v1's memory limits that limit nothing begin:
+// its "no limit" is 2^63 less one page, whatever the page size.
+const v1NoLimit = 1 << 62
 
 // cpuLimit reads a folder's CPU quota, in CPUs.
 func cpuLimit(read func(string) string, dir string, v1 bool) (float64, bool) {

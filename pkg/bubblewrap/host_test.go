@@ -74,6 +74,9 @@ func TestTheServersOwnCgroupsBoundTheHost(t *testing.T) {
 	none := ownCgroups{mounts: hybrid, paths: cgroupPaths("0::/container/server\n"), read: func(string) string { return "max" }}
 	_, ok = none.limit("memory", memoryLimit)
 	assert.False(t, ok, "max everywhere: no limit")
+	unlimitedV1 := ownCgroups{mounts: hybrid, paths: cgroupPaths("4:memory:/outer\n"), read: readString}
+	_, ok = unlimitedV1.limit("memory", memoryLimit)
+	assert.False(t, ok, "cgroup v1's largest number of pages is no limit")
 	_, ok = ownCgroups{paths: cgroupPaths("0::/\n"), read: readString}.limit("memory", memoryLimit)
 	assert.False(t, ok, "no cgroup mounted: no limit")
 }
