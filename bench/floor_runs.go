@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -27,7 +28,7 @@ const (
 		`FROM "agents" LEFT JOIN bindings ON bindings.agent_id = agents.id ` +
 		`LEFT JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL ` +
 		`WHERE agents.workspace_id = $1 AND agents.id = $2 LIMIT $3`
-	// The thread's live instance, unlocked: threads.go LiveInstance.
+	// The thread's live instance, unlocked: threads.go StartView.
 	floorLiveInstanceSQL = `SELECT instances.* FROM "threads" JOIN instances ON instances.id = threads.instance_id ` +
 		`WHERE threads.workspace_id = $1 AND threads.agent_id = $2 AND threads.thread_key = $3 AND instances.status = $4 LIMIT $5`
 	// The run recorded, in one round trip (runs.go StartOnInstance): the
@@ -47,6 +48,11 @@ const (
 		`WHERE EXISTS (SELECT 1 FROM runs WHERE id = $13)`
 )
 
+// floorBoundSandboxSQL is the sandbox an agent is bound to: threads.go StartView.
+var floorBoundSandboxSQL = `SELECT sandboxes.` + strings.ReplaceAll(floorSandboxColumns, ", ", ", sandboxes.") +
+	` FROM bindings JOIN sandboxes ON sandboxes.id = bindings.sandbox_id ` +
+	`WHERE sandboxes.workspace_id = $1 AND bindings.agent_id = $2 AND sandboxes.deleted_at IS NULL LIMIT 1`
+
 // floorRunView is the answer: the run as the joined row reads.
 type floorRunView struct {
 	ID         string    `json:"id"`
@@ -57,8 +63,8 @@ type floorRunView struct {
 }
 
 // startRun starts a run on a thread whose instance is live, as the server
-// does: the agent with its binding, the sandbox, the thread's live
-// instance; the provider round trip; one round trip of three statements,
+// does: one round trip that reads the thread's live instance, the agent
+// with its binding and the sandbox bound; the provider round trip; one round trip of three statements,
 // one implicit transaction, that records the run on the thread (locking
 // it), ends its active run, records the new one and the audit entry.
 func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
@@ -66,28 +72,33 @@ func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx, ws, key := r.Context(), tok.WorkspaceID, r.PathValue("thread")
-	agent, err := queryMap(ctx, f.runs, floorAgentSQL, ws, r.PathValue("id"), 1)
-	if err != nil {
-		floorNotFound(w, err, "agent")
+	ctx, ws, agentID, key := r.Context(), tok.WorkspaceID, r.PathValue("id"), r.PathValue("thread")
+	// The thread's live instance, the agent with its binding, the sandbox
+	// bound: one round trip.
+	var look pgx.Batch
+	look.Queue(floorLiveInstanceSQL, ws, agentID, key, "live", 1)
+	look.Queue(floorAgentSQL, ws, agentID, 1)
+	look.Queue(floorBoundSandboxSQL, ws, agentID)
+	results := f.runs.SendBatch(ctx, &look)
+	inst, instErr := batchMap(results)
+	agent, agentErr := batchMap(results)
+	sb, sbErr := batchMap(results)
+	if err := results.Close(); err != nil {
+		internalError(w, err)
 		return
 	}
-	agentID := uuidText(agent["id"])
-	if agent["binding_sandbox_id"] == nil {
-		http.Error(w, "the agent has no sandbox", http.StatusConflict)
+	switch {
+	case agentErr != nil:
+		floorNotFound(w, agentErr, "agent")
+		return
+	case sbErr != nil:
+		floorNotFound(w, sbErr, "sandbox bound to the agent")
+		return
+	case instErr != nil:
+		floorNotFound(w, instErr, "live instance (the floor starts runs on warm threads only)")
 		return
 	}
-	sandboxID := uuidText(agent["binding_sandbox_id"])
-	sb, err := queryMap(ctx, f.runs, floorGetSQL, ws, sandboxID)
-	if err != nil {
-		floorNotFound(w, err, "sandbox")
-		return
-	}
-	inst, err := queryMap(ctx, f.runs, floorLiveInstanceSQL, ws, agentID, key, "live", 1)
-	if err != nil {
-		floorNotFound(w, err, "live instance (the floor starts runs on warm threads only)")
-		return
-	}
+	sandboxID := uuidText(sb["id"])
 	instanceID := uuidText(inst["id"])
 	select { // the provider round trip: the reconnect of the live instance
 	case <-time.After(f.latency):
@@ -102,7 +113,7 @@ func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 	b.Queue(floorReplaceActiveSQL, "completed", now, "newer_run", threadID, "active", threadID, instanceID,
 		runID, ws, agentID, threadID, "active", sandboxID, instanceID, false, false, "", now, now, nil, nil, threadID, instanceID)
 	b.Queue(floorAuditOfRunSQL, auxilia.NewID(), ws, now, tok.ID, tok.Name, "", "", "run.start", "run", runID, "success", detail, runID)
-	results := f.runs.SendBatch(ctx, &b)
+	results = f.runs.SendBatch(ctx, &b)
 	var inserted int64
 	for i := range b.Len() {
 		tag, err := results.Exec()
@@ -146,6 +157,15 @@ func queryMaps(ctx context.Context, q floorQuerier, sql string, args ...any) ([]
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowToMap)
+}
+
+// batchMap decodes the one row of a batch's next query.
+func batchMap(results pgx.BatchResults) (map[string]any, error) {
+	rows, err := results.Query()
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectOneRow(rows, pgx.RowToMap)
 }
 
 func queryMap(ctx context.Context, q floorQuerier, sql string, args ...any) (map[string]any, error) {

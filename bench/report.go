@@ -181,9 +181,10 @@ func (w *reportWriter) runs(r results) {
 	w.p("| %d | %s | %s | %s | %.2f (%s) | **%s** | %s | %s | %s |\n", rn.Warm.requests(), ms(rn.Warm.quantile(.5)), ms(rn.Warm.mean()),
 		ms(rn.Warm.quantile(.99)), warmPer, callList(rn.WarmCalls), ratio(float64(rn.Warm.quantile(.5)), float64(lat)),
 		ms(rn.Warm.quantile(.5)-lat), micros(warmProc), micros(warmPG))
-	w.p("*p50 − floor* is the server's own work in a warm start: authenticating, reading the agent with its binding, its " +
-		"sandbox and the thread's live instance before the provider call, and after it the one round trip that records the run " +
-		"on the thread's row with its audit entry (three statements sent together, one transaction).\n")
+	w.p("*p50 − floor* is the server's own work in a warm start: authenticating, then one round trip that reads the thread's " +
+		"live instance, the agent with its binding and its sandbox (three statements sent together) before the provider call, and " +
+		"after it the one round trip that records the run on the thread's row with its audit entry (three statements sent " +
+		"together, one transaction).\n")
 	w.chart("runs-warm.svg", "Latency distribution of a warm run start against one provider round trip",
 		percentileChart(fmt.Sprintf("Warm run start, one at a time (provider round trip %s)", dur(lat)),
 			[]svgchart.Line{percentileLine("ours", oursColour, rn.Warm)},
@@ -206,7 +207,8 @@ func (w *reportWriter) runs(r results) {
 		"each reconnecting its live instance. Two floors:\n", rn.Threads)
 	w.p("- **The reachable floor** is the same burst, through the same gate on connections of their own, on a bare `net/http` "+
 		"handler in the floor's process that makes the server's transactions of a warm run start through pgx "+
-		"(`bench/floor_runs.go`): the token, the agent with its binding, its sandbox, the thread's live instance (unlocked); "+
+		"(`bench/floor_runs.go`): the token; one round trip, the server's three reads sent together, of the thread's live "+
+		"instance (unlocked), the agent with its binding and its sandbox; "+
 		"the provider round trip, here a wait of %s; one round trip, the server's three statements sent together as one "+
 		"transaction, that records the run on the thread's row (locking it), ends the thread's active run, inserts the new run "+
 		"and the audit entry. Its pgx pool holds as many connections as the server's (%d). It runs after the server's burst, on the same threads.", dur(lat), floorRunConns)

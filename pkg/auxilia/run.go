@@ -62,6 +62,18 @@ const (
 	InstanceDestroyed InstanceStatus = "destroyed"
 )
 
+// StartView is what a run start reads first, in one round trip: the
+// thread's live instance (Live false where it has none), the agent with its
+// binding, and the sandbox bound with its sealed secret (Sandbox.ID ""
+// where there is none), each as one statement saw it.
+type StartView struct {
+	Instance Instance
+	Live     bool
+	Agent    Agent
+	Sandbox  Sandbox
+	Sealed   SealedSecret
+}
+
 // Instance is a sandbox instance at a provider, made for a thread or, by
 // a warm pool, for the thread that will claim it.
 type Instance struct {

@@ -99,16 +99,11 @@ func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, run auxilia
 // locked choice would have chosen. The run's own transaction then checks,
 // under the lock, that the thread still has that instance. Anything else
 // (no instance, a paused one, one being made) is chosen under the lock.
-// The instance is read, without a lock, as the start begins (Service.peek).
+// The instance is read, without a lock, as the start begins, with the
+// agent and its sandbox (the start's look, in start.go).
 type peek struct {
 	inst auxilia.Instance
 	live bool
-}
-
-// peek reads the thread's live instance, if it has one.
-func (s *Service) peek(ctx context.Context, workspaceID, agentID, key string) (peek, error) {
-	inst, live, err := s.Threads(workspaceID).LiveInstance(ctx, agentID, key)
-	return peek{inst: inst, live: live}, err
 }
 
 // warm tells whether the thread's instance is live and running: the start

@@ -25,8 +25,9 @@ type Threads interface {
 	LockExisting(ctx context.Context, agentID, key string) (auxilia.Thread, error)
 	Get(ctx context.Context, agentID, key string) (auxilia.Thread, error)
 	List(ctx context.Context, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
-	// LiveInstance is the thread's live instance, read without a lock.
-	LiveInstance(ctx context.Context, agentID, key string) (auxilia.Instance, bool, error)
+	// StartView is what a run start looks at first, read without a lock
+	// in one round trip: the thread's live instance, the agent, its sandbox.
+	StartView(ctx context.Context, agentID, key string) (auxilia.StartView, error)
 	Delete(ctx context.Context, id string) error
 }
 
@@ -95,6 +96,8 @@ type StartFailures interface {
 // Sandboxes opens provider clients for sandboxes and keeps their health.
 type Sandboxes interface {
 	Client(ctx context.Context, workspaceID, id string) (provider.Client, auxilia.Sandbox, error)
+	// ClientOf is Client for a sandbox already read, with its sealed secret.
+	ClientOf(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (provider.Client, auxilia.Sandbox, error)
 	RetainedClient(ctx context.Context, id string) (provider.Client, auxilia.Sandbox, error)
 	Config(sb auxilia.Sandbox) (provider.Config, error)
 	// Describe is what the sandbox's provider says about itself.

@@ -39,27 +39,31 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		fe.Add("thread_id", "must be 1 to 128 letters, digits or . _ : -, and not . or ..")
 		return auxilia.Run{}, fe.Err()
 	}
-	// A warm start reconnects its thread's live instance straight away;
-	// any other start takes its turn before it reads on (turn.go).
-	look, err := s.peek(ctx, workspaceID, agentID, key)
+	// The start looks at its thread's instance, its agent and its sandbox
+	// in one round trip. A warm start reconnects the live instance
+	// straight away with what it saw; any other start takes its turn
+	// (turn.go) and reads its agent and sandbox again, as they are then.
+	view, err := s.Threads(workspaceID).StartView(ctx, agentID, key)
 	if err != nil {
 		return auxilia.Run{}, err
 	}
+	look := peek{inst: view.Instance, live: view.Live}
 	t := &turn{q: s.choosing}
 	if !look.warm() {
 		if err := t.take(ctx); err != nil {
 			return auxilia.Run{}, err
 		}
+		if view.Agent, err = s.Agents.Get(ctx, workspaceID, agentID); err != nil {
+			return auxilia.Run{}, err
+		}
+		view.Sandbox = auxilia.Sandbox{}
 	}
 	defer t.give()
-	agent, err := s.Agents.Get(ctx, workspaceID, agentID)
-	if err != nil {
-		return auxilia.Run{}, err
-	}
+	agent := view.Agent
 	run := auxilia.Run{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key}
 	threadID := ""
 	if agent.Binding != nil {
-		client, sb, err := s.Sandboxes.Client(ctx, workspaceID, agent.Binding.SandboxID)
+		client, sb, err := s.boundClient(ctx, view)
 		if err != nil {
 			return auxilia.Run{}, s.keepFailure(ctx, agent, key, unusable(sb, err))
 		}
@@ -81,6 +85,15 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 		}
 	}
 	return out, err
+}
+
+// boundClient is the client of the sandbox view's agent is bound to: made
+// from the sandbox the view read with it, else read now.
+func (s *Service) boundClient(ctx context.Context, view auxilia.StartView) (provider.Client, auxilia.Sandbox, error) {
+	if id := view.Agent.Binding.SandboxID; view.Sandbox.ID != id {
+		return s.Sandboxes.Client(ctx, view.Agent.WorkspaceID, id)
+	}
+	return s.Sandboxes.ClientOf(view.Sandbox, view.Sealed)
 }
 
 // runOn is run as it starts on the instance got of sb.

@@ -98,7 +98,7 @@ func (r *Registry) Client(ctx context.Context, workspaceID, id string) (provider
 	if err != nil {
 		return nil, sb, err
 	}
-	return r.cachedClient(sb, sealed)
+	return r.ClientOf(sb, sealed)
 }
 
 // RetainedClient returns the client of a sandbox even after its deletion:
@@ -108,10 +108,12 @@ func (r *Registry) RetainedClient(ctx context.Context, id string) (provider.Clie
 	if err != nil {
 		return nil, sb, err
 	}
-	return r.cachedClient(sb, sealed)
+	return r.ClientOf(sb, sealed)
 }
 
-func (r *Registry) cachedClient(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (provider.Client, auxilia.Sandbox, error) {
+// ClientOf is Client for a sandbox the caller has read, with its sealed
+// secret: the client made for its version, kept for the next call.
+func (r *Registry) ClientOf(sb auxilia.Sandbox, sealed auxilia.SealedSecret) (provider.Client, auxilia.Sandbox, error) {
 	client, err := r.clients.client(sb, func() (provider.Client, error) {
 		secretValue, err := r.open(sb.ID, sealed)
 		if err != nil {

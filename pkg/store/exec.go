@@ -2,11 +2,9 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
 
@@ -39,36 +37,14 @@ type write struct {
 // each statement seeing what those before it committed, as in a
 // transaction of its own. It returns how many rows each changed.
 func (db *DB) execBatch(ctx context.Context, writes ...write) ([]int64, error) {
-	pool, err := db.gorm.DB()
-	if err != nil {
-		return nil, err
-	}
-	held, err := db.line.enter(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if held {
-		defer db.line.leave()
-	}
-	conn, err := pool.Conn(ctx)
-	if err != nil {
-		return nil, withContextError(ctx, err)
-	}
-	defer conn.Close()
 	changed := make([]int64, len(writes))
-	err = conn.Raw(func(driverConn any) error {
-		c, ok := driverConn.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("store: a Postgres connection of type %T", driverConn)
-		}
+	err := db.onPgx(ctx, func(c *pgx.Conn) error {
 		var b pgx.Batch
 		for _, w := range writes {
 			db.count()
 			b.Queue(numbered(w.query), w.args...)
 		}
-		// A batch that breaks the connection leaves it closed, and
-		// database/sql drops a closed one when it takes it back.
-		results := c.Conn().SendBatch(ctx, &b)
+		results := c.SendBatch(ctx, &b)
 		for i := range writes {
 			tag, err := results.Exec()
 			if err != nil {

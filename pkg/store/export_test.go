@@ -46,3 +46,14 @@ func (db *DB) Waiting() int {
 	defer db.line.mu.Unlock()
 	return len(db.line.waiting)
 }
+
+// TransactionStarts reads transaction_timestamp() in each of n statements
+// read together (readAll), in ctx's transaction or else on the pool.
+func (db *DB) TransactionStarts(ctx context.Context, n int) ([]time.Time, error) {
+	starts := make([]time.Time, n)
+	reads := make([]read, n)
+	for i := range reads {
+		reads[i] = read{"SELECT transaction_timestamp()", nil, func(scan func(...any) error) error { return scan(&starts[i]) }}
+	}
+	return starts, db.readAll(ctx, reads...)
+}

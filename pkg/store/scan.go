@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
@@ -64,28 +65,84 @@ func qualified(table, columns string) string {
 // eachRow runs query and calls each with every row's scan. Its args are
 // plain values: GORM does not expand a slice into a list here.
 func (db *DB) eachRow(ctx context.Context, query string, args []any, each func(scan func(dest ...any) error) error) error {
-	db.count()
-	if _, inTx := ctx.Value(txKey{}).(*gorm.DB); inTx || db.dialect != Postgres {
-		rows, err := db.handle(ctx).QueryContext(ctx, db.placeholders(query), args...)
-		db.disk.note(err, false)
-		if err != nil {
-			return db.translate(err)
-		}
-		defer rows.Close()
-		return scanEach(rows, each)
+	return db.readAll(ctx, read{query, args, each})
+}
+
+// read is a query (? placeholders, plain values) whose rows are each given to each.
+type read struct {
+	query string
+	args  []any
+	each  func(scan func(dest ...any) error) error
+}
+
+// readAll runs reads, in order: on Postgres outside a transaction, through
+// pgx in one round trip; else one after the other in ctx's transaction, or
+// on the pool.
+func (db *DB) readAll(ctx context.Context, reads ...read) error {
+	for range reads {
+		db.count()
 	}
-	// As database/sql does, a query that could not be sent at all is
+	if _, inTx := ctx.Value(txKey{}).(*gorm.DB); inTx || db.dialect != Postgres {
+		for _, r := range reads {
+			if err := db.readOnHandle(ctx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// As database/sql does, reads that could not be sent at all are
 	// tried again on another connection.
 	for attempt := 1; ; attempt++ {
-		err := db.eachRowOnce(ctx, query, args, each)
+		err := db.onPgx(ctx, func(c *pgx.Conn) error { return readThrough(ctx, c, reads) })
 		if attempt == 3 || !pgconn.SafeToRetry(err) {
 			return err
 		}
 	}
 }
 
-// eachRowOnce runs query through pgx on a connection of the pool.
-func (db *DB) eachRowOnce(ctx context.Context, query string, args []any, each func(scan func(dest ...any) error) error) error {
+// readOnHandle runs r on database/sql: in ctx's transaction, or on the pool.
+func (db *DB) readOnHandle(ctx context.Context, r read) error {
+	rows, err := db.handle(ctx).QueryContext(ctx, db.placeholders(r.query), r.args...)
+	db.disk.note(err, false)
+	if err != nil {
+		return db.translate(err)
+	}
+	defer rows.Close()
+	return scanEach(rows, r.each)
+}
+
+// readThrough runs reads on c: one alone, or several as one batch.
+func readThrough(ctx context.Context, c *pgx.Conn, reads []read) error {
+	if len(reads) == 1 {
+		rows, err := c.Query(ctx, numbered(reads[0].query), reads[0].args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		return scanEach(rows, reads[0].each)
+	}
+	var b pgx.Batch
+	for _, r := range reads {
+		b.Queue(numbered(r.query), r.args...)
+	}
+	results := c.SendBatch(ctx, &b)
+	for _, r := range reads {
+		rows, err := results.Query()
+		if err == nil {
+			err = scanEach(rows, r.each)
+			rows.Close()
+		}
+		if err != nil {
+			_ = results.Close()
+			return err
+		}
+	}
+	return results.Close()
+}
+
+// onPgx runs fn on a connection of the pool, through pgx itself, once the
+// line (inline.go) gives the caller its place.
+func (db *DB) onPgx(ctx context.Context, fn func(c *pgx.Conn) error) error {
 	pool, err := db.gorm.DB()
 	if err != nil {
 		return err
@@ -99,7 +156,7 @@ func (db *DB) eachRowOnce(ctx context.Context, query string, args []any, each fu
 	}
 	conn, err := pool.Conn(ctx)
 	if err != nil {
-		return err
+		return withContextError(ctx, err)
 	}
 	defer conn.Close()
 	return conn.Raw(func(driverConn any) error {
@@ -107,14 +164,9 @@ func (db *DB) eachRowOnce(ctx context.Context, query string, args []any, each fu
 		if !ok {
 			return fmt.Errorf("store: a Postgres connection of type %T", driverConn)
 		}
-		// A query that breaks the connection leaves it closed, and
+		// Work that breaks the connection leaves it closed, and
 		// database/sql drops a closed one when it takes it back.
-		rows, err := c.Conn().Query(ctx, numbered(query), args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		return scanEach(rows, each)
+		return fn(c.Conn())
 	})
 }
 

@@ -34,10 +34,9 @@ func (s TenantThreads) List(ctx context.Context, agentID string, req auxilia.Pag
 	return s.t.db.threads().List(ctx, s.t.ws, agentID, req)
 }
 
-// LiveInstance returns the live instance of the agent's thread keyed key,
-// read without a lock; ok is false when it has none.
-func (s TenantThreads) LiveInstance(ctx context.Context, agentID, key string) (auxilia.Instance, bool, error) {
-	return s.t.db.threads().LiveInstance(ctx, s.t.ws, agentID, key)
+// StartView reads what a run start looks at first (store.threadTable.StartView).
+func (s TenantThreads) StartView(ctx context.Context, agentID, key string) (auxilia.StartView, error) {
+	return s.t.db.threads().StartView(ctx, s.t.ws, agentID, key)
 }
 
 // Delete removes the thread id.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -187,20 +188,52 @@ type threadRan struct {
 
 func (r *threadRan) scanTargets() []any { return []any{&r.ID, &r.InstanceID} }
 
-// LiveInstance returns the live instance of the agent's thread keyed key,
-// read in one statement without a lock: a warm run start's first look.
-// ok is false when the thread has no live instance (or is not made yet).
-func (s threadTable) LiveInstance(ctx context.Context, workspaceID, agentID, key string) (inst auxilia.Instance, ok bool, err error) {
-	rows, err := findRows[instanceRow](ctx, s.db, liveInstanceSQL, workspaceID, agentID, key, string(auxilia.InstanceLive))
-	if err != nil || len(rows) == 0 {
-		return auxilia.Instance{}, false, err
+// StartView reads, in one round trip without a lock, what a run start
+// of the agent on its thread keyed key looks at first: the thread's live
+// instance (none when the thread has none, or is not made yet), the agent
+// with its binding, and the sandbox bound, sealed secret and all. An
+// agent that is not there is CodeNotFound.
+func (s threadTable) StartView(ctx context.Context, workspaceID, agentID, key string) (auxilia.StartView, error) {
+	var (
+		v     auxilia.StartView
+		inst  instanceRow
+		agent agentBindingView
+		sb    sandboxRow
+		found bool
+	)
+	err := s.db.readAll(ctx,
+		read{liveInstanceSQL, []any{workspaceID, agentID, key, string(auxilia.InstanceLive)}, func(scan func(...any) error) error {
+			v.Live = true
+			return scan(inst.scanTargets()...)
+		}},
+		read{agentWithBindingSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
+			found = true
+			return scan(agent.scanTargets()...)
+		}},
+		read{boundSandboxSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
+			return scan(sb.scanTargets()...)
+		}})
+	if err = withContextError(ctx, err); err != nil || !found {
+		return auxilia.StartView{}, notFound(cmp.Or(err, gorm.ErrRecordNotFound), "agent")
 	}
-	return rows[0].domain(), true, nil
+	if v.Live {
+		v.Instance = inst.domain()
+	}
+	v.Agent = agent.domain()
+	if sb.ID != "" {
+		v.Sandbox, v.Sealed = sb.domain(), sb.sealed()
+	}
+	return v, nil
 }
 
 var liveInstanceSQL = "SELECT " + qualified("instances", instanceColumns) +
 	" FROM threads JOIN instances ON instances.id = threads.instance_id" +
 	" WHERE threads.workspace_id = ? AND threads.agent_id = ? AND threads.thread_key = ? AND instances.status = ? LIMIT 1"
+
+// boundSandboxSQL reads the live sandbox an agent is bound to.
+var boundSandboxSQL = "SELECT " + qualified("sandboxes", sandboxColumns) +
+	" FROM bindings JOIN sandboxes ON sandboxes.id = bindings.sandbox_id" +
+	" WHERE sandboxes.workspace_id = ? AND bindings.agent_id = ? AND sandboxes.deleted_at IS NULL LIMIT 1"
 
 // IdlePage returns up to limit threads, by id after `after`, whose live,
 // unpaused instance has seen no activity since `before`, each with its
