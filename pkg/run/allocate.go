@@ -122,7 +122,7 @@ func (p peek) take(ctx context.Context, a *allocation) (step, error) {
 type choice struct{}
 
 func (choice) take(ctx context.Context, a *allocation) (step, error) {
-	if err := a.turn.take(ctx); err != nil {
+	if _, err := a.turn.take(ctx); err != nil {
 		return nil, err
 	}
 	var next step

@@ -15,33 +15,34 @@ type queue struct {
 
 func newQueue(slots int) *queue { return &queue{free: slots} }
 
-// enter waits for a slot; leave gives it back. A waiter whose ctx ends
-// leaves the line with ctx's error, holding nothing.
-func (q *queue) enter(ctx context.Context) error {
+// enter waits for a slot, and tells whether it had to; leave gives it
+// back. A waiter whose ctx ends leaves the line with ctx's error, holding
+// nothing.
+func (q *queue) enter(ctx context.Context) (waited bool, err error) {
 	q.mu.Lock()
 	if q.free > 0 && len(q.waiting) == 0 {
 		q.free--
 		q.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	turn := make(chan struct{})
 	q.waiting = append(q.waiting, turn)
 	q.mu.Unlock()
 	select {
 	case <-turn:
-		return nil
+		return true, nil
 	case <-ctx.Done():
 		q.mu.Lock()
 		defer q.mu.Unlock()
 		for i, w := range q.waiting {
 			if w == turn {
 				q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
-				return ctx.Err()
+				return true, ctx.Err()
 			}
 		}
 		// Given a slot as ctx ended: hand it on.
 		q.passOn()
-		return ctx.Err()
+		return true, ctx.Err()
 	}
 }
 
@@ -95,7 +96,7 @@ func (s *sandboxQueues) enter(ctx context.Context, sandboxID string) (leave func
 	}
 	q.users++
 	s.mu.Unlock()
-	if err := q.enter(ctx); err != nil {
+	if _, err := q.enter(ctx); err != nil {
 		s.done(sandboxID, q)
 		return nil, err
 	}

@@ -13,7 +13,9 @@ import (
 // line and holds nothing.
 func TestAQueueServesItsWaitersInTheOrderTheyCame(t *testing.T) {
 	q := newQueue(1)
-	require.NoError(t, q.enter(context.Background()))
+	waited, err := q.enter(context.Background())
+	require.NoError(t, err)
+	assert.False(t, waited, "a free slot is taken at once")
 	order := make(chan int, 3)
 	gaveUp, giveUp := context.WithCancel(context.Background())
 	for i := range 3 {
@@ -22,7 +24,7 @@ func TestAQueueServesItsWaitersInTheOrderTheyCame(t *testing.T) {
 			ctx = gaveUp
 		}
 		go func() {
-			if q.enter(ctx) != nil {
+			if waited, err := q.enter(ctx); err != nil || !waited {
 				return
 			}
 			order <- i
@@ -36,7 +38,9 @@ func TestAQueueServesItsWaitersInTheOrderTheyCame(t *testing.T) {
 	q.leave()
 	assert.Equal(t, 0, <-order)
 	assert.Equal(t, 2, <-order)
-	require.NoError(t, q.enter(context.Background()), "the slot was given back")
+	waited, err = q.enter(context.Background())
+	require.NoError(t, err, "the slot was given back")
+	assert.False(t, waited)
 }
 
 // Each sandbox has its own line, forgotten once no one uses it.

@@ -42,7 +42,8 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	// The start looks at its thread's instance, its agent and its sandbox
 	// in one round trip. A warm start reconnects the live instance
 	// straight away with what it saw; any other start takes its turn
-	// (turn.go) and reads its agent and sandbox again, as they are then.
+	// (turn.go) first, and one that waited for it reads its agent and
+	// sandbox again, as they are then.
 	view, err := s.Threads(workspaceID).StartView(ctx, agentID, key)
 	if err != nil {
 		return auxilia.Run{}, err
@@ -50,13 +51,16 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	look := peek{inst: view.Instance, live: view.Live}
 	t := &turn{q: s.choosing}
 	if !look.warm() {
-		if err := t.take(ctx); err != nil {
+		waited, err := t.take(ctx)
+		if err != nil {
 			return auxilia.Run{}, err
 		}
-		if view.Agent, err = s.Agents.Get(ctx, workspaceID, agentID); err != nil {
-			return auxilia.Run{}, err
+		if waited {
+			if view.Agent, err = s.Agents.Get(ctx, workspaceID, agentID); err != nil {
+				return auxilia.Run{}, err
+			}
+			view.Sandbox = auxilia.Sandbox{}
 		}
-		view.Sandbox = auxilia.Sandbox{}
 	}
 	defer t.give()
 	agent := view.Agent

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/run"
+	"github.com/auxilia/sandboxes/pkg/sandbox"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
@@ -104,4 +106,51 @@ func inChoice(t *testing.T, db *store.DB) bool {
 	require.NoError(t, sqlDB.QueryRow(`SELECT count(*) FROM pg_stat_activity
 		WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting))
 	return waiting > 0
+}
+
+// A start that waited for its turn reads its agent again: bound to
+// another sandbox meanwhile, it makes its instance in that one, not in the
+// one its first look saw.
+func TestAStartThatWaitedForItsTurnTakesItsAgentAsItIsThen(t *testing.T) {
+	db := storetest.Open(t, store.Postgres) // a row lock held elsewhere: SQLite holds the whole database
+	w := newWorld(t, db, func(o *run.Options) { o.ChoosingAtOnce = 1 })
+	ctx := context.Background()
+	other, err := w.app.Sandboxes.Create(ctx, w.ws.ID, sandbox.Input{Name: "Other", Provider: "fake"})
+	require.NoError(t, err)
+
+	locked, unlock := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = db.InTx(ctx, func(ctx context.Context) error {
+			if _, err := db.In(w.ws.ID).Threads().Lock(ctx, w.agent.ID, "held"); err != nil {
+				return err
+			}
+			close(locked)
+			<-unlock
+			return nil
+		})
+	}()
+	<-locked
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_, err := w.app.Runs.Start(ctx, w.ws.ID, w.agent.ID, "held")
+		assert.NoError(t, err)
+	})
+	require.Eventually(t, func() bool { return inChoice(t, db) }, 10*time.Second, time.Millisecond,
+		"the first start holds the turn, waiting on the row in its choice")
+	started := make(chan auxilia.Run, 1)
+	wg.Go(func() {
+		r, err := w.app.Runs.Start(ctx, w.ws.ID, w.agent.ID, "new")
+		assert.NoError(t, err)
+		started <- r
+	})
+	require.Eventually(t, func() bool { return run.TurnsWaiting(w.app.Runs) == 1 }, 10*time.Second, time.Millisecond,
+		"the new thread's start looked, and waits for its turn")
+	_, err = w.app.Agents.Bind(ctx, w.ws.ID, w.agent.ID, other.ID, nil, nil, nil)
+	require.NoError(t, err)
+
+	close(unlock)
+	wg.Wait()
+	r := <-started
+	assert.Equal(t, other.ID, r.SandboxID, "the sandbox the agent is bound to once the turn came")
+	assert.Equal(t, "Other", r.SandboxName)
 }
