@@ -10,9 +10,10 @@ import "context"
 // burst of new threads is thus served in the order it came: the first ones
 // choose (taking a pool's instances) and reach their provider without
 // sharing the database and the processors with the choices of all those
-// behind them, which read their agents again when their turns come. A warm start takes no turn: it reconnects its instance
-// without a choice. A start that must choose again (its instance was gone,
-// another run's creation ended) takes a new turn, at the back.
+// behind them, which read their agents again when their turns come. A
+// warm start takes no turn: it reconnects its instance without a choice.
+// A start that must choose again (its instance was gone, another run's
+// creation ended) takes a new turn, at the back.
 type turn struct {
 	q    *queue
 	held bool
