@@ -99,8 +99,9 @@ func TestCgroupBoundsTheProcessesOfItsJailsTogether(t *testing.T) {
 		}
 	}
 	require.Positive(t, reported, "at least the first jail forked")
-	// Each jail's init and python count too.
-	assert.LessOrEqual(t, made, 16-4, "the two jails share MaxProcesses")
+	// Each forking jail's init and python count too. A jail left no room
+	// to start its python does not report: the other's forks took its share.
+	assert.LessOrEqual(t, made, 16-2*reported, "the two jails share MaxProcesses")
 	assert.Empty(t, leftovers())
 }
 
