@@ -57,19 +57,7 @@ func TestAWarmStartTakesNoTurn(t *testing.T) {
 	w := newWorld(t, db, func(o *run.Options) { o.ChoosingAtOnce = 1 })
 	w.start(t, "warm")
 
-	// Another transaction makes a new thread's row and keeps it uncommitted.
-	locked, unlock := make(chan struct{}), make(chan struct{})
-	go func() {
-		_ = db.InTx(context.Background(), func(ctx context.Context) error {
-			if _, err := db.In(w.ws.ID).Threads().Lock(ctx, w.agent.ID, "held"); err != nil {
-				return err
-			}
-			close(locked)
-			<-unlock
-			return nil
-		})
-	}()
-	<-locked
+	unlock := holdNewThread(w, "held")
 	var wg sync.WaitGroup
 	for _, key := range []string{"held", "new"} {
 		wg.Go(func() {
@@ -98,6 +86,24 @@ func TestAWarmStartTakesNoTurn(t *testing.T) {
 	assert.Equal(t, 0, run.TurnsWaiting(w.app.Runs))
 }
 
+// holdNewThread has another transaction make the thread keyed key and keep
+// its row uncommitted until unlock is closed.
+func holdNewThread(w world, key string) (unlock chan struct{}) {
+	locked, unlock := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = w.db.InTx(context.Background(), func(ctx context.Context) error {
+			if _, err := w.db.In(w.ws.ID).Threads().Lock(ctx, w.agent.ID, key); err != nil {
+				return err
+			}
+			close(locked)
+			<-unlock
+			return nil
+		})
+	}()
+	<-locked
+	return unlock
+}
+
 // inChoice tells whether a session of the database waits for a lock.
 func inChoice(t *testing.T, db *store.DB) bool {
 	sqlDB, err := db.SQL()
@@ -118,18 +124,7 @@ func TestAStartThatWaitedForItsTurnTakesItsAgentAsItIsThen(t *testing.T) {
 	other, err := w.app.Sandboxes.Create(ctx, w.ws.ID, sandbox.Input{Name: "Other", Provider: "fake"})
 	require.NoError(t, err)
 
-	locked, unlock := make(chan struct{}), make(chan struct{})
-	go func() {
-		_ = db.InTx(ctx, func(ctx context.Context) error {
-			if _, err := db.In(w.ws.ID).Threads().Lock(ctx, w.agent.ID, "held"); err != nil {
-				return err
-			}
-			close(locked)
-			<-unlock
-			return nil
-		})
-	}()
-	<-locked
+	unlock := holdNewThread(w, "held")
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		_, err := w.app.Runs.Start(ctx, w.ws.ID, w.agent.ID, "held")
