@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
-	"github.com/glebarez/sqlite"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/libtnb/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -111,12 +111,15 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 // SQLiteDSN is the connection string for the embedded file: WAL for concurrent
 // readers, a busy timeout instead of immediate "database is locked" errors,
 // foreign keys on, and transactions that take the write lock when they begin
-// (so two of them never deadlock upgrading from read to write).
+// (so two of them never deadlock upgrading from read to write). Times are
+// written as the file has always held them ("2006-01-02 15:04:05.999999999-07:00"),
+// and read back as times only from columns declared as times.
 func SQLiteDSN(path string) string {
 	// In a file: URI, "?" starts the options and "#" a fragment: escape them (and "%") in the path.
 	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	return "file:" + path + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate" +
+		"&_time_format=sqlite&_texttotime=0&_inttotime=0"
 }
 
 // DefaultMaxConnections bounds a process's connections: several replicas
