@@ -53,6 +53,9 @@ type DB struct {
 	// line orders the statements waiting for a Postgres connection
 	// (inline.go); nil on the embedded database.
 	line *line
+	// prepared keeps the embedded database's statements compiled
+	// (prepared.go); nil on Postgres.
+	prepared *prepared
 }
 
 // SetQuotaDefaults sets the limits of every workspace that has none of its
@@ -100,6 +103,9 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	db := &DB{gorm: g, dialect: dialect, disk: disk, leaseTerm: DefaultLeaseTerm, line: waits}
+	if pool, ok := g.ConnPool.(*sql.DB); ok && dialect == SQLite {
+		db.prepared = newPrepared(pool)
+	}
 	db.LimitConnections(DefaultMaxConnections)
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
@@ -156,6 +162,7 @@ func (db *DB) Close() error {
 	if err != nil {
 		return err
 	}
+	db.prepared.close()
 	return sqlDB.Close()
 }
 

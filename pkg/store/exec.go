@@ -16,7 +16,7 @@ import (
 // context's error, a full disk, the dialect's errors) it does itself.
 func (db *DB) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	db.count()
-	res, err := db.handle(ctx).ExecContext(ctx, db.placeholders(query), args...)
+	res, err := db.execOn(ctx, query, args)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()

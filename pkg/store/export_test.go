@@ -57,3 +57,33 @@ func (db *DB) TransactionStarts(ctx context.Context, n int) ([]time.Time, error)
 	}
 	return starts, db.readAll(ctx, reads...)
 }
+
+// StoreExec and StoreCount send a statement as the store sends its own
+// (exec, findRows): StoreCount reads a single count.
+func (db *DB) StoreExec(ctx context.Context, query string, args ...any) (int64, error) {
+	return db.exec(ctx, query, args...)
+}
+
+func (db *DB) StoreCount(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := db.eachRow(ctx, query, args, func(scan func(...any) error) error { return scan(&n) })
+	return n, err
+}
+
+// Prepared tells whether the embedded database keeps query prepared, once
+// the preparations under way have ended.
+func (db *DB) Prepared(query string) bool {
+	db.prepared.running.Wait()
+	db.prepared.mu.Lock()
+	defer db.prepared.mu.Unlock()
+	return db.prepared.stmts[query] != nil
+}
+
+// ConnectionsInUse tells how many of the pool's connections are taken.
+func (db *DB) ConnectionsInUse() int {
+	pool, err := db.gorm.DB()
+	if err != nil {
+		return -1
+	}
+	return pool.Stats().InUse
+}

@@ -68,7 +68,8 @@ func (db *DB) eachRow(ctx context.Context, query string, args []any, each func(s
 	return db.readAll(ctx, read{query, args, each})
 }
 
-// read is a query (? placeholders, plain values) whose rows are each given to each.
+// read is a query (? placeholders, plain values) whose rows are each given
+// to each. Each only scans: it sends nothing while the rows are open.
 type read struct {
 	query string
 	args  []any
@@ -102,7 +103,7 @@ func (db *DB) readAll(ctx context.Context, reads ...read) error {
 
 // readOnHandle runs r on database/sql: in ctx's transaction, or on the pool.
 func (db *DB) readOnHandle(ctx context.Context, r read) error {
-	rows, err := db.handle(ctx).QueryContext(ctx, db.placeholders(r.query), r.args...)
+	rows, err := db.queryOn(ctx, r.query, r.args)
 	db.disk.note(err, false)
 	if err != nil {
 		return db.translate(err)
