@@ -46,11 +46,11 @@ func (s threadTable) Lock(ctx context.Context, workspaceID, agentID, key string)
 	// concurrent making of the same one waits on the unique key, then does
 	// nothing, and locks the one row.
 	row := threadRow{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key, CreatedAt: Now()}
-	res := s.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
-	if res.Error != nil {
-		return auxilia.Thread{}, res.Error
+	made, err := s.db.exec(ctx, newThreadSQL, row.ID, row.WorkspaceID, row.AgentID, row.ThreadKey, row.CreatedAt)
+	if err != nil {
+		return auxilia.Thread{}, err
 	}
-	if res.RowsAffected == 1 {
+	if made == 1 {
 		return row.domain(), nil
 	}
 	locked, err := s.lockRow(ctx, agentID, key)
@@ -59,6 +59,9 @@ func (s threadTable) Lock(ctx context.Context, workspaceID, agentID, key string)
 	}
 	return s.withInstance(ctx, locked)
 }
+
+// newThreadSQL makes a thread, unless the agent has one of that key.
+const newThreadSQL = "INSERT INTO threads (id, workspace_id, agent_id, thread_key, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 
 // LockExisting is Lock for a thread that must exist already: a missing one
 // is not found, not made.
