@@ -74,6 +74,19 @@ type StartView struct {
 	Sealed   SealedSecret
 }
 
+// CallView is what a tool call of a run looks at first, read in one round
+// trip (store.TenantRuns.CallView): the run, its agent with its binding,
+// the sandbox the agent is bound to (none when deleted) with its sealed
+// secret, and the run's instance (HasInstance false when there is none).
+type CallView struct {
+	Run         Run
+	Agent       Agent
+	Sandbox     Sandbox
+	Sealed      SealedSecret
+	Instance    Instance
+	HasInstance bool
+}
+
 // Instance is a sandbox instance at a provider, made for a thread or, by
 // a warm pool, for the thread that will claim it.
 type Instance struct {

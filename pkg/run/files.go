@@ -135,10 +135,11 @@ func (s *Service) Overwrite(ctx context.Context, workspaceID, runID string, in W
 	if in.Path != "" {
 		args := map[string]any{"path": in.Path, "bytes": len(in.Content), "overwrite": true}
 		c := Call{Tool: "write_file", Input: in, Approved: approved, Args: args}
-		_, agent, err := s.allowed(ctx, workspaceID, runID, c)
+		view, err := s.allowed(ctx, workspaceID, runID, c)
 		if err != nil {
 			return "", err
 		}
+		agent := view.Agent
 		refusal := auxilia.Errorf(auxilia.CodeApprovalRequired,
 			"Replacing %s needs a person's approval: it overwrites the file's content.", in.Path).
 			With("tool", "write_file").With("arguments", args)

@@ -74,6 +74,9 @@ type Runs interface {
 	// says whether it did (store.TenantRuns.StartOnInstance).
 	StartOnInstance(ctx context.Context, r auxilia.Run, threadID string, e auxilia.AuditEntry) (auxilia.Run, bool, error)
 	Get(ctx context.Context, id string) (auxilia.Run, error)
+	// CallView is what a tool call of the run looks at first, read in one
+	// round trip (store.TenantRuns.CallView).
+	CallView(ctx context.Context, runID string) (auxilia.CallView, error)
 	List(ctx context.Context, threadID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Run], error)
 	Touch(ctx context.Context, id string, at time.Time, every time.Duration) error
 	End(ctx context.Context, id string, status auxilia.RunStatus) (bool, error)

@@ -84,8 +84,8 @@ func (s *Service) OpenTerminal(ctx context.Context, workspaceID, runID string, s
 // open now (its policy, its state), without opening one.
 func (s *Service) CheckTerminal(ctx context.Context, workspaceID, runID string, approved bool) error {
 	c := terminalCall(approved)
-	_, agent, err := s.allowed(ctx, workspaceID, runID, c)
-	if err == nil && policyOf(agent.Binding, c.Tool) == auxilia.NeedsApproval {
+	view, err := s.allowed(ctx, workspaceID, runID, c)
+	if agent := view.Agent; err == nil && policyOf(agent.Binding, c.Tool) == auxilia.NeedsApproval {
 		// A terminal is approved as it opens, in the console, not kept pending.
 		return approvedAsMade(ctx, agent, c, approvalRequired(ctx, agent, c), "A terminal")
 	}

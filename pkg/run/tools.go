@@ -44,26 +44,26 @@ type Call struct {
 // the agent still has, the tool not disabled, approved if it needs to be)
 // and opens what the call needs.
 func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) (*call, error) {
-	r, agent, err := s.allowed(ctx, workspaceID, runID, c)
+	view, err := s.allowed(ctx, workspaceID, runID, c)
 	if err != nil {
 		return nil, err
 	}
+	r, agent, inst := view.Run, view.Agent, view.Instance
 	if policyOf(agent.Binding, c.Tool) == auxilia.NeedsApproval {
 		if err := s.approve(ctx, r, agent, c); err != nil {
 			return nil, err
 		}
 	}
-	inst, err := s.Instances(r.WorkspaceID).Get(ctx, r.InstanceID)
-	if err != nil {
-		return nil, err
+	if !view.HasInstance {
+		return nil, auxilia.NotFound("instance")
 	}
 	if inst.Status != auxilia.InstanceLive {
 		return nil, notActive(r, "its sandbox instance was released (its sandbox, agent or thread changed); start a new run")
 	}
-	client, sb, err := s.Sandboxes.Client(ctx, workspaceID, r.SandboxID)
-	if auxilia.IsCode(err, auxilia.CodeNotFound) {
+	if view.Sandbox.ID != r.SandboxID {
 		return nil, notActive(r, "its sandbox was deleted; start a new run")
 	}
+	client, sb, err := s.Sandboxes.ClientOf(view.Sandbox, view.Sealed)
 	if err != nil {
 		return nil, unusable(sb, err)
 	}
@@ -100,35 +100,33 @@ func (s *Service) begin(ctx context.Context, workspaceID, runID string, c Call) 
 }
 
 // allowed checks that the run may call the tool now: active, with a
-// sandbox the agent still has, the tool not disabled. Whether it needs a
+// sandbox the agent still has, the tool not disabled; it returns what the
+// call looked at, read in one round trip. Whether the call needs a
 // person's approval is the caller's to check.
-func (s *Service) allowed(ctx context.Context, workspaceID, runID string, c Call) (auxilia.Run, auxilia.Agent, error) {
-	r, err := s.Runs(workspaceID).Get(ctx, runID)
+func (s *Service) allowed(ctx context.Context, workspaceID, runID string, c Call) (auxilia.CallView, error) {
+	view, err := s.Runs(workspaceID).CallView(ctx, runID)
 	if err != nil {
-		return r, auxilia.Agent{}, err
+		return view, err
 	}
+	r, agent := view.Run, view.Agent
 	if r.Status != auxilia.RunActive {
-		return r, auxilia.Agent{}, notActive(r, "it is "+string(r.Status)+"; start a new run")
+		return view, notActive(r, "it is "+string(r.Status)+"; start a new run")
 	}
 	if time.Since(r.LastActivityAt) > s.opt.IdleTimeout {
 		s.expire(ctx, r)
 		r.Status = auxilia.RunExpired
-		return r, auxilia.Agent{}, notActive(r, fmt.Sprintf("it expired after %s without a tool call; start a new run", s.opt.IdleTimeout))
+		return view, notActive(r, fmt.Sprintf("it expired after %s without a tool call; start a new run", s.opt.IdleTimeout))
 	}
 	if r.SandboxID == "" {
-		return r, auxilia.Agent{}, auxilia.Errorf(auxilia.CodeToolDisabled, "This run has no sandbox: its agent runs without code execution.")
-	}
-	agent, err := s.Agents.Get(ctx, workspaceID, r.AgentID)
-	if err != nil {
-		return r, auxilia.Agent{}, err
+		return view, auxilia.Errorf(auxilia.CodeToolDisabled, "This run has no sandbox: its agent runs without code execution.")
 	}
 	if agent.Binding == nil || agent.Binding.SandboxID != r.SandboxID {
-		return r, auxilia.Agent{}, notActive(r, "the agent's sandbox changed since it started; start a new run")
+		return view, notActive(r, "the agent's sandbox changed since it started; start a new run")
 	}
 	if policyOf(agent.Binding, c.Tool) == auxilia.Disabled {
-		return r, auxilia.Agent{}, auxilia.Errorf(auxilia.CodeToolDisabled, "The tool %s is disabled for agent %q.", c.Tool, agent.Name).With("tool", c.Tool)
+		return view, auxilia.Errorf(auxilia.CodeToolDisabled, "The tool %s is disabled for agent %q.", c.Tool, agent.Name).With("tool", c.Tool)
 	}
-	return r, agent, nil
+	return view, nil
 }
 
 // policyOf is the binding's policy for a tool: the tool's default when the

@@ -55,12 +55,14 @@ func (s agentTable) Get(ctx context.Context, workspaceID, id string) (auxilia.Ag
 	return v.domain(), nil
 }
 
-var agentWithBindingSQL = "SELECT " + qualified("agents", agentColumns) + ", bindings.sandbox_id, bindings.tools, " +
+var agentWithBindingSQL = agentWithBindingSelect + "WHERE agents.workspace_id = ? AND agents.id = ? LIMIT 1"
+
+// agentWithBindingSelect reads agents with their bindings (agentBindingView).
+var agentWithBindingSelect = "SELECT " + qualified("agents", agentColumns) + ", bindings.sandbox_id, bindings.tools, " +
 	"bindings.approval_granted_by, bindings.approval_with_call, bindings.created_at, bindings.updated_at, " +
 	"sandboxes.name, sandboxes.provider, sandboxes.url FROM agents " +
 	"LEFT JOIN bindings ON bindings.agent_id = agents.id " +
-	"LEFT JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL " +
-	"WHERE agents.workspace_id = ? AND agents.id = ? LIMIT 1"
+	"LEFT JOIN sandboxes ON sandboxes.id = bindings.sandbox_id AND sandboxes.deleted_at IS NULL "
 
 // agentColumns are agentRow's columns, in the order of its scanTargets.
 const agentColumns = "id, workspace_id, name, description, emoji, color, managed_by, version, created_at, updated_at"

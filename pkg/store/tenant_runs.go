@@ -65,6 +65,11 @@ func (s TenantRuns) StartOnInstance(ctx context.Context, r auxilia.Run, threadID
 	return s.t.db.runs().StartOnInstance(ctx, r, threadID, e)
 }
 
+// CallView reads what a tool call of the run looks at first (store.runTable.CallView).
+func (s TenantRuns) CallView(ctx context.Context, runID string) (auxilia.CallView, error) {
+	return s.t.db.runs().CallView(ctx, s.t.ws, runID)
+}
+
 // Get returns a run of the workspace.
 func (s TenantRuns) Get(ctx context.Context, id string) (auxilia.Run, error) {
 	return s.t.db.runs().Get(ctx, s.t.ws, id)

@@ -234,9 +234,11 @@ var liveInstanceSQL = "SELECT " + qualified("instances", instanceColumns) +
 	" WHERE threads.workspace_id = ? AND threads.agent_id = ? AND threads.thread_key = ? AND instances.status = ? LIMIT 1"
 
 // boundSandboxSQL reads the live sandbox an agent is bound to.
-var boundSandboxSQL = "SELECT " + qualified("sandboxes", sandboxColumns) +
-	" FROM bindings JOIN sandboxes ON sandboxes.id = bindings.sandbox_id" +
-	" WHERE sandboxes.workspace_id = ? AND bindings.agent_id = ? AND sandboxes.deleted_at IS NULL LIMIT 1"
+var boundSandboxSQL = boundSandboxSelect + " WHERE sandboxes.workspace_id = ? AND bindings.agent_id = ? AND sandboxes.deleted_at IS NULL LIMIT 1"
+
+// boundSandboxSelect reads sandboxes with their bindings.
+var boundSandboxSelect = "SELECT " + qualified("sandboxes", sandboxColumns) +
+	" FROM bindings JOIN sandboxes ON sandboxes.id = bindings.sandbox_id"
 
 // IdlePage returns up to limit threads, by id after `after`, whose live,
 // unpaused instance has seen no activity since `before`, each with its
