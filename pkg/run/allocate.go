@@ -101,17 +101,26 @@ func (s *Service) allocate(ctx context.Context, agent auxilia.Agent, run auxilia
 // (no instance, a paused one, one being made) is chosen under the lock.
 // The instance is read, without a lock, as the start begins, with the
 // agent and its sandbox (the start's look, in start.go).
+// A new thread's start may have claimed a pool's instance already, ahead
+// of any choice (claimAhead, in pool.go): it takes it as the choice would.
 type peek struct {
-	inst auxilia.Instance
-	live bool
+	inst    auxilia.Instance
+	live    bool
+	claimed *auxilia.Instance
 }
 
 // warm tells whether the thread's instance is live and running: the start
 // reconnects it, unless its agent's sandbox has changed.
 func (p peek) warm() bool { return p.live && p.inst.PausedAt == nil }
 
+// chosen tells whether the start knows its instance without a choice.
+func (p peek) chosen() bool { return p.warm() || p.claimed != nil }
+
 func (p peek) take(ctx context.Context, a *allocation) (step, error) {
-	if p.warm() && p.inst.SandboxID == a.sb.ID {
+	switch {
+	case p.claimed != nil:
+		return claimed{*p.claimed}, nil
+	case p.warm() && p.inst.SandboxID == a.sb.ID:
 		return reconnecting{p.inst}, nil
 	}
 	return choice{}, nil

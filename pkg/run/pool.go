@@ -34,6 +34,7 @@ type Pools interface {
 // WarmPools are one workspace's warm pools, as its runs and views see them.
 type WarmPools interface {
 	Claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error)
+	ClaimForNewThread(ctx context.Context, agentID, key string, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error)
 	Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error)
 	Paused(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (int, error)
 	Failures(ctx context.Context, sandboxID string) (auxilia.PoolFailures, error)
@@ -64,6 +65,32 @@ func (poolInstance) choose(ctx context.Context, a *allocation, thread auxilia.Th
 		return nil, nil
 	}
 	return claimed{inst}, nil
+}
+
+// claimAhead gives a new thread a ready instance of its sandbox's warm
+// pool as its start begins, before the start takes its turn (turn.go):
+// claims take a path of their own, so that in a burst of new threads the
+// starts a pool serves never wait behind the choices of those it cannot.
+// It is one statement, which makes the thread with the instance. A thread
+// met before, a sandbox without a pool of ours, an empty pool, or a
+// workspace that bounds its agents' threads leave the instance to the
+// choice under the thread's lock, which claims from the pool too.
+func (s *Service) claimAhead(ctx context.Context, view auxilia.StartView, key string) (*auxilia.Instance, error) {
+	agent, sb := view.Agent, view.Sandbox
+	if agent.Binding == nil || sb.ID != agent.Binding.SandboxID || view.Instance.ID != "" {
+		return nil, nil
+	}
+	pool, err := s.Sandboxes.WarmPool(sb)
+	if err != nil || pool.Size == 0 || s.keptByProvider(sb) {
+		return nil, nil // a config this server cannot read fails the start as it would without a pool
+	}
+	start := time.Now()
+	inst, ok, err := s.WarmPools(agent.WorkspaceID).ClaimForNewThread(ctx, agent.ID, key, sb, freshAfter(pool, start))
+	if err != nil || !ok {
+		return nil, err
+	}
+	s.Metrics.PoolClaimed(sb.Provider, true, time.Since(start))
+	return &inst, nil
 }
 
 // freshAfter is the oldest a ready instance of the pool may have become

@@ -41,16 +41,22 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	}
 	// The start looks at its thread's instance, its agent and its sandbox
 	// in one round trip. A warm start reconnects the live instance
-	// straight away with what it saw; any other start takes its turn
-	// (turn.go) first, and one that waited for it reads its agent and
-	// sandbox again, as they are then.
+	// straight away with what it saw, and a new thread's start claims an
+	// instance of its sandbox's warm pool in one more (claimAhead); any
+	// other start takes its turn (turn.go) first, and one that waited for
+	// it reads its agent and sandbox again, as they are then.
 	view, err := s.Threads(workspaceID).StartView(ctx, agentID, key)
 	if err != nil {
 		return auxilia.Run{}, err
 	}
 	look := peek{inst: view.Instance, live: view.Live}
-	t := &turn{q: s.choosing}
 	if !look.warm() {
+		if look.claimed, err = s.claimAhead(ctx, view, key); err != nil {
+			return auxilia.Run{}, err
+		}
+	}
+	t := &turn{q: s.choosing}
+	if !look.chosen() {
 		waited, err := t.take(ctx)
 		if err != nil {
 			return auxilia.Run{}, err

@@ -11,7 +11,9 @@ import "context"
 // choose (taking a pool's instances) and reach their provider without
 // sharing the database and the processors with the choices of all those
 // behind them, which read their agents again when their turns come. A
-// warm start takes no turn: it reconnects its instance without a choice.
+// warm start takes no turn: it reconnects its instance without a choice;
+// nor does a new thread's start that claimed a pool's instance ahead of
+// any choice (claimAhead, in pool.go).
 // A start that must choose again (its instance was gone, another run's
 // creation ended) takes a new turn, at the back.
 type turn struct {

@@ -149,3 +149,41 @@ func TestAStartThatWaitedForItsTurnTakesItsAgentAsItIsThen(t *testing.T) {
 	assert.Equal(t, other.ID, r.SandboxID, "the sandbox the agent is bound to once the turn came")
 	assert.Equal(t, "Other", r.SandboxName)
 }
+
+// A new thread's start that its sandbox's warm pool serves claims its
+// instance ahead of the turns: it is served while another start holds the
+// only turn, waiting on its thread's row in its choice.
+func TestAPooledStartTakesNoTurn(t *testing.T) {
+	db := storetest.Open(t, store.Postgres) // a row lock held elsewhere: SQLite holds the whole database
+	w := newWorld(t, db, func(o *run.Options) { o.ChoosingAtOnce = 1 })
+	ctx := context.Background()
+	require.NoError(t, db.InTx(ctx, func(ctx context.Context) error {
+		_, err := db.In(w.ws.ID).Threads().Lock(ctx, w.agent.ID, "held")
+		return err
+	}))
+	w.edit(t, `{"config":{"pool":{"size":1}}}`)
+	require.Equal(t, run.PoolReport{Created: 1}, w.keep(t))
+
+	unlock := holdNewThread(w, "held") // the thread exists: its row is locked
+	held := make(chan auxilia.Run)
+	go func() {
+		r, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, "held")
+		assert.NoError(t, err)
+		held <- r
+	}()
+	require.Eventually(t, func() bool { return inChoice(t, db) }, 10*time.Second, time.Millisecond,
+		"the thread met before chooses under its lock, holding the turn")
+
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	pooled, err := w.app.Runs.Start(ctx, w.ws.ID, w.agent.ID, "new")
+	require.NoError(t, err, "the pooled start is served meanwhile")
+	assert.False(t, pooled.Created, "the pool made it")
+	assert.Zero(t, run.TurnsWaiting(w.app.Runs))
+	assert.Equal(t, 1, w.fake.Calls("create"), "the pool's only")
+
+	close(unlock)
+	r := <-held
+	assert.True(t, r.Created, "the pool was empty when its choice was made")
+	assert.NotEqual(t, pooled.InstanceRef, r.InstanceRef)
+}

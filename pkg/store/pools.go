@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
@@ -86,6 +87,74 @@ func (s poolTable) claim(ctx context.Context, t auxilia.Thread, sb auxilia.Sandb
 	}
 	return rows[0].domain(), true, nil
 }
+
+// ClaimForNewThread makes the agent's thread keyed key, with a ready
+// instance of the sandbox's warm pool as its own: on Postgres in one
+// statement, without a transaction of its own or the thread's lock, so that
+// a new thread's start a pool serves costs one round trip before its
+// provider's. It makes nothing, and says so, when the thread exists
+// already, when the pool has no ready instance, or when the workspace bounds
+// its agents' threads (the claim under the thread's lock counts them): the
+// start then chooses as any other. The instance is picked and claimed as
+// Claim picks and claims it.
+func (s poolTable) ClaimForNewThread(ctx context.Context, workspaceID, agentID, key string, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
+	now := Now()
+	thread := threadRow{ID: auxilia.NewID(), WorkspaceID: workspaceID, AgentID: agentID, ThreadKey: key, CreatedAt: now}
+	if s.db.dialect == Postgres {
+		rows, err := findRows[instanceRow](ctx, s.db, claimForNewThreadSQL,
+			sb.ID, workspaceID, sb.Version, string(auxilia.InstanceLive), freshAfter, workspaceID, s.db.quotaDefaults.ThreadsPerAgent,
+			thread.ID, thread.WorkspaceID, thread.AgentID, thread.ThreadKey, thread.CreatedAt, now)
+		if err != nil || len(rows) == 0 {
+			return auxilia.Instance{}, false, err
+		}
+		return rows[0].domain(), true, nil
+	}
+	var (
+		out auxilia.Instance
+		ok  bool
+	)
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		if bounded, err := s.db.quotas().boundsThreads(ctx, workspaceID); bounded || err != nil {
+			return err
+		}
+		made, err := s.db.exec(ctx, newThreadSQL, thread.ID, thread.WorkspaceID, thread.AgentID, thread.ThreadKey, thread.CreatedAt)
+		if err != nil || made == 0 {
+			return err
+		}
+		if out, ok, err = s.claim(ctx, thread.domain(), sb, freshAfter); err == nil && !ok {
+			return errNoneReady // the thread is not made either
+		}
+		return err
+	})
+	if errors.Is(err, errNoneReady) {
+		err = nil
+	}
+	return out, ok, err
+}
+
+// errNoneReady rolls back a new thread for which its pool had no instance.
+var errNoneReady = errors.New("store: no pool instance is ready")
+
+// claimForNewThreadSQL picks a ready pool instance as Claim does, unless
+// the workspace's own or default threads-per-agent quota bounds it; makes
+// the thread with it, unless the agent has the thread already; and gives
+// the instance to the thread made. Each part runs only on what the one
+// before it returned, so the statement does all or nothing. The pick's row
+// lock holds until the statement ends, as a concurrent making of the same
+// thread is waited for, on its key, and nothing is done.
+var claimForNewThreadSQL = `WITH pick AS (
+	SELECT id FROM instances
+	WHERE sandbox_id = ? AND workspace_id = ? AND pool_version = ? AND thread_id IS NULL AND status = ? AND updated_at > ?
+		AND COALESCE((SELECT threads_per_agent FROM workspace_quotas WHERE workspace_id = ?), ?) <= 0
+	ORDER BY updated_at LIMIT 1 FOR UPDATE SKIP LOCKED
+), made AS (
+	INSERT INTO threads (id, workspace_id, agent_id, thread_key, created_at, instance_id)
+	SELECT ?, ?, ?, ?, ?, id FROM pick
+	ON CONFLICT DO NOTHING
+	RETURNING id, instance_id
+)
+UPDATE instances SET thread_id = made.id, updated_at = ? FROM made WHERE instances.id = made.instance_id
+RETURNING ` + qualified("instances", instanceColumns)
 
 // Count returns how many of the sandbox's unclaimed pool instances of its
 // version are ready (live since freshAfter) and being created (by a creator

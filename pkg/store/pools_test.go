@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,4 +81,139 @@ func TestAPausedPoolInstanceIsStillClaimed(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, running)
 	})
+}
+
+// A new thread's start claims a ready pool instance and makes its thread
+// at once, or does nothing: not for a thread met before, not from an empty
+// pool, not where a threads-per-agent quota is in force (its own or the
+// default). The instance's usage is the thread's agent's from the claim.
+func TestANewThreadIsMadeWithItsPoolsInstanceOrNotAtAll(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newUsageFixture(t, db)
+		fresh := time.Now().Add(-time.Hour)
+		readyPoolInstances(t, db, f, 2)
+		pools := db.In(f.ws.ID).Pools()
+		claim := func(key string) (auxilia.Instance, bool) {
+			t.Helper()
+			inst, ok, err := pools.ClaimForNewThread(ctx, f.agent.ID, key, f.sb, fresh)
+			require.NoError(t, err)
+			return inst, ok
+		}
+		notMade := func(key string) {
+			t.Helper()
+			_, err := db.Threads().Get(ctx, f.ws.ID, f.agent.ID, key)
+			assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "thread %s is not made: %v", key, err)
+		}
+
+		_, ok := claim("t1")
+		assert.False(t, ok, "t1 exists: its choice is made under its lock")
+		ready, _, err := db.Pools().Count(ctx, f.sb, fresh)
+		require.NoError(t, err)
+		assert.Equal(t, 2, ready, "nothing was claimed")
+
+		db.SetQuotaDefaults(auxilia.Quotas{ThreadsPerAgent: 10})
+		_, ok = claim("bounded-by-default")
+		assert.False(t, ok, "the default quota is counted under the lock")
+		notMade("bounded-by-default")
+		_, err = db.System("test").Quotas().Set(ctx, f.ws.ID, auxilia.QuotaSettings{ThreadsPerAgent: intp(0)})
+		require.NoError(t, err)
+
+		first, ok := claim("new")
+		require.True(t, ok, "the workspace's own setting lifts the default")
+		thread, err := db.Threads().Get(ctx, f.ws.ID, f.agent.ID, "new")
+		require.NoError(t, err)
+		assert.Equal(t, thread.ID, first.ThreadID)
+		require.NotNil(t, thread.Instance)
+		assert.Equal(t, first.ID, thread.Instance.ID)
+		assert.Equal(t, auxilia.InstanceLive, thread.Instance.Status)
+		got, err := db.In(f.ws.ID).Usage().Intervals(ctx, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+		require.NoError(t, err)
+		var theThreads int
+		for _, iv := range got {
+			if iv.InstanceID == first.ID && iv.ThreadID == thread.ID {
+				theThreads++
+				assert.Equal(t, f.agent.ID, iv.AgentID)
+				assert.Equal(t, "new", iv.ThreadKey)
+			}
+		}
+		assert.Equal(t, 1, theThreads, "the claim begins the thread's interval")
+
+		_, err = db.System("test").Quotas().Set(ctx, f.ws.ID, auxilia.QuotaSettings{ThreadsPerAgent: intp(5)})
+		require.NoError(t, err)
+		_, ok = claim("bounded")
+		assert.False(t, ok)
+		notMade("bounded")
+		_, err = db.System("test").Quotas().Set(ctx, f.ws.ID, auxilia.QuotaSettings{ThreadsPerAgent: intp(0)})
+		require.NoError(t, err)
+
+		second, ok := claim("other")
+		require.True(t, ok)
+		assert.NotEqual(t, first.ID, second.ID)
+		_, ok = claim("late")
+		assert.False(t, ok, "the pool is empty")
+		notMade("late")
+	})
+}
+
+// Starts of one new thread at once make it once, with one instance, and
+// starts of new threads at once never share one, nor leave one claimed
+// by no thread.
+func TestNewThreadsClaimingAtOnceTakeAnInstanceEach(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newUsageFixture(t, db)
+		readyPoolInstances(t, db, f, 6)
+		pools := db.In(f.ws.ID).Pools()
+		fresh := time.Now().Add(-time.Hour)
+		keys := []string{"same", "same", "same", "a", "b", "c", "d"}
+		claimed := make([]auxilia.Instance, len(keys))
+		var wg sync.WaitGroup
+		for i, key := range keys {
+			wg.Go(func() {
+				inst, ok, err := pools.ClaimForNewThread(ctx, f.agent.ID, key, f.sb, fresh)
+				if assert.NoError(t, err) && ok {
+					claimed[i] = inst
+				}
+			})
+		}
+		wg.Wait()
+		byThread, sames := map[string]string{}, 0
+		for i, inst := range claimed {
+			if inst.ID == "" {
+				continue
+			}
+			if keys[i] == "same" {
+				sames++
+			}
+			_, twice := byThread[inst.ThreadID]
+			assert.False(t, twice, "thread %s claimed twice", inst.ThreadID)
+			byThread[inst.ThreadID] = inst.ID
+		}
+		assert.Equal(t, 1, sames, "one start of the same thread claims")
+		handedOut := map[string]bool{}
+		for _, id := range byThread {
+			assert.False(t, handedOut[id], "instance %s handed out twice", id)
+			handedOut[id] = true
+		}
+		// A claim may find every ready instance picked by the others at
+		// that moment, some of which then make nothing (their thread was
+		// made meanwhile): its start then claims under the thread's lock.
+		ready, _, err := db.Pools().Count(ctx, f.sb, fresh)
+		require.NoError(t, err)
+		assert.Equal(t, 6, len(byThread)+ready, "each instance is claimed once, or still ready")
+		assert.GreaterOrEqual(t, len(byThread), 4)
+	})
+}
+
+// readyPoolInstances adds n live instances to the fixture's sandbox's pool.
+func readyPoolInstances(t *testing.T, db *store.DB, f usageFixture, n int) {
+	t.Helper()
+	ctx := context.Background()
+	for i := range n {
+		inst, err := db.Pools().Add(ctx, f.sb, time.Now().Add(time.Minute))
+		require.NoError(t, err)
+		_, err = db.Instances().MarkLive(ctx, inst.ID, fmt.Sprintf("ref-%d", i), "/workspace", auxilia.SealedSecret{})
+		require.NoError(t, err)
+	}
 }

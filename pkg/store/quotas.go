@@ -183,6 +183,13 @@ func (s quotaTable) admit(ctx context.Context, workspaceID, agentID string, newI
 	return s.record(ctx, row, quotaReached(auxilia.QuotaInstances, n+1, limits.Instances))
 }
 
+// boundsThreads tells whether a threads-per-agent quota is in force in
+// the workspace: its own, or the default.
+func (s quotaTable) boundsThreads(ctx context.Context, workspaceID string) (bool, error) {
+	row, err := s.row(ctx, workspaceID)
+	return row.settings().Over(s.db.quotaDefaults).ThreadsPerAgent > 0, err
+}
+
 // Limits returns the workspace's own settings and the limits in force.
 func (s quotaTable) Limits(ctx context.Context, workspaceID string) (auxilia.QuotaSettings, auxilia.Quotas, error) {
 	row, err := s.row(ctx, workspaceID)

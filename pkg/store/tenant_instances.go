@@ -166,6 +166,15 @@ func (s TenantPools) Claim(ctx context.Context, th auxilia.Thread, sb auxilia.Sa
 	return s.t.db.pools().Claim(ctx, th, sb, freshAfter)
 }
 
+// ClaimForNewThread makes the agent's thread keyed key with a ready pool
+// instance of the sandbox as its own, if the thread is new and one is ready.
+func (s TenantPools) ClaimForNewThread(ctx context.Context, agentID, key string, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
+	if sb.WorkspaceID != s.t.ws {
+		return auxilia.Instance{}, false, nil
+	}
+	return s.t.db.pools().ClaimForNewThread(ctx, s.t.ws, agentID, key, sb, freshAfter)
+}
+
 // Count returns how many of the sandbox's pool instances are ready and being made.
 func (s TenantPools) Count(ctx context.Context, sb auxilia.Sandbox, freshAfter time.Time) (ready, creating int, err error) {
 	return s.t.db.pools().Count(ctx, sb, freshAfter)
