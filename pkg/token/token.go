@@ -59,12 +59,15 @@ type Service struct {
 	workspaces Workspaces
 	tx         Transactor
 	audit      auxilia.Auditor
+	reads      *sharedReads // of tokens by hash, for Authenticate (shared.go)
 }
 
 // New returns a token service: tokens is the store bound to a workspace,
 // lookup the one that finds tokens across workspaces.
 func New(tokens func(workspaceID string) Store, lookup Lookup, workspaces Workspaces, tx Transactor, audit auxilia.Auditor) *Service {
-	return &Service{tokens: tokens, lookup: lookup, workspaces: workspaces, tx: tx, audit: audit}
+	s := &Service{tokens: tokens, lookup: lookup, workspaces: workspaces, tx: tx, audit: audit}
+	s.reads = newSharedReads(s.byHash)
+	return s
 }
 
 // Issued is a token just created, with the value shown this once.
@@ -143,8 +146,10 @@ func (s *Service) Revoke(ctx context.Context, workspaceID, id string) error {
 // Authenticate returns the actor whose token has this value. For a revoked
 // token it also returns the actor, beside the error, so that the refusal
 // can be recorded where it belongs.
+// Requests that carry the token at once share its reads (shared.go).
 func (s *Service) Authenticate(ctx context.Context, value string) (auxilia.Actor, error) {
-	tok, ws, err := s.lookup.ByHash(ctx, Hash(value))
+	got := s.reads.get(ctx, Hash(value))
+	tok, ws, err := got.tok, got.ws, got.err
 	if auxilia.IsCode(err, auxilia.CodeNotFound) {
 		return auxilia.Actor{}, auxilia.Errorf(auxilia.CodeUnauthorized, "The token is unknown or revoked.")
 	}
@@ -155,13 +160,22 @@ func (s *Service) Authenticate(ctx context.Context, value string) (auxilia.Actor
 	if tok.RevokedAt != nil {
 		return a, auxilia.Errorf(auxilia.CodeUnauthorized, "The token is unknown or revoked.")
 	}
+	return a, nil
+}
+
+// byHash reads the token of hash and its workspace, and records its use
+// when the last one recorded is over touchEvery old: once for all the
+// requests that share the read.
+func (s *Service) byHash(ctx context.Context, hash string) found {
+	tok, ws, err := s.lookup.ByHash(ctx, hash)
+	if err != nil || tok.RevokedAt != nil {
+		return found{tok, ws, err}
+	}
 	now := time.Now().UTC()
 	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) > touchEvery {
-		if err := s.lookup.Touch(ctx, tok.ID, now, now.Add(-touchEvery)); err != nil {
-			return auxilia.Actor{}, err
-		}
+		err = s.lookup.Touch(ctx, tok.ID, now, now.Add(-touchEvery))
 	}
-	return a, nil
+	return found{tok, ws, err}
 }
 
 // Bootstrap makes sure someone can sign in. With value set and no admin
