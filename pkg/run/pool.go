@@ -71,10 +71,11 @@ func (poolInstance) choose(ctx context.Context, a *allocation, thread auxilia.Th
 // pool as its start begins, before the start takes its turn (turn.go):
 // claims take a path of their own, so that in a burst of new threads the
 // starts a pool serves never wait behind the choices of those it cannot.
-// It is one statement, which makes the thread with the instance. A thread
-// met before, a sandbox without a pool of ours, an empty pool, or a
-// workspace that bounds its agents' threads leave the instance to the
-// choice under the thread's lock, which claims from the pool too.
+// It is one statement on Postgres, which makes the thread with the
+// instance. A thread met before, a sandbox without a pool of ours, an
+// empty pool, or a workspace that bounds its agents' threads leave the
+// instance to the choice under the thread's lock, which claims from the
+// pool too.
 func (s *Service) claimAhead(ctx context.Context, view auxilia.StartView, key string) (*auxilia.Instance, error) {
 	agent, sb := view.Agent, view.Sandbox
 	if agent.Binding == nil || sb.ID != agent.Binding.SandboxID || view.Instance.ID != "" {

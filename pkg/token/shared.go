@@ -26,7 +26,7 @@ type found struct {
 type sharedRead struct {
 	done chan struct{} // closed when out is set
 	out  found
-	// sharers counts the requests that joined it.
+	// sharers counts the requests that joined it (the tests wait for them).
 	sharers int
 	// ctx is the first sharer's, whose place in line for a database
 	// connection (store.Arrived) the read takes, without its cancellation.
@@ -97,14 +97,4 @@ func (s *sharedReads) ended(hash string) {
 		close(r.done)
 		s.ended(hash)
 	}()
-}
-
-// waiting tells how many requests wait for the next read of hash.
-func (s *sharedReads) waiting(hash string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t := s.inFlight[hash]; t != nil && t.next != nil {
-		return t.next.sharers
-	}
-	return 0
 }

@@ -182,3 +182,13 @@ func TestAWaiterThatGivesUpLeavesTheReadToTheOthers(t *testing.T) {
 		return len(s.reads.inFlight) == 0
 	}, 10*time.Second, time.Millisecond, "nothing is left in flight")
 }
+
+// waiting tells how many requests wait for the next read of hash.
+func (s *sharedReads) waiting(hash string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.inFlight[hash]; t != nil && t.next != nil {
+		return t.next.sharers
+	}
+	return 0
+}
