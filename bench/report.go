@@ -135,7 +135,8 @@ func (w *reportWriter) reads(r results) {
 		"pgx to the same database, and writes the same JSON (one sandbox's with its warm pool, off: the floor reads the pool's size "+
 		"from the config). Its answers were compared with the server's before the load: "+
 		"**%d answers, byte for byte identical**. Its pgx pool holds %d connections, one per worker; the server's pool "+
-		"is as large as its `AUXILIA_DB_MAX_CONNECTIONS` default.\n",
+		"is as large as its `AUXILIA_DB_MAX_CONNECTIONS` default. The server shares a token's reads among the requests that "+
+		"carry it at once (`pkg/token/shared.go`); the floor reads the token for each request.\n",
 		rd.Sandboxes, rd.Compared, r.Config.Concurrency)
 	w.p("| route | | requests | throughput | p50 | p99 | CPU a request: process | : Postgres | Postgres sessions opened |\n|---|---|--:|--:|--:|--:|--:|--:|--:|")
 	for _, c := range []comparison{rd.List, rd.Get} {
