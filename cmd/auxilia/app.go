@@ -31,9 +31,9 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, m auxilia.Metrics
 		db.Close()
 		return nil, err
 	}
-	// Half the store's connections serve the starts choosing their
-	// instance; the other half those past their choice.
-	runs := run.Options{IdleTimeout: cfg.RunIdleTimeout, CreateLease: cfg.CreateTimeout, ChoosingAtOnce: max(1, cfg.DBMaxConnections/2)}
+	// Half the statements the store runs at once serve the starts choosing
+	// their instance; the other half those past their choice.
+	runs := run.Options{IdleTimeout: cfg.RunIdleTimeout, CreateLease: cfg.CreateTimeout, ChoosingAtOnce: max(1, cfg.DBAtOnce/2)}
 	o := app.Options{Metrics: m, DataDir: cfg.DataDir, ProbeTimeout: cfg.ProbeTimeout, Run: runs,
 		Policy:   provider.Policy{AllowedHostPaths: cfg.AllowedHostPaths, BlockPrivateURLs: cfg.BlockPrivateURLs},
 		Operator: cfg.Providers, LocalCeilings: cfg.LocalCeilings, LocalJailIDs: cfg.LocalJailIDs, LocalIsolation: isolation,

@@ -49,6 +49,7 @@ type config struct {
 	CreateTimeout    time.Duration           // AUXILIA_CREATE_TIMEOUT
 	RateLimit        int                     // AUXILIA_RATE_LIMIT: requests per token per minute, 0 for none
 	DBMaxConnections int                     // AUXILIA_DB_MAX_CONNECTIONS
+	DBAtOnce         int                     // AUXILIA_DB_STATEMENTS_AT_ONCE
 	HealthInterval   time.Duration           // AUXILIA_HEALTH_INTERVAL
 	CostRates        metering.Rates          // AUXILIA_COST_RATES: provider:running=…,paused=… per instance-hour, kept=… per GiB-day, ;-separated
 	CostCurrency     string                  // AUXILIA_COST_CURRENCY: the rates' ISO 4217 currency
@@ -122,6 +123,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.DBMaxConnections == 0 {
 		cfg.DBMaxConnections = store.DefaultMaxConnections
 	}
+	cfg.DBAtOnce = statementsAtOnce(getenv, cfg.DBMaxConnections, &errs)
 	cfg.HTTP = httpLimits{
 		HeaderTimeout:  duration(getenv, "AUXILIA_HTTP_HEADER_TIMEOUT", 10*time.Second, &errs),
 		BodyTimeout:    duration(getenv, "AUXILIA_HTTP_BODY_TIMEOUT", 5*time.Minute, &errs),
@@ -155,6 +157,19 @@ func loadConfig(getenv func(string) string) (config, error) {
 		errs = append(errs, fmt.Errorf("AUXILIA_LOG_LEVEL must be debug, info, warn or error, not %q", cfg.LogLevel))
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// statementsAtOnce is AUXILIA_DB_STATEMENTS_AT_ONCE: by default the
+// store's, within the connections; set, at most the connections.
+func statementsAtOnce(getenv func(string) string, conns int, errs *[]error) int {
+	n := count(getenv, "AUXILIA_DB_STATEMENTS_AT_ONCE", errs)
+	switch {
+	case n == 0:
+		return min(store.DefaultStatementsAtOnce(), conns)
+	case n > conns:
+		*errs = append(*errs, fmt.Errorf("AUXILIA_DB_STATEMENTS_AT_ONCE must be at most AUXILIA_DB_MAX_CONNECTIONS (%d), not %d", conns, n))
+	}
+	return n
 }
 
 func orDefault(v, def string) string {

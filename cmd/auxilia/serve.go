@@ -185,6 +185,7 @@ func openDB(ctx context.Context, cfg config, log *slog.Logger) (*store.DB, error
 		return nil, err
 	}
 	db.LimitConnections(cfg.DBMaxConnections)
+	db.LimitStatementsAtOnce(cfg.DBAtOnce)
 	db.SetQuotaDefaults(cfg.Quotas)
 	db.SetAlertWebhook(cfg.AlertWebhook != "")
 	applied, err := db.Migrate(ctx)

@@ -146,10 +146,10 @@ type Options struct {
 	// nothing. A burst's first new threads thus take a pool's instances
 	// without sharing the database and the processors with the reads of all
 	// those behind them.
-	// Below the store's connections, it leaves some to the starts past their
-	// choice: the run that took a pool's instance is not recorded behind the
-	// choices of the starts that came after it (default 10, half the
-	// store's default connections).
+	// Below the statements the store runs at once, it leaves some to the
+	// starts past their choice: the run that took a pool's instance is not
+	// recorded behind the choices of the starts that came after it
+	// (default 10; the server gives half the store's statements at once).
 	ChoosingAtOnce int
 	// CreatesPerSandbox bounds the instances runs create at once for one
 	// sandbox in this process; the others wait their turn in the order they

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,8 +52,11 @@ type DB struct {
 	// counted counts statements once CountStatements is called.
 	counted atomic.Pointer[atomic.Int64]
 	// line orders the statements waiting for a Postgres connection
-	// (inline.go); nil on the embedded database.
-	line *line
+	// (inline.go); nil on the embedded database. It has a place for each
+	// connection (conns), or for each statement run at once (atOnce),
+	// whichever is fewer.
+	line          *line
+	conns, atOnce int
 	// prepared keeps the embedded database's statements compiled
 	// (prepared.go); nil on Postgres.
 	prepared *prepared
@@ -102,7 +106,7 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 	if err := errors.Join(reportContextErrors(g), watchDisk(g, disk)); err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
-	db := &DB{gorm: g, dialect: dialect, disk: disk, leaseTerm: DefaultLeaseTerm, line: waits}
+	db := &DB{gorm: g, dialect: dialect, disk: disk, leaseTerm: DefaultLeaseTerm, line: waits, atOnce: DefaultStatementsAtOnce()}
 	if pool, ok := g.ConnPool.(*sql.DB); ok && dialect == SQLite {
 		db.prepared = newPrepared(pool)
 	}
@@ -132,16 +136,46 @@ func SQLiteDSN(path string) string {
 // must fit in Postgres's own limit (100 by default).
 const DefaultMaxConnections = 20
 
+// DefaultStatementsAtOnce is how many statements, and transactions, a
+// process runs on Postgres at once unless told otherwise: twice the
+// processors it may use, and one more. That is as many as a database with
+// as many processors serves without its statements slowing each other
+// down; past it, a burst's statements only share the database's
+// processors, each taking longer, and those of the first requests finish
+// no sooner than those of the last. The others wait in line instead,
+// oldest request first, holding nothing.
+func DefaultStatementsAtOnce() int { return 2*runtime.GOMAXPROCS(0) + 1 }
+
 // LimitConnections bounds the pool: at most n connections, as many kept
-// idle, and as many places in line for them.
+// idle, and no more places in line for them.
 func (db *DB) LimitConnections(n int) {
 	if sqlDB, err := db.gorm.DB(); err == nil {
 		sqlDB.SetMaxOpenConns(n)
 		sqlDB.SetMaxIdleConns(n)
 	}
-	if db.line != nil {
-		db.line.resize(n)
+	db.conns = n
+	db.resizeLine()
+}
+
+// LimitStatementsAtOnce bounds the statements, and transactions, run on
+// Postgres at once: the line has no more places than n, nor than
+// connections. 0 leaves only the connections' bound.
+func (db *DB) LimitStatementsAtOnce(n int) {
+	db.atOnce = n
+	db.resizeLine()
+}
+
+// resizeLine gives the line a place for each connection, or for each
+// statement run at once, whichever is fewer.
+func (db *DB) resizeLine() {
+	if db.line == nil {
+		return
 	}
+	places := db.conns
+	if db.atOnce > 0 && (places <= 0 || db.atOnce < places) {
+		places = db.atOnce
+	}
+	db.line.resize(places)
 }
 
 // Dialect tells which engine this is.

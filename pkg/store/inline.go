@@ -17,9 +17,12 @@ import (
 // to arrive finish no sooner than the last. In line, the oldest request's
 // statement goes first, and a burst is served in the order it came.
 //
-// The line has a place for each connection of the pool. A statement, or a
-// whole transaction, takes a place before it takes its connection and
-// gives it back with it, so that it never waits in database/sql's lottery.
+// The line has a place for each statement run at once: one for each
+// connection of the pool, or fewer (DB.LimitStatementsAtOnce), as many as
+// the database serves without its statements slowing each other down. A
+// statement, or a whole transaction, takes a place before it takes its
+// connection and gives it back with it, so that it never waits in
+// database/sql's lottery.
 // A request's statements are as old as the request (Arrived); work no
 // request carries (the jobs) is as old as its statement. A transaction's
 // statements pass without waiting: they use the connection it holds, or
@@ -46,8 +49,8 @@ type line struct {
 	waits, waited atomic.Int64
 }
 
-// resize sets how many places the line has, as many as the pool's
-// connections; none: no bound, as database/sql then has none.
+// resize sets how many places the line has (DB.resizeLine); none: no
+// bound, as database/sql then has none.
 func (l *line) resize(places int) {
 	if places <= 0 {
 		places = math.MaxInt32

@@ -49,3 +49,61 @@ func TestStatementsGetAConnectionInTheOrderTheirRequestsArrived(t *testing.T) {
 	waits, _ := db.ConnectionWaits()
 	assert.Equal(t, int64(2), waits)
 }
+
+// The line admits no more statements at once than the store runs at once,
+// nor than it has connections, whichever is fewer.
+func TestTheLineAdmitsTheFewerOfTheStatementsAtOnceAndTheConnections(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t, store.Postgres)
+	_, err := db.Workspaces().Ensure(ctx, "acme")
+	require.NoError(t, err)
+	defer db.LimitStatementsAtOnce(store.DefaultStatementsAtOnce())
+	defer db.LimitConnections(store.DefaultMaxConnections)
+
+	release := make(chan struct{})
+	holding := make(chan struct{}, 3)
+	hold := func() {
+		go func() {
+			assert.NoError(t, db.InTx(ctx, func(ctx context.Context) error {
+				holding <- struct{}{}
+				<-release
+				return nil
+			}))
+		}()
+	}
+	served := make(chan struct{})
+	read := func() {
+		go func() {
+			_, err := db.Workspaces().ByName(ctx, "acme")
+			assert.NoError(t, err)
+			served <- struct{}{}
+		}()
+	}
+	assertWaits := func(n int, why string) {
+		t.Helper()
+		require.Eventually(t, func() bool { return db.Waiting() == n }, 5*time.Second, time.Millisecond, why)
+	}
+
+	db.LimitConnections(3)
+	db.LimitStatementsAtOnce(2)
+	hold()
+	hold()
+	<-holding
+	<-holding
+	read()
+	assertWaits(1, "two run at once, of three connections")
+
+	db.LimitStatementsAtOnce(0)
+	<-served
+	assertWaits(0, "without a bound of its own, the line has a place for each connection")
+	hold()
+	<-holding
+	read()
+	assertWaits(1, "three connections, held")
+
+	db.LimitStatementsAtOnce(5)
+	assertWaits(1, "no more places than connections")
+	db.LimitConnections(4)
+	<-served
+	close(release)
+}
