@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/bench/internal/svgchart"
+	"github.com/auxilia/sandboxes/pkg/store"
 )
 
 // writeReport writes the markdown report to path and its charts to a
@@ -135,9 +136,10 @@ func (w *reportWriter) reads(r results) {
 		"pgx to the same database, and writes the same JSON (one sandbox's with its warm pool, off: the floor reads the pool's size "+
 		"from the config). Its answers were compared with the server's before the load: "+
 		"**%d answers, byte for byte identical**. Its pgx pool holds %d connections, one per worker; the server's pool "+
-		"is as large as its `AUXILIA_DB_MAX_CONNECTIONS` default. The server shares a token's reads among the requests that "+
+		"is as large as its `AUXILIA_DB_MAX_CONNECTIONS` default, of which it runs its `AUXILIA_DB_STATEMENTS_AT_ONCE` default "+
+		"(%d here) at once. The server shares a token's reads among the requests that "+
 		"carry it at once (`pkg/token/shared.go`); the floor reads the token for each request.\n",
-		rd.Sandboxes, rd.Compared, r.Config.Concurrency)
+		rd.Sandboxes, rd.Compared, r.Config.Concurrency, store.DefaultStatementsAtOnce())
 	w.p("| route | | requests | throughput | p50 | p99 | CPU a request: process | : Postgres | Postgres sessions opened |\n|---|---|--:|--:|--:|--:|--:|--:|--:|")
 	for _, c := range []comparison{rd.List, rd.Get} {
 		oursCPU, oursPG := c.OursCPU.perRequest(c.Ours)
@@ -212,7 +214,9 @@ func (w *reportWriter) runs(r results) {
 		"instance (unlocked), the agent with its binding and its sandbox; "+
 		"the provider round trip, here a wait of %s; one round trip, the server's three statements sent together as one "+
 		"transaction, that records the run on the thread's row (locking it), ends the thread's active run, inserts the new run "+
-		"and the audit entry. Its pgx pool holds as many connections as the server's (%d). It runs after the server's burst, on the same threads.", dur(lat), floorRunConns)
+		"and the audit entry. Its pgx pool holds as many connections as the server's (%d), and runs as many at once; the server runs %d at once "+
+		"(its `AUXILIA_DB_STATEMENTS_AT_ONCE` default), the others waiting in line. It runs after the server's burst, on the same threads.",
+		dur(lat), floorRunConns, store.DefaultStatementsAtOnce())
 	w.p("- **The provider's floor** is %d × one round trip ÷ %d in flight = %s: what the burst would take if the database cost nothing; "+
 		"no program that records the runs can reach it.\n", rn.Threads, rn.Threads, ms(burstFloor))
 	w.p("The server's memory is its resident set (`VmRSS` in `/proc`), sampled every 5 ms.\n")

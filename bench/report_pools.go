@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/auxilia/sandboxes/bench/internal/svgchart"
+	"github.com/auxilia/sandboxes/pkg/store"
 )
 
 func (w *reportWriter) pools(r results) {
@@ -30,7 +31,8 @@ func (w *reportWriter) pools(r results) {
 	w.p("")
 	w.p("The burst's CPU a run is the whole burst's, pooled and created starts together, divided by its %d runs.\n", pl.Burst.requests())
 	w.p("| during the burst | |\n|---|--:|")
-	w.p("| waits for one of the server's %d database connections (`auxilia_db_line_waits_total` + `go_sql_wait_count_total` at `/metrics`) | %d |", pl.DBWaits.MaxOpen, pl.DBWaits.Count)
+	w.p("| waits for a place in line for the server's %d database connections, %d statements at once (`auxilia_db_line_waits_total` + `go_sql_wait_count_total` at `/metrics`) | %d |",
+		pl.DBWaits.MaxOpen, store.DefaultStatementsAtOnce(), pl.DBWaits.Count)
 	w.p("| time spent waiting for them, all statements together (`auxilia_db_line_wait_seconds_total` + `go_sql_wait_duration_seconds_total`) | %s |", ms(pl.DBWaits.Duration))
 	w.p("| samples of `pg_stat_activity` (every %s) that found a session waiting for a lock | %d of %d |", dur(pl.Locks.Interval), pl.Locks.Waiting, pl.Locks.Samples)
 	w.p("| the most sessions waiting for a lock at once | %d |", pl.Locks.Most)
