@@ -60,6 +60,7 @@ func (poolInstance) choose(ctx context.Context, a *allocation, thread auxilia.Th
 	if err != nil {
 		return nil, err
 	}
+	a.svc.empty.found(a.sb, ok, start)
 	a.svc.Metrics.PoolClaimed(a.sb.Provider, ok, time.Since(start))
 	if !ok {
 		return nil, nil
@@ -73,9 +74,9 @@ func (poolInstance) choose(ctx context.Context, a *allocation, thread auxilia.Th
 // starts a pool serves never wait behind the choices of those it cannot.
 // It is one statement on Postgres, which makes the thread with the
 // instance. A thread met before, a sandbox without a pool of ours, an
-// empty pool, or a workspace that bounds its agents' threads leave the
-// instance to the choice under the thread's lock, which claims from the
-// pool too.
+// empty pool, a pool lately found empty (emptyPools), or a workspace that
+// bounds its agents' threads leave the instance to the choice under the
+// thread's lock, which claims from the pool too.
 func (s *Service) claimAhead(ctx context.Context, view auxilia.StartView, key string) (*auxilia.Instance, error) {
 	agent, sb := view.Agent, view.Sandbox
 	if agent.Binding == nil || sb.ID != agent.Binding.SandboxID || view.Instance.ID != "" {
@@ -86,10 +87,19 @@ func (s *Service) claimAhead(ctx context.Context, view auxilia.StartView, key st
 		return nil, nil // a config this server cannot read fails the start as it would without a pool
 	}
 	start := time.Now()
+	if s.empty.known(sb, start) {
+		return nil, nil
+	}
 	inst, ok, err := s.WarmPools(agent.WorkspaceID).ClaimForNewThread(ctx, agent.ID, key, sb, freshAfter(pool, start))
-	if err != nil || !ok {
+	if err != nil {
 		return nil, err
 	}
+	if !ok {
+		// Not proof that the pool is empty: the thread may have been made
+		// meanwhile, or the workspace bound its threads.
+		return nil, nil
+	}
+	s.empty.found(sb, true, start)
 	s.Metrics.PoolClaimed(sb.Provider, true, time.Since(start))
 	return &inst, nil
 }

@@ -87,6 +87,37 @@ func TestAnEmptyPoolCreatesAsBefore(t *testing.T) {
 	})
 }
 
+// A pool found empty is not asked again ahead of each new thread's turn:
+// a burst of new threads costs an emptied pool one failed claim, not one a
+// thread. Nothing is lost by it: an instance another replica's pool job
+// makes meanwhile is still claimed, in the start's turn.
+func TestAPoolFoundEmptyIsAskedOnceAheadOfTheTurns(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		w.edit(t, `{"config":{"pool":{"size":1}}}`)
+		w.keep(t)
+		require.False(t, w.start(t, "t1").Created, "the pool serves the first")
+
+		statements := db.CountStatements()
+		cost := func(thread string) (auxilia.Run, int64) {
+			before := statements.Load()
+			r := w.start(t, thread)
+			return r, statements.Load() - before
+		}
+		finding, found := cost("t2")
+		assert.True(t, finding.Created)
+		known, skipped := cost("t3")
+		assert.True(t, known.Created)
+		assert.Less(t, skipped, found, "the start after the one that found the pool empty claims nothing ahead of its turn")
+
+		replica := app.New(db, w.keys, app.Options{DataDir: t.TempDir(), Kinds: []provider.Kind{w.fake}})
+		_, err := replica.Runs.KeepPools(context.Background())
+		require.NoError(t, err)
+		r := w.start(t, "t4")
+		assert.False(t, r.Created, "the instance the other replica made is claimed in the turn")
+	})
+}
+
 // A pool's instance found gone when claimed is forgotten: the thread gets
 // another, and no notice, for it had no files there.
 func TestAGonePoolInstanceIsPassedOver(t *testing.T) {

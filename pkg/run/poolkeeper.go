@@ -196,6 +196,7 @@ func (s *Service) createPooled(ctx context.Context, sb auxilia.Sandbox, client p
 	if _, err = s.build(ctx, sb, client, cfg, inst, provider.Labels{Workspace: sb.WorkspaceID, Sandbox: sb.ID, Instance: inst.ID}, nil, Progress{}); err != nil {
 		return err
 	}
+	s.empty.filled(sb)
 	s.Metrics.InstanceChanged(sb.Provider, "created")
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 // sandbox of the fake provider.
 type world struct {
 	db      *store.DB
+	keys    *secret.Keyring
 	app     *app.App
 	fake    *providertest.Fake
 	ws      auxilia.Workspace
@@ -57,7 +58,7 @@ func newWorldOf(t *testing.T, db *store.DB, kind provider.Kind, fake *providerte
 	require.NoError(t, err)
 	_, err = a.Agents.Bind(ctx, ws.ID, ag.ID, sb.ID, nil, nil, nil)
 	require.NoError(t, err)
-	return world{db: db, app: a, fake: fake, ws: ws, sandbox: sb, agent: ag}
+	return world{db: db, keys: keys, app: a, fake: fake, ws: ws, sandbox: sb, agent: ag}
 }
 
 func (w world) start(t *testing.T, thread string) auxilia.Run {

@@ -235,6 +235,7 @@ type Service struct {
 	meter      *commandMeter  // commands' meters, written after their answers (meter.go)
 	choosing   *queue         // the starts' turns to read and choose (turn.go)
 	creates    *sandboxQueues // the runs' creates, per sandbox (start.go)
+	empty      *emptyPools    // the warm pools lately found empty (emptypools.go)
 	strategies []strategy     // how a thread gets its instance, in order (allocate.go)
 }
 
@@ -245,7 +246,7 @@ func New(d Deps) *Service {
 	}
 	opt := d.Options.withDefaults()
 	s := &Service{Deps: d, opt: opt, creating: newWaiters(), choosing: newQueue(opt.ChoosingAtOnce),
-		creates: newSandboxQueues(opt.CreatesPerSandbox), strategies: defaultStrategies(d.Pools != nil)}
+		creates: newSandboxQueues(opt.CreatesPerSandbox), empty: newEmptyPools(), strategies: defaultStrategies(d.Pools != nil)}
 	s.meter = newCommandMeter(func(ctx context.Context, workspaceID string, uses []auxilia.CommandUse) error {
 		return s.Runs(workspaceID).Commands(ctx, uses)
 	})
