@@ -43,6 +43,7 @@ type config struct {
 	Execd           string        // a real execd's address for the tool calls; empty: the fake's own
 	PoolSize        int           // the warm pool of the burst of new threads
 	PoolThreads     int           // new threads that start their first runs at once
+	PoolBursts      int           // how many times they do, the pool refilled in between
 	PoolCreate      time.Duration // how long the fake provider takes to create an instance
 	LocalRuns       int           // local provider: pooled first runs, and warm runs, one at a time
 
@@ -75,6 +76,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.ToolWorkers, "tool-workers", 2, "tool calls in flight of each way (through us on each database, straight to execd) in the throughput loop")
 	fs.IntVar(&c.PoolSize, "pool-size", 50, "pool.size of the sandbox whose new threads start at once")
 	fs.IntVar(&c.PoolThreads, "pool-threads", 200, "new threads that start their first runs at once against the pool")
+	fs.IntVar(&c.PoolBursts, "pool-bursts", 3, "bursts of new threads against the pool, each after the pool job refilled it")
 	fs.DurationVar(&c.PoolCreate, "pool-create", 2*time.Second, "how long the fake provider takes to create an instance")
 	fs.IntVar(&c.LocalRuns, "local-runs", 50, "local provider: pooled first runs, and warm runs, one at a time")
 	fs.StringVar(&c.BenchTime, "benchtime", "200ms", `-benchtime of the Go benchmarks ("" skips them)`)
@@ -103,7 +105,7 @@ func parseFlags(args []string) (config, error) {
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		quick := map[string]string{"warmup": "300ms", "window": "1s", "rounds": "1",
 			"warm-runs": "50", "threads": "200", "benchtime": "50ms", "benchcount": "1",
-			"pool-size": "10", "pool-threads": "40", "local-runs": "5", "tool-workers": "1"}
+			"pool-size": "10", "pool-threads": "40", "pool-bursts": "1", "local-runs": "5", "tool-workers": "1"}
 		for name, value := range quick {
 			if !set[name] {
 				_ = fs.Set(name, value)
@@ -111,7 +113,7 @@ func parseFlags(args []string) (config, error) {
 		}
 	}
 	if c.Concurrency < 1 || c.Rounds < 1 || c.Sandboxes < 1 || c.WarmRuns < 1 || c.Threads < 1 || c.ColdConcurrency < 1 || c.BenchCount < 1 ||
-		c.ToolWorkers < 1 || c.PoolSize < 1 || c.PoolThreads < 1 || c.LocalRuns < 1 {
+		c.ToolWorkers < 1 || c.PoolSize < 1 || c.PoolThreads < 1 || c.PoolBursts < 1 || c.LocalRuns < 1 {
 		err := errors.New("counts must be at least 1")
 		fmt.Fprintln(fs.Output(), "bench:", err)
 		return c, err

@@ -9,32 +9,39 @@ import (
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 )
 
-// poolResults is a burst of new threads against a ready warm pool: the
+// poolResults are bursts of new threads against a ready warm pool: the
 // starts the pool served against those that created their instances, and
-// both against a warm start measured alone.
+// both against a warm start measured alone before each burst. The series
+// hold every burst's runs together.
 type poolResults struct {
 	Size, Threads int
 	Latency       time.Duration // the fake provider's round trip
 	Create        time.Duration // and its creates
 	Filled        time.Duration // from the sandbox's registration to its pool ready
 
-	WarmAlone        series // warm starts, one at a time, before the burst
+	WarmAlone        series // warm starts, one at a time, before each burst
 	WarmCPU          cpuUse
-	Pooled, Unpooled series // the burst's starts, by whether the pool served them
-	Burst            batch
-	BurstCPU         cpuUse // spent during the whole burst
+	Pooled, Unpooled series // the bursts' starts, by whether the pool served them
+	Burst            series // all of them
+	BurstCPU         cpuUse // spent during the bursts
 	DBWaits          dbWaits
 	Locks            lockWaits
 	BurstCalls       map[string]int
 	BurstLogged      map[string]int
-	ReadyBefore      int // instances ready just before the burst
+	ReadyBefore      int           // instances ready just before the first burst
+	Bursts           []burstFigure // each burst's own
 }
 
-// warmAloneRuns are the warm starts timed before the burst.
+// burstFigure is one burst's pooled starts against the warm starts timed
+// just before it.
+type burstFigure struct{ Pooled, WarmAlone series }
+
+// warmAloneRuns are the warm starts timed before each burst.
 const warmAloneRuns = 30
 
 func measurePools(ctx context.Context, cfg config, s *stack) (poolResults, error) {
-	res := poolResults{Size: cfg.PoolSize, Threads: cfg.PoolThreads, Latency: cfg.Latency, Create: cfg.PoolCreate}
+	res := poolResults{Size: cfg.PoolSize, Threads: cfg.PoolThreads, Latency: cfg.Latency, Create: cfg.PoolCreate,
+		BurstCalls: map[string]int{}, BurstLogged: map[string]int{}}
 	fake, err := daytonatest.New(daytonatest.Options{Latency: cfg.Latency, CreateDelay: cfg.PoolCreate - cfg.Latency})
 	if err != nil {
 		return res, err
@@ -57,12 +64,46 @@ func measurePools(ctx context.Context, cfg config, s *stack) (poolResults, error
 	if _, err := s.ours.startRunView(ctx, agentID, "warm"); err != nil {
 		return res, fmt.Errorf("the warm thread's first run: %w", err)
 	}
-	if res.ReadyBefore, err = waitForPool(ctx, s.ours, sandboxID, cfg.PoolSize); err != nil {
-		return res, err
+	for round := range cfg.PoolBursts {
+		// The pool job refills what the burst before took.
+		ready, err := waitForPool(ctx, s.ours, sandboxID, cfg.PoolSize)
+		if err != nil {
+			return res, err
+		}
+		if round == 0 {
+			res.ReadyBefore, res.Filled = ready, time.Since(registered)
+			logf("  the pool of %d was ready %s after the sandbox was registered", cfg.PoolSize, res.Filled.Round(100*time.Millisecond))
+		}
+		one, err := poolBurst(ctx, cfg, s, fake, agentID, round)
+		if err != nil {
+			return res, err
+		}
+		res.add(one)
+		logf("  burst %d of %d: %d new threads at once, %d served by the pool, p50 %s p99 %s; the others p50 %s p99 %s; warm alone p50 %s",
+			round+1, cfg.PoolBursts, cfg.PoolThreads, one.Pooled.requests(), ms(one.Pooled.quantile(.5)), ms(one.Pooled.quantile(.99)),
+			ms(one.Unpooled.quantile(.5)), ms(one.Unpooled.quantile(.99)), ms(one.WarmAlone.quantile(.5)))
 	}
-	res.Filled = time.Since(registered)
-	logf("  the pool of %d was ready %s after the sandbox was registered", cfg.PoolSize, res.Filled.Round(100*time.Millisecond))
+	for _, s := range []*series{&res.WarmAlone, &res.Pooled, &res.Unpooled, &res.Burst} {
+		s.seal()
+	}
+	return res, nil
+}
 
+// burstResult is one burst and the warm starts timed before it.
+type burstResult struct {
+	WarmAlone         series
+	WarmCPU, BurstCPU cpuUse
+	Pooled, Unpooled  series
+	Burst             batch
+	DBWaits           dbWaits
+	Locks             lockWaits
+	Calls, Logged     map[string]int
+}
+
+// poolBurst times warm starts alone, then starts new threads' first runs
+// at once (their keys numbered by round), each on a connection of its own.
+func poolBurst(ctx context.Context, cfg config, s *stack, fake *daytonatest.Server, agentID string, round int) (burstResult, error) {
+	var res burstResult
 	// A warm start alone, the goal's yardstick, on the same sandbox and provider.
 	pause(ctx)
 	pid := s.server.cmd.Process.Pid
@@ -75,7 +116,6 @@ func measurePools(ctx context.Context, cfg config, s *stack) (poolResults, error
 		return res, fmt.Errorf("warm runs failed: %s", warm.errorSummary(3))
 	}
 
-	// The burst: new threads, each on a connection of its own, at once.
 	pause(ctx)
 	burstAPI := s.ours
 	burstAPI.http = newHTTPClient(cfg.PoolThreads)
@@ -93,27 +133,45 @@ func measurePools(ctx context.Context, cfg config, s *stack) (poolResults, error
 	}
 	spent = startCPU(pid, s.db.name)
 	res.Burst = runBatch(ctx, cfg.PoolThreads, cfg.PoolThreads, func(ctx context.Context, i int) error {
-		r, err := burstAPI.startRunView(ctx, agentID, fmt.Sprintf("pooled-%04d", i))
+		r, err := burstAPI.startRunView(ctx, agentID, fmt.Sprintf("pooled-%d-%04d", round, i))
 		pooled[i] = err == nil && !r.Sandbox.Created
 		return err
 	})
 	res.BurstCPU = spent()
 	res.Locks = stopSampling()
-	res.BurstCalls = fake.AllCalls()
-	res.BurstLogged = s.server.takeErrorLines()
+	res.Calls = fake.AllCalls()
+	res.Logged = s.server.takeErrorLines()
 	waitsAfter, err := readDBWaits(ctx, s.ours)
 	if err != nil {
 		return res, err
 	}
 	res.DBWaits = waitsAfter.since(waitsBefore)
 	res.Pooled, res.Unpooled = splitBurst(res.Burst, pooled)
-	logf("  %d new threads at once: %d served by the pool, p50 %s p99 %s; the others p50 %s p99 %s; warm alone p50 %s",
-		cfg.PoolThreads, res.Pooled.requests(), ms(res.Pooled.quantile(.5)), ms(res.Pooled.quantile(.99)),
-		ms(res.Unpooled.quantile(.5)), ms(res.Unpooled.quantile(.99)), ms(res.WarmAlone.quantile(.5)))
 	if res.Burst.errors > 0 {
 		return res, fmt.Errorf("runs of the burst failed: %s", res.Burst.errorSummary(3))
 	}
 	return res, nil
+}
+
+// add counts one burst in with the others.
+func (r *poolResults) add(b burstResult) {
+	r.Bursts = append(r.Bursts, burstFigure{Pooled: b.Pooled, WarmAlone: b.WarmAlone})
+	r.WarmAlone.latencies = append(r.WarmAlone.latencies, b.WarmAlone.latencies...)
+	r.Pooled.latencies = append(r.Pooled.latencies, b.Pooled.latencies...)
+	r.Unpooled.latencies = append(r.Unpooled.latencies, b.Unpooled.latencies...)
+	r.Burst.latencies = append(r.Burst.latencies, b.Burst.latencies...)
+	r.WarmCPU.add(b.WarmCPU)
+	r.BurstCPU.add(b.BurstCPU)
+	r.DBWaits = dbWaits{Count: r.DBWaits.Count + b.DBWaits.Count, Duration: r.DBWaits.Duration + b.DBWaits.Duration,
+		MaxOpen: b.DBWaits.MaxOpen}
+	r.Locks = lockWaits{Samples: r.Locks.Samples + b.Locks.Samples, Waiting: r.Locks.Waiting + b.Locks.Waiting,
+		Most: max(r.Locks.Most, b.Locks.Most), Interval: b.Locks.Interval}
+	for k, n := range b.Calls {
+		r.BurstCalls[k] += n
+	}
+	for k, n := range b.Logged {
+		r.BurstLogged[k] += n
+	}
 }
 
 // splitBurst parts a burst's latencies by whether the pool served the run.
