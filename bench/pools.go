@@ -83,8 +83,8 @@ func measurePools(ctx context.Context, cfg config, s *stack) (poolResults, error
 			round+1, cfg.PoolBursts, cfg.PoolThreads, one.Pooled.requests(), ms(one.Pooled.quantile(.5)), ms(one.Pooled.quantile(.99)),
 			ms(one.Unpooled.quantile(.5)), ms(one.Unpooled.quantile(.99)), ms(one.WarmAlone.quantile(.5)))
 	}
-	for _, s := range []*series{&res.WarmAlone, &res.Pooled, &res.Unpooled, &res.Burst} {
-		s.seal()
+	for _, all := range []*series{&res.WarmAlone, &res.Pooled, &res.Unpooled, &res.Burst} {
+		all.seal()
 	}
 	return res, nil
 }
@@ -116,6 +116,7 @@ func poolBurst(ctx context.Context, cfg config, s *stack, fake *daytonatest.Serv
 		return res, fmt.Errorf("warm runs failed: %s", warm.errorSummary(3))
 	}
 
+	// The burst: new threads, each on a connection of its own, at once.
 	pause(ctx)
 	burstAPI := s.ours
 	burstAPI.http = newHTTPClient(cfg.PoolThreads)

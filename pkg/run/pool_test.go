@@ -87,10 +87,11 @@ func TestAnEmptyPoolCreatesAsBefore(t *testing.T) {
 	})
 }
 
-// A pool found empty is not asked again ahead of each new thread's turn:
-// a burst of new threads costs an emptied pool one failed claim, not one a
-// thread. Nothing is lost by it: an instance another replica's pool job
-// makes meanwhile is still claimed, in the start's turn.
+// A pool a choice found empty is not asked again ahead of the next new
+// threads' turns: in a burst larger than the pool, a start the pool cannot
+// serve claims once, in its choice, not also ahead of its turn. Nothing is
+// lost by it: an instance another replica's pool job makes meanwhile is
+// still claimed, in the start's turn.
 func TestAPoolFoundEmptyIsAskedOnceAheadOfTheTurns(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
