@@ -15,6 +15,8 @@ const (
 	oursColour   = "#d9480f"
 	floorColour  = "#1c7ed6"
 	secondColour = "#2f9e44"
+	// A second floor's line beside a yardstick drawn in floorColour.
+	secondFloorColour = "#7048e8"
 )
 
 // The percentile axis stretches the tail: position -log10(1-p) puts p50,

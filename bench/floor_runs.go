@@ -67,6 +67,8 @@ type floorRunView struct {
 // with its binding and the sandbox bound; the provider round trip; one round trip of three statements,
 // one implicit transaction, that records the run on the thread (locking
 // it), ends its active run, records the new one and the audit entry.
+// A thread without a live instance is a new thread's first run, which its
+// sandbox's warm pool serves in one more round trip (claimPooled).
 func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 	tok, ok := f.actor(w, r)
 	if !ok {
@@ -94,8 +96,14 @@ func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 	case sbErr != nil:
 		floorNotFound(w, sbErr, "sandbox bound to the agent")
 		return
-	case instErr != nil:
-		floorNotFound(w, instErr, "live instance (the floor starts runs on warm threads only)")
+	case errors.Is(instErr, pgx.ErrNoRows):
+		if inst, instErr = f.claimPooled(ctx, ws, agentID, key, sb); errors.Is(instErr, pgx.ErrNoRows) {
+			http.Error(w, "the warm pool has no ready instance (the floor makes none)", http.StatusServiceUnavailable)
+			return
+		}
+	}
+	if instErr != nil {
+		internalError(w, instErr)
 		return
 	}
 	sandboxID := uuidText(sb["id"])

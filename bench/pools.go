@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -11,8 +12,9 @@ import (
 
 // poolResults are bursts of new threads against a ready warm pool: the
 // starts the pool served against those that created their instances, and
-// both against a warm start measured alone before each burst. The series
-// hold every burst's runs together.
+// both against a warm start measured alone before each burst; then the
+// same bursts against the floor (floor_pools.go). The series hold every
+// burst's runs together.
 type poolResults struct {
 	Size, Threads int
 	Latency       time.Duration // the fake provider's round trip
@@ -30,6 +32,10 @@ type poolResults struct {
 	BurstLogged      map[string]int
 	ReadyBefore      int           // instances ready just before the first burst
 	Bursts           []burstFigure // each burst's own
+
+	// The floor's bursts: its pooled starts, and its warm starts alone.
+	FloorPooled, FloorWarmAlone series
+	FloorBursts                 []burstFigure
 }
 
 // burstFigure is one burst's pooled starts against the warm starts timed
@@ -83,7 +89,21 @@ func measurePools(ctx context.Context, cfg config, s *stack) (poolResults, error
 			round+1, cfg.PoolBursts, cfg.PoolThreads, one.Pooled.requests(), ms(one.Pooled.quantile(.5)), ms(one.Pooled.quantile(.99)),
 			ms(one.Unpooled.quantile(.5)), ms(one.Unpooled.quantile(.99)), ms(one.WarmAlone.quantile(.5)))
 	}
-	for _, all := range []*series{&res.WarmAlone, &res.Pooled, &res.Unpooled, &res.Burst} {
+	for round := range cfg.PoolBursts {
+		// The floor claims from the same pool, which the server's pool job refills.
+		if _, err := waitForPool(ctx, s.ours, sandboxID, cfg.PoolSize); err != nil {
+			return res, err
+		}
+		one, err := floorPoolBurst(ctx, cfg, s, agentID, round)
+		if err != nil {
+			return res, err
+		}
+		res.addFloor(one)
+		logf("  the floor's burst %d of %d: %d served by the pool, p50 %s p99 %s; warm alone p50 %s",
+			round+1, cfg.PoolBursts, one.Pooled.requests(), ms(one.Pooled.quantile(.5)), ms(one.Pooled.quantile(.99)),
+			ms(one.WarmAlone.quantile(.5)))
+	}
+	for _, all := range []*series{&res.WarmAlone, &res.Pooled, &res.Unpooled, &res.Burst, &res.FloorPooled, &res.FloorWarmAlone} {
 		all.seal()
 	}
 	return res, nil
@@ -173,6 +193,44 @@ func (r *poolResults) add(b burstResult) {
 	for k, n := range b.Logged {
 		r.BurstLogged[k] += n
 	}
+}
+
+// floorPoolBurst is poolBurst against the floor: warm starts alone, then
+// the same burst of new threads (keys floor-<round>-<n>), of which the floor
+// serves those the pool can and refuses the others at once.
+func floorPoolBurst(ctx context.Context, cfg config, s *stack, agentID string, round int) (burstFigure, error) {
+	pause(ctx)
+	floorAPI := s.base
+	warm := runBatch(ctx, warmAloneRuns, 1, func(ctx context.Context, _ int) error {
+		return floorAPI.startRun(ctx, agentID, "warm")
+	})
+	if warm.errors > 0 {
+		return burstFigure{}, fmt.Errorf("the floor's warm runs failed: %s", warm.errorSummary(3))
+	}
+	pause(ctx)
+	floorAPI.http = newHTTPClient(cfg.PoolThreads)
+	defer floorAPI.http.CloseIdleConnections()
+	pooled := make([]bool, cfg.PoolThreads)
+	burst := runBatch(ctx, cfg.PoolThreads, cfg.PoolThreads, func(ctx context.Context, i int) error {
+		err := floorAPI.startRun(ctx, agentID, fmt.Sprintf("floor-%d-%04d", round, i))
+		if refused := (*statusError)(nil); errors.As(err, &refused) && refused.status == http.StatusServiceUnavailable {
+			return nil // the pool had no instance left for it
+		}
+		pooled[i] = err == nil
+		return err
+	})
+	if burst.errors > 0 {
+		return burstFigure{}, fmt.Errorf("the floor's burst failed: %s", burst.errorSummary(3))
+	}
+	served, _ := splitBurst(burst, pooled)
+	return burstFigure{Pooled: served, WarmAlone: warm.series}, nil
+}
+
+// addFloor counts one of the floor's bursts in with the others.
+func (r *poolResults) addFloor(b burstFigure) {
+	r.FloorBursts = append(r.FloorBursts, b)
+	r.FloorPooled.latencies = append(r.FloorPooled.latencies, b.Pooled.latencies...)
+	r.FloorWarmAlone.latencies = append(r.FloorWarmAlone.latencies, b.WarmAlone.latencies...)
 }
 
 // splitBurst parts a burst's latencies by whether the pool served the run.

@@ -18,7 +18,10 @@ func (w *reportWriter) pools(r results) {
 		"from its own connection (the gate of section 4): as many as the pool holds are served by it (the run's `sandbox.created` "+
 		"is false), the others create their instances. **This is done %d times**, each time once the pool job has refilled the "+
 		"pool, so that one burst's luck on a machine shared with Postgres and the bench does not make the figure; the table holds "+
-		"all of them together.\n",
+		"all of them together. **Then the floor takes the same bursts**, as many, each once the pool is full again: the floor "+
+		"(section 3) does a pooled start's round trips through bare pgx on a pool as large as the server's (the view's, the claim's "+
+		"one statement, a wait of the provider's latency, the record's) and refuses at once the starts the pool cannot serve, "+
+		"where the server creates their instances: in its bursts it does less than the server.\n",
 		dur(pl.Latency), dur(pl.Create), pl.Size, pl.ReadyBefore, ms(pl.Filled), warmAloneRuns, pl.Threads, len(pl.Bursts))
 	warmProc, warmPG := pl.WarmCPU.perRequest(pl.WarmAlone)
 	burstProc, burstPG := pl.BurstCPU.perRequest(pl.Burst)
@@ -30,12 +33,23 @@ func (w *reportWriter) pools(r results) {
 		ms(pl.Pooled.quantile(.99)), ratio(float64(pl.Pooled.quantile(.5)), warm50), micros(burstProc), micros(burstPG))
 	w.p("| in the burst, creating their instance | %d | %s | %s | %s | | |", pl.Unpooled.requests(), ms(pl.Unpooled.quantile(.5)),
 		ms(pl.Unpooled.quantile(.99)), ratio(float64(pl.Unpooled.quantile(.5)), warm50))
+	floorWarm50 := float64(pl.FloorWarmAlone.quantile(.5))
+	w.p("| the floor: warm, alone | %d | %s | %s | 1× | | |", pl.FloorWarmAlone.requests(), ms(pl.FloorWarmAlone.quantile(.5)),
+		ms(pl.FloorWarmAlone.quantile(.99)))
+	w.p("| the floor: in its bursts, served by the pool | %d | %s | %s | %s | | |", pl.FloorPooled.requests(),
+		ms(pl.FloorPooled.quantile(.5)), ms(pl.FloorPooled.quantile(.99)), ratio(float64(pl.FloorPooled.quantile(.5)), floorWarm50))
 	w.p("")
 	w.p("The bursts' CPU a run is the whole bursts', pooled and created starts together, divided by their %d runs.\n", pl.Burst.requests())
-	w.p("| burst | served by the pool: p50 | p99 | warm alone before it: p50 | p50 / warm alone |\n|--:|--:|--:|--:|--:|")
+	w.p("| burst | served by the pool: p50 | p99 | warm alone before it: p50 | p50 / warm alone | the floor's: p50 / warm alone |\n|--:|--:|--:|--:|--:|--:|")
 	for i, b := range pl.Bursts {
-		w.p("| %d | %s | %s | %s | %s |", i+1, ms(b.Pooled.quantile(.5)), ms(b.Pooled.quantile(.99)), ms(b.WarmAlone.quantile(.5)),
-			ratio(float64(b.Pooled.quantile(.5)), float64(b.WarmAlone.quantile(.5))))
+		floor := "–"
+		if i < len(pl.FloorBursts) {
+			f := pl.FloorBursts[i]
+			floor = fmt.Sprintf("%s (%s vs %s)", ratio(float64(f.Pooled.quantile(.5)), float64(f.WarmAlone.quantile(.5))),
+				ms(f.Pooled.quantile(.5)), ms(f.WarmAlone.quantile(.5)))
+		}
+		w.p("| %d | %s | %s | %s | %s | %s |", i+1, ms(b.Pooled.quantile(.5)), ms(b.Pooled.quantile(.99)), ms(b.WarmAlone.quantile(.5)),
+			ratio(float64(b.Pooled.quantile(.5)), float64(b.WarmAlone.quantile(.5))), floor)
 	}
 	w.p("")
 	w.p("| during the bursts, all together | |\n|---|--:|")
@@ -53,7 +67,8 @@ func (w *reportWriter) pools(r results) {
 		percentileChart(fmt.Sprintf("%d new threads at once, pool.size %d (creates take %s)", pl.Threads, pl.Size, dur(pl.Create)),
 			[]svgchart.Line{percentileLine("warm start, alone", floorColour, pl.WarmAlone),
 				percentileLine("in the burst, served by the pool", oursColour, pl.Pooled),
-				percentileLine("in the burst, creating", secondColour, pl.Unpooled)}))
+				percentileLine("in the burst, creating", secondColour, pl.Unpooled),
+				percentileLine("the floor in its bursts, served by the pool", secondFloorColour, pl.FloorPooled)}))
 }
 
 func (w *reportWriter) local(r results) {
