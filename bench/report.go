@@ -122,8 +122,9 @@ func (w *reportWriter) header(r results) {
 	w.p("- **The floors** are what the same work costs at least: for reads, and for the runs started at once, a bare `net/http` handler " +
 		"sending the server's SQL through pgx; for runs one at a time, the provider's round trips; for a tool call, the same call " +
 		"straight to the provider's daemon; for a pooled start inside a burst, a warm start alone, and the same bursts through " +
-		"bare pgx; for the local provider's pooled first run, its warm start. The floor's process collects garbage at Go's default (GOGC 100), the server at its own " +
-		"(GOGC 400, `cmd/auxilia/gc.go`): a setting of the server's, as its framework and its SQL are.")
+		"bare pgx; for the local provider's pooled first run, its warm start. The floor's process collects garbage at Go's " +
+		"default (GOGC 100), the server at its own (GOGC 400, `cmd/auxilia/gc.go`): a setting of the server's, as its framework " +
+		"and its SQL are.")
 	w.p("- The client, the server, the floor and Postgres share the machine's CPUs, so a figure includes the others' work on them.\n")
 }
 
