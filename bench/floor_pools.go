@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
+	"github.com/auxilia/sandboxes/pkg/provider"
 )
 
 // The floor of a new thread's first run that a warm pool serves: the
@@ -34,20 +35,13 @@ RETURNING instances.*`
 // the warm pool of sb, the sandbox bound, and returns the instance as the
 // view's live instance reads: pgx.ErrNoRows when the pool has none ready.
 func (f floor) claimPooled(ctx context.Context, ws, agentID, key string, sb map[string]any) (map[string]any, error) {
-	var cfg struct {
-		Pool struct {
-			MaxIdleMinutes *int `json:"max_idle_minutes"`
-		} `json:"pool"`
-	}
+	// The pool's settings are the config's common block, over its defaults.
+	cfg := provider.DefaultCommon()
 	if raw, ok := sb["config"].(string); ok {
 		_ = json.Unmarshal([]byte(raw), &cfg)
 	}
-	maxIdle := 60 // provider.DefaultConfig's
-	if cfg.Pool.MaxIdleMinutes != nil {
-		maxIdle = *cfg.Pool.MaxIdleMinutes
-	}
 	now := time.Now().UTC()
 	return queryMap(ctx, f.runs, floorClaimForNewThreadSQL,
-		uuidText(sb["id"]), ws, sb["version"], "live", now.Add(-time.Duration(maxIdle)*time.Minute), ws, 0,
+		uuidText(sb["id"]), ws, sb["version"], "live", now.Add(-time.Duration(cfg.WarmPool().MaxIdleMinutes)*time.Minute), ws, 0,
 		auxilia.NewID(), ws, agentID, key, now, now)
 }
