@@ -46,7 +46,7 @@ func percentileChart(title string, lines []svgchart.Line, rules ...svgchart.Rule
 }
 
 // completionChart shows how many runs of a burst had their answer by when.
-func completionChart(title string, b, reachable batch, floor time.Duration) svgchart.Chart {
+func completionChart(title string, b, reachable, calling batch, floor time.Duration) svgchart.Chart {
 	line := func(name, colour string, b batch) svgchart.Line {
 		l := svgchart.Line{Name: name, Color: colour}
 		l.Points = append(l.Points, svgchart.Point{X: 0, Y: 0})
@@ -56,7 +56,7 @@ func completionChart(title string, b, reachable batch, floor time.Duration) svgc
 		}
 		return l
 	}
-	xMax := math.Max(math.Max(msFloat(b.total), msFloat(reachable.total)), msFloat(floor)) * 1.05
+	xMax := max(msFloat(b.total), msFloat(reachable.total), msFloat(calling.total), msFloat(floor)) * 1.05
 	step := niceTick(xMax / 6)
 	var ticks []svgchart.Tick
 	for x := 0.0; x <= xMax; x += step {
@@ -67,8 +67,10 @@ func completionChart(title string, b, reachable batch, floor time.Duration) svgc
 		ticks = append(ticks, svgchart.Tick{At: x, Label: label})
 	}
 	return svgchart.Chart{Title: title, XLabel: "time since the runs were sent", YLabel: "runs answered",
-		XMin: 0, XMax: xMax, XTicks: ticks, YMax: float64(max(len(b.ends)+b.errors, len(reachable.ends)+reachable.errors)),
-		Lines: []svgchart.Line{line("runs answered (ours)", oursColour, b), line("reachable floor (net/http + pgx)", floorColour, reachable)},
+		XMin: 0, XMax: xMax, XTicks: ticks,
+		YMax: float64(max(len(b.ends)+b.errors, len(reachable.ends)+reachable.errors, len(calling.ends)+calling.errors)),
+		Lines: []svgchart.Line{line("runs answered (ours)", oursColour, b), line("reachable floor (net/http + pgx)", floorColour, reachable),
+			line("reachable floor, calling the provider", secondFloorColour, calling)},
 		Rules: []svgchart.Rule{{Vertical: true, At: msFloat(floor), Label: "provider's floor"}}}
 }
 

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/provider"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -62,6 +63,7 @@ func floorMain(args []string) error {
 	conns := fs.Int("conns", 16, "pgx pool size of the reads")
 	runConns := fs.Int("run-conns", floorRunConns, "pgx pool size of the run starts (the server's AUXILIA_DB_MAX_CONNECTIONS default)")
 	latency := fs.Duration("latency", 20*time.Millisecond, "the provider round trip of a run start")
+	providerKey := fs.String("provider-key", "", "the API key of the Daytona the run starts under /calling reconnect their instances at")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,11 +86,13 @@ func floorMain(args []string) error {
 		return err
 	}
 	defer runs.Close()
-	f := floor{pool: pool, runs: runs, latency: *latency}
+	f := floor{pool: pool, runs: runs, latency: *latency, provider: provider.NewHTTPClient(provider.Policy{}), providerKey: *providerKey}
+	defer f.provider.CloseIdleConnections()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/sandboxes", f.list)
 	mux.HandleFunc("GET /api/v1/sandboxes/{id}", f.get)
-	mux.HandleFunc("POST /api/v1/agents/{id}/threads/{thread}/runs", f.startRun)
+	mux.HandleFunc("POST /api/v1/agents/{id}/threads/{thread}/runs", f.startRun(f.wait))
+	mux.HandleFunc("POST "+callingPrefix+"/api/v1/agents/{id}/threads/{thread}/runs", f.startRun(f.reconnect))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -107,10 +111,16 @@ func floorMain(args []string) error {
 }
 
 type floor struct {
-	pool    *pgxpool.Pool // the reads'
-	runs    *pgxpool.Pool // the run starts', as large as the server's
-	latency time.Duration // the provider round trip of a run start
+	pool        *pgxpool.Pool // the reads'
+	runs        *pgxpool.Pool // the run starts', as large as the server's
+	latency     time.Duration // the provider round trip of a run start, as a wait
+	provider    *http.Client  // the provider round trip, as a call (floor_provider.go)
+	providerKey string
 }
+
+// callingPrefix is where the floor's run starts call the provider instead
+// of waiting for as long as it takes.
+const callingPrefix = "/calling"
 
 // Rows, by column name as SELECT * returns them: a column the struct lacks
 // fails the scan, so a schema change cannot go unnoticed here.

@@ -64,12 +64,17 @@ type floorRunView struct {
 
 // startRun starts a run on a thread whose instance is live, as the server
 // does: one round trip that reads the thread's live instance, the agent
-// with its binding and the sandbox bound; the provider round trip; one round trip of three statements,
-// one implicit transaction, that records the run on the thread (locking
-// it), ends its active run, records the new one and the audit entry.
-// A thread without a live instance is a new thread's first run, which its
-// sandbox's warm pool serves in one more round trip (claimPooled).
-func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
+// with its binding and the sandbox bound; the provider round trip, trip;
+// one round trip of three statements, one implicit transaction, that
+// records the run on the thread (locking it), ends its active run, records
+// the new one and the audit entry. A thread without a live instance is a
+// new thread's first run, which its sandbox's warm pool serves in one more
+// round trip (claimPooled).
+func (f floor) startRun(trip providerTrip) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { f.serveRun(w, r, trip) }
+}
+
+func (f floor) serveRun(w http.ResponseWriter, r *http.Request, trip providerTrip) {
 	tok, ok := f.actor(w, r)
 	if !ok {
 		return
@@ -108,9 +113,11 @@ func (f floor) startRun(w http.ResponseWriter, r *http.Request) {
 	}
 	sandboxID := uuidText(sb["id"])
 	instanceID := uuidText(inst["id"])
-	select { // the provider round trip: the reconnect of the live instance
-	case <-time.After(f.latency):
-	case <-ctx.Done():
+	// The provider round trip: the reconnect of the live instance.
+	if err := trip(ctx, sb, inst); err != nil {
+		if ctx.Err() == nil {
+			http.Error(w, "the provider: "+err.Error(), http.StatusBadGateway)
+		}
 		return
 	}
 	runID, now := auxilia.NewID(), time.Now().UTC()

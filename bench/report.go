@@ -206,9 +206,9 @@ func (w *reportWriter) runs(r results) {
 	w.p("The floor there is runs × provider calls a run × %s ÷ runs in flight.\n", dur(lat))
 
 	burstFloor := time.Duration(float64(rn.Threads) * float64(lat) / float64(rn.Threads))
-	fb := rn.FloorBurst
+	fb, cb := rn.FloorBurst, rn.CallingBurst
 	w.p("Then **all %d threads start a run at the same moment**, each from its own connection (a gate releases them together), "+
-		"each reconnecting its live instance. Two floors:\n", rn.Threads)
+		"each reconnecting its live instance. Three floors:\n", rn.Threads)
 	w.p("- **The reachable floor** is the same burst, through the same gate on connections of their own, on a bare `net/http` "+
 		"handler in the floor's process that makes the server's transactions of a warm run start through pgx "+
 		"(`bench/floor_runs.go`): the token; one round trip, the server's three reads sent together, of the thread's live "+
@@ -218,24 +218,35 @@ func (w *reportWriter) runs(r results) {
 		"and the audit entry. Its pgx pool holds as many connections as the server's (%d), and runs as many at once; the server runs %d at once "+
 		"(its `AUXILIA_DB_STATEMENTS_AT_ONCE` default), the others waiting in line. It runs after the server's burst, on the same threads.",
 		dur(lat), floorRunConns, store.DefaultStatementsAtOnce())
+	w.p("- **The reachable floor, calling the provider** is that floor again, after it, whose provider round trip is the call the " +
+		"server's Daytona client makes to reconnect an instance (`GET /sandbox/{id}`, its answer decoded) to the same fake, through " +
+		"a client made as the server's are (`provider.NewHTTPClient`, as many connections kept alive), instead of a wait " +
+		"(`bench/floor_provider.go`). The wait leaves out what reaching the provider costs, the fake's work included, which shares " +
+		"the machine; this floor pays it as the server does. The goal is set against the floor that waits.")
 	w.p("- **The provider's floor** is %d × one round trip ÷ %d in flight = %s: what the burst would take if the database cost nothing; "+
 		"no program that records the runs can reach it.\n", rn.Threads, rn.Threads, ms(burstFloor))
 	w.p("The server's memory is its resident set (`VmRSS` in `/proc`), sampled every 5 ms.\n")
-	w.p("| %d threads at once | ours | reachable floor |\n|---|--:|--:|", rn.Threads)
-	w.p("| runs that succeeded | %d | %d |", rn.Burst.requests(), fb.requests())
-	w.p("| runs that failed | %d | %d |", rn.Burst.errors, fb.errors)
-	w.p("| total, to the last answer | %s | %s |", ms(rn.Burst.total), ms(fb.total))
-	w.p("| p50, p99 of the runs that succeeded | %s, %s | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)),
-		ms(fb.quantile(.5)), ms(fb.quantile(.99)))
-	w.p("| **total / reachable floor** | **%s** | |", ratio(float64(rn.Burst.total), float64(fb.total)))
+	w.p("| %d threads at once | ours | reachable floor | reachable floor, calling the provider |\n|---|--:|--:|--:|", rn.Threads)
+	w.p("| runs that succeeded | %d | %d | %d |", rn.Burst.requests(), fb.requests(), cb.requests())
+	w.p("| runs that failed | %d | %d | %d |", rn.Burst.errors, fb.errors, cb.errors)
+	w.p("| total, to the last answer | %s | %s | %s |", ms(rn.Burst.total), ms(fb.total), ms(cb.total))
+	w.p("| p50, p99 of the runs that succeeded | %s, %s | %s, %s | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)),
+		ms(fb.quantile(.5)), ms(fb.quantile(.99)), ms(cb.quantile(.5)), ms(cb.quantile(.99)))
+	w.p("| **total / reachable floor** | **%s** | | |", ratio(float64(rn.Burst.total), float64(fb.total)))
+	w.p("| total / reachable floor, calling the provider | %s | %s | |",
+		ratio(float64(rn.Burst.total), float64(cb.total)), ratio(float64(fb.total), float64(cb.total)))
 	burstProc, burstPG := rn.BurstCPU.perRequest(rn.Burst.series)
 	floorProc, floorPG := rn.FloorBurstCPU.perRequest(fb.series)
-	w.p("| CPU a run: the server (or the floor), Postgres | %s, %s | %s, %s |", micros(burstProc), micros(burstPG), micros(floorProc), micros(floorPG))
-	w.p("| total / the provider's floor (%s, unreachable) | %s | %s |", ms(burstFloor),
-		ratio(float64(rn.Burst.total), float64(burstFloor)), ratio(float64(fb.total), float64(burstFloor)))
-	w.p("| provider calls | %d (%.2f a run) | |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads))
-	w.p("| server RSS before → peak → after | %s → %s → %s | |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
-	w.p("| Postgres sessions opened | %d | |\n", rn.BurstSession)
+	callingProc, callingPG := rn.CallingBurstCPU.perRequest(cb.series)
+	w.p("| CPU a run: the server (or the floor), Postgres | %s, %s | %s, %s | %s, %s |", micros(burstProc), micros(burstPG),
+		micros(floorProc), micros(floorPG), micros(callingProc), micros(callingPG))
+	w.p("| total / the provider's floor (%s, unreachable) | %s | %s | %s |", ms(burstFloor),
+		ratio(float64(rn.Burst.total), float64(burstFloor)), ratio(float64(fb.total), float64(burstFloor)),
+		ratio(float64(cb.total), float64(burstFloor)))
+	w.p("| provider calls | %d (%.2f a run) | | %d (%.2f a run) |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads),
+		totalCalls(rn.CallingCalls), perRun(rn.CallingCalls, rn.Threads))
+	w.p("| server RSS before → peak → after | %s → %s → %s | | |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
+	w.p("| Postgres sessions opened | %d | | |\n", rn.BurstSession)
 	if rn.Burst.errors > 0 {
 		w.p("What the failed runs were answered: %s.\n", rn.Burst.errorSummary(4))
 	}
@@ -243,7 +254,7 @@ func (w *reportWriter) runs(r results) {
 		w.p("What the server logged as errors meanwhile: %s.\n", logSummary(rn.BurstLogged, 4))
 	}
 	w.chart("runs-burst.svg", "Runs answered over time when every thread starts a run at once",
-		completionChart(fmt.Sprintf("%d threads start runs at once (provider round trip %s)", rn.Threads, dur(lat)), rn.Burst, rn.FloorBurst, burstFloor))
+		completionChart(fmt.Sprintf("%d threads start runs at once (provider round trip %s)", rn.Threads, dur(lat)), rn.Burst, fb, cb, burstFloor))
 }
 
 func (w *reportWriter) writes(r results) {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
 )
 
 // results is everything the report shows.
@@ -202,7 +204,8 @@ func startStack(ctx context.Context, cfg config, bin, tmp string) (*stack, error
 		return s, err
 	}
 	floorEnv := append(cleanEnv(), "DATABASE_URL="+s.db.URL)
-	if s.floor, err = startProcess(ctx, "floor", self, []string{"floor", "-conns", strconv.Itoa(cfg.Concurrency), "-latency", cfg.Latency.String()}, floorEnv); err != nil {
+	if s.floor, err = startProcess(ctx, "floor", self, []string{"floor", "-conns", strconv.Itoa(cfg.Concurrency), "-latency", cfg.Latency.String(),
+		"-provider-key", daytonatest.DefaultKey}, floorEnv); err != nil {
 		return s, err
 	}
 	client := newHTTPClient(cfg.Concurrency)

@@ -41,6 +41,12 @@ type runResults struct {
 	// transactions a run as the server, around a wait of one round trip.
 	FloorBurst    batch
 	FloorBurstCPU cpuUse
+
+	// CallingBurst: the same burst on the floor again, which calls the
+	// provider as the server does instead of waiting.
+	CallingBurst    batch
+	CallingBurstCPU cpuUse
+	CallingCalls    map[string]int
 }
 
 func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) {
@@ -130,21 +136,37 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 		cfg.Threads, res.Burst.total.Round(time.Millisecond), res.Burst.errors,
 		perRun(res.BurstCalls, res.Burst.requests()+res.Burst.errors), mib(res.RSSBefore), mib(res.RSSPeak))
 
-	// The floor's burst: the same threads, at once, on connections of their own.
-	pause(ctx)
-	floorAPI := s.base
-	floorAPI.http = newHTTPClient(cfg.Threads)
-	defer floorAPI.http.CloseIdleConnections()
-	spent = startCPU(s.floor.cmd.Process.Pid, s.db.name)
-	res.FloorBurst = runBatch(ctx, cfg.Threads, cfg.Threads, func(ctx context.Context, i int) error {
-		return floorAPI.startRun(ctx, agentID, thread(i))
-	})
-	res.FloorBurstCPU = spent()
-	logf("  the floor's %d runs at once: %s, %d failed; ours / floor %.2f×", cfg.Threads,
-		res.FloorBurst.total.Round(time.Millisecond), res.FloorBurst.errors,
-		float64(res.Burst.total)/float64(max(res.FloorBurst.total, 1)))
-	if res.FloorBurst.errors > 0 {
-		return res, fmt.Errorf("the floor's burst failed: %s", res.FloorBurst.errorSummary(3))
+	// The floor's bursts: the same threads, at once, on connections of
+	// their own; first waiting for the provider's latency, then calling it.
+	for _, b := range []struct {
+		name      string
+		prefix    string
+		burst     *batch
+		cpu       *cpuUse
+		countedIn *map[string]int
+	}{
+		{"the floor's", "", &res.FloorBurst, &res.FloorBurstCPU, nil},
+		{"the floor's, calling the provider,", callingPrefix, &res.CallingBurst, &res.CallingBurstCPU, &res.CallingCalls},
+	} {
+		pause(ctx)
+		floorAPI := s.base
+		floorAPI.base += b.prefix
+		floorAPI.http = newHTTPClient(cfg.Threads)
+		fake.ResetCalls()
+		spent := startCPU(s.floor.cmd.Process.Pid, s.db.name)
+		*b.burst = runBatch(ctx, cfg.Threads, cfg.Threads, func(ctx context.Context, i int) error {
+			return floorAPI.startRun(ctx, agentID, thread(i))
+		})
+		*b.cpu = spent()
+		floorAPI.http.CloseIdleConnections()
+		if b.countedIn != nil {
+			*b.countedIn = fake.AllCalls()
+		}
+		logf("  %s %d runs at once: %s, %d failed; ours / it %.2f×", b.name, cfg.Threads,
+			b.burst.total.Round(time.Millisecond), b.burst.errors, float64(res.Burst.total)/float64(max(b.burst.total, 1)))
+		if b.burst.errors > 0 {
+			return res, fmt.Errorf("%s burst failed: %s", b.name, b.burst.errorSummary(3))
+		}
 	}
 	return res, nil
 }
