@@ -36,13 +36,13 @@ const (
 	// the audit entry. Each does nothing unless the thread still has the
 	// run's instance.
 	floorStartOnInstanceSQL = `UPDATE threads SET last_run_at = $1, last_activity_at = $2 WHERE id = $3 AND workspace_id = $4 AND instance_id = $5::uuid`
-	floorReplaceActiveSQL   = `WITH ended AS (UPDATE runs SET status = $1, ended_at = $2, ended_by = $3 WHERE thread_id = $4 AND status = $5 ` +
-		`AND EXISTS (SELECT 1 FROM threads WHERE id = $6 AND instance_id = $7::uuid) RETURNING id) ` +
+	floorReplaceActiveSQL   = `WITH ended AS (UPDATE runs SET status = $1, ended_at = $2, ended_by = $3 WHERE thread_id = $4 AND status = 'active' ` +
+		`AND EXISTS (SELECT 1 FROM threads WHERE id = $5 AND instance_id = $6::uuid) RETURNING id) ` +
 		`INSERT INTO runs (id, workspace_id, agent_id, thread_id, status, sandbox_id, instance_id, created_instance, replaced, notice, ` +
 		`started_at, last_activity_at, ended_at, ended_by) ` +
-		`SELECT $8::uuid, $9::uuid, $10::uuid, $11::uuid, $12, $13::uuid, $14::uuid, $15::boolean, $16::boolean, $17, $18::timestamptz, ` +
-		`$19::timestamptz, $20::timestamptz, $21 FROM (SELECT COUNT(*) FROM ended) AS ended_first ` +
-		`WHERE EXISTS (SELECT 1 FROM threads WHERE id = $22 AND instance_id = $23::uuid)`
+		`SELECT $7::uuid, $8::uuid, $9::uuid, $10::uuid, $11, $12::uuid, $13::uuid, $14::boolean, $15::boolean, $16, $17::timestamptz, ` +
+		`$18::timestamptz, $19::timestamptz, $20 FROM (SELECT COUNT(*) FROM ended) AS ended_first ` +
+		`WHERE EXISTS (SELECT 1 FROM threads WHERE id = $21 AND instance_id = $22::uuid)`
 	floorAuditOfRunSQL = `INSERT INTO audit_entries (id, workspace_id, at, token_id, token_name, user_id, user_name, action, resource_type, ` +
 		`resource_id, outcome, detail) SELECT $1::uuid, $2::uuid, $3::timestamptz, $4, $5, $6, $7, $8, $9, $10, $11, $12 ` +
 		`WHERE EXISTS (SELECT 1 FROM runs WHERE id = $13)`
@@ -125,7 +125,7 @@ func (f floor) serveRun(w http.ResponseWriter, r *http.Request, trip providerTri
 	detail := fmt.Sprintf("agent %q on thread %s, in instance %v of sandbox %q", agent["name"], key, inst["provider_ref"], sb["name"])
 	var b pgx.Batch
 	b.Queue(floorStartOnInstanceSQL, now, now, threadID, ws, instanceID)
-	b.Queue(floorReplaceActiveSQL, "completed", now, "newer_run", threadID, "active", threadID, instanceID,
+	b.Queue(floorReplaceActiveSQL, "completed", now, "newer_run", threadID, threadID, instanceID,
 		runID, ws, agentID, threadID, "active", sandboxID, instanceID, false, false, "", now, now, nil, nil, threadID, instanceID)
 	b.Queue(floorAuditOfRunSQL, auxilia.NewID(), ws, now, tok.ID, tok.Name, "", "", "run.start", "run", runID, "success", detail, runID)
 	results = f.runs.SendBatch(ctx, &b)

@@ -44,6 +44,12 @@ type approvalTable struct{ db *DB }
 
 func (db *DB) approvals() approvalTable { return approvalTable{db} }
 
+// pendingCallSQL is the pending approval of a call of a thread, tool and
+// arguments, found by approvals_pending on whatever plan the database
+// keeps for the statement: the status is written out, as the index's
+// predicate is, not a parameter (see endActiveRunSQL).
+const pendingCallSQL = "thread_id = ? AND tool = ? AND fingerprint = ? AND status = '" + string(auxilia.ApprovalPending) + "'"
+
 // Request records a pending approval of a call, or returns the one already
 // pending for the same thread, tool and arguments.
 func (s approvalTable) Request(ctx context.Context, a auxilia.Approval) (auxilia.Approval, error) {
@@ -58,8 +64,7 @@ func (s approvalTable) Request(ctx context.Context, a auxilia.Approval) (auxilia
 		return auxilia.Approval{}, err
 	}
 	var got approvalRow
-	err = s.db.conn(ctx).Where("thread_id = ? AND tool = ? AND fingerprint = ? AND status = ?",
-		a.ThreadID, a.Tool, a.Fingerprint, auxilia.ApprovalPending).Take(&got).Error
+	err = s.db.conn(ctx).Where(pendingCallSQL, a.ThreadID, a.Tool, a.Fingerprint).Take(&got).Error
 	if err != nil {
 		// Decided between the insert and the read: the next repeat uses it.
 		return auxilia.Approval{}, notFound(err, "approval")
@@ -97,7 +102,7 @@ func (s approvalTable) Use(ctx context.Context, threadID, tool, fingerprint stri
 func (s approvalTable) Settle(ctx context.Context, threadID, tool, fingerprint, by string) error {
 	now := Now()
 	return s.db.conn(ctx).Model(&approvalRow{}).
-		Where("thread_id = ? AND tool = ? AND fingerprint = ? AND status = ?", threadID, tool, fingerprint, auxilia.ApprovalPending).
+		Where(pendingCallSQL, threadID, tool, fingerprint).
 		UpdateColumns(map[string]any{"status": string(auxilia.ApprovalApproved), "decided_by": by, "decided_at": now, "used_at": now}).Error
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -86,4 +87,16 @@ func (db *DB) ConnectionsInUse() int {
 		return -1
 	}
 	return pool.Stats().InUse
+}
+
+// PartialIndexStatements are, by the partial index each must use, the
+// statements (or the conditions of those GORM writes) that look for rows
+// by it, as Postgres is sent them, each with how many arguments it takes.
+func PartialIndexStatements() map[string]map[string]int {
+	out := map[string]map[string]int{"runs_active": {}, "approvals_pending": {}}
+	for _, query := range []string{endActiveRunSQL, replaceActiveRunSQL, replaceActiveOnInstanceSQL} {
+		out["runs_active"][numbered(query)] = strings.Count(query, "?")
+	}
+	out["approvals_pending"][numbered("SELECT * FROM approvals WHERE "+pendingCallSQL)] = strings.Count(pendingCallSQL, "?")
+	return out
 }

@@ -190,11 +190,17 @@ func (s runTable) replaceActive(ctx context.Context, row runRow) error {
 // endActive are endActiveRunSQL's arguments: the thread's active run
 // completed by row.
 func (runTable) endActive(row runRow) []any {
-	return []any{string(auxilia.RunCompleted), row.StartedAt, string(auxilia.EndedByNewerRun), row.ThreadID,
-		string(auxilia.RunActive)}
+	return []any{string(auxilia.RunCompleted), row.StartedAt, string(auxilia.EndedByNewerRun), row.ThreadID}
 }
 
-const endActiveRunSQL = "UPDATE runs SET status = ?, ended_at = ?, ended_by = ? WHERE thread_id = ? AND status = ?"
+// endActiveRunSQL finds the thread's active run by runs_active, whatever
+// plan the database keeps for it: the status is written out, as the
+// index's predicate is, not a parameter. A plan made once for any status
+// (Postgres keeps one for a prepared statement once it costs no more than
+// planning each time) could not use the index and would read every run
+// the thread ever had, at every start.
+const endActiveRunSQL = "UPDATE runs SET status = ?, ended_at = ?, ended_by = ? WHERE thread_id = ? AND status = '" +
+	string(auxilia.RunActive) + "'"
 
 // insertRunAfterEndedSQL inserts a runRow's values once the runs of the
 // statement's "ended" have ended, counting them first.
