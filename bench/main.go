@@ -32,7 +32,7 @@ type config struct {
 	Concurrency int           // workers of the closed loops (reads, writes)
 	Warmup      time.Duration // of each closed loop, not recorded
 	Window      time.Duration // recorded span of each closed loop
-	Rounds      int           // ours and the floor alternate this many times
+	Rounds      int           // ours and the floors alternate this many times
 
 	Sandboxes       int           // registered before the reads are measured
 	Latency         time.Duration // the fake provider's round trip
@@ -65,7 +65,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.Concurrency, "concurrency", 8, "workers of the closed-loop loads")
 	fs.DurationVar(&c.Warmup, "warmup", time.Second, "warm-up of each closed-loop load, not recorded")
 	fs.DurationVar(&c.Window, "window", 5*time.Second, "recorded span of each closed-loop load")
-	fs.IntVar(&c.Rounds, "rounds", 3, "how many times ours and the floor alternate on each read route")
+	fs.IntVar(&c.Rounds, "rounds", 3, "how many times ours and the floors alternate on each read route and on the runs started at once")
 	fs.IntVar(&c.Sandboxes, "sandboxes", 50, "sandboxes registered for the reads")
 	fs.DurationVar(&c.Latency, "latency", 20*time.Millisecond, "the fake provider's round trip")
 	fs.IntVar(&c.WarmRuns, "warm-runs", 300, "warm run starts measured, one at a time")

@@ -208,7 +208,9 @@ func (w *reportWriter) runs(r results) {
 	burstFloor := time.Duration(float64(rn.Threads) * float64(lat) / float64(rn.Threads))
 	fb, cb := rn.FloorBurst, rn.CallingBurst
 	w.p("Then **all %d threads start a run at the same moment**, each from its own connection (a gate releases them together), "+
-		"each reconnecting its live instance. Three floors:\n", rn.Threads)
+		"each reconnecting its live instance. Ours and three floors; ours and the two reachable ones take turns, %d rounds, "+
+		"each round begun by the next of them, so that a slower moment of the shared machine falls on each alike. "+
+		"Each column of the table is its median round, by total; every round's total is in its last row.\n", rn.Threads, r.Config.Rounds)
 	w.p("- **The reachable floor** is the same burst, through the same gate on connections of their own, on a bare `net/http` "+
 		"handler in the floor's process that makes the server's transactions of a warm run start through pgx "+
 		"(`bench/floor_runs.go`): the token; one round trip, the server's three reads sent together, of the thread's live "+
@@ -216,9 +218,9 @@ func (w *reportWriter) runs(r results) {
 		"the provider round trip, here a wait of %s; one round trip, the server's three statements sent together as one "+
 		"transaction, that records the run on the thread's row (locking it), ends the thread's active run, inserts the new run "+
 		"and the audit entry. Its pgx pool holds as many connections as the server's (%d), and runs as many at once; the server runs %d at once "+
-		"(its `AUXILIA_DB_STATEMENTS_AT_ONCE` default), the others waiting in line. It runs after the server's burst, on the same threads.",
+		"(its `AUXILIA_DB_STATEMENTS_AT_ONCE` default), the others waiting in line. It starts runs on the same threads.",
 		dur(lat), floorRunConns, store.DefaultStatementsAtOnce())
-	w.p("- **The reachable floor, calling the provider** is that floor again, after it, whose provider round trip is the call the " +
+	w.p("- **The reachable floor, calling the provider** is that floor again, whose provider round trip is the call the " +
 		"server's Daytona client makes to reconnect an instance (`GET /sandbox/{id}`, its answer decoded) to the same fake, through " +
 		"a client made as the server's are (`provider.NewHTTPClient`, as many connections kept alive), instead of a wait " +
 		"(`bench/floor_provider.go`). The wait leaves out what reaching the provider costs, the fake's work included, which shares " +
@@ -228,7 +230,7 @@ func (w *reportWriter) runs(r results) {
 	w.p("The server's memory is its resident set (`VmRSS` in `/proc`), sampled every 5 ms.\n")
 	w.p("| %d threads at once | ours | reachable floor | reachable floor, calling the provider |\n|---|--:|--:|--:|", rn.Threads)
 	w.p("| runs that succeeded | %d | %d | %d |", rn.Burst.requests(), fb.requests(), cb.requests())
-	w.p("| runs that failed | %d | %d | %d |", rn.Burst.errors, fb.errors, cb.errors)
+	w.p("| runs that failed, all rounds | %d | %d | %d |", rn.BurstFailed, fb.errors, cb.errors)
 	w.p("| total, to the last answer | %s | %s | %s |", ms(rn.Burst.total), ms(fb.total), ms(cb.total))
 	w.p("| p50, p99 of the runs that succeeded | %s, %s | %s, %s | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)),
 		ms(fb.quantile(.5)), ms(fb.quantile(.99)), ms(cb.quantile(.5)), ms(cb.quantile(.99)))
@@ -245,10 +247,11 @@ func (w *reportWriter) runs(r results) {
 		ratio(float64(cb.total), float64(burstFloor)))
 	w.p("| provider calls | %d (%.2f a run) | | %d (%.2f a run) |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads),
 		totalCalls(rn.CallingCalls), perRun(rn.CallingCalls, rn.Threads))
-	w.p("| server RSS before → peak → after | %s → %s → %s | | |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
-	w.p("| Postgres sessions opened | %d | | |\n", rn.BurstSession)
-	if rn.Burst.errors > 0 {
-		w.p("What the failed runs were answered: %s.\n", rn.Burst.errorSummary(4))
+	w.p("| server RSS before the first round → peak → after the last | %s → %s → %s | | |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
+	w.p("| Postgres sessions opened, all rounds | %d | | |", rn.BurstSession)
+	w.p("| every round's total | %s | %s | %s |\n", msList(rn.BurstTotals), msList(rn.FloorTotals), msList(rn.CallingTotals))
+	if rn.BurstFailed > 0 {
+		w.p("What the first of the failed runs were answered: %s.\n", rn.BurstAnswers)
 	}
 	if len(rn.BurstLogged) > 0 {
 		w.p("What the server logged as errors meanwhile: %s.\n", logSummary(rn.BurstLogged, 4))

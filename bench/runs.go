@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/provider/daytona/daytonatest"
@@ -28,12 +30,14 @@ type runResults struct {
 	// Burst: every thread starts a run at once, each reconnecting its instance.
 	Burst        batch
 	BurstCalls   map[string]int
+	BurstFailed  int    // runs of the bursts that failed, all rounds
+	BurstAnswers string // what the first of them were answered
 	Threads      int
-	RSSBefore    int64 // the server's resident memory, bytes
-	RSSPeak      int64 // highest sample during the burst
+	RSSBefore    int64 // the server's resident memory before the first round, bytes
+	RSSPeak      int64 // highest sample during the bursts
 	RSSAfter     int64
-	BurstLogged  map[string]int // the server's error log lines during the burst
-	BurstSession int64          // Postgres sessions opened during the burst
+	BurstLogged  map[string]int // the server's error log lines during the bursts, all rounds
+	BurstSession int64          // Postgres sessions opened during the bursts, all rounds
 
 	BurstCPU cpuUse
 
@@ -47,6 +51,10 @@ type runResults struct {
 	CallingBurst    batch
 	CallingBurstCPU cpuUse
 	CallingCalls    map[string]int
+
+	// Each burst is taken once a round; the fields above hold each one's
+	// median round, and these every round's total, in order.
+	BurstTotals, FloorTotals, CallingTotals []time.Duration
 }
 
 func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) {
@@ -102,73 +110,143 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 		return res, fmt.Errorf("first runs failed: %s", res.Cold.errorSummary(3))
 	}
 
-	// The burst: every thread at once, on connections of their own, as
-	// that many clients would.
-	pause(ctx)
+	// The bursts: every thread at once, on connections of their own, as
+	// that many clients would. Ours and the two floors take turns, each
+	// round begun by the next of them, so that a slower moment of the
+	// shared machine falls on each alike; each is reported by its median
+	// round.
+	startOn := func(ctx context.Context, api api, i int) error { return api.startRun(ctx, agentID, thread(i)) }
+	bursts := []*burstRounds{
+		{name: "ours", take: func(ctx context.Context) (burstTake, error) {
+			return oursBurst(ctx, s, fake, &res, cfg.Threads, startOn)
+		}},
+		{name: "the floor's", floor: true, take: func(ctx context.Context) (burstTake, error) {
+			return floorBurst(ctx, s, fake, "", cfg.Threads, startOn)
+		}},
+		{name: "the floor's, calling the provider,", floor: true, take: func(ctx context.Context) (burstTake, error) {
+			return floorBurst(ctx, s, fake, callingPrefix, cfg.Threads, startOn)
+		}},
+	}
+	for round := range cfg.Rounds {
+		for k := range bursts {
+			b := bursts[(round+k)%len(bursts)]
+			pause(ctx)
+			take, err := b.take(ctx)
+			if err != nil {
+				return res, err
+			}
+			b.takes = append(b.takes, take)
+			logf("  round %d: %s %d runs at once: %s, %d failed, %.2f provider calls a run", round+1, b.name, cfg.Threads,
+				take.total.Round(time.Millisecond), take.errors, perRun(take.calls, take.requests()+take.errors))
+			if b.floor && take.errors > 0 {
+				return res, fmt.Errorf("%s burst failed: %s", b.name, take.errorSummary(3))
+			}
+		}
+	}
+	ours, floor, calling := bursts[0].median(), bursts[1].median(), bursts[2].median()
+	res.Burst, res.BurstCPU, res.BurstCalls = ours.batch, ours.cpu, ours.calls
+	res.FloorBurst, res.FloorBurstCPU = floor.batch, floor.cpu
+	res.CallingBurst, res.CallingBurstCPU, res.CallingCalls = calling.batch, calling.cpu, calling.calls
+	res.BurstTotals, res.FloorTotals, res.CallingTotals = bursts[0].totals(), bursts[1].totals(), bursts[2].totals()
+	logf("  %d runs at once, median of %d rounds: ours %s, the floor %s (ours / it %.2f×), the floor calling the provider %s (ours / it %.2f×)",
+		cfg.Threads, cfg.Rounds, ms(ours.total), ms(floor.total), quotient(ours.total, floor.total),
+		ms(calling.total), quotient(ours.total, calling.total))
+	return res, nil
+}
+
+// burstTake is one burst of run starts, what it cost and the provider
+// calls it made.
+type burstTake struct {
+	batch
+	cpu   cpuUse
+	calls map[string]int
+}
+
+// burstRounds are the takes of one kind of burst, a round each.
+type burstRounds struct {
+	name  string
+	floor bool // a floor's burst, which must not fail: its runs are all the same as the server's that succeeded
+	take  func(ctx context.Context) (burstTake, error)
+	takes []burstTake
+}
+
+// median is the take whose total is the median of the rounds' (the lower
+// of the two middle ones when they are even).
+func (b *burstRounds) median() burstTake {
+	sorted := slices.SortedFunc(slices.Values(b.takes), func(x, y burstTake) int { return cmp.Compare(x.total, y.total) })
+	return sorted[(len(sorted)-1)/2]
+}
+
+// totals are the rounds' totals, in the order they were taken.
+func (b *burstRounds) totals() []time.Duration {
+	out := make([]time.Duration, len(b.takes))
+	for i, t := range b.takes {
+		out[i] = t.total
+	}
+	return out
+}
+
+// oursBurst starts a run on each of n threads at once on the server,
+// watching its memory, its error log and its Postgres sessions meanwhile
+// (gathered in res over the rounds).
+func oursBurst(ctx context.Context, s *stack, fake *daytonatest.Server, res *runResults, n int,
+	start func(ctx context.Context, api api, i int) error) (burstTake, error) {
+	var take burstTake
 	burstAPI := s.ours
-	burstAPI.http = newHTTPClient(cfg.Threads)
+	burstAPI.http = newHTTPClient(n)
 	defer burstAPI.http.CloseIdleConnections()
 	before, err := s.server.readMemory()
 	if err != nil {
-		return res, err
+		return take, err
 	}
-	res.RSSBefore = before.rss
+	if res.RSSBefore == 0 {
+		res.RSSBefore = before.rss
+	}
 	s.server.takeErrorLines()
 	fake.ResetCalls()
 	stopWatching := s.server.watchMemory(5 * time.Millisecond)
-	res.BurstSession, err = s.countSessions(ctx, func() {
+	sessions, err := s.countSessions(ctx, func() {
 		spent := startCPU(s.server.cmd.Process.Pid, s.db.name)
-		res.Burst = runBatch(ctx, cfg.Threads, cfg.Threads, func(ctx context.Context, i int) error {
-			return burstAPI.startRun(ctx, agentID, thread(i))
-		})
-		res.BurstCPU = spent()
+		take.batch = runBatch(ctx, n, n, func(ctx context.Context, i int) error { return start(ctx, burstAPI, i) })
+		take.cpu = spent()
 	})
-	res.RSSPeak = stopWatching()
+	res.RSSPeak = max(res.RSSPeak, stopWatching())
 	if err != nil {
-		return res, err
+		return take, err
 	}
-	res.BurstCalls = fake.AllCalls()
-	res.BurstLogged = s.server.takeErrorLines()
+	res.BurstSession += sessions
+	if take.errors > 0 && res.BurstFailed == 0 {
+		res.BurstAnswers = take.errorSummary(4)
+	}
+	res.BurstFailed += take.errors
+	take.calls = fake.AllCalls()
+	if res.BurstLogged == nil {
+		res.BurstLogged = map[string]int{}
+	}
+	for line, count := range s.server.takeErrorLines() {
+		res.BurstLogged[line] += count
+	}
 	if after, err := s.server.readMemory(); err == nil {
 		res.RSSAfter = after.rss
 	}
-	logf("  %d runs at once: %s, %d failed, %.2f provider calls a run, RSS %s → peak %s",
-		cfg.Threads, res.Burst.total.Round(time.Millisecond), res.Burst.errors,
-		perRun(res.BurstCalls, res.Burst.requests()+res.Burst.errors), mib(res.RSSBefore), mib(res.RSSPeak))
+	return take, nil
+}
 
-	// The floor's bursts: the same threads, at once, on connections of
-	// their own; first waiting for the provider's latency, then calling it.
-	for _, b := range []struct {
-		name      string
-		prefix    string
-		burst     *batch
-		cpu       *cpuUse
-		countedIn *map[string]int
-	}{
-		{"the floor's", "", &res.FloorBurst, &res.FloorBurstCPU, nil},
-		{"the floor's, calling the provider,", callingPrefix, &res.CallingBurst, &res.CallingBurstCPU, &res.CallingCalls},
-	} {
-		pause(ctx)
-		floorAPI := s.base
-		floorAPI.base += b.prefix
-		floorAPI.http = newHTTPClient(cfg.Threads)
-		fake.ResetCalls()
-		spent := startCPU(s.floor.cmd.Process.Pid, s.db.name)
-		*b.burst = runBatch(ctx, cfg.Threads, cfg.Threads, func(ctx context.Context, i int) error {
-			return floorAPI.startRun(ctx, agentID, thread(i))
-		})
-		*b.cpu = spent()
-		floorAPI.http.CloseIdleConnections()
-		if b.countedIn != nil {
-			*b.countedIn = fake.AllCalls()
-		}
-		logf("  %s %d runs at once: %s, %d failed; ours / it %.2f×", b.name, cfg.Threads,
-			b.burst.total.Round(time.Millisecond), b.burst.errors, float64(res.Burst.total)/float64(max(b.burst.total, 1)))
-		if b.burst.errors > 0 {
-			return res, fmt.Errorf("%s burst failed: %s", b.name, b.burst.errorSummary(3))
-		}
-	}
-	return res, nil
+// floorBurst starts a run on each of n threads at once on the floor, at
+// its routes under prefix.
+func floorBurst(ctx context.Context, s *stack, fake *daytonatest.Server, prefix string, n int,
+	start func(ctx context.Context, api api, i int) error) (burstTake, error) {
+	floorAPI := s.base
+	floorAPI.base += prefix
+	floorAPI.http = newHTTPClient(n)
+	defer floorAPI.http.CloseIdleConnections()
+	fake.ResetCalls()
+	spent := startCPU(s.floor.cmd.Process.Pid, s.db.name)
+	var take burstTake
+	take.batch = runBatch(ctx, n, n, func(ctx context.Context, i int) error { return start(ctx, floorAPI, i) })
+	take.cpu = spent()
+	take.calls = fake.AllCalls()
+	return take, nil
 }
 
 // perRun is the provider calls per run.

@@ -108,6 +108,15 @@ func (s series) errorSummary(limit int) string {
 }
 
 // ms renders a duration in milliseconds with sensible precision.
+// msList is ds as ms writes them, in order.
+func msList(ds []time.Duration) string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = ms(d)
+	}
+	return strings.Join(out, ", ")
+}
+
 func ms(d time.Duration) string {
 	v := float64(d) / float64(time.Millisecond)
 	switch {
