@@ -63,7 +63,7 @@ func floorMain(args []string) error {
 	conns := fs.Int("conns", 16, "pgx pool size of the reads")
 	runConns := fs.Int("run-conns", floorRunConns, "pgx pool size of the run starts (the server's AUXILIA_DB_MAX_CONNECTIONS default)")
 	latency := fs.Duration("latency", 20*time.Millisecond, "the provider round trip of a run start")
-	providerKey := fs.String("provider-key", "", "the API key of the Daytona the run starts under /calling reconnect their instances at")
+	providerKey := fs.String("provider-key", "", "the Daytona API key that the run starts under /calling send to reconnect their instance")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ type floorRunView struct {
 
 // startRun starts a run on a thread whose instance is live, as the server
 // does: one round trip that reads the thread's live instance, the agent
-// with its binding and the sandbox bound; the provider round trip, trip;
+// with its binding and the sandbox bound; the provider round trip (trip);
 // one round trip of three statements, one implicit transaction, that
 // records the run on the thread (locking it), ends its active run, records
 // the new one and the audit entry. A thread without a live instance is a

@@ -121,10 +121,10 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 			return oursBurst(ctx, s, fake, &res, cfg.Threads, startOn)
 		}},
 		{name: "the floor's", floor: true, take: func(ctx context.Context) (burstTake, error) {
-			return floorBurst(ctx, s, fake, "", cfg.Threads, startOn)
+			return floorBurst(ctx, s, fake, "", cfg.Threads, startOn), nil
 		}},
 		{name: "the floor's, calling the provider,", floor: true, take: func(ctx context.Context) (burstTake, error) {
-			return floorBurst(ctx, s, fake, callingPrefix, cfg.Threads, startOn)
+			return floorBurst(ctx, s, fake, callingPrefix, cfg.Threads, startOn), nil
 		}},
 	}
 	for round := range cfg.Rounds {
@@ -165,7 +165,7 @@ type burstTake struct {
 // burstRounds are the takes of one kind of burst, a round each.
 type burstRounds struct {
 	name  string
-	floor bool // a floor's burst, which must not fail: its runs are all the same as the server's that succeeded
+	floor bool // a floor's burst, which must not fail
 	take  func(ctx context.Context) (burstTake, error)
 	takes []burstTake
 }
@@ -235,7 +235,7 @@ func oursBurst(ctx context.Context, s *stack, fake *daytonatest.Server, res *run
 // floorBurst starts a run on each of n threads at once on the floor, at
 // its routes under prefix.
 func floorBurst(ctx context.Context, s *stack, fake *daytonatest.Server, prefix string, n int,
-	start func(ctx context.Context, api api, i int) error) (burstTake, error) {
+	start func(ctx context.Context, api api, i int) error) burstTake {
 	floorAPI := s.base
 	floorAPI.base += prefix
 	floorAPI.http = newHTTPClient(n)
@@ -246,7 +246,7 @@ func floorBurst(ctx context.Context, s *stack, fake *daytonatest.Server, prefix 
 	take.batch = runBatch(ctx, n, n, func(ctx context.Context, i int) error { return start(ctx, floorAPI, i) })
 	take.cpu = spent()
 	take.calls = fake.AllCalls()
-	return take, nil
+	return take
 }
 
 // perRun is the provider calls per run.
