@@ -45,18 +45,23 @@ func percentileChart(title string, lines []svgchart.Line, rules ...svgchart.Rule
 		XMin: 0, XMax: tailDecades, XTicks: percentileTicks, Lines: lines, Rules: rules}
 }
 
-// completionChart shows how many runs of a burst had their answer by when.
-func completionChart(title string, b, reachable, calling batch, floor time.Duration) svgchart.Chart {
-	line := func(name, colour string, b batch) svgchart.Line {
-		l := svgchart.Line{Name: name, Color: colour}
+// completionChart shows how many runs of each burst had their answer by
+// when, beside the floor no burst can beat.
+func completionChart(title string, floor time.Duration, bursts ...completion) svgchart.Chart {
+	xMax, yMax := msFloat(floor), 0
+	lines := make([]svgchart.Line, len(bursts))
+	for k, c := range bursts {
+		xMax = max(xMax, msFloat(c.total))
+		yMax = max(yMax, len(c.ends)+c.errors)
+		l := svgchart.Line{Name: c.name, Color: c.colour}
 		l.Points = append(l.Points, svgchart.Point{X: 0, Y: 0})
-		for i, end := range b.ends {
+		for i, end := range c.ends {
 			x := msFloat(end)
 			l.Points = append(l.Points, svgchart.Point{X: x, Y: float64(i)}, svgchart.Point{X: x, Y: float64(i + 1)})
 		}
-		return l
+		lines[k] = l
 	}
-	xMax := max(msFloat(b.total), msFloat(reachable.total), msFloat(calling.total), msFloat(floor)) * 1.05
+	xMax *= 1.05
 	step := niceTick(xMax / 6)
 	var ticks []svgchart.Tick
 	for x := 0.0; x <= xMax; x += step {
@@ -67,11 +72,14 @@ func completionChart(title string, b, reachable, calling batch, floor time.Durat
 		ticks = append(ticks, svgchart.Tick{At: x, Label: label})
 	}
 	return svgchart.Chart{Title: title, XLabel: "time since the runs were sent", YLabel: "runs answered",
-		XMin: 0, XMax: xMax, XTicks: ticks,
-		YMax: float64(max(len(b.ends)+b.errors, len(reachable.ends)+reachable.errors, len(calling.ends)+calling.errors)),
-		Lines: []svgchart.Line{line("runs answered (ours)", oursColour, b), line("reachable floor (net/http + pgx)", floorColour, reachable),
-			line("reachable floor, calling the provider", secondFloorColour, calling)},
+		XMin: 0, XMax: xMax, XTicks: ticks, YMax: float64(yMax), Lines: lines,
 		Rules: []svgchart.Rule{{Vertical: true, At: msFloat(floor), Label: "provider's floor"}}}
+}
+
+// completion is a burst's line on a completionChart.
+type completion struct {
+	batch
+	name, colour string
 }
 
 // niceTick rounds a step up to 1, 2 or 5 times a power of ten.

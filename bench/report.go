@@ -208,7 +208,7 @@ func (w *reportWriter) runs(r results) {
 	burstFloor := time.Duration(float64(rn.Threads) * float64(lat) / float64(rn.Threads))
 	fb, cb := rn.FloorBurst, rn.CallingBurst
 	w.p("Then **all %d threads start a run at the same moment**, each from its own connection (a gate releases them together), "+
-		"each reconnecting its live instance. Ours and three floors; ours and the two reachable ones take turns, %d rounds, "+
+		"each reconnecting its live instance. Ours, ours with a wider line, and three floors; all but the provider's take turns, %d rounds, "+
 		"each round begun by the next of them, so that a slower moment of the shared machine falls on each alike. "+
 		"Each column of the table is its median round, by total; every round's total is in its last row.\n", rn.Threads, r.Config.Rounds)
 	w.p("- **The reachable floor** is the same burst, through the same gate on connections of their own, on a bare `net/http` "+
@@ -225,31 +225,46 @@ func (w *reportWriter) runs(r results) {
 		"a client made as the server's are (`provider.NewHTTPClient`, as many connections kept alive), instead of a wait " +
 		"(`bench/floor_provider.go`). The wait leaves out what reaching the provider costs, the fake's work included, which shares " +
 		"the machine; this floor pays it as the server does. The goal is set against the floor that waits.")
+	w.p("- **Ours, %d statements at once** is a second server, the same binary on the same database, whose line has a place for "+
+		"each of its %d connections (`AUXILIA_DB_STATEMENTS_AT_ONCE=%d`, `bench/runs_line.go`), so that it runs as many statements "+
+		"at once as the floor. It warms up with a burst not recorded, as the first runs warmed up the server's connections. "+
+		"A statement holds its place for its whole round trip, its wait for the server's processors included: in a burst that keeps "+
+		"every processor busy, a narrow line leaves the database idle between them, and a wide one shares it among more statements, "+
+		"each taking longer (§5).", lineAsWide, store.DefaultMaxConnections, lineAsWide)
 	w.p("- **The provider's floor** is %d × one round trip ÷ %d in flight = %s: what the burst would take if the database cost nothing; "+
 		"no program that records the runs can reach it.\n", rn.Threads, rn.Threads, ms(burstFloor))
 	w.p("The server's memory is its resident set (`VmRSS` in `/proc`), sampled every 5 ms.\n")
-	w.p("| %d threads at once | ours | reachable floor | reachable floor, calling the provider |\n|---|--:|--:|--:|", rn.Threads)
-	w.p("| runs that succeeded | %d | %d | %d |", rn.Burst.requests(), fb.requests(), cb.requests())
-	w.p("| runs that failed, all rounds | %d | %d | %d |", rn.BurstFailed, fb.errors, cb.errors)
-	w.p("| total, to the last answer | %s | %s | %s |", ms(rn.Burst.total), ms(fb.total), ms(cb.total))
-	w.p("| p50, p99 of the runs that succeeded | %s, %s | %s, %s | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)),
-		ms(fb.quantile(.5)), ms(fb.quantile(.99)), ms(cb.quantile(.5)), ms(cb.quantile(.99)))
-	w.p("| **total / reachable floor** | **%s** | | |", ratio(float64(rn.Burst.total), float64(fb.total)))
-	w.p("| total / reachable floor, calling the provider | %s | %s | |",
-		ratio(float64(rn.Burst.total), float64(cb.total)), ratio(float64(fb.total), float64(cb.total)))
+	wl := rn.WideLine
+	w.p("| %d threads at once | ours | ours, %d statements at once | reachable floor | reachable floor, calling the provider |\n|---|--:|--:|--:|--:|",
+		rn.Threads, lineAsWide)
+	w.p("| runs that succeeded | %d | %d | %d | %d |", rn.Burst.requests(), wl.requests(), fb.requests(), cb.requests())
+	w.p("| runs that failed, all rounds | %d | %d | %d | %d |", rn.BurstFailed, wl.errors, fb.errors, cb.errors)
+	w.p("| total, to the last answer | %s | %s | %s | %s |", ms(rn.Burst.total), ms(wl.total), ms(fb.total), ms(cb.total))
+	w.p("| p50, p99 of the runs that succeeded | %s, %s | %s, %s | %s, %s | %s, %s |", ms(rn.Burst.quantile(.5)), ms(rn.Burst.quantile(.99)),
+		ms(wl.quantile(.5)), ms(wl.quantile(.99)), ms(fb.quantile(.5)), ms(fb.quantile(.99)), ms(cb.quantile(.5)), ms(cb.quantile(.99)))
+	w.p("| **total / reachable floor** | **%s** | %s | | |", ratio(float64(rn.Burst.total), float64(fb.total)),
+		ratio(float64(wl.total), float64(fb.total)))
+	w.p("| total / reachable floor, calling the provider | %s | %s | %s | |", ratio(float64(rn.Burst.total), float64(cb.total)),
+		ratio(float64(wl.total), float64(cb.total)), ratio(float64(fb.total), float64(cb.total)))
 	burstProc, burstPG := rn.BurstCPU.perRequest(rn.Burst.series)
+	wideProc, widePG := rn.WideLineCPU.perRequest(wl.series)
 	floorProc, floorPG := rn.FloorBurstCPU.perRequest(fb.series)
 	callingProc, callingPG := rn.CallingBurstCPU.perRequest(cb.series)
-	w.p("| CPU a run: the server (or the floor), Postgres | %s, %s | %s, %s | %s, %s |", micros(burstProc), micros(burstPG),
-		micros(floorProc), micros(floorPG), micros(callingProc), micros(callingPG))
-	w.p("| total / the provider's floor (%s, unreachable) | %s | %s | %s |", ms(burstFloor),
-		ratio(float64(rn.Burst.total), float64(burstFloor)), ratio(float64(fb.total), float64(burstFloor)),
-		ratio(float64(cb.total), float64(burstFloor)))
-	w.p("| provider calls | %d (%.2f a run) | | %d (%.2f a run) |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads),
+	w.p("| CPU a run: the server (or the floor), Postgres | %s, %s | %s, %s | %s, %s | %s, %s |", micros(burstProc), micros(burstPG),
+		micros(wideProc), micros(widePG), micros(floorProc), micros(floorPG), micros(callingProc), micros(callingPG))
+	w.p("| statements that waited for a place in the server's line; their mean wait | %s | %s | | |",
+		lineWaits(rn.BurstWaits, rn.Burst), lineWaits(rn.WideLineWaits, wl))
+	w.p("| total / the provider's floor (%s, unreachable) | %s | %s | %s | %s |", ms(burstFloor),
+		ratio(float64(rn.Burst.total), float64(burstFloor)), ratio(float64(wl.total), float64(burstFloor)),
+		ratio(float64(fb.total), float64(burstFloor)), ratio(float64(cb.total), float64(burstFloor)))
+	w.p("| provider calls | %d (%.2f a run) | | | %d (%.2f a run) |", totalCalls(rn.BurstCalls), perRun(rn.BurstCalls, rn.Threads),
 		totalCalls(rn.CallingCalls), perRun(rn.CallingCalls, rn.Threads))
-	w.p("| server RSS before the first round → peak → after the last | %s → %s → %s | | |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
-	w.p("| Postgres sessions opened, all rounds | %d | | |", rn.BurstSession)
-	w.p("| every round's total | %s | %s | %s |\n", msList(rn.BurstTotals), msList(rn.FloorTotals), msList(rn.CallingTotals))
+	w.p("| server RSS before the first round → peak → after the last | %s → %s → %s | | | |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
+	w.p("| Postgres sessions opened, all rounds | %d | | | |", rn.BurstSession)
+	w.p("| every round's total | %s | %s | %s | %s |\n", msList(rn.BurstTotals), msList(rn.WideLineTotals), msList(rn.FloorTotals),
+		msList(rn.CallingTotals))
+	w.p("The line's waits are the server's own count at `/metrics` (`auxilia_db_line_waits_total`, `auxilia_db_line_wait_seconds_total`) " +
+		"over the median round: a run start sends two round trips to the database, its reads and its record.\n")
 	if rn.BurstFailed > 0 {
 		w.p("What the first of the failed runs were answered: %s.\n", rn.BurstAnswers)
 	}
@@ -257,7 +272,21 @@ func (w *reportWriter) runs(r results) {
 		w.p("What the server logged as errors meanwhile: %s.\n", logSummary(rn.BurstLogged, 4))
 	}
 	w.chart("runs-burst.svg", "Runs answered over time when every thread starts a run at once",
-		completionChart(fmt.Sprintf("%d threads start runs at once (provider round trip %s)", rn.Threads, dur(lat)), rn.Burst, fb, cb, burstFloor))
+		completionChart(fmt.Sprintf("%d threads start runs at once (provider round trip %s)", rn.Threads, dur(lat)), burstFloor,
+			completion{rn.Burst, "runs answered (ours)", oursColour},
+			completion{wl, fmt.Sprintf("ours, %d statements at once", lineAsWide), secondColour},
+			completion{fb, "reachable floor (net/http + pgx)", floorColour},
+			completion{cb, "reachable floor, calling the provider", secondFloorColour}))
+}
+
+// lineWaits is how many statements of a burst waited for a place in the
+// server's line, how many a run, and their mean wait.
+func lineWaits(w dbWaits, b batch) string {
+	if w.Count == 0 {
+		return "0"
+	}
+	runs := b.requests() + b.errors
+	return fmt.Sprintf("%d (%.2f a run); %s", w.Count, float64(w.Count)/float64(max(runs, 1)), ms(w.Duration/time.Duration(w.Count)))
 }
 
 func (w *reportWriter) writes(r results) {

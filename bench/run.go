@@ -36,6 +36,9 @@ type results struct {
 // floor; and the same binary on its embedded database.
 type stack struct {
 	db     *database
+	bin    string   // the server's binary
+	env    []string // the server's environment
+	tmp    string   // the run's folder
 	server *process
 	floor  *process
 	ours   api // with the admin token
@@ -178,7 +181,7 @@ func startStack(ctx context.Context, cfg config, bin, tmp string) (*stack, error
 	_, _ = rand.Read(raw)
 	token := "aux_" + base64.RawURLEncoding.EncodeToString(raw)
 
-	s := &stack{}
+	s := &stack{bin: bin, tmp: tmp}
 	if s.db, err = createDatabase(ctx, cfg.Postgres); err != nil {
 		return nil, err
 	}
@@ -187,9 +190,9 @@ func startStack(ctx context.Context, cfg config, bin, tmp string) (*stack, error
 		"AUXILIA_BOOTSTRAP_TOKEN="+token,
 		"AUXILIA_LISTEN=127.0.0.1:0",
 	)
-	env := append(slices.Clip(common), "DATABASE_URL="+s.db.URL, "AUXILIA_LOCAL_PROVIDER=off",
+	s.env = append(slices.Clip(common), "DATABASE_URL="+s.db.URL, "AUXILIA_LOCAL_PROVIDER=off",
 		"AUXILIA_DATA_DIR="+filepath.Join(tmp, "data"))
-	if s.server, err = startProcess(ctx, "auxilia", bin, []string{"serve"}, env); err != nil {
+	if s.server, err = startProcess(ctx, "auxilia", bin, []string{"serve"}, s.env); err != nil {
 		return s, err
 	}
 	// Without DATABASE_URL the binary keeps its data in SQLite in its data

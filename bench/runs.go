@@ -39,7 +39,14 @@ type runResults struct {
 	BurstLogged  map[string]int // the server's error log lines during the bursts, all rounds
 	BurstSession int64          // Postgres sessions opened during the bursts, all rounds
 
-	BurstCPU cpuUse
+	BurstCPU   cpuUse
+	BurstWaits dbWaits // for a place in the server's line, in its median round
+
+	// WideLine: the same burst on a second server, whose line has a place
+	// for every connection (runs_line.go).
+	WideLine      batch
+	WideLineCPU   cpuUse
+	WideLineWaits dbWaits
 
 	// FloorBurst: the same burst on the floor, which makes the same
 	// transactions a run as the server, around a wait of one round trip.
@@ -54,7 +61,7 @@ type runResults struct {
 
 	// Each burst is taken once a round; the fields above hold each one's
 	// median round, and these every round's total, in order.
-	BurstTotals, FloorTotals, CallingTotals []time.Duration
+	BurstTotals, WideLineTotals, FloorTotals, CallingTotals []time.Duration
 }
 
 func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) {
@@ -116,14 +123,28 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 	// shared machine falls on each alike; each is reported by its median
 	// round.
 	startOn := func(ctx context.Context, api api, i int) error { return api.startRun(ctx, agentID, thread(i)) }
+	wide, wideAPI, err := s.startServerWithWideLine(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer wide.stop()
+	// Its warm-up: a burst, not recorded, that opens its connections, as
+	// the first runs did the server's.
+	pause(ctx)
+	if take, err := serverBurst(ctx, s, wide, wideAPI, fake, cfg.Threads, startOn); err != nil || take.errors > 0 {
+		return res, fmt.Errorf("the warm-up burst of the server with a wide line: %w (%s)", err, take.errorSummary(3))
+	}
 	bursts := []*burstRounds{
 		{name: "ours", take: func(ctx context.Context) (burstTake, error) {
 			return oursBurst(ctx, s, fake, &res, cfg.Threads, startOn)
 		}},
-		{name: "the floor's", floor: true, take: func(ctx context.Context) (burstTake, error) {
+		{name: fmt.Sprintf("ours, %d statements at once,", lineAsWide), mustSucceed: true, take: func(ctx context.Context) (burstTake, error) {
+			return serverBurst(ctx, s, wide, wideAPI, fake, cfg.Threads, startOn)
+		}},
+		{name: "the floor's", mustSucceed: true, take: func(ctx context.Context) (burstTake, error) {
 			return floorBurst(ctx, s, fake, "", cfg.Threads, startOn), nil
 		}},
-		{name: "the floor's, calling the provider,", floor: true, take: func(ctx context.Context) (burstTake, error) {
+		{name: "the floor's, calling the provider,", mustSucceed: true, take: func(ctx context.Context) (burstTake, error) {
 			return floorBurst(ctx, s, fake, callingPrefix, cfg.Threads, startOn), nil
 		}},
 	}
@@ -138,19 +159,22 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 			b.takes = append(b.takes, take)
 			logf("  round %d: %s %d runs at once: %s, %d failed, %.2f provider calls a run", round+1, b.name, cfg.Threads,
 				take.total.Round(time.Millisecond), take.errors, perRun(take.calls, take.requests()+take.errors))
-			if b.floor && take.errors > 0 {
+			if b.mustSucceed && take.errors > 0 {
 				return res, fmt.Errorf("%s burst failed: %s", b.name, take.errorSummary(3))
 			}
 		}
 	}
-	ours, floor, calling := bursts[0].median(), bursts[1].median(), bursts[2].median()
-	res.Burst, res.BurstCPU, res.BurstCalls = ours.batch, ours.cpu, ours.calls
+	ours, wideLine, floor, calling := bursts[0].median(), bursts[1].median(), bursts[2].median(), bursts[3].median()
+	res.Burst, res.BurstCPU, res.BurstCalls, res.BurstWaits = ours.batch, ours.cpu, ours.calls, ours.waits
+	res.WideLine, res.WideLineCPU, res.WideLineWaits = wideLine.batch, wideLine.cpu, wideLine.waits
 	res.FloorBurst, res.FloorBurstCPU = floor.batch, floor.cpu
 	res.CallingBurst, res.CallingBurstCPU, res.CallingCalls = calling.batch, calling.cpu, calling.calls
-	res.BurstTotals, res.FloorTotals, res.CallingTotals = bursts[0].totals(), bursts[1].totals(), bursts[2].totals()
-	logf("  %d runs at once, median of %d rounds: ours %s, the floor %s (ours / it %.2f×), the floor calling the provider %s (ours / it %.2f×)",
+	res.BurstTotals, res.WideLineTotals = bursts[0].totals(), bursts[1].totals()
+	res.FloorTotals, res.CallingTotals = bursts[2].totals(), bursts[3].totals()
+	logf("  %d runs at once, median of %d rounds: ours %s, the floor %s (ours / it %.2f×), the floor calling the provider %s (ours / it %.2f×); "+
+		"ours with %d statements at once %s (/ the floor %.2f×)",
 		cfg.Threads, cfg.Rounds, ms(ours.total), ms(floor.total), quotient(ours.total, floor.total),
-		ms(calling.total), quotient(ours.total, calling.total))
+		ms(calling.total), quotient(ours.total, calling.total), lineAsWide, ms(wideLine.total), quotient(wideLine.total, floor.total))
 	return res, nil
 }
 
@@ -160,14 +184,15 @@ type burstTake struct {
 	batch
 	cpu   cpuUse
 	calls map[string]int
+	waits dbWaits // a server's, for a place in its line
 }
 
 // burstRounds are the takes of one kind of burst, a round each.
 type burstRounds struct {
-	name  string
-	floor bool // a floor's burst, which must not fail
-	take  func(ctx context.Context) (burstTake, error)
-	takes []burstTake
+	name        string
+	mustSucceed bool // a burst that must not fail: a floor's, or the wide line's
+	take        func(ctx context.Context) (burstTake, error)
+	takes       []burstTake
 }
 
 // median is the take whose total is the median of the rounds' (the lower
@@ -191,24 +216,18 @@ func (b *burstRounds) totals() []time.Duration {
 // (gathered in res over the rounds).
 func oursBurst(ctx context.Context, s *stack, fake *daytonatest.Server, res *runResults, n int,
 	start func(ctx context.Context, api api, i int) error) (burstTake, error) {
-	var take burstTake
-	burstAPI := s.ours
-	burstAPI.http = newHTTPClient(n)
-	defer burstAPI.http.CloseIdleConnections()
 	before, err := s.server.readMemory()
 	if err != nil {
-		return take, err
+		return burstTake{}, err
 	}
 	if res.RSSBefore == 0 {
 		res.RSSBefore = before.rss
 	}
 	s.server.takeErrorLines()
-	fake.ResetCalls()
 	stopWatching := s.server.watchMemory(5 * time.Millisecond)
+	var take burstTake
 	sessions, err := s.countSessions(ctx, func() {
-		spent := startCPU(s.server.cmd.Process.Pid, s.db.name)
-		take.batch = runBatch(ctx, n, n, func(ctx context.Context, i int) error { return start(ctx, burstAPI, i) })
-		take.cpu = spent()
+		take, err = serverBurst(ctx, s, s.server, s.ours, fake, n, start)
 	})
 	res.RSSPeak = max(res.RSSPeak, stopWatching())
 	if err != nil {
@@ -219,7 +238,6 @@ func oursBurst(ctx context.Context, s *stack, fake *daytonatest.Server, res *run
 		res.BurstAnswers = take.errorSummary(4)
 	}
 	res.BurstFailed += take.errors
-	take.calls = fake.AllCalls()
 	if res.BurstLogged == nil {
 		res.BurstLogged = map[string]int{}
 	}
@@ -229,6 +247,31 @@ func oursBurst(ctx context.Context, s *stack, fake *daytonatest.Server, res *run
 	if after, err := s.server.readMemory(); err == nil {
 		res.RSSAfter = after.rss
 	}
+	return take, nil
+}
+
+// serverBurst starts a run on each of n threads at once on a server of
+// the stack, p served at a, with what it cost and the waits for its line.
+func serverBurst(ctx context.Context, s *stack, p *process, a api, fake *daytonatest.Server, n int,
+	start func(ctx context.Context, api api, i int) error) (burstTake, error) {
+	var take burstTake
+	waitsBefore, err := readDBWaits(ctx, a)
+	if err != nil {
+		return take, err
+	}
+	burstAPI := a
+	burstAPI.http = newHTTPClient(n)
+	defer burstAPI.http.CloseIdleConnections()
+	fake.ResetCalls()
+	spent := startCPU(p.cmd.Process.Pid, s.db.name)
+	take.batch = runBatch(ctx, n, n, func(ctx context.Context, i int) error { return start(ctx, burstAPI, i) })
+	take.cpu = spent()
+	take.calls = fake.AllCalls()
+	waitsAfter, err := readDBWaits(ctx, a)
+	if err != nil {
+		return take, err
+	}
+	take.waits = waitsAfter.since(waitsBefore)
 	return take, nil
 }
 
