@@ -131,8 +131,11 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 	// Its warm-up: a burst, not recorded, that opens its connections, as
 	// the first runs did the server's.
 	pause(ctx)
-	if take, err := serverBurst(ctx, s, wide, wideAPI, fake, cfg.Threads, startOn); err != nil || take.errors > 0 {
-		return res, fmt.Errorf("the warm-up burst of the server with a wide line: %w (%s)", err, take.errorSummary(3))
+	switch take, err := serverBurst(ctx, s, wide, wideAPI, fake, cfg.Threads, startOn); {
+	case err != nil:
+		return res, fmt.Errorf("the warm-up burst of the server with a wide line: %w", err)
+	case take.errors > 0:
+		return res, fmt.Errorf("the warm-up burst of the server with a wide line failed: %s", take.errorSummary(3))
 	}
 	bursts := []*burstRounds{
 		{name: "ours", take: func(ctx context.Context) (burstTake, error) {
