@@ -78,12 +78,15 @@ func (c Chart) SVG() []byte {
 	if xSpan <= 0 {
 		xSpan = 1
 	}
+	legend, rows := c.legend()
+	top := marginTop + legendRow*(rows-1) // the plot, below the legend
+	h := height + legendRow*(rows-1)
 	px := func(x float64) float64 { return marginLeft + (x-c.XMin)/xSpan*plotWidth }
-	py := func(y float64) float64 { return marginTop + plotHeight - y/yMax*plotHeight }
+	py := func(y float64) float64 { return float64(top+plotHeight) - y/yMax*plotHeight }
 
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`+"\n", width, height, width, height)
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`+"\n", width, h, width, h)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, h)
 	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="15" font-weight="600" fill="%s">%s</text>`+"\n", marginLeft, textColour, esc(c.Title))
 
 	// Grid and y axis labels.
@@ -92,18 +95,18 @@ func (c Chart) SVG() []byte {
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="%s">%s%s</text>`+"\n", marginLeft-8, py(y)+4, axisColour, formatNumber(y), esc(c.YUnit))
 	}
 	for _, t := range c.XTicks {
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>`+"\n", px(t.At), marginTop, px(t.At), marginTop+plotHeight, gridColour)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="%s">%s</text>`+"\n", px(t.At), marginTop+plotHeight+18, axisColour, esc(t.Label))
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>`+"\n", px(t.At), top, px(t.At), top+plotHeight, gridColour)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="%s">%s</text>`+"\n", px(t.At), top+plotHeight+18, axisColour, esc(t.Label))
 	}
-	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`+"\n", marginLeft, marginTop+plotHeight, width-marginRight, marginTop+plotHeight, axisColour)
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" fill="%s">%s</text>`+"\n", marginLeft+plotWidth/2, height-14, textColour, esc(c.XLabel))
-	fmt.Fprintf(&b, `<text transform="translate(16 %d) rotate(-90)" text-anchor="middle" fill="%s">%s</text>`+"\n", marginTop+plotHeight/2, textColour, esc(c.YLabel))
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`+"\n", marginLeft, top+plotHeight, width-marginRight, top+plotHeight, axisColour)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" fill="%s">%s</text>`+"\n", marginLeft+plotWidth/2, h-14, textColour, esc(c.XLabel))
+	fmt.Fprintf(&b, `<text transform="translate(16 %d) rotate(-90)" text-anchor="middle" fill="%s">%s</text>`+"\n", top+plotHeight/2, textColour, esc(c.YLabel))
 
 	for _, r := range c.Rules {
 		if r.Vertical {
 			x := px(r.At)
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="5 4"/>`+"\n", x, marginTop, x, marginTop+plotHeight, ruleColour)
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s">%s</text>`+"\n", x+4, marginTop+12, ruleColour, esc(r.Label))
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="5 4"/>`+"\n", x, top, x, top+plotHeight, ruleColour)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s">%s</text>`+"\n", x+4, top+12, ruleColour, esc(r.Label))
 			continue
 		}
 		y := py(r.At)
@@ -126,20 +129,40 @@ func (c Chart) SVG() []byte {
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-linejoin="round"%s points="%s"/>`+"\n", l.Color, dash, strings.Join(pts, " "))
 	}
 
-	// Legend, under the title, the entries side by side.
-	x := marginLeft
-	for _, l := range c.Lines {
-		const y = 44
+	for i, l := range c.Lines {
+		x, y := legend[i].x, legend[i].y
 		dash := ""
 		if l.Dashed {
 			dash = ` stroke-dasharray="6 4"`
 		}
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"%s/>`+"\n", x, y-4, x+22, y-4, l.Color, dash)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">%s</text>`+"\n", x+28, y, textColour, esc(l.Name))
-		x += 28 + 7*utf8.RuneCountInString(l.Name) + 24
 	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
+}
+
+// legendRow is the height of a row of the legend.
+const legendRow = 18
+
+// legendAt is where a line's entry in the legend begins.
+type legendAt struct{ x, y int }
+
+// legend places the lines' entries under the title, side by side, on as
+// many rows as they need within the chart's width; the plot moves down a
+// row for each row past the first.
+func (c Chart) legend() ([]legendAt, int) {
+	at := make([]legendAt, len(c.Lines))
+	x, rows := marginLeft, 1
+	for i, l := range c.Lines {
+		w := 28 + 7*utf8.RuneCountInString(l.Name)
+		if x > marginLeft && x+w > width-marginRight {
+			x, rows = marginLeft, rows+1
+		}
+		at[i] = legendAt{x, 44 + legendRow*(rows-1)}
+		x += w + 24
+	}
+	return at, rows
 }
 
 // niceStep rounds a raw step up to 1, 2 or 5 times a power of ten.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,5 +40,32 @@ func TestNiceStep(t *testing.T) {
 		if got := niceStep(raw); got != want {
 			t.Errorf("niceStep(%v) = %v, want %v", raw, got, want)
 		}
+	}
+}
+
+func TestLegendWrapsWithinTheWidth(t *testing.T) {
+	names := []string{"runs answered (ours)", "ours, 20 statements at once", "reachable floor (net/http + pgx)",
+		"reachable floor, calling the provider"}
+	var c Chart
+	for _, n := range names {
+		c.Lines = append(c.Lines, Line{Name: n, Points: []Point{{0, 0}, {1, 1}}})
+	}
+	at, rows := c.legend()
+	if rows < 2 {
+		t.Fatalf("%d entries this long fit on %d row", len(names), rows)
+	}
+	for i, a := range at {
+		if end := a.x + 28 + 7*len(names[i]); end > width-marginRight {
+			t.Errorf("entry %q ends at %d, past the chart's %d", names[i], end, width-marginRight)
+		}
+	}
+	svg := string(c.SVG())
+	want := `height="` + strconv.Itoa(height+legendRow*(rows-1)) + `"`
+	if !strings.Contains(svg, want) {
+		t.Errorf("the chart is not %s with %d legend rows", want, rows)
+	}
+	c.Lines = c.Lines[:2]
+	if _, rows := c.legend(); rows != 1 {
+		t.Errorf("two short entries take %d rows", rows)
 	}
 }
