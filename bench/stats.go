@@ -107,7 +107,6 @@ func (s series) errorSummary(limit int) string {
 	return strings.Join(parts, "; ")
 }
 
-// ms renders a duration in milliseconds with sensible precision.
 // msList is ds as ms writes them, in order.
 func msList(ds []time.Duration) string {
 	out := make([]string, len(ds))
@@ -117,6 +116,7 @@ func msList(ds []time.Duration) string {
 	return strings.Join(out, ", ")
 }
 
+// ms renders a duration in milliseconds with sensible precision.
 func ms(d time.Duration) string {
 	v := float64(d) / float64(time.Millisecond)
 	switch {
