@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,4 +75,30 @@ func fetch(t *testing.T, url string) (int, string) {
 	b, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
 	return res.StatusCode, string(b)
+}
+
+// On Postgres, /metrics tells the line's places taken and how long they
+// were held, beside its waits: the requests served took places.
+func TestMetricsTellTheLinesPlacesOnPostgres(t *testing.T) {
+	const tok = "aux_LineHold0123456789abcdefghijklmnopqrstuvwxy"
+	env := []string{"DATABASE_URL=" + storetest.NewEmptyPostgresDatabase(t), "AUXILIA_DATA_DIR=" + t.TempDir(),
+		"AUXILIA_BOOTSTRAP_TOKEN=" + tok, "AUXILIA_SECRET_KEYS=" + strings.TrimSpace(cli(t, nil, "keys", "generate"))}
+	srv := startServer(t, env...)
+	for range 3 {
+		status, _ := get(t, srv.URL+"/api/v1/sandboxes", tok)
+		require.Equal(t, 200, status)
+	}
+	status, body := fetch(t, srv.URL+"/metrics")
+	require.Equal(t, 200, status)
+	series := map[string]float64{}
+	for _, line := range strings.Split(body, "\n") {
+		name, value, ok := strings.Cut(line, " ")
+		if v, err := strconv.ParseFloat(value, 64); ok && err == nil && strings.HasPrefix(name, "auxilia_db_line_") {
+			series[name] = v
+		}
+	}
+	assert.GreaterOrEqual(t, series["auxilia_db_line_places_taken_total"], 3.0, "each request took a place: %v", series)
+	assert.Positive(t, series["auxilia_db_line_held_seconds_total"], "%v", series)
+	assert.Contains(t, series, "auxilia_db_line_waits_total")
+	assert.Contains(t, series, "auxilia_db_line_wait_seconds_total")
 }

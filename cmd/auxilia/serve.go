@@ -39,6 +39,7 @@ func serve(ctx context.Context, cfg config) error {
 		counters.WatchDB(sqlDB)
 	}
 	counters.WatchConnectionWaits(db.ConnectionWaits)
+	counters.WatchLineHolds(db.LineHolds)
 	counters.WatchUsage(db.System("usage metrics").UsageSnapshot)
 
 	first, err := a.Tokens.Bootstrap(ctx, cfg.BootstrapToken)

@@ -111,6 +111,19 @@ func (p *Prometheus) WatchConnectionWaits(waits func() (int64, time.Duration)) {
 		}, func() float64 { _, d := waits(); return d.Seconds() }))
 }
 
+// WatchLineHolds adds the places taken in line for a database connection
+// and how long they were held (store.DB.LineHolds): their ratio is a
+// statement's mean hold, its wait for the server's processors included.
+func (p *Prometheus) WatchLineHolds(holds func() (int64, time.Duration)) {
+	p.registry.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "auxilia_db_line_places_taken_total", Help: "Places in line for a database connection taken by statements and transactions.",
+		}, func() float64 { n, _ := holds(); return float64(n) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "auxilia_db_line_held_seconds_total", Help: "Time places in line for a database connection were held, all places together.",
+		}, func() float64 { _, d := holds(); return d.Seconds() }))
+}
+
 // Handler serves the metrics.
 func (p *Prometheus) Handler() http.Handler {
 	return promhttp.HandlerFor(p.registry, promhttp.HandlerOpts{Registry: p.registry})

@@ -21,7 +21,7 @@ import (
 // connection (its bounds, the count of statements sent on it, the waits for one), transactions and
 // locks, migrations, whether its disk is full, the quotas' defaults,
 // whether alerts go to a webhook, and the two handles.
-var dbMethods = set("Dialect", "Ping", "Close", "LimitConnections", "LimitStatementsAtOnce", "ConnectionWaits", "InTx", "Lock", "SQL", "CountStatements", "WithTryLock",
+var dbMethods = set("Dialect", "Ping", "Close", "LimitConnections", "LimitStatementsAtOnce", "ConnectionWaits", "LineHolds", "InTx", "Lock", "SQL", "CountStatements", "WithTryLock",
 	"Migrate", "SchemaVersion", "CheckSandboxesWith", "DiskFull", "SetQuotaDefaults", "SetAlertWebhook", "In", "System")
 
 // TestTablesAreReachedThroughTheHandles fails when a store method can be

@@ -47,6 +47,29 @@ type line struct {
 	// waits and waited count the statements that waited for a place, and
 	// how long they waited in all (nanoseconds).
 	waits, waited atomic.Int64
+	// taken counts the places taken, and busy is how long they were held
+	// in all (places held × time) up to changed, the last change of held.
+	taken   int64
+	busy    time.Duration
+	changed time.Time
+}
+
+// tally adds the places held since the last change to busy. The caller
+// holds mu, and changes held next.
+func (l *line) tally(now time.Time) {
+	if !l.changed.IsZero() {
+		l.busy += time.Duration(l.held) * now.Sub(l.changed)
+	}
+	l.changed = now
+}
+
+// holds tells how many places were taken, and how long they were held in
+// all, up to now.
+func (l *line) holds() (int64, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.tally(time.Now())
+	return l.taken, l.busy
 }
 
 // resize sets how many places the line has (DB.resizeLine); none: no
@@ -79,7 +102,9 @@ func (l *line) enter(ctx context.Context) (bool, error) {
 	l.mu.Lock()
 	if l.free > 0 && len(l.waiting) == 0 {
 		l.free--
+		l.tally(time.Now())
 		l.held++
+		l.taken++
 		l.mu.Unlock()
 		return true, nil
 	}
@@ -103,6 +128,7 @@ func (l *line) enter(ctx context.Context) (bool, error) {
 			return false, ctx.Err()
 		}
 		// Admitted as ctx ended: hand the place on.
+		l.tally(time.Now())
 		l.held--
 		l.free++
 		l.passOn()
@@ -114,6 +140,7 @@ func (l *line) enter(ctx context.Context) (bool, error) {
 func (l *line) leave() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.tally(time.Now())
 	l.held--
 	l.free++
 	l.passOn()
@@ -130,7 +157,9 @@ func (l *line) passOn() {
 // admit lets the oldest waiter in.
 func (l *line) admit() {
 	w := heap.Pop(&l.waiting).(*waiter)
+	l.tally(time.Now())
 	l.held++
+	l.taken++
 	close(w.admitted)
 }
 
@@ -231,4 +260,17 @@ func (db *DB) ConnectionWaits() (int64, time.Duration) {
 		return 0, 0
 	}
 	return db.line.waits.Load(), time.Duration(db.line.waited.Load())
+}
+
+// LineHolds tells how many places in line for a connection statements and
+// transactions have taken, and how long they held them in all (none on the
+// embedded database). A place is held from its statement's turn to its
+// answer read, the statement's wait for the server's processors included:
+// a mean hold well above the database's own time for a statement says the
+// server's processors, not the database's, are what the line waits for.
+func (db *DB) LineHolds() (int64, time.Duration) {
+	if db.line == nil {
+		return 0, 0
+	}
+	return db.line.holds()
 }

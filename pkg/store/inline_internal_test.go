@@ -108,3 +108,36 @@ func TestAGrownLineAdmitsItsWaiters(t *testing.T) {
 		defer l.leave()
 	}
 }
+
+// The line counts every place taken, at once or after a wait, and the
+// time places were held, all together: two held at once count twice.
+func TestTheLineTalliesThePlacesTakenAndHowLongTheyWereHeld(t *testing.T) {
+	l := &line{}
+	l.resize(2)
+	began := time.Now()
+	for range 2 {
+		held, err := l.enter(context.Background())
+		require.NoError(t, err)
+		require.True(t, held)
+	}
+	admitted := make(chan struct{})
+	go func() {
+		if _, err := l.enter(context.Background()); assert.NoError(t, err) {
+			close(admitted)
+		}
+	}()
+	waitingFor(t, l, 1)
+	time.Sleep(20 * time.Millisecond)
+	l.leave() // the waiter takes this place
+	<-admitted
+	l.leave()
+	l.leave()
+	elapsed := time.Since(began)
+
+	taken, busy := (&DB{line: l}).LineHolds()
+	assert.Equal(t, int64(3), taken)
+	assert.GreaterOrEqual(t, busy, 40*time.Millisecond, "both places were held through the wait")
+	assert.LessOrEqual(t, busy, 2*elapsed, "never more places than the line has")
+	_, again := l.holds()
+	assert.Equal(t, busy, again, "nothing is held once all have left")
+}
