@@ -183,8 +183,7 @@ func (r *poolResults) add(b burstResult) {
 	r.Burst.latencies = append(r.Burst.latencies, b.Burst.latencies...)
 	r.WarmCPU.add(b.WarmCPU)
 	r.BurstCPU.add(b.BurstCPU)
-	r.DBWaits = dbWaits{Count: r.DBWaits.Count + b.DBWaits.Count, Duration: r.DBWaits.Duration + b.DBWaits.Duration,
-		MaxOpen: b.DBWaits.MaxOpen}
+	r.DBWaits = r.DBWaits.plus(b.DBWaits)
 	r.Locks = lockWaits{Samples: r.Locks.Samples + b.Locks.Samples, Waiting: r.Locks.Waiting + b.Locks.Waiting,
 		Most: max(r.Locks.Most, b.Locks.Most), Interval: b.Locks.Interval}
 	for k, n := range b.Calls {

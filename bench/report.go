@@ -181,14 +181,16 @@ func (w *reportWriter) runs(r results) {
 		"**The floor** is one provider round trip, %s. Provider calls are the fake's own counts.\n", dur(lat), warmupRuns, rn.Warm.requests(), dur(lat))
 	warmPer := perRun(rn.WarmCalls, rn.Warm.requests())
 	warmProc, warmPG := rn.WarmCPU.perRequest(rn.Warm)
-	w.p("| runs | p50 | mean | p99 | provider calls a run | p50 / floor | p50 − floor | CPU a run: server | : Postgres |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-	w.p("| %d | %s | %s | %s | %.2f (%s) | **%s** | %s | %s | %s |\n", rn.Warm.requests(), ms(rn.Warm.quantile(.5)), ms(rn.Warm.mean()),
+	w.p("| runs | p50 | mean | p99 | provider calls a run | p50 / floor | p50 − floor | CPU a run: server | : Postgres | a place in the server's line held, mean |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	w.p("| %d | %s | %s | %s | %.2f (%s) | **%s** | %s | %s | %s | %s |\n", rn.Warm.requests(), ms(rn.Warm.quantile(.5)), ms(rn.Warm.mean()),
 		ms(rn.Warm.quantile(.99)), warmPer, callList(rn.WarmCalls), ratio(float64(rn.Warm.quantile(.5)), float64(lat)),
-		ms(rn.Warm.quantile(.5)-lat), micros(warmProc), micros(warmPG))
+		ms(rn.Warm.quantile(.5)-lat), micros(warmProc), micros(warmPG), ms(rn.WarmWaits.meanHold()))
 	w.p("*p50 − floor* is the server's own work in a warm start: authenticating, then one round trip that reads the thread's " +
 		"live instance, the agent with its binding and its sandbox (three statements sent together) before the provider call, and " +
 		"after it the one round trip that records the run on the thread's row with its audit entry (three statements sent " +
-		"together, one transaction).\n")
+		"together, one transaction). *A place held* is the mean time a statement (or a round trip of them) kept its place in the " +
+		"server's line for a database connection, from its turn to its answer read (`auxilia_db_line_held_seconds_total` over " +
+		"`auxilia_db_line_places_taken_total` at `/metrics`): alone, about the database's own time.\n")
 	w.chart("runs-warm.svg", "Latency distribution of a warm run start against one provider round trip",
 		percentileChart(fmt.Sprintf("Warm run start, one at a time (provider round trip %s)", dur(lat)),
 			[]svgchart.Line{percentileLine("ours", oursColour, rn.Warm)},
@@ -254,6 +256,7 @@ func (w *reportWriter) runs(r results) {
 		micros(wideProc), micros(widePG), micros(floorProc), micros(floorPG), micros(callingProc), micros(callingPG))
 	w.p("| statements that waited for a place in the server's line; their mean wait | %s | %s | | |",
 		lineWaits(rn.BurstWaits, rn.Burst), lineWaits(rn.WideLineWaits, wl))
+	w.p("| places taken in the server's line; a place held, mean | %s | %s | | |", lineHolds(rn.BurstWaits), lineHolds(rn.WideLineWaits))
 	w.p("| total / the provider's floor (%s, unreachable) | %s | %s | %s | %s |", ms(burstFloor),
 		ratio(float64(rn.Burst.total), float64(burstFloor)), ratio(float64(wl.total), float64(burstFloor)),
 		ratio(float64(fb.total), float64(burstFloor)), ratio(float64(cb.total), float64(burstFloor)))
@@ -263,8 +266,10 @@ func (w *reportWriter) runs(r results) {
 	w.p("| Postgres sessions opened, all rounds | %d | | | |", rn.BurstSession)
 	w.p("| every round's total | %s | %s | %s | %s |\n", msList(rn.BurstTotals), msList(rn.WideLineTotals), msList(rn.FloorTotals),
 		msList(rn.CallingTotals))
-	w.p("The line's waits are the server's own count at `/metrics` (`auxilia_db_line_waits_total`, `auxilia_db_line_wait_seconds_total`) " +
-		"over the median round: a run start sends two round trips to the database, its reads and its record.\n")
+	w.p("The line's waits and places are the server's own count at `/metrics` (`auxilia_db_line_waits_total`, `auxilia_db_line_wait_seconds_total`, " +
+		"`auxilia_db_line_places_taken_total`, `auxilia_db_line_held_seconds_total`) over the median round: a run start sends two round trips " +
+		"to the database, its reads and its record, each holding a place from its turn until its answer is read; in a burst that keeps " +
+		"every processor busy, the hold takes in the wait for a processor, against the one of a run alone in §3.\n")
 	if rn.BurstFailed > 0 {
 		w.p("What the first of the failed runs were answered: %s.\n", rn.BurstAnswers)
 	}
@@ -277,6 +282,15 @@ func (w *reportWriter) runs(r results) {
 			completion{wl, fmt.Sprintf("ours, %d statements at once", lineAsWide), secondColour},
 			completion{fb, "reachable floor (net/http + pgx)", floorColour},
 			completion{cb, "reachable floor, calling the provider", secondFloorColour}))
+}
+
+// lineHolds is how many places in the server's line were taken, and how
+// long one was held on average.
+func lineHolds(w dbWaits) string {
+	if w.Taken == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d; %s", w.Taken, ms(w.meanHold()))
 }
 
 // lineWaits is how many statements of a burst waited for a place in the

@@ -56,6 +56,7 @@ func (w *reportWriter) pools(r results) {
 	w.p("| waits for a place in line for the server's %d database connections, %d statements at once (`auxilia_db_line_waits_total` + `go_sql_wait_count_total` at `/metrics`) | %d |",
 		pl.DBWaits.MaxOpen, store.DefaultStatementsAtOnce(), pl.DBWaits.Count)
 	w.p("| time spent waiting for them, all statements together (`auxilia_db_line_wait_seconds_total` + `go_sql_wait_duration_seconds_total`) | %s |", ms(pl.DBWaits.Duration))
+	w.p("| places taken in that line, and a place held, mean (`auxilia_db_line_places_taken_total`, `auxilia_db_line_held_seconds_total`) | %s |", lineHolds(pl.DBWaits))
 	w.p("| samples of `pg_stat_activity` (every %s) that found a session waiting for a lock | %d of %d |", dur(pl.Locks.Interval), pl.Locks.Waiting, pl.Locks.Samples)
 	w.p("| the most sessions waiting for a lock at once | %d |", pl.Locks.Most)
 	w.p("| provider calls | %s |", callList(pl.BurstCalls))

@@ -21,6 +21,7 @@ type runResults struct {
 	Warm      series
 	WarmCalls map[string]int // provider calls during them, by operation
 	WarmCPU   cpuUse
+	WarmWaits dbWaits // the server's line during them
 
 	// Cold: each thread's first run, which makes its instance.
 	Cold            batch
@@ -93,11 +94,20 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 		}
 	}
 	fake.ResetCalls()
+	waitsBefore, err := readDBWaits(ctx, s.ours)
+	if err != nil {
+		return res, err
+	}
 	spent := startCPU(s.server.cmd.Process.Pid, s.db.name)
 	warm := runBatch(ctx, cfg.WarmRuns, 1, func(ctx context.Context, _ int) error {
 		return s.ours.startRun(ctx, agentID, "warm")
 	})
 	res.Warm, res.WarmCalls, res.WarmCPU = warm.series, fake.AllCalls(), spent()
+	waitsAfter, err := readDBWaits(ctx, s.ours)
+	if err != nil {
+		return res, err
+	}
+	res.WarmWaits = waitsAfter.since(waitsBefore)
 	logf("  warm run start: p50 %s p99 %s, %.2f provider calls a run", ms(res.Warm.quantile(.5)), ms(res.Warm.quantile(.99)),
 		perRun(res.WarmCalls, res.Warm.requests()))
 	if warm.errors > 0 {

@@ -20,6 +20,11 @@ type dbWaits struct {
 	Count    int64
 	Duration time.Duration
 	MaxOpen  int64 // the pool's size
+	// Taken and Held are the line's places taken and how long they were
+	// held, all together (auxilia_db_line_places_taken_total,
+	// auxilia_db_line_held_seconds_total).
+	Taken int64
+	Held  time.Duration
 }
 
 // The server's /metrics series of its database pool (Prometheus's DBStats
@@ -30,6 +35,8 @@ const (
 	maxOpenSeries          = `go_sql_max_open_connections{db_name="auxilia"}`
 	lineWaitCountSeries    = `auxilia_db_line_waits_total`
 	lineWaitDurationSeries = `auxilia_db_line_wait_seconds_total`
+	lineTakenSeries        = `auxilia_db_line_places_taken_total`
+	lineHeldSeries         = `auxilia_db_line_held_seconds_total`
 )
 
 func readDBWaits(ctx context.Context, a api) (dbWaits, error) {
@@ -53,17 +60,39 @@ func readDBWaits(ctx context.Context, a api) (dbWaits, error) {
 		case waitCountSeries, lineWaitCountSeries:
 			w.Count += int64(v)
 		case waitDurationSeries, lineWaitDurationSeries:
-			w.Duration += time.Duration(v * float64(time.Second))
+			w.Duration += seconds(v)
 		case maxOpenSeries:
 			w.MaxOpen = int64(v)
+		case lineTakenSeries:
+			w.Taken = int64(v)
+		case lineHeldSeries:
+			w.Held = seconds(v)
 		}
 	}
 	return w, nil
 }
 
+// seconds is a Prometheus value in seconds as a duration.
+func seconds(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+
 // since is what happened between an earlier reading and this one.
 func (w dbWaits) since(earlier dbWaits) dbWaits {
-	return dbWaits{Count: w.Count - earlier.Count, Duration: w.Duration - earlier.Duration, MaxOpen: w.MaxOpen}
+	return dbWaits{Count: w.Count - earlier.Count, Duration: w.Duration - earlier.Duration, MaxOpen: w.MaxOpen,
+		Taken: w.Taken - earlier.Taken, Held: w.Held - earlier.Held}
+}
+
+// plus is both readings' waits and holds together, as over both their spans.
+func (w dbWaits) plus(other dbWaits) dbWaits {
+	return dbWaits{Count: w.Count + other.Count, Duration: w.Duration + other.Duration, MaxOpen: other.MaxOpen,
+		Taken: w.Taken + other.Taken, Held: w.Held + other.Held}
+}
+
+// meanHold is how long a place in line was held on average.
+func (w dbWaits) meanHold() time.Duration {
+	if w.Taken == 0 {
+		return 0
+	}
+	return w.Held / time.Duration(w.Taken)
 }
 
 // lockWaits is what sampling pg_stat_activity saw: how many samples found

@@ -19,6 +19,8 @@ func TestReadDBWaitsReadsTheServersPoolSeries(t *testing.T) {
 			`go_sql_max_open_connections{db_name="auxilia"} 20` + "\n" +
 			"auxilia_db_line_waits_total 36\n" +
 			"auxilia_db_line_wait_seconds_total 0.5\n" +
+			"auxilia_db_line_places_taken_total 400\n" +
+			"auxilia_db_line_held_seconds_total 2\n" +
 			`go_sql_wait_count_total{db_name="other"} 9` + "\n"))
 	}))
 	defer srv.Close()
@@ -26,13 +28,21 @@ func TestReadDBWaitsReadsTheServersPoolSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := dbWaits{Count: 200, Duration: 6 * time.Second, MaxOpen: 20} // the line's and the pool's
+	want := dbWaits{Count: 200, Duration: 6 * time.Second, MaxOpen: 20, // the line's and the pool's
+		Taken: 400, Held: 2 * time.Second}
 
 	if got != want {
 		t.Errorf("readDBWaits = %+v, want %+v", got, want)
 	}
-	if d := got.since(dbWaits{Count: 100, Duration: time.Second}); d.Count != 100 || d.Duration != 5*time.Second {
-		t.Errorf("since = %+v, want 100 waits over 5 s", d)
+	d := got.since(dbWaits{Count: 100, Duration: time.Second, Taken: 300, Held: time.Second})
+	if d.Count != 100 || d.Duration != 5*time.Second || d.Taken != 100 || d.Held != time.Second {
+		t.Errorf("since = %+v, want 100 waits over 5 s, and 100 places held 1 s in all", d)
+	}
+	if h := d.meanHold(); h != 10*time.Millisecond {
+		t.Errorf("meanHold = %v, want 10ms", h)
+	}
+	if both := d.plus(d); both.Taken != 200 || both.Held != 2*time.Second || both.meanHold() != 10*time.Millisecond {
+		t.Errorf("plus = %+v, want 200 places held 2 s in all", both)
 	}
 }
 
