@@ -102,26 +102,27 @@ func (p *Prometheus) WatchDB(db *sql.DB) {
 // WatchConnectionWaits adds the waits for a place in line for a database
 // connection (store.DB.ConnectionWaits), which come before database/sql's own.
 func (p *Prometheus) WatchConnectionWaits(waits func() (int64, time.Duration)) {
-	p.registry.MustRegister(
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "auxilia_db_line_waits_total", Help: "Statements and transactions that waited for a place in line for a database connection.",
-		}, func() float64 { n, _ := waits(); return float64(n) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "auxilia_db_line_wait_seconds_total", Help: "Time spent waiting for a place in line for a database connection, all waits together.",
-		}, func() float64 { _, d := waits(); return d.Seconds() }))
+	p.watchTally(waits,
+		"auxilia_db_line_waits_total", "Statements and transactions that waited for a place in line for a database connection.",
+		"auxilia_db_line_wait_seconds_total", "Time spent waiting for a place in line for a database connection, all waits together.")
 }
 
 // WatchLineHolds adds the places taken in line for a database connection
 // and how long they were held (store.DB.LineHolds): their ratio is a
 // statement's mean hold, its wait for the server's processors included.
 func (p *Prometheus) WatchLineHolds(holds func() (int64, time.Duration)) {
+	p.watchTally(holds,
+		"auxilia_db_line_places_taken_total", "Places in line for a database connection taken by statements and transactions.",
+		"auxilia_db_line_held_seconds_total", "Time places in line for a database connection were held, all places together.")
+}
+
+// watchTally adds a count and a time read together, as two counters.
+func (p *Prometheus) watchTally(read func() (int64, time.Duration), count, countHelp, seconds, secondsHelp string) {
 	p.registry.MustRegister(
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "auxilia_db_line_places_taken_total", Help: "Places in line for a database connection taken by statements and transactions.",
-		}, func() float64 { n, _ := holds(); return float64(n) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "auxilia_db_line_held_seconds_total", Help: "Time places in line for a database connection were held, all places together.",
-		}, func() float64 { _, d := holds(); return d.Seconds() }))
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: count, Help: countHelp},
+			func() float64 { n, _ := read(); return float64(n) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: seconds, Help: secondsHelp},
+			func() float64 { _, d := read(); return d.Seconds() }))
 }
 
 // Handler serves the metrics.

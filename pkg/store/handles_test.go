@@ -18,7 +18,7 @@ import (
 )
 
 // dbMethods are the exported methods of *DB that reach no table: the
-// connection (its bounds, the count of statements sent on it, the waits for one), transactions and
+// connection (its bounds, the count of statements sent on it, the waits for one and the places held), transactions and
 // locks, migrations, whether its disk is full, the quotas' defaults,
 // whether alerts go to a webhook, and the two handles.
 var dbMethods = set("Dialect", "Ping", "Close", "LimitConnections", "LimitStatementsAtOnce", "ConnectionWaits", "LineHolds", "InTx", "Lock", "SQL", "CountStatements", "WithTryLock",
