@@ -23,6 +23,14 @@ type runResults struct {
 	WarmCPU   cpuUse
 	WarmWaits dbWaits // the server's line during them
 
+	// The floor's warm starts on the same thread, as many, one at a time:
+	// waiting the provider's latency out, and calling the provider as the
+	// server does. QuietTrips: what a round trip to Postgres costs this
+	// machine back to back and after a pause as long as the provider's.
+	FloorWarm, CallingWarm       series
+	FloorWarmCPU, CallingWarmCPU cpuUse
+	QuietTrips                   quietTrips
+
 	// Cold: each thread's first run, which makes its instance.
 	Cold            batch
 	ColdCalls       map[string]int
@@ -113,6 +121,19 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 	if warm.errors > 0 {
 		return res, fmt.Errorf("warm runs failed: %s", warm.errorSummary(3))
 	}
+
+	if res.FloorWarm, res.FloorWarmCPU, err = floorWarm(ctx, s, agentID, cfg.WarmRuns, "", "the floor's"); err != nil {
+		return res, err
+	}
+	if res.CallingWarm, res.CallingWarmCPU, err = floorWarm(ctx, s, agentID, cfg.WarmRuns, callingPrefix, "the calling floor's"); err != nil {
+		return res, err
+	}
+	if res.QuietTrips, err = measureQuietTrips(ctx, s.db.URL, cfg.WarmRuns, cfg.Latency); err != nil {
+		return res, err
+	}
+	logf("  the floor's warm run start: p50 %s waiting, %s calling the provider; a round trip to Postgres: p50 %s back to back, %s after %s of quiet",
+		ms(res.FloorWarm.quantile(.5)), ms(res.CallingWarm.quantile(.5)), ms(res.QuietTrips.BackToBack.quantile(.5)),
+		ms(res.QuietTrips.AfterAPause.quantile(.5)), dur(cfg.Latency))
 
 	thread := func(i int) string { return fmt.Sprintf("thread-%04d", i) }
 	pause(ctx)
@@ -286,6 +307,25 @@ func serverBurst(ctx context.Context, s *stack, p *process, a api, fake *daytona
 	}
 	take.waits = waitsAfter.since(waitsBefore)
 	return take, nil
+}
+
+// floorWarm starts n runs one at a time on the floor, at its routes under
+// prefix, on the warm thread, after warmupRuns that are not timed, with
+// the CPU they cost; whose names it in an error.
+func floorWarm(ctx context.Context, s *stack, agentID string, n int, prefix, whose string) (series, cpuUse, error) {
+	floorAPI := s.base
+	floorAPI.base += prefix
+	start := func(ctx context.Context, _ int) error { return floorAPI.startRun(ctx, agentID, "warm") }
+	pause(ctx)
+	if up := runBatch(ctx, warmupRuns, 1, start); up.errors > 0 {
+		return series{}, cpuUse{}, fmt.Errorf("%s warm-up runs failed: %s", whose, up.errorSummary(3))
+	}
+	spent := startCPU(s.floor.cmd.Process.Pid, s.db.name)
+	got := runBatch(ctx, n, 1, start)
+	if got.errors > 0 {
+		return series{}, cpuUse{}, fmt.Errorf("%s warm runs failed: %s", whose, got.errorSummary(3))
+	}
+	return got.series, spent(), nil
 }
 
 // floorBurst starts a run on each of n threads at once on the floor, at
