@@ -10,10 +10,10 @@ import (
 
 // quietTrips is what one round trip to Postgres costs this machine from
 // the bench process, a `SELECT 1` on one connection: back to back, and
-// after a pause as long as the provider's round trip. Each of a warm
-// start's round trips comes after such a wait (for the client, or for the
-// provider) in which the server and Postgres had nothing to do; a machine
-// whose processors fall idle in it pays for waking them on each.
+// after a pause as long as the provider's round trip. A warm start's
+// record comes after such a wait, the provider's, in which neither the
+// server nor Postgres had anything to do; a machine whose processors fall
+// idle in it pays for waking them.
 type quietTrips struct {
 	Pause       time.Duration
 	BackToBack  series
