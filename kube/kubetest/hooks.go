@@ -3,6 +3,7 @@ package kubetest
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,18 @@ func (c *Cluster) FailPods(t testing.TB, ns, reason, message string) {
 	t.Helper()
 	c.kubelet.setFailure(ns, podFailure{reason: reason, message: message})
 	t.Cleanup(func() { c.kubelet.clearFailure(ns) })
+}
+
+// LingerDeletedPods keeps the Pods of ns deleted from now on running and
+// Ready, as Pods serving out their grace period are, until the returned
+// end is called (or t ends); then they end as any deleted Pod does.
+func (c *Cluster) LingerDeletedPods(t testing.TB, ns string) (end func()) {
+	t.Helper()
+	c.kubelet.linger(ns)
+	var once sync.Once
+	end = func() { once.Do(func() { c.kubelet.endLingering(ns) }) }
+	t.Cleanup(end)
+	return end
 }
 
 // ExitPod ends the containers of the Pod backing a Sandbox, exit code 1:

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -44,7 +45,10 @@ type kubelet struct {
 	ipByPod  map[types.NamespacedName]string
 	exited   map[types.UID]bool
 	failures map[string]podFailure
-	nextIP   int
+	// lingering are the namespaces whose deleted Pods keep running
+	// (LingerDeletedPods).
+	lingering map[string]bool
+	nextIP    int
 	// addresses are this process's own Pod addresses.
 	addresses *addressBlock
 }
@@ -72,6 +76,7 @@ func startKubelet(ctx context.Context, client kubernetes.Interface, sandboxd, da
 		dataDir:   dataDir,
 		running:   map[types.UID]*podRun{},
 		ipByPod:   map[types.NamespacedName]string{},
+		lingering: map[string]bool{},
 		exited:    map[types.UID]bool{},
 		failures:  map[string]podFailure{},
 		addresses: addresses,
@@ -131,6 +136,8 @@ func (k *kubelet) sync(ctx context.Context, key types.NamespacedName) error {
 		return err
 	}
 	switch {
+	case pod.DeletionTimestamp != nil && k.lingers(pod.Namespace):
+		return nil
 	case pod.DeletionTimestamp != nil:
 		return k.finalize(ctx, pod)
 	case pod.Spec.NodeName == "":
@@ -356,6 +363,31 @@ func (k *kubelet) setFailure(ns string, failure podFailure) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.failures[ns] = failure
+}
+
+func (k *kubelet) linger(ns string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.lingering[ns] = true
+}
+
+// endLingering lets the deleted Pods of ns end, as any deleted Pod does.
+func (k *kubelet) endLingering(ns string) {
+	k.mu.Lock()
+	delete(k.lingering, ns)
+	k.mu.Unlock()
+	pods, _ := k.pods.Pods(ns).List(labels.Everything())
+	for _, pod := range pods {
+		if pod.DeletionTimestamp != nil {
+			k.queue.Add(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
+		}
+	}
+}
+
+func (k *kubelet) lingers(ns string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.lingering[ns]
 }
 
 func (k *kubelet) clearFailure(ns string) {

@@ -140,6 +140,9 @@ func (c *Client) Reconnect(ctx context.Context, inst provider.Instance) (provide
 		return provider.Instance{}, failure(provider.ErrGone, op, "the Sandbox's pod has ended (%s: %s)", cond.Reason, cond.Message)
 	case sb.Spec.OperatingMode == modeSuspended:
 		c.pods.forget(inst.ID)
+		if err := c.untilPodGone(ctx, op, sb); err != nil {
+			return provider.Instance{}, err
+		}
 		resumed, err := c.setMode(ctx, op, inst.ID, modeRunning)
 		if err != nil {
 			return provider.Instance{}, err

@@ -111,6 +111,25 @@ func (c *Client) podSetting() string {
 	return "image"
 }
 
+// untilPodGone waits until the suspended Sandbox sb has no pod: while its
+// status gives a pod's IPs, the pod is still being deleted. Resumed before
+// it is gone, the Sandbox is Ready with that pod (reconcilePod in
+// controllers/sandbox_controller.go takes the pod it finds, whether or not
+// it is being deleted, and a pod serving out its grace period stays Ready),
+// and the instance would be reached at an address about to go.
+func (c *Client) untilPodGone(ctx context.Context, op string, sb sandbox) error {
+	if len(sb.Status.PodIPs) == 0 {
+		return nil
+	}
+	return stillWords(op, readyPoll.Until(ctx, func(ctx context.Context) (string, bool, error) {
+		now, err := c.getSandbox(ctx, op, sb.Metadata.Name)
+		if err != nil {
+			return "", false, err
+		}
+		return "suspending, its pod still being deleted", len(now.Status.PodIPs) == 0, nil
+	}))
+}
+
 // untilServing waits for sandboxd's health (GET /v1/health) through the
 // way pods are reached: a template's pod may say it is ready before
 // sandboxd serves, and this proves the way works.
