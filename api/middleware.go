@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/auxilia/sandboxes/pkg/auxilia"
-	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/labstack/echo/v4"
 )
 
@@ -38,12 +37,12 @@ func withRequestID() echo.MiddlewareFunc {
 }
 
 // inArrivalOrder dates the request's statements from its arrival
-// (store.Arrived): of those waiting for a database connection, the oldest
+// (auxilia.Arrived): of those waiting for a database connection, the oldest
 // request's goes first, so that a burst is answered in the order it came.
 func inArrivalOrder(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		c.SetRequest(r.WithContext(store.Arrived(r.Context(), time.Now())))
+		c.SetRequest(r.WithContext(auxilia.Arrived(r.Context(), time.Now())))
 		return next(c)
 	}
 }

@@ -76,3 +76,7 @@ func CreatesWaiting(s *Service, sandboxID string) int { return s.creates.waiting
 
 // TurnsWaiting is how many run starts wait for their turn to read and choose.
 func TurnsWaiting(s *Service) int { return s.choosing.waiters() }
+
+// MakingYield is how much later a start that makes its instance takes its
+// statements' turn.
+const MakingYield = makingYield

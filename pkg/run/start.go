@@ -23,6 +23,17 @@ func RestoredNotice(at time.Time) string {
 		": it is a new instance, and changes made after then are gone."
 }
 
+// makingYield is how much later than their request a start's statements
+// take their turn for a database connection (auxilia.YieldTurn) once the
+// start knows it has no instance to reconnect: it is about to make,
+// resume or restore one, or wait for another run to, which keeps it at its
+// provider for seconds, while a warm or pooled start's few statements are
+// all it waits for besides one provider round trip. In a burst of new
+// threads, the pooled starts then pass the others' choices and creates;
+// past it, the older go first again, so a steady stream of warm starts
+// never holds a create back for longer.
+const makingYield = 100 * time.Millisecond
+
 // Start begins a run of the agent on the thread keyed key. An agent with a
 // sandbox gets a live instance: the thread's own, reconnected (its
 // reconnect is the run's probe), or a new one made after a probe, or a
@@ -43,8 +54,9 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	// in one round trip. A warm start reconnects the live instance
 	// straight away with what it saw, and a new thread's start claims an
 	// instance of its sandbox's warm pool in one more (claimAhead); any
-	// other start takes its turn (turn.go) first, and one that waited for
-	// it reads its agent and sandbox again, as they are then.
+	// other start yields its statements' turn for a connection
+	// (makingYield) and takes its turn to choose (turn.go) first, and one
+	// that waited for it reads its agent and sandbox again, as they are then.
 	view, err := s.Threads(workspaceID).StartView(ctx, agentID, key)
 	if err != nil {
 		return auxilia.Run{}, err
@@ -57,6 +69,7 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	}
 	t := &turn{q: s.choosing}
 	if !look.chosen() {
+		ctx = auxilia.YieldTurn(ctx, makingYield)
 		waited, err := t.take(ctx)
 		if err != nil {
 			return auxilia.Run{}, err

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 )
 
 // Statements take their turn for a Postgres connection in the order their
@@ -23,19 +25,12 @@ import (
 // statement, or a whole transaction, takes a place before it takes its
 // connection and gives it back with it, so that it never waits in
 // database/sql's lottery.
-// A request's statements are as old as the request (Arrived); work no
+// A request's statements are as old as the request (auxilia.Arrived),
+// or as it made them by yielding its turn (auxilia.YieldTurn); work no
 // request carries (the jobs) is as old as its statement. A transaction's
 // statements pass without waiting: they use the connection it holds, or
 // would otherwise wait for a place it holds itself. The embedded database
 // has no line.
-
-type arrivedKey struct{}
-
-// Arrived returns ctx whose statements take their turn for a connection as
-// of at: a request's are as old as the request.
-func Arrived(ctx context.Context, at time.Time) context.Context {
-	return context.WithValue(ctx, arrivedKey{}, at)
-}
 
 // line hands out places, oldest waiter first.
 type line struct {
@@ -95,7 +90,7 @@ func (l *line) enter(ctx context.Context) (bool, error) {
 	if l == nil || ctx.Value(txKey{}) != nil {
 		return false, nil
 	}
-	at, ok := ctx.Value(arrivedKey{}).(time.Time)
+	at, ok := auxilia.ArrivedAt(ctx)
 	if !ok {
 		at = time.Now()
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,7 +40,7 @@ func TestTheLineAdmitsTheOldestFirst(t *testing.T) {
 	admitted := make(chan int, 3)
 	for i, age := range []int{3, 1, 2} { // seconds after base
 		go func() {
-			_, err := l.enter(Arrived(context.Background(), base.Add(time.Duration(age)*time.Second)))
+			_, err := l.enter(auxilia.Arrived(context.Background(), base.Add(time.Duration(age)*time.Second)))
 			if assert.NoError(t, err) {
 				admitted <- age
 				l.leave()
@@ -52,6 +53,34 @@ func TestTheLineAdmitsTheOldestFirst(t *testing.T) {
 	waits, waited := (&DB{line: l}).ConnectionWaits()
 	assert.Equal(t, int64(3), waits)
 	assert.Positive(t, waited)
+}
+
+// A request that yielded its turn (auxilia.YieldTurn) waits behind those
+// that arrived meanwhile, and still goes before those that came later.
+func TestAYieldedTurnGoesAfterTheRequestsThatArrivedMeanwhile(t *testing.T) {
+	l := fullLine(t)
+
+	base := time.Now()
+	admitted := make(chan string, 3)
+	for i, w := range []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"later", auxilia.Arrived(context.Background(), base.Add(3*time.Second))},
+		{"yielded", auxilia.YieldTurn(auxilia.Arrived(context.Background(), base), 2*time.Second)},
+		{"meanwhile", auxilia.Arrived(context.Background(), base.Add(time.Second))},
+	} {
+		go func() {
+			_, err := l.enter(w.ctx)
+			if assert.NoError(t, err) {
+				admitted <- w.name
+				l.leave()
+			}
+		}()
+		waitingFor(t, l, i+1)
+	}
+	l.leave()
+	assert.Equal(t, []string{"meanwhile", "yielded", "later"}, []string{<-admitted, <-admitted, <-admitted})
 }
 
 // A waiter whose context ends leaves the line holding nothing.

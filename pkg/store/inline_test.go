@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auxilia/sandboxes/pkg/auxilia"
 	"github.com/auxilia/sandboxes/pkg/store"
 	"github.com/auxilia/sandboxes/pkg/store/storetest"
 	"github.com/stretchr/testify/assert"
@@ -34,7 +35,7 @@ func TestStatementsGetAConnectionInTheOrderTheirRequestsArrived(t *testing.T) {
 	served := make(chan string, 2)
 	read := func(request string, arrived time.Time) {
 		go func() {
-			_, err := db.Workspaces().ByName(store.Arrived(ctx, arrived), "acme")
+			_, err := db.Workspaces().ByName(auxilia.Arrived(ctx, arrived), "acme")
 			assert.NoError(t, err)
 			served <- request
 		}()

@@ -29,7 +29,7 @@ type sharedRead struct {
 	// sharers counts the requests that joined it (the tests wait for them).
 	sharers int
 	// ctx is the first sharer's, whose place in line for a database
-	// connection (store.Arrived) the read takes, without its cancellation.
+	// connection (auxilia.Arrived) the read takes, without its cancellation.
 	ctx context.Context
 }
 
