@@ -24,10 +24,10 @@ func ArrivedAt(ctx context.Context) (time.Time, bool) {
 }
 
 // YieldTurn returns ctx whose statements take their turn as if its
-// request had arrived by later after it did: work that is about to wait on
-// a provider for seconds gives way to requests that arrived up to by after
-// it, and then goes before any later. Work no request carries has no
-// arrival, and ctx is returned as it is.
+// request had arrived the duration by after it did: work about to wait on
+// a provider for seconds gives way to the requests that arrived within by
+// of it, and still goes before any that came later. Work no request
+// carries has no arrival, and ctx is returned as it is.
 func YieldTurn(ctx context.Context, by time.Duration) context.Context {
 	at, ok := ArrivedAt(ctx)
 	if !ok {
