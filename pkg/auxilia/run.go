@@ -72,6 +72,27 @@ type StartView struct {
 	Agent    Agent
 	Sandbox  Sandbox
 	Sealed   SealedSecret
+	// Claim is what the view's PoolClaim did, when it was asked one.
+	Claim PoolClaimed
+}
+
+// PoolClaim asks a run start's view to give a thread not made yet a ready
+// instance of its agent's sandbox's warm pool in the same round trip, as
+// the view's agent was last seen: bound to SandboxID at Version, whose pool
+// hands out instances ready since FreshAfter. The claim checks in the
+// database that the agent is bound so still, and makes nothing otherwise.
+type PoolClaim struct {
+	SandboxID  string
+	Version    int
+	FreshAfter time.Time
+}
+
+// PoolClaimed is what a view's PoolClaim did: Tried false where the store
+// cannot claim within the view (the start then claims on its own), and
+// else the instance claimed, if any.
+type PoolClaimed struct {
+	Tried    bool
+	Instance *Instance
 }
 
 // CallView is what a tool call of a run looks at first, read in one round

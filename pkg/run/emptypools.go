@@ -63,9 +63,12 @@ func (e *emptyPools) filled(sb auxilia.Sandbox) {
 }
 
 // known tells whether sb's pool was found empty within emptyPoolsFor of now.
-func (e *emptyPools) known(sb auxilia.Sandbox, now time.Time) bool {
+func (e *emptyPools) known(sb auxilia.Sandbox, now time.Time) bool { return e.knownKey(keyOf(sb), now) }
+
+// knownKey is known for the pool k.
+func (e *emptyPools) knownKey(k poolKey, now time.Time) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	at, ok := e.since[keyOf(sb)]
+	at, ok := e.since[k]
 	return ok && now.Sub(at) < emptyPoolsFor
 }

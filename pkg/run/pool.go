@@ -72,25 +72,32 @@ func (poolInstance) choose(ctx context.Context, a *allocation, thread auxilia.Th
 // pool as its start begins, before the start takes its turn (turn.go):
 // claims take a path of their own, so that in a burst of new threads the
 // starts a pool serves never wait behind the choices of those it cannot.
-// It is one statement on Postgres, which makes the thread with the
-// instance. A thread met before, a sandbox without a pool of ours, an
-// empty pool, a pool lately found empty (emptyPools), or a workspace that
-// bounds its agents' threads leave the instance to the choice under the
-// thread's lock, which claims from the pool too.
-func (s *Service) claimAhead(ctx context.Context, view auxilia.StartView, key string) (*auxilia.Instance, error) {
+// The view (asked) claims it in its own round trip where the agent's
+// plan (claimPlans) is known; else one statement on Postgres makes the
+// thread with the instance. A thread met before, a sandbox without a pool
+// of ours, an empty pool, a pool lately found empty (emptyPools), or a
+// workspace that bounds its agents' threads leave the instance to the
+// choice under the thread's lock, which claims from the pool too.
+func (s *Service) claimAhead(ctx context.Context, view auxilia.StartView, key string, asked *auxilia.PoolClaim, start time.Time) (*auxilia.Instance, error) {
 	agent, sb := view.Agent, view.Sandbox
-	if agent.Binding == nil || sb.ID != agent.Binding.SandboxID || view.Instance.ID != "" {
+	plan, planned := s.planOf(view)
+	s.plans.learn(agent.ID, plan, planned)
+	if claim := view.Claim; claim.Tried {
+		switch {
+		case claim.Instance != nil && planned && plan.asked(asked):
+			s.claimedAhead(sb, start)
+			return claim.Instance, nil
+		case claim.Instance != nil, planned && plan.asked(asked):
+			// The claim made the thread, with an instance of a sandbox the
+			// agent was bound to as the view's statements ran, which its
+			// choice sorts out; or it found nothing, as a claim now would.
+			return nil, nil
+		}
+	}
+	if !planned || view.Instance.ID != "" || s.empty.known(sb, start) {
 		return nil, nil
 	}
-	pool, err := s.Sandboxes.WarmPool(sb)
-	if err != nil || pool.Size == 0 || s.keptByProvider(sb) {
-		return nil, nil // a config this server cannot read fails the start as it would without a pool
-	}
-	start := time.Now()
-	if s.empty.known(sb, start) {
-		return nil, nil
-	}
-	inst, ok, err := s.WarmPools(agent.WorkspaceID).ClaimForNewThread(ctx, agent.ID, key, sb, freshAfter(pool, start))
+	inst, ok, err := s.WarmPools(agent.WorkspaceID).ClaimForNewThread(ctx, agent.ID, key, sb, plan.freshAfter(start))
 	if err != nil {
 		return nil, err
 	}
@@ -99,9 +106,29 @@ func (s *Service) claimAhead(ctx context.Context, view auxilia.StartView, key st
 		// meanwhile, or the workspace bound its threads.
 		return nil, nil
 	}
+	s.claimedAhead(sb, start)
+	return &inst, nil
+}
+
+// planOf is the claim plan of the view's agent: none where the agent is
+// bound to no sandbox, or to one without a pool of ours (a config this
+// server cannot read fails the start as it would without a pool).
+func (s *Service) planOf(view auxilia.StartView) (claimPlan, bool) {
+	agent, sb := view.Agent, view.Sandbox
+	if agent.Binding == nil || sb.ID != agent.Binding.SandboxID {
+		return claimPlan{}, false
+	}
+	pool, err := s.Sandboxes.WarmPool(sb)
+	if err != nil || pool.Size == 0 || s.keptByProvider(sb) {
+		return claimPlan{}, false
+	}
+	return claimPlan{pool: keyOf(sb), freshFor: time.Duration(pool.MaxIdleMinutes) * time.Minute}, true
+}
+
+// claimedAhead counts a claim ahead, begun at start, that found an instance.
+func (s *Service) claimedAhead(sb auxilia.Sandbox, start time.Time) {
 	s.empty.found(sb, true, start)
 	s.Metrics.PoolClaimed(sb.Provider, true, time.Since(start))
-	return &inst, nil
 }
 
 // freshAfter is the oldest a ready instance of the pool may have become

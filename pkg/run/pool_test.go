@@ -373,3 +373,54 @@ func TestAStuckProviderStallsNoOtherPool(t *testing.T) {
 		}
 	})
 }
+
+// aheadCounting counts a workspace's claims ahead of the view
+// (ClaimForNewThread), the round trip a known plan saves.
+type aheadCounting struct {
+	run.WarmPools
+	n *int
+}
+
+func (c aheadCounting) ClaimForNewThread(ctx context.Context, agentID, key string, sb auxilia.Sandbox, freshAfter time.Time) (auxilia.Instance, bool, error) {
+	*c.n++
+	return c.WarmPools.ClaimForNewThread(ctx, agentID, key, sb, freshAfter)
+}
+
+// Once an agent's new thread has claimed from its pool, the next new
+// threads' starts claim in their view's round trip on Postgres; an edit of
+// the sandbox (a new version, a pool of its own) makes the next start
+// claim on its own again, from the new pool, and the ones after it in
+// their view. A warm start's view claims nothing.
+func TestAnAgentsNewThreadsClaimInTheirViewOnceItsPoolIsKnown(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		ahead := 0
+		pools := w.app.Runs.WarmPools
+		w.app.Runs.WarmPools = func(ws string) run.WarmPools { return aheadCounting{pools(ws), &ahead} }
+		inView := db.Dialect() == store.Postgres
+		w.edit(t, `{"config":{"pool":{"size":3}}}`)
+		w.keep(t)
+		fromPool := func(thread string, aheadAfter int) auxilia.Run {
+			t.Helper()
+			r := w.start(t, thread)
+			assert.False(t, r.Created, "%s is served by the pool", thread)
+			assert.Equal(t, aheadAfter, ahead, "claims ahead of the view after %s", thread)
+			return r
+		}
+
+		fromPool("t1", 1)
+		fromPool("t2", map[bool]int{true: 1, false: 2}[inView])
+		assert.Equal(t, 1, w.pool(t).Ready)
+		warm := w.start(t, "t1")
+		assert.False(t, warm.Created)
+		assert.Equal(t, 1, w.pool(t).Ready, "the warm start claimed nothing")
+
+		old := w.fake.Live()
+		w.edit(t, `{"config":{"timeout":60}}`)
+		w.keep(t)
+		before := ahead
+		r := fromPool("t3", before+1)
+		assert.NotContains(t, old, r.InstanceRef, "an instance of the new version's pool")
+		fromPool("t4", map[bool]int{true: before + 1, false: before + 2}[inView])
+	})
+}

@@ -27,7 +27,8 @@ type Threads interface {
 	List(ctx context.Context, agentID string, req auxilia.PageRequest) (auxilia.Page[auxilia.Thread], error)
 	// StartView is what a run start looks at first, read without a lock
 	// in one round trip: the thread's live instance, the agent, its sandbox.
-	StartView(ctx context.Context, agentID, key string) (auxilia.StartView, error)
+	// It claims from a warm pool too, for a new thread, where claim asks.
+	StartView(ctx context.Context, agentID, key string, claim *auxilia.PoolClaim) (auxilia.StartView, error)
 	Delete(ctx context.Context, id string) error
 }
 
@@ -236,6 +237,7 @@ type Service struct {
 	choosing   *queue         // the starts' turns to read and choose (turn.go)
 	creates    *sandboxQueues // the runs' creates, per sandbox (start.go)
 	empty      *emptyPools    // the warm pools lately found empty (emptypools.go)
+	plans      *claimPlans    // the pools agents' new threads claim from (claimplans.go)
 	strategies []strategy     // how a thread gets its instance, in order (allocate.go)
 }
 
@@ -246,7 +248,7 @@ func New(d Deps) *Service {
 	}
 	opt := d.Options.withDefaults()
 	s := &Service{Deps: d, opt: opt, creating: newWaiters(), choosing: newQueue(opt.ChoosingAtOnce),
-		creates: newSandboxQueues(opt.CreatesPerSandbox), empty: newEmptyPools(), strategies: defaultStrategies(d.Pools != nil)}
+		creates: newSandboxQueues(opt.CreatesPerSandbox), empty: newEmptyPools(), plans: newClaimPlans(), strategies: defaultStrategies(d.Pools != nil)}
 	s.meter = newCommandMeter(func(ctx context.Context, workspaceID string, uses []auxilia.CommandUse) error {
 		return s.Runs(workspaceID).Commands(ctx, uses)
 	})

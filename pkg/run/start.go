@@ -53,17 +53,20 @@ func (s *Service) StartReporting(ctx context.Context, workspaceID, agentID, key 
 	// The start looks at its thread's instance, its agent and its sandbox
 	// in one round trip. A warm start reconnects the live instance
 	// straight away with what it saw, and a new thread's start claims an
-	// instance of its sandbox's warm pool in one more (claimAhead); any
+	// instance of its sandbox's warm pool in the same round trip, or in
+	// one more where its agent's pool is not known yet (claimAhead); any
 	// other start yields its statements' turn for a connection
 	// (makingYield) and takes its turn to choose (turn.go) first, and one
 	// that waited for it reads its agent and sandbox again, as they are then.
-	view, err := s.Threads(workspaceID).StartView(ctx, agentID, key)
+	now := time.Now()
+	asked := s.plans.ask(agentID, s.empty, now)
+	view, err := s.Threads(workspaceID).StartView(ctx, agentID, key, asked)
 	if err != nil {
 		return auxilia.Run{}, err
 	}
 	look := peek{inst: view.Instance, live: view.Live}
 	if !look.warm() {
-		if look.claimed, err = s.claimAhead(ctx, view, key); err != nil {
+		if look.claimed, err = s.claimAhead(ctx, view, key, asked, now); err != nil {
 			return auxilia.Run{}, err
 		}
 	}

@@ -142,10 +142,25 @@ var errNoneReady = errors.New("store: no pool instance is ready")
 // before it returned, so the statement does all or nothing. The pick's row
 // lock holds until the statement ends, as a concurrent making of the same
 // thread is waited for, on its key, and nothing is done.
-var claimForNewThreadSQL = `WITH pick AS (
+var claimForNewThreadSQL = claimForNewThread("")
+
+// claimInViewSQL is claimForNewThreadSQL as a run start's view sends it,
+// before the start has seen its agent: it picks nothing unless the agent
+// is bound still to the sandbox at the version the claim names (its pool's
+// size and freshness are the version's), and nothing for a thread made
+// already, which a warm start's view then costs no more than two lookups.
+var claimInViewSQL = claimForNewThread(`
+		AND EXISTS (SELECT 1 FROM bindings JOIN sandboxes ON sandboxes.id = bindings.sandbox_id
+			WHERE bindings.agent_id = ? AND sandboxes.id = ? AND sandboxes.version = ? AND sandboxes.deleted_at IS NULL)
+		AND NOT EXISTS (SELECT 1 FROM threads WHERE workspace_id = ? AND agent_id = ? AND thread_key = ?)`)
+
+// claimForNewThread is the statement that claims a pool instance for a new
+// thread, its pick narrowed by guard.
+func claimForNewThread(guard string) string {
+	return `WITH pick AS (
 	SELECT id FROM instances
 	WHERE sandbox_id = ? AND workspace_id = ? AND pool_version = ? AND thread_id IS NULL AND status = ? AND updated_at > ?
-		AND COALESCE((SELECT threads_per_agent FROM workspace_quotas WHERE workspace_id = ?), ?) <= 0
+		AND COALESCE((SELECT threads_per_agent FROM workspace_quotas WHERE workspace_id = ?), ?) <= 0` + guard + `
 	ORDER BY updated_at LIMIT 1 FOR UPDATE SKIP LOCKED
 ), made AS (
 	INSERT INTO threads (id, workspace_id, agent_id, thread_key, created_at, instance_id)
@@ -155,6 +170,27 @@ var claimForNewThreadSQL = `WITH pick AS (
 )
 UPDATE instances SET thread_id = made.id, updated_at = ? FROM made WHERE instances.id = made.instance_id
 RETURNING ` + qualified("instances", instanceColumns)
+}
+
+// claimInView is the read a run start's view (threadTable.StartView)
+// sends last to claim as c asks for the agent's thread keyed key: its
+// rows, the instance claimed or none, are scanned into claimed.
+func (s poolTable) claimInView(workspaceID, agentID, key string, c auxilia.PoolClaim, claimed *[]instanceRow) read {
+	now := Now()
+	thread := auxilia.NewID()
+	return read{claimInViewSQL, []any{c.SandboxID, workspaceID, c.Version, string(auxilia.InstanceLive), c.FreshAfter,
+		workspaceID, s.db.quotaDefaults.ThreadsPerAgent,
+		agentID, c.SandboxID, c.Version, workspaceID, agentID, key,
+		thread, workspaceID, agentID, key, now, now},
+		func(scan func(...any) error) error {
+			var r instanceRow
+			if err := scan(r.scanTargets()...); err != nil {
+				return err
+			}
+			*claimed = append(*claimed, r)
+			return nil
+		}}
+}
 
 // Count returns how many of the sandbox's unclaimed pool instances of its
 // version are ready (live since freshAfter) and being created (by a creator

@@ -217,3 +217,81 @@ func readyPoolInstances(t *testing.T, db *store.DB, f usageFixture, n int) {
 		require.NoError(t, err)
 	}
 }
+
+// A new thread's start view claims an instance of its agent's pool in
+// the same round trip on Postgres, where the agent is still bound to the
+// sandbox at the version its claim names, and nothing otherwise: not for
+// a thread made already (a warm start's view), not after the sandbox
+// changed, not once the agent is bound elsewhere. Elsewhere the view
+// tries no claim.
+func TestAStartViewClaimsOnlyAsItsAgentIsBoundStill(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newUsageFixture(t, db)
+		rule := auxilia.ApprovalRule{GrantedBy: auxilia.GrantedByAdmin}
+		require.NoError(t, db.Bindings().Put(ctx, f.agent.ID, f.sb.ID, nil, rule))
+		readyPoolInstances(t, db, f, 2)
+		fresh := time.Now().Add(-time.Hour)
+		threads := db.In(f.ws.ID).Threads()
+		asked := auxilia.PoolClaim{SandboxID: f.sb.ID, Version: f.sb.Version, FreshAfter: fresh}
+		view := func(key string, claim auxilia.PoolClaim) auxilia.StartView {
+			t.Helper()
+			v, err := threads.StartView(ctx, f.agent.ID, key, &claim)
+			require.NoError(t, err)
+			return v
+		}
+		ready := func() int {
+			t.Helper()
+			n, _, err := db.Pools().Count(ctx, f.sb, fresh)
+			require.NoError(t, err)
+			return n
+		}
+		notMade := func(key string) {
+			t.Helper()
+			_, err := db.Threads().Get(ctx, f.ws.ID, f.agent.ID, key)
+			assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "thread %s is not made: %v", key, err)
+		}
+
+		if db.Dialect() != store.Postgres {
+			v := view("new", asked)
+			assert.False(t, v.Claim.Tried, "the start claims on its own")
+			assert.Nil(t, v.Claim.Instance)
+			assert.Equal(t, 2, ready())
+			notMade("new")
+			return
+		}
+
+		v := view("t1", asked)
+		assert.True(t, v.Claim.Tried)
+		assert.Nil(t, v.Claim.Instance, "t1 was made before")
+		assert.Equal(t, 2, ready())
+
+		statements := db.CountStatements()
+		v = view("new", asked)
+		assert.Equal(t, int64(4), statements.Load(), "the claim goes with the view's three reads")
+		require.NotNil(t, v.Claim.Instance)
+		assert.False(t, v.Live, "the view read the thread before the claim made it")
+		assert.Equal(t, f.agent.ID, v.Agent.ID)
+		assert.Equal(t, f.sb.ID, v.Sandbox.ID)
+		thread, err := db.Threads().Get(ctx, f.ws.ID, f.agent.ID, "new")
+		require.NoError(t, err)
+		require.NotNil(t, thread.Instance)
+		assert.Equal(t, v.Claim.Instance.ID, thread.Instance.ID)
+		assert.Equal(t, thread.ID, v.Claim.Instance.ThreadID)
+		assert.Equal(t, 1, ready())
+
+		stale := asked
+		stale.Version++
+		assert.Nil(t, view("after-an-edit", stale).Claim.Instance, "a version the sandbox is not at")
+		notMade("after-an-edit")
+
+		other, err := db.Sandboxes().Create(ctx, newSandbox(f.ws.ID, "other"), auxilia.SealedSecret{})
+		require.NoError(t, err)
+		require.NoError(t, db.Bindings().Put(ctx, f.agent.ID, other.ID, nil, rule))
+		v = view("rebound", asked)
+		assert.Nil(t, v.Claim.Instance, "the agent is bound elsewhere")
+		assert.Equal(t, other.ID, v.Sandbox.ID)
+		notMade("rebound")
+		assert.Equal(t, 1, ready())
+	})
+}

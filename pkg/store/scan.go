@@ -83,7 +83,7 @@ func (db *DB) readAll(ctx context.Context, reads ...read) error {
 	for range reads {
 		db.count()
 	}
-	if _, inTx := ctx.Value(txKey{}).(*gorm.DB); inTx || db.dialect != Postgres {
+	if !db.batches(ctx) {
 		for _, r := range reads {
 			if err := db.readOnHandle(ctx, r); err != nil {
 				return err
@@ -99,6 +99,13 @@ func (db *DB) readAll(ctx context.Context, reads ...read) error {
 			return err
 		}
 	}
+}
+
+// batches tells whether readAll sends its reads in ctx as one batch, a
+// round trip: on Postgres, outside a transaction.
+func (db *DB) batches(ctx context.Context) bool {
+	_, inTx := ctx.Value(txKey{}).(*gorm.DB)
+	return !inTx && db.dialect == Postgres
 }
 
 // readOnHandle runs r on database/sql: in ctx's transaction, or on the pool.

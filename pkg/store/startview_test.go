@@ -20,7 +20,7 @@ func TestARunStartsLookReadsItsInstanceAgentAndSandbox(t *testing.T) {
 		f := newUsageFixture(t, db)
 		threads := db.In(f.ws.ID).Threads()
 
-		v, err := threads.StartView(ctx, f.agent.ID, f.thread.Key)
+		v, err := threads.StartView(ctx, f.agent.ID, f.thread.Key, nil)
 		require.NoError(t, err)
 		assert.False(t, v.Live, "the thread has no instance yet")
 		assert.Nil(t, v.Agent.Binding)
@@ -33,7 +33,7 @@ func TestARunStartsLookReadsItsInstanceAgentAndSandbox(t *testing.T) {
 		r := startUsageRun(t, db, f)
 
 		statements := db.CountStatements()
-		v, err = threads.StartView(ctx, f.agent.ID, f.thread.Key)
+		v, err = threads.StartView(ctx, f.agent.ID, f.thread.Key, nil)
 		require.NoError(t, err)
 		assert.Equal(t, int64(3), statements.Load(), "three statements, sent at once on Postgres")
 		require.True(t, v.Live)
@@ -52,15 +52,15 @@ func TestARunStartsLookReadsItsInstanceAgentAndSandbox(t *testing.T) {
 		assert.Equal(t, readSealed, v.Sealed)
 
 		require.NoError(t, db.Sandboxes().Delete(ctx, f.ws.ID, sb.ID, read.Version))
-		v, err = threads.StartView(ctx, f.agent.ID, f.thread.Key)
+		v, err = threads.StartView(ctx, f.agent.ID, f.thread.Key, nil)
 		require.NoError(t, err)
 		assert.Empty(t, v.Sandbox.ID, "a deleted sandbox is bound to nobody")
 
-		_, err = threads.StartView(ctx, auxilia.NewID(), f.thread.Key)
+		_, err = threads.StartView(ctx, auxilia.NewID(), f.thread.Key, nil)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "an agent that is not there: %v", err)
 		other, err := db.Workspaces().Ensure(ctx, "other")
 		require.NoError(t, err)
-		_, err = db.In(other.ID).Threads().StartView(ctx, f.agent.ID, f.thread.Key)
+		_, err = db.In(other.ID).Threads().StartView(ctx, f.agent.ID, f.thread.Key, nil)
 		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "nor is another workspace's: %v", err)
 	})
 }

@@ -35,8 +35,8 @@ func (s TenantThreads) List(ctx context.Context, agentID string, req auxilia.Pag
 }
 
 // StartView reads what a run start looks at first (store.threadTable.StartView).
-func (s TenantThreads) StartView(ctx context.Context, agentID, key string) (auxilia.StartView, error) {
-	return s.t.db.threads().StartView(ctx, s.t.ws, agentID, key)
+func (s TenantThreads) StartView(ctx context.Context, agentID, key string, claim *auxilia.PoolClaim) (auxilia.StartView, error) {
+	return s.t.db.threads().StartView(ctx, s.t.ws, agentID, key, claim)
 }
 
 // Delete removes the thread id.

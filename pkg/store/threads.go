@@ -195,32 +195,44 @@ func (r *threadRan) scanTargets() []any { return []any{&r.ID, &r.InstanceID} }
 // of the agent on its thread keyed key looks at first: the thread's live
 // instance (none when the thread has none, or is not made yet), the agent
 // with its binding, and the sandbox bound, sealed secret and all. An
-// agent that is not there is CodeNotFound.
-func (s threadTable) StartView(ctx context.Context, workspaceID, agentID, key string) (auxilia.StartView, error) {
+// agent that is not there is CodeNotFound. On Postgres, outside a
+// transaction, the same round trip claims as claim asks, if it does, for a
+// thread not made yet (claimInViewSQL); elsewhere the view tries no claim.
+func (s threadTable) StartView(ctx context.Context, workspaceID, agentID, key string, claim *auxilia.PoolClaim) (auxilia.StartView, error) {
 	var (
-		v     auxilia.StartView
-		inst  instanceRow
-		agent agentBindingView
-		sb    sandboxRow
-		found bool
+		v       auxilia.StartView
+		inst    instanceRow
+		agent   agentBindingView
+		sb      sandboxRow
+		found   bool
+		claimed []instanceRow
 	)
-	err := s.db.readAll(ctx,
-		read{liveInstanceSQL, []any{workspaceID, agentID, key, string(auxilia.InstanceLive)}, func(scan func(...any) error) error {
+	reads := []read{
+		{liveInstanceSQL, []any{workspaceID, agentID, key, string(auxilia.InstanceLive)}, func(scan func(...any) error) error {
 			v.Live = true
 			return scan(inst.scanTargets()...)
 		}},
-		read{agentWithBindingSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
+		{agentWithBindingSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
 			found = true
 			return scan(agent.scanTargets()...)
 		}},
-		read{boundSandboxSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
+		{boundSandboxSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
 			return scan(sb.scanTargets()...)
-		}})
+		}}}
+	if claim != nil && s.db.batches(ctx) {
+		v.Claim.Tried = true
+		reads = append(reads, s.db.pools().claimInView(workspaceID, agentID, key, *claim, &claimed))
+	}
+	err := s.db.readAll(ctx, reads...)
 	if err = withContextError(ctx, err); err != nil || !found {
 		return auxilia.StartView{}, notFound(cmp.Or(err, gorm.ErrRecordNotFound), "agent")
 	}
 	if v.Live {
 		v.Instance = inst.domain()
+	}
+	if len(claimed) > 0 {
+		got := claimed[0].domain()
+		v.Claim.Instance = &got
 	}
 	v.Agent = agent.domain()
 	if sb.ID != "" {
