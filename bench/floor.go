@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -86,7 +87,7 @@ func floorMain(args []string) error {
 		return err
 	}
 	defer runs.Close()
-	f := floor{pool: pool, runs: runs, latency: *latency, provider: provider.NewHTTPClient(provider.Policy{}), providerKey: *providerKey}
+	f := floor{pool: pool, runs: runs, latency: *latency, provider: provider.NewHTTPClient(provider.Policy{}), providerKey: *providerKey, plans: &sync.Map{}}
 	defer f.provider.CloseIdleConnections()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/sandboxes", f.list)
@@ -116,6 +117,7 @@ type floor struct {
 	latency     time.Duration // the provider round trip of a run start, as a wait
 	provider    *http.Client  // the provider round trip, as a call (floor_provider.go)
 	providerKey string
+	plans       *sync.Map // floorPlan by agent id (floor_pools.go)
 }
 
 // callingPrefix is where the floor's run starts call the provider instead

@@ -68,8 +68,9 @@ type floorRunView struct {
 // one round trip of three statements, one implicit transaction, that
 // records the run on the thread (locking it), ends its active run, records
 // the new one and the audit entry. A thread without a live instance is a
-// new thread's first run, which its sandbox's warm pool serves in one more
-// round trip (claimPooled).
+// new thread's first run, which its sandbox's warm pool serves with the
+// view, where the agent's pool is known, or else in one more round trip
+// (claimPooled).
 func (f floor) startRun(trip providerTrip) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) { f.serveRun(w, r, trip) }
 }
@@ -86,10 +87,19 @@ func (f floor) serveRun(w http.ResponseWriter, r *http.Request, trip providerTri
 	look.Queue(floorLiveInstanceSQL, ws, agentID, key, "live", 1)
 	look.Queue(floorAgentSQL, ws, agentID, 1)
 	look.Queue(floorBoundSandboxSQL, ws, agentID)
+	asked, planned := f.plans.Load(agentID)
+	if planned {
+		asked.(floorPlan).queueClaim(&look, ws, agentID, key)
+	}
 	results := f.runs.SendBatch(ctx, &look)
 	inst, instErr := batchMap(results)
 	agent, agentErr := batchMap(results)
 	sb, sbErr := batchMap(results)
+	var claimed map[string]any
+	claimErr := pgx.ErrNoRows
+	if planned {
+		claimed, claimErr = batchMap(results)
+	}
 	if err := results.Close(); err != nil {
 		internalError(w, err)
 		return
@@ -102,7 +112,13 @@ func (f floor) serveRun(w http.ResponseWriter, r *http.Request, trip providerTri
 		floorNotFound(w, sbErr, "sandbox bound to the agent")
 		return
 	case errors.Is(instErr, pgx.ErrNoRows):
-		if inst, instErr = f.claimPooled(ctx, ws, agentID, key, sb); errors.Is(instErr, pgx.ErrNoRows) {
+		switch {
+		case planned && asked.(floorPlan).of(sb):
+			inst, instErr = claimed, claimErr // the view claimed
+		default:
+			inst, instErr = f.claimPooled(ctx, ws, agentID, key, sb)
+		}
+		if errors.Is(instErr, pgx.ErrNoRows) {
 			http.Error(w, "the warm pool has no ready instance (the floor makes none)", http.StatusServiceUnavailable)
 			return
 		}

@@ -19,8 +19,8 @@ func (w *reportWriter) pools(r results) {
 		"is false), the others create their instances. **This is done %d times**, each time once the pool job has refilled the "+
 		"pool, so that one burst's luck on a machine shared with Postgres and the bench does not make the figure; the table holds "+
 		"all of them together. **Then the floor takes the same bursts**, as many, each once the pool is full again: the floor "+
-		"(section 3) does a pooled start's round trips through bare pgx on a pool as large as the server's (the view's, the claim's "+
-		"one statement, a wait of the provider's latency, the record's) and refuses at once the starts the pool cannot serve, "+
+		"(section 3) does a pooled start's round trips through bare pgx on a pool as large as the server's (the view's, with "+
+		"the claim's one statement once it knows the agent's pool, as the server's, a wait of the provider's latency, the record's) and refuses at once the starts the pool cannot serve, "+
 		"where the server creates their instances: in its bursts it does less than the server.\n",
 		dur(pl.Latency), dur(pl.Create), pl.Size, pl.ReadyBefore, ms(pl.Filled), warmAloneRuns, pl.Threads, len(pl.Bursts))
 	warmProc, warmPG := pl.WarmCPU.perRequest(pl.WarmAlone)
