@@ -222,8 +222,8 @@ func readyPoolInstances(t *testing.T, db *store.DB, f usageFixture, n int) {
 // the same round trip on Postgres, where the agent is still bound to the
 // sandbox at the version its claim names, and nothing otherwise: not for
 // a thread made already (a warm start's view), not after the sandbox
-// changed, not once the agent is bound elsewhere. Elsewhere the view
-// tries no claim.
+// changed, not once the agent is bound elsewhere, not for another
+// workspace that names the agent. Elsewhere the view tries no claim.
 func TestAStartViewClaimsOnlyAsItsAgentIsBoundStill(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -261,6 +261,14 @@ func TestAStartViewClaimsOnlyAsItsAgentIsBoundStill(t *testing.T) {
 			return
 		}
 
+		other, err := db.Workspaces().Ensure(ctx, "other")
+		require.NoError(t, err)
+		_, err = db.In(other.ID).Threads().StartView(ctx, f.agent.ID, "stolen", &asked)
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "another workspace's agent: %v", err)
+		assert.Equal(t, 2, ready(), "another workspace claims nothing with this agent's plan")
+		_, err = db.Threads().Get(ctx, other.ID, f.agent.ID, "stolen")
+		assert.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "nor makes the thread: %v", err)
+
 		v := view("t1", asked)
 		assert.True(t, v.Claim.Tried)
 		assert.Nil(t, v.Claim.Instance, "t1 was made before")
@@ -285,12 +293,12 @@ func TestAStartViewClaimsOnlyAsItsAgentIsBoundStill(t *testing.T) {
 		assert.Nil(t, view("after-an-edit", stale).Claim.Instance, "a version the sandbox is not at")
 		notMade("after-an-edit")
 
-		other, err := db.Sandboxes().Create(ctx, newSandbox(f.ws.ID, "other"), auxilia.SealedSecret{})
+		elsewhere, err := db.Sandboxes().Create(ctx, newSandbox(f.ws.ID, "elsewhere"), auxilia.SealedSecret{})
 		require.NoError(t, err)
-		require.NoError(t, db.Bindings().Put(ctx, f.agent.ID, other.ID, nil, rule))
+		require.NoError(t, db.Bindings().Put(ctx, f.agent.ID, elsewhere.ID, nil, rule))
 		v = view("rebound", asked)
 		assert.Nil(t, v.Claim.Instance, "the agent is bound elsewhere")
-		assert.Equal(t, other.ID, v.Sandbox.ID)
+		assert.Equal(t, elsewhere.ID, v.Sandbox.ID)
 		notMade("rebound")
 		assert.Equal(t, 1, ready())
 	})
