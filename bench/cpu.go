@@ -15,19 +15,9 @@ const clockTicks = 100
 
 // cpuTime is the CPU time (user and system) process pid has used so far.
 func cpuTime(pid int) (time.Duration, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := statFields(pid)
 	if err != nil {
 		return 0, err
-	}
-	// The command name, field 2, is in parentheses and may hold spaces:
-	// the fields counted from after its closing one start at field 3.
-	end := bytes.LastIndexByte(raw, ')')
-	if end < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	fields := bytes.Fields(raw[end+1:])
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(fields))
 	}
 	var ticks int64
 	for _, f := range fields[11:13] { // utime and stime, fields 14 and 15
@@ -38,6 +28,40 @@ func cpuTime(pid int) (time.Duration, error) {
 		ticks += n
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// minorFaults counts the page faults process pid has taken so far that
+// read nothing from disk: each is a page of its memory coming into use.
+func minorFaults(pid int) (int64, error) {
+	fields, err := statFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(string(fields[7]), 10, 64) // minflt, field 10
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return n, nil
+}
+
+// statFields are the fields of /proc/<pid>/stat from field 3 on (the
+// first at index 0), up to stime, field 15, at least.
+func statFields(pid int) ([][]byte, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces:
+	// the fields counted from after its closing one start at field 3.
+	end := bytes.LastIndexByte(raw, ')')
+	if end < 0 {
+		return nil, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	fields := bytes.Fields(raw[end+1:])
+	if len(fields) < 13 {
+		return nil, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(fields))
+	}
+	return fields, nil
 }
 
 // postgresCPU is the CPU time used so far by each Postgres backend that
@@ -116,5 +140,15 @@ func startCPU(pid int, database string) func() cpuUse {
 	return func() cpuUse {
 		p1, _ := cpuTime(pid)
 		return cpuUse{Process: p1 - p0, Postgres: postgresSpent(pg0, postgresCPU(database))}
+	}
+}
+
+// startFaults counts process pid's page faults now; the returned function
+// counts them again and returns how many it took in between.
+func startFaults(pid int) func() int64 {
+	f0, _ := minorFaults(pid)
+	return func() int64 {
+		f1, _ := minorFaults(pid)
+		return f1 - f0
 	}
 }

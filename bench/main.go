@@ -34,6 +34,10 @@ type config struct {
 	Window      time.Duration // recorded span of each closed loop
 	Rounds      int           // ours and the floors alternate this many times
 
+	// WarmupRounds of the runs started at once come before their Rounds,
+	// not counted.
+	WarmupRounds int
+
 	Sandboxes       int           // registered before the reads are measured
 	Latency         time.Duration // the fake provider's round trip
 	WarmRuns        int           // measured warm run starts, one at a time
@@ -66,6 +70,8 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&c.Warmup, "warmup", time.Second, "warm-up of each closed-loop load, not recorded")
 	fs.DurationVar(&c.Window, "window", 5*time.Second, "recorded span of each closed-loop load")
 	fs.IntVar(&c.Rounds, "rounds", 3, "how many times ours and the floors alternate on each read route and on the runs started at once")
+	fs.IntVar(&c.WarmupRounds, "warmup-rounds", 4, "rounds of the runs started at once taken before those measured, not counted "+
+		"(a young process's first bursts bring its memory into use; at least 1: the server with a wide line opens its connections in them)")
 	fs.IntVar(&c.Sandboxes, "sandboxes", 50, "sandboxes registered for the reads")
 	fs.DurationVar(&c.Latency, "latency", 20*time.Millisecond, "the fake provider's round trip")
 	fs.IntVar(&c.WarmRuns, "warm-runs", 300, "warm run starts measured, one at a time")
@@ -103,7 +109,7 @@ func parseFlags(args []string) (config, error) {
 		// Smaller numbers, for the flags not given explicitly.
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		quick := map[string]string{"warmup": "300ms", "window": "1s", "rounds": "1",
+		quick := map[string]string{"warmup": "300ms", "window": "1s", "rounds": "1", "warmup-rounds": "1",
 			"warm-runs": "50", "threads": "200", "benchtime": "50ms", "benchcount": "1",
 			"pool-size": "10", "pool-threads": "40", "pool-bursts": "1", "local-runs": "5", "tool-workers": "1"}
 		for name, value := range quick {
@@ -112,7 +118,7 @@ func parseFlags(args []string) (config, error) {
 			}
 		}
 	}
-	if c.Concurrency < 1 || c.Rounds < 1 || c.Sandboxes < 1 || c.WarmRuns < 1 || c.Threads < 1 || c.ColdConcurrency < 1 || c.BenchCount < 1 ||
+	if c.Concurrency < 1 || c.Rounds < 1 || c.WarmupRounds < 1 || c.Sandboxes < 1 || c.WarmRuns < 1 || c.Threads < 1 || c.ColdConcurrency < 1 || c.BenchCount < 1 ||
 		c.ToolWorkers < 1 || c.PoolSize < 1 || c.PoolThreads < 1 || c.PoolBursts < 1 || c.LocalRuns < 1 {
 		err := errors.New("counts must be at least 1")
 		fmt.Fprintln(fs.Output(), "bench:", err)

@@ -237,9 +237,10 @@ func (w *reportWriter) runs(r results) {
 	burstFloor := time.Duration(float64(rn.Threads) * float64(lat) / float64(rn.Threads))
 	fb, cb := rn.FloorBurst, rn.CallingBurst
 	w.p("Then **all %d threads start a run at the same moment**, each from its own connection (a gate releases them together), "+
-		"each reconnecting its live instance. Ours, ours with a wider line, and three floors; all but the provider's take turns, %d rounds, "+
-		"each round begun by the next of them, so that a slower moment of the shared machine falls on each alike. "+
-		"Each column of the table is its median round, by total; every round's total is in its last row.\n", rn.Threads, r.Config.Rounds)
+		"each reconnecting its live instance. Ours, ours with a wider line, and three floors; all but the provider's take turns, %d rounds "+
+		"after %d warm-up rounds that are not counted, each round begun by the next of them, so that a slower moment of the shared machine "+
+		"falls on each alike. Each column of the table is its median round, by total; every round's total is in its last rows.\n",
+		rn.Threads, r.Config.Rounds, rn.WarmupRounds)
 	w.p("- **The reachable floor** is the same burst, through the same gate on connections of their own, on a bare `net/http` "+
 		"handler in the floor's process that makes the server's transactions of a warm run start through pgx "+
 		"(`bench/floor_runs.go`): the token; one round trip, the server's three reads sent together, of the thread's live "+
@@ -256,7 +257,7 @@ func (w *reportWriter) runs(r results) {
 		"the machine; this floor pays it as the server does. The goal is set against the floor that waits.")
 	w.p("- **Ours, %d statements at once** is a second server, the same binary on the same database, whose line has a place for "+
 		"each of its %d connections (`AUXILIA_DB_STATEMENTS_AT_ONCE=%d`, `bench/runs_line.go`), so that it runs as many statements "+
-		"at once as the floor. It warms up with a burst not recorded, as the first runs warmed up the server's connections. "+
+		"at once as the floor. It opens its connections in the warm-up rounds, as the first runs opened the server's. "+
 		"A statement holds its place for its whole round trip, its wait for the server's processors included: in a burst that keeps "+
 		"every processor busy, a narrow line leaves the database idle between them, and a wide one shares it among more statements, "+
 		"each taking longer (§5).", lineAsWide, store.DefaultMaxConnections, lineAsWide)
@@ -291,8 +292,18 @@ func (w *reportWriter) runs(r results) {
 		totalCalls(rn.CallingCalls), perRun(rn.CallingCalls, rn.Threads))
 	w.p("| server RSS before the first round → peak → after the last | %s → %s → %s | | | |", mib(rn.RSSBefore), mib(rn.RSSPeak), mib(rn.RSSAfter))
 	w.p("| Postgres sessions opened, all rounds | %d | | | |", rn.BurstSession)
-	w.p("| every round's total | %s | %s | %s | %s |\n", msList(rn.BurstTotals), msList(rn.WideLineTotals), msList(rn.FloorTotals),
+	w.p("| every round's total | %s | %s | %s | %s |", msList(rn.BurstTotals), msList(rn.WideLineTotals), msList(rn.FloorTotals),
 		msList(rn.CallingTotals))
+	w.p("| the warm-up rounds' totals, not counted | %s | %s | %s | %s |", msList(rn.BurstWarmups), msList(rn.WideLineWarmups),
+		msList(rn.FloorWarmups), msList(rn.CallingWarmups))
+	w.p("| page faults of the server (or the floor's process) in each burst, warm-up rounds first | %s | %s | %s | %s |\n",
+		countList(rn.BurstFaults), countList(rn.WideLineFaults), countList(rn.FloorFaults), countList(rn.CallingFaults))
+	w.p("The warm-up rounds are there because a process's first bursts bring its memory into use. A burst of %d starts has as many "+
+		"requests in flight, each with its goroutine's stack and what it allocates, and each page the process has not held before costs "+
+		"a page fault, which the kernel serves by clearing the page (minor faults, counted in `/proc/<pid>/stat`). The server collects "+
+		"its garbage at GOGC 400, so its heap grows through several bursts before a collection lets it reuse its pages, and a collection "+
+		"in the middle of a burst, which finds that burst's requests alive, lets it grow further; the last row shows how many each burst "+
+		"still took. A server that has served such bursts has that memory in use: the measured rounds come closer to it.\n", rn.Threads)
 	w.p("The line's waits and places are the server's own count at `/metrics` (`auxilia_db_line_waits_total`, `auxilia_db_line_wait_seconds_total`, " +
 		"`auxilia_db_line_places_taken_total`, `auxilia_db_line_held_seconds_total`) over the median round: a run start sends two round trips " +
 		"to the database, its reads and its record, each holding a place from its turn until its answer is read; in a burst that keeps " +

@@ -71,6 +71,13 @@ type runResults struct {
 	// Each burst is taken once a round; the fields above hold each one's
 	// median round, and these every round's total, in order.
 	BurstTotals, WideLineTotals, FloorTotals, CallingTotals []time.Duration
+
+	// The rounds before those measured, each burst's total, in order, and
+	// the page faults of the process that served each burst, all rounds
+	// in order, the warm-up rounds first (the two floors share a process).
+	WarmupRounds                                                int
+	BurstWarmups, WideLineWarmups, FloorWarmups, CallingWarmups []time.Duration
+	BurstFaults, WideLineFaults, FloorFaults, CallingFaults     []int64
 }
 
 func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) {
@@ -152,22 +159,17 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 	// that many clients would. Ours and the two floors take turns, each
 	// round begun by the next of them, so that a slower moment of the
 	// shared machine falls on each alike; each is reported by its median
-	// round.
+	// round. The warm-up rounds come first and are not counted: a young
+	// process's first bursts bring the memory of its heap and its stacks
+	// into use, a page fault a page, which a process that has served a
+	// while has in use already; they also open the connections of the
+	// server with a wide line, as the first runs did the server's.
 	startOn := func(ctx context.Context, api api, i int) error { return api.startRun(ctx, agentID, thread(i)) }
 	wide, wideAPI, err := s.startServerWithWideLine(ctx)
 	if err != nil {
 		return res, err
 	}
 	defer wide.stop()
-	// Its warm-up: a burst, not recorded, that opens its connections, as
-	// the first runs did the server's.
-	pause(ctx)
-	switch take, err := serverBurst(ctx, s, wide, wideAPI, fake, cfg.Threads, startOn); {
-	case err != nil:
-		return res, fmt.Errorf("the warm-up burst of the server with a wide line: %w", err)
-	case take.errors > 0:
-		return res, fmt.Errorf("the warm-up burst of the server with a wide line failed: %s", take.errorSummary(3))
-	}
 	bursts := []*burstRounds{
 		{name: "ours", take: func(ctx context.Context) (burstTake, error) {
 			return oursBurst(ctx, s, fake, &res, cfg.Threads, startOn)
@@ -182,7 +184,12 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 			return floorBurst(ctx, s, fake, callingPrefix, cfg.Threads, startOn), nil
 		}},
 	}
-	for round := range cfg.Rounds {
+	for round := range cfg.WarmupRounds + cfg.Rounds {
+		warmup := round < cfg.WarmupRounds
+		name := fmt.Sprintf("round %d", round-cfg.WarmupRounds+1)
+		if warmup {
+			name = fmt.Sprintf("warm-up round %d", round+1)
+		}
 		for k := range bursts {
 			b := bursts[(round+k)%len(bursts)]
 			pause(ctx)
@@ -190,9 +197,13 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 			if err != nil {
 				return res, err
 			}
-			b.takes = append(b.takes, take)
-			logf("  round %d: %s %d runs at once: %s, %d failed, %.2f provider calls a run", round+1, b.name, cfg.Threads,
-				take.total.Round(time.Millisecond), take.errors, perRun(take.calls, take.requests()+take.errors))
+			if warmup {
+				b.warmups = append(b.warmups, take)
+			} else {
+				b.takes = append(b.takes, take)
+			}
+			logf("  %s: %s %d runs at once: %s, %d failed, %.2f provider calls a run, %d page faults", name, b.name, cfg.Threads,
+				take.total.Round(time.Millisecond), take.errors, perRun(take.calls, take.requests()+take.errors), take.faults)
 			if b.mustSucceed && take.errors > 0 {
 				return res, fmt.Errorf("%s burst failed: %s", b.name, take.errorSummary(3))
 			}
@@ -205,6 +216,11 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 	res.CallingBurst, res.CallingBurstCPU, res.CallingCalls = calling.batch, calling.cpu, calling.calls
 	res.BurstTotals, res.WideLineTotals = bursts[0].totals(), bursts[1].totals()
 	res.FloorTotals, res.CallingTotals = bursts[2].totals(), bursts[3].totals()
+	res.WarmupRounds = cfg.WarmupRounds
+	res.BurstWarmups, res.WideLineWarmups = totals(bursts[0].warmups), totals(bursts[1].warmups)
+	res.FloorWarmups, res.CallingWarmups = totals(bursts[2].warmups), totals(bursts[3].warmups)
+	res.BurstFaults, res.WideLineFaults = bursts[0].faults(), bursts[1].faults()
+	res.FloorFaults, res.CallingFaults = bursts[2].faults(), bursts[3].faults()
 	logf("  %d runs at once, median of %d rounds: ours %s, the floor %s (ours / it %.2f×), the floor calling the provider %s (ours / it %.2f×); "+
 		"ours with %d statements at once %s (/ the floor %.2f×)",
 		cfg.Threads, cfg.Rounds, ms(ours.total), ms(floor.total), quotient(ours.total, floor.total),
@@ -216,9 +232,10 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 // calls it made.
 type burstTake struct {
 	batch
-	cpu   cpuUse
-	calls map[string]int
-	waits dbWaits // a server's, for a place in its line
+	cpu    cpuUse
+	calls  map[string]int
+	waits  dbWaits // a server's, for a place in its line
+	faults int64   // the page faults its server (or floor) took meanwhile
 }
 
 // burstRounds are the takes of one kind of burst, a round each.
@@ -226,7 +243,8 @@ type burstRounds struct {
 	name        string
 	mustSucceed bool // a burst that must not fail: a floor's, or the wide line's
 	take        func(ctx context.Context) (burstTake, error)
-	takes       []burstTake
+	warmups     []burstTake // of the warm-up rounds, not counted
+	takes       []burstTake // of the measured rounds
 }
 
 // median is the take whose total is the median of the rounds' (the lower
@@ -236,10 +254,22 @@ func (b *burstRounds) median() burstTake {
 	return sorted[(len(sorted)-1)/2]
 }
 
-// totals are the rounds' totals, in the order they were taken.
-func (b *burstRounds) totals() []time.Duration {
-	out := make([]time.Duration, len(b.takes))
-	for i, t := range b.takes {
+// totals are the measured rounds' totals, in the order they were taken.
+func (b *burstRounds) totals() []time.Duration { return totals(b.takes) }
+
+// faults are the page faults of every round, the warm-up rounds first.
+func (b *burstRounds) faults() []int64 {
+	var out []int64
+	for _, t := range slices.Concat(b.warmups, b.takes) {
+		out = append(out, t.faults)
+	}
+	return out
+}
+
+// totals are the takes' totals, in order.
+func totals(takes []burstTake) []time.Duration {
+	out := make([]time.Duration, len(takes))
+	for i, t := range takes {
 		out[i] = t.total
 	}
 	return out
@@ -297,9 +327,10 @@ func serverBurst(ctx context.Context, s *stack, p *process, a api, fake *daytona
 	burstAPI.http = newHTTPClient(n)
 	defer burstAPI.http.CloseIdleConnections()
 	fake.ResetCalls()
+	faulted := startFaults(p.cmd.Process.Pid)
 	spent := startCPU(p.cmd.Process.Pid, s.db.name)
 	take.batch = runBatch(ctx, n, n, func(ctx context.Context, i int) error { return start(ctx, burstAPI, i) })
-	take.cpu = spent()
+	take.cpu, take.faults = spent(), faulted()
 	take.calls = fake.AllCalls()
 	waitsAfter, err := readDBWaits(ctx, a)
 	if err != nil {
@@ -337,10 +368,11 @@ func floorBurst(ctx context.Context, s *stack, fake *daytonatest.Server, prefix 
 	floorAPI.http = newHTTPClient(n)
 	defer floorAPI.http.CloseIdleConnections()
 	fake.ResetCalls()
+	faulted := startFaults(s.floor.cmd.Process.Pid)
 	spent := startCPU(s.floor.cmd.Process.Pid, s.db.name)
 	var take burstTake
 	take.batch = runBatch(ctx, n, n, func(ctx context.Context, i int) error { return start(ctx, floorAPI, i) })
-	take.cpu = spent()
+	take.cpu, take.faults = spent(), faulted()
 	take.calls = fake.AllCalls()
 	return take
 }

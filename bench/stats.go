@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -112,6 +113,15 @@ func msList(ds []time.Duration) string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		out[i] = ms(d)
+	}
+	return strings.Join(out, ", ")
+}
+
+// countList renders counts, in order.
+func countList(ns []int64) string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = strconv.FormatInt(n, 10)
 	}
 	return strings.Join(out, ", ")
 }
