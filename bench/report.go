@@ -240,7 +240,7 @@ func (w *reportWriter) runs(r results) {
 		"each reconnecting its live instance. Ours, ours with a wider line, and three floors; all but the provider's take turns, %d rounds "+
 		"after %d warm-up rounds that are not counted, each round begun by the next of them, so that a slower moment of the shared machine "+
 		"falls on each alike. Each column of the table is its median round, by total; every round's total is in its last rows.\n",
-		rn.Threads, r.Config.Rounds, rn.WarmupRounds)
+		rn.Threads, r.Config.Rounds, r.Config.WarmupRounds)
 	w.p("- **The reachable floor** is the same burst, through the same gate on connections of their own, on a bare `net/http` "+
 		"handler in the floor's process that makes the server's transactions of a warm run start through pgx "+
 		"(`bench/floor_runs.go`): the token; one round trip, the server's three reads sent together, of the thread's live "+

@@ -75,7 +75,6 @@ type runResults struct {
 	// The rounds before those measured, each burst's total, in order, and
 	// the page faults of the process that served each burst, all rounds
 	// in order, the warm-up rounds first (the two floors share a process).
-	WarmupRounds                                                int
 	BurstWarmups, WideLineWarmups, FloorWarmups, CallingWarmups []time.Duration
 	BurstFaults, WideLineFaults, FloorFaults, CallingFaults     []int64
 }
@@ -216,7 +215,6 @@ func measureRuns(ctx context.Context, cfg config, s *stack) (runResults, error) 
 	res.CallingBurst, res.CallingBurstCPU, res.CallingCalls = calling.batch, calling.cpu, calling.calls
 	res.BurstTotals, res.WideLineTotals = bursts[0].totals(), bursts[1].totals()
 	res.FloorTotals, res.CallingTotals = bursts[2].totals(), bursts[3].totals()
-	res.WarmupRounds = cfg.WarmupRounds
 	res.BurstWarmups, res.WideLineWarmups = totals(bursts[0].warmups), totals(bursts[1].warmups)
 	res.FloorWarmups, res.CallingWarmups = totals(bursts[2].warmups), totals(bursts[3].warmups)
 	res.BurstFaults, res.WideLineFaults = bursts[0].faults(), bursts[1].faults()
