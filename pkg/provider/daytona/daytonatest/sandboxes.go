@@ -77,12 +77,31 @@ func (s *Server) settle(sb *sandbox, state string) {
 	}
 }
 
-// autoStop begins stopping every started sandbox idle past its interval,
-// as Daytona's auto-stop does. Caller holds s.mu.
+// autoStopCheck is how often the fake's clock lets auto-stop look at every
+// sandbox. Daytona's own check is a job, not part of a call: its
+// auto-stop-check cron runs every minute (apps/api/src/sandbox/managers/
+// sandbox.manager.ts, autostopCheck), every 10 seconds in later releases,
+// so a sandbox stops up to that long after its interval ends.
+const autoStopCheck = 10 * time.Second
+
+// autoStop is Daytona's auto-stop check, run by the calls themselves once
+// autoStopCheck has passed on the fake's clock since its last run. A call
+// that came sooner costs nothing: looking at every sandbox on every call
+// made each call cost as much as all the sandboxes, all under s.mu. Caller
+// holds s.mu.
 func (s *Server) autoStop() {
+	if now := s.now(); now.Sub(s.stopChecked) >= autoStopCheck {
+		s.stopIdle(now)
+	}
+}
+
+// stopIdle begins stopping every started sandbox idle past its interval at
+// now, as Daytona's auto-stop does. Caller holds s.mu.
+func (s *Server) stopIdle(now time.Time) {
+	s.stopChecked = now
 	for _, sb := range s.sandboxes {
 		if sb.State == "started" && !sb.Moving() && sb.autoStop > 0 &&
-			s.now().Sub(sb.lastActivity) >= time.Duration(sb.autoStop)*time.Minute {
+			now.Sub(sb.lastActivity) >= time.Duration(sb.autoStop)*time.Minute {
 			s.move(sb, "stopped", "stopping", "stopped")
 		}
 	}

@@ -143,13 +143,15 @@ type Server struct {
 	// forwardTransport carries calls to the real daemon at Options.ToolboxURL.
 	forwardTransport *http.Transport
 
-	mu        sync.Mutex
-	offset    time.Duration // how far the fake clock is ahead of the real one
-	keys      map[string]*apiKey
-	sandboxes map[string]*sandbox
-	snapshots map[string]*snapshot // made from sandboxes, by name
-	faults    fakekit.Faults[string, Fault]
-	quota     Quota
+	mu     sync.Mutex
+	offset time.Duration // how far the fake clock is ahead of the real one
+	// stopChecked is when, on the fake clock, auto-stop last looked.
+	stopChecked time.Time
+	keys        map[string]*apiKey
+	sandboxes   map[string]*sandbox
+	snapshots   map[string]*snapshot // made from sandboxes, by name
+	faults      fakekit.Faults[string, Fault]
+	quota       Quota
 	// suspended organisations are refused sandboxes, for suspension's reason.
 	suspended  bool
 	suspension string
@@ -250,7 +252,7 @@ func (s *Server) Advance(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.offset += d
-	s.autoStop()
+	s.stopIdle(s.now())
 }
 
 // errNoSandbox is what the knobs return for an id the fake does not have.
