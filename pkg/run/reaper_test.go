@@ -47,7 +47,7 @@ func TestReaperDestroysWhatNoThreadUses(t *testing.T) {
 
 func TestReaperExpiresIdleRunsAndAbandonedCreations(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
-		w := newWorld(t, db, func(o *run.Options) { o.IdleTimeout = 100 * time.Millisecond; o.CreateLease = 100 * time.Millisecond })
+		w := newWorld(t, db, func(o *run.Options) { o.IdleTimeout = 100 * time.Millisecond })
 		ctx := context.Background()
 		r := w.start(t, "t1")
 		time.Sleep(150 * time.Millisecond)
