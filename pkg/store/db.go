@@ -60,6 +60,8 @@ type DB struct {
 	// prepared keeps the embedded database's statements compiled
 	// (prepared.go); nil on Postgres.
 	prepared *prepared
+	// starts sends the records of run starts together (together.go).
+	starts *together
 }
 
 // SetQuotaDefaults sets the limits of every workspace that has none of its
@@ -107,6 +109,7 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	db := &DB{gorm: g, dialect: dialect, disk: disk, leaseTerm: DefaultLeaseTerm, line: waits, atOnce: DefaultStatementsAtOnce()}
+	db.starts = &together{db: db}
 	if pool, ok := g.ConnPool.(*sql.DB); ok && dialect == SQLite {
 		db.prepared = newPrepared(pool)
 	}

@@ -100,3 +100,17 @@ func PartialIndexStatements() map[string]map[string]int {
 	out["approvals_pending"][numbered("SELECT * FROM approvals WHERE "+pendingCallSQL)] = strings.Count(pendingCallSQL, "?")
 	return out
 }
+
+// PendingStarts tells how many records of run starts wait for a batch.
+func (db *DB) PendingStarts() int {
+	db.starts.mu.Lock()
+	defer db.starts.mu.Unlock()
+	return len(db.starts.pending)
+}
+
+// StartBatches tells how many batches of run starts' records were sent.
+func (db *DB) StartBatches() int {
+	db.starts.mu.Lock()
+	defer db.starts.mu.Unlock()
+	return db.starts.batches
+}

@@ -131,7 +131,7 @@ func (s runTable) StartOnInstance(ctx context.Context, r auxilia.Run, threadID s
 	row.ThreadID = threadID
 	e.ResourceType, e.ResourceID = "run", row.ID
 	onInstance := []any{threadID, r.InstanceID}
-	changed, err := s.db.execBatch(ctx,
+	changed, err := s.db.starts.send(ctx, threadID,
 		write{startOnInstanceSQL, []any{row.StartedAt, row.StartedAt, threadID, row.WorkspaceID, r.InstanceID}},
 		write{replaceActiveOnInstanceSQL, slices.Concat(s.endActive(row), onInstance, row.values(), onInstance)},
 		write{auditOfRunSQL, append(newAuditRow(e).values(), row.ID)})
