@@ -60,8 +60,9 @@ type DB struct {
 	// prepared keeps the embedded database's statements compiled
 	// (prepared.go); nil on Postgres.
 	prepared *prepared
-	// starts sends the records of run starts together (together.go).
-	starts *together
+	// views and records send the views and the records of run starts
+	// together (together.go).
+	views, records *together
 }
 
 // SetQuotaDefaults sets the limits of every workspace that has none of its
@@ -109,7 +110,7 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	db := &DB{gorm: g, dialect: dialect, disk: disk, leaseTerm: DefaultLeaseTerm, line: waits, atOnce: DefaultStatementsAtOnce()}
-	db.starts = &together{db: db}
+	db.views, db.records = &together{db: db}, &together{db: db}
 	if pool, ok := g.ConnPool.(*sql.DB); ok && dialect == SQLite {
 		db.prepared = newPrepared(pool)
 	}

@@ -37,35 +37,27 @@ type write struct {
 // each statement seeing what those before it committed, as in a
 // transaction of its own. It returns how many rows each changed.
 func (db *DB) execBatch(ctx context.Context, writes ...write) ([]int64, error) {
-	var changed []int64
-	err := db.onPgx(ctx, func(c *pgx.Conn) (err error) {
-		changed, err = db.sendBatch(ctx, c, writes)
-		return err
+	changed := make([]int64, len(writes))
+	err := db.onPgx(ctx, func(c *pgx.Conn) error {
+		var b pgx.Batch
+		for _, w := range writes {
+			db.count()
+			b.Queue(numbered(w.query), w.args...)
+		}
+		results := c.SendBatch(ctx, &b)
+		for i := range writes {
+			tag, err := results.Exec()
+			if err != nil {
+				_ = results.Close()
+				return err
+			}
+			changed[i] = tag.RowsAffected()
+		}
+		return results.Close()
 	})
 	err = withContextError(ctx, db.translate(err))
 	db.disk.note(err, true)
 	return changed, err
-}
-
-// sendBatch sends writes on c in one round trip, as execBatch does, and
-// returns how many rows each changed.
-func (db *DB) sendBatch(ctx context.Context, c *pgx.Conn, writes []write) ([]int64, error) {
-	var b pgx.Batch
-	for _, w := range writes {
-		db.count()
-		b.Queue(numbered(w.query), w.args...)
-	}
-	results := c.SendBatch(ctx, &b)
-	changed := make([]int64, len(writes))
-	for i := range writes {
-		tag, err := results.Exec()
-		if err != nil {
-			_ = results.Close()
-			return nil, err
-		}
-		changed[i] = tag.RowsAffected()
-	}
-	return changed, results.Close()
 }
 
 // insertSQL is the INSERT of one row of table, its columns listed.

@@ -101,16 +101,20 @@ func PartialIndexStatements() map[string]map[string]int {
 	return out
 }
 
-// PendingStarts tells how many records of run starts wait for a batch.
-func (db *DB) PendingStarts() int {
-	db.starts.mu.Lock()
-	defer db.starts.mu.Unlock()
-	return len(db.starts.pending)
+// Pending tells how many views and records of run starts wait for a batch.
+func (db *DB) Pending() (views, records int) {
+	return db.views.counts(func(t *together) int { return len(t.pending) }),
+		db.records.counts(func(t *together) int { return len(t.pending) })
 }
 
-// StartBatches tells how many batches of run starts' records were sent.
-func (db *DB) StartBatches() int {
-	db.starts.mu.Lock()
-	defer db.starts.mu.Unlock()
-	return db.starts.batches
+// Batches tells how many batches of views and records of run starts were sent.
+func (db *DB) Batches() (views, records int) {
+	return db.views.counts(func(t *together) int { return t.batches }),
+		db.records.counts(func(t *together) int { return t.batches })
+}
+
+func (t *together) counts(of func(*together) int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return of(t)
 }

@@ -114,7 +114,8 @@ func (s runTable) Start(ctx context.Context, r auxilia.Run) (auxilia.Run, string
 }
 
 // StartOnInstance is Start and the run's audit entry e in one round trip
-// to Postgres, for a run on its thread's instance (r.InstanceID, of the
+// to Postgres, shared with the records of the starts that come at once
+// (together.go), for a run on its thread's instance (r.InstanceID, of the
 // thread threadID), outside a transaction: the three statements run as
 // one transaction, each written to do nothing unless the thread still has
 // that instance, so that none waits for the outcome of another. It
@@ -131,14 +132,20 @@ func (s runTable) StartOnInstance(ctx context.Context, r auxilia.Run, threadID s
 	row.ThreadID = threadID
 	e.ResourceType, e.ResourceID = "run", row.ID
 	onInstance := []any{threadID, r.InstanceID}
-	changed, err := s.db.starts.send(ctx, threadID,
-		write{startOnInstanceSQL, []any{row.StartedAt, row.StartedAt, threadID, row.WorkspaceID, r.InstanceID}},
-		write{replaceActiveOnInstanceSQL, slices.Concat(s.endActive(row), onInstance, row.values(), onInstance)},
-		write{auditOfRunSQL, append(newAuditRow(e).values(), row.ID)})
+	writes := []write{
+		{startOnInstanceSQL, []any{row.StartedAt, row.StartedAt, threadID, row.WorkspaceID, r.InstanceID}},
+		{replaceActiveOnInstanceSQL, slices.Concat(s.endActive(row), onInstance, row.values(), onInstance)},
+		{auditOfRunSQL, append(newAuditRow(e).values(), row.ID)}}
+	record := &part{order: threadID, writes: writes}
+	record.alone = func(ctx context.Context) (err error) {
+		record.changed, err = s.db.execBatch(ctx, writes...)
+		return err
+	}
+	err := s.db.records.send(ctx, record)
 	if notDone(err) {
 		return auxilia.Run{}, false, nil // the transaction tries again on another connection
 	}
-	if err != nil || changed[1] == 0 {
+	if err != nil || record.changed[1] == 0 {
 		return auxilia.Run{}, false, err
 	}
 	return started(row, r), true, nil

@@ -198,47 +198,77 @@ func (r *threadRan) scanTargets() []any { return []any{&r.ID, &r.InstanceID} }
 // agent that is not there is CodeNotFound. On Postgres, outside a
 // transaction, the same round trip claims as claim asks, if it does, for a
 // thread not made yet (claimInViewSQL); elsewhere the view tries no claim.
+// A view that claims nothing there shares its round trip with the views of
+// the starts that come at once (together.go); one that claims goes alone,
+// since the claims of one batch would run one after the other.
 func (s threadTable) StartView(ctx context.Context, workspaceID, agentID, key string, claim *auxilia.PoolClaim) (auxilia.StartView, error) {
-	var (
-		v       auxilia.StartView
-		inst    instanceRow
-		agent   agentBindingView
-		sb      sandboxRow
-		found   bool
-		claimed []instanceRow
-	)
-	reads := []read{
-		{liveInstanceSQL, []any{workspaceID, agentID, key, string(auxilia.InstanceLive)}, func(scan func(...any) error) error {
-			v.Live = true
-			return scan(inst.scanTargets()...)
-		}},
-		{agentWithBindingSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
-			found = true
-			return scan(agent.scanTargets()...)
-		}},
-		{boundSandboxSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
-			return scan(sb.scanTargets()...)
-		}}}
-	if claim != nil && s.db.batches(ctx) {
-		v.Claim.Tried = true
-		reads = append(reads, s.db.pools().claimInView(workspaceID, agentID, key, *claim, &claimed))
+	var v startView
+	var err error
+	switch {
+	case !s.db.batches(ctx):
+		err = s.db.readAll(ctx, v.reads(s.db, workspaceID, agentID, key, nil)...)
+	case claim != nil:
+		err = s.db.readAll(ctx, v.reads(s.db, workspaceID, agentID, key, claim)...)
+	default:
+		view := &part{reads: v.reads(s.db, workspaceID, agentID, key, nil)}
+		view.alone = func(ctx context.Context) error {
+			v = startView{}
+			return s.db.readAll(ctx, v.reads(s.db, workspaceID, agentID, key, nil)...)
+		}
+		err = s.db.views.send(ctx, view)
 	}
-	err := s.db.readAll(ctx, reads...)
-	if err = withContextError(ctx, err); err != nil || !found {
+	if err = withContextError(ctx, err); err != nil || !v.found {
 		return auxilia.StartView{}, notFound(cmp.Or(err, gorm.ErrRecordNotFound), "agent")
 	}
-	if v.Live {
-		v.Instance = inst.domain()
+	return v.domain(), nil
+}
+
+// startView is what StartView's reads scan.
+type startView struct {
+	live, found, tried bool
+	inst               instanceRow
+	agent              agentBindingView
+	sb                 sandboxRow
+	claimed            []instanceRow
+}
+
+// reads are StartView's reads, which scan into v; the pool's claim among
+// them when claim is given.
+func (v *startView) reads(db *DB, workspaceID, agentID, key string, claim *auxilia.PoolClaim) []read {
+	reads := []read{
+		{liveInstanceSQL, []any{workspaceID, agentID, key, string(auxilia.InstanceLive)}, func(scan func(...any) error) error {
+			v.live = true
+			return scan(v.inst.scanTargets()...)
+		}},
+		{agentWithBindingSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
+			v.found = true
+			return scan(v.agent.scanTargets()...)
+		}},
+		{boundSandboxSQL, []any{workspaceID, agentID}, func(scan func(...any) error) error {
+			return scan(v.sb.scanTargets()...)
+		}}}
+	if claim != nil {
+		v.tried = true
+		reads = append(reads, db.pools().claimInView(workspaceID, agentID, key, *claim, &v.claimed))
 	}
-	if len(claimed) > 0 {
-		got := claimed[0].domain()
-		v.Claim.Instance = &got
+	return reads
+}
+
+// domain is the view v scanned.
+func (v *startView) domain() auxilia.StartView {
+	out := auxilia.StartView{Live: v.live, Agent: v.agent.domain()}
+	out.Claim.Tried = v.tried
+	if v.live {
+		out.Instance = v.inst.domain()
 	}
-	v.Agent = agent.domain()
-	if sb.ID != "" {
-		v.Sandbox, v.Sealed = sb.domain(), sb.sealed()
+	if len(v.claimed) > 0 {
+		got := v.claimed[0].domain()
+		out.Claim.Instance = &got
 	}
-	return v, nil
+	if v.sb.ID != "" {
+		out.Sandbox, out.Sealed = v.sb.domain(), v.sb.sealed()
+	}
+	return out
 }
 
 var liveInstanceSQL = "SELECT " + qualified("instances", instanceColumns) +

@@ -7,205 +7,300 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Run starts recorded at once on their threads' instances share their
-// round trips to Postgres. Their writes go together in one batch, one
-// implicit transaction, so that a burst of starts takes one place in line
-// (inline.go), one connection and one commit for many of them, not one
-// each. Each start is answered only once the commit that holds its record
-// is in, as before: nothing is written after its answer.
+// Requests that read or write the same way at once share their round trips
+// to Postgres: the views of run starts (threadTable.StartView) go together,
+// and so do their records (runTable.StartOnInstance). Each kind's parts go
+// together in batches, each one implicit transaction, so that a burst of
+// starts takes one place in line (inline.go), one connection and, for the
+// records, one commit for many of them, not one each. Each caller is
+// answered only once the batch that holds its part is in, as before:
+// nothing is written after its answer.
 //
-// One batch is in flight at a time. Records that come meanwhile wait for
-// the next, which their writer sends once the batch ends and it has a place
-// in line, taken as old as the oldest of them: a start alone waits for no
-// other. A batch locks its threads' rows in the order of their ids, so
-// that two batches, of this server or another, never wait for each other
-// in turn. A batch that fails is undone whole, and each of its records is
-// then sent again alone, so that one record's failure is its own.
+// A writer waits in line for the parts that wait, as old as the oldest of
+// them, and takes them, up to maxTogether, once it has its connection:
+// those that came meanwhile go with them. Up to maxWriters batches of a
+// kind are in flight at once, so that the database's processors share a
+// burst; the parts that come meanwhile wait for the next writer. A caller
+// that finds no writer waiting is that writer, for one batch, so that a
+// part alone is sent as it would be without batches. A batch orders its
+// parts by the row each locks first (a record, its thread's), so that two
+// batches, of this server or another, never wait for each other in turn. A
+// batch that fails is undone whole, and each of its parts is then sent
+// again alone, so that one part's failure is its own.
 //
-// A start whose request ends leaves at once with its context's error: its
-// record is dropped if it still waits, and may be written if its batch has
-// it. A batch goes on for the starts that still wait for it, and is given
-// up once none does.
+// A caller whose request ends leaves at once with its context's error: its
+// part is dropped if it still waits, and may be done if its batch has it.
+// A batch goes on for the callers that still wait for it, and is given up
+// once none does; a writer still in line, once no part waits.
 
-// maxTogether bounds the records of a batch, so that its transaction
-// holds no more rows than a few milliseconds' worth.
-const maxTogether = 64
+const (
+	// maxTogether bounds the parts of a batch, so that its transaction
+	// holds no more rows than a few milliseconds' worth.
+	maxTogether = 64
+	// maxWriters bounds the batches of a kind in flight at once.
+	maxWriters = 2
+)
 
-// together sends records of run starts in batches, as above.
+// together sends parts of one kind in batches, as above.
 type together struct {
 	db *DB
 
 	mu      sync.Mutex
-	pending []*record // oldest first
-	writing bool      // a writer runs
-	// waiting counts the records whose starts wait for them, pending or in
-	// the batch in flight; cancel gives up the writer's batch once none
-	// does.
-	waiting int
-	cancel  context.CancelFunc
+	pending []*part // oldest first
+	writers int     // in flight, or waiting in line
+	// inLine tells that a writer waits in line; giveUp cancels its wait.
+	inLine bool
+	giveUp context.CancelFunc
 	// batches counts the batches sent (the tests read it).
 	batches int
 }
 
-// record is one start's writes, waiting to be sent.
-type record struct {
-	ctx    context.Context // the start's: its arrival
+// part is one caller's statements: reads, whose rows it scans, then
+// writes, whose changed rows it counts.
+type part struct {
+	ctx    context.Context // the caller's: its arrival
 	order  string          // the id of the row it locks first
+	reads  []read
 	writes []write
+	// alone sends the part by itself, when the batch that had it failed.
+	alone func(ctx context.Context) error
 
-	taken bool          // in a batch (under together.mu)
-	gone  bool          // its start left (under together.mu)
+	batch *batch        // the one that took it (under together.mu)
+	gone  bool          // its caller left (under together.mu)
 	done  chan struct{} // closed once its outcome is set
-	// changed holds how many rows each write changed; alone, that the
-	// batch failed and the record is to be sent again by itself.
-	changed []int64
-	err     error
-	alone   bool
+	// changed holds how many rows each write changed, err the batch's
+	// error, and sendAlone that the batch failed and the part is to be
+	// sent again by itself.
+	changed   []int64
+	err       error
+	sendAlone bool
 }
 
-// send sends writes, which lock the row order first, in a batch with the
-// other records waiting, and returns how many rows each changed, as
-// execBatch does.
-func (t *together) send(ctx context.Context, order string, writes ...write) ([]int64, error) {
-	r := &record{ctx: ctx, order: order, writes: writes, done: make(chan struct{})}
+// batch is the parts a writer took.
+type batch struct {
+	parts   []*part
+	waiting int                // the parts whose callers wait for it
+	cancel  context.CancelFunc // gives it up
+}
+
+// send sends p in a batch with the other parts waiting, and returns once
+// it is done: its reads scanned and its counts of changed rows set.
+func (t *together) send(ctx context.Context, p *part) error {
+	p.ctx, p.done = ctx, make(chan struct{})
 	t.mu.Lock()
-	t.pending = append(t.pending, r)
-	t.waiting++
-	lead := !t.writing
-	t.writing = true
+	t.pending = append(t.pending, p)
+	lead := t.enlist()
 	t.mu.Unlock()
 	if lead {
-		go t.write()
+		stop := context.AfterFunc(ctx, func() { t.leave(p) })
+		t.write(ctx, true)
+		stop()
 	}
 	select {
-	case <-r.done:
+	case <-p.done:
 	case <-ctx.Done():
-		t.leave(r)
-		return nil, ctx.Err()
+		t.leave(p)
+		return ctx.Err()
 	}
-	if r.alone {
-		return t.db.execBatch(ctx, writes...)
+	if p.sendAlone {
+		return p.alone(ctx)
 	}
-	return r.changed, r.err
+	return p.err
 }
 
-// leave lets r's start go: r is dropped if it still waits, and the batch
-// in flight, or the writer's wait in line, given up if no start waits now.
-func (t *together) leave(r *record) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if r.gone || isClosed(r.done) {
-		return
-	}
-	r.gone = true
-	if !r.taken {
-		t.pending = slices.DeleteFunc(t.pending, func(p *record) bool { return p == r })
-	}
-	t.waiting--
-	if t.waiting == 0 && t.cancel != nil {
-		t.cancel()
-	}
-}
-
-// write sends batches of the records waiting until none is left.
-func (t *together) write() {
-	for t.writeBatch() {
-	}
-}
-
-// writeBatch sends a batch of the records waiting, and tells whether there
-// were any. It waits for its place in line as old as the oldest record,
-// and takes the records once it has a connection, those that came
-// meanwhile with them.
-func (t *together) writeBatch() bool {
-	t.mu.Lock()
-	if len(t.pending) == 0 {
-		t.writing = false
-		t.mu.Unlock()
+// enlist tells whether a writer is to wait in line for the parts waiting,
+// and counts it: when none waits there already and fewer than maxWriters
+// are in flight. The caller holds mu.
+func (t *together) enlist() bool {
+	if t.inLine || t.writers == maxWriters || len(t.pending) == 0 {
 		return false
 	}
-	// Not the oldest start's cancellation: the batch is everyone's.
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.pending[0].ctx))
-	defer cancel()
-	t.cancel = cancel
-	t.mu.Unlock()
-
-	var batch []*record
-	err := t.db.onPgx(ctx, func(c *pgx.Conn) error {
-		batch = t.take()
-		if len(batch) == 0 {
-			return nil
-		}
-		return t.sendBatch(ctx, c, batch)
-	})
-	sent := batch != nil
-	if !sent && err != nil {
-		// No connection for the batch: each record tries alone.
-		batch = t.take()
-	}
-	t.settle(ctx, batch, err, sent)
+	t.writers++
+	t.inLine = true
 	return true
 }
 
-// take takes the records waiting, up to a batch's worth, ordered by the
-// rows they lock first.
-func (t *together) take() []*record {
+// leave lets p's caller go: p is dropped if it still waits, and the batch
+// that has it given up if no caller waits for it now; a writer in line
+// gives up its wait once no part waits.
+func (t *together) leave(p *part) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	n := min(len(t.pending), maxTogether)
-	batch := slices.Clone(t.pending[:n])
-	t.pending = slices.Delete(t.pending, 0, n)
-	for _, r := range batch {
-		r.taken = true
+	if p.gone || isClosed(p.done) {
+		return
 	}
-	// Stable: one thread's starts stay in the order they came.
-	slices.SortStableFunc(batch, func(a, b *record) int { return cmp.Compare(a.order, b.order) })
-	return batch
+	p.gone = true
+	if p.batch == nil {
+		t.pending = slices.DeleteFunc(t.pending, func(q *part) bool { return q == p })
+		if len(t.pending) == 0 && t.giveUp != nil {
+			t.giveUp()
+		}
+		return
+	}
+	p.batch.waiting--
+	if p.batch.waiting == 0 {
+		p.batch.cancel()
+	}
 }
 
-// sendBatch sends the batch's writes in one round trip and sets what each
-// changed; an error undoes them all.
-func (t *together) sendBatch(ctx context.Context, c *pgx.Conn, batch []*record) error {
-	var writes []write
-	for _, r := range batch {
-		writes = append(writes, r.writes...)
+// write is the writer enlisted: it sends a batch of the parts waiting,
+// then, if others wait and no writer is in line for them, the next. A
+// caller that is the writer (once) sends one batch, and leaves the next to
+// a writer of its own; it gives up its wait in line when its own request
+// ends (own), and the parts wait for the next writer.
+func (t *together) write(own context.Context, once bool) {
+	for {
+		t.writeBatch(own)
+		t.mu.Lock()
+		t.writers--
+		next := t.enlist()
+		t.mu.Unlock()
+		if !next {
+			return
+		}
+		if once {
+			go t.write(context.Background(), false)
+			return
+		}
 	}
+}
+
+// writeBatch waits in line as old as the oldest part waiting and, once it
+// has a connection, sends the parts waiting then as a batch. It gives up
+// its wait when own ends, or no part waits.
+func (t *together) writeBatch(own context.Context) {
+	t.mu.Lock()
+	if len(t.pending) == 0 {
+		t.inLine, t.giveUp = false, nil
+		t.mu.Unlock()
+		return
+	}
+	// Not the oldest caller's cancellation: the batch is everyone's.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.pending[0].ctx))
+	defer cancel()
+	t.giveUp = cancel
+	t.mu.Unlock()
+	inLine := context.AfterFunc(own, cancel)
+	defer inLine()
+
+	var b *batch
+	err := t.db.onPgx(ctx, func(c *pgx.Conn) error {
+		if !inLine() {
+			return ctx.Err() // own ended meanwhile
+		}
+		b = t.take(cancel)
+		if len(b.parts) == 0 {
+			return nil
+		}
+		return t.sendBatch(ctx, c, b.parts)
+	})
+	sent := b != nil
+	if !sent && ctx.Err() != nil {
+		// It gave up its wait: the parts, if any, wait for the next writer.
+		t.mu.Lock()
+		t.inLine, t.giveUp = false, nil
+		t.mu.Unlock()
+		return
+	}
+	if !sent {
+		// No connection for the batch: each part tries alone.
+		b = t.take(cancel)
+	}
+	t.settle(ctx, b.parts, err, sent)
+}
+
+// take ends the writer's wait in line and takes the parts waiting, up to a
+// batch's worth, ordered by the rows they lock first.
+func (t *together) take(cancel context.CancelFunc) *batch {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.inLine, t.giveUp = false, nil
+	n := min(len(t.pending), maxTogether)
+	b := &batch{parts: slices.Clone(t.pending[:n]), waiting: n, cancel: cancel}
+	t.pending = slices.Delete(t.pending, 0, n)
+	for _, p := range b.parts {
+		p.batch = b
+	}
+	// Stable: parts that lock the same row first stay in the order they came.
+	slices.SortStableFunc(b.parts, func(x, y *part) int { return cmp.Compare(x.order, y.order) })
+	return b
+}
+
+// sendBatch sends the batch's statements in one round trip, scans each
+// part's reads and sets what its writes changed; an error undoes them all.
+func (t *together) sendBatch(ctx context.Context, c *pgx.Conn, batch []*part) error {
 	t.mu.Lock()
 	t.batches++
 	t.mu.Unlock()
-	changed, err := t.db.sendBatch(ctx, c, writes)
-	if err != nil {
-		return err
+	var b pgx.Batch
+	for _, p := range batch {
+		for _, r := range p.reads {
+			t.db.count()
+			b.Queue(numbered(r.query), r.args...)
+		}
+		for _, w := range p.writes {
+			t.db.count()
+			b.Queue(numbered(w.query), w.args...)
+		}
 	}
-	for _, r := range batch {
-		r.changed, changed = changed[:len(r.writes)], changed[len(r.writes):]
+	results := c.SendBatch(ctx, &b)
+	for _, p := range batch {
+		if err := p.readFrom(results); err != nil {
+			_ = results.Close()
+			return err
+		}
+	}
+	return results.Close()
+}
+
+// readFrom reads p's results from a batch.
+func (p *part) readFrom(results pgx.BatchResults) error {
+	for _, r := range p.reads {
+		rows, err := results.Query()
+		if err == nil {
+			err = scanEach(rows, r.each)
+			rows.Close()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	p.changed = make([]int64, len(p.writes))
+	for i := range p.writes {
+		tag, err := results.Exec()
+		if err != nil {
+			return err
+		}
+		p.changed[i] = tag.RowsAffected()
 	}
 	return nil
 }
 
-// settle tells each record of the batch its outcome: its own, or, when a
-// batch of several failed or none was sent, to be sent again alone.
-func (t *together) settle(ctx context.Context, batch []*record, err error, sent bool) {
+// settle tells each part of the batch its outcome: the batch's, or, when a
+// batch of several failed, or none was sent, or nothing of it was, to be
+// sent again alone.
+func (t *together) settle(ctx context.Context, batch []*part, err error, sent bool) {
+	wrote := false
+	for _, p := range batch {
+		wrote = wrote || len(p.writes) > 0
+	}
 	if err != nil {
 		err = withContextError(ctx, t.db.translate(err))
-		t.db.disk.note(err, true)
 	}
+	t.db.disk.note(err, sent && wrote)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.cancel = nil
-	for _, r := range batch {
+	for _, p := range batch {
 		switch {
-		case err != nil && (len(batch) > 1 || !sent):
-			r.alone = true
+		case err != nil && (len(batch) > 1 || !sent || pgconn.SafeToRetry(err)):
+			p.sendAlone = true
 		case err != nil:
-			r.err = err
+			p.err = err
 		}
-		if !r.gone {
-			t.waiting--
-		}
-		close(r.done)
+		close(p.done)
 	}
 }
 

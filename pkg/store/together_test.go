@@ -28,10 +28,17 @@ type busyThreads struct {
 }
 
 func newBusyThreads(t *testing.T, n int) busyThreads {
+	b := newThreads(t, n)
+	b.holdLine(t)
+	return b
+}
+
+// newThreads makes the threads, the line not held yet.
+func newThreads(t *testing.T, n int) busyThreads {
 	t.Helper()
 	ctx := context.Background()
 	db := storetest.Open(t, store.Postgres)
-	b := busyThreads{db: db, f: newUsageFixture(t, db)}
+	b := busyThreads{db: db, f: newUsageFixture(t, db), release: func() {}}
 	for i := range n {
 		thread, err := db.Threads().Lock(ctx, b.f.ws.ID, b.f.agent.ID, fmt.Sprintf("busy-%d", i))
 		require.NoError(t, err)
@@ -40,13 +47,19 @@ func newBusyThreads(t *testing.T, n int) busyThreads {
 		b.threads = append(b.threads, thread)
 		b.runs = append(b.runs, startUsageRun(t, db, f))
 	}
+	return b
+}
+
+// holdLine gives the line one place, and holds it until release.
+func (b *busyThreads) holdLine(t *testing.T) {
+	t.Helper()
+	db := b.db
 	db.LimitStatementsAtOnce(1)
 	t.Cleanup(func() { db.LimitStatementsAtOnce(store.DefaultStatementsAtOnce()) })
-	held, release := make(chan struct{}), make(chan struct{})
-	done := make(chan struct{})
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		assert.NoError(t, db.InTx(ctx, func(context.Context) error {
+		assert.NoError(t, db.InTx(context.Background(), func(context.Context) error {
 			close(held)
 			<-release
 			return nil
@@ -56,7 +69,6 @@ func newBusyThreads(t *testing.T, n int) busyThreads {
 	var once sync.Once
 	b.release = func() { once.Do(func() { close(release); <-done }) }
 	t.Cleanup(b.release)
-	return b
 }
 
 // started is what a run start recorded at once came to.
@@ -83,7 +95,7 @@ func (b busyThreads) start(ctx context.Context, i int, id string, out chan<- sta
 // waitPending waits until n records wait for their batch, its writer in line.
 func (b busyThreads) waitPending(t *testing.T, n int) {
 	t.Helper()
-	require.Eventually(t, func() bool { return b.db.PendingStarts() == n && b.db.Waiting() == 1 },
+	require.Eventually(t, func() bool { _, records := b.db.Pending(); return records == n && b.db.Waiting() == 1 },
 		5*time.Second, time.Millisecond)
 }
 
@@ -103,7 +115,7 @@ func (b busyThreads) transactionOf(t *testing.T, id string) string {
 func TestRunStartsRecordedAtOnceGoInOneTransaction(t *testing.T) {
 	ctx := context.Background()
 	b := newBusyThreads(t, 3)
-	before := b.db.StartBatches()
+	_, before := b.db.Batches()
 	out := make(chan started, 3)
 	for i := range 3 {
 		b.start(ctx, i, "", out)
@@ -126,7 +138,8 @@ func TestRunStartsRecordedAtOnceGoInOneTransaction(t *testing.T) {
 		assert.Equal(t, entries.Items[0].Detail, read.ThreadKey, "its own entry")
 	}
 	assert.Len(t, transactions, 1)
-	assert.Equal(t, 1, b.db.StartBatches()-before)
+	_, after := b.db.Batches()
+	assert.Equal(t, 1, after-before)
 	for _, r := range b.runs {
 		earlier, err := b.db.In(b.f.ws.ID).Runs().Get(ctx, r.ID)
 		require.NoError(t, err)
@@ -197,30 +210,42 @@ func TestStartsOnOneThreadInABatchKeepTheirOrder(t *testing.T) {
 
 // A start whose request ends while its record waits for a batch leaves
 // with its context's error, and nothing of it is written; the others'
-// batch goes on.
+// batch goes on. So too when the start that left was the one waiting in
+// line for the batch: another waits in its stead.
 func TestAStartThatLeavesBeforeItsBatchWritesNothing(t *testing.T) {
-	ctx := context.Background()
-	b := newBusyThreads(t, 2)
-	stays, leaves := make(chan started, 1), make(chan started, 1)
-	b.start(ctx, 0, "", stays)
-	gone, cancel := context.WithCancel(ctx)
-	leaving := auxilia.NewID()
-	b.start(gone, 1, leaving, leaves)
-	b.waitPending(t, 2)
-	cancel()
-	s := <-leaves
-	require.ErrorIs(t, s.err, context.Canceled)
-	b.waitPending(t, 1)
-	b.release()
+	for _, leaderLeaves := range []bool{false, true} {
+		t.Run(fmt.Sprintf("the writer leaves: %v", leaderLeaves), func(t *testing.T) {
+			ctx := context.Background()
+			b := newBusyThreads(t, 2)
+			stays, leaves := make(chan started, 1), make(chan started, 1)
+			gone, cancel := context.WithCancel(ctx)
+			leaving := auxilia.NewID()
+			if leaderLeaves {
+				b.start(gone, 1, leaving, leaves)
+				b.waitPending(t, 1)
+				b.start(ctx, 0, "", stays)
+			} else {
+				b.start(ctx, 0, "", stays)
+				b.waitPending(t, 1)
+				b.start(gone, 1, leaving, leaves)
+			}
+			b.waitPending(t, 2)
+			cancel()
+			s := <-leaves
+			require.ErrorIs(t, s.err, context.Canceled)
+			b.waitPending(t, 1)
+			b.release()
 
-	kept := <-stays
-	require.NoError(t, kept.err)
-	require.True(t, kept.ok)
-	_, err := b.db.In(b.f.ws.ID).Runs().Get(ctx, leaving)
-	require.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "%v", err)
-	earlier, err := b.db.In(b.f.ws.ID).Runs().Get(ctx, b.runs[1].ID)
-	require.NoError(t, err)
-	assert.Equal(t, auxilia.RunActive, earlier.Status)
+			kept := <-stays
+			require.NoError(t, kept.err)
+			require.True(t, kept.ok)
+			_, err := b.db.In(b.f.ws.ID).Runs().Get(ctx, leaving)
+			require.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "%v", err)
+			earlier, err := b.db.In(b.f.ws.ID).Runs().Get(ctx, b.runs[1].ID)
+			require.NoError(t, err)
+			assert.Equal(t, auxilia.RunActive, earlier.Status)
+		})
+	}
 }
 
 // A batch that no start waits for any more is given up: a start whose
@@ -260,4 +285,68 @@ func TestABatchNoStartWaitsForIsGivenUp(t *testing.T) {
 	require.NoError(t, lock.Rollback())
 	_, err = b.db.In(b.f.ws.ID).Runs().Get(ctx, id)
 	require.True(t, auxilia.IsCode(err, auxilia.CodeNotFound), "%v", err)
+}
+
+// The views of run starts that come at once go in one round trip, each
+// reading its own thread's instance; a view that claims from a pool goes
+// alone, as the claims of one batch would run one after the other.
+func TestStartViewsAtOnceGoTogether(t *testing.T) {
+	ctx := context.Background()
+	b := newThreads(t, 2)
+	require.NoError(t, b.db.Bindings().Put(ctx, b.f.agent.ID, b.f.sb.ID, nil, auxilia.ApprovalRule{GrantedBy: auxilia.GrantedByAdmin}))
+	sb, err := b.db.Sandboxes().Get(ctx, b.f.ws.ID, b.f.sb.ID)
+	require.NoError(t, err)
+	b.f.sb = sb
+	readyPoolInstances(t, b.db, b.f, 1)
+	b.holdLine(t)
+	before, _ := b.db.Batches()
+
+	type viewed struct {
+		key  string
+		view auxilia.StartView
+		err  error
+	}
+	out := make(chan viewed, 4)
+	threads := b.db.In(b.f.ws.ID).Threads()
+	view := func(key string, claim *auxilia.PoolClaim) {
+		go func() {
+			v, err := threads.StartView(ctx, b.f.agent.ID, key, claim)
+			out <- viewed{key, v, err}
+		}()
+	}
+	keys := []string{b.threads[0].Key, b.threads[1].Key, "new-0"}
+	for _, key := range keys {
+		view(key, nil)
+	}
+	require.Eventually(t, func() bool { views, _ := b.db.Pending(); return views == len(keys) && b.db.Waiting() == 1 },
+		5*time.Second, time.Millisecond)
+	view("new-1", &auxilia.PoolClaim{SandboxID: sb.ID, Version: sb.Version, FreshAfter: time.Now().Add(-time.Hour)})
+	require.Eventually(t, func() bool { return b.db.Waiting() == 2 }, 5*time.Second, time.Millisecond, "the claim waits in line alone")
+	views, _ := b.db.Pending()
+	assert.Equal(t, len(keys), views)
+	b.release()
+
+	for range len(keys) + 1 {
+		v := <-out
+		require.NoError(t, v.err, v.key)
+		assert.Equal(t, b.f.agent.ID, v.view.Agent.ID)
+		assert.Equal(t, sb.ID, v.view.Sandbox.ID)
+		switch v.key {
+		case "new-0":
+			assert.False(t, v.view.Live)
+			assert.False(t, v.view.Claim.Tried)
+		case "new-1":
+			assert.True(t, v.view.Claim.Tried)
+			assert.NotNil(t, v.view.Claim.Instance, "the pool's instance")
+		default:
+			for i, thread := range b.threads {
+				if v.key == thread.Key {
+					require.True(t, v.view.Live, v.key)
+					assert.Equal(t, b.runs[i].InstanceID, v.view.Instance.ID, "its own thread's instance")
+				}
+			}
+		}
+	}
+	after, _ := b.db.Batches()
+	assert.Equal(t, 1, after-before)
 }
