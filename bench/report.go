@@ -247,7 +247,10 @@ func (w *reportWriter) runs(r results) {
 		"instance (unlocked), the agent with its binding and its sandbox; "+
 		"the provider round trip, here a wait of %s; one round trip, the server's three statements sent together as one "+
 		"transaction, that records the run on the thread's row (locking it), ends the thread's active run, inserts the new run "+
-		"and the audit entry. Its pgx pool holds as many connections as the server's (%d), and runs as many at once; the server runs %d at once "+
+		"and the audit entry, each start's in round trips of its own, where the server sends the views, and the records, of the "+
+		"starts that come at once together, each batch in one round trip (`pkg/store/together.go`). Its pgx pool holds as many "+
+		"connections as the server's (%d), "+
+		"and runs as many at once; the server runs %d at once "+
 		"(its `AUXILIA_DB_STATEMENTS_AT_ONCE` default), the others waiting in line. It starts runs on the same threads.",
 		dur(lat), floorRunConns, store.DefaultStatementsAtOnce())
 	w.p("- **The reachable floor, calling the provider** is that floor again, whose provider round trip is the call the " +
@@ -306,7 +309,8 @@ func (w *reportWriter) runs(r results) {
 		"still took. A server that has served such bursts has that memory in use: the measured rounds come closer to it.\n", rn.Threads)
 	w.p("The line's waits and places are the server's own count at `/metrics` (`auxilia_db_line_waits_total`, `auxilia_db_line_wait_seconds_total`, " +
 		"`auxilia_db_line_places_taken_total`, `auxilia_db_line_held_seconds_total`) over the median round: a run start sends two round trips " +
-		"to the database, its reads and its record, each holding a place from its turn until its answer is read; in a burst that keeps " +
+		"to the database, its reads and its record, each holding a place from its turn until its answer is read, and the views, and " +
+		"the records, of starts that come at once share round trips and their places; in a burst that keeps " +
 		"every processor busy, the hold takes in the wait for a processor, against the one of a run alone in §3.\n")
 	if rn.BurstFailed > 0 {
 		w.p("What the first of the failed runs were answered: %s.\n", rn.BurstAnswers)
