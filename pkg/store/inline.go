@@ -26,8 +26,9 @@ import (
 // connection and gives it back with it, so that it never waits in
 // database/sql's lottery.
 // A request's statements are as old as the request (auxilia.Arrived),
-// or as it made them by yielding its turn (auxilia.YieldTurn); work no
-// request carries (the jobs) is as old as its statement. A transaction's
+// or as it made them by yielding its turn (auxilia.YieldTurn); a batch of
+// requests' parts (together.go), as its oldest part; work no request
+// carries (the jobs) is as old as its statement. A transaction's
 // statements pass without waiting: they use the connection it holds, or
 // would otherwise wait for a place it holds itself. The embedded database
 // has no line.
@@ -90,11 +91,12 @@ func (l *line) enter(ctx context.Context) (bool, error) {
 	if l == nil || ctx.Value(txKey{}) != nil {
 		return false, nil
 	}
-	at, ok := auxilia.ArrivedAt(ctx)
-	if !ok {
-		at = time.Now()
-	}
+	at := turnOf(ctx)
 	l.mu.Lock()
+	t, moves := ctx.Value(turnKey{}).(*turn)
+	if moves {
+		at = t.at
+	}
 	if l.free > 0 && len(l.waiting) == 0 {
 		l.free--
 		l.tally(time.Now())
@@ -106,6 +108,9 @@ func (l *line) enter(ctx context.Context) (bool, error) {
 	l.seq++
 	w := &waiter{at: at, seq: l.seq, admitted: make(chan struct{})}
 	heap.Push(&l.waiting, w)
+	if moves {
+		t.waiter = w
+	}
 	l.mu.Unlock()
 	began := time.Now()
 	defer func() {
@@ -128,6 +133,47 @@ func (l *line) enter(ctx context.Context) (bool, error) {
 		l.free++
 		l.passOn()
 		return false, ctx.Err()
+	}
+}
+
+// turnOf is when ctx's work takes its turn: as old as its request
+// (auxilia.Arrived), or, for work no request carries, now.
+func turnOf(ctx context.Context) time.Time {
+	if at, ok := auxilia.ArrivedAt(ctx); ok {
+		return at
+	}
+	return time.Now()
+}
+
+// A turn is a turn in line that its work may move up while it waits: a
+// batch of requests' parts (together.go) is as old as the oldest of them,
+// which may join it in line.
+type turn struct {
+	at     time.Time // under line.mu
+	waiter *waiter   // once it waits (under line.mu)
+}
+
+type turnKey struct{}
+
+// withTurn returns ctx whose work takes t's turn.
+func withTurn(ctx context.Context, t *turn) context.Context {
+	return context.WithValue(ctx, turnKey{}, t)
+}
+
+// hasten moves t up to at, if that is earlier, while it waits or before.
+func (l *line) hasten(t *turn, at time.Time) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !at.Before(t.at) {
+		return
+	}
+	t.at = at
+	if w := t.waiter; w != nil && w.index >= 0 {
+		w.at = at
+		heap.Fix(&l.waiting, w.index)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -20,8 +21,9 @@ import (
 // nothing is written after its answer.
 //
 // A writer waits in line for the parts that wait, as old as the oldest of
-// them, and takes them, up to maxTogether, once it has its connection:
-// those that came meanwhile go with them. Up to maxWriters batches of a
+// them, those that join it while it waits included (a turn that moves up,
+// inline.go), and takes them, up to maxTogether, once it has its
+// connection. Up to maxWriters batches of a
 // kind are in flight at once, so that the database's processors share a
 // burst; the parts that come meanwhile wait for the next writer. A caller
 // that finds no writer waiting is that writer, for one batch, so that a
@@ -51,8 +53,10 @@ type together struct {
 	mu      sync.Mutex
 	pending []*part // oldest first
 	writers int     // in flight, or waiting in line
-	// inLine tells that a writer waits in line; giveUp cancels its wait.
+	// inLine tells that a writer waits in line, as old as turn; giveUp
+	// cancels its wait.
 	inLine bool
+	turn   *turn
 	giveUp context.CancelFunc
 	// batches counts the batches sent (the tests read it).
 	batches int
@@ -92,6 +96,9 @@ func (t *together) send(ctx context.Context, p *part) error {
 	p.ctx, p.done = ctx, make(chan struct{})
 	t.mu.Lock()
 	t.pending = append(t.pending, p)
+	if t.turn != nil {
+		t.db.line.hasten(t.turn, turnOf(ctx)) // the writer in line is as old as its oldest part
+	}
 	lead := t.enlist()
 	t.mu.Unlock()
 	if lead {
@@ -174,12 +181,17 @@ func (t *together) write(own context.Context, once bool) {
 func (t *together) writeBatch(own context.Context) {
 	t.mu.Lock()
 	if len(t.pending) == 0 {
-		t.inLine, t.giveUp = false, nil
+		t.inLine, t.turn, t.giveUp = false, nil, nil
 		t.mu.Unlock()
 		return
 	}
-	// Not the oldest caller's cancellation: the batch is everyone's.
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.pending[0].ctx))
+	// As old as the oldest part, and not any caller's cancellation: the
+	// batch is everyone's.
+	t.turn = &turn{at: turnOf(t.pending[0].ctx)}
+	for _, p := range t.pending[1:] {
+		t.turn.at = minTime(t.turn.at, turnOf(p.ctx))
+	}
+	ctx, cancel := context.WithCancel(withTurn(context.WithoutCancel(t.pending[0].ctx), t.turn))
 	defer cancel()
 	t.giveUp = cancel
 	t.mu.Unlock()
@@ -201,7 +213,7 @@ func (t *together) writeBatch(own context.Context) {
 	if !sent && ctx.Err() != nil {
 		// It gave up its wait: the parts, if any, wait for the next writer.
 		t.mu.Lock()
-		t.inLine, t.giveUp = false, nil
+		t.inLine, t.turn, t.giveUp = false, nil, nil
 		t.mu.Unlock()
 		return
 	}
@@ -217,7 +229,7 @@ func (t *together) writeBatch(own context.Context) {
 func (t *together) take(cancel context.CancelFunc) *batch {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.inLine, t.giveUp = false, nil
+	t.inLine, t.turn, t.giveUp = false, nil, nil
 	n := min(len(t.pending), maxTogether)
 	b := &batch{parts: slices.Clone(t.pending[:n]), waiting: n, cancel: cancel}
 	t.pending = slices.Delete(t.pending, 0, n)
@@ -302,6 +314,14 @@ func (t *together) settle(ctx context.Context, batch []*part, err error, sent bo
 		}
 		close(p.done)
 	}
+}
+
+// minTime is the earlier of a and b.
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // isClosed tells whether c is closed.
