@@ -23,15 +23,15 @@ import (
 // A writer waits in line for the parts that wait, as old as the oldest of
 // them, those that join it while it waits included (a turn that moves up,
 // inline.go), and takes them, up to maxTogether, once it has its
-// connection. Up to maxWriters batches of a
-// kind are in flight at once, so that the database's processors share a
-// burst; the parts that come meanwhile wait for the next writer. A caller
-// that finds no writer waiting is that writer, for one batch, so that a
-// part alone is sent as it would be without batches. A batch orders its
-// parts by the row each locks first (a record, its thread's), so that two
-// batches, of this server or another, never wait for each other in turn. A
-// batch that fails is undone whole, and each of its parts is then sent
-// again alone, so that one part's failure is its own.
+// connection. Up to maxWriters batches of a kind are in flight at once, so
+// that the database's processors share a burst; the parts that come
+// meanwhile wait for the next writer. A caller that finds no writer
+// waiting is that writer, for one batch, so that a part alone is sent as
+// it would be without batches. A batch orders its parts by the row each
+// locks first (a record, its thread's), so that two batches, of this
+// server or another, never wait for each other in turn. A batch that fails
+// is undone whole, and each of its parts is then sent again alone, so that
+// one part's failure is its own.
 //
 // A caller whose request ends leaves at once with its context's error: its
 // part is dropped if it still waits, and may be done if its batch has it.
