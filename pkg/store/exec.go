@@ -37,27 +37,16 @@ type write struct {
 // each statement seeing what those before it committed, as in a
 // transaction of its own. It returns how many rows each changed.
 func (db *DB) execBatch(ctx context.Context, writes ...write) ([]int64, error) {
-	changed := make([]int64, len(writes))
+	p := &part{writes: writes}
 	err := db.onPgx(ctx, func(c *pgx.Conn) error {
-		var b pgx.Batch
-		for _, w := range writes {
+		for range writes {
 			db.count()
-			b.Queue(numbered(w.query), w.args...)
 		}
-		results := c.SendBatch(ctx, &b)
-		for i := range writes {
-			tag, err := results.Exec()
-			if err != nil {
-				_ = results.Close()
-				return err
-			}
-			changed[i] = tag.RowsAffected()
-		}
-		return results.Close()
+		return sendParts(ctx, c, []*part{p})
 	})
 	err = withContextError(ctx, db.translate(err))
 	db.disk.note(err, true)
-	return changed, err
+	return p.changed, err
 }
 
 // insertSQL is the INSERT of one row of table, its columns listed.

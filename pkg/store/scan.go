@@ -129,23 +129,7 @@ func readThrough(ctx context.Context, c *pgx.Conn, reads []read) error {
 		defer rows.Close()
 		return scanEach(rows, reads[0].each)
 	}
-	var b pgx.Batch
-	for _, r := range reads {
-		b.Queue(numbered(r.query), r.args...)
-	}
-	results := c.SendBatch(ctx, &b)
-	for _, r := range reads {
-		rows, err := results.Query()
-		if err == nil {
-			err = scanEach(rows, r.each)
-			rows.Close()
-		}
-		if err != nil {
-			_ = results.Close()
-			return err
-		}
-	}
-	return results.Close()
+	return sendParts(ctx, c, []*part{{reads: reads}})
 }
 
 // onPgx runs fn on a connection of the pool, through pgx itself, once the

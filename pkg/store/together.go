@@ -247,19 +247,29 @@ func (t *together) sendBatch(ctx context.Context, c *pgx.Conn, batch []*part) er
 	t.mu.Lock()
 	t.batches++
 	t.mu.Unlock()
-	var b pgx.Batch
 	for _, p := range batch {
-		for _, r := range p.reads {
+		for range len(p.reads) + len(p.writes) {
 			t.db.count()
+		}
+	}
+	return sendParts(ctx, c, batch)
+}
+
+// sendParts sends the parts' statements on c in one round trip, one
+// implicit transaction, scans each part's reads and sets what its writes
+// changed; an error undoes them all.
+func sendParts(ctx context.Context, c *pgx.Conn, parts []*part) error {
+	var b pgx.Batch
+	for _, p := range parts {
+		for _, r := range p.reads {
 			b.Queue(numbered(r.query), r.args...)
 		}
 		for _, w := range p.writes {
-			t.db.count()
 			b.Queue(numbered(w.query), w.args...)
 		}
 	}
 	results := c.SendBatch(ctx, &b)
-	for _, p := range batch {
+	for _, p := range parts {
 		if err := p.readFrom(results); err != nil {
 			_ = results.Close()
 			return err
