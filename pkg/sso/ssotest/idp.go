@@ -34,6 +34,9 @@ const (
 	ClientSecret = "test-client-secret-not-for-use"
 )
 
+// startWithin bounds the provider's start.
+const startWithin = 2 * time.Minute
+
 // Account is a test person's claims.
 type Account struct {
 	Email  string   `json:"email"`
@@ -89,9 +92,14 @@ func Start(t *testing.T, redirectURI string, accounts map[string]Account) *IdP {
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-exited
 		if t.Failed() {
 			t.Logf("the test provider's log:\n%s", stderr.String())
 		}
@@ -105,13 +113,17 @@ func Start(t *testing.T, redirectURI string, accounts map[string]Account) *IdP {
 			}
 		}
 	}()
+	// Its start makes an RSA key, whose time has a long tail on a busy
+	// machine: the wait is long, and ends as soon as the provider dies.
 	select {
 	case issuer := <-ready:
 		return &IdP{t: t, Issuer: issuer}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the test provider did not start within 30s")
-		return nil
+	case <-exited:
+		t.Fatalf("the test provider exited before it was ready: %v", cmd.ProcessState)
+	case <-time.After(startWithin):
+		t.Fatalf("the test provider did not start within %v", startWithin)
 	}
+	return nil
 }
 
 // Config is single sign-on with this provider, groups mapped as given.
