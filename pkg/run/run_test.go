@@ -3,6 +3,7 @@ package run_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -180,6 +181,36 @@ func TestAFailedProbeRefusesTheRun(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, thread.Instance, "an unreachable provider does not cost the thread its instance")
 		assert.Equal(t, r.InstanceRef, thread.Instance.ProviderRef)
+	})
+}
+
+// New threads that create their instances at once share their sandbox's
+// probe: the provider is asked once while it answers, not once a thread.
+func TestNewThreadsCreatingAtOnceShareTheirProbe(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		w.fake.SetLatency(500 * time.Millisecond) // the starts' probes overlap
+		const threads = 8
+		var wg sync.WaitGroup
+		errs := make([]error, threads)
+		for i := range threads {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, err := w.app.Runs.Start(context.Background(), w.ws.ID, w.agent.ID, fmt.Sprintf("t%d", i))
+				if err == nil && !r.Created {
+					err = errors.New("the run did not create its instance")
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			require.NoError(t, err)
+		}
+		assert.Equal(t, threads, w.fake.Calls("create"))
+		assert.Less(t, w.fake.Calls("probe"), threads, "the creates' probes were shared")
+		t.Logf("%d creates, %d probes", w.fake.Calls("create"), w.fake.Calls("probe"))
 	})
 }
 

@@ -154,6 +154,8 @@ func (r *Registry) probe(ctx context.Context, client provider.Client) ProbeResul
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		r.Metrics.ProbeFailed(provider.ProviderOf(client), "network")
 		return failed(latency, "network", fmt.Sprintf("no answer within %s", r.probeTimeout))
+	case ctx.Err() != nil: // its caller left: the provider did not fail
+		return failed(latency, "network", "the probe was cut short: "+ctx.Err().Error())
 	}
 	r.Metrics.ProbeFailed(provider.ProviderOf(client), provider.Reason(err))
 	return failed(latency, provider.Reason(err), err.Error())
@@ -161,11 +163,16 @@ func (r *Registry) probe(ctx context.Context, client provider.Client) ProbeResul
 
 // Probe probes a saved sandbox with its client, before a run creates an
 // instance, and records the outcome as its health (an unchanged healthy
-// state at most every runHealthEvery, see runHealth).
+// state at most every runHealthEvery, see runHealth). The runs that probe
+// the sandbox at once share one probe (sharedProbes).
 func (r *Registry) Probe(ctx context.Context, sb auxilia.Sandbox, client provider.Client) ProbeResult {
-	res := r.probe(ctx, client)
-	r.recordRunHealth(ctx, sb, res)
-	return res
+	return r.probes.do(ctx, sb, func(ctx context.Context) ProbeResult {
+		res := r.probe(ctx, client)
+		if ctx.Err() == nil { // else cut short, as all its runs left
+			r.recordRunHealth(ctx, sb, res)
+		}
+		return res
+	})
 }
 
 // Observe records the outcome of an authenticated call that served as a

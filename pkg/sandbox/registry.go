@@ -58,6 +58,7 @@ type Registry struct {
 	clients      *clientCache
 	shapes       *shapeCache
 	runHealth    *runHealth
+	probes       *sharedProbes
 }
 
 // Deps are what the registry works with.
@@ -86,7 +87,8 @@ func New(d Deps) *Registry {
 	if d.Metrics == nil {
 		d.Metrics = auxilia.NoMetrics{}
 	}
-	return &Registry{Deps: d, probeTimeout: timeout, clients: newClientCache(), shapes: newShapeCache(), runHealth: newRunHealth()}
+	return &Registry{Deps: d, probeTimeout: timeout, clients: newClientCache(), shapes: newShapeCache(), runHealth: newRunHealth(),
+		probes: newSharedProbes()}
 }
 
 // Create registers a sandbox in the workspace.
